@@ -1,0 +1,5 @@
+public import ArgumentParser
+public struct BlockBenchCommand: ParsableCommand {
+    public init() {}
+    public func run() throws {}
+}

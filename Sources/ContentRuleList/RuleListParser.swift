@@ -1,0 +1,485 @@
+// RuleListParser: JSON text -> RuleList, with WebKit's verdict.
+//
+// WebKit reads a list in two passes, and so do we: first the structure of every rule in order
+// (the first structural error in any rule is the verdict), then the url-filter and condition
+// patterns of the rules it kept (the first invalid pattern gives JSONInvalidRegex). Within a
+// rule the trigger is read before the action, and within a trigger the keys are read in a fixed
+// order (url-filter, case flags, resource-type, load-type, load-context, request-method, then the
+// conditions), which decides which error a rule with several problems gets. A css-display-none
+// rule whose selector does not parse is dropped silently, before its patterns are looked at.
+// `check` goes on past the first error so a linter can show every problem; the verdict is still
+// the first in WebKit's order. Tested by ContentRuleListTests/RuleListParserTests.swift and the
+// compiler-error vectors.
+
+public import URLFilterSyntax
+import CSSSelectorSyntax
+
+public enum RuleListParser {
+    /// WebKit rejects lists with more rules than this.
+    public static let maximumRuleCount = 150_000
+
+    /// WebKit's verdict: the rule list, or the error WebKit reports.
+    public static func parse(_ bytes: [UInt8]) -> Result<RuleList, ContentRuleListError> {
+        check(bytes, collectingEveryError: false).verdict
+    }
+
+    public static func parse(_ text: String) -> Result<RuleList, ContentRuleListError> {
+        parse(Array(text.utf8))
+    }
+
+    /// Everything a linter needs: the verdict, every error (in WebKit's order, the verdict first),
+    /// and the status of every kept rule's url-filter.
+    public static func check(_ bytes: [UInt8], collectingEveryError: Bool = true) -> RuleListCheck {
+        let json: JSONValue
+        do {
+            json = try JSONReader.parse(bytes)
+        } catch {
+            return RuleListCheck(failure: ContentRuleListError(.jsonInvalid, detail: error.description))
+        }
+        guard case .array(let elements) = json else {
+            return RuleListCheck(failure: ContentRuleListError(.jsonTopLevelStructureNotAnArray, detail: "found \(json.kindDescription)"))
+        }
+        guard elements.count <= maximumRuleCount else {
+            return RuleListCheck(failure: ContentRuleListError(
+                .jsonTooManyRules, detail: "\(elements.count) rules; the limit is \(maximumRuleCount)"))
+        }
+
+        var errors: [ContentRuleListError] = []
+        var rules: [Rule] = []
+        var dropped: [DroppedRule] = []
+        rules.reserveCapacity(elements.count)
+        for (position, element) in elements.enumerated() {
+            let index = RuleIndex(position)
+            do throws(ContentRuleListError) {
+                guard case .object(let object) = element else {
+                    throw ContentRuleListError(.jsonInvalidRule, detail: "found \(element.kindDescription)")
+                }
+                switch try RuleReader.read(object, index: index) {
+                case .kept(let rule): rules.append(rule)
+                case .dropped(let rule): dropped.append(rule)
+                }
+            } catch {
+                var error = error
+                error.ruleIndex = position
+                errors.append(error)
+                if !collectingEveryError { break }
+            }
+        }
+        if errors.isEmpty && rules.isEmpty {
+            errors.append(ContentRuleListError(
+                .jsonContainsNoRules, detail: dropped.isEmpty ? nil : "every rule was dropped for an invalid selector"))
+        }
+
+        // Patterns, of the kept rules only; after every structural error.
+        var statuses: [URLFilterParseStatus] = []
+        statuses.reserveCapacity(rules.count)
+        if errors.isEmpty || collectingEveryError {
+            for rule in rules {
+                let patternErrors = PatternChecker.check(rule.trigger, statuses: &statuses)
+                for var error in patternErrors {
+                    error.ruleIndex = rule.index.rawValue
+                    errors.append(error)
+                }
+                if !collectingEveryError && !errors.isEmpty { break }
+            }
+        }
+        let list = RuleList(rules: rules, droppedRules: dropped)
+        return RuleListCheck(
+            verdict: errors.first.map { .failure($0) } ?? .success(list),
+            errors: errors, list: list, urlFilterStatuses: statuses)
+    }
+}
+
+/// The outcome of checking a list.
+public struct RuleListCheck: Sendable {
+    /// What WebKit says: the list, or its first error.
+    public var verdict: Result<RuleList, ContentRuleListError>
+    /// Every error found, in WebKit's order (empty when the list compiles).
+    public var errors: [ContentRuleListError]
+    /// The rules read, whatever the verdict (those with structural errors left out).
+    public var list: RuleList
+    /// The url-filter status of each rule of `list.rules`, in order (when patterns were checked).
+    public var urlFilterStatuses: [URLFilterParseStatus]
+
+    init(failure: ContentRuleListError) {
+        verdict = .failure(failure)
+        errors = [failure]
+        list = RuleList(rules: [])
+        urlFilterStatuses = []
+    }
+
+    init(verdict: Result<RuleList, ContentRuleListError>, errors: [ContentRuleListError], list: RuleList, urlFilterStatuses: [URLFilterParseStatus]) {
+        self.verdict = verdict
+        self.errors = errors
+        self.list = list
+        self.urlFilterStatuses = urlFilterStatuses
+    }
+}
+
+// MARK: - Patterns
+
+private enum PatternChecker {
+    /// Parses the url-filter and any condition patterns of a trigger; appends the url-filter's
+    /// status when it is accepted.
+    static func check(_ trigger: Trigger, statuses: inout [URLFilterParseStatus]) -> [ContentRuleListError] {
+        var errors: [ContentRuleListError] = []
+        let status: URLFilterParseStatus
+        switch URLFilterParser.parse(trigger.urlFilter, isCaseSensitive: trigger.urlFilterIsCaseSensitive) {
+        case .success(let filter):
+            status = filter.status
+        case .failure(let error):
+            status = error.status
+            errors.append(ContentRuleListError(.jsonInvalidRegex, keyPath: "trigger.url-filter", patternError: error))
+        }
+        statuses.append(status)
+        if let condition = trigger.condition, condition.isPattern {
+            let caseSensitive: Bool
+            switch condition {
+            case .ifTopURL, .unlessTopURL: caseSensitive = trigger.topURLFilterIsCaseSensitive
+            default: caseSensitive = trigger.frameURLFilterIsCaseSensitive
+            }
+            for (position, pattern) in condition.values.enumerated() {
+                if case .failure(let error) = URLFilterParser.parse(pattern, isCaseSensitive: caseSensitive) {
+                    errors.append(ContentRuleListError(
+                        .jsonInvalidRegex, keyPath: "trigger.\(condition.key)[\(position)]", patternError: error))
+                }
+            }
+        }
+        return errors
+    }
+}
+
+// MARK: - One rule
+
+private enum ReadRule {
+    case kept(Rule)
+    case dropped(DroppedRule)
+}
+
+private enum RuleReader {
+    static func read(_ object: JSONObject, index: RuleIndex) throws(ContentRuleListError) -> ReadRule {
+        let trigger = try readTrigger(object["trigger"])
+        let action = try readAction(object["action"])
+        if case .cssDisplayNone(let selector) = action, let problem = CSSSelectorValidator.validate(selector) {
+            return .dropped(DroppedRule(index: index, selector: selector, reason: problem.message, offset: problem.offset))
+        }
+        return .kept(Rule(index: index, trigger: trigger, action: action))
+    }
+
+    // MARK: Trigger
+
+    static func readTrigger(_ value: JSONValue?) throws(ContentRuleListError) -> Trigger {
+        guard case .object(let object) = value else {
+            throw ContentRuleListError(.jsonInvalidTrigger, keyPath: "trigger", detail: found(value))
+        }
+        guard let urlFilter = object["url-filter"]?.stringValue, !urlFilter.isEmpty else {
+            let value = object["url-filter"]
+            throw ContentRuleListError(
+                .jsonInvalidURLFilterInTrigger, keyPath: "trigger.url-filter",
+                detail: value?.stringValue == "" ? "it is empty" : found(value))
+        }
+        var trigger = Trigger(urlFilter: urlFilter)
+        // Booleans that are not booleans are ignored.
+        trigger.urlFilterIsCaseSensitive = object["url-filter-is-case-sensitive"]?.boolValue ?? false
+        trigger.topURLFilterIsCaseSensitive = object["top-url-filter-is-case-sensitive"]?.boolValue ?? false
+        trigger.frameURLFilterIsCaseSensitive = object["frame-url-filter-is-case-sensitive"]?.boolValue ?? false
+
+        trigger.resourceTypes = try readFlags(object, "resource-type", ResourceTypes.jsonNames)
+        trigger.loadTypes = try readFlags(object, "load-type", LoadTypes.jsonNames)
+        trigger.loadContexts = try readFlags(object, "load-context", LoadContexts.jsonNames)
+
+        if let value = object["request-method"] {
+            // Compared without regard to ASCII case: "GET" is accepted.
+            guard let name = value.stringValue, let method = RequestMethod(rawValue: name.asciiLowercased) else {
+                throw ContentRuleListError(
+                    .jsonInvalidRequestMethod, keyPath: "trigger.request-method",
+                    detail: value.stringValue.map { "\"\($0)\"" } ?? found(value))
+            }
+            trigger.requestMethod = method
+        }
+
+        let conditionKeys: [(key: String, make: ([String]) -> Condition)] = [
+            ("if-domain", Condition.ifDomain), ("unless-domain", Condition.unlessDomain),
+            ("if-top-url", Condition.ifTopURL), ("unless-top-url", Condition.unlessTopURL),
+            ("if-frame-url", Condition.ifFrameURL), ("unless-frame-url", Condition.unlessFrameURL),
+        ]
+        for (key, make) in conditionKeys {
+            guard let value = object[key] else { continue }
+            if let existing = trigger.condition {
+                throw ContentRuleListError(
+                    .jsonMultipleConditions, keyPath: "trigger.\(key)", detail: "the trigger already has \(existing.key)")
+            }
+            let values = try readConditionList(value, key: key, isDomainList: !make([]).isPattern)
+            trigger.condition = make(values)
+        }
+        return trigger
+    }
+
+    static func readFlags<Flags: OptionSet>(
+        _ object: JSONObject, _ key: String, _ names: [(name: String, types: Flags)]
+    ) throws(ContentRuleListError) -> Flags {
+        guard let value = object[key] else { return [] }
+        guard case .array(let elements) = value else {
+            throw ContentRuleListError(.jsonInvalidTriggerFlagsArray, keyPath: "trigger.\(key)", detail: found(value))
+        }
+        var flags: Flags = []
+        for (position, element) in elements.enumerated() {
+            guard let name = element.stringValue, let entry = names.first(where: { $0.name == name }) else {
+                let known = names.map(\.name).joined(separator: ", ")
+                throw ContentRuleListError(
+                    .jsonInvalidStringInTriggerFlagsArray, keyPath: "trigger.\(key)[\(position)]",
+                    detail: (element.stringValue.map { "\"\($0)\"" } ?? found(element)) + "; expected one of \(known)")
+            }
+            flags.formUnion(entry.types)
+        }
+        return flags
+    }
+
+    static func readConditionList(_ value: JSONValue, key: String, isDomainList: Bool) throws(ContentRuleListError) -> [String] {
+        guard case .array(let elements) = value else {
+            throw ContentRuleListError(.jsonInvalidConditionList, keyPath: "trigger.\(key)", detail: found(value))
+        }
+        guard !elements.isEmpty else {
+            throw ContentRuleListError(.jsonInvalidConditionList, keyPath: "trigger.\(key)", detail: "the list is empty")
+        }
+        var values: [String] = []
+        values.reserveCapacity(elements.count)
+        for (position, element) in elements.enumerated() {
+            guard let string = element.stringValue, !string.isEmpty else {
+                throw ContentRuleListError(
+                    .jsonInvalidConditionList, keyPath: "trigger.\(key)[\(position)]",
+                    detail: element.stringValue == "" ? "an empty string" : found(element))
+            }
+            if isDomainList && !string.utf8.allSatisfy({ $0 < 0x80 && !(UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) {
+                throw ContentRuleListError(
+                    .jsonDomainNotLowerCaseASCII, keyPath: "trigger.\(key)[\(position)]", detail: "\"\(string)\"")
+            }
+            values.append(string)
+        }
+        return values
+    }
+
+    // MARK: Action
+
+    static func readAction(_ value: JSONValue?) throws(ContentRuleListError) -> Action {
+        guard case .object(let object) = value else {
+            throw ContentRuleListError(.jsonInvalidAction, keyPath: "action", detail: found(value))
+        }
+        let type = object["type"]?.stringValue
+        switch type {
+        case "block": return .block
+        case "block-cookies": return .blockCookies
+        case "ignore-previous-rules": return .ignorePreviousRules
+        case "ignore-following-rules": return .ignoreFollowingRules
+        case "make-https": return .makeHTTPS
+        case "css-display-none":
+            guard let selector = object["selector"]?.stringValue else {
+                throw ContentRuleListError(
+                    .jsonInvalidCSSDisplayNoneActionType, keyPath: "action.selector", detail: found(object["selector"]))
+            }
+            return .cssDisplayNone(selector: selector)
+        case "notify":
+            guard let notification = object["notification"]?.stringValue else {
+                throw ContentRuleListError(
+                    .jsonInvalidNotification, keyPath: "action.notification", detail: found(object["notification"]))
+            }
+            return .notify(notification: notification)
+        case "redirect":
+            return .redirect(try readRedirect(object))
+        case "modify-headers":
+            return .modifyHeaders(try readModifyHeaders(object))
+        default:
+            throw ContentRuleListError(
+                .jsonInvalidActionType, keyPath: "action.type",
+                detail: (type.map { "\"\($0)\"" } ?? found(object["type"])) + "; expected one of " + Action.typeNames.joined(separator: ", "))
+        }
+    }
+
+    static func readRedirect(_ action: JSONObject) throws(ContentRuleListError) -> Redirect {
+        guard case .object(let redirect) = action["redirect"] else {
+            throw ContentRuleListError(.jsonRedirectMissing, keyPath: "action.redirect", detail: found(action["redirect"]))
+        }
+        if let path = redirect["extension-path"]?.stringValue {
+            guard path.hasPrefix("/") else {
+                throw ContentRuleListError(.jsonRedirectExtensionPathDoesNotStartWithSlash, keyPath: "action.redirect.extension-path")
+            }
+            return .extensionPath(path)
+        }
+        if let substitution = redirect["regex-substitution"]?.stringValue {
+            return .regexSubstitution(substitution)
+        }
+        if case .object(let transform) = redirect["transform"] {
+            return .transform(try readTransform(transform))
+        }
+        if let url = redirect["url"]?.stringValue {
+            guard let scheme = URLSchemes.scheme(ofAbsoluteURL: url) else {
+                throw ContentRuleListError(.jsonRedirectURLInvalid, keyPath: "action.redirect.url", detail: "\"\(url)\"")
+            }
+            if scheme == "javascript" {
+                throw ContentRuleListError(.jsonRedirectToJavaScriptURL, keyPath: "action.redirect.url")
+            }
+            return .url(url)
+        }
+        throw ContentRuleListError(.jsonRedirectInvalidType, keyPath: "action.redirect")
+    }
+
+    static func readTransform(_ object: JSONObject) throws(ContentRuleListError) -> URLTransform {
+        let path = "action.redirect.transform"
+        var transform = URLTransform()
+        if let fragment = object["fragment"]?.stringValue {
+            guard fragment.isEmpty || fragment.hasPrefix("#") else {
+                throw ContentRuleListError(.jsonRedirectInvalidFragment, keyPath: path + ".fragment")
+            }
+            transform.fragment = fragment
+        }
+        transform.host = object["host"]?.stringValue
+        transform.password = object["password"]?.stringValue
+        transform.path = object["path"]?.stringValue
+        if let port = object["port"]?.stringValue {
+            if port.isEmpty {
+                transform.port = .some(nil)
+            } else {
+                guard port.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let number = UInt16(port) else {
+                    throw ContentRuleListError(.jsonRedirectInvalidPort, keyPath: path + ".port", detail: "\"\(port)\"")
+                }
+                transform.port = .some(number)
+            }
+        }
+        if let scheme = object["scheme"]?.stringValue {
+            guard let canonical = URLSchemes.canonicalScheme(scheme) else {
+                throw ContentRuleListError(.jsonRedirectURLSchemeInvalid, keyPath: path + ".scheme", detail: "\"\(scheme)\"")
+            }
+            if canonical == "javascript" {
+                throw ContentRuleListError(.jsonRedirectToJavaScriptURL, keyPath: path + ".scheme")
+            }
+            transform.scheme = canonical
+        }
+        transform.username = object["username"]?.stringValue
+        if case .object(let queryTransform) = object["query-transform"] {
+            transform.queryTransform = try readQueryTransform(queryTransform, path: path + ".query-transform")
+        } else if let query = object["query"]?.stringValue {
+            guard query.isEmpty || query.hasPrefix("?") else {
+                throw ContentRuleListError(.jsonRedirectInvalidQuery, keyPath: path + ".query", detail: "\"\(query)\"")
+            }
+            transform.query = query
+        }
+        return transform
+    }
+
+    static func readQueryTransform(_ object: JSONObject, path: String) throws(ContentRuleListError) -> QueryTransform {
+        var transform = QueryTransform()
+        // WebKit reads remove-parameters first.
+        if let value = object["remove-parameters"] {
+            guard case .array(let elements) = value else {
+                throw ContentRuleListError(.jsonRemoveParametersNotStringArray, keyPath: path + ".remove-parameters", detail: found(value))
+            }
+            for (position, element) in elements.enumerated() {
+                guard let name = element.stringValue else {
+                    throw ContentRuleListError(.jsonRemoveParametersNotStringArray, keyPath: path + ".remove-parameters[\(position)]", detail: found(element))
+                }
+                transform.removeParameters.append(name)
+            }
+        }
+        if let value = object["add-or-replace-parameters"] {
+            guard case .array(let elements) = value else {
+                throw ContentRuleListError(.jsonAddOrReplaceParametersNotArray, keyPath: path + ".add-or-replace-parameters", detail: found(value))
+            }
+            for (position, element) in elements.enumerated() {
+                let elementPath = path + ".add-or-replace-parameters[\(position)]"
+                guard case .object(let parameter) = element else {
+                    throw ContentRuleListError(.jsonAddOrReplaceParametersKeyValueNotADictionary, keyPath: elementPath, detail: found(element))
+                }
+                guard let key = parameter["key"]?.stringValue else {
+                    throw ContentRuleListError(.jsonAddOrReplaceParametersKeyValueMissingKeyString, keyPath: elementPath + ".key")
+                }
+                guard let value = parameter["value"]?.stringValue else {
+                    throw ContentRuleListError(.jsonAddOrReplaceParametersKeyValueMissingValueString, keyPath: elementPath + ".value")
+                }
+                transform.addOrReplaceParameters.append(.init(key: key, value: value, replaceOnly: parameter["replace-only"]?.boolValue ?? false))
+            }
+        }
+        return transform
+    }
+
+    static func readModifyHeaders(_ object: JSONObject) throws(ContentRuleListError) -> ModifyHeaders {
+        func readHeaders(_ key: String) throws(ContentRuleListError) -> [ModifyHeaders.Operation] {
+            guard let value = object[key] else { return [] }
+            guard case .array(let elements) = value else {
+                throw ContentRuleListError(.jsonModifyHeadersNotArray, keyPath: "action.\(key)", detail: found(value))
+            }
+            var operations: [ModifyHeaders.Operation] = []
+            for (position, element) in elements.enumerated() {
+                let path = "action.\(key)[\(position)]"
+                guard case .object(let info) = element else {
+                    throw ContentRuleListError(.jsonModifyHeadersInfoNotADictionary, keyPath: path, detail: found(element))
+                }
+                guard let operation = info["operation"]?.stringValue else {
+                    throw ContentRuleListError(.jsonModifyHeadersMissingOperation, keyPath: path + ".operation")
+                }
+                guard let header = info["header"]?.stringValue else {
+                    throw ContentRuleListError(.jsonModifyHeadersMissingHeader, keyPath: path + ".header")
+                }
+                let value = info["value"]?.stringValue
+                switch operation {
+                case "set", "append":
+                    guard let value else {
+                        throw ContentRuleListError(.jsonModifyHeadersMissingValue, keyPath: path + ".value")
+                    }
+                    operations.append(operation == "set" ? .set(header: header, value: value) : .append(header: header, value: value))
+                case "remove":
+                    operations.append(.remove(header: header))
+                default:
+                    throw ContentRuleListError(.jsonModifyHeadersInvalidOperation, keyPath: path + ".operation", detail: "\"\(operation)\"")
+                }
+            }
+            return operations
+        }
+        let requestHeaders = try readHeaders("request-headers")
+        let responseHeaders = try readHeaders("response-headers")
+        // The priority is required: a number whose integer part fits a non-negative Int32
+        // (1.5 is read as 1; 2147483648 and "2" are errors).
+        guard let number = object["priority"]?.numberValue, number.isFinite,
+              case let priority = number.rounded(.towardZero), priority >= 0, priority <= Double(Int32.max)
+        else {
+            throw ContentRuleListError(.jsonModifyHeadersInvalidPriority, keyPath: "action.priority", detail: found(object["priority"]))
+        }
+        return ModifyHeaders(requestHeaders: requestHeaders, responseHeaders: responseHeaders, priority: UInt32(priority))
+    }
+
+    /// "found a number", "it is missing".
+    static func found(_ value: JSONValue?) -> String {
+        guard let value else { return "it is missing" }
+        return "found \(value.kindDescription)"
+    }
+}
+
+/// The little of URL parsing that validating redirects needs (WHATWG URL scheme rules).
+extension String {
+    /// The string with ASCII letters lower-cased (and nothing else changed).
+    var asciiLowercased: String {
+        String(decoding: utf8.map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+}
+
+enum URLSchemes {
+    /// The lower-cased scheme when `text` is a valid scheme: an ASCII letter, then letters,
+    /// digits, `+`, `-` or `.`.
+    static func canonicalScheme(_ text: String) -> String? {
+        let units = Array(text.utf8)
+        guard let first = units.first, isLetter(first),
+              units.allSatisfy({ isLetter($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") })
+        else { return nil }
+        return String(decoding: units.map { $0 | 0x20 }, as: UTF8.self)
+    }
+
+    /// The scheme of an absolute URL, or nil when the text has none.
+    static func scheme(ofAbsoluteURL text: String) -> String? {
+        let trimmed = text.drop(while: { $0.isWhitespace })
+        guard let colon = trimmed.firstIndex(of: ":") else { return nil }
+        return canonicalScheme(String(trimmed[..<colon]))
+    }
+
+    private static func isLetter(_ unit: UInt8) -> Bool {
+        (unit | 0x20) >= UInt8(ascii: "a") && (unit | 0x20) <= UInt8(ascii: "z")
+    }
+}

@@ -1,0 +1,116 @@
+// ASCIISet: a set of ASCII code units (0...127) in two machine words.
+//
+// The url-filter subset only ever matches ASCII (SEMANTICS.md section 3 and 5: WebKit rejects
+// non-ASCII patterns and matches canonical, ASCII-only URLs), so every character, `.` and every
+// class of a pattern is one of these sets. The automata build their byte classes from them.
+// Tested by URLFilterSyntaxTests/ASCIISetTests.swift.
+
+/// A set of ASCII code units, 0 through 127.
+public struct ASCIISet: Hashable, Sendable {
+    /// Bits for code units 0...63 and 64...127.
+    public private(set) var low: UInt64
+    public private(set) var high: UInt64
+
+    public init() { low = 0; high = 0 }
+
+    public init<S: Sequence>(_ units: S) where S.Element == UInt8 {
+        self.init()
+        for unit in units { insert(unit) }
+    }
+
+    public init(_ range: ClosedRange<UInt8>) {
+        self.init()
+        insert(range)
+    }
+
+    /// The empty set: what `[]` matches.
+    public static let empty = ASCIISet()
+
+    /// What `.` matches: every ASCII character but NUL, which never occurs in a URL.
+    public static let anyCharacter = ASCIISet(1...127)
+
+    public var isEmpty: Bool { low == 0 && high == 0 }
+    public var count: Int { low.nonzeroBitCount + high.nonzeroBitCount }
+
+    public func contains(_ unit: UInt8) -> Bool {
+        guard unit < 128 else { return false }
+        return unit < 64 ? (low >> unit) & 1 == 1 : (high >> (unit - 64)) & 1 == 1
+    }
+
+    public mutating func insert(_ unit: UInt8) {
+        precondition(unit < 128, "ASCIISet holds ASCII only")
+        if unit < 64 { low |= 1 << unit } else { high |= 1 << (unit - 64) }
+    }
+
+    public mutating func insert(_ range: ClosedRange<UInt8>) {
+        for unit in range { insert(unit) }
+    }
+
+    public func union(_ other: ASCIISet) -> ASCIISet {
+        var result = self
+        result.low |= other.low
+        result.high |= other.high
+        return result
+    }
+
+    public func intersection(_ other: ASCIISet) -> ASCIISet {
+        var result = self
+        result.low &= other.low
+        result.high &= other.high
+        return result
+    }
+
+    /// The complement within what `.` matches (1...127): how `[^...]` is read.
+    public var complementWithinAnyCharacter: ASCIISet {
+        var result = ASCIISet()
+        result.low = ~low & ASCIISet.anyCharacter.low
+        result.high = ~high & ASCIISet.anyCharacter.high
+        return result
+    }
+
+    /// The set with the other case of every ASCII letter added (ASCII case folding only).
+    public var caseFolded: ASCIISet {
+        // Letters sit at 0x41...0x5A and 0x61...0x7A, both in the high word, 32 bits apart.
+        let upper: UInt64 = 0x07FF_FFFE          // bits of 0x41...0x5A relative to 64
+        let lower: UInt64 = 0x07FF_FFFE << 32    // bits of 0x61...0x7A relative to 64
+        var result = self
+        result.high |= (high & upper) << 32
+        result.high |= (high & lower) >> 32
+        return result
+    }
+
+    /// Members in increasing order.
+    public var members: [UInt8] { (0..<128).compactMap { contains(UInt8($0)) ? UInt8($0) : nil } }
+}
+
+extension ASCIISet: CustomStringConvertible {
+    /// A compact class syntax: `[a-cx]`, `.` for anyCharacter, `[]` when empty; escapes
+    /// non-printable units as `\xHH`.
+    public var description: String {
+        if self == .anyCharacter { return "." }
+        var parts = ""
+        var unit = 0
+        while unit < 128 {
+            guard contains(UInt8(unit)) else { unit += 1; continue }
+            var end = unit
+            while end + 1 < 128 && contains(UInt8(end + 1)) { end += 1 }
+            parts += Self.show(UInt8(unit))
+            if end > unit + 1 { parts += "-" }
+            if end > unit { parts += Self.show(UInt8(end)) }
+            unit = end + 1
+        }
+        return "[" + parts + "]"
+    }
+
+    static func show(_ unit: UInt8) -> String {
+        switch unit {
+        case 0x21...0x7E where !"[]\\-^".utf8.contains(unit):
+            return String(UnicodeScalar(unit))
+        case 0x5B, 0x5D, 0x5C, 0x2D, 0x5E:
+            return "\\" + String(UnicodeScalar(unit))
+        default:
+            let hex = String(unit, radix: 16, uppercase: true)
+            return "\\x" + (hex.count == 1 ? "0" + hex : hex)
+        }
+    }
+}

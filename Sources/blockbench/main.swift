@@ -1,0 +1,2 @@
+import BlockBenchCLI
+BlockBenchCommand.main()
