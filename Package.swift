@@ -9,6 +9,7 @@
 //   URLFilterSyntax    url-filter pattern -> syntax tree with spans, WebKit's parse statuses
 //   CSSSelectorSyntax  CSS selector grammar, to drop css-display-none rules WebKit would drop
 //   ContentRuleList    JSON reader, the rule-list model, validation with WebKit's verdicts
+//   CZlib              system library (zlib), to read the gzip-compressed corpora
 //   CPCRE2             system library (libpcre2-8), oracle side only
 //   BlockBenchCLI      the `blockbench` subcommands
 //   blockbench         the executable
@@ -38,13 +39,17 @@ let package = Package(
             dependencies: ["URLFilterSyntax", "CSSSelectorSyntax"],
             swiftSettings: swiftSettings),
         .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(
             name: "CPCRE2",
             pkgConfig: "libpcre2-8",
             providers: [.apt(["libpcre2-dev"])]),
         .target(
             name: "BlockBenchCLI",
             dependencies: [
-                "ContentRuleList", "URLFilterSyntax",
+                "ContentRuleList", "URLFilterSyntax", "CZlib",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings),

@@ -1,0 +1,74 @@
+// The `blockbench` command: subcommands added issue by issue. With no subcommand it runs the
+// main job on the shipped corpora.
+
+public import ArgumentParser
+import ContentRuleList
+import Foundation
+
+public struct BlockBenchCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "blockbench",
+        abstract: "Compile Safari content-blocker rule lists like WebKit, and prove it.",
+        subcommands: [RunCommand.self, CheckCommand.self, ConformCommand.self],
+        defaultSubcommand: RunCommand.self)
+
+    public init() {}
+}
+
+/// The main job: everything BlockBench can do so far, on the shipped corpora.
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "The main job on the shipped corpora: check every rule list, then run WebKit's vectors.")
+
+    @Option(help: "The corpora folder.")
+    var corpora = "Corpora"
+
+    func run() throws {
+        let started = ContinuousClock.now
+        let manifest = try CorpusManifest.load(root: corpora)
+        print("== check: every shipped rule list")
+        var rows: [(name: String, rules: Int, verdict: String, seconds: Double)] = []
+        var rejected = false
+        for entry in manifest.entries(ofKind: "rules") {
+            let path = manifest.path(of: entry)
+            let listStarted = ContinuousClock.now
+            let check = RuleListParser.check(try CorpusFiles.read(path))
+            let seconds = (ContinuousClock.now - listStarted).seconds
+            let report = CheckReport(path: path, check: check, seconds: seconds)
+            print(report.text(maxWarnings: 3))
+            let verdict: String
+            switch check.verdict {
+            case .success: verdict = "compiles"
+            case .failure(let error):
+                verdict = "rejected: \(error.code.name)"
+                rejected = true
+            }
+            rows.append((entry.name, check.list.rules.count, verdict, seconds))
+        }
+
+        var failedVectors = 0
+        for entry in manifest.entries(ofKind: "vectors") {
+            print("\n== conform: \(manifest.path(of: entry))")
+            let outcome = VectorRunner.run(try VectorFile.load(manifest.path(of: entry)))
+            outcome.lines.forEach { print($0) }
+            failedVectors += outcome.failed
+        }
+
+        print("\n== summary")
+        let nameWidth = max(4, rows.map(\.name.count).max() ?? 0)
+        print("list".padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  " + "rules".leftPadded(8) + "  " + "check".leftPadded(9) + "  verdict")
+        for row in rows {
+            print(row.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  " + row.rules.grouped.leftPadded(8) + "  "
+                + String(format: "%7.3f s", row.seconds) + "  " + row.verdict)
+        }
+        print(String(format: "main job finished in %.1f s", (ContinuousClock.now - started).seconds))
+        if rejected || failedVectors > 0 { throw ExitCode(1) }
+    }
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
+}
