@@ -250,11 +250,12 @@ private enum RuleReader {
                     .jsonInvalidConditionList, keyPath: "trigger.\(key)[\(position)]",
                     detail: element.stringValue == "" ? "an empty string" : found(element))
             }
-            if isDomainList && !string.utf8.allSatisfy({ $0 < 0x80 && !(UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) {
-                throw ContentRuleListError(
-                    .jsonDomainNotLowerCaseASCII, keyPath: "trigger.\(key)[\(position)]", detail: "\"\(string)\"")
-            }
             values.append(string)
+        }
+        // Domains are checked once the whole list has been read: `["A", 5]` is an invalid list.
+        if isDomainList, let position = values.firstIndex(where: { !$0.utf8.allSatisfy { $0 < 0x80 && !(UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) } }) {
+            throw ContentRuleListError(
+                .jsonDomainNotLowerCaseASCII, keyPath: "trigger.\(key)[\(position)]", detail: "\"\(values[position])\"")
         }
         return values
     }

@@ -1,7 +1,7 @@
 // JSONReader: RFC 8259 JSON from UTF-8 bytes as WebKit reads it, with the position of the first
 // error. Like WebKit (and unlike RFC 8259) it accepts raw control characters, NUL included,
-// inside strings; it rejects invalid UTF-8 anywhere, a byte-order mark, comments and trailing
-// commas.
+// inside strings and the JavaScript escapes `\v` and `\xHH`; it rejects invalid UTF-8 anywhere,
+// a byte-order mark, comments and trailing commas.
 //
 // Hand-written because the checks need what a general-purpose decoder hides: exact positions for
 // error messages, duplicate keys resolved the way WebKit resolves them, lone surrogates, and a
@@ -238,6 +238,11 @@ public struct JSONReader {
                 case UInt8(ascii: "n"): scratch.append(0x0A)
                 case UInt8(ascii: "r"): scratch.append(0x0D)
                 case UInt8(ascii: "t"): scratch.append(0x09)
+                // WebKit's JSON parser also takes two escapes from JavaScript strings.
+                case UInt8(ascii: "v"): scratch.append(0x0B)
+                case UInt8(ascii: "x"):
+                    guard let value = hex(2) else { throw error("invalid \\x escape", at: index - 2) }
+                    Self.appendUTF8(value, to: &scratch)
                 default: throw error("invalid escape in a string", at: index - 2)
                 }
             default:
@@ -249,10 +254,13 @@ public struct JSONReader {
         throw error("unterminated string", at: start)
     }
 
-    private mutating func hex4() -> UInt32? {
-        guard bytes.count - index >= 4 else { return nil }
+    private mutating func hex4() -> UInt32? { hex(4) }
+
+    /// Exactly `count` hex digits.
+    private mutating func hex(_ count: Int) -> UInt32? {
+        guard bytes.count - index >= count else { return nil }
         var value: UInt32 = 0
-        for _ in 0..<4 {
+        for _ in 0..<count {
             let unit = bytes[index]
             let digit: UInt32
             switch unit {
