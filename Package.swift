@@ -63,7 +63,10 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "BlockBenchCLITests",
-            dependencies: ["BlockBenchCLI", "ContentRuleList"],
+            dependencies: [
+                "BlockBenchCLI", "ContentRuleList",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,99 @@
+// The command line: reading corpora (gzip included), `check` exit codes and reports, and the
+// vector runner. Covers Sources/BlockBenchCLI.
+
+import ArgumentParser
+import Foundation
+import Testing
+@testable import BlockBenchCLI
+@testable import ContentRuleList
+
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+func temporaryFile(_ contents: [UInt8], suffix: String = ".json") throws -> String {
+    let path = NSTemporaryDirectory() + "blockbench-test-\(UUID().uuidString)\(suffix)"
+    try Data(contents).write(to: URL(fileURLWithPath: path))
+    return path
+}
+
+/// Runs a `blockbench` command line; returns the exit code.
+func exitCode(_ arguments: [String]) -> Int32 {
+    do {
+        var command = try BlockBenchCommand.parseAsRoot(arguments)
+        try command.run()
+        return 0
+    } catch let code as ExitCode {
+        return code.rawValue
+    } catch {
+        return BlockBenchCommand.exitCode(for: error).rawValue
+    }
+}
+
+@Suite struct CorpusFilesTests {
+    @Test func readsGzipCompressedLists() throws {
+        let bytes = try CorpusFiles.read(repositoryRoot + "/Corpora/rules/easyprivacy.adguard-safari16_4.json.gz")
+        #expect(bytes.count == 5_931_007)
+        #expect((try? RuleListParser.parse(bytes).get())?.rules.count == 54_374)
+    }
+
+    @Test func truncatedGzipIsAnError() throws {
+        let whole = [UInt8](try Data(contentsOf: URL(fileURLWithPath: repositoryRoot + "/Corpora/urls/adblock-rust-top500-sitelist-2015.txt.gz")))
+        let path = try temporaryFile(Array(whole.prefix(whole.count / 2)), suffix: ".gz")
+        #expect(throws: CorpusFileError.self) { try CorpusFiles.read(path) }
+    }
+
+    @Test func manifestNamesEveryShippedFile() throws {
+        let manifest = try CorpusManifest.load(root: repositoryRoot + "/Corpora")
+        #expect(manifest.entries(ofKind: "rules").count == 4)
+        for entry in manifest.corpora {
+            #expect(FileManager.default.fileExists(atPath: manifest.path(of: entry)), "\(entry.file)")
+        }
+    }
+}
+
+@Suite struct CheckCommandTests {
+    @Test func acceptsEveryShippedList() {
+        #expect(exitCode(["check", "--corpora", repositoryRoot + "/Corpora"]) == 0)
+    }
+
+    @Test func rejectsAListWebKitRejects() throws {
+        let path = try temporaryFile(Array(#"[{"trigger":{"url-filter":"ads|track"},"action":{"type":"block"}}]"#.utf8))
+        #expect(exitCode(["check", path]) == 1)
+        #expect(exitCode(["check", "--json", path]) == 1)
+    }
+
+    @Test func missingFileIsItsOwnExitCode() {
+        #expect(exitCode(["check", "/nonexistent/rules.json"]) == 66)
+    }
+
+    @Test func reportListsEveryErrorWithItsPlace() {
+        let rules = #"[{"trigger":{"url-filter":"a","if-domain":["Example.com"]},"action":{"type":"block"}},{"trigger":{"url-filter":"ads|track"},"action":{"type":"block"}},{"trigger":{"url-filter":".*"},"action":{"type":"block"}}]"#
+        let report = CheckReport(path: "bad.json", check: RuleListParser.check(Array(rules.utf8)), seconds: 0)
+        let text = report.text(maxWarnings: 10)
+        #expect(text.contains("bad.json: WebKit rejects it with JSONDomainNotLowerCaseASCII (2 errors found)"))
+        #expect(text.contains("error: rule 0: trigger.if-domain[0]: JSONDomainNotLowerCaseASCII:"))
+        #expect(text.contains("error: rule 1: trigger.url-filter: JSONInvalidRegex:"))
+        #expect(text.contains("warning: rule 2: url-filter \".*\" matches every URL (block)"))
+        let json = try? JSONSerialization.jsonObject(with: Data(report.json().utf8)) as? [String: Any]
+        #expect((json?["errors"] as? [Any])?.count == 2)
+        #expect(json?["compiles"] as? Bool == false)
+    }
+}
+
+@Suite struct VectorRunnerTests {
+    @Test func shippedVectorsPassAndRequestVectorsAreSkipped() throws {
+        let outcome = VectorRunner.run(try VectorFile.load(repositoryRoot + "/Corpora/conformance/webkit-vectors.json"))
+        #expect(outcome.failed == 0)
+        #expect(outcome.passed == 115)
+        #expect(outcome.skipped == 773)
+        #expect(outcome.lines.last == "115 passed, 0 failed, 773 skipped")
+    }
+
+    @Test func aWrongExpectationFailsWithTheInputAndBothAnswers() throws {
+        let file = #"{"compilerErrorVectors":[{"test":"T","rules":"[]","expectedError":null}],"urlFilterParseStatusVectors":[{"test":"U","pattern":"a|b","expectedStatus":"Ok"}]}"#
+        let outcome = VectorRunner.run(try VectorFile.load(try temporaryFile(Array(file.utf8))))
+        #expect(outcome.failed == 2)
+        #expect(outcome.lines.contains(#"FAIL compile-error T: rules "[]": expected no error, got JSONContainsNoRules"#))
+        #expect(outcome.lines.contains(#"FAIL url-filter-parse-status U: pattern "a|b": expected Ok, got Disjunction"#))
+        #expect(outcome.lines.last == "0 passed, 2 failed, 0 skipped")
+    }
+}
