@@ -78,7 +78,8 @@ struct CheckReport {
         if !list.rules.isEmpty {
             let stats = statistics
             out.append("  actions: " + stats.actions.map { "\($0.key) \($0.value.grouped)" }.joined(separator: ", "))
-            out.append("  triggers: " + stats.triggerFeatures.map { "\($0.key) \($0.value.grouped)" }.joined(separator: ", "))
+            let features = stats.triggerFeatures.map { "\($0.key) \($0.value.grouped)" }.joined(separator: ", ")
+            out.append("  triggers: " + (features.isEmpty ? "url-filter only" : features))
             if !stats.urlFilterStatuses.isEmpty {
                 out.append("  url-filters: " + stats.urlFilterStatuses.map { "\($0.key) \($0.value.grouped)" }.joined(separator: ", "))
             }
