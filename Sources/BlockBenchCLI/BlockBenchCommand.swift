@@ -9,7 +9,7 @@ public struct BlockBenchCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "blockbench",
         abstract: "Compile Safari content-blocker rule lists like WebKit, and prove it.",
-        subcommands: [RunCommand.self, CheckCommand.self, ConformCommand.self],
+        subcommands: [RunCommand.self, CheckCommand.self, ConformCommand.self, DumpCommand.self],
         defaultSubcommand: RunCommand.self)
 
     public init() {}

@@ -97,3 +97,11 @@ func exitCode(_ arguments: [String]) -> Int32 {
         #expect(outcome.lines.last == "0 passed, 2 failed, 0 skipped")
     }
 }
+
+@Suite struct DumpCommandTests {
+    @Test func exitCodeSaysWhetherWebKitAcceptsThePattern() {
+        #expect(exitCode(["dump", "syntax", "^a[bc]*$"]) == 0)
+        #expect(exitCode(["dump", "syntax", "a|b"]) == 1)
+        #expect(exitCode(["dump", "nfa", "a"]) != 0)  // not a form (yet)
+    }
+}
