@@ -9,8 +9,14 @@
 //   URLFilterSyntax    url-filter pattern -> syntax tree with spans, WebKit's parse statuses
 //   CSSSelectorSyntax  CSS selector grammar, to drop css-display-none rules WebKit would drop
 //   ContentRuleList    JSON reader, the rule-list model, validation with WebKit's verdicts
+//   Automata           syntax trees -> combined NFA -> DFAs over byte classes -> minimal DFAs
+//   Bytecode           the versioned compiled-file format: compiler, validator, interpreter, disassembler
+//   RequestContext     a request as rules see it: canonical URLs, resource type, third party (libpsl)
+//   ContentBlocker     the engine facade: compile a rule list, save/load, actions for a request
+//   PCRE2Oracle        the reference: every pattern through PCRE2, the semantics rule by rule
 //   CZlib              system library (zlib), to read the gzip-compressed corpora
 //   CPCRE2             system library (libpcre2-8), oracle side only
+//   CLibPSL, CIDN2     system libraries (libpsl, libidn2): registrable domains and IDNA hosts
 //   BlockBenchCLI      the `blockbench` subcommands
 //   blockbench         the executable
 import PackageDescription
@@ -26,6 +32,7 @@ let package = Package(
     products: [
         .library(name: "ContentRuleList", targets: ["ContentRuleList"]),
         .library(name: "URLFilterSyntax", targets: ["URLFilterSyntax"]),
+        .library(name: "ContentBlocker", targets: ["ContentBlocker"]),
         .executable(name: "blockbench", targets: ["blockbench"]),
     ],
     dependencies: [
@@ -38,6 +45,22 @@ let package = Package(
             name: "ContentRuleList",
             dependencies: ["URLFilterSyntax", "CSSSelectorSyntax"],
             swiftSettings: swiftSettings),
+        .target(name: "Automata", dependencies: ["URLFilterSyntax"], swiftSettings: swiftSettings),
+        .target(name: "Bytecode", dependencies: ["Automata"], swiftSettings: swiftSettings),
+        .systemLibrary(name: "CLibPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
+        .systemLibrary(name: "CIDN2", pkgConfig: "libidn2", providers: [.apt(["libidn2-dev"])]),
+        .target(
+            name: "RequestContext",
+            dependencies: ["ContentRuleList", "CLibPSL", "CIDN2"],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "ContentBlocker",
+            dependencies: ["ContentRuleList", "URLFilterSyntax", "Automata", "Bytecode", "RequestContext"],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "PCRE2Oracle",
+            dependencies: ["CPCRE2", "ContentRuleList", "RequestContext"],
+            swiftSettings: swiftSettings),
         .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",
@@ -49,7 +72,8 @@ let package = Package(
         .target(
             name: "BlockBenchCLI",
             dependencies: [
-                "ContentRuleList", "URLFilterSyntax", "CZlib",
+                "ContentRuleList", "URLFilterSyntax", "CZlib", "Automata", "Bytecode", "RequestContext",
+                "ContentBlocker", "PCRE2Oracle",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings),
@@ -60,6 +84,17 @@ let package = Package(
             name: "ContentRuleListTests",
             dependencies: ["ContentRuleList", "URLFilterSyntax"],
             resources: [],
+            swiftSettings: swiftSettings),
+        .testTarget(name: "AutomataTests", dependencies: ["Automata", "URLFilterSyntax"], swiftSettings: swiftSettings),
+        .testTarget(name: "BytecodeTests", dependencies: ["Bytecode", "Automata", "URLFilterSyntax"], swiftSettings: swiftSettings),
+        .testTarget(name: "RequestContextTests", dependencies: ["RequestContext", "ContentRuleList"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ContentBlockerTests",
+            dependencies: ["ContentBlocker", "ContentRuleList", "RequestContext"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "PCRE2OracleTests",
+            dependencies: ["PCRE2Oracle", "ContentRuleList", "RequestContext"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "BlockBenchCLITests",

@@ -1,0 +1,1 @@
+// Automata: see Package.swift for what this module holds.

@@ -1,0 +1,1 @@
+// Bytecode: see Package.swift for what this module holds.

@@ -1,0 +1,1 @@
+// ContentBlocker: see Package.swift for what this module holds.

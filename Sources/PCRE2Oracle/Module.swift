@@ -1,0 +1,1 @@
+// PCRE2Oracle: see Package.swift for what this module holds.

@@ -1,0 +1,39 @@
+// Request.swift — RequestContext
+//
+// A resource load as content-blocker rules see it. Shared by the engine (ContentBlocker) and the
+// reference evaluator (PCRE2Oracle): both answer the same `Request`, so the URLs they match are
+// the same canonical strings.
+
+public import ContentRuleList
+
+/// A resource load: the URL being loaded, the page (main document) and the frame that load it,
+/// and what kind of load it is.
+public struct Request: Hashable, Sendable {
+    /// The URL being loaded, in WebKit's canonical form (see `CanonicalURL`).
+    public var url: CanonicalURL
+    /// The URL of the top-level document of the page; `if-domain`, `if-top-url` and the
+    /// third-party test look at it.
+    public var mainDocumentURL: CanonicalURL
+    /// The URL of the document of the frame that issues the load; `if-frame-url` looks at it.
+    public var frameURL: CanonicalURL
+    /// Exactly one resource type (`ResourceTypes.requestNames`).
+    public var resourceType: ResourceTypes
+    /// Whether the load comes from the main frame (`load-context: top-frame`).
+    public var isMainFrameContext: Bool
+    /// The HTTP method, when the load has one of the methods rules can name.
+    public var method: RequestMethod?
+
+    public init(
+        url: CanonicalURL, mainDocumentURL: CanonicalURL, frameURL: CanonicalURL,
+        resourceType: ResourceTypes, isMainFrameContext: Bool = false, method: RequestMethod? = nil
+    ) {
+        self.url = url
+        self.mainDocumentURL = mainDocumentURL
+        self.frameURL = frameURL
+        self.resourceType = resourceType
+        self.isMainFrameContext = isMainFrameContext
+        self.method = method
+    }
+
+    public var loadContext: LoadContexts { isMainFrameContext ? .topFrame : .childFrame }
+}
