@@ -37,3 +37,11 @@ public struct Request: Hashable, Sendable {
 
     public var loadContext: LoadContexts { isMainFrameContext ? .topFrame : .childFrame }
 }
+
+extension Request {
+    /// Whether `url` lies outside the registrable domain of `mainDocumentURL` (`load-type`).
+    public var isThirdParty: Bool {
+        guard let domain = mainDocumentURL.registrableDomain else { return true }
+        return !(url.host == domain || url.host.hasSuffix("." + domain))
+    }
+}
