@@ -1,22 +1,43 @@
 // MatchOutcome.swift — RequestContext
 //
 // What a rule list decides for one request. The engine (ContentBlocker) and the reference
-// evaluator (PCRE2Oracle) both produce it, and conformance compares the two field by field.
+// evaluator (PCRE2Oracle) both produce it, and conformance compares the two field by field, so
+// this comment is the one definition both follow.
+//
+// 1. A rule *applies* to a request when the request URL is matchable (`CanonicalURL.isMatchable`;
+//    otherwise nothing applies and `appliesGlobalStyleSheet` is false), its url-filter matches the
+//    URL (a filter that matches everything always does), every flag group it sets contains the
+//    request's value (resource type; load type by `Request.isThirdParty`; load context; request
+//    method), and its condition holds (domains and top-url patterns over the main document URL,
+//    frame-url patterns over the frame URL; `unless-*` holds when no entry matches).
+// 2. `matchingRules`: every applying rule, in rule order.
+// 3. The rules that act: the applying rules up to and including the first
+//    `ignore-following-rules`; then, if an `ignore-previous-rules` is among them, only those after
+//    the last one.
+// 4. `actions`: the actions of the rules that act, each at its *location*, in location order.
+//    As WebKit serializes actions, the list is cut into segments at each `ignore-previous-rules`;
+//    within a segment, rules with the same action and the same trigger apart from the url-filter
+//    (flags and condition) share the location of the first of them, so the action is listed once;
+//    css-display-none rules with the same whole trigger share one action whose selector is their
+//    selectors comma-joined in rule order, and these combined actions are placed at the end of their
+//    segment (after every other action of the segment), ordered by their first rule. The
+//    css-display-none rules of the global style sheet (below) are not listed. `make-https` is
+//    listed only for `http:` and `ws:` URLs without an explicit non-default port. The ignore
+//    actions themselves are never listed.
+// 5. The global style sheet: css-display-none rules whose url-filter matches everything, with no
+//    flag and no condition, standing before the first `ignore-previous-rules`.
+//    `appliesGlobalStyleSheet` is true unless an `ignore-previous-rules` rule acts (3), whether or
+//    not the list has such rules (WebKit's "style sheet lists" for one rule list: 1 or 0).
 
 public import ContentRuleList
 
 public struct MatchOutcome: Hashable, Sendable {
-    /// The actions WebKit applies, in WebKit's order: rule order after `ignore-following-rules`
-    /// cut the list and the last `ignore-previous-rules` removed what came before it. Ignore
-    /// actions themselves are never listed; css-display-none rules with identical triggers appear
-    /// once, with their selectors comma-joined; identical actions appear once.
+    /// The actions WebKit applies, in WebKit's order (see the top of this file).
     public var actions: [Action]
-    /// Every rule whose trigger applies to the request (url-filter, flags and condition), in rule
-    /// order, before any ignore rule is applied. Rules of the global style sheet included.
+    /// Every rule whose trigger applies to the request, in rule order, before any ignore rule is
+    /// applied. Rules of the global style sheet included.
     public var matchingRules: [RuleIndex]
-    /// Whether the list's global style sheet (css-display-none rules that match every URL with no
-    /// flag and no condition, before the first ignore rule) applies to the page: false once an
-    /// `ignore-previous-rules` rule matched.
+    /// Whether the list's global style sheet applies to the page.
     public var appliesGlobalStyleSheet: Bool
 
     public init(actions: [Action], matchingRules: [RuleIndex], appliesGlobalStyleSheet: Bool) {
@@ -24,4 +45,7 @@ public struct MatchOutcome: Hashable, Sendable {
         self.matchingRules = matchingRules
         self.appliesGlobalStyleSheet = appliesGlobalStyleSheet
     }
+
+    /// Nothing applies (an unmatchable URL).
+    public static let none = MatchOutcome(actions: [], matchingRules: [], appliesGlobalStyleSheet: false)
 }
