@@ -1,0 +1,61 @@
+// AutomataLimits.swift — Automata
+//
+// What the construction may spend. A pattern or a group of patterns whose DFA would outgrow the
+// limits ends in a typed error carrying the numbers, reached within a bounded amount of work:
+// the subset construction counts states as it makes them and stops at the limit.
+
+public struct AutomataLimits: Hashable, Sendable {
+    /// The most states one DFA may have while it is built (before minimization).
+    public var maximumDFAStates: Int
+    /// The most states × byte classes one DFA's transition table may hold while it is built.
+    public var maximumTransitionTableEntries: Int
+
+    /// The most NFA states all the DFA states' sets may hold together while it is built: the
+    /// construction's memory.
+    public var maximumSubsetEntries: Int
+
+    /// Groups of patterns whose NFA has more states are split before any DFA is built for them.
+    public var preferredNFAStatesPerDFA: Int
+
+    public init(
+        maximumDFAStates: Int = 300_000, maximumTransitionTableEntries: Int = 16_000_000, maximumSubsetEntries: Int = 10_000_000,
+        preferredNFAStatesPerDFA: Int = 200_000
+    ) {
+        self.preferredNFAStatesPerDFA = preferredNFAStatesPerDFA
+        self.maximumDFAStates = maximumDFAStates
+        self.maximumTransitionTableEntries = maximumTransitionTableEntries
+        self.maximumSubsetEntries = maximumSubsetEntries
+    }
+
+    public static let `default` = AutomataLimits()
+}
+
+public enum AutomataError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The DFA of `patterns` needs more than `limit` states; `reached` were made when it stopped.
+    case tooManyStates(limit: Int, reached: Int, patterns: [PatternID])
+    /// The DFA's transition table needs more than `limit` entries (states × byte classes).
+    case tooManyTransitions(limit: Int, reached: Int, patterns: [PatternID])
+    /// The DFA's states together hold more than `limit` NFA states.
+    case tooManySubsetEntries(limit: Int, reached: Int, patterns: [PatternID])
+
+    public var description: String {
+        switch self {
+        case .tooManyStates(let limit, let reached, let patterns):
+            "too many DFA states: limit \(limit), reached \(reached) for \(Self.describe(patterns))"
+        case .tooManyTransitions(let limit, let reached, let patterns):
+            "too many DFA transitions: limit \(limit), reached \(reached) for \(Self.describe(patterns))"
+        case .tooManySubsetEntries(let limit, let reached, let patterns):
+            "too many NFA states in the DFA's subsets: limit \(limit), reached \(reached) for \(Self.describe(patterns))"
+        }
+    }
+
+    public var patterns: [PatternID] {
+        switch self {
+        case .tooManyStates(_, _, let patterns), .tooManyTransitions(_, _, let patterns), .tooManySubsetEntries(_, _, let patterns): patterns
+        }
+    }
+
+    private static func describe(_ patterns: [PatternID]) -> String {
+        patterns.count == 1 ? "pattern \(patterns[0])" : "\(patterns.count) patterns"
+    }
+}

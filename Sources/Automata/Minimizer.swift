@@ -1,0 +1,180 @@
+// Minimizer.swift — Automata
+//
+// DFA minimization by partition refinement (Valmari and Lehtinen, "Efficient minimization of
+// DFAs with partial transition functions", 2008): O((n + m) log n) for n states and m defined
+// transitions, with no dead state added. The initial partition groups states by the patterns
+// they report, so a minimal state never mixes two accept sets. States are never compared
+// pairwise.
+
+public enum Minimizer {
+    public static func minimize(_ dfa: DFA) -> DFA {
+        let n = dfa.stateCount, k = dfa.classCount
+        // The defined transitions: tail, label (class), head.
+        var tails: [Int32] = [], labels: [Int32] = [], heads: [Int32] = []
+        tails.reserveCapacity(n * 4); labels.reserveCapacity(n * 4); heads.reserveCapacity(n * 4)
+        for state in 0..<n {
+            for byteClass in 0..<k {
+                let target = dfa.transitions[state * k + byteClass]
+                if target != DFAStateID.dead.rawValue {
+                    tails.append(Int32(state)); labels.append(Int32(byteClass)); heads.append(Int32(target))
+                }
+            }
+        }
+        let m = tails.count
+
+        // Blocks of states, seeded by accept sets.
+        var blocks = RefinablePartition(count: n)
+        var acceptGroups: [ArraySlice<PatternID>: [Int32]] = [:]
+        for state in 0..<n {
+            let accepts = dfa.accepted(by: DFAStateID(state))
+            if !accepts.isEmpty { acceptGroups[accepts, default: []].append(Int32(state)) }
+        }
+        for group in acceptGroups.values.sorted(by: { $0[0] < $1[0] }) {
+            for state in group { blocks.mark(Int(state)) }
+            blocks.split()
+        }
+
+        // Cords of transitions, seeded by label.
+        var cords = RefinablePartition(count: m)
+        if m > 0 {
+            var byLabel = Array(0..<m)
+            byLabel.sort { labels[$0] < labels[$1] }
+            cords.setInitial(order: byLabel) { labels[$0] }
+        }
+
+        // Incoming transitions of each state.
+        var incomingStart = [Int](repeating: 0, count: n + 1)
+        for t in 0..<m { incomingStart[Int(heads[t]) + 1] += 1 }
+        for s in 0..<n { incomingStart[s + 1] += incomingStart[s] }
+        var incoming = [Int](repeating: 0, count: m)
+        var cursor = incomingStart
+        for t in 0..<m {
+            incoming[cursor[Int(heads[t])]] = t
+            cursor[Int(heads[t])] += 1
+        }
+
+        var nextBlock = 1, nextCord = 0
+        while nextCord < cords.setCount {
+            for i in cords.first[nextCord]..<cords.past[nextCord] {
+                blocks.mark(Int(tails[cords.elements[i]]))
+            }
+            blocks.split()
+            nextCord += 1
+            while nextBlock < blocks.setCount {
+                for i in blocks.first[nextBlock]..<blocks.past[nextBlock] {
+                    let state = blocks.elements[i]
+                    for j in incomingStart[state]..<incomingStart[state + 1] { cords.mark(incoming[j]) }
+                }
+                cords.split()
+                nextBlock += 1
+            }
+        }
+
+        // Number the blocks so that the start state's block is 0, then the others in order of
+        // their first state.
+        var number = [Int](repeating: -1, count: blocks.setCount)
+        var order: [Int] = []
+        let startBlock = blocks.setOf[0]
+        number[startBlock] = 0
+        order.append(startBlock)
+        for state in 0..<n where number[blocks.setOf[state]] < 0 {
+            number[blocks.setOf[state]] = order.count
+            order.append(blocks.setOf[state])
+        }
+        var transitions = [UInt32](repeating: DFAStateID.dead.rawValue, count: order.count * k)
+        var acceptStart: [UInt32] = [0]
+        var acceptedPatterns: [PatternID] = []
+        for (newState, block) in order.enumerated() {
+            let representative = blocks.elements[blocks.first[block]]
+            for byteClass in 0..<k {
+                let target = dfa.transitions[representative * k + byteClass]
+                if target != DFAStateID.dead.rawValue {
+                    transitions[newState * k + byteClass] = UInt32(number[blocks.setOf[Int(target)]])
+                }
+            }
+            acceptedPatterns.append(contentsOf: dfa.accepted(by: DFAStateID(representative)))
+            acceptStart.append(UInt32(acceptedPatterns.count))
+        }
+        return DFA(byteClasses: dfa.byteClasses, transitions: transitions, acceptStart: acceptStart, acceptedPatterns: acceptedPatterns)
+    }
+}
+
+/// A partition of 0..<count into sets, refined by marking elements and splitting each touched set
+/// into its marked and unmarked parts (the smaller part becomes the new set).
+private struct RefinablePartition {
+    var setCount: Int
+    var elements: [Int]
+    var location: [Int]
+    var setOf: [Int]
+    var first: [Int]
+    var past: [Int]
+    var marked: [Int]
+    var touched: [Int] = []
+
+    init(count: Int) {
+        setCount = count > 0 ? 1 : 0
+        elements = Array(0..<count)
+        location = Array(0..<count)
+        setOf = [Int](repeating: 0, count: count)
+        first = [Int](repeating: 0, count: max(count, 1))
+        past = [Int](repeating: 0, count: max(count, 1))
+        marked = [Int](repeating: 0, count: max(count, 1) + 1)
+        if count > 0 { past[0] = count }
+    }
+
+    /// Replaces the single initial set by the runs of `order` with equal keys.
+    mutating func setInitial(order: [Int], key: (Int) -> Int32) {
+        elements = order
+        setCount = 0
+        var current: Int32? = nil
+        for (position, element) in order.enumerated() {
+            let value = key(element)
+            if value != current {
+                if setCount > 0 { past[setCount - 1] = position }
+                first[setCount] = position
+                setCount += 1
+                current = value
+            }
+            setOf[element] = setCount - 1
+            location[element] = position
+        }
+        past[setCount - 1] = order.count
+    }
+
+    mutating func mark(_ element: Int) {
+        let set = setOf[element]
+        let i = location[element]
+        let j = first[set] + marked[set]
+        guard i >= j else { return }  // already marked
+        elements[i] = elements[j]
+        location[elements[i]] = i
+        elements[j] = element
+        location[element] = j
+        if marked[set] == 0 { touched.append(set) }
+        marked[set] += 1
+    }
+
+    mutating func split() {
+        while let set = touched.popLast() {
+            let j = first[set] + marked[set]
+            if j == past[set] {
+                marked[set] = 0
+                continue
+            }
+            let new = setCount
+            if marked[set] <= past[set] - j {
+                first[new] = first[set]
+                past[new] = j
+                first[set] = j
+            } else {
+                past[new] = past[set]
+                first[new] = j
+                past[set] = j
+            }
+            for i in first[new]..<past[new] { setOf[elements[i]] = new }
+            marked[set] = 0
+            marked[new] = 0
+            setCount += 1
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// Automata: see Package.swift for what this module holds.

@@ -1,0 +1,248 @@
+// NFA.swift — Automata
+//
+// A nondeterministic automaton over the bytes 0...127 for many url-filters at once. The input it
+// reads is the URL's bytes followed by one NUL, WebKit's end-of-URL marker: `$` and any term that
+// matches only NUL are transitions on byte 0, and `.` and `[^...]` never match it.
+//
+// Matching is "does some match exist": a pattern is reported as soon as one of its matches ends,
+// so an accept state has no transitions out and trailing terms that may match nothing are
+// dropped (`ab*` is reported at the `a`; with `$` they are kept: `ab*$`).
+//
+// Patterns share their common prefixes, term by term (quantified terms and groups included): the
+// terms form a prefix tree from two roots, one for the patterns anchored with `^` (alive at the
+// first byte only) and one for the others, which loops on every byte so that they can start
+// anywhere. EasyList's 50,000 `^[^:]+://+([^:/]+\.)?` patterns thus begin with one shared
+// sub-automaton, and the subset construction's state sets stay small.
+
+public import URLFilterSyntax
+
+public struct NFA: Sendable {
+    /// Character transitions, grouped by source state: those of state `s` are
+    /// `edgeSets[edgeStart[s] ..< edgeStart[s + 1]]` with targets `edgeTargets[...]`.
+    public let edgeStart: [UInt32]
+    public let edgeSets: [ASCIISet]
+    public let edgeTargets: [UInt32]
+    /// Epsilon transitions, grouped the same way.
+    public let epsilonStart: [UInt32]
+    public let epsilonTargets: [UInt32]
+    /// For each state, the pattern it accepts, or `UInt32.max`.
+    public let acceptedPattern: [UInt32]
+    /// The state that holds the `^`-anchored patterns' roots (alive before the first byte only).
+    public let anchoredRoot: NFAStateID
+    /// The state that loops on every byte and holds the unanchored patterns' roots.
+    public let unanchoredRoot: NFAStateID
+    /// The patterns this automaton reports.
+    public let patterns: [PatternID]
+
+    public var stateCount: Int { acceptedPattern.count }
+    public var edgeCount: Int { edgeTargets.count + epsilonTargets.count }
+
+    public func accepted(_ state: NFAStateID) -> PatternID? {
+        let raw = acceptedPattern[Int(state.rawValue)]
+        return raw == UInt32.max ? nil : PatternID(raw)
+    }
+
+    /// Builds the automaton of `patterns`. Patterns that match everything have no automaton (the
+    /// caller applies them to every URL) and are skipped.
+    public init(patterns: [(id: PatternID, filter: URLFilter)]) {
+        var builder = NFABuilder()
+        var ids: [PatternID] = []
+        for (id, filter) in patterns where !filter.matchesEverything {
+            builder.add(filter, as: id)
+            ids.append(id)
+        }
+        self = builder.finish(patterns: ids)
+    }
+
+    fileprivate init(
+        edgeStart: [UInt32], edgeSets: [ASCIISet], edgeTargets: [UInt32], epsilonStart: [UInt32],
+        epsilonTargets: [UInt32], acceptedPattern: [UInt32], patterns: [PatternID]
+    ) {
+        self.edgeStart = edgeStart
+        self.edgeSets = edgeSets
+        self.edgeTargets = edgeTargets
+        self.epsilonStart = epsilonStart
+        self.epsilonTargets = epsilonTargets
+        self.acceptedPattern = acceptedPattern
+        self.anchoredRoot = NFABuilder.anchoredRoot
+        self.unanchoredRoot = NFABuilder.unanchoredRoot
+        self.patterns = patterns
+    }
+
+    /// Numbered states with their transitions, one per line.
+    public func dump() -> String {
+        var lines = ["nfa: \(stateCount) states, \(edgeTargets.count) transitions, \(epsilonTargets.count) epsilons, \(patterns.count) patterns"]
+        for state in 0..<stateCount {
+            var parts: [String] = []
+            if state == Int(anchoredRoot.rawValue) { parts.append("(anchored root)") }
+            if state == Int(unanchoredRoot.rawValue) { parts.append("(unanchored root)") }
+            if let pattern = accepted(NFAStateID(UInt32(state))) { parts.append("accept \(pattern)") }
+            for edge in Int(edgeStart[state])..<Int(edgeStart[state + 1]) {
+                parts.append("\(edgeSets[edge]) -> n\(edgeTargets[edge])")
+            }
+            for edge in Int(epsilonStart[state])..<Int(epsilonStart[state + 1]) {
+                parts.append("ε -> n\(epsilonTargets[edge])")
+            }
+            lines.append("n\(state): " + parts.joined(separator: ", "))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// Collects states and transitions, then freezes them into the grouped arrays of `NFA`.
+struct NFABuilder {
+    static let anchoredRoot = NFAStateID(0)
+    static let unanchoredRoot = NFAStateID(1)
+
+    private var edges: [(from: UInt32, set: ASCIISet, to: UInt32)] = []
+    private var epsilons: [(from: UInt32, to: UInt32)] = []
+    private var acceptedPattern: [UInt32] = [UInt32.max, UInt32.max]
+    /// The prefix tree: (state, term) -> the state where that term's matches end. Every state made
+    /// while building a pattern is reached only through that pattern's terms so far, so a later
+    /// pattern whose terms are the same up to there can continue from it.
+    private var prefixTree: [PrefixKey: UInt32] = [:]
+
+    private struct PrefixKey: Hashable {
+        var from: UInt32
+        var term: TermShape
+    }
+
+    /// A term without its source span: two terms with the same shape match the same strings.
+    private indirect enum TermShape: Hashable {
+        case set(ASCIISet, URLFilterQuantifier)
+        case group([TermShape], URLFilterQuantifier)
+
+        init(_ term: URLFilterTerm) {
+            if case .group(let terms) = term.atom {
+                self = .group(terms.map(TermShape.init), term.quantifier)
+            } else {
+                self = .set(term.characterSet!, term.quantifier)
+            }
+        }
+    }
+
+    init() {
+        // The unanchored root loops on every URL character: a match may start anywhere.
+        edges.append((1, .anyCharacter, 1))
+    }
+
+    private mutating func newState() -> UInt32 {
+        acceptedPattern.append(UInt32.max)
+        return UInt32(acceptedPattern.count - 1)
+    }
+
+    mutating func add(_ filter: URLFilter, as id: PatternID) {
+        var terms = filter.terms[...]
+        if !filter.hasEndAnchor {
+            // A match that ends earlier is a match: trailing terms that may match nothing add nothing.
+            while let last = terms.last, last.quantifier.allowsZero || !last.mustConsumeCharacter && !last.isEndOfURLMarker && !containsEndMarker(last) {
+                terms.removeLast()
+            }
+        }
+        var state = filter.hasStartAnchor ? Self.anchoredRoot.rawValue : Self.unanchoredRoot.rawValue
+        for term in terms {
+            let key = PrefixKey(from: state, term: TermShape(term))
+            if let shared = prefixTree[key] {
+                state = shared
+            } else {
+                let next = build(term, from: state)
+                prefixTree[key] = next
+                state = next
+            }
+        }
+        if filter.hasEndAnchor {
+            let end = newState()
+            edges.append((state, ASCIISet([0]), end))
+            state = end
+        }
+        // Every pattern gets its own accept state, so that patterns with the same text stay apart.
+        let accept = newState()
+        epsilons.append((state, accept))
+        acceptedPattern[Int(accept)] = id.rawValue
+    }
+
+    private func containsEndMarker(_ term: URLFilterTerm) -> Bool {
+        if term.isEndOfURLMarker { return true }
+        if case .group(let terms) = term.atom { return terms.contains(where: containsEndMarker) }
+        return false
+    }
+
+    /// Thompson's construction for one term starting at `from`; returns the state where the
+    /// term's matches end.
+    private mutating func build(_ term: URLFilterTerm, from: UInt32) -> UInt32 {
+        switch term.atom {
+        case .character, .anyCharacter, .characterClass:
+            let set = term.characterSet!
+            switch term.quantifier {
+            case .one:
+                let to = newState()
+                edges.append((from, set, to))
+                return to
+            case .zeroOrOne:
+                let to = newState()
+                edges.append((from, set, to))
+                epsilons.append((from, to))
+                return to
+            case .zeroOrMore:
+                let loop = newState()
+                epsilons.append((from, loop))
+                edges.append((loop, set, loop))
+                return loop
+            case .oneOrMore:
+                let loop = newState()
+                edges.append((from, set, loop))
+                edges.append((loop, set, loop))
+                return loop
+            }
+        case .group(let terms):
+            switch term.quantifier {
+            case .one:
+                return terms.reduce(from) { state, inner in build(inner, from: state) }
+            case .zeroOrOne:
+                let entry = newState()
+                epsilons.append((from, entry))
+                let end = terms.reduce(entry) { state, inner in build(inner, from: state) }
+                let exit = newState()
+                epsilons.append((end, exit))
+                epsilons.append((entry, exit))
+                return exit
+            case .zeroOrMore:
+                let entry = newState()
+                epsilons.append((from, entry))
+                let end = terms.reduce(entry) { state, inner in build(inner, from: state) }
+                epsilons.append((end, entry))
+                return entry
+            case .oneOrMore:
+                let entry = newState()
+                epsilons.append((from, entry))
+                let end = terms.reduce(entry) { state, inner in build(inner, from: state) }
+                let exit = newState()
+                epsilons.append((end, exit))
+                epsilons.append((exit, entry))
+                return exit
+            }
+        }
+    }
+
+    func finish(patterns: [PatternID]) -> NFA {
+        let count = acceptedPattern.count
+        func group<T>(_ items: [(UInt32, T)]) -> (start: [UInt32], values: [T]) {
+            var start = [UInt32](repeating: 0, count: count + 1)
+            for (from, _) in items { start[Int(from) + 1] += 1 }
+            for index in 0..<count { start[index + 1] += start[index] }
+            var cursor = start
+            var values = [T?](repeating: nil, count: items.count)
+            for (from, value) in items {
+                values[Int(cursor[Int(from)])] = value
+                cursor[Int(from)] += 1
+            }
+            return (start, values.map { $0! })
+        }
+        let groupedEdges = group(edges.map { ($0.from, ($0.set, $0.to)) })
+        let groupedEpsilons = group(epsilons.map { ($0.from, $0.to) })
+        return NFA(
+            edgeStart: groupedEdges.start, edgeSets: groupedEdges.values.map(\.0),
+            edgeTargets: groupedEdges.values.map(\.1), epsilonStart: groupedEpsilons.start,
+            epsilonTargets: groupedEpsilons.values, acceptedPattern: acceptedPattern, patterns: patterns)
+    }
+}

@@ -1,0 +1,147 @@
+// AutomataTests.swift — AutomataTests
+//
+// The subset construction and the minimizer against a direct NFA simulation, on generated
+// patterns and URLs; golden dumps; the typed limit error.
+
+import Testing
+import Automata
+import URLFilterSyntax
+
+private func filter(_ pattern: String, caseSensitive: Bool = false) -> URLFilter {
+    try! URLFilterParser.parse(pattern, isCaseSensitive: caseSensitive).get()
+}
+
+private func patterns(_ sources: [String]) -> [(id: PatternID, filter: URLFilter)] {
+    sources.enumerated().map { (PatternID($0.offset), filter($0.element)) }
+}
+
+@Suite struct AutomataTests {
+    @Test func goldenDumpOfASmallList() throws {
+        let nfa = NFA(patterns: patterns(["^ab", "a[b-c]+$"]))
+        let dfa = Minimizer.minimize(try SubsetConstruction.determinize(nfa))
+        #expect(dfa.dump() == """
+            dfa: 7 states, 5 byte classes, 2 accepts
+              c0 = [\\x00]
+              c1 = [\\x01-@D-`d-\\x7F]
+              c2 = [Aa]
+              c3 = [Bb]
+              c4 = [Cc]
+            d0: c1,c3,c4 -> d1, c2 -> d2
+            d1: c1,c3,c4 -> d1, c2 -> d3
+            d2: c1 -> d1, c2 -> d3, c3 -> d4, c4 -> d5
+            d3: c1 -> d1, c2 -> d3, c3,c4 -> d5
+            d4: accept p0, c0 -> d6, c1 -> d1, c2 -> d3, c3,c4 -> d5
+            d5: c0 -> d6, c1 -> d1, c2 -> d3, c3,c4 -> d5
+            d6: accept p1
+
+            """)
+    }
+
+    @Test(arguments: [
+        (["a"], "xay", [0]), (["^a"], "xay", []), (["^a"], "ay", [0]), (["a$"], "xa", [0]), (["a$"], "xay", []),
+        (["a.b"], "a\u{7F}b", [0]), (["a[^x]"], "a", []), (["a\\0"], "xa", [0]), (["ab*c"], "ac", [0]),
+        (["(ab)+c"], "ababc", [0]), (["(ab)+c"], "abac", []), (["a", "a"], "a", [0, 1]), (["B"], "b", [0]),
+        (["x(a?)*y"], "xy", [0]), (["^(a*)*$"], "", []), (["^a?$"], "", []), (["^(ab)?c$"], "c", [0]),
+    ])
+    func matchesLikeTheNFA(sources: [String], url: String, expected: [Int]) throws {
+        let nfa = NFA(patterns: patterns(sources))
+        let dfa = try SubsetConstruction.determinize(nfa)
+        let expectedIDs = expected.map(PatternID.init)
+        let bytes = Array(url.utf8)
+        #expect(nfa.matches(bytes) == expectedIDs.filter { !filter(sources[Int($0.rawValue)]).matchesEverything })
+        #expect(dfa.matches(bytes) == nfa.matches(bytes))
+        #expect(Minimizer.minimize(dfa).matches(bytes) == nfa.matches(bytes))
+    }
+
+    @Test func dfaAgreesWithNFASimulationOnGeneratedInput() throws {
+        var random = SplitMix64(seed: 42)
+        var checked = 0
+        for _ in 0..<300 {
+            let sources = (0..<Int(random.next() % 6) + 1).map { _ in randomPattern(&random) }
+            let list = sources.enumerated().compactMap { item -> (id: PatternID, filter: URLFilter)? in
+                guard case .success(let parsed) = URLFilterParser.parse(item.element, isCaseSensitive: random.next() % 2 == 0) else { return nil }
+                return (PatternID(item.offset), parsed)
+            }
+            let nfa = NFA(patterns: list)
+            let dfa = try SubsetConstruction.determinize(nfa)
+            let minimal = Minimizer.minimize(dfa)
+            #expect(minimal.stateCount <= dfa.stateCount)
+            for _ in 0..<60 {
+                let url = randomURL(&random)
+                let expected = nfa.matches(url)
+                #expect(dfa.matches(url) == expected, "\(sources) on \(String(decoding: url, as: UTF8.self))")
+                #expect(minimal.matches(url) == expected, "\(sources) on \(String(decoding: url, as: UTF8.self))")
+                checked += 1
+            }
+        }
+        #expect(checked == 18_000)
+    }
+
+    @Test func minimizationMergesEquivalentStates() throws {
+        // Two spellings of one language under one pattern id collapse to the same minimal DFA.
+        let one = Minimizer.minimize(try SubsetConstruction.determinize(NFA(patterns: [(PatternID(0), filter("^a+b"))])))
+        let other = Minimizer.minimize(try SubsetConstruction.determinize(NFA(patterns: [(PatternID(0), filter("^aa*b"))])))
+        #expect(one == other)
+    }
+
+    @Test func explodingPatternEndsInTheTypedLimitError() {
+        // (.*a.{n}) needs 2^n states: the construction must stop at the limit, quickly.
+        let exploding = filter(".*a" + String(repeating: ".", count: 40) + "b")
+        let limits = AutomataLimits(maximumDFAStates: 20_000)
+        #expect(throws: AutomataError.tooManyStates(limit: 20_000, reached: 20_001, patterns: [PatternID(7)])) {
+            try SubsetConstruction.determinize(NFA(patterns: [(PatternID(7), exploding)]), limits: limits)
+        }
+    }
+
+    @Test func partitionerSplitsAndReportsTheOneTooBigPattern() {
+        let exploding = ".*a" + String(repeating: ".", count: 30) + "b"
+        var timer = PhaseTimer()
+        let result = DFAPartitioner.build(
+            patterns(["abc", exploding, "^x", "y.*z", "q$"]), limits: AutomataLimits(maximumDFAStates: 5_000), phaseTimer: &timer)
+        #expect(result.failures.map(\.patterns) == [[PatternID(1)]])
+        let covered = result.dfas.flatMap { dfa in dfa.acceptedPatterns }
+        #expect(Set(covered) == [PatternID(0), PatternID(2), PatternID(3), PatternID(4)])
+    }
+
+    @Test func byteClassesAreTheCoarsestRefinement() {
+        let classes = ByteClasses(refining: [ASCIISet(Array("abc".utf8)), ASCIISet(Array("c".utf8))])
+        #expect(classes.count == 3)
+        #expect(classes.classOfByte[Int(UInt8(ascii: "a"))] == classes.classOfByte[Int(UInt8(ascii: "b"))])
+        #expect(classes.classOfByte[Int(UInt8(ascii: "a"))] != classes.classOfByte[Int(UInt8(ascii: "c"))])
+        #expect(classes.classOfByte[0] == classes.classOfByte[Int(UInt8(ascii: "z"))])
+    }
+}
+
+/// Patterns from the subset's grammar over a small alphabet, with some text outside it.
+func randomPattern(_ random: inout SplitMix64) -> String {
+    let atoms = ["a", "b", "c", "A", ".", "[ab]", "[^a]", "[a-c]", "\\.", "\\0"]
+    let quantifiers = ["", "", "", "?", "*", "+"]
+    func term(_ depth: Int) -> String {
+        if depth < 2 && random.next() % 5 == 0 {
+            let inner = (0..<Int(random.next() % 3) + 1).map { _ in term(depth + 1) }.joined()
+            return "(" + inner + ")" + quantifiers[Int(random.next() % UInt64(quantifiers.count))]
+        }
+        return atoms[Int(random.next() % UInt64(atoms.count))] + quantifiers[Int(random.next() % UInt64(quantifiers.count))]
+    }
+    var pattern = (0..<Int(random.next() % 4) + 1).map { _ in term(0) }.joined()
+    if random.next() % 4 == 0 { pattern = "^" + pattern }
+    if random.next() % 4 == 0 { pattern += "$" }
+    return pattern
+}
+
+func randomURL(_ random: inout SplitMix64) -> [UInt8] {
+    let alphabet = Array("abcAB.x".utf8)
+    return (0..<Int(random.next() % 8)).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }
+}
+
+struct SplitMix64 {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
