@@ -46,7 +46,7 @@ let package = Package(
             dependencies: ["URLFilterSyntax", "CSSSelectorSyntax"],
             swiftSettings: swiftSettings),
         .target(name: "Automata", dependencies: ["URLFilterSyntax"], swiftSettings: swiftSettings),
-        .target(name: "Bytecode", dependencies: ["Automata"], swiftSettings: swiftSettings),
+        .target(name: "Bytecode", dependencies: ["Automata", "ContentRuleList"], swiftSettings: swiftSettings),
         .systemLibrary(name: "CLibPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
         .systemLibrary(name: "CIDN2", pkgConfig: "libidn2", providers: [.apt(["libidn2-dev"])]),
         .target(
@@ -86,7 +86,9 @@ let package = Package(
             resources: [],
             swiftSettings: swiftSettings),
         .testTarget(name: "AutomataTests", dependencies: ["Automata", "URLFilterSyntax"], swiftSettings: swiftSettings),
-        .testTarget(name: "BytecodeTests", dependencies: ["Bytecode", "Automata", "URLFilterSyntax"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "BytecodeTests", dependencies: ["Bytecode", "Automata", "URLFilterSyntax", "ContentRuleList"],
+            swiftSettings: swiftSettings),
         .testTarget(name: "RequestContextTests", dependencies: ["RequestContext", "ContentRuleList"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ContentBlockerTests",

@@ -1,11 +1,14 @@
 // `blockbench conform --vectors FILE`: runs a WebKit vector file (the format of
 // Corpora/conformance/webkit-vectors.json) and prints a line per failing vector, a line per kind
-// and last `N passed, M failed, K skipped`. Request vectors need the engine and are reported as
-// skipped (not run) until it exists: never as passed.
+// and last `N passed, M failed, K skipped`. Request vectors run through the real path: the rule
+// list is compiled, its file written to bytes and loaded back (validated), and the evaluator answers
+// the request from that file.
 
 import ArgumentParser
+import ContentBlocker
 import ContentRuleList
 import Foundation
+import RequestContext
 import URLFilterSyntax
 
 struct ConformCommand: ParsableCommand {
@@ -40,8 +43,19 @@ public struct VectorFile: Decodable, Sendable {
 
     public struct RequestVectorTest: Decodable, Sendable {
         public struct Vector: Decodable, Sendable {
+            public struct RequestFields: Decodable, Sendable {
+                public var url: String
+                public var mainDocumentURL: String
+                public var frameURL: String
+                public var resourceType: String
+                public var mainFrameContext: Bool?
+                public var requestMethod: String?
+            }
             public var rules: String
+            public var request: RequestFields
             public var expectedActions: [String]
+            /// 1 when the list's global style sheet applies (the default), 0 when it does not.
+            public var expectedStylesheetLists: Int?
         }
         public var test: String
         public var vectors: [Vector]
@@ -115,11 +129,70 @@ public enum VectorRunner {
         outcome.passed += kindPassed
         outcome.failed += kindFailed
 
-        let requestVectors = file.requestVectorTests.reduce(0) { $0 + $1.vectors.count }
-        outcome.skipped += requestVectors
-        outcome.lines.append("request vectors: \(requestVectors) not run (they need the engine: rule list -> DFA -> bytecode, not built yet)")
+        kindPassed = 0
+        kindFailed = 0
+        for test in file.requestVectorTests {
+            for vector in test.vectors {
+                let got: String
+                switch answer(vector) {
+                case .success(let answer): got = answer
+                case .failure(let problem): got = "error: \(problem)"
+                }
+                let expected = expectedAnswer(vector)
+                if got == expected {
+                    kindPassed += 1
+                } else {
+                    kindFailed += 1
+                    outcome.lines.append(
+                        "FAIL request \(test.test): rules \(quoted(vector.rules)), url \(quoted(vector.request.url)): expected \(expected), got \(got)")
+                }
+            }
+        }
+        outcome.lines.append("request vectors (compiled to bytecode, saved, loaded and run): \(kindPassed) passed, \(kindFailed) failed")
+        outcome.passed += kindPassed
+        outcome.failed += kindFailed
 
         outcome.lines.append("\(outcome.passed) passed, \(outcome.failed) failed, \(outcome.skipped) skipped")
         return outcome
+    }
+}
+
+extension VectorRunner {
+    struct Problem: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// `[actions] stylesheets N`, the form both sides of a request vector are compared in.
+    static func expectedAnswer(_ vector: VectorFile.RequestVectorTest.Vector) -> String {
+        "[\(vector.expectedActions.joined(separator: ", "))] stylesheets \(vector.expectedStylesheetLists ?? 1)"
+    }
+
+    static func answer(_ vector: VectorFile.RequestVectorTest.Vector) -> Result<String, Problem> {
+        let compiled: CompiledRuleList
+        do {
+            let (list, _) = try RuleListCompiler.compile(json: Array(vector.rules.utf8))
+            compiled = try CompiledRuleList(validating: list.serialized())
+        } catch {
+            return .failure(Problem(description: "\(error)"))
+        }
+        guard let request = request(vector.request) else {
+            return .failure(Problem(description: "unknown resource type or method in \(vector.request)"))
+        }
+        let outcome = compiled.outcome(for: request)
+        let names = outcome.actions.map(\.typeName)
+        return .success("[\(names.joined(separator: ", "))] stylesheets \(outcome.appliesGlobalStyleSheet ? 1 : 0)")
+    }
+
+    static func request(_ fields: VectorFile.RequestVectorTest.Vector.RequestFields) -> Request? {
+        guard let type = ResourceTypes.requestNames.first(where: { $0.name == fields.resourceType })?.type else { return nil }
+        var method: RequestMethod?
+        if let name = fields.requestMethod {
+            guard let known = RequestMethod(rawValue: name.lowercased()) else { return nil }
+            method = known
+        }
+        return Request(
+            url: CanonicalURL(fields.url), mainDocumentURL: CanonicalURL(fields.mainDocumentURL),
+            frameURL: CanonicalURL(fields.frameURL), resourceType: type, isMainFrameContext: fields.mainFrameContext ?? false,
+            method: method)
     }
 }

@@ -237,6 +237,11 @@ public struct QueryTransform: Hashable, Sendable {
         public var key: String
         public var value: String
         public var replaceOnly: Bool
+        public init(key: String, value: String, replaceOnly: Bool) {
+            self.key = key
+            self.value = value
+            self.replaceOnly = replaceOnly
+        }
     }
     public var addOrReplaceParameters: [Parameter] = []
     public var removeParameters: [String] = []
@@ -253,4 +258,9 @@ public struct ModifyHeaders: Hashable, Sendable {
     public var requestHeaders: [Operation]
     public var responseHeaders: [Operation]
     public var priority: UInt32
+    public init(requestHeaders: [Operation], responseHeaders: [Operation], priority: UInt32) {
+        self.requestHeaders = requestHeaders
+        self.responseHeaders = responseHeaders
+        self.priority = priority
+    }
 }

@@ -1,0 +1,111 @@
+// ByteIO.swift — Bytecode
+//
+// Little-endian writing and bounds-checked reading. Every read of an untrusted file goes through
+// `ByteReader`, which throws `BytecodeError.truncated` instead of reading past its end.
+
+/// Appends little-endian integers, LEB128 varints and length-prefixed strings.
+public struct ByteWriter: Sendable {
+    public private(set) var bytes: [UInt8] = []
+
+    public init() {}
+
+    public var count: Int { bytes.count }
+
+    public mutating func u8(_ value: UInt8) { bytes.append(value) }
+    public mutating func u16(_ value: UInt16) { integer(value, width: 2) }
+    public mutating func u32(_ value: UInt32) { integer(value, width: 4) }
+    public mutating func u64(_ value: UInt64) { integer(value, width: 8) }
+
+    /// The low `width` bytes of `value`, least significant first.
+    public mutating func integer<T: FixedWidthInteger>(_ value: T, width: Int) {
+        let wide = UInt64(truncatingIfNeeded: value)
+        for index in 0..<width { bytes.append(UInt8(truncatingIfNeeded: wide >> (8 * UInt64(index)))) }
+    }
+
+    /// Unsigned LEB128: seven bits a byte, low bits first, high bit set on every byte but the last.
+    public mutating func varint(_ value: UInt32) {
+        var rest = value
+        while rest >= 0x80 {
+            bytes.append(UInt8(rest & 0x7F) | 0x80)
+            rest >>= 7
+        }
+        bytes.append(UInt8(rest))
+    }
+
+    /// A varint byte count, then the UTF-8 bytes.
+    public mutating func string(_ value: String) {
+        varint(UInt32(value.utf8.count))
+        bytes.append(contentsOf: value.utf8)
+    }
+
+    public mutating func append<C: Collection<UInt8>>(contentsOf other: C) { bytes.append(contentsOf: other) }
+
+    /// Overwrites 4 bytes at `offset` (a length or a checksum written after the fact).
+    public mutating func patchU32(_ value: UInt32, at offset: Int) {
+        for index in 0..<4 { bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * UInt32(index))) }
+    }
+}
+
+/// Reads what `ByteWriter` wrote, never past `end`.
+public struct ByteReader: Sendable {
+    public let bytes: [UInt8]
+    public private(set) var offset: Int
+    public let end: Int
+
+    public init(_ bytes: [UInt8], from start: Int = 0, to end: Int? = nil) {
+        self.bytes = bytes
+        self.offset = start
+        self.end = end ?? bytes.count
+    }
+
+    public var remaining: Int { end - offset }
+    public var isAtEnd: Bool { offset == end }
+
+    public mutating func u8() throws(BytecodeError) -> UInt8 {
+        guard offset < end else { throw .truncated(at: offset) }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    public mutating func u16() throws(BytecodeError) -> UInt16 { UInt16(try integer(width: 2)) }
+    public mutating func u32() throws(BytecodeError) -> UInt32 { UInt32(try integer(width: 4)) }
+    public mutating func u64() throws(BytecodeError) -> UInt64 { try integer(width: 8) }
+
+    public mutating func integer(width: Int) throws(BytecodeError) -> UInt64 {
+        guard width <= remaining else { throw .truncated(at: offset) }
+        var value: UInt64 = 0
+        for index in 0..<width { value |= UInt64(bytes[offset + index]) << (8 * UInt64(index)) }
+        offset += width
+        return value
+    }
+
+    public mutating func varint() throws(BytecodeError) -> UInt32 {
+        let start = offset
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let byte = try u8()
+            value |= UInt64(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { break }
+            shift += 7
+            guard shift < 35 else { throw .malformed(at: start, "varint longer than 5 bytes") }
+        }
+        guard value <= UInt64(UInt32.max) else { throw .malformed(at: start, "varint above 2^32") }
+        return UInt32(value)
+    }
+
+    public mutating func string() throws(BytecodeError) -> String {
+        let length = Int(try varint())
+        guard length <= remaining else { throw .truncated(at: offset) }
+        let slice = bytes[offset..<offset + length]
+        guard let text = String(validating: slice, as: UTF8.self) else { throw .malformed(at: offset, "string is not UTF-8") }
+        offset += length
+        return text
+    }
+
+    public mutating func take(_ count: Int) throws(BytecodeError) -> ArraySlice<UInt8> {
+        guard count >= 0, count <= remaining else { throw .truncated(at: offset) }
+        defer { offset += count }
+        return bytes[offset..<offset + count]
+    }
+}

@@ -1,0 +1,110 @@
+// Interpreter.swift — Bytecode
+//
+// Runs a validated program over a URL. Allocates nothing: the caller's `report` closure is told
+// each pattern of each state passed (a pattern may be reported more than once). Only programs
+// that passed `Program.validate` may run: the reads below trust its checks.
+
+extension Program {
+    /// Runs over `url` then the end-of-URL NUL, reporting the patterns of every state passed.
+    @inlinable
+    public func run(_ url: UnsafeBufferPointer<UInt8>, report: (UInt32) -> Void) {
+        code.withUnsafeBufferPointer { code in
+            classOfByte.withUnsafeBufferPointer { classOf in
+                Self.execute(code: code, classOf: classOf, width: targetWidth, url: url, report: report)
+            }
+        }
+    }
+
+    @inlinable
+    static func readTarget(_ code: UnsafeBufferPointer<UInt8>, _ offset: Int, width: Int) -> UInt32 {
+        switch width {
+        case 2: return UInt32(code[offset]) | UInt32(code[offset + 1]) << 8
+        case 3: return UInt32(code[offset]) | UInt32(code[offset + 1]) << 8 | UInt32(code[offset + 2]) << 16
+        default:
+            return UInt32(code[offset]) | UInt32(code[offset + 1]) << 8 | UInt32(code[offset + 2]) << 16
+                | UInt32(code[offset + 3]) << 24
+        }
+    }
+
+    @inlinable
+    static func readVarint(_ code: UnsafeBufferPointer<UInt8>, _ offset: inout Int) -> UInt32 {
+        var value: UInt32 = 0
+        var shift: UInt32 = 0
+        while true {
+            let byte = code[offset]
+            offset += 1
+            value |= UInt32(byte & 0x7F) << shift
+            if byte & 0x80 == 0 { return value }
+            shift += 7
+        }
+    }
+
+    /// Reports the accepts of the state at `state` and returns the offset of its transitions.
+    @inlinable
+    static func reportAccepts(_ code: UnsafeBufferPointer<UInt8>, state: Int, report: (UInt32) -> Void) -> Int {
+        var offset = state + 1
+        if code[state] & acceptsFlag != 0 {
+            let count = readVarint(code, &offset)
+            var pattern: UInt32 = 0
+            for index in 0..<count {
+                let value = readVarint(code, &offset)
+                pattern = index == 0 ? value : pattern &+ value
+                report(pattern)
+            }
+        }
+        return offset
+    }
+
+    @inlinable
+    static func execute(
+        code: UnsafeBufferPointer<UInt8>, classOf: UnsafeBufferPointer<UInt8>, width: Int, url: UnsafeBufferPointer<UInt8>,
+        report: (UInt32) -> Void
+    ) {
+        let nowhere: UInt32 = width == 4 ? UInt32.max : (UInt32(1) << (8 * UInt32(width))) - 1
+        let entry = 1 + width
+        var state = 0
+        var index = 0
+        while true {
+            var offset = reportAccepts(code, state: state, report: report)
+            guard index <= url.count else { return }
+            let byte = index < url.count ? url[index] : 0
+            index += 1
+            guard byte < 128 else { return }
+            let byteClass = classOf[Int(byte)]
+            let next: UInt32
+            switch code[state] & 0b11 {
+            case TransitionForm.stop.rawValue:
+                return
+            case TransitionForm.dense.rawValue:
+                next = readTarget(code, offset + Int(byteClass) * width, width: width)
+            default:
+                var fallback = nowhere
+                if code[state] & 0b11 == TransitionForm.fallback.rawValue {
+                    fallback = readTarget(code, offset, width: width)
+                    offset += width
+                }
+                let count = Int(code[offset])
+                offset += 1
+                var found = fallback
+                for exception in 0..<count {
+                    let at = offset + exception * entry
+                    let candidate = code[at]
+                    if candidate >= byteClass {
+                        if candidate == byteClass { found = readTarget(code, at + 1, width: width) }
+                        break
+                    }
+                }
+                next = found
+            }
+            guard next != nowhere else { return }
+            state = Int(next)
+        }
+    }
+
+    /// The patterns that match `url`, each once, in increasing order (allocates; for tests and tools).
+    public func matches(_ url: [UInt8]) -> [UInt32] {
+        var found = Set<UInt32>()
+        url.withUnsafeBufferPointer { run($0) { found.insert($0) } }
+        return found.sorted()
+    }
+}

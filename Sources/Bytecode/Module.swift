@@ -1,1 +1,0 @@
-// Bytecode: see Package.swift for what this module holds.

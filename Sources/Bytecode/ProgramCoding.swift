@@ -1,0 +1,162 @@
+// ProgramCoding.swift — Bytecode
+//
+// A program inside a compiled file, its validation and its disassembly.
+//
+//     classCount    1   1...128
+//     targetWidth   1   2, 3 or 4
+//     classOfByte 128   each < classCount
+//     stateCount    4
+//     codeLength    4
+//     code          codeLength bytes of state instructions (Program.swift)
+//
+// Validation walks the code once, state by state: every header is known, every accept list is
+// well formed with patterns below the file's pattern count, every class is below classCount,
+// every target is nowhere or the offset of a state instruction, and the last instruction ends
+// exactly at the end of the code. A program that passes cannot read outside its code.
+
+extension Program {
+    func write(to writer: inout ByteWriter) {
+        writer.u8(UInt8(classCount - 1))
+        writer.u8(UInt8(targetWidth))
+        writer.append(contentsOf: classOfByte)
+        writer.u32(UInt32(stateCount))
+        writer.u32(UInt32(code.count))
+        writer.append(contentsOf: code)
+    }
+
+    static func read(from reader: inout ByteReader, patternCount: Int) throws(BytecodeError) -> Program {
+        let start = reader.offset
+        let classCount = Int(try reader.u8()) + 1
+        guard classCount <= 128 else { throw .malformed(at: start, "\(classCount) byte classes") }
+        let width = Int(try reader.u8())
+        guard (2...4).contains(width) else { throw .malformed(at: start + 1, "target width \(width)") }
+        let classOfByte = Array(try reader.take(128))
+        if let bad = classOfByte.firstIndex(where: { Int($0) >= classCount }) {
+            throw .malformed(at: start + 2 + bad, "byte \(bad) in class \(classOfByte[bad]) of \(classCount)")
+        }
+        let stateCount = Int(try reader.u32())
+        let length = Int(try reader.u32())
+        let codeStart = reader.offset
+        let code = Array(try reader.take(length))
+        let program = Program(classOfByte: classOfByte, classCount: classCount, targetWidth: width, code: code, stateCount: stateCount)
+        try program.validate(patternCount: patternCount, fileOffset: codeStart)
+        return program
+    }
+
+    /// Checks that the program can run safely (see the top of this file). Offsets in errors are
+    /// file offsets (`fileOffset` is where the code starts).
+    public func validate(patternCount: Int, fileOffset: Int = 0) throws(BytecodeError) {
+        guard !code.isEmpty else { throw .malformed(at: fileOffset, "empty program") }
+        var isState = [Bool](repeating: false, count: code.count)
+        var targets: [(at: Int, target: UInt32)] = []
+        var reader = ByteReader(code)
+        var states = 0
+        func fail(_ at: Int, _ reason: String) -> BytecodeError { .malformed(at: fileOffset + at, reason) }
+        do throws(BytecodeError) {
+            while !reader.isAtEnd {
+                let state = reader.offset
+                isState[state] = true
+                states += 1
+                let header = try reader.u8()
+                guard header & ~(Self.acceptsFlag | 0b11) == 0 else { throw fail(state, "unknown state header 0x\(String(header, radix: 16))") }
+                if header & Self.acceptsFlag != 0 {
+                    let count = try reader.varint()
+                    guard count >= 1 else { throw fail(state, "empty accept list") }
+                    var pattern: UInt64 = 0
+                    for index in 0..<count {
+                        let value = UInt64(try reader.varint())
+                        guard index == 0 || value >= 1 else { throw fail(reader.offset, "accept list not increasing") }
+                        pattern = index == 0 ? value : pattern + value
+                        guard pattern < patternCount else { throw fail(reader.offset, "pattern \(pattern) of \(patternCount)") }
+                    }
+                }
+                func readTarget() throws(BytecodeError) {
+                    let at = reader.offset
+                    targets.append((at, UInt32(try reader.integer(width: targetWidth))))
+                }
+                switch TransitionForm(rawValue: header & 0b11)! {
+                case .stop: break
+                case .dense:
+                    for _ in 0..<classCount { try readTarget() }
+                case .sparse, .fallback:
+                    if header & 0b11 == TransitionForm.fallback.rawValue { try readTarget() }
+                    let count = Int(try reader.u8())
+                    guard header & 0b11 == TransitionForm.fallback.rawValue || count >= 1 else {
+                        throw fail(reader.offset - 1, "sparse state without transitions")
+                    }
+                    var previous = -1
+                    for _ in 0..<count {
+                        let byteClass = Int(try reader.u8())
+                        guard byteClass > previous, byteClass < classCount else {
+                            throw fail(reader.offset - 1, "class \(byteClass) out of order or of \(classCount)")
+                        }
+                        previous = byteClass
+                        try readTarget()
+                    }
+                }
+            }
+        } catch .truncated(let at) {
+            throw fail(at, "the last state instruction runs past the end of the program")
+        }
+        guard states == stateCount else { throw fail(0, "\(states) states, header says \(stateCount)") }
+        for (at, target) in targets where target != nowhere {
+            guard Int(target) < code.count, isState[Int(target)] else { throw fail(at, "jump to \(target), not a state") }
+        }
+    }
+
+    /// The program as text: the classes, then one line per state (`@offset: accept ...; form ...`).
+    public func disassemble() -> String {
+        var lines = ["program: \(stateCount) states, \(classCount) byte classes, \(code.count) bytes, \(targetWidth)-byte targets"]
+        var members = [[UInt8]](repeating: [], count: classCount)
+        for byte in 0..<128 { members[Int(classOfByte[byte])].append(UInt8(byte)) }
+        for (index, bytes) in members.enumerated() { lines.append("  c\(index) = \(describe(bytes))") }
+        code.withUnsafeBufferPointer { code in
+            var state = 0
+            while state < code.count {
+                var parts: [String] = []
+                var accepted: [String] = []
+                var offset = Self.reportAccepts(code, state: state) { accepted.append("p\($0)") }
+                if !accepted.isEmpty { parts.append("accept " + accepted.joined(separator: " ")) }
+                func target() -> String {
+                    let value = Self.readTarget(code, offset, width: targetWidth)
+                    offset += targetWidth
+                    return value == nowhere ? "stop" : "@\(value)"
+                }
+                switch TransitionForm(rawValue: code[state] & 0b11)! {
+                case .stop: parts.append("stop")
+                case .dense: parts.append("dense " + (0..<classCount).map { "c\($0)->\(target())" }.joined(separator: " "))
+                case .sparse, .fallback:
+                    var text = code[state] & 0b11 == TransitionForm.fallback.rawValue ? "fallback \(target())" : "sparse"
+                    let count = Int(code[offset])
+                    offset += 1
+                    for _ in 0..<count {
+                        let byteClass = code[offset]
+                        offset += 1
+                        text += " c\(byteClass)->\(target())"
+                    }
+                    parts.append(text)
+                }
+                lines.append("@\(state): " + parts.joined(separator: "; "))
+                state = offset
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// Bytes as a compact class, e.g. `[0-9A-Za-z]`, with unprintable bytes as `\xNN`.
+func describe(_ bytes: [UInt8]) -> String {
+    func show(_ byte: UInt8) -> String {
+        (33...126).contains(byte) && byte != UInt8(ascii: "\\") && byte != UInt8(ascii: "]") && byte != UInt8(ascii: "-")
+            ? String(UnicodeScalar(byte)) : "\\x" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+    }
+    var text = "["
+    var index = 0
+    while index < bytes.count {
+        var end = index
+        while end + 1 < bytes.count && bytes[end + 1] == bytes[end] + 1 { end += 1 }
+        text += end - index >= 2 ? show(bytes[index]) + "-" + show(bytes[end]) : (index...end).map { show(bytes[$0]) }.joined()
+        index = end + 1
+    }
+    return text + "]"
+}

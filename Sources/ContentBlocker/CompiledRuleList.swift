@@ -1,0 +1,83 @@
+// CompiledRuleList.swift — ContentBlocker
+//
+// A compiled rule list: made by `RuleListCompiler`, saved and loaded as a file (validated before
+// use), and asked what to do with a request.
+
+public import Bytecode
+public import ContentRuleList
+public import RequestContext
+internal import Foundation
+
+public struct CompiledRuleList: Sendable {
+    public let file: CompiledFile
+
+    public init(_ file: CompiledFile) {
+        self.file = file
+    }
+
+    /// Loads a compiled file's bytes; throws before anything runs when they are not a valid file.
+    public init(validating bytes: [UInt8]) throws(BytecodeError) {
+        file = try CompiledFile(validating: bytes)
+    }
+
+    /// The file's bytes (always the same for the same list).
+    public func serialized() -> [UInt8] { file.serialized() }
+
+    /// Writes the file atomically: a reader sees the old file or the whole new one.
+    public func save(to path: String) throws {
+        try Data(serialized()).write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+
+    /// Reads and validates a compiled file.
+    public static func load(from path: String) throws -> CompiledRuleList {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        return try CompiledRuleList(validating: [UInt8](data))
+    }
+
+    /// What the list decides for `request` (MatchOutcome.swift). For many requests, reuse an
+    /// `Evaluator`: it keeps its working memory between requests.
+    public func outcome(for request: Request) -> MatchOutcome {
+        let evaluator = Evaluator(self)
+        return evaluator.outcome(for: request)
+    }
+
+    /// The actions for `request`, in WebKit's order.
+    public func actions(for request: Request) -> [Action] { outcome(for: request).actions }
+
+    /// The whole file as text: counts, rules, actions and every program's disassembly.
+    public func disassemble() -> String {
+        var lines: [String] = []
+        lines.append("compiled rule list, format version \(CompiledFile.version), \(serialized().count) bytes")
+        for (kind, bytes) in file.sectionSizes() { lines.append("  section \(kind): \(bytes) bytes") }
+        lines.append("rules: \(file.rules.count), url patterns: \(file.urlPatternCount), top-url patterns: \(file.topPatternCount), frame-url patterns: \(file.framePatternCount)")
+        for pattern in 0..<file.urlPatternCount {
+            let rules = file.patternRules[Int(file.patternRuleStart[pattern])..<Int(file.patternRuleStart[pattern + 1])]
+            lines.append("  p\(pattern) -> slots \(rules.map(String.init).joined(separator: " "))")
+        }
+        if !file.universalRules.isEmpty {
+            lines.append("  every URL -> slots \(file.universalRules.map(String.init).joined(separator: " "))")
+        }
+        for (slot, rule) in file.rules.enumerated() {
+            var parts = ["slot \(slot): rule \(rule.ruleIndex)", "role \(rule.role)"]
+            if rule.actionLocation != RuleRecord.notListed { parts.append("action a\(rule.actionLocation)") }
+            if rule.resourceTypes != 0 { parts.append("types 0x\(String(rule.resourceTypes, radix: 16))") }
+            if rule.loadTypes != 0 { parts.append("load-type \(rule.loadTypes)") }
+            if rule.loadContexts != 0 { parts.append("load-context \(rule.loadContexts)") }
+            if rule.method != 0 { parts.append("method \(RequestMethod.allCases[Int(rule.method) - 1])") }
+            if rule.condition != .none {
+                let entries = file.conditions[Int(rule.conditionStart)..<Int(rule.conditionStart + rule.conditionCount)]
+                parts.append("\(rule.condition) \(entries.map { "p\($0)" }.joined(separator: " "))")
+            }
+            lines.append("  " + parts.joined(separator: ", "))
+        }
+        lines.append("actions: \(file.actions.count)")
+        for (location, action) in file.actions.enumerated() { lines.append("  a\(location): \(action)") }
+        for (name, programs) in [("url", file.urlPrograms), ("top-url", file.topURLPrograms), ("frame-url", file.framePrograms)] {
+            for (index, program) in programs.enumerated() {
+                lines.append("\(name) program \(index):")
+                lines.append(program.disassemble().split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(separator: "\n"))
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

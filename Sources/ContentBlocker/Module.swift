@@ -1,1 +1,0 @@
-// ContentBlocker: see Package.swift for what this module holds.

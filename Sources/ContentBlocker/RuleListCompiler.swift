@@ -1,0 +1,298 @@
+// RuleListCompiler.swift — ContentBlocker
+//
+// Rule list -> compiled file. The url-filters become the url programs (identical filters share
+// one pattern; filters that match everything go to the universal list instead); domains and
+// top-url patterns become the top-url programs, frame-url patterns the frame programs; each rule
+// gets a record with its flags, its condition and the location of its action, assigned as
+// MatchOutcome.swift defines (segments at ignore-previous-rules, shared locations, batched
+// css-display-none, the global style sheet).
+
+public import Automata
+public import Bytecode
+public import ContentRuleList
+internal import URLFilterSyntax
+
+/// Why a list that WebKit accepts did not compile here.
+public enum CompileError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The list is not one WebKit accepts.
+    case invalidRuleList(ContentRuleListError)
+    /// A pattern's automaton outgrew the limits on its own.
+    case patternTooComplex(pattern: String, rules: [RuleIndex], AutomataError)
+
+    public var description: String {
+        switch self {
+        case .invalidRuleList(let error): "\(error)"
+        case .patternTooComplex(let pattern, let rules, let error):
+            "pattern \"\(pattern)\" (rule\(rules.count == 1 ? "" : "s") \(rules.map(\.description).joined(separator: ", "))): \(error)"
+        }
+    }
+}
+
+/// Figures of one compilation.
+public struct CompilationReport: Sendable {
+    public var rules: Int
+    public var urlPatterns: Int
+    public var universalRules: Int
+    public var topPatterns: Int
+    public var framePatterns: Int
+    public struct Automata: Sendable {
+        public var dfas: Int = 0
+        public var nfaStates: Int = 0
+        public var statesBeforeMinimization: Int = 0
+        public var states: Int = 0
+    }
+    public var url = Automata()
+    public var topURL = Automata()
+    public var frameURL = Automata()
+    public var timer = PhaseTimer()
+}
+
+public enum RuleListCompiler {
+    /// Parses and compiles a rule list's JSON bytes.
+    public static func compile(
+        json bytes: [UInt8], limits: AutomataLimits = .default
+    ) throws(CompileError) -> (CompiledRuleList, CompilationReport) {
+        var timer = PhaseTimer()
+        let parsed = timer.measure(.parse) { RuleListParser.parse(bytes) }
+        switch parsed {
+        case .failure(let error): throw .invalidRuleList(error)
+        case .success(let list): return try compile(list, limits: limits, timer: timer)
+        }
+    }
+
+    /// Compiles a parsed rule list.
+    public static func compile(
+        _ list: RuleList, limits: AutomataLimits = .default, timer: PhaseTimer = PhaseTimer()
+    ) throws(CompileError) -> (CompiledRuleList, CompilationReport) {
+        var builder = Builder(list: list, timer: timer)
+        try builder.collect()
+        let file = try builder.build(limits: limits)
+        var report = builder.report
+        report.timer = builder.timer
+        return (CompiledRuleList(file), report)
+    }
+}
+
+/// A pool of patterns numbered in first-seen order; identical text and case share a number.
+struct PatternPool {
+    struct Key: Hashable { var source: String; var isCaseSensitive: Bool }
+    var ids: [Key: Int] = [:]
+    var filters: [URLFilter] = []
+    var users: [[RuleIndex]] = []
+
+    mutating func id(for filter: URLFilter, rule: RuleIndex) -> Int {
+        let key = Key(source: filter.source, isCaseSensitive: filter.isCaseSensitive)
+        if let id = ids[key] {
+            if users[id].last != rule { users[id].append(rule) }
+            return id
+        }
+        ids[key] = filters.count
+        filters.append(filter)
+        users.append([rule])
+        return filters.count - 1
+    }
+}
+
+private struct Builder {
+    let list: RuleList
+    var timer: PhaseTimer
+    var report: CompilationReport
+    var urlPool = PatternPool()
+    var topPool = PatternPool()
+    var framePool = PatternPool()
+    /// The url pattern of each rule slot, nil when it matches everything.
+    var urlPatternOfRule: [Int?] = []
+    var records: [RuleRecord] = []
+    var conditions: [UInt32] = []
+    var actions: [Action] = []
+
+    init(list: RuleList, timer: PhaseTimer) {
+        self.list = list
+        self.timer = timer
+        report = CompilationReport(rules: list.rules.count, urlPatterns: 0, universalRules: 0, topPatterns: 0, framePatterns: 0)
+    }
+
+    static func parse(_ pattern: String, caseSensitive: Bool) -> URLFilter {
+        // The rule-list parser accepted every pattern already.
+        try! URLFilterParser.parse(pattern, isCaseSensitive: caseSensitive).get()
+    }
+
+    /// WebKit's pattern for a domain condition, over the main document URL.
+    static func domainPattern(_ domain: String) -> String {
+        var pattern = "[a-z][a-z+.-]*:\\/\\/"
+        var name = Substring(domain)
+        if name.hasPrefix("*") {
+            pattern += "([^/]*\\.)*"
+            name = name.dropFirst()
+        }
+        for character in name {
+            if ".*+?^$()[]{}|\\/-".contains(character) { pattern.append("\\") }
+            pattern.append(character)
+        }
+        return pattern + "[:/]"
+    }
+
+    mutating func collect() throws(CompileError) {
+        let firstIgnorePrevious = list.rules.firstIndex { $0.action == .ignorePreviousRules } ?? list.rules.count
+        timer.measure(.parse) {
+            for (slot, rule) in list.rules.enumerated() {
+                let trigger = rule.trigger
+                let filter = Self.parse(trigger.urlFilter, caseSensitive: trigger.urlFilterIsCaseSensitive)
+                urlPatternOfRule.append(filter.matchesEverything ? nil : urlPool.id(for: filter, rule: rule.index))
+
+                var kind = ConditionKind.none
+                let start = conditions.count
+                if let condition = trigger.condition {
+                    let isFrame: Bool
+                    var entries: [Int] = []
+                    var everything = false
+                    switch condition {
+                    case .ifDomain(let domains), .unlessDomain(let domains):
+                        isFrame = false
+                        for domain in domains {
+                            entries.append(topPool.id(for: Self.parse(Self.domainPattern(domain), caseSensitive: false), rule: rule.index))
+                        }
+                    case .ifTopURL(let patterns), .unlessTopURL(let patterns), .ifFrameURL(let patterns), .unlessFrameURL(let patterns):
+                        isFrame = if case .ifFrameURL = condition { true } else if case .unlessFrameURL = condition { true } else { false }
+                        let caseSensitive = isFrame ? trigger.frameURLFilterIsCaseSensitive : trigger.topURLFilterIsCaseSensitive
+                        for pattern in patterns {
+                            let conditionFilter = Self.parse(pattern, caseSensitive: caseSensitive)
+                            if conditionFilter.matchesEverything {
+                                everything = true
+                            } else if isFrame {
+                                entries.append(framePool.id(for: conditionFilter, rule: rule.index))
+                            } else {
+                                entries.append(topPool.id(for: conditionFilter, rule: rule.index))
+                            }
+                        }
+                    }
+                    if everything {
+                        kind = condition.isPositive ? .none : .never
+                    } else {
+                        kind = switch (isFrame, condition.isPositive) {
+                        case (false, true): .ifTopURL
+                        case (false, false): .unlessTopURL
+                        case (true, true): .ifFrameURL
+                        case (true, false): .unlessFrameURL
+                        }
+                        conditions += entries.map(UInt32.init)
+                    }
+                }
+                let role: RuleRole =
+                    switch rule.action {
+                    case .ignorePreviousRules: .ignorePreviousRules
+                    case .ignoreFollowingRules: .ignoreFollowingRules
+                    case .makeHTTPS: .makeHTTPS
+                    case .cssDisplayNone where slot < firstIgnorePrevious && filter.matchesEverything && trigger.resourceTypes.isEmpty
+                        && trigger.loadTypes.isEmpty && trigger.loadContexts.isEmpty && trigger.requestMethod == nil
+                        && trigger.condition == nil:
+                        .globalStyleSheet
+                    default: .listed
+                    }
+                let method = trigger.requestMethod.map { UInt8(RequestMethod.allCases.firstIndex(of: $0)! + 1) } ?? 0
+                records.append(RuleRecord(
+                    ruleIndex: UInt32(rule.index.rawValue), resourceTypes: trigger.resourceTypes.rawValue,
+                    loadTypes: trigger.loadTypes.rawValue, loadContexts: trigger.loadContexts.rawValue, method: method,
+                    condition: kind, role: role, actionLocation: RuleRecord.notListed, conditionStart: UInt32(start),
+                    conditionCount: UInt32(conditions.count - start)))
+            }
+        }
+        assignActionLocations()
+    }
+
+    /// Locations as MatchOutcome.swift defines them.
+    mutating func assignActionLocations() {
+        var shared: [SharedKey: UInt32] = [:]
+        var pendingStyles: [Trigger: (selectors: [String], slots: [Int])] = [:]
+        var pendingOrder: [Trigger] = []
+        func flushStyles() {
+            for trigger in pendingOrder {
+                let pending = pendingStyles[trigger]!
+                let location = UInt32(actions.count)
+                actions.append(.cssDisplayNone(selector: pending.selectors.joined(separator: ",")))
+                for slot in pending.slots { records[slot].actionLocation = location }
+            }
+            pendingStyles.removeAll()
+            pendingOrder.removeAll()
+        }
+        for (slot, rule) in list.rules.enumerated() {
+            switch records[slot].role {
+            case .ignorePreviousRules:
+                flushStyles()
+                shared.removeAll()
+            case .ignoreFollowingRules, .globalStyleSheet:
+                break
+            case .listed, .makeHTTPS:
+                if case .cssDisplayNone(let selector) = rule.action {
+                    if pendingStyles[rule.trigger] == nil {
+                        pendingOrder.append(rule.trigger)
+                        pendingStyles[rule.trigger] = ([], [])
+                    }
+                    pendingStyles[rule.trigger]!.selectors.append(selector)
+                    pendingStyles[rule.trigger]!.slots.append(slot)
+                    continue
+                }
+                var trigger = rule.trigger
+                trigger.urlFilter = ""
+                trigger.urlFilterIsCaseSensitive = false
+                let key = SharedKey(action: rule.action, trigger: trigger)
+                if let location = shared[key] {
+                    records[slot].actionLocation = location
+                } else {
+                    let location = UInt32(actions.count)
+                    actions.append(rule.action)
+                    shared[key] = location
+                    records[slot].actionLocation = location
+                }
+            }
+        }
+        flushStyles()
+    }
+
+    struct SharedKey: Hashable {
+        var action: Action
+        var trigger: Trigger
+    }
+
+    mutating func build(limits: AutomataLimits) throws(CompileError) -> CompiledFile {
+        let urlPrograms = try programs(urlPool, limits: limits, into: \.url)
+        let topPrograms = try programs(topPool, limits: limits, into: \.topURL)
+        let framePrograms = try programs(framePool, limits: limits, into: \.frameURL)
+        var patternRuleStart: [UInt32] = [0]
+        var patternRules: [UInt32] = []
+        var universal: [UInt32] = []
+        var rulesOfPattern = [[UInt32]](repeating: [], count: urlPool.filters.count)
+        for (slot, pattern) in urlPatternOfRule.enumerated() {
+            if let pattern { rulesOfPattern[pattern].append(UInt32(slot)) } else { universal.append(UInt32(slot)) }
+        }
+        for rules in rulesOfPattern {
+            patternRules += rules
+            patternRuleStart.append(UInt32(patternRules.count))
+        }
+        report.urlPatterns = urlPool.filters.count
+        report.universalRules = universal.count
+        report.topPatterns = topPool.filters.count
+        report.framePatterns = framePool.filters.count
+        return CompiledFile(
+            urlPrograms: urlPrograms, topURLPrograms: topPrograms, framePrograms: framePrograms,
+            urlPatternCount: urlPool.filters.count, topPatternCount: topPool.filters.count,
+            framePatternCount: framePool.filters.count, patternRuleStart: patternRuleStart, patternRules: patternRules,
+            universalRules: universal, rules: records, conditions: conditions, actions: actions)
+    }
+
+    mutating func programs(
+        _ pool: PatternPool, limits: AutomataLimits, into figures: WritableKeyPath<CompilationReport, CompilationReport.Automata>
+    ) throws(CompileError) -> [Program] {
+        let patterns = pool.filters.enumerated().map { (id: PatternID($0.offset), filter: $0.element) }
+        let partition = DFAPartitioner.build(patterns, limits: limits, phaseTimer: &timer)
+        if let failure = partition.failures.first {
+            let id = Int(failure.patterns[0].rawValue)
+            throw .patternTooComplex(pattern: pool.filters[id].source, rules: pool.users[id], failure)
+        }
+        report[keyPath: figures].dfas = partition.dfas.count
+        report[keyPath: figures].nfaStates = partition.nfaStates
+        report[keyPath: figures].statesBeforeMinimization = partition.statesBeforeMinimization
+        report[keyPath: figures].states = partition.dfas.reduce(0) { $0 + $1.stateCount }
+        return timer.measure(.emit) { partition.dfas.map(Program.init) }
+    }
+}
