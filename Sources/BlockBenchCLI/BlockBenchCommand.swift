@@ -9,7 +9,9 @@ public struct BlockBenchCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "blockbench",
         abstract: "Compile Safari content-blocker rule lists like WebKit, and prove it.",
-        subcommands: [RunCommand.self, CheckCommand.self, ConformCommand.self, DumpCommand.self],
+        subcommands: [
+            RunCommand.self, CheckCommand.self, CompileCommand.self, MatchCommand.self, ConformCommand.self, DumpCommand.self,
+        ],
         defaultSubcommand: RunCommand.self)
 
     public init() {}

@@ -1,0 +1,104 @@
+// `blockbench compile RULES.json -o FILE`: compiles a rule list to a bytecode file and prints its
+// figures: rules, patterns, DFAs and states per program kind, bytes per section, time per phase.
+
+import ArgumentParser
+import Automata
+import Bytecode
+import ContentBlocker
+import ContentRuleList
+import Foundation
+
+struct CompileCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compile",
+        abstract: "Compile a rule list to a bytecode file and print its figures.",
+        discussion: "Exit 0 when the list compiled, 1 when WebKit would reject it or a pattern outgrew the automata limits.")
+
+    @Argument(help: "A rule list (JSON, optionally gzip-compressed).")
+    var rules: String
+
+    @Option(name: .shortAndLong, help: "Write the compiled file here (atomically).")
+    var output: String?
+
+    @Flag(help: "Print the figures as JSON.")
+    var json = false
+
+    func run() throws {
+        let bytes = try CorpusFiles.read(rules)
+        let started = ContinuousClock.now
+        let compiled: CompiledRuleList
+        var report: CompilationReport
+        do {
+            (compiled, report) = try RuleListCompiler.compile(json: bytes)
+        } catch {
+            print("\(rules): \(error)")
+            throw ExitCode(1)
+        }
+        let file = report.timer.measure(.emit) { compiled.serialized() }
+        let total = (ContinuousClock.now - started).seconds
+        if let output { try Data(file).write(to: URL(fileURLWithPath: output), options: .atomic) }
+        let figures = CompileFigures(path: rules, report: report, sections: compiled.file.sectionSizes(), seconds: total)
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(figures), as: UTF8.self))
+        } else {
+            print(figures.text, terminator: "")
+        }
+    }
+}
+
+/// The figures of one compilation, as printed and as JSON.
+struct CompileFigures: Encodable {
+    struct Automata: Encodable {
+        var patterns: Int
+        var dfas: Int
+        var nfaStates: Int
+        var statesBeforeMinimization: Int
+        var states: Int
+    }
+    var path: String
+    var rules: Int
+    var rulesMatchingEveryURL: Int
+    var url: Automata
+    var topURL: Automata
+    var frameURL: Automata
+    var bytes: Int
+    var sectionBytes: [String: Int]
+    var seconds: [String: Double]
+
+    init(path: String, report: CompilationReport, sections: [(kind: SectionKind, bytes: Int)], seconds: Double) {
+        self.path = path
+        rules = report.rules
+        rulesMatchingEveryURL = report.universalRules
+        func automata(_ figures: CompilationReport.Automata, _ patterns: Int) -> Automata {
+            Automata(
+                patterns: patterns, dfas: figures.dfas, nfaStates: figures.nfaStates,
+                statesBeforeMinimization: figures.statesBeforeMinimization, states: figures.states)
+        }
+        url = automata(report.url, report.urlPatterns)
+        topURL = automata(report.topURL, report.topPatterns)
+        frameURL = automata(report.frameURL, report.framePatterns)
+        sectionBytes = Dictionary(uniqueKeysWithValues: sections.map { ("\($0.kind)", $0.bytes) })
+        bytes = 32 + sections.count * 12 + sections.reduce(0) { $0 + $1.bytes }
+        var phases = Dictionary(uniqueKeysWithValues: PhaseTimer.Phase.allCases.map { ($0.rawValue, report.timer.seconds($0)) })
+        phases["total"] = seconds
+        self.seconds = phases
+    }
+
+    var text: String {
+        var lines = ["\(path): \(rules.grouped) rules, \(rulesMatchingEveryURL.grouped) matching every URL"]
+        for (name, figures) in [("url", url), ("top-url", topURL), ("frame-url", frameURL)] where figures.patterns > 0 || name == "url" {
+            lines.append(
+                "  \(name.padding(toLength: 9, withPad: " ", startingAt: 0)) \(figures.patterns.grouped) patterns -> \(figures.dfas) DFAs, "
+                    + "\(figures.states.grouped) states (\(figures.statesBeforeMinimization.grouped) before minimization, NFA \(figures.nfaStates.grouped))")
+        }
+        lines.append("  bytecode  \(bytes.grouped) bytes")
+        for kind in SectionKind.allCases {
+            lines.append("    \("\(kind)".padding(toLength: 15, withPad: " ", startingAt: 0)) \((sectionBytes["\(kind)"] ?? 0).grouped.leftPadded(12))")
+        }
+        let phases = PhaseTimer.Phase.allCases.map { String(format: "%@ %.3f", $0.rawValue, seconds[$0.rawValue] ?? 0) }
+        lines.append("  seconds   " + phases.joined(separator: ", ") + String(format: "; total %.3f", seconds["total"] ?? 0))
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

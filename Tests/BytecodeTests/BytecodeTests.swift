@@ -1,0 +1,139 @@
+// BytecodeTests.swift — the program encoding against the DFA it came from, and the validator
+// against every truncation and every single-byte corruption of a compiled file.
+
+import Testing
+import Automata
+import Bytecode
+import ContentRuleList
+import URLFilterSyntax
+
+private func dfa(_ sources: [String]) throws -> DFA {
+    let patterns = sources.enumerated().map { (id: PatternID($0.offset), filter: try! URLFilterParser.parse($0.element).get()) }
+    return Minimizer.minimize(try SubsetConstruction.determinize(NFA(patterns: patterns)))
+}
+
+/// A small file with every section in use: two url programs' worth of patterns, a condition, actions
+/// with payloads.
+private func sampleFile() throws -> CompiledFile {
+    let url = Program(try dfa(["^https?://ads\\.", "track(er)?\\.js", "[0-9]+x[0-9]+\\.gif$"]))
+    let top = Program(try dfa(["[a-z][a-z+.-]*:\\/\\/([^/]*\\.)*example\\.com[:/]"]))
+    var transform = URLTransform()
+    transform.port = .some(nil)
+    transform.host = "example.org"
+    return CompiledFile(
+        urlPrograms: [url], topURLPrograms: [top], framePrograms: [], urlPatternCount: 3, topPatternCount: 1,
+        framePatternCount: 0, patternRuleStart: [0, 1, 2, 3], patternRules: [0, 1, 2], universalRules: [3],
+        rules: [
+            RuleRecord(ruleIndex: 0, resourceTypes: 0, loadTypes: 0, loadContexts: 0, method: 0, condition: .none, role: .listed, actionLocation: 0, conditionStart: 0, conditionCount: 0),
+            RuleRecord(ruleIndex: 1, resourceTypes: 1 << 4, loadTypes: 2, loadContexts: 0, method: 0, condition: .ifTopURL, role: .listed, actionLocation: 1, conditionStart: 0, conditionCount: 1),
+            RuleRecord(ruleIndex: 3, resourceTypes: 0, loadTypes: 0, loadContexts: 1, method: 1, condition: .none, role: .listed, actionLocation: 2, conditionStart: 0, conditionCount: 0),
+            RuleRecord(ruleIndex: 4, resourceTypes: 0, loadTypes: 0, loadContexts: 0, method: 0, condition: .none, role: .ignorePreviousRules, actionLocation: RuleRecord.notListed, conditionStart: 0, conditionCount: 0),
+        ],
+        conditions: [0],
+        actions: [.block, .cssDisplayNone(selector: ".ad, #banner"), .redirect(.transform(transform))])
+}
+
+@Suite struct BytecodeTests {
+    @Test func programsAnswerLikeTheirDFA() throws {
+        var random = UInt64(7)
+        func next() -> UInt64 {
+            random = random &* 6364136223846793005 &+ 1442695040888963407
+            return random >> 33
+        }
+        let sources = ["^ab", "a[b-c]+$", "x.*y", "^(ab)+c", "[^/]+\\.png", "Z", "track(er)?\\.js", "^http:\\/\\/(www\\.)?x"]
+        let automaton = try dfa(sources)
+        let program = Program(automaton)
+        try program.validate(patternCount: sources.count)
+        let alphabet = Array("abcxyzABCZ./:htpwrke.jsng0".utf8)
+        for _ in 0..<5_000 {
+            let url = (0..<Int(next() % 14)).map { _ in alphabet[Int(next() % UInt64(alphabet.count))] }
+            #expect(program.matches(url) == automaton.matches(url).map(\.rawValue), "url \(String(decoding: url, as: UTF8.self))")
+        }
+    }
+
+    @Test func disassemblyOfASmallProgram() throws {
+        #expect(Program(try dfa(["^ab"])).disassemble() == """
+            program: 3 states, 4 byte classes, 13 bytes, 2-byte targets
+              c0 = [\\x00]
+              c1 = [\\x01-@C-`c-\\x7F]
+              c2 = [Aa]
+              c3 = [Bb]
+            @0: sparse c2->@5
+            @5: sparse c3->@10
+            @10: accept p0; stop
+
+            """)
+    }
+
+    @Test func writingThenReadingGivesTheSameFile() throws {
+        let file = try sampleFile()
+        let bytes = file.serialized()
+        let read = try CompiledFile(validating: bytes)
+        #expect(read == file)
+        #expect(read.serialized() == bytes)
+    }
+
+    @Test func everyTruncationIsRefused() throws {
+        let bytes = try sampleFile().serialized()
+        for length in 0..<bytes.count {
+            #expect(throws: BytecodeError.self, "length \(length)") { try CompiledFile(validating: Array(bytes.prefix(length))) }
+        }
+    }
+
+    @Test func everySingleByteCorruptionIsRefused() throws {
+        let bytes = try sampleFile().serialized()
+        var refused = 0
+        for offset in 0..<bytes.count {
+            for value in 0...255 where value != Int(bytes[offset]) {
+                var corrupt = bytes
+                corrupt[offset] = UInt8(value)
+                do {
+                    _ = try CompiledFile(validating: corrupt)
+                    Issue.record("byte \(offset) = \(value) accepted")
+                } catch {
+                    refused += 1
+                }
+            }
+        }
+        #expect(refused == bytes.count * 255)
+    }
+
+    /// A hostile file carries a correct checksum: the structural checks alone must refuse whatever
+    /// could make the interpreter read out of bounds, and what they accept must run safely.
+    @Test func corruptionsWithARecomputedChecksumAreRefusedOrRunSafely() throws {
+        let bytes = try sampleFile().serialized()
+        var accepted = 0
+        for offset in 32..<bytes.count {
+            for value: UInt8 in [0, 1, 2, 0x7F, 0x80, 0xFE, 0xFF, bytes[offset] ^ 1, bytes[offset] &+ 1, bytes[offset] &- 1]
+            where value != bytes[offset] {
+                var corrupt = bytes
+                corrupt[offset] = value
+                let crc = CRC32.checksum(corrupt[32...])
+                for index in 0..<4 { corrupt[24 + index] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(index))) }
+                guard let file = try? CompiledFile(validating: corrupt) else { continue }
+                accepted += 1
+                for url in ["https://ads.example.com/tracker.js", "http://x/300x250.gif", "", "\u{7F}\u{1}"] {
+                    for program in file.urlPrograms + file.topURLPrograms + file.framePrograms {
+                        for pattern in program.matches(Array(url.utf8)) {
+                            #expect(Int(pattern) < max(file.urlPatternCount, file.topPatternCount, file.framePatternCount))
+                        }
+                    }
+                }
+            }
+        }
+        // Some corruptions are harmless (a different target state, a different selector letter).
+        #expect(accepted > 0)
+    }
+
+    @Test func headerErrorsAreNamed() throws {
+        var bytes = try sampleFile().serialized()
+        #expect(throws: BytecodeError.notACompiledRuleList) { try CompiledFile(validating: Array("[{\"trigger\":{}}]".utf8)) }
+        bytes[10] = 0x01
+        bytes[11] = 0x02
+        #expect(throws: BytecodeError.wrongEndianness) { try CompiledFile(validating: bytes) }
+        bytes[10] = 0x02
+        bytes[11] = 0x01
+        bytes[8] = 9
+        #expect(throws: BytecodeError.unsupportedVersion(found: 9, supported: 1)) { try CompiledFile(validating: bytes) }
+    }
+}

@@ -1,0 +1,148 @@
+// ContentBlockerTests.swift — the engine end to end: JSON -> compiled file -> bytes -> loaded file ->
+// outcome, on the semantics of MatchOutcome.swift (order, batching, ignore rules, the global style
+// sheet, conditions, flags, make-https), and saving/loading.
+
+import Testing
+import Foundation
+import ContentBlocker
+import ContentRuleList
+import RequestContext
+
+private func compile(_ json: String) throws -> CompiledRuleList {
+    let (list, _) = try RuleListCompiler.compile(json: Array(json.utf8))
+    // Always through the bytes, as a browser loading a saved file would.
+    return try CompiledRuleList(validating: list.serialized())
+}
+
+private func request(
+    _ url: String, page: String? = nil, frame: String? = nil, type: ResourceTypes = .image, mainFrame: Bool = false,
+    method: RequestMethod? = nil
+) -> Request {
+    Request(
+        url: CanonicalURL(url), mainDocumentURL: CanonicalURL(page ?? url), frameURL: CanonicalURL(frame ?? page ?? url),
+        resourceType: type, isMainFrameContext: mainFrame, method: method)
+}
+
+private func rule(_ filter: String, _ action: String, _ extra: String = "") -> String {
+    #"{"trigger":{"url-filter":"\#(filter)"\#(extra)},"action":{"type":"\#(action)"}}"#
+}
+
+private func css(_ filter: String, _ selector: String, _ extra: String = "") -> String {
+    #"{"trigger":{"url-filter":"\#(filter)"\#(extra)},"action":{"type":"css-display-none","selector":"\#(selector)"}}"#
+}
+
+private func list(_ rules: String...) -> String { "[" + rules.joined(separator: ",") + "]" }
+
+@Suite struct ContentBlockerTests {
+    @Test func actionsComeInRuleOrderAndIdenticalOnesOnce() throws {
+        let compiled = try compile(list(rule("ads", "block"), rule("track", "block-cookies"), rule("ad", "block"), rule("zzz", "make-https")))
+        let outcome = compiled.outcome(for: request("http://ads.example/track"))
+        #expect(outcome.actions == [.block, .blockCookies])
+        #expect(outcome.matchingRules == [RuleIndex(0), RuleIndex(1), RuleIndex(2)])
+        #expect(outcome.appliesGlobalStyleSheet)
+    }
+
+    @Test func sameActionWithDifferentFlagsIsListedTwice() throws {
+        let compiled = try compile(list(rule("ads", "block", #","resource-type":["image"]"#), rule("ads", "block")))
+        #expect(compiled.actions(for: request("http://ads.example/")) == [.block, .block])
+    }
+
+    @Test func cssRulesWithOneTriggerAreBatchedAtTheEndOfTheirSegment() throws {
+        let compiled = try compile(list(
+            css("ads", ".a"), rule("ads", "block"), css("ads", ".b"), css("ads", "#c", #","resource-type":["image"]"#)))
+        #expect(compiled.actions(for: request("http://ads.example/")) == [
+            .block, .cssDisplayNone(selector: ".a,.b"), .cssDisplayNone(selector: "#c"),
+        ])
+    }
+
+    @Test func ignorePreviousRulesDropsWhatCameBeforeAndTheGlobalStyleSheet() throws {
+        let compiled = try compile(list(
+            css(".*", ".global"), rule("ads", "block"), rule("example", "ignore-previous-rules"), rule("ads", "block-cookies")))
+        let outcome = compiled.outcome(for: request("http://ads.example/"))
+        #expect(outcome.actions == [.blockCookies])
+        #expect(!outcome.appliesGlobalStyleSheet)
+        #expect(outcome.matchingRules == [RuleIndex(0), RuleIndex(1), RuleIndex(2), RuleIndex(3)])
+        let other = compiled.outcome(for: request("http://ads.test/"))
+        #expect(other.actions == [.block, .blockCookies])
+        #expect(other.appliesGlobalStyleSheet)
+    }
+
+    @Test func ignoreFollowingRulesCutsTheList() throws {
+        let compiled = try compile(list(rule("ads", "block"), rule("ads", "ignore-following-rules"), rule("ads", "block-cookies")))
+        #expect(compiled.actions(for: request("http://ads.example/")) == [.block])
+    }
+
+    @Test func flagsMustAllAccept() throws {
+        let compiled = try compile(list(
+            rule("a", "block", #","resource-type":["script"]"#), rule("a", "block-cookies", #","load-type":["third-party"]"#),
+            rule("a", "notify", #","load-context":["top-frame"]"#).replacingOccurrences(of: #""type":"notify""#, with: #""type":"notify","notification":"n""#),
+            rule("a", "make-https", #","request-method":"post""#)))
+        #expect(compiled.actions(for: request("http://a.example/", type: .script)) == [.block])
+        #expect(compiled.actions(for: request("http://a.example/", page: "http://other.test/")) == [.blockCookies])
+        #expect(compiled.actions(for: request("http://a.example/", mainFrame: true)) == [.notify(notification: "n")])
+        #expect(compiled.actions(for: request("http://a.example/", method: .post)) == [.makeHTTPS])
+        #expect(compiled.actions(for: request("http://a.example/", method: .get)) == [])
+    }
+
+    @Test func domainConditionsLookAtTheMainDocumentHost() throws {
+        let compiled = try compile(list(
+            rule("ads", "block", #","if-domain":["example.com"]"#), rule("ads", "block-cookies", #","unless-domain":["*example.org"]"#)))
+        #expect(compiled.actions(for: request("http://ads.test/", page: "http://example.com/")) == [.block, .blockCookies])
+        #expect(compiled.actions(for: request("http://ads.test/", page: "http://www.example.com/")) == [.blockCookies])
+        #expect(compiled.actions(for: request("http://ads.test/", page: "http://www.example.org/")) == [])
+        #expect(compiled.actions(for: request("http://ads.test/", page: "http://notexample.org/")) == [.blockCookies])
+    }
+
+    @Test func topAndFrameURLConditions() throws {
+        let compiled = try compile(list(
+            rule("ads", "block", #","if-top-url":["^https://shop\\."]"#), rule("ads", "block-cookies", #","unless-frame-url":["widget"]"#),
+            rule("ads", "make-https", #","if-top-url":[".*"]"#)))
+        #expect(compiled.actions(for: request("http://ads.test/", page: "https://shop.test/")) == [.block, .blockCookies, .makeHTTPS])
+        #expect(compiled.actions(for: request("http://ads.test/", page: "https://shop.test/", frame: "https://w.test/widget")) == [.block, .makeHTTPS])
+    }
+
+    @Test func makeHTTPSOnlyForHTTPAndWSOnTheirDefaultPort() throws {
+        let compiled = try compile(list(rule("ads", "make-https")))
+        #expect(compiled.actions(for: request("http://ads.test/")) == [.makeHTTPS])
+        #expect(compiled.actions(for: request("ws://ads.test/")) == [.makeHTTPS])
+        #expect(compiled.actions(for: request("https://ads.test/")) == [])
+        #expect(compiled.actions(for: request("http://ads.test:8080/")) == [])
+        #expect(compiled.outcome(for: request("http://ads.test:8080/")).matchingRules == [RuleIndex(0)])
+    }
+
+    @Test func rulesMatchingEverythingApplyToEveryURLEvenAnchored() throws {
+        let compiled = try compile(list(rule("^a*", "block", #","resource-type":["script"]"#)))
+        #expect(compiled.actions(for: request("http://x.test/", type: .script)) == [.block])
+        #expect(compiled.actions(for: request("http://x.test/", type: .image)) == [])
+    }
+
+    @Test func unmatchableURLsGetNothing() throws {
+        let compiled = try compile(list(rule(".*", "block"), rule("data", "block")))
+        #expect(compiled.outcome(for: request("data:text/plain,hello")) == .none)
+    }
+
+    @Test func savingThenLoadingGivesTheSameBytesAndAnswers() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let bytes = try [UInt8](Data(contentsOf: root.appendingPathComponent("Corpora/rules/kablock-blockerList.json")))
+        let (compiled, _) = try RuleListCompiler.compile(json: bytes)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("blockbench-test-\(getpid()).bbc").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try compiled.save(to: path)
+        let loaded = try CompiledRuleList.load(from: path)
+        #expect(loaded.serialized() == compiled.serialized())
+        #expect(try RuleListCompiler.compile(json: bytes).0.serialized() == compiled.serialized(), "compiling is deterministic")
+        for url in ["http://ads.example.com/banner.gif", "https://www.example.org/", "http://doubleclick.net/x.js"] {
+            #expect(loaded.outcome(for: request(url, page: "http://news.test/")) == compiled.outcome(for: request(url, page: "http://news.test/")))
+        }
+    }
+
+    @Test func aPatternThatExplodesIsATypedError() throws {
+        let json = list(rule(".*a" + String(repeating: ".", count: 40) + "b", "block"))
+        #expect {
+            _ = try RuleListCompiler.compile(json: Array(json.utf8), limits: .init(maximumDFAStates: 20_000))
+        } throws: { error in
+            guard case CompileError.patternTooComplex(_, let rules, .tooManyStates(limit: 20_000, _, _)) = error else { return false }
+            return rules == [RuleIndex(0)]
+        }
+    }
+}
