@@ -10,7 +10,7 @@ extension Program {
     public func run(_ url: UnsafeBufferPointer<UInt8>, report: (UInt32) -> Void) {
         code.withUnsafeBufferPointer { code in
             classOfByte.withUnsafeBufferPointer { classOf in
-                Self.execute(code: code, classOf: classOf, width: targetWidth, url: url, report: report)
+                Self.execute(code: code, classOf: classOf, width: targetWidth, reference: reference, url: url, report: report)
             }
         }
     }
@@ -55,50 +55,74 @@ extension Program {
         return offset
     }
 
+    /// Where the state whose header is at `state` and whose transitions start at `offset` leads on
+    /// `byteClass` (nowhere: all-ones); `referenceTransitions` is where the reference state's
+    /// transitions start.
+    @inlinable
+    static func transition(
+        _ code: UnsafeBufferPointer<UInt8>, state: Int, transitions offset: Int, byteClass: UInt8, width: Int, nowhere: UInt32,
+        reference: Int, referenceTransitions: Int
+    ) -> UInt32 {
+        let header = code[state]
+        switch header & 0b11 {
+        case TransitionForm.stop.rawValue:
+            return nowhere
+        case TransitionForm.dense.rawValue:
+            return readTarget(code, offset + Int(byteClass) * width, width: width)
+        default:
+            var offset = offset
+            var fallback = nowhere
+            if header & 0b11 == TransitionForm.fallback.rawValue {
+                fallback = readTarget(code, offset, width: width)
+                offset += width
+            }
+            let count = Int(code[offset])
+            offset += 1
+            let entry = 1 + width
+            for exception in 0..<count {
+                let at = offset + exception * entry
+                let candidate = code[at]
+                if candidate >= byteClass {
+                    if candidate == byteClass { return readTarget(code, at + 1, width: width) }
+                    break
+                }
+            }
+            guard header & deltaFlag != 0 else { return fallback }
+            // The reference never uses the delta form: one level at most.
+            return transition(
+                code, state: reference, transitions: referenceTransitions, byteClass: byteClass, width: width, nowhere: nowhere,
+                reference: reference, referenceTransitions: referenceTransitions)
+        }
+    }
+
     @inlinable
     static func execute(
-        code: UnsafeBufferPointer<UInt8>, classOf: UnsafeBufferPointer<UInt8>, width: Int, url: UnsafeBufferPointer<UInt8>,
-        report: (UInt32) -> Void
+        code: UnsafeBufferPointer<UInt8>, classOf: UnsafeBufferPointer<UInt8>, width: Int, reference: UInt32,
+        url: UnsafeBufferPointer<UInt8>, report: (UInt32) -> Void
     ) {
         let nowhere: UInt32 = width == 4 ? UInt32.max : (UInt32(1) << (8 * UInt32(width))) - 1
-        let entry = 1 + width
+        let referenceState = reference == nowhere ? 0 : Int(reference)
+        let referenceTransitions = reference == nowhere ? 0 : skipAccepts(code, state: referenceState)
         var state = 0
         var index = 0
         while true {
-            var offset = reportAccepts(code, state: state, report: report)
+            let offset = reportAccepts(code, state: state, report: report)
             guard index <= url.count else { return }
             let byte = index < url.count ? url[index] : 0
             index += 1
             guard byte < 128 else { return }
-            let byteClass = classOf[Int(byte)]
-            let next: UInt32
-            switch code[state] & 0b11 {
-            case TransitionForm.stop.rawValue:
-                return
-            case TransitionForm.dense.rawValue:
-                next = readTarget(code, offset + Int(byteClass) * width, width: width)
-            default:
-                var fallback = nowhere
-                if code[state] & 0b11 == TransitionForm.fallback.rawValue {
-                    fallback = readTarget(code, offset, width: width)
-                    offset += width
-                }
-                let count = Int(code[offset])
-                offset += 1
-                var found = fallback
-                for exception in 0..<count {
-                    let at = offset + exception * entry
-                    let candidate = code[at]
-                    if candidate >= byteClass {
-                        if candidate == byteClass { found = readTarget(code, at + 1, width: width) }
-                        break
-                    }
-                }
-                next = found
-            }
+            let next = transition(
+                code, state: state, transitions: offset, byteClass: classOf[Int(byte)], width: width, nowhere: nowhere,
+                reference: referenceState, referenceTransitions: referenceTransitions)
             guard next != nowhere else { return }
             state = Int(next)
         }
+    }
+
+    /// The offset of the transitions of the state at `state`.
+    @inlinable
+    static func skipAccepts(_ code: UnsafeBufferPointer<UInt8>, state: Int) -> Int {
+        reportAccepts(code, state: state) { _ in }
     }
 
     /// The patterns that match `url`, each once, in increasing order (allocates; for tests and tools).

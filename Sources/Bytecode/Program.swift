@@ -8,13 +8,16 @@
 //
 //     header        1   bits 0-1: the transition form (`TransitionForm`)
 //                       bit 2:    `acceptsFlag`, the state reports patterns
-//                       bits 3-7: zero
+//                       bit 3:    `deltaFlag`, with the sparse form only: classes not listed
+//                                 lead where they lead from the program's reference state
+//                       bits 4-7: zero
 //     [accepts]         when bit 2 is set: varint n (n >= 1), then n varints: the first pattern
 //                       id, then the gap to each next one (>= 1): ids strictly increase
 //     transitions       by form:
 //       stop        0   every class leads nowhere: the program stops here
-//       sparse          1 (n, 1...255), then n x (class 1, target W), classes strictly
-//                       increasing; other classes lead nowhere
+//       sparse          1 (n, 1...255; 0...255 with the delta flag), then n x (class 1,
+//                       target W), classes strictly increasing; other classes lead nowhere (or,
+//                       with the delta flag, as from the reference state)
 //       fallback        target W (the fallback), 1 (n, 0...255), then n x (class 1, target W),
 //                       classes strictly increasing; other classes lead to the fallback
 //       dense           classCount x target W, one per class in order
@@ -23,6 +26,11 @@
 // all-ones (0xFFFF, 0xFFFFFF, 0xFFFFFFFF) means nowhere: the program stops. The form of each
 // state is whichever is shortest. States are laid out breadth first from the start state, so the
 // states of common prefixes sit together.
+//
+// The reference state (the delta form) is what makes unanchored patterns small: in their DFA
+// almost every state leads, on almost every class, where the start state leads (the match
+// restarts), so a state lists only the few classes where it continues a pattern. The reference
+// itself never uses the delta form, so a transition takes at most one extra lookup.
 
 public import Automata
 
@@ -37,6 +45,7 @@ public enum TransitionForm: UInt8, Sendable, CaseIterable {
 /// One DFA as a program, ready to run.
 public struct Program: Hashable, Sendable {
     public static let acceptsFlag: UInt8 = 0b100
+    public static let deltaFlag: UInt8 = 0b1000
 
     /// The class of each byte 0...127; bytes 128...255 stop the program.
     public let classOfByte: [UInt8]
@@ -46,13 +55,16 @@ public struct Program: Hashable, Sendable {
     public let code: [UInt8]
     /// States in the program (for reports).
     public let stateCount: Int
+    /// The offset of the reference state of the delta form, or nowhere when no state uses it.
+    public let reference: UInt32
 
-    init(classOfByte: [UInt8], classCount: Int, targetWidth: Int, code: [UInt8], stateCount: Int) {
+    init(classOfByte: [UInt8], classCount: Int, targetWidth: Int, code: [UInt8], stateCount: Int, reference: UInt32) {
         self.classOfByte = classOfByte
         self.classCount = classCount
         self.targetWidth = targetWidth
         self.code = code
         self.stateCount = stateCount
+        self.reference = reference
     }
 
     var nowhere: UInt32 { targetWidth == 4 ? UInt32.max : (UInt32(1) << (8 * UInt32(targetWidth))) - 1 }
@@ -60,64 +72,45 @@ public struct Program: Hashable, Sendable {
     /// The program of `dfa`.
     public init(_ dfa: DFA) {
         let classCount = dfa.classCount
+        let dead = DFAStateID.dead.rawValue
+        func row(_ state: Int) -> ArraySlice<UInt32> { dfa.transitions[state * classCount..<(state + 1) * classCount] }
         // Breadth-first order from the start state.
         var order: [Int] = [0]
         var position = [Int](repeating: -1, count: dfa.stateCount)
         position[0] = 0
         var head = 0
+        var incoming = [Int](repeating: 0, count: dfa.stateCount)
         while head < order.count {
             let state = order[head]
             head += 1
-            for byteClass in 0..<classCount {
-                let target = dfa.transitions[state * classCount + byteClass]
-                if target != DFAStateID.dead.rawValue, position[Int(target)] < 0 {
+            for target in row(state) where target != dead {
+                incoming[Int(target)] += 1
+                if position[Int(target)] < 0 {
                     position[Int(target)] = order.count
                     order.append(Int(target))
                 }
             }
         }
-        // Plan each state's form, then size the program with the narrowest width that fits.
-        struct Plan { var form: TransitionForm; var fallback: UInt32; var exceptions: [(UInt8, UInt32)]; var accepts: [UInt8] }
-        let dead = DFAStateID.dead.rawValue
-        var plans: [Plan] = []
-        plans.reserveCapacity(order.count)
-        var counts: [UInt32: Int] = [:]
-        for state in order {
-            let row = dfa.transitions[state * classCount..<(state + 1) * classCount]
-            var accepts = ByteWriter()
-            let accepted = dfa.accepted(by: DFAStateID(state))
-            if !accepted.isEmpty {
-                accepts.varint(UInt32(accepted.count))
-                var previous: UInt32 = 0
-                for (index, pattern) in accepted.enumerated() {
-                    accepts.varint(index == 0 ? pattern.rawValue : pattern.rawValue - previous)
-                    previous = pattern.rawValue
-                }
+        // Plan each state's form (costs compared at W = 3), then size the program with the
+        // narrowest width that fits.
+        var plans = order.map { Self.plan(row($0), accepts: dfa.accepted(by: DFAStateID($0)), reference: nil, classCount: classCount) }
+        // The reference: the start state or the most targeted one, whichever saves more.
+        let mostTargeted = incoming.indices.max { incoming[$0] < incoming[$1] } ?? 0
+        var best: (reference: Int, plans: [StatePlan], size: Int)?
+        let plainSize = plans.reduce(0) { $0 + $1.cost }
+        for candidate in Set([0, mostTargeted]) {
+            let reference = row(candidate)
+            let candidatePlans = order.enumerated().map { index, state in
+                state == candidate
+                    ? plans[index]
+                    : Self.plan(row(state), accepts: dfa.accepted(by: DFAStateID(state)), reference: reference, classCount: classCount)
             }
-            counts.removeAll(keepingCapacity: true)
-            for target in row where target != dead { counts[target, default: 0] += 1 }
-            if counts.isEmpty {
-                plans.append(Plan(form: .stop, fallback: dead, exceptions: [], accepts: accepts.bytes))
-                continue
-            }
-            let (common, commonCount) = counts.max { ($0.value, $1.key) < ($1.value, $0.key) }!
-            let live = row.count { $0 != dead }
-            // Costs in targets and bytes, with W counted later: compare at W = 3.
-            let sparseCost = live <= 255 ? 1 + live * 4 : Int.max
-            let fallbackCost = classCount - commonCount <= 255 ? 3 + 1 + (classCount - commonCount) * 4 : Int.max
-            let denseCost = classCount * 3
-            var plan = Plan(form: .dense, fallback: dead, exceptions: [], accepts: accepts.bytes)
-            if sparseCost <= fallbackCost && sparseCost < denseCost {
-                plan.form = .sparse
-                for (byteClass, target) in row.enumerated() where target != dead { plan.exceptions.append((UInt8(byteClass), target)) }
-            } else if fallbackCost < denseCost {
-                plan.form = .fallback
-                plan.fallback = common
-                for (byteClass, target) in row.enumerated() where target != common { plan.exceptions.append((UInt8(byteClass), target)) }
-            }
-            plans.append(plan)
+            let size = candidatePlans.reduce(0) { $0 + $1.cost }
+            if size < plainSize && size < best?.size ?? Int.max { best = (candidate, candidatePlans, size) }
         }
-        func size(_ plan: Plan, width: Int) -> Int {
+        if let best { plans = best.plans }
+
+        func size(_ plan: StatePlan, width: Int) -> Int {
             let transitions = switch plan.form {
             case .stop: 0
             case .sparse: 1 + plan.exceptions.count * (1 + width)
@@ -145,7 +138,7 @@ public struct Program: Hashable, Sendable {
         }
         for (index, plan) in plans.enumerated() {
             let state = order[index]
-            writer.u8(plan.form.rawValue | (plan.accepts.isEmpty ? 0 : Self.acceptsFlag))
+            writer.u8(plan.form.rawValue | (plan.accepts.isEmpty ? 0 : Self.acceptsFlag) | (plan.isDelta ? Self.deltaFlag : 0))
             writer.append(contentsOf: plan.accepts)
             switch plan.form {
             case .stop: break
@@ -157,11 +150,68 @@ public struct Program: Hashable, Sendable {
                 writer.u8(UInt8(plan.exceptions.count))
                 for (byteClass, next) in plan.exceptions { writer.u8(byteClass); target(next) }
             case .dense:
-                for byteClass in 0..<classCount { target(dfa.transitions[state * classCount + byteClass]) }
+                for next in row(state) { target(next) }
             }
         }
         self.init(
             classOfByte: dfa.byteClasses.classOfByte, classCount: classCount, targetWidth: width, code: writer.bytes,
-            stateCount: order.count)
+            stateCount: order.count, reference: best.map { UInt32(offsets[position[$0.reference]]) } ?? nowhere)
+    }
+
+    /// How one state will be written.
+    struct StatePlan {
+        var form: TransitionForm
+        var isDelta = false
+        var fallback: UInt32 = DFAStateID.dead.rawValue
+        var exceptions: [(UInt8, UInt32)] = []
+        var accepts: [UInt8]
+        /// Bytes at W = 3, to compare forms.
+        var cost: Int
+    }
+
+    /// The shortest form for a state with transitions `row`, with the delta form when a reference
+    /// row is given.
+    static func plan(_ row: ArraySlice<UInt32>, accepts accepted: ArraySlice<PatternID>, reference: ArraySlice<UInt32>?, classCount: Int) -> StatePlan {
+        let dead = DFAStateID.dead.rawValue
+        var accepts = ByteWriter()
+        if !accepted.isEmpty {
+            accepts.varint(UInt32(accepted.count))
+            var previous: UInt32 = 0
+            for (index, pattern) in accepted.enumerated() {
+                accepts.varint(index == 0 ? pattern.rawValue : pattern.rawValue - previous)
+                previous = pattern.rawValue
+            }
+        }
+        let header = 1 + accepts.count
+        let live = row.count { $0 != dead }
+        if live == 0 { return StatePlan(form: .stop, accepts: accepts.bytes, cost: header) }
+        var plan = StatePlan(form: .dense, accepts: accepts.bytes, cost: header + classCount * 3)
+        if live <= 255, header + 1 + live * 4 <= plan.cost {
+            plan = StatePlan(form: .sparse, accepts: accepts.bytes, cost: header + 1 + live * 4)
+        }
+        var counts: [UInt32: Int] = [:]
+        for target in row where target != dead { counts[target, default: 0] += 1 }
+        if let (common, commonCount) = counts.max(by: { ($0.value, $1.key) < ($1.value, $0.key) }),
+           classCount - commonCount <= 255, header + 4 + (classCount - commonCount) * 4 < plan.cost {
+            plan = StatePlan(form: .fallback, fallback: common, accepts: accepts.bytes, cost: header + 4 + (classCount - commonCount) * 4)
+        }
+        if let reference {
+            let differing = zip(row, reference).count { $0 != $1 }
+            if differing <= 255, header + 1 + differing * 4 < plan.cost {
+                plan = StatePlan(form: .sparse, isDelta: true, accepts: accepts.bytes, cost: header + 1 + differing * 4)
+            }
+        }
+        switch (plan.form, plan.isDelta) {
+        case (.sparse, false):
+            for (offset, target) in row.enumerated() where target != dead { plan.exceptions.append((UInt8(offset), target)) }
+        case (.sparse, true):
+            for (offset, target) in row.enumerated() where target != reference![reference!.startIndex + offset] {
+                plan.exceptions.append((UInt8(offset), target))
+            }
+        case (.fallback, _):
+            for (offset, target) in row.enumerated() where target != plan.fallback { plan.exceptions.append((UInt8(offset), target)) }
+        default: break
+        }
+        return plan
     }
 }

@@ -6,12 +6,14 @@
 //     targetWidth   1   2, 3 or 4
 //     classOfByte 128   each < classCount
 //     stateCount    4
+//     reference     4   the offset of the reference state, 0xFFFFFFFF when none
 //     codeLength    4
 //     code          codeLength bytes of state instructions (Program.swift)
 //
 // Validation walks the code once, state by state: every header is known, every accept list is
 // well formed with patterns below the file's pattern count, every class is below classCount,
-// every target is nowhere or the offset of a state instruction, and the last instruction ends
+// every target is nowhere or the offset of a state instruction, the reference is a state that
+// does not use the delta form (and exists when a state uses it), and the last instruction ends
 // exactly at the end of the code. A program that passes cannot read outside its code.
 
 extension Program {
@@ -20,6 +22,7 @@ extension Program {
         writer.u8(UInt8(targetWidth))
         writer.append(contentsOf: classOfByte)
         writer.u32(UInt32(stateCount))
+        writer.u32(reference == nowhere ? UInt32.max : reference)
         writer.u32(UInt32(code.count))
         writer.append(contentsOf: code)
     }
@@ -35,10 +38,17 @@ extension Program {
             throw .malformed(at: start + 2 + bad, "byte \(bad) in class \(classOfByte[bad]) of \(classCount)")
         }
         let stateCount = Int(try reader.u32())
+        let storedReference = try reader.u32()
         let length = Int(try reader.u32())
         let codeStart = reader.offset
         let code = Array(try reader.take(length))
-        let program = Program(classOfByte: classOfByte, classCount: classCount, targetWidth: width, code: code, stateCount: stateCount)
+        let nowhere: UInt32 = width == 4 ? UInt32.max : (UInt32(1) << (8 * UInt32(width))) - 1
+        guard storedReference == UInt32.max || storedReference < nowhere else {
+            throw .malformed(at: codeStart - 8, "reference \(storedReference)")
+        }
+        let program = Program(
+            classOfByte: classOfByte, classCount: classCount, targetWidth: width, code: code, stateCount: stateCount,
+            reference: storedReference == UInt32.max ? nowhere : storedReference)
         try program.validate(patternCount: patternCount, fileOffset: codeStart)
         return program
     }
@@ -51,6 +61,7 @@ extension Program {
         var targets: [(at: Int, target: UInt32)] = []
         var reader = ByteReader(code)
         var states = 0
+        var usesReference = false
         func fail(_ at: Int, _ reason: String) -> BytecodeError { .malformed(at: fileOffset + at, reason) }
         do throws(BytecodeError) {
             while !reader.isAtEnd {
@@ -58,7 +69,10 @@ extension Program {
                 isState[state] = true
                 states += 1
                 let header = try reader.u8()
-                guard header & ~(Self.acceptsFlag | 0b11) == 0 else { throw fail(state, "unknown state header 0x\(String(header, radix: 16))") }
+                guard header & ~(Self.acceptsFlag | Self.deltaFlag | 0b11) == 0,
+                      header & Self.deltaFlag == 0 || header & 0b11 == TransitionForm.sparse.rawValue
+                else { throw fail(state, "unknown state header 0x\(String(header, radix: 16))") }
+                if header & Self.deltaFlag != 0 { usesReference = true }
                 if header & Self.acceptsFlag != 0 {
                     let count = try reader.varint()
                     guard count >= 1 else { throw fail(state, "empty accept list") }
@@ -81,7 +95,7 @@ extension Program {
                 case .sparse, .fallback:
                     if header & 0b11 == TransitionForm.fallback.rawValue { try readTarget() }
                     let count = Int(try reader.u8())
-                    guard header & 0b11 == TransitionForm.fallback.rawValue || count >= 1 else {
+                    guard header & 0b11 == TransitionForm.fallback.rawValue || header & Self.deltaFlag != 0 || count >= 1 else {
                         throw fail(reader.offset - 1, "sparse state without transitions")
                     }
                     var previous = -1
@@ -99,6 +113,11 @@ extension Program {
             throw fail(at, "the last state instruction runs past the end of the program")
         }
         guard states == stateCount else { throw fail(0, "\(states) states, header says \(stateCount)") }
+        if reference != nowhere || usesReference {
+            guard Int(reference) < code.count, isState[Int(reference)], code[Int(reference)] & Self.deltaFlag == 0 else {
+                throw fail(0, "reference \(reference) is not a state without the delta form")
+            }
+        }
         for (at, target) in targets where target != nowhere {
             guard Int(target) < code.count, isState[Int(target)] else { throw fail(at, "jump to \(target), not a state") }
         }
@@ -126,7 +145,8 @@ extension Program {
                 case .stop: parts.append("stop")
                 case .dense: parts.append("dense " + (0..<classCount).map { "c\($0)->\(target())" }.joined(separator: " "))
                 case .sparse, .fallback:
-                    var text = code[state] & 0b11 == TransitionForm.fallback.rawValue ? "fallback \(target())" : "sparse"
+                    var text = code[state] & 0b11 == TransitionForm.fallback.rawValue
+                        ? "fallback \(target())" : code[state] & Self.deltaFlag != 0 ? "delta @\(reference)" : "sparse"
                     let count = Int(code[offset])
                     offset += 1
                     for _ in 0..<count {

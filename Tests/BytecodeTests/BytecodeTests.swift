@@ -44,6 +44,7 @@ private func sampleFile() throws -> CompiledFile {
         let automaton = try dfa(sources)
         let program = Program(automaton)
         try program.validate(patternCount: sources.count)
+        #expect(program.disassemble().contains("delta @"), "the unanchored patterns use the delta form")
         let alphabet = Array("abcxyzABCZ./:htpwrke.jsng0".utf8)
         for _ in 0..<5_000 {
             let url = (0..<Int(next() % 14)).map { _ in alphabet[Int(next() % UInt64(alphabet.count))] }
