@@ -2,6 +2,7 @@
 // main job on the shipped corpora.
 
 public import ArgumentParser
+import ContentBlocker
 import ContentRuleList
 import Foundation
 
@@ -21,7 +22,7 @@ public struct BlockBenchCommand: ParsableCommand {
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "The main job on the shipped corpora: check every rule list, then run WebKit's vectors.")
+        abstract: "The main job on the shipped corpora: check and compile every rule list, then run WebKit's vectors.")
 
     @Option(help: "The corpora folder.")
     var corpora = "Corpora"
@@ -49,6 +50,33 @@ struct RunCommand: ParsableCommand {
             rows.append((entry.name, check.list.rules.count, verdict, seconds))
         }
 
+        print("\n== compile: every shipped rule list WebKit accepts, saved and loaded back")
+        var compileFailed = false
+        for entry in manifest.entries(ofKind: "rules") {
+            let path = manifest.path(of: entry)
+            let listStarted = ContinuousClock.now
+            do {
+                let (compiled, compiledReport) = try RuleListCompiler.compile(json: try CorpusFiles.read(path))
+                var report = compiledReport
+                let bytes = report.timer.measure(.emit) { compiled.serialized() }
+                let seconds = (ContinuousClock.now - listStarted).seconds
+                let figures = CompileFigures(path: path, report: report, sections: compiled.file.sectionSizes(), seconds: seconds)
+                print(figures.text, terminator: "")
+                // The file must read back (validated) into the same bytes.
+                let reloaded = try CompiledRuleList(validating: bytes)
+                if reloaded.serialized() != bytes {
+                    print("  FAIL: the file read back does not write the same bytes")
+                    compileFailed = true
+                }
+                if let index = rows.firstIndex(where: { $0.name == entry.name }) {
+                    rows[index].verdict += String(format: ", %@ bytes in %.1f s", figures.bytes.grouped, seconds)
+                }
+            } catch {
+                print("\(path): \(error)")
+                compileFailed = true
+            }
+        }
+
         var failedVectors = 0
         for entry in manifest.entries(ofKind: "vectors") {
             print("\n== conform: \(manifest.path(of: entry))")
@@ -65,7 +93,7 @@ struct RunCommand: ParsableCommand {
                 + String(format: "%7.3f s", row.seconds) + "  " + row.verdict)
         }
         print(String(format: "main job finished in %.1f s", (ContinuousClock.now - started).seconds))
-        if rejected || failedVectors > 0 { throw ExitCode(1) }
+        if rejected || compileFailed || failedVectors > 0 { throw ExitCode(1) }
     }
 }
 
