@@ -1,8 +1,8 @@
 // CanonicalURL.swift — RequestContext
 //
-// PROVISIONAL: a minimal parse (scheme, host, port) that keeps the input string as given. The
-// RequestContext work replaces the body with WebKit's canonicalization (lower-case scheme and
-// host, `/` after the host, punycode host, percent-encoding); the API stays.
+// PROVISIONAL: a minimal canonicalization (scheme and host lower-cased, default port removed, `/`
+// after the host of special URLs). The RequestContext work replaces the body with WebKit's whole
+// canonicalization (punycode hosts, percent-encoding, dot segments, IP addresses); the API stays.
 
 public struct CanonicalURL: Hashable, Sendable {
     /// The canonical serialization: the string rules match. The input as given when invalid.
@@ -23,21 +23,30 @@ public struct CanonicalURL: Hashable, Sendable {
             (string, isValid, scheme, host, port) = (input, false, "", "", nil)
             return
         }
-        string = input
         isValid = true
         scheme = input[..<colon].lowercased()
         var rest = input[input.index(after: colon)...]
-        guard rest.hasPrefix("//") else { (host, port) = ("", nil); return }
+        let special = ["http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21, "file": nil] as [String: Int?]
+        guard rest.hasPrefix("//"), let defaultPort = special[scheme] else {
+            (string, host, port) = (scheme + ":" + rest, "", nil)
+            return
+        }
         rest = rest.dropFirst(2)
         let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        let hostAndPort = authority.split(separator: "@").last ?? ""
-        if let portColon = hostAndPort.lastIndex(of: ":") {
+        let tail = rest[authority.endIndex...]
+        let hostStart = authority.lastIndex(of: "@").map { authority.index(after: $0) } ?? authority.startIndex
+        let userInfo = authority[..<hostStart]
+        let hostAndPort = authority[hostStart...]
+        var explicitPort: UInt16?
+        if let portColon = hostAndPort.lastIndex(of: ":"), !hostAndPort.hasSuffix("]") {
             host = hostAndPort[..<portColon].lowercased()
-            port = UInt16(hostAndPort[hostAndPort.index(after: portColon)...])
+            let digits = hostAndPort[hostAndPort.index(after: portColon)...]
+            explicitPort = digits.isEmpty ? nil : UInt16(digits)
         } else {
             host = hostAndPort.lowercased()
-            port = nil
         }
+        port = explicitPort.flatMap { Int($0) == defaultPort ? nil : $0 }
+        string = scheme + "://" + userInfo + host + (port.map { ":\($0)" } ?? "") + (tail.hasPrefix("/") ? "" : "/") + tail
     }
 
     /// Whether rules may match this URL at all: valid and not `data:`.
