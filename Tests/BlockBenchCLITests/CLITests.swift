@@ -80,12 +80,23 @@ func exitCode(_ arguments: [String]) -> Int32 {
 }
 
 @Suite struct VectorRunnerTests {
-    @Test func shippedVectorsPassAndRequestVectorsAreSkipped() throws {
+    @Test func everyShippedVectorPassesRequestsThroughBytecode() throws {
         let outcome = VectorRunner.run(try VectorFile.load(repositoryRoot + "/Corpora/conformance/webkit-vectors.json"))
         #expect(outcome.failed == 0)
-        #expect(outcome.passed == 115)
-        #expect(outcome.skipped == 773)
-        #expect(outcome.lines.last == "115 passed, 0 failed, 773 skipped")
+        #expect(outcome.passed == 115 + 773)
+        #expect(outcome.lines.contains("request vectors (compiled to bytecode, saved, loaded and run): 773 passed, 0 failed"))
+        #expect(outcome.lines.last == "888 passed, 0 failed, 0 skipped")
+    }
+
+    @Test func aWrongRequestExpectationFailsWithBothAnswers() throws {
+        let file = #"""
+            {"requestVectorTests":[{"test":"R","vectors":[{"rules":"[{\"trigger\":{\"url-filter\":\"ads\"},\"action\":{\"type\":\"block\"}}]",
+             "request":{"url":"http://ads.example/","mainDocumentURL":"http://ads.example/","frameURL":"http://ads.example/","resourceType":"image"},
+             "expectedActions":[]}]}]}
+            """#
+        let outcome = VectorRunner.run(try VectorFile.load(try temporaryFile(Array(file.utf8))))
+        #expect(outcome.failed == 1)
+        #expect(outcome.lines.contains { $0.hasPrefix("FAIL request R:") && $0.hasSuffix("expected [] stylesheets 1, got [block] stylesheets 1") })
     }
 
     @Test func aWrongExpectationFailsWithTheInputAndBothAnswers() throws {
@@ -102,6 +113,37 @@ func exitCode(_ arguments: [String]) -> Int32 {
     @Test func exitCodeSaysWhetherWebKitAcceptsThePattern() {
         #expect(exitCode(["dump", "syntax", "^a[bc]*$"]) == 0)
         #expect(exitCode(["dump", "syntax", "a|b"]) == 1)
-        #expect(exitCode(["dump", "nfa", "a"]) != 0)  // not a form (yet)
+        #expect(exitCode(["dump", "nfa", "a"]) == 0)
+        #expect(exitCode(["dump", "dfa", "^a[bc]*$"]) == 0)
+        #expect(exitCode(["dump", "bytecode", "a|b"]) == 1)
+        #expect(exitCode(["dump", "graph", "a"]) != 0)
+    }
+}
+
+@Suite struct CompileAndMatchCommandTests {
+    @Test func compileWritesAFileMatchReads() throws {
+        let output = NSTemporaryDirectory() + "blockbench-test-\(UUID().uuidString).bbc"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        #expect(exitCode(["compile", repositoryRoot + "/Corpora/rules/ddg-tds-reference-rules.json", "-o", output, "--json"]) == 0)
+        #expect(FileManager.default.fileExists(atPath: output))
+        #expect(exitCode(["match", output, "--url", "https://ads.example/x.js", "--resource-type", "script"]) == 0)
+        // A corrupted file is refused before it runs.
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: output)))
+        bytes[bytes.count / 2] ^= 0x40
+        let corrupt = try temporaryFile(bytes, suffix: ".bbc")
+        #expect(exitCode(["match", corrupt, "--url", "https://ads.example/"]) == 1)
+    }
+
+    @Test func compileRefusesAListWebKitRejects() throws {
+        let path = try temporaryFile(Array(#"[{"trigger":{"url-filter":"a|b"},"action":{"type":"block"}}]"#.utf8))
+        #expect(exitCode(["compile", path]) == 1)
+    }
+
+    @Test func matchReadsJSONLines() throws {
+        let rules = try temporaryFile(Array(#"[{"trigger":{"url-filter":"ads"},"action":{"type":"block"}}]"#.utf8))
+        let requests = try temporaryFile(Array("{\"url\":\"http://ads.example/\"}\n\n{\"url\":\"http://x.example/\",\"resourceType\":\"image\"}\n".utf8), suffix: ".jsonl")
+        #expect(exitCode(["match", rules, "--requests", requests]) == 0)
+        let bad = try temporaryFile(Array("{\"url\":1}\n".utf8), suffix: ".jsonl")
+        #expect(exitCode(["match", rules, "--requests", bad]) != 0)
     }
 }
