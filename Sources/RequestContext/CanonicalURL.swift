@@ -54,5 +54,5 @@ public struct CanonicalURL: Hashable, Sendable {
 
     /// The registrable domain of the host (eTLD+1 by the Public Suffix List); the host itself when
     /// it has none (an IP address, a public suffix, a single label); nil without a host.
-    public var registrableDomain: String? { host.isEmpty ? nil : host }
+    public var registrableDomain: String? { host.isEmpty ? nil : PublicSuffix.registrableDomain(of: host) ?? host }
 }

@@ -39,7 +39,9 @@ public struct Request: Hashable, Sendable {
 }
 
 extension Request {
-    /// Whether `url` lies outside the registrable domain of `mainDocumentURL` (`load-type`).
+    /// Whether `url` lies outside the registrable domain of `mainDocumentURL` (`load-type`): its
+    /// host is neither that domain nor a subdomain of it. A main document without a host makes
+    /// every load third party.
     public var isThirdParty: Bool {
         guard let domain = mainDocumentURL.registrableDomain else { return true }
         return !(url.host == domain || url.host.hasSuffix("." + domain))

@@ -1,0 +1,26 @@
+// PublicSuffix.swift — RequestContext
+//
+// Registrable domains (eTLD+1) by the Public Suffix List, through libpsl: the list Debian ships in
+// /usr/share/publicsuffix when present (psl_latest), libpsl's built-in copy otherwise. Both the
+// ICANN and the private sections count, as libsoup (WebKitGTK's network layer) counts them.
+
+internal import CLibPSL
+
+enum PublicSuffix {
+    /// libpsl's context is read-only once loaded, so one shared context serves every thread.
+    private nonisolated(unsafe) static let context: OpaquePointer? = psl_latest(nil) ?? psl_builtin()
+
+    /// The registrable domain of `host` (lower-case ASCII), or nil when it has none: a public
+    /// suffix itself, a single label, an IP address.
+    static func registrableDomain(of host: String) -> String? {
+        guard let context, !host.isEmpty, !host.hasPrefix("["), !isIPv4(host) else { return nil }
+        return host.withCString { name in
+            psl_registrable_domain(context, name).map { String(cString: $0) }
+        }
+    }
+
+    private static func isIPv4(_ host: String) -> Bool {
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isNumber) }
+    }
+}

@@ -1,0 +1,54 @@
+// RequestContextTests.swift — canonical URLs (the part done so far), registrable domains through
+// libpsl, and the third-party test.
+
+import Testing
+import ContentRuleList
+import RequestContext
+
+@Suite struct RequestContextTests {
+    @Test(arguments: [
+        ("HTTP://WWW.Example.COM", "http://www.example.com/"),
+        ("http://block_all_request_methods.org", "http://block_all_request_methods.org/"),
+        ("https://example.com:443/a?b#c", "https://example.com/a?b#c"),
+        ("http://example.com:8080/A", "http://example.com:8080/A"),
+        ("http://User:Pw@Example.com/", "http://User:Pw@example.com/"),
+        ("Aacko://webkit.org", "aacko://webkit.org"),
+        ("ws://Example.com:80/socket", "ws://example.com/socket"),
+    ])
+    func canonicalization(input: String, expected: String) {
+        #expect(CanonicalURL(input).string == expected)
+    }
+
+    @Test func portsAndValidity() {
+        #expect(CanonicalURL("http://example.com:8080/").port == 8080)
+        #expect(CanonicalURL("http://example.com:80/").port == nil)
+        #expect(!CanonicalURL("no scheme here").isValid)
+        #expect(!CanonicalURL("data:text/plain,x").isMatchable)
+        #expect(CanonicalURL("http://x/").isMatchable)
+    }
+
+    @Test(arguments: [
+        ("a.b.example.co.uk", "example.co.uk"),
+        ("www.example.com", "example.com"),
+        ("example.com", "example.com"),
+        ("foo.github.io", "foo.github.io"),   // github.io is a suffix of the private section
+        ("localhost", "localhost"),           // no registrable domain: the host itself
+        ("127.0.0.1", "127.0.0.1"),
+        ("co.uk", "co.uk"),
+    ])
+    func registrableDomain(host: String, expected: String) {
+        #expect(CanonicalURL("http://\(host)/").registrableDomain == expected)
+    }
+
+    @Test func thirdParty() {
+        func request(_ url: String, page: String) -> Request {
+            Request(url: CanonicalURL(url), mainDocumentURL: CanonicalURL(page), frameURL: CanonicalURL(page), resourceType: .image)
+        }
+        #expect(!request("http://cdn.example.com/a.png", page: "https://www.example.com/").isThirdParty)
+        #expect(!request("http://example.com/a.png", page: "https://news.example.com/").isThirdParty)
+        #expect(request("http://notexample.com/a.png", page: "https://example.com/").isThirdParty)
+        #expect(request("http://bar.github.io/a.png", page: "https://foo.github.io/").isThirdParty)
+        #expect(request("http://tracker.test/", page: "https://example.co.uk/").isThirdParty)
+        #expect(!request("http://a.example.co.uk/", page: "https://b.example.co.uk/").isThirdParty)
+    }
+}
