@@ -14,6 +14,12 @@ import RequestContext
         ("http://User:Pw@Example.com/", "http://User:Pw@example.com/"),
         ("Aacko://webkit.org", "aacko://webkit.org"),
         ("ws://Example.com:80/socket", "ws://example.com/socket"),
+        ("http://bücher.example/", "http://xn--bcher-kva.example/"),
+        ("http://example.com/a b\"c<d>`{}", "http://example.com/a%20b%22c%3Cd%3E%60%7B%7D"),
+        ("http://example.com/é?q=é 'x'#f é`", "http://example.com/%C3%A9?q=%C3%A9%20%27x%27#f%20%C3%A9%60"),
+        ("http:\\\\example.com\\a\\b", "http://example.com/a/b"),
+        ("  http://example.com/\ta\nb  ", "http://example.com/ab"),
+        ("about:blank", "about:blank"),
     ])
     func canonicalization(input: String, expected: String) {
         #expect(CanonicalURL(input).string == expected)
