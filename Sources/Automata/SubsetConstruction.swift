@@ -6,7 +6,7 @@
 // are one DFA state. The construction stops with a typed error when the DFA would outgrow the
 // limits.
 
-public import URLFilterSyntax
+internal import URLFilterSyntax
 
 public enum SubsetConstruction {
     public static func determinize(_ nfa: NFA, limits: AutomataLimits = .default) throws(AutomataError) -> DFA {

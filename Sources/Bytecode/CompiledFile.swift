@@ -29,7 +29,7 @@
 // All integers are little-endian. Rule slots number the rules of the file (0 ..< rules.count);
 // `RuleRecord.ruleIndex` gives each one's index in the source list.
 
-public import Automata
+internal import Automata
 public import ContentRuleList
 
 public enum SectionKind: UInt32, CaseIterable, Sendable {

@@ -13,7 +13,7 @@
 // the first few requests, matching allocates only the outcome it returns. One evaluator serves
 // one thread at a time.
 
-public import ContentRuleList
+internal import ContentRuleList
 public import RequestContext
 internal import Bytecode
 

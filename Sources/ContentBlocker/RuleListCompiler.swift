@@ -8,7 +8,7 @@
 // css-display-none, the global style sheet).
 
 public import Automata
-public import Bytecode
+internal import Bytecode
 public import ContentRuleList
 internal import URLFilterSyntax
 
