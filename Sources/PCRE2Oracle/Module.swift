@@ -1,1 +1,0 @@
-// PCRE2Oracle: see Package.swift for what this module holds.

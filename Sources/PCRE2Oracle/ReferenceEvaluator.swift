@@ -1,0 +1,388 @@
+// ReferenceEvaluator.swift — PCRE2Oracle
+//
+// The specification in code: what a rule list decides for a request, rule by rule, with PCRE2
+// answering every pattern. It follows the definition at the top of
+// Sources/RequestContext/MatchOutcome.swift step by step and shares nothing with the engine but
+// the rule-list model (ContentRuleList) and the request (RequestContext).
+//
+// The one shortcut: a rule whose url-filter requires a literal (URLFilterTranslation) is not
+// tried on a URL that does not contain it. Which rules to look at is found through the first
+// three bytes of each literal; `usesPrefilter = false` tries every rule, and a test shows the
+// two give the same answers on the corpora.
+
+public import ContentRuleList
+public import RequestContext
+
+public enum OracleError: Error, Hashable, Sendable, CustomStringConvertible {
+    case translation(rule: RuleIndex, TranslationError)
+    case pcre2(rule: RuleIndex?, PCRE2Error)
+
+    public var description: String {
+        switch self {
+        case .translation(let rule, let error): "rule \(rule): \(error)"
+        case .pcre2(let rule, let error): (rule.map { "rule \($0): " } ?? "") + error.description
+        }
+    }
+}
+
+/// A pattern as the oracle runs it.
+final class OraclePattern: Sendable {
+    let translation: URLFilterTranslation
+    /// nil when the pattern matches everything.
+    let regex: PCRE2Regex?
+
+    init(_ translation: URLFilterTranslation) throws(PCRE2Error) {
+        self.translation = translation
+        let body = try PCRE2Regex(translation.body, options: translation.options, jit: false)
+        let matchesEmpty = try body.matches("", using: PCRE2MatchData())
+        regex = matchesEmpty ? nil : try PCRE2Regex(translation.pattern, options: translation.options)
+    }
+
+    var matchesEverything: Bool { regex == nil }
+
+    func matches(_ subject: UnsafeBufferPointer<UInt8>, using data: PCRE2MatchData) throws(PCRE2Error) -> Bool {
+        guard let regex else { return true }
+        return try regex.matches(subject, using: data)
+    }
+}
+
+/// A rule list prepared for the oracle: every pattern compiled by PCRE2, the listing of every
+/// action worked out once. Immutable; any number of `ReferenceEvaluator`s may share it.
+public final class ReferenceRuleList: Sendable {
+    public let rules: [Rule]
+    let urlFilters: [OraclePattern]
+    /// Per rule: the condition's patterns (domains as WebKit's domain patterns).
+    let conditionPatterns: [[OraclePattern]]
+    /// Per rule: where its action is listed (nil: ignore rules and the global style sheet).
+    let listings: [Listing?]
+    /// Rules without a literal of three bytes or more: tried on every URL.
+    let alwaysTried: [Int32]
+    /// Rules by the first three bytes of their literal.
+    let byTrigram: [UInt32: [Int32]]
+    /// Per rule: its literal, lower-case when the filter is case-insensitive (empty: none).
+    let literals: [[UInt8]]
+
+    struct Listing: Sendable {
+        var key: ListingKey
+        var action: Action
+    }
+
+    /// Location order: segment, then plain actions before the segment's css batches, then the
+    /// first rule of the location.
+    struct ListingKey: Hashable, Comparable, Sendable {
+        var segment: Int
+        var isStyleBatch: Bool
+        var firstRule: Int
+        static func < (a: ListingKey, b: ListingKey) -> Bool {
+            (a.segment, a.isStyleBatch ? 1 : 0, a.firstRule) < (b.segment, b.isStyleBatch ? 1 : 0, b.firstRule)
+        }
+    }
+
+    public init(_ list: RuleList) throws(OracleError) {
+        rules = list.rules
+        var cache: [String: OraclePattern] = [:]
+        func pattern(_ source: String, caseSensitive: Bool, rule: RuleIndex) throws(OracleError) -> OraclePattern {
+            let key = (caseSensitive ? "S" : "I") + source
+            if let known = cache[key] { return known }
+            let translation: URLFilterTranslation
+            do {
+                translation = try URLFilterTranslation.translate(source, caseSensitive: caseSensitive)
+            } catch {
+                throw .translation(rule: rule, error)
+            }
+            do {
+                let compiled = try OraclePattern(translation)
+                cache[key] = compiled
+                return compiled
+            } catch {
+                throw .pcre2(rule: rule, error)
+            }
+        }
+
+        var urlFilters: [OraclePattern] = []
+        var conditionPatterns: [[OraclePattern]] = []
+        for rule in list.rules {
+            let trigger = rule.trigger
+            urlFilters.append(try pattern(trigger.urlFilter, caseSensitive: trigger.urlFilterIsCaseSensitive, rule: rule.index))
+            var patterns: [OraclePattern] = []
+            switch trigger.condition {
+            case nil: break
+            case .ifDomain(let domains), .unlessDomain(let domains):
+                for domain in domains {
+                    patterns.append(try pattern(Self.domainPattern(domain), caseSensitive: false, rule: rule.index))
+                }
+            case .ifTopURL(let sources), .unlessTopURL(let sources):
+                for source in sources {
+                    patterns.append(try pattern(source, caseSensitive: trigger.topURLFilterIsCaseSensitive, rule: rule.index))
+                }
+            case .ifFrameURL(let sources), .unlessFrameURL(let sources):
+                for source in sources {
+                    patterns.append(try pattern(source, caseSensitive: trigger.frameURLFilterIsCaseSensitive, rule: rule.index))
+                }
+            }
+            conditionPatterns.append(patterns)
+        }
+        self.urlFilters = urlFilters
+        self.conditionPatterns = conditionPatterns
+        listings = Self.listings(list.rules, urlFilters: urlFilters)
+
+        var alwaysTried: [Int32] = []
+        var byTrigram: [UInt32: [Int32]] = [:]
+        var literals: [[UInt8]] = []
+        for (slot, filter) in urlFilters.enumerated() {
+            let literal = filter.matchesEverything ? [] : filter.translation.requiredLiteral
+            literals.append(literal)
+            if literal.count >= 3 {
+                byTrigram[Self.trigram(literal[0], literal[1], literal[2]), default: []].append(Int32(slot))
+            } else {
+                alwaysTried.append(Int32(slot))
+            }
+        }
+        self.alwaysTried = alwaysTried
+        self.byTrigram = byTrigram
+        self.literals = literals
+    }
+
+    static func trigram(_ a: UInt8, _ b: UInt8, _ c: UInt8) -> UInt32 { UInt32(a) << 16 | UInt32(b) << 8 | UInt32(c) }
+
+    /// WebKit's pattern for a domain condition over the main document URL (SEMANTICS.md section 2):
+    /// a scheme, `://`, any subdomains when the domain starts with `*`, the domain, then `:` or `/`.
+    static func domainPattern(_ domain: String) -> String {
+        var name = Substring(domain)
+        var pattern = "[a-z][a-z+.-]*:\\/\\/"
+        if name.first == "*" {
+            name = name.dropFirst()
+            pattern += "([^/]*\\.)*"
+        }
+        for character in name {
+            if !(character.isLetter || character.isNumber) { pattern += "\\" }
+            pattern.append(character)
+        }
+        return pattern + "[:/]"
+    }
+
+    /// Step 4 and 5 of the definition, worked out per rule.
+    static func listings(_ rules: [Rule], urlFilters: [OraclePattern]) -> [Listing?] {
+        var segment = 0
+        var beforeFirstIgnorePrevious = true
+        var listings: [Listing?] = []
+        // Per segment: the first rule of each (action, trigger without url-filter), and the css
+        // batches (whole trigger -> first rule, selectors).
+        var firstOfShared: [SharedKey: Int] = [:]
+        var styleBatches: [Trigger: (first: Int, selectors: [String], members: [Int])] = [:]
+        func closeSegment() {
+            for batch in styleBatches.values {
+                let action = Action.cssDisplayNone(selector: batch.selectors.joined(separator: ","))
+                for member in batch.members {
+                    listings[member] = Listing(key: ListingKey(segment: segment, isStyleBatch: true, firstRule: batch.first), action: action)
+                }
+            }
+            styleBatches = [:]
+            firstOfShared = [:]
+        }
+        for (slot, rule) in rules.enumerated() {
+            listings.append(nil)
+            let trigger = rule.trigger
+            switch rule.action {
+            case .ignorePreviousRules:
+                closeSegment()
+                segment += 1
+                beforeFirstIgnorePrevious = false
+            case .ignoreFollowingRules:
+                break
+            case .cssDisplayNone(let selector):
+                let global = beforeFirstIgnorePrevious && urlFilters[slot].matchesEverything && trigger.resourceTypes.isEmpty
+                    && trigger.loadTypes.isEmpty && trigger.loadContexts.isEmpty && trigger.requestMethod == nil
+                    && trigger.condition == nil
+                if global { break }
+                styleBatches[trigger, default: (slot, [], [])].selectors.append(selector)
+                styleBatches[trigger]!.members.append(slot)
+            default:
+                var flagsAndCondition = trigger
+                flagsAndCondition.urlFilter = ""
+                flagsAndCondition.urlFilterIsCaseSensitive = false
+                let key = SharedKey(action: rule.action, trigger: flagsAndCondition)
+                let first = firstOfShared[key] ?? slot
+                firstOfShared[key] = first
+                listings[slot] = Listing(key: ListingKey(segment: segment, isStyleBatch: false, firstRule: first), action: rule.action)
+            }
+        }
+        closeSegment()
+        return listings
+    }
+
+    struct SharedKey: Hashable {
+        var action: Action
+        var trigger: Trigger
+    }
+
+    public func isGlobalStyleSheet(_ slot: Int) -> Bool {
+        if case .cssDisplayNone = rules[slot].action { return listings[slot] == nil }
+        return false
+    }
+}
+
+/// Answers requests over a `ReferenceRuleList`. One evaluator per thread.
+public final class ReferenceEvaluator {
+    public let list: ReferenceRuleList
+    /// Whether to skip rules whose required literal is absent from the URL.
+    public var usesPrefilter: Bool
+    /// Counters since creation: rules whose url-filter PCRE2 was asked about, rules skipped
+    /// because their literal was absent.
+    public private(set) var urlFiltersTried = 0
+    public private(set) var skippedByPrefilter = 0
+
+    private let data = PCRE2MatchData()
+    private var marks: [UInt32]
+    private var generation: UInt32 = 0
+    private var candidates: [Int32] = []
+
+    public init(_ list: ReferenceRuleList, usesPrefilter: Bool = true) {
+        self.list = list
+        self.usesPrefilter = usesPrefilter
+        marks = [UInt32](repeating: 0, count: list.rules.count)
+    }
+
+    public func outcome(for request: Request) throws(OracleError) -> MatchOutcome {
+        // 1. Nothing applies to an unmatchable URL.
+        guard request.url.isMatchable else { return .none }
+        var url = request.url.string
+        var lowered = String(decoding: url.utf8.map(ReferenceEvaluator.lowercased), as: UTF8.self)
+        var mainDocument = request.mainDocumentURL.string
+        var frame = request.frameURL.string
+
+        // 2. The applying rules, in rule order.
+        var applying: [Int] = []
+        var failure: OracleError?
+        url.withUTF8 { urlBytes in
+            lowered.withUTF8 { lowerBytes in
+                mainDocument.withUTF8 { mainBytes in
+                    frame.withUTF8 { frameBytes in
+                        collectCandidates(urlBytes, lowerBytes)
+                        for slot in candidates {
+                            let slot = Int(slot)
+                            let literal = list.literals[slot]
+                            if usesPrefilter && !literal.isEmpty {
+                                let haystack = list.rules[slot].trigger.urlFilterIsCaseSensitive ? urlBytes : lowerBytes
+                                if !Self.contains(haystack, literal) {
+                                    skippedByPrefilter += 1
+                                    continue
+                                }
+                            }
+                            do throws(OracleError) {
+                                if try applies(slot, request, urlBytes, mainBytes, frameBytes) { applying.append(slot) }
+                            } catch {
+                                failure = error
+                                return
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if let failure { throw failure }
+        let matchingRules = applying.map { list.rules[$0].index }
+
+        // 3. The rules that act.
+        var acting = applying[...]
+        if let cut = acting.firstIndex(where: { list.rules[$0].action == .ignoreFollowingRules }) {
+            acting = acting[...cut]
+        }
+        var appliesGlobalStyleSheet = true
+        if let last = acting.lastIndex(where: { list.rules[$0].action == .ignorePreviousRules }) {
+            acting = acting[(last + 1)...]
+            appliesGlobalStyleSheet = false
+        }
+
+        // 4. Their actions, each at its location, in location order.
+        let upgradable = (request.url.scheme == "http" || request.url.scheme == "ws") && request.url.port == nil
+        var listed: [ReferenceRuleList.ListingKey: Action] = [:]
+        for slot in acting {
+            guard let listing = list.listings[slot] else { continue }
+            if list.rules[slot].action == .makeHTTPS && !upgradable { continue }
+            listed[listing.key] = listing.action
+        }
+        let actions = listed.keys.sorted().map { listed[$0]! }
+        return MatchOutcome(actions: actions, matchingRules: matchingRules, appliesGlobalStyleSheet: appliesGlobalStyleSheet)
+    }
+
+    /// Whether rule `slot` applies (step 1 of the definition).
+    private func applies(
+        _ slot: Int, _ request: Request, _ url: UnsafeBufferPointer<UInt8>, _ mainDocument: UnsafeBufferPointer<UInt8>,
+        _ frame: UnsafeBufferPointer<UInt8>
+    ) throws(OracleError) -> Bool {
+        let rule = list.rules[slot]
+        let trigger = rule.trigger
+        if !trigger.resourceTypes.isEmpty && !trigger.resourceTypes.contains(request.resourceType) { return false }
+        if !trigger.loadContexts.isEmpty && !trigger.loadContexts.contains(request.loadContext) { return false }
+        if let method = trigger.requestMethod, method != request.method { return false }
+        if !trigger.loadTypes.isEmpty && !trigger.loadTypes.contains(request.isThirdParty ? .thirdParty : .firstParty) { return false }
+        do {
+            urlFiltersTried += 1
+            guard try list.urlFilters[slot].matches(url, using: data) else { return false }
+            guard let condition = trigger.condition else { return true }
+            let subject: UnsafeBufferPointer<UInt8>
+            switch condition {
+            case .ifDomain, .unlessDomain, .ifTopURL, .unlessTopURL: subject = mainDocument
+            case .ifFrameURL, .unlessFrameURL: subject = frame
+            }
+            var anyMatches = false
+            for pattern in list.conditionPatterns[slot] where try pattern.matches(subject, using: data) {
+                anyMatches = true
+                break
+            }
+            return anyMatches == condition.isPositive
+        } catch {
+            throw .pcre2(rule: rule.index, error)
+        }
+    }
+
+    /// The rules to look at, in rule order: every rule without the prefilter; otherwise the rules
+    /// without a literal and those whose literal's first three bytes occur in the URL.
+    private func collectCandidates(_ url: UnsafeBufferPointer<UInt8>, _ lowered: UnsafeBufferPointer<UInt8>) {
+        candidates.removeAll(keepingCapacity: true)
+        guard usesPrefilter else {
+            candidates.append(contentsOf: 0..<Int32(list.rules.count))
+            return
+        }
+        generation &+= 1
+        if generation == 0 {
+            for index in marks.indices { marks[index] = 0 }
+            generation = 1
+        }
+        candidates.append(contentsOf: list.alwaysTried)
+        if url.count >= 3 {
+            for start in 0...(url.count - 3) {
+                let exact = ReferenceRuleList.trigram(url[start], url[start + 1], url[start + 2])
+                let folded = ReferenceRuleList.trigram(lowered[start], lowered[start + 1], lowered[start + 2])
+                for key in exact == folded ? [exact] : [exact, folded] {
+                    guard let slots = list.byTrigram[key] else { continue }
+                    for slot in slots where marks[Int(slot)] != generation {
+                        marks[Int(slot)] = generation
+                        candidates.append(slot)
+                    }
+                }
+            }
+        }
+        candidates.sort()
+        skippedByPrefilter += list.rules.count - candidates.count
+    }
+
+    static func lowercased(_ byte: UInt8) -> UInt8 { (65...90).contains(byte) ? byte + 32 : byte }
+
+    static func contains(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
+        guard needle.count <= haystack.count else { return false }
+        guard let first = needle.first else { return true }
+        var start = 0
+        let last = haystack.count - needle.count
+        while start <= last {
+            if haystack[start] == first {
+                var offset = 1
+                while offset < needle.count && haystack[start + offset] == needle[offset] { offset += 1 }
+                if offset == needle.count { return true }
+            }
+            start += 1
+        }
+        return false
+    }
+}

@@ -1,0 +1,404 @@
+// URLFilterTranslation.swift — PCRE2Oracle
+//
+// The one place that says how a url-filter (JavaScript legacy regex syntax, WebKit's subset,
+// SEMANTICS.md section 3) becomes a PCRE2 pattern with the same meaning over canonical URLs. It
+// reads the pattern text itself; it shares nothing with the engine's parser. Every choice:
+//
+//  - Options: PCRE2_CASELESS unless the rule is case-sensitive (no UTF, so PCRE2's built-in tables
+//    fold ASCII letters only, as WebKit does); PCRE2_DOLLAR_ENDONLY, so `$` is the very end.
+//  - Every group becomes `(?:...)`: nothing is captured, and named groups lose their names.
+//  - Lazy quantifiers (`*?`) lose the `?`: whether a pattern matches does not depend on laziness.
+//  - `{` starts a quantifier only as `{n}`, `{n,}` or `{n,m}` (copied as written); otherwise it is
+//    the literal `{`, as are `}` and a `]` outside a class (JavaScript legacy mode).
+//  - `.` is `[\x01-\x7F]` and a negated class also excludes `\x00` and `\x80-\xFF`: both match one
+//    character 1..127, never the end of the URL.
+//  - Class members are written as `\x{HH}` codes (ranges as `\x{HH}-\x{HH}`), so no PCRE2 class
+//    syntax (`[:alpha:]`, `\Q`, a leading `]`) can creep in; `[]` matches nothing: `(*FAIL)`.
+//  - Escapes follow JavaScript legacy mode (ECMA-262 Annex B): `\t \n \v \f \r`, `\cX` (control
+//    letter), `\0`-`\7` start octal escapes of up to three digits (`\1` is never a back-reference),
+//    `\8 \9` are the digits, `\xHH` and `\uHHHH` codes (without enough hex digits, the letter
+//    itself), `\b` in a class is backspace, and any other escaped character is itself (`\a` is
+//    `a`, not PCRE2's BEL). A code above 127 can never match a canonical URL: `(*FAIL)`.
+//  - A leading `^` anchors at the start; a trailing `$` (outside any group) at the end.
+//  - "Matches everything": a filter none of whose terms must consume a character. The oracle asks
+//    PCRE2 itself: the filter without its anchors matches the empty string.
+//  - The required literal (for the oracle's prefilter): the longest run of plain characters the
+//    pattern must contain at its top level, read from this text.
+
+/// A url-filter in PCRE2 terms.
+public struct URLFilterTranslation: Hashable, Sendable {
+    /// The url-filter as written in the rule list.
+    public var source: String
+    /// The PCRE2 pattern, anchors included.
+    public var pattern: String
+    /// The pattern without `^` and `$`: used to ask whether the filter matches everything.
+    public var body: String
+    public var options: PCRE2Regex.Options
+    /// A string every URL the filter matches contains (lower-cased when the filter is
+    /// case-insensitive); empty when the filter requires no literal.
+    public var requiredLiteral: [UInt8]
+
+    /// Translates an accepted url-filter. Throws for text outside the subset (the rule-list parser
+    /// rejects such filters before they get here).
+    public static func translate(_ source: String, caseSensitive: Bool) throws(TranslationError) -> URLFilterTranslation {
+        var translator = Translator(Array(source.utf8), source: source, caseSensitive: caseSensitive)
+        return try translator.run()
+    }
+}
+
+public struct TranslationError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var source: String
+    public var offset: Int
+    public var reason: String
+    public var description: String { "cannot translate \(source) at offset \(offset): \(reason)" }
+}
+
+private struct Translator {
+    let text: [UInt8]
+    let source: String
+    let caseSensitive: Bool
+    var position = 0
+    var body = ""
+    var depth = 0
+
+    // Prefilter bookkeeping: the current run of top-level plain characters, and the best so far.
+    var currentRun: [UInt8] = []
+    var best: [UInt8] = []
+    /// The plain character the last top-level atom was, if it was one (a quantifier decides).
+    var pendingLiteral: UInt8?
+
+    init(_ text: [UInt8], source: String, caseSensitive: Bool) {
+        self.text = text
+        self.source = source
+        self.caseSensitive = caseSensitive
+    }
+
+    func fail(_ reason: String) -> TranslationError { TranslationError(source: source, offset: position, reason: reason) }
+
+    var atEnd: Bool { position >= text.count }
+    func peek(_ ahead: Int = 0) -> UInt8? { position + ahead < text.count ? text[position + ahead] : nil }
+
+    mutating func run() throws(TranslationError) -> URLFilterTranslation {
+        var anchoredStart = false
+        var anchoredEnd = false
+        var end = text.count
+        if text.first == UInt8(ascii: "^") {
+            anchoredStart = true
+            position = 1
+        }
+        if end > position, text[end - 1] == UInt8(ascii: "$"), !isEscaped(at: end - 1) {
+            anchoredEnd = true
+            end -= 1
+        }
+        while position < end {
+            try atom(end: end)
+        }
+        guard depth == 0 else { throw fail("unclosed group") }
+        flushLiteral(quantifier: nil)
+        endRun()
+        var options: PCRE2Regex.Options = [.dollarEndOnly]
+        if !caseSensitive { options.insert(.caseless) }
+        let pattern = (anchoredStart ? "^" : "") + body + (anchoredEnd ? "$" : "")
+        let literal = caseSensitive ? best : best.map(Self.lowercased)
+        return URLFilterTranslation(source: source, pattern: pattern, body: body, options: options, requiredLiteral: literal)
+    }
+
+    /// Whether the byte at `index` is escaped by an odd run of backslashes before it.
+    func isEscaped(at index: Int) -> Bool {
+        var backslashes = 0
+        var cursor = index - 1
+        while cursor >= 0, text[cursor] == UInt8(ascii: "\\") {
+            backslashes += 1
+            cursor -= 1
+        }
+        return backslashes % 2 == 1
+    }
+
+    static func lowercased(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
+    }
+
+    // MARK: Atoms and quantifiers
+
+    mutating func atom(end: Int) throws(TranslationError) {
+        let byte = text[position]
+        switch byte {
+        case UInt8(ascii: "("):
+            flushLiteral(quantifier: nil)
+            endRun()
+            position += 1
+            if peek() == UInt8(ascii: "?") {
+                if peek(1) == UInt8(ascii: ":") {
+                    position += 2
+                } else if peek(1) == UInt8(ascii: "<"), peek(2) != UInt8(ascii: "="), peek(2) != UInt8(ascii: "!") {
+                    // A named group: skip the name.
+                    while let next = peek(), next != UInt8(ascii: ">") { position += 1 }
+                    guard !atEnd else { throw fail("unterminated group name") }
+                    position += 1
+                } else {
+                    throw fail("lookaround groups are outside the subset")
+                }
+            }
+            body += "(?:"
+            depth += 1
+        case UInt8(ascii: ")"):
+            guard depth > 0 else { throw fail("unbalanced )") }
+            flushLiteral(quantifier: nil)
+            position += 1
+            depth -= 1
+            body += ")"
+            try quantifier(end: end)
+            if depth == 0 { endRun() }
+        case UInt8(ascii: "["):
+            flushLiteral(quantifier: nil)
+            endRun()
+            try characterClass()
+            try quantifier(end: end)
+        case UInt8(ascii: "."):
+            flushLiteral(quantifier: nil)
+            endRun()
+            position += 1
+            body += "[\\x{01}-\\x{7f}]"
+            try quantifier(end: end)
+        case UInt8(ascii: "\\"):
+            flushLiteral(quantifier: nil)
+            let code = try escape(inClass: false)
+            character(code)
+            try quantifier(end: end)
+        case UInt8(ascii: "^"), UInt8(ascii: "$"):
+            throw fail("misplaced anchor")
+        case UInt8(ascii: "|"):
+            throw fail("disjunctions are outside the subset")
+        case UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "?"):
+            throw fail("quantifier without an atom")
+        case UInt8(ascii: "{") where quantifierBraces() != nil:
+            throw fail("quantifier without an atom")
+        default:
+            flushLiteral(quantifier: nil)
+            position += 1
+            character(UInt32(byte))
+            try quantifier(end: end)
+        }
+    }
+
+    /// Writes one character; a plain top-level character may join the required literal.
+    mutating func character(_ code: UInt32) {
+        if code > 0x7F {
+            body += "(*FAIL)"
+            endRun()
+            return
+        }
+        body += Self.literal(UInt8(code))
+        if depth == 0 && code != 0 { pendingLiteral = UInt8(code) } else { endRun() }
+    }
+
+    static func literal(_ byte: UInt8) -> String {
+        if isLetter(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) { return String(Unicode.Scalar(byte)) }
+        return "\\x{" + String(byte, radix: 16) + "}"
+    }
+
+    /// `{n}`, `{n,}` or `{n,m}` at the current position: its length, or nil when `{` is literal.
+    func quantifierBraces() -> Int? {
+        guard peek() == UInt8(ascii: "{") else { return nil }
+        var cursor = position + 1
+        func digits() -> Int {
+            let start = cursor
+            while cursor < text.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(text[cursor]) { cursor += 1 }
+            return cursor - start
+        }
+        guard digits() > 0 else { return nil }
+        if cursor < text.count, text[cursor] == UInt8(ascii: ",") {
+            cursor += 1
+            _ = digits()
+        }
+        guard cursor < text.count, text[cursor] == UInt8(ascii: "}") else { return nil }
+        return cursor + 1 - position
+    }
+
+    /// An optional quantifier after an atom.
+    mutating func quantifier(end: Int) throws(TranslationError) {
+        guard position < end else { return }
+        var written: String?
+        var minimumIsZero = false
+        switch text[position] {
+        case UInt8(ascii: "*"):
+            written = "*"
+            minimumIsZero = true
+            position += 1
+        case UInt8(ascii: "+"):
+            written = "+"
+            position += 1
+        case UInt8(ascii: "?"):
+            written = "?"
+            minimumIsZero = true
+            position += 1
+        case UInt8(ascii: "{"):
+            if let length = quantifierBraces() {
+                let braces = String(decoding: text[position..<(position + length)], as: UTF8.self)
+                written = braces
+                minimumIsZero = braces.hasPrefix("{0,") || braces == "{0}"
+                position += length
+            }
+        default:
+            break
+        }
+        guard let written else { return }
+        body += written
+        // A lazy form matches the same URLs.
+        if position < end, text[position] == UInt8(ascii: "?") { position += 1 }
+        if position < end, text[position] == UInt8(ascii: "*") || text[position] == UInt8(ascii: "+")
+            || text[position] == UInt8(ascii: "?") || quantifierBraces() != nil {
+            throw fail("nothing to repeat")
+        }
+        flushLiteral(quantifier: minimumIsZero ? .optional : .repeated)
+    }
+
+    enum LiteralQuantifier { case optional, repeated }
+
+    /// Settles the last plain character: it joins the run unless optional; a repeat ends the run.
+    mutating func flushLiteral(quantifier: LiteralQuantifier?) {
+        guard let byte = pendingLiteral else {
+            if quantifier == .optional || quantifier == .repeated { endRun() }
+            return
+        }
+        pendingLiteral = nil
+        switch quantifier {
+        case nil:
+            currentRun.append(byte)
+        case .repeated:
+            currentRun.append(byte)
+            endRun()
+        case .optional:
+            endRun()
+        }
+    }
+
+    mutating func endRun() {
+        if let byte = pendingLiteral {
+            pendingLiteral = nil
+            currentRun.append(byte)
+        }
+        if currentRun.count > best.count { best = currentRun }
+        currentRun.removeAll()
+    }
+
+    // MARK: Escapes and classes
+
+    static func hexValue(_ byte: UInt8?) -> UInt32? {
+        guard let byte else { return nil }
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return UInt32(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return UInt32(byte - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return UInt32(byte - UInt8(ascii: "A") + 10)
+        default: return nil
+        }
+    }
+
+    static func isOctal(_ byte: UInt8?) -> Bool { byte.map { (UInt8(ascii: "0")...UInt8(ascii: "7")).contains($0) } ?? false }
+    static func isLetter(_ byte: UInt8?) -> Bool {
+        guard let byte else { return false }
+        return (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+    }
+
+    /// The character code of the escape at `position` (a backslash), JavaScript legacy rules.
+    mutating func escape(inClass: Bool) throws(TranslationError) -> UInt32 {
+        position += 1
+        guard let byte = peek() else { throw fail("\\ at end of pattern") }
+        position += 1
+        switch byte {
+        case UInt8(ascii: "t"): return 9
+        case UInt8(ascii: "n"): return 10
+        case UInt8(ascii: "v"): return 11
+        case UInt8(ascii: "f"): return 12
+        case UInt8(ascii: "r"): return 13
+        case UInt8(ascii: "b") where inClass: return 8
+        case UInt8(ascii: "d"), UInt8(ascii: "D"), UInt8(ascii: "w"), UInt8(ascii: "W"), UInt8(ascii: "s"), UInt8(ascii: "S"):
+            throw fail("character class escapes are outside the subset")
+        case UInt8(ascii: "b"), UInt8(ascii: "B"):
+            // `\b` in a class was handled above; `\B` in a class is the letter itself.
+            if inClass { return UInt32(byte) }
+            throw fail("word boundaries are outside the subset")
+        case UInt8(ascii: "c"):
+            let next = peek()
+            if Self.isLetter(next) || (inClass && (next.map { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "_") } ?? false)) {
+                position += 1
+                return UInt32(next! % 32)
+            }
+            // `\c` without a control letter: the backslash is itself, and `c` is read next.
+            position -= 1
+            return UInt32(UInt8(ascii: "\\"))
+        case UInt8(ascii: "0")...UInt8(ascii: "7"):
+            var value = UInt32(byte - UInt8(ascii: "0"))
+            let maxDigits = byte <= UInt8(ascii: "3") ? 2 : 1
+            var taken = 0
+            while taken < maxDigits, Self.isOctal(peek()) {
+                value = value * 8 + UInt32(peek()! - UInt8(ascii: "0"))
+                position += 1
+                taken += 1
+            }
+            return value
+        case UInt8(ascii: "x"):
+            if let high = Self.hexValue(peek()), let low = Self.hexValue(peek(1)) {
+                position += 2
+                return high * 16 + low
+            }
+            return UInt32(byte)
+        case UInt8(ascii: "u"):
+            if let a = Self.hexValue(peek()), let b = Self.hexValue(peek(1)), let c = Self.hexValue(peek(2)), let d = Self.hexValue(peek(3)) {
+                position += 4
+                return ((a * 16 + b) * 16 + c) * 16 + d
+            }
+            return UInt32(byte)
+        default:
+            return UInt32(byte)
+        }
+    }
+
+    /// One class member: a character code.
+    mutating func classMember() throws(TranslationError) -> UInt32 {
+        if text[position] == UInt8(ascii: "\\") { return try escape(inClass: true) }
+        defer { position += 1 }
+        return UInt32(text[position])
+    }
+
+    /// `[...]` or `[^...]` at `position`.
+    mutating func characterClass() throws(TranslationError) {
+        position += 1
+        var negated = false
+        if peek() == UInt8(ascii: "^") {
+            negated = true
+            position += 1
+        }
+        var members: [ClosedRange<UInt32>] = []
+        while true {
+            guard let byte = peek() else { throw fail("unterminated class") }
+            if byte == UInt8(ascii: "]") {
+                position += 1
+                break
+            }
+            let low = try classMember()
+            if peek() == UInt8(ascii: "-"), let after = peek(1), after != UInt8(ascii: "]") {
+                position += 1
+                let high = try classMember()
+                guard low <= high else { throw fail("range out of order") }
+                members.append(low...high)
+            } else {
+                members.append(low...low)
+            }
+        }
+        // Only codes 0..255 can be written without UTF; above 127 nothing in a URL matches anyway.
+        let written = members.compactMap { range -> String? in
+            guard range.lowerBound <= 0xFF else { return nil }
+            let upper = min(range.upperBound, 0xFF)
+            let low = "\\x{" + String(range.lowerBound, radix: 16) + "}"
+            return range.lowerBound == upper ? low : low + "-\\x{" + String(upper, radix: 16) + "}"
+        }
+        if negated {
+            body += "[^" + written.joined() + "\\x{00}\\x{80}-\\x{ff}]"
+        } else if written.isEmpty {
+            body += "(*FAIL)"
+        } else {
+            body += "[" + written.joined() + "]"
+        }
+    }
+}
