@@ -14,6 +14,7 @@
 //   RequestContext     a request as rules see it: canonical URLs, resource type, third party (libpsl)
 //   ContentBlocker     the engine facade: compile a rule list, save/load, actions for a request
 //   PCRE2Oracle        the reference: every pattern through PCRE2, the semantics rule by rule
+//   Harness            corpora (manifest, files, request sets) and conformance: engine vs oracle
 //   CZlib              system library (zlib), to read the gzip-compressed corpora
 //   CPCRE2             system library (libpcre2-8), oracle side only
 //   CLibPSL, CIDN2     system libraries (libpsl, libidn2): registrable domains and IDNA hosts
@@ -61,6 +62,10 @@ let package = Package(
             name: "PCRE2Oracle",
             dependencies: ["CPCRE2", "ContentRuleList", "RequestContext"],
             swiftSettings: swiftSettings),
+        .target(
+            name: "Harness",
+            dependencies: ["CZlib", "ContentRuleList", "RequestContext", "ContentBlocker", "PCRE2Oracle"],
+            swiftSettings: swiftSettings),
         .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",
@@ -72,8 +77,8 @@ let package = Package(
         .target(
             name: "BlockBenchCLI",
             dependencies: [
-                "ContentRuleList", "URLFilterSyntax", "CZlib", "Automata", "Bytecode", "RequestContext",
-                "ContentBlocker", "PCRE2Oracle",
+                "ContentRuleList", "URLFilterSyntax", "Automata", "Bytecode", "RequestContext",
+                "ContentBlocker", "PCRE2Oracle", "Harness",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings),
@@ -99,9 +104,13 @@ let package = Package(
             dependencies: ["PCRE2Oracle", "ContentRuleList", "RequestContext"],
             swiftSettings: swiftSettings),
         .testTarget(
+            name: "HarnessTests",
+            dependencies: ["Harness", "ContentBlocker", "ContentRuleList", "RequestContext", "PCRE2Oracle"],
+            swiftSettings: swiftSettings),
+        .testTarget(
             name: "BlockBenchCLITests",
             dependencies: [
-                "BlockBenchCLI", "ContentRuleList",
+                "BlockBenchCLI", "ContentRuleList", "Harness",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings),

@@ -5,6 +5,7 @@ public import ArgumentParser
 import ContentBlocker
 import ContentRuleList
 import Foundation
+import Harness
 
 public struct BlockBenchCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(

@@ -4,6 +4,7 @@
 import ArgumentParser
 import ContentRuleList
 import Foundation
+import Harness
 import URLFilterSyntax
 
 struct CheckCommand: ParsableCommand {

@@ -7,6 +7,7 @@ import Bytecode
 import ContentBlocker
 import ContentRuleList
 import Foundation
+import Harness
 
 struct CompileCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

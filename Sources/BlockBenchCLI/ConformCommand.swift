@@ -1,29 +1,180 @@
-// `blockbench conform --vectors FILE`: runs a WebKit vector file (the format of
-// Corpora/conformance/webkit-vectors.json) and prints a line per failing vector, a line per kind
-// and last `N passed, M failed, K skipped`. Request vectors run through the real path: the rule
-// list is compiled, its file written to bytes and loaded back (validated), and the evaluator answers
-// the request from that file.
+// `blockbench conform`: BlockBench against the PCRE2 oracle on real corpora, and both against
+// WebKit's vectors.
+//
+// With no arguments: every shipped rule list against every shipped request set, then the shipped
+// vectors. `--rules` and `--requests` (names from Corpora/manifest.json, or paths) narrow the
+// pairs; `--vectors FILE` runs only a vector file. Per pair it prints requests, rules, requests
+// with actions, mismatches and, for the first mismatches, a reduced reproduction. `--shard i/n`
+// runs every n-th request (from the i-th), so n machines cover a set between them and their
+// `--json` lines add up. Exit 0 when everything agrees, 2 on any mismatch or failing vector, 1 on
+// an error.
+//
+// Request vectors run through the real path: the rule list is compiled, its file written to
+// bytes and loaded back (validated), and the evaluator answers from that file; the oracle answers
+// the same vector on its own.
 
 import ArgumentParser
 import ContentBlocker
 import ContentRuleList
 import Foundation
+import Harness
+import PCRE2Oracle
 import RequestContext
 import URLFilterSyntax
 
 struct ConformCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "conform",
-        abstract: "Check BlockBench's answers against WebKit's: exit 0 when every vector passes, 2 when one fails.")
+        abstract: "Check BlockBench against the PCRE2 oracle on the corpora and against WebKit's vectors (exit 2 on any difference).")
 
-    @Option(help: "A vector file in the format of Corpora/conformance/webkit-vectors.json.")
-    var vectors = "Corpora/conformance/webkit-vectors.json"
+    @Option(help: "A rule list: a manifest name or a path (repeatable; default: every shipped list).")
+    var rules: [String] = []
+
+    @Option(help: "A request set: a manifest name or a path (.json[.gz] adblock-rust objects, .tsv, .txt[.gz] site list; repeatable; default: every shipped set).")
+    var requests: [String] = []
+
+    @Option(help: "Run only this vector file (the format of Corpora/conformance/webkit-vectors.json).")
+    var vectors: String?
+
+    @Option(help: "Run shard i of n of every request set (e.g. 2/4).")
+    var shard: String = "1/1"
+
+    @Option(help: "Mismatches to reduce and print in full per pair.")
+    var reproductions = 3
+
+    @Option(help: "Worker threads.")
+    var workers = 2
+
+    @Flag(help: "Make the oracle try every rule on every request (no literal prefilter).")
+    var noPrefilter = false
+
+    @Flag(help: "One JSON object per pair on standard output instead of the table.")
+    var json = false
+
+    @Option(help: "The corpora folder.")
+    var corpora = "Corpora"
 
     func run() throws {
-        let file = try VectorFile.load(vectors)
-        let outcome = VectorRunner.run(file)
-        for line in outcome.lines { print(line) }
-        if outcome.failed > 0 { throw ExitCode(2) }
+        if let vectors {
+            let outcome = VectorRunner.run(try VectorFile.load(vectors))
+            for line in outcome.lines { print(line) }
+            if outcome.failed > 0 { throw ExitCode(2) }
+            return
+        }
+        let parts = shard.split(separator: "/").compactMap { Int($0) }
+        guard parts.count == 2, parts[1] >= 1, (1...parts[1]).contains(parts[0]) else {
+            throw ValidationError("--shard takes i/n with 1 <= i <= n, not \(shard)")
+        }
+        var run = ConformanceRun()
+        run.shard = Shard(index: parts[0], count: parts[1])
+        run.reproductions = reproductions
+        run.workers = workers
+        run.usesPrefilter = !noPrefilter
+        let manifest = try CorpusManifest.load(root: corpora)
+        let results = try CorpusConformance.run(
+            manifest: manifest, rules: rules, requests: requests, run: run, json: json, includeVectors: rules.isEmpty && requests.isEmpty)
+        if !results { throw ExitCode(2) }
+    }
+}
+
+/// The corpus part of `conform`, shared with the main job.
+enum CorpusConformance {
+    /// Runs the pairs, prints them, and says whether everything agreed.
+    static func run(
+        manifest: CorpusManifest, rules: [String], requests: [String], run: ConformanceRun, json: Bool, includeVectors: Bool
+    ) throws -> Bool {
+        let started = ContinuousClock.now
+        let lists: [(name: String, path: String)] = try select(rules, kinds: ["rules"], manifest: manifest).map { ($0.name, $0.path) }
+        let sets = try select(requests, kinds: RequestSets.kinds, manifest: manifest).map {
+            try RequestSets.load(path: $0.path, kind: $0.kind, name: $0.name)
+        }
+        var allPassed = true
+        var totalRequests = 0
+        var totalMismatches = 0
+        let terminal = isatty(2) == 1 && !json
+        for (name, path) in lists {
+            let bytes = try CorpusFiles.read(path)
+            let list: RuleList
+            switch RuleListParser.parse(bytes) {
+            case .success(let parsed): list = parsed
+            case .failure(let error):
+                print("\(name): rejected, nothing to conform: \(error)")
+                allPassed = false
+                continue
+            }
+            for set in sets {
+                var pairRun = run
+                if terminal {
+                    pairRun.progress = { done, total in
+                        FileHandle.standardError.write(Data("\r  \(name) x \(set.name): \(done) / \(total) requests".utf8))
+                    }
+                }
+                let result = try pairRun.run(listName: name, json: bytes, list: list, requests: set)
+                if terminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+                totalRequests += result.requests
+                totalMismatches += result.mismatches
+                if !result.passed { allPassed = false }
+                if json {
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                    print(String(decoding: try encoder.encode(result), as: UTF8.self))
+                } else {
+                    print(text(result))
+                }
+            }
+        }
+        if !json {
+            print(String(
+                format: "conform: %d pairs, %@ requests answered by both, %@ mismatches, %.1f s",
+                lists.count * sets.count, totalRequests.grouped, totalMismatches.grouped, (ContinuousClock.now - started).seconds))
+        }
+        if includeVectors {
+            for entry in manifest.entries(ofKind: "vectors") {
+                let outcome = VectorRunner.run(try VectorFile.load(manifest.path(of: entry)))
+                if !json { outcome.lines.forEach { print($0) } }
+                if outcome.failed > 0 { allPassed = false }
+            }
+        }
+        return allPassed
+    }
+
+    struct Selected { var name: String; var path: String; var kind: String }
+
+    /// Manifest entries of `kinds` named in `arguments` (all of them when empty); an argument that
+    /// names no entry is a path.
+    static func select(_ arguments: [String], kinds: [String], manifest: CorpusManifest) throws -> [Selected] {
+        let entries = manifest.corpora.filter { kinds.contains($0.kind) }
+        if arguments.isEmpty { return entries.map { Selected(name: $0.name, path: manifest.path(of: $0), kind: $0.kind) } }
+        return try arguments.map { argument in
+            if let entry = entries.first(where: { $0.name == argument }) {
+                return Selected(name: entry.name, path: manifest.path(of: entry), kind: entry.kind)
+            }
+            guard FileManager.default.fileExists(atPath: argument) else {
+                throw ValidationError("\(argument) is neither a file nor a name in the manifest (\(entries.map(\.name).joined(separator: ", ")))")
+            }
+            let name = URL(fileURLWithPath: argument).lastPathComponent
+            if kinds == ["rules"] { return Selected(name: name, path: argument, kind: "rules") }
+            let kind = name.contains(".tsv") ? "requests-tsv" : name.contains(".json") ? "requests-json" : "requests-sitelist"
+            return Selected(name: name, path: argument, kind: kind)
+        }
+    }
+
+    static func text(_ result: ConformanceResult) -> String {
+        var lines = [String(
+            format: "%@ x %@%@: %@ requests, %@ rules, %@ with actions, %@ mismatches%@; oracle tried %@ url-filters, skipped %@ by literal, %@ DFA fallbacks; %.1f s",
+            result.list, result.requestSet, result.shard == "1/1" ? "" : " (shard \(result.shard))", result.requests.grouped,
+            result.rules.grouped, result.requestsWithActions.grouped, result.mismatches.grouped,
+            result.oracleErrors > 0 ? ", \(result.oracleErrors) ORACLE ERRORS" : "", result.oracleTries.grouped,
+            result.prefilterSkips.grouped, result.dfaFallbacks.grouped, result.seconds)]
+        if let error = result.firstOracleError { lines.append("  first oracle error: \(error)") }
+        for reproduction in result.reproductions {
+            lines.append("  MISMATCH row \(reproduction.row): \(reproduction.resourceType) \(reproduction.url)")
+            lines.append("    page \(reproduction.mainDocumentURL), frame \(reproduction.frameURL)")
+            lines.append("    rules (\(reproduction.rulesBeforeReduction.grouped) reduced to these): \(reproduction.rules)")
+            lines.append("    blockbench: \(reproduction.engine)")
+            lines.append("    oracle:     \(reproduction.oracle)")
+        }
+        return lines.joined(separator: "\n")
     }
 }
 

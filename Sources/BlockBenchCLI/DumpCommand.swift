@@ -6,6 +6,7 @@ import Automata
 import ContentBlocker
 import ContentRuleList
 import Foundation
+import Harness
 import URLFilterSyntax
 
 struct DumpCommand: ParsableCommand {

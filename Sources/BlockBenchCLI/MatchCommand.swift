@@ -6,6 +6,7 @@ import Bytecode
 import ContentBlocker
 import ContentRuleList
 import Foundation
+import Harness
 import RequestContext
 
 struct MatchCommand: ParsableCommand {

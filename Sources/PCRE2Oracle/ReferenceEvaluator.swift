@@ -50,9 +50,12 @@ final class OraclePattern: Sendable {
 /// action worked out once. Immutable; any number of `ReferenceEvaluator`s may share it.
 public final class ReferenceRuleList: Sendable {
     public let rules: [Rule]
-    let urlFilters: [OraclePattern]
-    /// Per rule: the condition's patterns (domains as WebKit's domain patterns).
-    let conditionPatterns: [[OraclePattern]]
+    /// Every distinct pattern (url-filters, condition patterns, domain patterns), by id.
+    let patterns: [OraclePattern]
+    /// Per rule: what the evaluator reads on every request, as plain values.
+    let facts: [RuleFacts]
+    /// The condition patterns of every rule (ranges in `RuleFacts`).
+    let conditionPatternIDs: [Int32]
     /// Per rule: where its action is listed (nil: ignore rules and the global style sheet).
     let listings: [Listing?]
     /// Rules without a literal of three bytes or more: tried on every URL.
@@ -61,6 +64,23 @@ public final class ReferenceRuleList: Sendable {
     let byTrigram: [UInt32: [Int32]]
     /// Per rule: its literal, lower-case when the filter is case-insensitive (empty: none).
     let literals: [[UInt8]]
+
+    struct RuleFacts: Sendable {
+        enum Subject: Sendable { case none, mainDocument, frame }
+        var resourceTypes: ResourceTypes
+        var loadTypes: LoadTypes
+        var loadContexts: LoadContexts
+        var method: RequestMethod?
+        var urlPattern: Int32
+        var urlFilterIsCaseSensitive: Bool
+        var conditionSubject: Subject
+        var conditionIsPositive: Bool
+        var conditionStart: Int32
+        var conditionEnd: Int32
+        var action: ActionKind
+    }
+
+    enum ActionKind: Sendable { case ignoreFollowing, ignorePrevious, makeHTTPS, other }
 
     struct Listing: Sendable {
         var key: ListingKey
@@ -80,10 +100,11 @@ public final class ReferenceRuleList: Sendable {
 
     public init(_ list: RuleList) throws(OracleError) {
         rules = list.rules
-        var cache: [String: OraclePattern] = [:]
-        func pattern(_ source: String, caseSensitive: Bool, rule: RuleIndex) throws(OracleError) -> OraclePattern {
+        var ids: [String: Int32] = [:]
+        var patterns: [OraclePattern] = []
+        func pattern(_ source: String, caseSensitive: Bool, rule: RuleIndex) throws(OracleError) -> Int32 {
             let key = (caseSensitive ? "S" : "I") + source
-            if let known = cache[key] { return known }
+            if let known = ids[key] { return known }
             let translation: URLFilterTranslation
             do {
                 translation = try URLFilterTranslation.translate(source, caseSensitive: caseSensitive)
@@ -91,45 +112,61 @@ public final class ReferenceRuleList: Sendable {
                 throw .translation(rule: rule, error)
             }
             do {
-                let compiled = try OraclePattern(translation)
-                cache[key] = compiled
-                return compiled
+                patterns.append(try OraclePattern(translation))
             } catch {
                 throw .pcre2(rule: rule, error)
             }
+            ids[key] = Int32(patterns.count - 1)
+            return Int32(patterns.count - 1)
         }
 
-        var urlFilters: [OraclePattern] = []
-        var conditionPatterns: [[OraclePattern]] = []
+        var facts: [RuleFacts] = []
+        var conditionPatternIDs: [Int32] = []
         for rule in list.rules {
             let trigger = rule.trigger
-            urlFilters.append(try pattern(trigger.urlFilter, caseSensitive: trigger.urlFilterIsCaseSensitive, rule: rule.index))
-            var patterns: [OraclePattern] = []
+            let urlPattern = try pattern(trigger.urlFilter, caseSensitive: trigger.urlFilterIsCaseSensitive, rule: rule.index)
+            let start = Int32(conditionPatternIDs.count)
+            var subject = RuleFacts.Subject.none
             switch trigger.condition {
             case nil: break
             case .ifDomain(let domains), .unlessDomain(let domains):
+                subject = .mainDocument
                 for domain in domains {
-                    patterns.append(try pattern(Self.domainPattern(domain), caseSensitive: false, rule: rule.index))
+                    conditionPatternIDs.append(try pattern(Self.domainPattern(domain), caseSensitive: false, rule: rule.index))
                 }
             case .ifTopURL(let sources), .unlessTopURL(let sources):
+                subject = .mainDocument
                 for source in sources {
-                    patterns.append(try pattern(source, caseSensitive: trigger.topURLFilterIsCaseSensitive, rule: rule.index))
+                    conditionPatternIDs.append(try pattern(source, caseSensitive: trigger.topURLFilterIsCaseSensitive, rule: rule.index))
                 }
             case .ifFrameURL(let sources), .unlessFrameURL(let sources):
+                subject = .frame
                 for source in sources {
-                    patterns.append(try pattern(source, caseSensitive: trigger.frameURLFilterIsCaseSensitive, rule: rule.index))
+                    conditionPatternIDs.append(try pattern(source, caseSensitive: trigger.frameURLFilterIsCaseSensitive, rule: rule.index))
                 }
             }
-            conditionPatterns.append(patterns)
+            let action: ActionKind = switch rule.action {
+            case .ignoreFollowingRules: .ignoreFollowing
+            case .ignorePreviousRules: .ignorePrevious
+            case .makeHTTPS: .makeHTTPS
+            default: .other
+            }
+            facts.append(RuleFacts(
+                resourceTypes: trigger.resourceTypes, loadTypes: trigger.loadTypes, loadContexts: trigger.loadContexts,
+                method: trigger.requestMethod, urlPattern: urlPattern, urlFilterIsCaseSensitive: trigger.urlFilterIsCaseSensitive,
+                conditionSubject: subject, conditionIsPositive: trigger.condition?.isPositive ?? true, conditionStart: start,
+                conditionEnd: Int32(conditionPatternIDs.count), action: action))
         }
-        self.urlFilters = urlFilters
-        self.conditionPatterns = conditionPatterns
-        listings = Self.listings(list.rules, urlFilters: urlFilters)
+        self.patterns = patterns
+        self.facts = facts
+        self.conditionPatternIDs = conditionPatternIDs
+        listings = Self.listings(list.rules, matchesEverything: facts.map { patterns[Int($0.urlPattern)].matchesEverything })
 
         var alwaysTried: [Int32] = []
         var byTrigram: [UInt32: [Int32]] = [:]
         var literals: [[UInt8]] = []
-        for (slot, filter) in urlFilters.enumerated() {
+        for (slot, fact) in facts.enumerated() {
+            let filter = patterns[Int(fact.urlPattern)]
             let literal = filter.matchesEverything ? [] : filter.translation.requiredLiteral
             literals.append(literal)
             if literal.count >= 3 {
@@ -162,7 +199,7 @@ public final class ReferenceRuleList: Sendable {
     }
 
     /// Step 4 and 5 of the definition, worked out per rule.
-    static func listings(_ rules: [Rule], urlFilters: [OraclePattern]) -> [Listing?] {
+    static func listings(_ rules: [Rule], matchesEverything: [Bool]) -> [Listing?] {
         var segment = 0
         var beforeFirstIgnorePrevious = true
         var listings: [Listing?] = []
@@ -191,7 +228,7 @@ public final class ReferenceRuleList: Sendable {
             case .ignoreFollowingRules:
                 break
             case .cssDisplayNone(let selector):
-                let global = beforeFirstIgnorePrevious && urlFilters[slot].matchesEverything && trigger.resourceTypes.isEmpty
+                let global = beforeFirstIgnorePrevious && matchesEverything[slot] && trigger.resourceTypes.isEmpty
                     && trigger.loadTypes.isEmpty && trigger.loadContexts.isEmpty && trigger.requestMethod == nil
                     && trigger.condition == nil
                 if global { break }
@@ -223,6 +260,9 @@ public final class ReferenceRuleList: Sendable {
 }
 
 /// Answers requests over a `ReferenceRuleList`. One evaluator per thread.
+///
+/// Conditions depend only on the main document or frame URL, so while those stay the same from
+/// one request to the next (a page's subresources) each condition pattern's answer is kept.
 public final class ReferenceEvaluator {
     public let list: ReferenceRuleList
     /// Whether to skip rules whose required literal is absent from the URL.
@@ -231,16 +271,25 @@ public final class ReferenceEvaluator {
     /// because their literal was absent.
     public private(set) var urlFiltersTried = 0
     public private(set) var skippedByPrefilter = 0
+    /// Matches PCRE2's backtracking matcher gave up on (its limits) and `pcre2_dfa_match` answered.
+    public var dfaFallbacks: Int { data.dfaFallbacks }
 
     private let data = PCRE2MatchData()
     private var marks: [UInt32]
     private var generation: UInt32 = 0
     private var candidates: [Int32] = []
+    /// Condition answers per pattern for `memoMainDocument` / `memoFrame`: 0 unknown, 1 no, 2 yes.
+    private var mainDocumentMemo: [UInt8]
+    private var frameMemo: [UInt8]
+    private var memoMainDocument: String?
+    private var memoFrame: String?
 
     public init(_ list: ReferenceRuleList, usesPrefilter: Bool = true) {
         self.list = list
         self.usesPrefilter = usesPrefilter
         marks = [UInt32](repeating: 0, count: list.rules.count)
+        mainDocumentMemo = [UInt8](repeating: 0, count: list.patterns.count)
+        frameMemo = [UInt8](repeating: 0, count: list.patterns.count)
     }
 
     public func outcome(for request: Request) throws(OracleError) -> MatchOutcome {
@@ -250,6 +299,15 @@ public final class ReferenceEvaluator {
         var lowered = String(decoding: url.utf8.map(ReferenceEvaluator.lowercased), as: UTF8.self)
         var mainDocument = request.mainDocumentURL.string
         var frame = request.frameURL.string
+        if memoMainDocument != mainDocument {
+            memoMainDocument = mainDocument
+            for index in mainDocumentMemo.indices { mainDocumentMemo[index] = 0 }
+        }
+        if memoFrame != frame {
+            memoFrame = frame
+            for index in frameMemo.indices { frameMemo[index] = 0 }
+        }
+        var context = RequestFacts(request: request)
 
         // 2. The applying rules, in rule order.
         var applying: [Int] = []
@@ -261,16 +319,15 @@ public final class ReferenceEvaluator {
                         collectCandidates(urlBytes, lowerBytes)
                         for slot in candidates {
                             let slot = Int(slot)
-                            let literal = list.literals[slot]
-                            if usesPrefilter && !literal.isEmpty {
-                                let haystack = list.rules[slot].trigger.urlFilterIsCaseSensitive ? urlBytes : lowerBytes
-                                if !Self.contains(haystack, literal) {
+                            if usesPrefilter && !list.literals[slot].isEmpty {
+                                let haystack = list.facts[slot].urlFilterIsCaseSensitive ? urlBytes : lowerBytes
+                                if !Self.contains(haystack, list.literals[slot]) {
                                     skippedByPrefilter += 1
                                     continue
                                 }
                             }
                             do throws(OracleError) {
-                                if try applies(slot, request, urlBytes, mainBytes, frameBytes) { applying.append(slot) }
+                                if try applies(slot, &context, urlBytes, mainBytes, frameBytes) { applying.append(slot) }
                             } catch {
                                 failure = error
                                 return
@@ -285,11 +342,11 @@ public final class ReferenceEvaluator {
 
         // 3. The rules that act.
         var acting = applying[...]
-        if let cut = acting.firstIndex(where: { list.rules[$0].action == .ignoreFollowingRules }) {
+        if let cut = acting.firstIndex(where: { list.facts[$0].action == .ignoreFollowing }) {
             acting = acting[...cut]
         }
         var appliesGlobalStyleSheet = true
-        if let last = acting.lastIndex(where: { list.rules[$0].action == .ignorePreviousRules }) {
+        if let last = acting.lastIndex(where: { list.facts[$0].action == .ignorePrevious }) {
             acting = acting[(last + 1)...]
             appliesGlobalStyleSheet = false
         }
@@ -299,41 +356,60 @@ public final class ReferenceEvaluator {
         var listed: [ReferenceRuleList.ListingKey: Action] = [:]
         for slot in acting {
             guard let listing = list.listings[slot] else { continue }
-            if list.rules[slot].action == .makeHTTPS && !upgradable { continue }
+            if list.facts[slot].action == .makeHTTPS && !upgradable { continue }
             listed[listing.key] = listing.action
         }
         let actions = listed.keys.sorted().map { listed[$0]! }
         return MatchOutcome(actions: actions, matchingRules: matchingRules, appliesGlobalStyleSheet: appliesGlobalStyleSheet)
     }
 
+    /// What the flags compare, read once per request (third party only when a rule asks).
+    struct RequestFacts {
+        let request: Request
+        private var thirdParty: Bool?
+        init(request: Request) { self.request = request }
+        mutating func isThirdParty() -> Bool {
+            if let thirdParty { return thirdParty }
+            let value = request.isThirdParty
+            thirdParty = value
+            return value
+        }
+    }
+
     /// Whether rule `slot` applies (step 1 of the definition).
     private func applies(
-        _ slot: Int, _ request: Request, _ url: UnsafeBufferPointer<UInt8>, _ mainDocument: UnsafeBufferPointer<UInt8>,
+        _ slot: Int, _ context: inout RequestFacts, _ url: UnsafeBufferPointer<UInt8>, _ mainDocument: UnsafeBufferPointer<UInt8>,
         _ frame: UnsafeBufferPointer<UInt8>
     ) throws(OracleError) -> Bool {
-        let rule = list.rules[slot]
-        let trigger = rule.trigger
-        if !trigger.resourceTypes.isEmpty && !trigger.resourceTypes.contains(request.resourceType) { return false }
-        if !trigger.loadContexts.isEmpty && !trigger.loadContexts.contains(request.loadContext) { return false }
-        if let method = trigger.requestMethod, method != request.method { return false }
-        if !trigger.loadTypes.isEmpty && !trigger.loadTypes.contains(request.isThirdParty ? .thirdParty : .firstParty) { return false }
+        let facts = list.facts[slot]
+        let request = context.request
+        if !facts.resourceTypes.isEmpty && !facts.resourceTypes.contains(request.resourceType) { return false }
+        if !facts.loadContexts.isEmpty && !facts.loadContexts.contains(request.loadContext) { return false }
+        if let method = facts.method, method != request.method { return false }
+        if !facts.loadTypes.isEmpty && !facts.loadTypes.contains(context.isThirdParty() ? .thirdParty : .firstParty) { return false }
         do {
             urlFiltersTried += 1
-            guard try list.urlFilters[slot].matches(url, using: data) else { return false }
-            guard let condition = trigger.condition else { return true }
-            let subject: UnsafeBufferPointer<UInt8>
-            switch condition {
-            case .ifDomain, .unlessDomain, .ifTopURL, .unlessTopURL: subject = mainDocument
-            case .ifFrameURL, .unlessFrameURL: subject = frame
-            }
+            guard try list.patterns[Int(facts.urlPattern)].matches(url, using: data) else { return false }
+            if facts.conditionSubject == .none { return true }
             var anyMatches = false
-            for pattern in list.conditionPatterns[slot] where try pattern.matches(subject, using: data) {
-                anyMatches = true
-                break
+            for id in list.conditionPatternIDs[Int(facts.conditionStart)..<Int(facts.conditionEnd)] {
+                let id = Int(id)
+                let known = facts.conditionSubject == .frame ? frameMemo[id] : mainDocumentMemo[id]
+                let matches: Bool
+                if known != 0 {
+                    matches = known == 2
+                } else {
+                    matches = try list.patterns[id].matches(facts.conditionSubject == .frame ? frame : mainDocument, using: data)
+                    if facts.conditionSubject == .frame { frameMemo[id] = matches ? 2 : 1 } else { mainDocumentMemo[id] = matches ? 2 : 1 }
+                }
+                if matches {
+                    anyMatches = true
+                    break
+                }
             }
-            return anyMatches == condition.isPositive
+            return anyMatches == facts.conditionIsPositive
         } catch {
-            throw .pcre2(rule: rule.index, error)
+            throw .pcre2(rule: list.rules[slot].index, error)
         }
     }
 

@@ -3,6 +3,7 @@
 
 import ArgumentParser
 import Foundation
+import Harness
 import Testing
 @testable import BlockBenchCLI
 @testable import ContentRuleList

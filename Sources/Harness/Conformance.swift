@@ -1,0 +1,275 @@
+// Conformance.swift — Harness
+//
+// The engine against the oracle on a rule list and a request set. Both answer every request (of
+// the shard); the outcomes must be identical: the actions in order, the rules that match, and
+// whether the global style sheet applies. A mismatch is reduced automatically (rules dropped
+// while the mismatch persists) to the few rules that show it, with the request and both answers.
+//
+// The engine enters only through `ConformanceEngine`, so a test can hand in a deliberately broken
+// one; the oracle is always PCRE2Oracle.
+
+import ContentBlocker
+public import ContentRuleList
+import Foundation
+import PCRE2Oracle
+public import RequestContext
+import Synchronization
+
+/// The engine under test: compiles a rule list into something that answers requests.
+public struct ConformanceEngine: Sendable {
+    public var name: String
+    /// Compiles; the result makes one matcher per worker thread.
+    public var compile: @Sendable (RuleList) throws -> @Sendable () -> (Request) -> MatchOutcome
+
+    public init(name: String, compile: @escaping @Sendable (RuleList) throws -> @Sendable () -> (Request) -> MatchOutcome) {
+        self.name = name
+        self.compile = compile
+    }
+
+    /// BlockBench as a browser runs it: compiled, written to bytes, loaded (validated), evaluated.
+    public static let blockBench = ConformanceEngine(name: "blockbench") { list in
+        let (compiled, _) = try RuleListCompiler.compile(list)
+        let loaded = try CompiledRuleList(validating: compiled.serialized())
+        return {
+            let evaluator = Evaluator(loaded)
+            return { evaluator.outcome(for: $0) }
+        }
+    }
+}
+
+/// Which part of a request set to run: request `i` (0-based) belongs to shard `index` of `count`
+/// when `i % count == index - 1`. Shards of one set partition it, so their counts add up.
+public struct Shard: Sendable, Hashable, CustomStringConvertible {
+    public var index: Int
+    public var count: Int
+    public init(index: Int, count: Int) {
+        precondition(count >= 1 && (1...count).contains(index))
+        self.index = index
+        self.count = count
+    }
+    public static let whole = Shard(index: 1, count: 1)
+    public func contains(_ position: Int) -> Bool { position % count == index - 1 }
+    public var description: String { "\(index)/\(count)" }
+}
+
+/// A mismatch reduced to what shows it.
+public struct Reproduction: Sendable, Codable {
+    public var row: Int
+    public var url: String
+    public var mainDocumentURL: String
+    public var frameURL: String
+    public var resourceType: String
+    /// The reduced rule list (JSON), and how many rules it had before reduction.
+    public var rules: String
+    public var rulesBeforeReduction: Int
+    public var engine: String
+    public var oracle: String
+}
+
+/// One rule list against one request set.
+public struct ConformanceResult: Sendable, Codable {
+    public var list: String
+    public var requestSet: String
+    public var shard: String
+    public var rules: Int
+    public var requests: Int
+    public var requestsWithActions: Int
+    public var mismatches: Int
+    public var oracleErrors: Int
+    /// Oracle work: url-filters PCRE2 was asked about, rules skipped by the literal prefilter,
+    /// matches answered by pcre2_dfa_match after a backtracking limit.
+    public var oracleTries: Int
+    public var prefilterSkips: Int
+    public var dfaFallbacks: Int
+    public var seconds: Double
+    public var reproductions: [Reproduction]
+    public var firstOracleError: String?
+
+    public var passed: Bool { mismatches == 0 && oracleErrors == 0 }
+}
+
+public struct ConformanceRun: Sendable {
+    public var engine: ConformanceEngine = .blockBench
+    public var shard: Shard = .whole
+    public var workers = 2
+    /// Mismatches reduced and reported in full; the rest are counted.
+    public var reproductions = 3
+    public var usesPrefilter = true
+    /// Called now and then with (requests done, requests in all).
+    public var progress: (@Sendable (Int, Int) -> Void)?
+
+    public init() {}
+
+    /// Runs `list` (its JSON text, for reproductions) against `requests`.
+    public func run(listName: String, json: [UInt8], list: RuleList, requests: RequestSet) throws -> ConformanceResult {
+        let started = ContinuousClock.now
+        let makeMatcher = try engine.compile(list)
+        let selected = requests.requests.enumerated().filter { shard.contains($0.offset) }.map(\.element)
+
+        struct WorkerResult: Sendable {
+            var withActions = 0
+            var mismatched: [(CorpusRequest, MatchOutcome, MatchOutcome)] = []
+            var mismatches = 0
+            var oracleErrors = 0
+            var firstOracleError: String?
+            var tries = 0
+            var skips = 0
+            var fallbacks = 0
+            var buildError: OracleError?
+        }
+        let results = Mutex<[WorkerResult]>([])
+        let done = Atomic<Int>(0)
+        let workers = max(1, min(self.workers, selected.count))
+        let keep = reproductions
+        let usesPrefilter = self.usesPrefilter
+        let progress = self.progress
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            var result = WorkerResult()
+            // Each worker prepares its own oracle: no PCRE2 object is shared between threads.
+            let oracleList: ReferenceRuleList
+            do throws(OracleError) {
+                oracleList = try ReferenceRuleList(list)
+            } catch {
+                result.buildError = error
+                results.withLock { $0.append(result) }
+                return
+            }
+            let match = makeMatcher()
+            let oracle = ReferenceEvaluator(oracleList, usesPrefilter: usesPrefilter)
+            var position = worker
+            while position < selected.count {
+                let item = selected[position]
+                let ours = match(item.request)
+                do {
+                    let reference = try oracle.outcome(for: item.request)
+                    if !reference.actions.isEmpty { result.withActions += 1 }
+                    if ours != reference {
+                        result.mismatches += 1
+                        if result.mismatched.count < keep { result.mismatched.append((item, ours, reference)) }
+                    }
+                } catch {
+                    result.oracleErrors += 1
+                    if result.firstOracleError == nil { result.firstOracleError = "row \(item.row): \(error)" }
+                }
+                position += workers
+                let count = done.wrappingAdd(1, ordering: .relaxed).newValue
+                if count % 256 == 0 { progress?(count, selected.count) }
+            }
+            result.tries = oracle.urlFiltersTried
+            result.skips = oracle.skippedByPrefilter
+            result.fallbacks = oracle.dfaFallbacks
+            results.withLock { $0.append(result) }
+        }
+        progress?(selected.count, selected.count)
+        let all = results.withLock { $0 }
+        if let error = all.compactMap(\.buildError).first { throw error }
+        var mismatched = all.flatMap(\.mismatched).sorted { $0.0.row < $1.0.row }.prefix(keep)
+        var reproductions: [Reproduction] = []
+        if !mismatched.isEmpty {
+            let sources = RuleSources(json: json)
+            for (item, ours, reference) in mismatched {
+                reproductions.append(reduce(item, list: list, ours: ours, reference: reference, sources: sources))
+            }
+            mismatched = []
+        }
+        return ConformanceResult(
+            list: listName, requestSet: requests.name, shard: shard.description, rules: list.rules.count, requests: selected.count,
+            requestsWithActions: all.reduce(0) { $0 + $1.withActions }, mismatches: all.reduce(0) { $0 + $1.mismatches },
+            oracleErrors: all.reduce(0) { $0 + $1.oracleErrors }, oracleTries: all.reduce(0) { $0 + $1.tries },
+            prefilterSkips: all.reduce(0) { $0 + $1.skips }, dfaFallbacks: all.reduce(0) { $0 + $1.fallbacks },
+            seconds: (ContinuousClock.now - started).seconds, reproductions: reproductions,
+            firstOracleError: all.compactMap(\.firstOracleError).first)
+    }
+
+    // MARK: Reduction
+
+    /// Whether `rules` (a sub-list) still makes the engine and the oracle disagree on `request`.
+    func disagrees(_ rules: [Rule], on request: Request) -> Bool {
+        guard !rules.isEmpty else { return false }
+        let list = RuleList(rules: rules)
+        guard let makeMatcher = try? engine.compile(list), let oracleList = try? ReferenceRuleList(list) else { return false }
+        let ours = makeMatcher()(request)
+        guard let reference = try? ReferenceEvaluator(oracleList).outcome(for: request) else { return false }
+        return ours != reference
+    }
+
+    /// Drops rules while the mismatch persists: first to the rules either side says match (with
+    /// the ignore rules, which act without matching themselves in the outcome), then chunk by chunk
+    /// down to single rules.
+    func reduce(_ item: CorpusRequest, list: RuleList, ours: MatchOutcome, reference: MatchOutcome, sources: RuleSources) -> Reproduction {
+        let request = item.request
+        let matched = Set(ours.matchingRules + reference.matchingRules)
+        var current = list.rules
+        let starts: [[Rule]] = [
+            list.rules.filter { matched.contains($0.index) },
+            list.rules.filter {
+                matched.contains($0.index) || $0.action == .ignorePreviousRules || $0.action == .ignoreFollowingRules
+            },
+        ]
+        for start in starts where start.count < current.count && disagrees(start, on: request) {
+            current = start
+            break
+        }
+        var chunk = max(1, current.count / 2)
+        while current.count > 1 {
+            var removedAny = false
+            var offset = 0
+            while offset < current.count && current.count > 1 {
+                var candidate = current
+                candidate.removeSubrange(offset..<min(current.count, offset + chunk))
+                if disagrees(candidate, on: request) {
+                    current = candidate
+                    removedAny = true
+                } else {
+                    offset += chunk
+                }
+            }
+            if chunk == 1 && !removedAny { break }
+            if !removedAny { chunk = max(1, chunk / 2) }
+        }
+        let reducedList = RuleList(rules: current)
+        let finalOurs = (try? engine.compile(reducedList)).map { $0()(request) } ?? ours
+        let finalReference = (try? ReferenceRuleList(reducedList)).flatMap { try? ReferenceEvaluator($0).outcome(for: request) } ?? reference
+        return Reproduction(
+            row: item.row, url: request.url.string, mainDocumentURL: request.mainDocumentURL.string, frameURL: request.frameURL.string,
+            resourceType: ResourceTypes.requestNames.first { $0.type == request.resourceType }?.name ?? "?",
+            rules: sources.json(for: current), rulesBeforeReduction: list.rules.count,
+            engine: Self.describe(finalOurs, rules: current), oracle: Self.describe(finalReference, rules: current))
+    }
+
+    /// An outcome in one line: `[block, css-display-none ".a,.b"] rules [3, 17] style sheet yes`.
+    public static func describe(_ outcome: MatchOutcome, rules: [Rule]? = nil) -> String {
+        let actions = outcome.actions.map { action -> String in
+            switch action {
+            case .cssDisplayNone(let selector): "css-display-none \"\(selector)\""
+            case .notify(let notification): "notify \"\(notification)\""
+            default: action.typeName
+            }
+        }
+        return "[\(actions.joined(separator: ", "))] rules \(outcome.matchingRules.map(\.rawValue)) style sheet "
+            + (outcome.appliesGlobalStyleSheet ? "yes" : "no")
+    }
+}
+
+/// The JSON text of each rule of a list, for reproductions.
+struct RuleSources {
+    let elements: [Any]
+
+    init(json: [UInt8]) {
+        elements = (try? JSONSerialization.jsonObject(with: Data(json), options: [.fragmentsAllowed])) as? [Any] ?? []
+    }
+
+    func json(for rules: [Rule]) -> String {
+        let texts = rules.map { rule -> String in
+            guard rule.index.rawValue < elements.count,
+                let data = try? JSONSerialization.data(withJSONObject: elements[rule.index.rawValue], options: [.sortedKeys, .withoutEscapingSlashes])
+            else { return "{\"rule\": \(rule.index.rawValue)}" }
+            return String(decoding: data, as: UTF8.self)
+        }
+        return "[" + texts.joined(separator: ",\n ") + "]"
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

@@ -1,0 +1,46 @@
+// RequestSetTests.swift — the shipped request corpora read with their context.
+
+import Testing
+import Foundation
+import Harness
+import RequestContext
+
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+@Suite struct RequestSetTests {
+    @Test func everyShippedRequestSetLoadsWithItsManifestRowCount() throws {
+        let manifest = try CorpusManifest.load(root: repositoryRoot + "/Corpora")
+        let entries = manifest.corpora.filter { RequestSets.kinds.contains($0.kind) }
+        #expect(entries.count == 3)
+        for entry in entries {
+            let set = try RequestSets.load(entry, from: manifest)
+            #expect(set.requests.count == entry.rows, "\(entry.name)")
+        }
+    }
+
+    @Test func siteListGroupsStartAtASiteRootAndTypeSubresourcesByExtension() throws {
+        let manifest = try CorpusManifest.load(root: repositoryRoot + "/Corpora")
+        let entry = manifest.corpora.first { $0.kind == "requests-sitelist" }!
+        let requests = try RequestSets.load(entry, from: manifest).requests
+        // http://goal.com/ opens the first group; www.goal.com/ is a redirect of the page.
+        #expect(requests[0].request.resourceType == .topDocument)
+        #expect(requests[1].request.resourceType == .topDocument)
+        #expect(requests[3].request.resourceType == .other)  // /static/js?files=... has no extension
+        let amazon = requests.first { $0.request.url.string == "http://c.amazon-adsystem.com/aax2/amzn_ads.js" }!
+        #expect(amazon.request.resourceType == .script)
+        #expect(amazon.request.mainDocumentURL.string == "http://goal.com/")
+        #expect(amazon.request.isThirdParty)
+        // The next site starts a new group.
+        let hao = requests.first { $0.request.url.string.hasPrefix("http://hao123.com/") }!
+        #expect(hao.request.mainDocumentURL.string == "http://hao123.com/")
+        let pages = Set(requests.map(\.request.mainDocumentURL.string))
+        #expect(pages.count > 400 && pages.count < 600)
+    }
+
+    @Test func webRequestTypesMapAsTheCorporaReadmeSays() throws {
+        #expect(RequestSets.webRequestTypes["xhr"] == .fetch)
+        #expect(RequestSets.webRequestTypes["subdocument"] == .childDocument)
+        #expect(RequestSets.webRequestTypes["main_frame"] == .topDocument)
+        #expect(RequestSets.webRequestTypes["beacon"] == .ping)
+    }
+}
