@@ -303,6 +303,29 @@ public enum VectorRunner {
         outcome.passed += kindPassed
         outcome.failed += kindFailed
 
+        kindPassed = 0
+        kindFailed = 0
+        for test in file.requestVectorTests {
+            for vector in test.vectors {
+                let got: String
+                switch oracleAnswer(vector) {
+                case .success(let answer): got = answer
+                case .failure(let problem): got = "error: \(problem)"
+                }
+                let expected = expectedAnswer(vector)
+                if got == expected {
+                    kindPassed += 1
+                } else {
+                    kindFailed += 1
+                    outcome.lines.append(
+                        "FAIL request (oracle) \(test.test): rules \(quoted(vector.rules)), url \(quoted(vector.request.url)): expected \(expected), got \(got)")
+                }
+            }
+        }
+        outcome.lines.append("request vectors (PCRE2 oracle, on its own): \(kindPassed) passed, \(kindFailed) failed")
+        outcome.passed += kindPassed
+        outcome.failed += kindFailed
+
         outcome.lines.append("\(outcome.passed) passed, \(outcome.failed) failed, \(outcome.skipped) skipped")
         return outcome
     }
@@ -330,6 +353,21 @@ extension VectorRunner {
             return .failure(Problem(description: "unknown resource type or method in \(vector.request)"))
         }
         let outcome = compiled.outcome(for: request)
+        let names = outcome.actions.map(\.typeName)
+        return .success("[\(names.joined(separator: ", "))] stylesheets \(outcome.appliesGlobalStyleSheet ? 1 : 0)")
+    }
+
+    static func oracleAnswer(_ vector: VectorFile.RequestVectorTest.Vector) -> Result<String, Problem> {
+        let outcome: MatchOutcome
+        do {
+            let list = try RuleListParser.parse(vector.rules).get()
+            guard let request = request(vector.request) else {
+                return .failure(Problem(description: "unknown resource type or method in \(vector.request)"))
+            }
+            outcome = try ReferenceEvaluator(try ReferenceRuleList(list)).outcome(for: request)
+        } catch {
+            return .failure(Problem(description: "\(error)"))
+        }
         let names = outcome.actions.map(\.typeName)
         return .success("[\(names.joined(separator: ", "))] stylesheets \(outcome.appliesGlobalStyleSheet ? 1 : 0)")
     }
