@@ -98,18 +98,17 @@ enum CorpusConformance {
             switch RuleListParser.parse(bytes) {
             case .success(let parsed): list = parsed
             case .failure(let error):
-                print("\(name): rejected, nothing to conform: \(error)")
+                emit("\(name): rejected, nothing to conform: \(error)")
                 allPassed = false
                 continue
             }
-            for set in sets {
-                var pairRun = run
-                if terminal {
-                    pairRun.progress = { done, total in
-                        FileHandle.standardError.write(Data("\r  \(name) x \(set.name): \(done) / \(total) requests".utf8))
-                    }
+            var listRun = run
+            if terminal {
+                listRun.progress = { set, done, total in
+                    FileHandle.standardError.write(Data("\r  \(name) x \(set): \(done) / \(total) requests\u{1B}[K".utf8))
                 }
-                let result = try pairRun.run(listName: name, json: bytes, list: list, requests: set)
+            }
+            _ = try listRun.run(listName: name, json: bytes, list: list, requestSets: sets) { result in
                 if terminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
                 totalRequests += result.requests
                 totalMismatches += result.mismatches
@@ -117,14 +116,14 @@ enum CorpusConformance {
                 if json {
                     let encoder = JSONEncoder()
                     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                    print(String(decoding: try encoder.encode(result), as: UTF8.self))
+                    emit(String(decoding: (try? encoder.encode(result)) ?? Data(), as: UTF8.self))
                 } else {
-                    print(text(result))
+                    emit(text(result))
                 }
             }
         }
         if !json {
-            print(String(
+            emit(String(
                 format: "conform: %d pairs, %@ requests answered by both, %@ mismatches, %.1f s",
                 lists.count * sets.count, totalRequests.grouped, totalMismatches.grouped, (ContinuousClock.now - started).seconds))
         }
@@ -136,6 +135,11 @@ enum CorpusConformance {
             }
         }
         return allPassed
+    }
+
+    /// Writes a line at once (not through print's buffer): a long run shows each pair as it ends.
+    static func emit(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 
     struct Selected { var name: String; var path: String; var kind: String }
@@ -166,6 +170,7 @@ enum CorpusConformance {
             result.rules.grouped, result.requestsWithActions.grouped, result.mismatches.grouped,
             result.oracleErrors > 0 ? ", \(result.oracleErrors) ORACLE ERRORS" : "", result.oracleTries.grouped,
             result.prefilterSkips.grouped, result.dfaFallbacks.grouped, result.seconds)]
+        lines[0] += String(format: " (list: engine compile %.1f s, oracle build %.1f s)", result.engineCompileSeconds, result.oracleBuildSeconds)
         if let error = result.firstOracleError { lines.append("  first oracle error: \(error)") }
         for reproduction in result.reproductions {
             lines.append("  MISMATCH row \(reproduction.row): \(reproduction.resourceType) \(reproduction.url)")

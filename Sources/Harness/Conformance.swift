@@ -81,7 +81,10 @@ public struct ConformanceResult: Sendable, Codable {
     public var oracleTries: Int
     public var prefilterSkips: Int
     public var dfaFallbacks: Int
+    /// Matching time for this set (both sides, all workers); the list's one-time costs beside it.
     public var seconds: Double
+    public var engineCompileSeconds = 0.0
+    public var oracleBuildSeconds = 0.0
     public var reproductions: [Reproduction]
     public var firstOracleError: String?
 
@@ -96,14 +99,50 @@ public struct ConformanceRun: Sendable {
     public var reproductions = 3
     public var usesPrefilter = true
     /// Called now and then with (requests done, requests in all).
-    public var progress: (@Sendable (Int, Int) -> Void)?
+    public var progress: (@Sendable (_ requestSet: String, _ done: Int, _ total: Int) -> Void)?
 
     public init() {}
 
     /// Runs `list` (its JSON text, for reproductions) against `requests`.
     public func run(listName: String, json: [UInt8], list: RuleList, requests: RequestSet) throws -> ConformanceResult {
-        let started = ContinuousClock.now
+        try run(listName: listName, json: json, list: list, requestSets: [requests])[0]
+    }
+
+    /// Runs `list` against every set: the engine compiles the list once, and each worker prepares
+    /// its own oracle once (no PCRE2 object is shared between threads). `onResult` hears of each
+    /// set as soon as it is done.
+    public func run(
+        listName: String, json: [UInt8], list: RuleList, requestSets: [RequestSet], onResult: (ConformanceResult) -> Void = { _ in }
+    ) throws -> [ConformanceResult] {
+        let compileStarted = ContinuousClock.now
         let makeMatcher = try engine.compile(list)
+        let engineSeconds = (ContinuousClock.now - compileStarted).seconds
+        let oracleStarted = ContinuousClock.now
+        let workers = max(1, workers)
+        let built = Mutex<[Int: Result<ReferenceRuleList, OracleError>]>([:])
+        DispatchQueue.concurrentPerform(iterations: workers) { worker in
+            let result = Result { () throws(OracleError) in try ReferenceRuleList(list) }
+            built.withLock { $0[worker] = result }
+        }
+        let oracleLists = try built.withLock { lists in try (0..<workers).map { try lists[$0]!.get() } }
+        let oracleSeconds = (ContinuousClock.now - oracleStarted).seconds
+        var results: [ConformanceResult] = []
+        for set in requestSets {
+            var result = try run(list: list, json: json, requests: set, makeMatcher: makeMatcher, oracleLists: oracleLists)
+            result.list = listName
+            result.engineCompileSeconds = engineSeconds
+            result.oracleBuildSeconds = oracleSeconds
+            onResult(result)
+            results.append(result)
+        }
+        return results
+    }
+
+    private func run(
+        list: RuleList, json: [UInt8], requests: RequestSet, makeMatcher: @Sendable () -> (Request) -> MatchOutcome,
+        oracleLists: [ReferenceRuleList]
+    ) throws -> ConformanceResult {
+        let started = ContinuousClock.now
         let selected = requests.requests.enumerated().filter { shard.contains($0.offset) }.map(\.element)
 
         struct WorkerResult: Sendable {
@@ -115,27 +154,18 @@ public struct ConformanceRun: Sendable {
             var tries = 0
             var skips = 0
             var fallbacks = 0
-            var buildError: OracleError?
         }
         let results = Mutex<[WorkerResult]>([])
         let done = Atomic<Int>(0)
-        let workers = max(1, min(self.workers, selected.count))
+        let workers = oracleLists.count
         let keep = reproductions
         let usesPrefilter = self.usesPrefilter
         let progress = self.progress
+        let setName = requests.name
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             var result = WorkerResult()
-            // Each worker prepares its own oracle: no PCRE2 object is shared between threads.
-            let oracleList: ReferenceRuleList
-            do throws(OracleError) {
-                oracleList = try ReferenceRuleList(list)
-            } catch {
-                result.buildError = error
-                results.withLock { $0.append(result) }
-                return
-            }
             let match = makeMatcher()
-            let oracle = ReferenceEvaluator(oracleList, usesPrefilter: usesPrefilter)
+            let oracle = ReferenceEvaluator(oracleLists[worker], usesPrefilter: usesPrefilter)
             var position = worker
             while position < selected.count {
                 let item = selected[position]
@@ -153,27 +183,25 @@ public struct ConformanceRun: Sendable {
                 }
                 position += workers
                 let count = done.wrappingAdd(1, ordering: .relaxed).newValue
-                if count % 256 == 0 { progress?(count, selected.count) }
+                if count % 256 == 0 { progress?(setName, count, selected.count) }
             }
             result.tries = oracle.urlFiltersTried
             result.skips = oracle.skippedByPrefilter
             result.fallbacks = oracle.dfaFallbacks
             results.withLock { $0.append(result) }
         }
-        progress?(selected.count, selected.count)
+        progress?(setName, selected.count, selected.count)
         let all = results.withLock { $0 }
-        if let error = all.compactMap(\.buildError).first { throw error }
-        var mismatched = all.flatMap(\.mismatched).sorted { $0.0.row < $1.0.row }.prefix(keep)
+        let mismatched = all.flatMap(\.mismatched).sorted { $0.0.row < $1.0.row }.prefix(keep)
         var reproductions: [Reproduction] = []
         if !mismatched.isEmpty {
             let sources = RuleSources(json: json)
             for (item, ours, reference) in mismatched {
                 reproductions.append(reduce(item, list: list, ours: ours, reference: reference, sources: sources))
             }
-            mismatched = []
         }
         return ConformanceResult(
-            list: listName, requestSet: requests.name, shard: shard.description, rules: list.rules.count, requests: selected.count,
+            list: "", requestSet: requests.name, shard: shard.description, rules: list.rules.count, requests: selected.count,
             requestsWithActions: all.reduce(0) { $0 + $1.withActions }, mismatches: all.reduce(0) { $0 + $1.mismatches },
             oracleErrors: all.reduce(0) { $0 + $1.oracleErrors }, oracleTries: all.reduce(0) { $0 + $1.tries },
             prefilterSkips: all.reduce(0) { $0 + $1.skips }, dfaFallbacks: all.reduce(0) { $0 + $1.fallbacks },

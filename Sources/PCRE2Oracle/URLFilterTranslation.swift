@@ -19,7 +19,9 @@
 //    `\8 \9` are the digits, `\xHH` and `\uHHHH` codes (without enough hex digits, the letter
 //    itself), `\b` in a class is backspace, and any other escaped character is itself (`\a` is
 //    `a`, not PCRE2's BEL). A code above 127 can never match a canonical URL: `(*FAIL)`.
-//  - A leading `^` anchors at the start; a trailing `$` (outside any group) at the end.
+//  - A leading `^` anchors at the start; a trailing `$` (outside any group) at the end. A NUL
+//    (`\0`, `\x00`, or in a class) is WebKit's end-of-URL marker: it becomes `(?:$)`, and a class
+//    holding it also matches the end (WebKit accepts `a\0` and rejects `\0a`).
 //  - "Matches everything": a filter none of whose terms must consume a character. The oracle asks
 //    PCRE2 itself: the filter without its anchors matches the empty string.
 //  - The required literal (for the oracle's prefilter): the longest run of plain characters the
@@ -183,6 +185,12 @@ private struct Translator {
 
     /// Writes one character; a plain top-level character may join the required literal.
     mutating func character(_ code: UInt32) {
+        if code == 0 {
+            // WebKit's end-of-URL marker (README: "Where WebKit's behaviour comes from").
+            body += "(?:$)"
+            endRun()
+            return
+        }
         if code > 0x7F {
             body += "(*FAIL)"
             endRun()
@@ -386,8 +394,15 @@ private struct Translator {
                 members.append(low...low)
             }
         }
+        // A NUL in a class is WebKit's end-of-URL marker: the class also matches the end.
+        let matchesEnd = !negated && members.contains { $0.lowerBound == 0 }
         // Only codes 0..255 can be written without UTF; above 127 nothing in a URL matches anyway.
         let written = members.compactMap { range -> String? in
+            var range = range
+            if range.lowerBound == 0 && !negated {
+                guard range.upperBound > 0 else { return nil }
+                range = 1...range.upperBound
+            }
             guard range.lowerBound <= 0xFF else { return nil }
             let upper = min(range.upperBound, 0xFF)
             let low = "\\x{" + String(range.lowerBound, radix: 16) + "}"
@@ -395,6 +410,8 @@ private struct Translator {
         }
         if negated {
             body += "[^" + written.joined() + "\\x{00}\\x{80}-\\x{ff}]"
+        } else if matchesEnd {
+            body += "(?:" + (written.isEmpty ? "" : "[" + written.joined() + "]|") + "$)"
         } else if written.isEmpty {
             body += "(*FAIL)"
         } else {

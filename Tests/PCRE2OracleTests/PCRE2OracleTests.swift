@@ -63,6 +63,11 @@ private func matches(_ filter: String, _ url: String, caseSensitive: Bool = fals
         ("[\\b]", "http://example.com/", false),  // backspace in a class
         ("(?<name>ab)+c", "http://example.com/ababc", true),
         ("a*?b", "http://example.com/b", true),
+        ("/a\\0", "http://example.com/a", true),  // NUL is WebKit's end-of-URL marker
+        ("/a\\0", "http://example.com/ab", false),
+        ("/a[\\0b]", "http://example.com/a", true),
+        ("/a[\\0b]", "http://example.com/ab", true),
+        ("/a[\\0b]", "http://example.com/ac", false),
     ] as [(String, String, Bool)])
     func translatedFiltersMatchLikeWebKit(filter: String, url: String, expected: Bool) throws {
         #expect(try matches(filter, url) == expected, "\(filter) over \(url)")
