@@ -23,7 +23,7 @@ public struct BlockBenchCommand: ParsableCommand {
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "The main job on the shipped corpora: check and compile every rule list, then run WebKit's vectors.")
+        abstract: "The main job on the shipped corpora: check, compile and conform every rule list, then run WebKit's vectors.")
 
     @Option(help: "The corpora folder.")
     var corpora = "Corpora"
@@ -51,8 +51,13 @@ struct RunCommand: ParsableCommand {
             rows.append((entry.name, check.list.rules.count, verdict, seconds))
         }
 
-        print("\n== compile: every shipped rule list WebKit accepts, saved and loaded back")
+        print("\n== compile: every shipped rule list WebKit accepts, saved and loaded back,")
+        print("   then conform: the file's answers against the PCRE2 oracle on every shipped request set")
         var compileFailed = false
+        var conformFailed = false
+        var conformRequests = 0
+        var conformMismatches = 0
+        let requestSets = try manifest.corpora.filter { RequestSets.kinds.contains($0.kind) }.map { try RequestSets.load($0, from: manifest) }
         for entry in manifest.entries(ofKind: "rules") {
             let path = manifest.path(of: entry)
             let listStarted = ContinuousClock.now
@@ -71,6 +76,30 @@ struct RunCommand: ParsableCommand {
                 }
                 if let index = rows.firstIndex(where: { $0.name == entry.name }) {
                     rows[index].verdict += String(format: ", %@ bytes in %.1f s", figures.bytes.grouped, seconds)
+                }
+                // The file just loaded answers for the whole list; reductions of a mismatch compile
+                // their sub-lists afresh.
+                let bytesOfList = try CorpusFiles.read(path)
+                let list = try RuleListParser.parse(bytesOfList).get()
+                var conformance = ConformanceRun()
+                let loaded = reloaded
+                conformance.engine = ConformanceEngine(name: "blockbench") { candidate in
+                    guard candidate == list else { return try ConformanceEngine.blockBench.compile(candidate) }
+                    return {
+                        let evaluator = Evaluator(loaded)
+                        return { evaluator.outcome(for: $0) }
+                    }
+                }
+                var mismatches = 0
+                _ = try conformance.run(listName: entry.name, json: bytesOfList, list: list, requestSets: requestSets) { result in
+                    print(CorpusConformance.text(result))
+                    conformRequests += result.requests
+                    mismatches += result.mismatches
+                    if !result.passed { conformFailed = true }
+                }
+                conformMismatches += mismatches
+                if let index = rows.firstIndex(where: { $0.name == entry.name }) {
+                    rows[index].verdict += ", \(mismatches.grouped) mismatches with the oracle"
                 }
             } catch {
                 print("\(path): \(error)")
@@ -93,8 +122,9 @@ struct RunCommand: ParsableCommand {
             print(row.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  " + row.rules.grouped.leftPadded(8) + "  "
                 + String(format: "%7.3f s", row.seconds) + "  " + row.verdict)
         }
+        print("conform: \(conformRequests.grouped) requests answered by the engine and the oracle, \(conformMismatches.grouped) mismatches")
         print(String(format: "main job finished in %.1f s", (ContinuousClock.now - started).seconds))
-        if rejected || compileFailed || failedVectors > 0 { throw ExitCode(1) }
+        if rejected || compileFailed || conformFailed || failedVectors > 0 { throw ExitCode(1) }
     }
 }
 

@@ -172,6 +172,9 @@ enum CorpusConformance {
             result.prefilterSkips.grouped, result.dfaFallbacks.grouped, result.seconds)]
         lines[0] += String(format: " (list: engine compile %.1f s, oracle build %.1f s)", result.engineCompileSeconds, result.oracleBuildSeconds)
         if let error = result.firstOracleError { lines.append("  first oracle error: \(error)") }
+        if result.pcre2JITDisagreements > 0 {
+            lines.append("  PCRE2 PROBLEM: its JIT and its interpreter disagreed on \(result.pcre2JITDisagreements) sampled matches")
+        }
         for reproduction in result.reproductions {
             lines.append("  MISMATCH row \(reproduction.row): \(reproduction.resourceType) \(reproduction.url)")
             lines.append("    page \(reproduction.mainDocumentURL), frame \(reproduction.frameURL)")

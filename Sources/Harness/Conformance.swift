@@ -81,6 +81,8 @@ public struct ConformanceResult: Sendable, Codable {
     public var oracleTries: Int
     public var prefilterSkips: Int
     public var dfaFallbacks: Int
+    /// Sampled matches where PCRE2's JIT and interpreter disagreed (a PCRE2 problem, not ours).
+    public var pcre2JITDisagreements: Int
     /// Matching time for this set (both sides, all workers); the list's one-time costs beside it.
     public var seconds: Double
     public var engineCompileSeconds = 0.0
@@ -154,6 +156,7 @@ public struct ConformanceRun: Sendable {
             var tries = 0
             var skips = 0
             var fallbacks = 0
+            var jitDisagreements = 0
         }
         let results = Mutex<[WorkerResult]>([])
         let done = Atomic<Int>(0)
@@ -188,6 +191,7 @@ public struct ConformanceRun: Sendable {
             result.tries = oracle.urlFiltersTried
             result.skips = oracle.skippedByPrefilter
             result.fallbacks = oracle.dfaFallbacks
+            result.jitDisagreements = oracle.jitDisagreements
             results.withLock { $0.append(result) }
         }
         progress?(setName, selected.count, selected.count)
@@ -205,6 +209,7 @@ public struct ConformanceRun: Sendable {
             requestsWithActions: all.reduce(0) { $0 + $1.withActions }, mismatches: all.reduce(0) { $0 + $1.mismatches },
             oracleErrors: all.reduce(0) { $0 + $1.oracleErrors }, oracleTries: all.reduce(0) { $0 + $1.tries },
             prefilterSkips: all.reduce(0) { $0 + $1.skips }, dfaFallbacks: all.reduce(0) { $0 + $1.fallbacks },
+            pcre2JITDisagreements: all.reduce(0) { $0 + $1.jitDisagreements },
             seconds: (ContinuousClock.now - started).seconds, reproductions: reproductions,
             firstOracleError: all.compactMap(\.firstOracleError).first)
     }

@@ -273,6 +273,8 @@ public final class ReferenceEvaluator {
     public private(set) var skippedByPrefilter = 0
     /// Matches PCRE2's backtracking matcher gave up on (its limits) and `pcre2_dfa_match` answered.
     public var dfaFallbacks: Int { data.dfaFallbacks }
+    /// Sampled url-filter matches where PCRE2's JIT and its interpreter disagreed.
+    public private(set) var jitDisagreements = 0
 
     private let data = PCRE2MatchData()
     private var marks: [UInt32]
@@ -389,7 +391,15 @@ public final class ReferenceEvaluator {
         if !facts.loadTypes.isEmpty && !facts.loadTypes.contains(context.isThirdParty() ? .thirdParty : .firstParty) { return false }
         do {
             urlFiltersTried += 1
-            guard try list.patterns[Int(facts.urlPattern)].matches(url, using: data) else { return false }
+            let filter = list.patterns[Int(facts.urlPattern)]
+            let matched = try filter.matches(url, using: data)
+            // One url-filter match in 64 is asked again of PCRE2's interpreter: a JIT that answers
+            // differently is PCRE2's problem, counted apart from mismatches with the engine.
+            if urlFiltersTried % 64 == 0, let regex = filter.regex, regex.isJITCompiled,
+                try regex.matches(url, using: data, interpreter: true) != matched {
+                jitDisagreements += 1
+            }
+            guard matched else { return false }
             if facts.conditionSubject == .none { return true }
             var anyMatches = false
             for id in list.conditionPatternIDs[Int(facts.conditionStart)..<Int(facts.conditionEnd)] {
