@@ -288,51 +288,8 @@ public enum VectorRunner {
         outcome.passed += kindPassed
         outcome.failed += kindFailed
 
-        kindPassed = 0
-        kindFailed = 0
-        for test in file.requestVectorTests {
-            for vector in test.vectors {
-                let got: String
-                switch answer(vector) {
-                case .success(let answer): got = answer
-                case .failure(let problem): got = "error: \(problem)"
-                }
-                let expected = expectedAnswer(vector)
-                if got == expected {
-                    kindPassed += 1
-                } else {
-                    kindFailed += 1
-                    outcome.lines.append(
-                        "FAIL request \(test.test): rules \(quoted(vector.rules)), url \(quoted(vector.request.url)): expected \(expected), got \(got)")
-                }
-            }
-        }
-        outcome.lines.append("request vectors (compiled to bytecode, saved, loaded and run): \(kindPassed) passed, \(kindFailed) failed")
-        outcome.passed += kindPassed
-        outcome.failed += kindFailed
-
-        kindPassed = 0
-        kindFailed = 0
-        for test in file.requestVectorTests {
-            for vector in test.vectors {
-                let got: String
-                switch oracleAnswer(vector) {
-                case .success(let answer): got = answer
-                case .failure(let problem): got = "error: \(problem)"
-                }
-                let expected = expectedAnswer(vector)
-                if got == expected {
-                    kindPassed += 1
-                } else {
-                    kindFailed += 1
-                    outcome.lines.append(
-                        "FAIL request (oracle) \(test.test): rules \(quoted(vector.rules)), url \(quoted(vector.request.url)): expected \(expected), got \(got)")
-                }
-            }
-        }
-        outcome.lines.append("request vectors (PCRE2 oracle, on its own): \(kindPassed) passed, \(kindFailed) failed")
-        outcome.passed += kindPassed
-        outcome.failed += kindFailed
+        runRequestVectors(file, into: &outcome, label: "request vectors (compiled to bytecode, saved, loaded and run)", failure: "FAIL request", answer: answer)
+        runRequestVectors(file, into: &outcome, label: "request vectors (PCRE2 oracle, on its own)", failure: "FAIL request (oracle)", answer: oracleAnswer)
 
         outcome.lines.append("\(outcome.passed) passed, \(outcome.failed) failed, \(outcome.skipped) skipped")
         return outcome
@@ -349,6 +306,40 @@ extension VectorRunner {
         "[\(vector.expectedActions.joined(separator: ", "))] stylesheets \(vector.expectedStylesheetLists ?? 1)"
     }
 
+    /// Every request vector answered by `answer` and compared with WebKit's expectation.
+    static func runRequestVectors(
+        _ file: VectorFile, into outcome: inout Outcome, label: String, failure: String,
+        answer: (VectorFile.RequestVectorTest.Vector) -> Result<String, Problem>
+    ) {
+        var passed = 0
+        var failed = 0
+        for test in file.requestVectorTests {
+            for vector in test.vectors {
+                let got: String
+                switch answer(vector) {
+                case .success(let answer): got = answer
+                case .failure(let problem): got = "error: \(problem)"
+                }
+                let expected = expectedAnswer(vector)
+                if got == expected {
+                    passed += 1
+                } else {
+                    failed += 1
+                    outcome.lines.append(
+                        "\(failure) \(test.test): rules \(quoted(vector.rules)), url \(quoted(vector.request.url)): expected \(expected), got \(got)")
+                }
+            }
+        }
+        outcome.lines.append("\(label): \(passed) passed, \(failed) failed")
+        outcome.passed += passed
+        outcome.failed += failed
+    }
+
+    /// An outcome in the form request vectors are compared in.
+    static func answerText(_ outcome: MatchOutcome) -> String {
+        "[\(outcome.actions.map(\.typeName).joined(separator: ", "))] stylesheets \(outcome.appliesGlobalStyleSheet ? 1 : 0)"
+    }
+
     static func answer(_ vector: VectorFile.RequestVectorTest.Vector) -> Result<String, Problem> {
         let compiled: CompiledRuleList
         do {
@@ -360,9 +351,7 @@ extension VectorRunner {
         guard let request = request(vector.request) else {
             return .failure(Problem(description: "unknown resource type or method in \(vector.request)"))
         }
-        let outcome = compiled.outcome(for: request)
-        let names = outcome.actions.map(\.typeName)
-        return .success("[\(names.joined(separator: ", "))] stylesheets \(outcome.appliesGlobalStyleSheet ? 1 : 0)")
+        return .success(answerText(compiled.outcome(for: request)))
     }
 
     static func oracleAnswer(_ vector: VectorFile.RequestVectorTest.Vector) -> Result<String, Problem> {
@@ -376,8 +365,7 @@ extension VectorRunner {
         } catch {
             return .failure(Problem(description: "\(error)"))
         }
-        let names = outcome.actions.map(\.typeName)
-        return .success("[\(names.joined(separator: ", "))] stylesheets \(outcome.appliesGlobalStyleSheet ? 1 : 0)")
+        return .success(answerText(outcome))
     }
 
     static func request(_ fields: VectorFile.RequestVectorTest.Vector.RequestFields) -> Request? {

@@ -267,11 +267,11 @@ public struct ConformanceRun: Sendable {
             row: item.row, url: request.url.string, mainDocumentURL: request.mainDocumentURL.string, frameURL: request.frameURL.string,
             resourceType: ResourceTypes.requestNames.first { $0.type == request.resourceType }?.name ?? "?",
             rules: sources.json(for: current), rulesBeforeReduction: list.rules.count,
-            engine: Self.describe(finalOurs, rules: current), oracle: Self.describe(finalReference, rules: current))
+            engine: Self.describe(finalOurs), oracle: Self.describe(finalReference))
     }
 
     /// An outcome in one line: `[block, css-display-none ".a,.b"] rules [3, 17] style sheet yes`.
-    public static func describe(_ outcome: MatchOutcome, rules: [Rule]? = nil) -> String {
+    public static func describe(_ outcome: MatchOutcome) -> String {
         let actions = outcome.actions.map { action -> String in
             switch action {
             case .cssDisplayNone(let selector): "css-display-none \"\(selector)\""

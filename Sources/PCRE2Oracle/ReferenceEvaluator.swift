@@ -252,11 +252,6 @@ public final class ReferenceRuleList: Sendable {
         var action: Action
         var trigger: Trigger
     }
-
-    public func isGlobalStyleSheet(_ slot: Int) -> Bool {
-        if case .cssDisplayNone = rules[slot].action { return listings[slot] == nil }
-        return false
-    }
 }
 
 /// Answers requests over a `ReferenceRuleList`. One evaluator per thread.
