@@ -14,7 +14,8 @@
 //   RequestContext     a request as rules see it: canonical URLs, resource type, third party (libpsl)
 //   ContentBlocker     the engine facade: compile a rule list, save/load, actions for a request
 //   PCRE2Oracle        the reference: every pattern through PCRE2, the semantics rule by rule
-//   Harness            corpora (manifest, files, request sets) and conformance: engine vs oracle
+//   Harness            corpora (manifest, files, request sets), conformance (engine vs oracle),
+//                      benchmarks (definitions in Benchmarks/, engines as runners) and reports
 //   CZlib              system library (zlib), to read the gzip-compressed corpora
 //   CPCRE2             system library (libpcre2-8), oracle side only
 //   CLibPSL, CIDN2     system libraries (libpsl, libidn2): registrable domains and IDNA hosts
@@ -38,6 +39,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         .target(name: "URLFilterSyntax", swiftSettings: swiftSettings),
@@ -64,7 +66,10 @@ let package = Package(
             swiftSettings: swiftSettings),
         .target(
             name: "Harness",
-            dependencies: ["CZlib", "ContentRuleList", "RequestContext", "ContentBlocker", "PCRE2Oracle"],
+            dependencies: [
+                "CZlib", "ContentRuleList", "RequestContext", "Automata", "ContentBlocker", "PCRE2Oracle",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
             swiftSettings: swiftSettings),
         .systemLibrary(
             name: "CZlib",

@@ -12,7 +12,8 @@ public struct BlockBenchCommand: ParsableCommand {
         commandName: "blockbench",
         abstract: "Compile Safari content-blocker rule lists like WebKit, and prove it.",
         subcommands: [
-            RunCommand.self, CheckCommand.self, CompileCommand.self, MatchCommand.self, ConformCommand.self, DumpCommand.self,
+            RunCommand.self, CheckCommand.self, CompileCommand.self, MatchCommand.self, ConformCommand.self, BenchCommand.self,
+            ReportCommand.self, DumpCommand.self,
         ],
         defaultSubcommand: RunCommand.self)
 

@@ -6,8 +6,10 @@
 
 extension Program {
     /// Runs over `url` then the end-of-URL NUL, reporting the patterns of every state passed.
-    @inlinable
-    public func run(_ url: UnsafeBufferPointer<UInt8>, report: (UInt32) -> Void) {
+    /// Returns the transitions taken (bytes read, the end marker included): a count that depends
+    /// only on the program and the URL, which benchmarks report as interpreter steps.
+    @inlinable @discardableResult
+    public func run(_ url: UnsafeBufferPointer<UInt8>, report: (UInt32) -> Void) -> Int {
         code.withUnsafeBufferPointer { code in
             classOfByte.withUnsafeBufferPointer { classOf in
                 Self.execute(code: code, classOf: classOf, width: targetWidth, reference: reference, url: url, report: report)
@@ -99,7 +101,7 @@ extension Program {
     static func execute(
         code: UnsafeBufferPointer<UInt8>, classOf: UnsafeBufferPointer<UInt8>, width: Int, reference: UInt32,
         url: UnsafeBufferPointer<UInt8>, report: (UInt32) -> Void
-    ) {
+    ) -> Int {
         let nowhere: UInt32 = width == 4 ? UInt32.max : (UInt32(1) << (8 * UInt32(width))) - 1
         let referenceState = reference == nowhere ? 0 : Int(reference)
         let referenceTransitions = reference == nowhere ? 0 : skipAccepts(code, state: referenceState)
@@ -107,14 +109,14 @@ extension Program {
         var index = 0
         while true {
             let offset = reportAccepts(code, state: state, report: report)
-            guard index <= url.count else { return }
+            guard index <= url.count else { return index }
             let byte = index < url.count ? url[index] : 0
             index += 1
-            guard byte < 128 else { return }
+            guard byte < 128 else { return index }
             let next = transition(
                 code, state: state, transitions: offset, byteClass: classOf[Int(byte)], width: width, nowhere: nowhere,
                 reference: referenceState, referenceTransitions: referenceTransitions)
-            guard next != nowhere else { return }
+            guard next != nowhere else { return index }
             state = Int(next)
         }
     }

@@ -28,6 +28,11 @@ public final class Evaluator {
     private var candidates: [UInt32] = []
     private var applying: [UInt32] = []
     private var locations: [UInt32] = []
+    /// Interpreter steps (bytes read by every program run) since this evaluator was made: a
+    /// machine-independent measure of matching work.
+    public private(set) var steps = 0
+    /// Program runs since this evaluator was made.
+    public private(set) var programRuns = 0
 
     public init(_ list: CompiledRuleList) {
         file = list.file
@@ -40,11 +45,12 @@ public final class Evaluator {
     }
 
     /// Runs `programs` over `url`, marking each reported pattern once in `seen` and listing it.
-    private static func run(_ programs: [Program], over url: String, seen: inout [Bool], into matched: inout [UInt32]) {
+    private func run(_ programs: [Program], over url: String, seen: inout [Bool], into matched: inout [UInt32]) {
         var url = url
+        var steps = 0
         url.withUTF8 { bytes in
             for program in programs {
-                program.run(bytes) { pattern in
+                steps += program.run(bytes) { pattern in
                     if !seen[Int(pattern)] {
                         seen[Int(pattern)] = true
                         matched.append(pattern)
@@ -52,6 +58,8 @@ public final class Evaluator {
                 }
             }
         }
+        self.steps += steps
+        programRuns += programs.count
     }
 
     private static func reset(_ seen: inout [Bool], _ matched: inout [UInt32]) {
@@ -97,7 +105,7 @@ public final class Evaluator {
 
     /// Steps 1 and 2: the slots of the rules that apply, in rule order, into `applying`.
     private func collectApplyingRules(_ request: Request) {
-        Self.run(file.urlPrograms, over: request.url.string, seen: &urlSeen, into: &matchedURLPatterns)
+        run(file.urlPrograms, over: request.url.string, seen: &urlSeen, into: &matchedURLPatterns)
         candidates.removeAll(keepingCapacity: true)
         candidates.append(contentsOf: file.universalRules)
         for pattern in matchedURLPatterns {
@@ -132,14 +140,14 @@ public final class Evaluator {
             case .never: continue
             case .ifTopURL, .unlessTopURL:
                 if !topDone {
-                    Self.run(file.topURLPrograms, over: request.mainDocumentURL.string, seen: &topSeen, into: &matchedTopPatterns)
+                    run(file.topURLPrograms, over: request.mainDocumentURL.string, seen: &topSeen, into: &matchedTopPatterns)
                     topDone = true
                 }
                 let holds = entries.contains { topSeen[Int($0)] }
                 if holds != (rule.condition == .ifTopURL) { continue }
             case .ifFrameURL, .unlessFrameURL:
                 if !frameDone {
-                    Self.run(file.framePrograms, over: request.frameURL.string, seen: &frameSeen, into: &matchedFramePatterns)
+                    run(file.framePrograms, over: request.frameURL.string, seen: &frameSeen, into: &matchedFramePatterns)
                     frameDone = true
                 }
                 let holds = entries.contains { frameSeen[Int($0)] }

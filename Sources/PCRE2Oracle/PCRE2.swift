@@ -68,6 +68,22 @@ public final class PCRE2Regex: @unchecked Sendable {
 
     deinit { pcre2_code_free_8(code) }
 
+    /// The compiled pattern's size in bytes as PCRE2 reports it, plus its JIT code when compiled.
+    public var compiledBytes: Int {
+        var size = 0
+        var jitSize = 0
+        pcre2_pattern_info_8(code, UInt32(PCRE2_INFO_SIZE), &size)
+        if isJITCompiled { pcre2_pattern_info_8(code, UInt32(PCRE2_INFO_JITSIZE), &jitSize) }
+        return size + jitSize
+    }
+
+    /// The library's version, as `pcre2_config` gives it ("10.42 2022-12-11").
+    public static let version: String = {
+        var buffer = [UInt8](repeating: 0, count: 64)
+        let length = pcre2_config_8(UInt32(PCRE2_CONFIG_VERSION), &buffer)
+        return length > 1 ? String(decoding: buffer[..<Int(length - 1)], as: UTF8.self) : "unknown"
+    }()
+
     /// Whether the pattern matches somewhere in `subject`. `interpreter: true` bypasses the JIT.
     public func matches(_ subject: UnsafeBufferPointer<UInt8>, using data: PCRE2MatchData, interpreter: Bool = false) throws(PCRE2Error) -> Bool {
         // A zero-length buffer may have no base address; PCRE2 wants a pointer anyway.

@@ -31,18 +31,18 @@ final class OraclePattern: Sendable {
     /// nil when the pattern matches everything.
     let regex: PCRE2Regex?
 
-    init(_ translation: URLFilterTranslation) throws(PCRE2Error) {
+    init(_ translation: URLFilterTranslation, jit: Bool) throws(PCRE2Error) {
         self.translation = translation
         let body = try PCRE2Regex(translation.body, options: translation.options, jit: false)
         let matchesEmpty = try body.matches("", using: PCRE2MatchData())
-        regex = matchesEmpty ? nil : try PCRE2Regex(translation.pattern, options: translation.options)
+        regex = matchesEmpty ? nil : try PCRE2Regex(translation.pattern, options: translation.options, jit: jit)
     }
 
     var matchesEverything: Bool { regex == nil }
 
-    func matches(_ subject: UnsafeBufferPointer<UInt8>, using data: PCRE2MatchData) throws(PCRE2Error) -> Bool {
+    func matches(_ subject: UnsafeBufferPointer<UInt8>, using data: PCRE2MatchData, interpreter: Bool = false) throws(PCRE2Error) -> Bool {
         guard let regex else { return true }
-        return try regex.matches(subject, using: data)
+        return try regex.matches(subject, using: data, interpreter: interpreter)
     }
 }
 
@@ -98,7 +98,15 @@ public final class ReferenceRuleList: Sendable {
         }
     }
 
-    public init(_ list: RuleList) throws(OracleError) {
+    /// What PCRE2 holds for every distinct pattern: compiled code plus JIT code (PCRE2's own
+    /// pattern-info sizes; patterns that match every URL hold nothing).
+    public var compiledBytes: Int { patterns.reduce(0) { $0 + ($1.regex?.compiledBytes ?? 0) } }
+
+    /// Distinct patterns compiled (url-filters, condition and domain patterns).
+    public var patternCount: Int { patterns.count }
+
+    /// `jit: false` leaves every pattern to PCRE2's interpreter (evaluators then must use it too).
+    public init(_ list: RuleList, jit: Bool = true) throws(OracleError) {
         rules = list.rules
         var ids: [String: Int32] = [:]
         var patterns: [OraclePattern] = []
@@ -112,7 +120,7 @@ public final class ReferenceRuleList: Sendable {
                 throw .translation(rule: rule, error)
             }
             do {
-                patterns.append(try OraclePattern(translation))
+                patterns.append(try OraclePattern(translation, jit: jit))
             } catch {
                 throw .pcre2(rule: rule, error)
             }
@@ -271,6 +279,12 @@ public final class ReferenceEvaluator {
     /// Sampled url-filter matches where PCRE2's JIT and its interpreter disagreed.
     public private(set) var jitDisagreements = 0
 
+    /// Which of PCRE2's matchers answers: its JIT code (when PCRE2 has a JIT) or its interpreter.
+    public enum Matcher: String, Sendable { case jit, interpreter }
+    public let matcher: Matcher
+    /// Whether one url-filter match in 64 is asked again of the interpreter (JIT matcher only).
+    public let samplesInterpreter: Bool
+
     private let data = PCRE2MatchData()
     private var marks: [UInt32]
     private var generation: UInt32 = 0
@@ -281,9 +295,11 @@ public final class ReferenceEvaluator {
     private var memoMainDocument: String?
     private var memoFrame: String?
 
-    public init(_ list: ReferenceRuleList, usesPrefilter: Bool = true) {
+    public init(_ list: ReferenceRuleList, usesPrefilter: Bool = true, matcher: Matcher = .jit, samplesInterpreter: Bool = true) {
         self.list = list
         self.usesPrefilter = usesPrefilter
+        self.matcher = matcher
+        self.samplesInterpreter = samplesInterpreter && matcher == .jit
         marks = [UInt32](repeating: 0, count: list.rules.count)
         mainDocumentMemo = [UInt8](repeating: 0, count: list.patterns.count)
         frameMemo = [UInt8](repeating: 0, count: list.patterns.count)
@@ -387,10 +403,11 @@ public final class ReferenceEvaluator {
         do {
             urlFiltersTried += 1
             let filter = list.patterns[Int(facts.urlPattern)]
-            let matched = try filter.matches(url, using: data)
+            let interpreter = matcher == .interpreter
+            let matched = try filter.matches(url, using: data, interpreter: interpreter)
             // One url-filter match in 64 is asked again of PCRE2's interpreter: a JIT that answers
             // differently is PCRE2's problem, counted apart from mismatches with the engine.
-            if urlFiltersTried % 64 == 0, let regex = filter.regex, regex.isJITCompiled,
+            if samplesInterpreter, urlFiltersTried % 64 == 0, let regex = filter.regex, regex.isJITCompiled,
                 try regex.matches(url, using: data, interpreter: true) != matched {
                 jitDisagreements += 1
             }
@@ -404,7 +421,8 @@ public final class ReferenceEvaluator {
                 if known != 0 {
                     matches = known == 2
                 } else {
-                    matches = try list.patterns[id].matches(facts.conditionSubject == .frame ? frame : mainDocument, using: data)
+                    matches = try list.patterns[id].matches(
+                        facts.conditionSubject == .frame ? frame : mainDocument, using: data, interpreter: interpreter)
                     if facts.conditionSubject == .frame { frameMemo[id] = matches ? 2 : 1 } else { mainDocumentMemo[id] = matches ? 2 : 1 }
                 }
                 if matches {

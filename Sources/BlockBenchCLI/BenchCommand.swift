@@ -1,0 +1,122 @@
+// `blockbench bench [NAME...]`: runs the benchmark definitions of Benchmarks/ (all, or those named,
+// or those of a model, rule list or engine) and prints one table per benchmark with each engine's
+// ratio to the best one measured in the same run. `--json` prints the results as JSON instead;
+// `--report` also writes a report folder (as `blockbench report` does).
+//
+// Exit 0 when every engine that ran gave the oracle's answers, 2 when one was wrong (it is
+// reported, never timed), 1 on an error.
+
+public import ArgumentParser
+import Foundation
+import Harness
+import PCRE2Oracle
+
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Run the benchmarks of Benchmarks/ and print a table per benchmark (exit 2 when an engine gives wrong answers).")
+
+    @Argument(help: "Benchmark names (file names in Benchmarks/ without .json; default: every one).")
+    var names: [String] = []
+
+    @OptionGroup var selection: BenchSelection
+
+    @Flag(help: "Print the results as JSON instead of tables.")
+    var json = false
+
+    @Flag(help: "Also write a report folder under Reports/.")
+    var report = false
+
+    func run() throws {
+        let suite = try selection.suite(names: names, quiet: json)
+        let results = try suite.run { result in
+            if !json { print(ResultTable(result).text + "\n") }
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(results), as: UTF8.self))
+        }
+        if report {
+            var writer = ReportWriter(reportsFolder: selection.reports)
+            writer.pcre2Version = PCRE2Regex.version
+            let folder = try writer.write(results: results, command: "blockbench " + CommandLine.arguments.dropFirst().joined(separator: " "))
+            if !json { print("report: \(folder)") }
+        }
+        if !results.allSatisfy(\.passed) { throw ExitCode(2) }
+    }
+}
+
+/// Which benchmarks to run, and where things are.
+struct BenchSelection: ParsableArguments {
+    @Option(help: "Only benchmarks of this model (check, compile, match).")
+    var model: BenchmarkDefinition.Model?
+
+    @Option(help: "Only benchmarks of this rule list (a manifest name).")
+    var rules: String?
+
+    @Option(help: "Only these engines (repeatable; default: each definition's engines).")
+    var engine: [String] = []
+
+    @Option(help: "Run each benchmark at most this many measured runs (0: as defined).")
+    var maxRuns = 0
+
+    @Option(help: "The benchmark definitions folder.")
+    var benchmarks = "Benchmarks"
+
+    @Option(help: "The corpora folder.")
+    var corpora = "Corpora"
+
+    @Option(help: "The reports folder.")
+    var reports = "Reports"
+
+    func suite(names: [String], quiet: Bool) throws -> BenchSuite {
+        let manifest = try CorpusManifest.load(root: corpora)
+        let runner = BenchmarkRunner(manifest: manifest, engines: BenchEngines.standard())
+        var definitions = try BenchmarkDefinition.loadAll(from: benchmarks, engines: runner.engineNames)
+        if !names.isEmpty {
+            for name in names where !definitions.contains(where: { $0.name == name }) {
+                throw ValidationError("no benchmark \(name) in \(benchmarks)/ (have: \(definitions.map(\.name).joined(separator: ", ")))")
+            }
+            definitions = definitions.filter { names.contains($0.name) }
+        }
+        if let model { definitions = definitions.filter { $0.model == model } }
+        if let rules { definitions = definitions.filter { $0.rules == rules } }
+        if !engine.isEmpty {
+            definitions = definitions.compactMap { definition in
+                var narrowed = definition
+                narrowed.engines = definition.engines.filter(engine.contains)
+                return narrowed.engines.isEmpty ? nil : narrowed
+            }
+        }
+        if maxRuns > 0 {
+            definitions = definitions.map { definition in
+                var capped = definition
+                capped.runs = min(definition.measuredRuns, maxRuns)
+                return capped
+            }
+        }
+        if definitions.isEmpty { throw ValidationError("no benchmark selected") }
+        var suite = BenchSuite(runner: runner, definitions: definitions)
+        if !quiet { suite.progress = Progress.line }
+        return suite
+    }
+}
+
+extension BenchmarkDefinition.Model: ExpressibleByArgument {}
+
+/// A one-line status on a terminal (nothing when standard error is not one).
+enum Progress {
+    static let isTerminal = isatty(STDERR_FILENO) != 0
+
+    static func line(_ text: String) {
+        guard isTerminal else { return }
+        let clipped = text.count > 100 ? String(text.prefix(99)) + "…" : text
+        FileHandle.standardError.write(Data(("\r\u{1B}[K" + clipped).utf8))
+    }
+
+    static func clear() {
+        guard isTerminal else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+}

@@ -1,0 +1,217 @@
+// BenchEngines.swift — Harness
+//
+// Engines as runners behind one interface. An engine compiles a rule list's JSON text (the
+// `compile` model: one run, timed by the runner) and answers requests with a compiled list (the
+// `match` model). Each reports machine-independent work counters beside its times.
+//
+//   blockbench  this package: JSON -> DFAs -> the bytecode file, answered by `Evaluator`
+//   pcre2-jit   one PCRE2 pattern per rule, JIT-compiled, every rule tried on every request: what a
+//               developer would write without us (the oracle's semantics without its prefilter)
+//   pcre2       the same with PCRE2's interpreter (no JIT)
+//
+// External engines (the real WebKit compiler) join by conforming to `BenchEngine`; an engine that
+// cannot run here says why in `unavailable` and the runner reports it and goes on.
+
+public import ContentBlocker
+public import ContentRuleList
+public import RequestContext
+internal import Automata
+internal import Bytecode
+internal import Foundation
+internal import PCRE2Oracle
+
+/// A rule list as the benchmarks hold it: its name in the manifest and its JSON text.
+public struct BenchList: Sendable {
+    public var name: String
+    public var json: [UInt8]
+
+    public init(name: String, json: [UInt8]) {
+        self.name = name
+        self.json = json
+    }
+}
+
+/// A name and a number, in the order an engine gives them (phases, sections, counters).
+public struct NamedValue: Codable, Hashable, Sendable {
+    public var name: String
+    public var value: Double
+
+    public init(_ name: String, _ value: Double) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// What one compile run produced, as the engine reports it.
+public struct CompileRun: Sendable {
+    /// Seconds per phase, in pipeline order.
+    public var phases: [NamedValue] = []
+    /// Everything the engine keeps to match with, in bytes.
+    public var bytes: Int = 0
+    /// `bytes` by part (file sections for BlockBench).
+    public var sections: [NamedValue] = []
+    /// Deterministic counts (DFAs, states, patterns).
+    public var counters: [NamedValue] = []
+
+    public init() {}
+}
+
+public protocol BenchEngine: AnyObject {
+    var name: String { get }
+    /// One line: what the engine is.
+    var about: String { get }
+    /// Why the engine cannot run here (nil: it can).
+    var unavailable: String? { get }
+    var models: Set<BenchmarkDefinition.Model> { get }
+    /// Compiles `list` from its JSON text, once; the runner times the call.
+    func compile(_ list: BenchList) throws -> CompileRun
+    /// An answerer over `list`, compiled (untimed) if the engine has not compiled it yet.
+    func matcher(for list: BenchList) throws -> any BenchMatcher
+}
+
+public protocol BenchMatcher: AnyObject {
+    func outcome(for request: Request) throws -> MatchOutcome
+    /// Deterministic work counters since the matcher was made (interpreter steps, patterns tried).
+    var counters: [NamedValue] { get }
+}
+
+public enum BenchEngineError: Error, CustomStringConvertible {
+    case listRejected(String)
+
+    public var description: String {
+        switch self {
+        case .listRejected(let reason): "the list does not compile: \(reason)"
+        }
+    }
+}
+
+// MARK: - BlockBench
+
+/// Our engine. Keeps the last compiled list per name, so a `match` benchmark reuses the bytecode a
+/// `compile` benchmark (or the main job) made.
+public final class BlockBenchEngine: BenchEngine {
+    public let name = "blockbench"
+    public let about = "BlockBench: rule list -> minimal DFAs -> bytecode file, run by the bytecode interpreter"
+    public let unavailable: String? = nil
+    public let models: Set<BenchmarkDefinition.Model> = [.check, .compile, .match]
+    private var compiled: [String: CompiledRuleList] = [:]
+    /// For tests: a change to every outcome (a deliberately wrong engine).
+    let alter: (@Sendable (MatchOutcome) -> MatchOutcome)?
+
+    public init() { alter = nil }
+
+    init(alteringOutcomes alter: @escaping @Sendable (MatchOutcome) -> MatchOutcome) { self.alter = alter }
+
+    /// Hands the engine a list compiled elsewhere (the main job's), to match with.
+    public func adopt(_ list: CompiledRuleList, as name: String) { compiled[name] = list }
+
+    /// The list compiled last under `name`.
+    public func compiledList(named name: String) -> CompiledRuleList? { compiled[name] }
+
+    public func compile(_ list: BenchList) throws -> CompileRun {
+        let (compiledList, compileReport) = try RuleListCompiler.compile(json: list.json)
+        var report = compileReport
+        let bytes = report.timer.measure(.emit) { compiledList.serialized() }
+        compiled[list.name] = compiledList
+        var run = CompileRun()
+        run.phases = PhaseTimer.Phase.allCases.map { NamedValue($0.rawValue, report.timer.seconds($0)) }
+        run.bytes = bytes.count
+        run.sections = compiledList.file.sectionSizes().map { NamedValue("\($0.kind)", Double($0.bytes)) }
+        for (kind, automata) in [("url", report.url), ("top-url", report.topURL), ("frame-url", report.frameURL)] {
+            run.counters.append(NamedValue("\(kind) DFAs", Double(automata.dfas)))
+            run.counters.append(NamedValue("\(kind) states", Double(automata.states)))
+            run.counters.append(NamedValue("\(kind) states before minimization", Double(automata.statesBeforeMinimization)))
+        }
+        run.counters.append(NamedValue("rules", Double(report.rules)))
+        run.counters.append(NamedValue("url patterns", Double(report.urlPatterns)))
+        return run
+    }
+
+    public func matcher(for list: BenchList) throws -> any BenchMatcher {
+        if compiled[list.name] == nil { _ = try compile(list) }
+        return Matcher(Evaluator(compiled[list.name]!), alter: alter)
+    }
+
+    final class Matcher: BenchMatcher {
+        let evaluator: Evaluator
+        let alter: (@Sendable (MatchOutcome) -> MatchOutcome)?
+        init(_ evaluator: Evaluator, alter: (@Sendable (MatchOutcome) -> MatchOutcome)?) {
+            self.evaluator = evaluator
+            self.alter = alter
+        }
+
+        func outcome(for request: Request) -> MatchOutcome {
+            let outcome = evaluator.outcome(for: request)
+            return alter.map { $0(outcome) } ?? outcome
+        }
+
+        var counters: [NamedValue] {
+            [NamedValue("interpreter steps", Double(evaluator.steps)), NamedValue("program runs", Double(evaluator.programRuns))]
+        }
+    }
+}
+
+// MARK: - PCRE2
+
+/// One PCRE2 pattern per distinct url-filter and condition, every rule tried in order: the
+/// reference semantics (PCRE2Oracle) without the literal prefilter.
+public final class PCRE2Engine: BenchEngine {
+    public let name: String
+    public let about: String
+    public let unavailable: String?
+    public let models: Set<BenchmarkDefinition.Model> = [.compile, .match]
+    let jit: Bool
+    private var prepared: [String: ReferenceRuleList] = [:]
+
+    public init(jit: Bool) {
+        self.jit = jit
+        name = jit ? "pcre2-jit" : "pcre2"
+        about = jit
+            ? "PCRE2 \(PCRE2Regex.version), one JIT-compiled pattern per rule, every rule tried on every request"
+            : "PCRE2 \(PCRE2Regex.version) interpreter, one pattern per rule, every rule tried on every request"
+        unavailable = jit && !PCRE2Regex.jitAvailable ? "this PCRE2 has no JIT" : nil
+    }
+
+    public func compile(_ list: BenchList) throws -> CompileRun {
+        var run = CompileRun()
+        let parseStarted = monotonicNanoseconds()
+        let parsed: RuleList
+        switch RuleListParser.parse(list.json) {
+        case .success(let rules): parsed = rules
+        case .failure(let error): throw BenchEngineError.listRejected(error.description)
+        }
+        let compileStarted = monotonicNanoseconds()
+        let reference = try ReferenceRuleList(parsed, jit: jit)
+        let done = monotonicNanoseconds()
+        prepared[list.name] = reference
+        run.phases = [
+            NamedValue("parse", Double(compileStarted - parseStarted) / 1e9),
+            NamedValue(jit ? "pcre2 compile + jit" : "pcre2 compile", Double(done - compileStarted) / 1e9),
+        ]
+        run.bytes = reference.compiledBytes
+        run.sections = [NamedValue(jit ? "pcre2 code + jit code" : "pcre2 code", Double(reference.compiledBytes))]
+        run.counters = [NamedValue("rules", Double(parsed.rules.count)), NamedValue("patterns", Double(reference.patternCount))]
+        return run
+    }
+
+    public func matcher(for list: BenchList) throws -> any BenchMatcher {
+        if prepared[list.name] == nil { _ = try compile(list) }
+        let evaluator = ReferenceEvaluator(
+            prepared[list.name]!, usesPrefilter: false, matcher: jit ? .jit : .interpreter, samplesInterpreter: false)
+        return Matcher(evaluator)
+    }
+
+    final class Matcher: BenchMatcher {
+        let evaluator: ReferenceEvaluator
+        init(_ evaluator: ReferenceEvaluator) { self.evaluator = evaluator }
+        func outcome(for request: Request) throws -> MatchOutcome { try evaluator.outcome(for: request) }
+        var counters: [NamedValue] { [NamedValue("url-filters tried", Double(evaluator.urlFiltersTried))] }
+    }
+}
+
+public enum BenchEngines {
+    /// The engines this build knows, in table order.
+    public static func standard() -> [any BenchEngine] {
+        [BlockBenchEngine(), PCRE2Engine(jit: true), PCRE2Engine(jit: false)]
+    }
+}

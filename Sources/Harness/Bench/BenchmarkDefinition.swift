@@ -1,0 +1,144 @@
+// BenchmarkDefinition.swift — Harness
+//
+// A benchmark is data: one JSON file in Benchmarks/ naming a rule list and (for `match`) a request
+// set from the corpus manifest, a model, the engines to run and how often. Adding a benchmark is
+// adding a file; the file's name (without .json) is the benchmark's name.
+//
+//     {
+//       "about": "EasyList over the adblock-rust request set",
+//       "rules": "easylist",
+//       "requests": "adblock-rust-requests",
+//       "model": "match",
+//       "engines": ["blockbench", "pcre2-jit", "pcre2"],
+//       "samples": {"pcre2-jit": 300, "pcre2": 40},
+//       "runs": 5, "warmupRuns": 1, "maxSeconds": 30
+//     }
+//
+// Models: `check` parses and validates the list (WebKit's verdict, no compile); `compile` turns the
+// JSON text into what the engine matches with (for BlockBench: the bytecode file); `match` answers
+// every request of the set (or the engine's stated sample) with an already compiled list.
+//
+// `samples` bounds the requests an engine answers, as an evenly spaced sample (every k-th request),
+// for engines too slow to answer every request within the main job's budget. The sample is stated
+// in every table; the engine's answers on it are checked against the oracle's on the same requests.
+// `runs` are measured after `warmupRuns`; a run that takes longer than `maxSeconds` in all stops the
+// repetition early (at least one run is always measured), and the result says how many ran.
+
+internal import Foundation
+
+public struct BenchmarkDefinition: Codable, Hashable, Sendable {
+    public enum Model: String, Codable, Hashable, Sendable, CaseIterable {
+        case check, compile, match
+    }
+
+    /// The file's name without `.json`.
+    public var name: String = ""
+    public var about: String?
+    /// A rule list's name in the corpus manifest.
+    public var rules: String
+    /// A request set's name in the corpus manifest (`match` only).
+    public var requests: String?
+    public var model: Model
+    public var engines: [String]
+    public var samples: [String: Int]?
+    public var runs: Int?
+    public var warmupRuns: Int?
+    public var maxSeconds: Double?
+
+    public init(
+        name: String, about: String? = nil, rules: String, requests: String? = nil, model: Model, engines: [String],
+        samples: [String: Int]? = nil, runs: Int? = nil, warmupRuns: Int? = nil, maxSeconds: Double? = nil
+    ) {
+        self.name = name
+        self.about = about
+        self.rules = rules
+        self.requests = requests
+        self.model = model
+        self.engines = engines
+        self.samples = samples
+        self.runs = runs
+        self.warmupRuns = warmupRuns
+        self.maxSeconds = maxSeconds
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case about, rules, requests, model, engines, samples, runs, warmupRuns, maxSeconds
+    }
+
+    public var measuredRuns: Int { max(1, runs ?? 5) }
+    public var warmups: Int { max(0, warmupRuns ?? 1) }
+    public var budgetSeconds: Double { maxSeconds ?? 30 }
+
+    /// The sample size for `engine`, when it has one.
+    public func sample(for engine: String) -> Int? { samples?[engine] }
+
+    /// What is wrong with the definition, if anything (checked on load).
+    func problems(engines known: Set<String>) -> [String] {
+        var problems: [String] = []
+        if engines.isEmpty { problems.append("names no engine") }
+        for engine in engines where !known.contains(engine) {
+            problems.append("names the unknown engine \"\(engine)\" (known: \(known.sorted().joined(separator: ", ")))")
+        }
+        if model == .match && requests == nil { problems.append("is a match benchmark without \"requests\"") }
+        if model != .match && requests != nil { problems.append("names \"requests\" but its model, \(model.rawValue), answers none") }
+        for (engine, size) in samples ?? [:] where size < 1 || !engines.contains(engine) {
+            problems.append("has a sample of \(size) for \"\(engine)\", which it does not run or which is empty")
+        }
+        return problems
+    }
+}
+
+public enum BenchmarkDefinitionError: Error, CustomStringConvertible {
+    case unreadable(path: String, reason: String)
+    case invalid(path: String, problems: [String])
+    case noneSelected(String)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let path, let reason): "\(path): \(reason)"
+        case .invalid(let path, let problems): "\(path): " + problems.joined(separator: "; ")
+        case .noneSelected(let what): "no benchmark matches \(what)"
+        }
+    }
+}
+
+extension BenchmarkDefinition {
+    /// Every `*.json` in `folder`, in name order, each checked.
+    public static func loadAll(from folder: String, engines: Set<String>) throws(BenchmarkDefinitionError) -> [BenchmarkDefinition] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".json") }.sorted()
+        } catch {
+            throw .unreadable(path: folder, reason: "not a readable folder")
+        }
+        var definitions: [BenchmarkDefinition] = []
+        for file in names { definitions.append(try load(folder + "/" + file, engines: engines)) }
+        return definitions
+    }
+
+    public static func load(_ path: String, engines: Set<String>) throws(BenchmarkDefinitionError) -> BenchmarkDefinition {
+        var definition: BenchmarkDefinition
+        do {
+            let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            definition = try JSONDecoder().decode(BenchmarkDefinition.self, from: data)
+        } catch let error as DecodingError {
+            throw .unreadable(path: path, reason: "not a benchmark definition: \(Self.describe(error))")
+        } catch {
+            throw .unreadable(path: path, reason: "cannot be read")
+        }
+        definition.name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+        let problems = definition.problems(engines: engines)
+        if !problems.isEmpty { throw .invalid(path: path, problems: problems) }
+        return definition
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .keyNotFound(let key, _): "\"\(key.stringValue)\" is missing"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            (context.codingPath.map(\.stringValue).joined(separator: ".") + " " + context.debugDescription)
+                .trimmingCharacters(in: .whitespaces)
+        @unknown default: "\(error)"
+        }
+    }
+}

@@ -1,0 +1,140 @@
+// BenchmarkResult.swift — Harness
+//
+// What a benchmark measured, per engine: the form of results.json, the CSV rows, the tables and
+// the report page. Times are medians over the measured runs; counters are machine-independent.
+
+/// How many requests got actions and how many actions, plus a digest of every answer in order:
+/// what an engine's answers must share with the oracle's before its time counts.
+public struct AnswerCounts: Codable, Hashable, Sendable {
+    public var requests = 0
+    public var requestsWithActions = 0
+    public var actions = 0
+    /// FNV-1a over each request's actions, in request order (hex).
+    public var digest = ""
+
+    public init() {}
+
+    public var text: String {
+        "\(Figures.count(requestsWithActions)) with actions, \(Figures.count(actions)) actions"
+    }
+}
+
+public struct LatencySummary: Codable, Hashable, Sendable {
+    public var medianNanoseconds: Double
+    public var p90Nanoseconds: Double
+    public var p99Nanoseconds: Double
+    public var maxNanoseconds: Double
+    public var meanNanoseconds: Double
+    /// Every measured request of every run.
+    public var samples: Int
+    public var distribution: [LatencyPoint]
+
+    init(_ histogram: LatencyHistogram) {
+        medianNanoseconds = histogram.percentile(50)
+        p90Nanoseconds = histogram.percentile(90)
+        p99Nanoseconds = histogram.percentile(99)
+        maxNanoseconds = histogram.max
+        meanNanoseconds = histogram.mean
+        samples = Int(histogram.count)
+        distribution = histogram.distribution()
+    }
+}
+
+public struct EngineResult: Codable, Hashable, Sendable {
+    public enum Status: String, Codable, Hashable, Sendable {
+        /// Measured, and (match) its answers agreed with the oracle's.
+        case ok
+        /// Its answers differ from the oracle's: reported, never timed.
+        case wrong
+        /// It failed (the list did not compile, an exception); `message` says how.
+        case error
+        /// It cannot run here; `message` says why.
+        case unavailable
+    }
+
+    public var engine: String
+    public var status: Status
+    public var message: String?
+    public var warmupRuns = 0
+    public var runs = 0
+    /// Wall time of each measured run (the whole list, or every request of the sample).
+    public var runSeconds: [Double] = []
+    /// The median of `runSeconds`.
+    public var seconds: Double?
+
+    // compile and check
+    public var phases: [NamedValue]?
+    public var bytes: Int?
+    public var sections: [NamedValue]?
+    /// The process's peak resident memory during the median run, and its growth over the memory
+    /// resident when the run started.
+    public var peakMemoryBytes: Int?
+    public var memoryGrowthBytes: Int?
+    public var verdict: String?
+
+    // match
+    /// Requests answered per run, and whether they are a sample of the set.
+    public var requests: Int?
+    public var sampled: Bool?
+    public var answers: AnswerCounts?
+    public var oracleAnswers: AnswerCounts?
+    public var latency: LatencySummary?
+    public var requestsPerSecond: Double?
+    public var nanosecondsPerURLByte: Double?
+
+    /// Deterministic counts: compile (DFAs, states, patterns) or per request (interpreter steps).
+    public var counters: [NamedValue] = []
+
+    /// This engine's headline figure over the best engine's in the same run (time: compile and
+    /// check seconds, match median latency; bytes: compile output).
+    public var timeRatio: Double?
+    public var bytesRatio: Double?
+
+    public init(engine: String, status: Status, message: String? = nil) {
+        self.engine = engine
+        self.status = status
+        self.message = message
+    }
+
+    /// The figure the time ratio compares.
+    public var headlineTime: Double? {
+        guard status == .ok else { return nil }
+        return latency?.medianNanoseconds ?? seconds.map { $0 * 1e9 }
+    }
+
+    public func counter(_ name: String) -> Double? { counters.first { $0.name == name }?.value }
+}
+
+public struct BenchmarkResult: Codable, Hashable, Sendable {
+    public var name: String
+    public var about: String?
+    public var model: BenchmarkDefinition.Model
+    public var rules: String
+    public var ruleCount: Int
+    public var requests: String?
+    public var requestCount: Int?
+    public var engines: [EngineResult]
+
+    /// Whether every engine that ran gave the oracle's answers (unavailable engines aside).
+    public var passed: Bool { engines.allSatisfy { $0.status == .ok || $0.status == .unavailable } }
+
+    public var title: String {
+        switch model {
+        case .match: "\(rules) × \(requests ?? "?") (match, \(Figures.count(requestCount ?? 0)) requests)"
+        case .compile: "\(rules) (compile, \(Figures.count(ruleCount)) rules)"
+        case .check: "\(rules) (check, \(Figures.count(ruleCount)) rules)"
+        }
+    }
+
+    /// Fills in each engine's ratios to the best engine of this benchmark.
+    mutating func computeRatios() {
+        let bestTime = engines.compactMap(\.headlineTime).filter { $0 > 0 }.min()
+        let bestBytes = engines.filter { $0.status == .ok }.compactMap(\.bytes).filter { $0 > 0 }.min()
+        for index in engines.indices {
+            if let time = engines[index].headlineTime, let bestTime { engines[index].timeRatio = time / bestTime }
+            if engines[index].status == .ok, let bytes = engines[index].bytes, let bestBytes {
+                engines[index].bytesRatio = Double(bytes) / Double(bestBytes)
+            }
+        }
+    }
+}

@@ -1,0 +1,273 @@
+// ReportWriter.swift — Harness
+//
+// A report is a folder `Reports/<date>-<git revision>/`:
+//
+//   results.json  the machine, toolchain and versions, then every BenchmarkResult
+//   results.csv   one row per benchmark, engine and metric
+//   README.md     the machine, the command that regenerates the report, one table per benchmark
+//   index.html    one self-contained page with SVG charts (HTMLReport.swift)
+//
+// and one line appended to `Reports/history.jsonl` (HistoryLine), which the page draws. The folder
+// is written whole under a temporary name and renamed into place; history.jsonl is rewritten
+// atomically. A second report of the same revision on the same day replaces the first.
+
+public import Foundation
+
+/// Where and with what a report was measured.
+public struct ReportMeta: Codable, Hashable, Sendable {
+    public var date: String
+    public var revision: String
+    public var command: String
+    public var machine: String
+    public var cores: Int
+    public var memoryGiB: Double
+    public var os: String
+    public var toolchain: String
+    public var pcre2: String
+    public var webkit: String
+
+    /// Reads the machine, the git revision and the tools' versions now.
+    public static func current(command: String, pcre2: String) -> ReportMeta {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
+            .split(separator: "\n").first { $0.hasPrefix("model name") }
+            .map { $0.split(separator: ":", maxSplits: 1).last!.trimmingCharacters(in: .whitespaces) } ?? "unknown CPU"
+        let os = (try? String(contentsOfFile: "/etc/os-release", encoding: .utf8))?
+            .split(separator: "\n").first { $0.hasPrefix("PRETTY_NAME=") }
+            .map { $0.dropFirst("PRETTY_NAME=".count).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) } ?? "unknown OS"
+        let kernel = Shell.output("uname", ["-r"]) ?? ""
+        var revision = Shell.output("git", ["rev-parse", "--short=10", "HEAD"]) ?? "unknown"
+        if let status = Shell.output("git", ["status", "--porcelain", "--untracked-files=no"]), !status.isEmpty { revision += "-dirty" }
+        let toolchain = Shell.output("swift", ["--version"])?.split(separator: "\n").first.map(String.init) ?? "unknown"
+        let webkit = Shell.output("dpkg-query", ["-W", "-f", "${Package} ${Version}", "libwebkit2gtk-4.1-0"]) ?? "not installed"
+        return ReportMeta(
+            date: formatter.string(from: Date()), revision: revision, command: command, machine: cpu,
+            cores: ProcessInfo.processInfo.activeProcessorCount,
+            memoryGiB: (Double(ProcessInfo.processInfo.physicalMemory) / 1_073_741_824 * 10).rounded() / 10,
+            os: os + (kernel.isEmpty ? "" : ", Linux \(kernel)"), toolchain: toolchain, pcre2: pcre2,
+            webkit: webkit.isEmpty ? "not installed" : webkit)
+    }
+
+    /// `2026-11-23-1a2b3c4d5e`: the report's folder name.
+    public var folderName: String { String(date.prefix(10)) + "-" + revision }
+}
+
+/// Everything results.json holds.
+public struct Report: Codable, Sendable {
+    public var meta: ReportMeta
+    public var benchmarks: [BenchmarkResult]
+
+    public init(meta: ReportMeta, benchmarks: [BenchmarkResult]) {
+        self.meta = meta
+        self.benchmarks = benchmarks
+    }
+}
+
+public struct ReportWriter {
+    public let reportsFolder: String
+    /// The PCRE2 version to record (the oracle's).
+    public var pcre2Version = "unknown"
+
+    public init(reportsFolder: String) {
+        self.reportsFolder = reportsFolder
+    }
+
+    public var historyPath: String { reportsFolder + "/history.jsonl" }
+
+    /// Writes the report folder and the history line; returns the folder's path.
+    @discardableResult
+    public func write(results: [BenchmarkResult], command: String, meta: ReportMeta? = nil) throws -> String {
+        let report = Report(meta: meta ?? ReportMeta.current(command: command, pcre2: pcre2Version), benchmarks: results)
+        let fileManager = FileManager.default
+        try fileManager.createDirectory(atPath: reportsFolder, withIntermediateDirectories: true)
+        let history = HistoryLine(report)
+        var lines = HistoryLine.load(historyPath)
+        lines.append(history)
+
+        let final = reportsFolder + "/" + report.meta.folderName
+        let staging = reportsFolder + "/.staging-" + UUID().uuidString
+        try fileManager.createDirectory(atPath: staging, withIntermediateDirectories: false)
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(report).write(to: URL(fileURLWithPath: staging + "/results.json"))
+            try Data(Self.csv(report).utf8).write(to: URL(fileURLWithPath: staging + "/results.csv"))
+            try Data(Self.markdown(report).utf8).write(to: URL(fileURLWithPath: staging + "/README.md"))
+            try Data(HTMLReport(report: report, history: lines).html.utf8).write(to: URL(fileURLWithPath: staging + "/index.html"))
+            if fileManager.fileExists(atPath: final) {
+                let old = reportsFolder + "/.replaced-" + UUID().uuidString
+                try fileManager.moveItem(atPath: final, toPath: old)
+                try fileManager.moveItem(atPath: staging, toPath: final)
+                try? fileManager.removeItem(atPath: old)
+            } else {
+                try fileManager.moveItem(atPath: staging, toPath: final)
+            }
+        } catch {
+            try? fileManager.removeItem(atPath: staging)
+            throw error
+        }
+        try HistoryLine.append(history, to: historyPath)
+        return final
+    }
+
+    // MARK: CSV
+
+    static func csv(_ report: Report) -> String {
+        var rows = ["benchmark,model,rules,requests,engine,status,metric,value,unit"]
+        func field(_ text: String) -> String {
+            text.contains(",") || text.contains("\"") ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+        }
+        for benchmark in report.benchmarks {
+            for engine in benchmark.engines {
+                let prefix = [benchmark.name, benchmark.model.rawValue, benchmark.rules, benchmark.requests ?? "", engine.engine, engine.status.rawValue]
+                for metric in HistoryLine.metrics(of: engine) {
+                    rows.append((prefix + [metric.name, Self.number(metric.value), metric.unit]).map(field).joined(separator: ","))
+                }
+                if engine.status != .ok {
+                    rows.append((prefix + ["message", engine.message ?? "", ""]).map(field).joined(separator: ","))
+                }
+            }
+        }
+        return rows.joined(separator: "\n") + "\n"
+    }
+
+    static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(format: "%.6g", value)
+    }
+
+    // MARK: README
+
+    static func markdown(_ report: Report) -> String {
+        let meta = report.meta
+        var lines = [
+            "# BlockBench report \(meta.folderName)",
+            "",
+            "| | |",
+            "|---|---|",
+            "| date | \(meta.date) |",
+            "| revision | \(meta.revision) |",
+            "| machine | \(meta.machine), \(meta.cores) cores, \(meta.memoryGiB) GiB |",
+            "| system | \(meta.os) |",
+            "| toolchain | \(meta.toolchain) |",
+            "| PCRE2 | \(meta.pcre2) |",
+            "| WebKitGTK | \(meta.webkit) |",
+            "",
+            "Regenerate (release build, from the repository's root): `swift run -c release \(meta.command)`",
+            "",
+            "Times are medians of the measured runs, after warm-up runs; a ratio compares an engine with the best engine",
+            "of the same benchmark in this run. An engine's answers are compared with the PCRE2 oracle's before its time",
+            "counts (`✓`); a sampled engine answers an evenly spaced sample of the requests and is checked on the same sample.",
+            "Work per request (interpreter steps, url-filters tried) does not depend on the machine.",
+            "The page with charts: [index.html](index.html); every figure: [results.json](results.json), [results.csv](results.csv).",
+            "",
+        ]
+        for model in BenchmarkDefinition.Model.allCases {
+            let results = report.benchmarks.filter { $0.model == model }
+            guard !results.isEmpty else { continue }
+            lines.append("## \(model.rawValue)")
+            lines.append("")
+            for result in results {
+                lines.append(ResultTable(result).markdown)
+                lines.append("")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// One line of Reports/history.jsonl: when, what and the flat metrics of one report or gate run.
+public struct HistoryLine: Codable, Hashable, Sendable {
+    public struct Metric: Codable, Hashable, Sendable {
+        public var name: String
+        public var value: Double
+        public var unit: String
+    }
+
+    public var date: String
+    public var revision: String
+    public var toolchain: String
+    public var machine: String
+    /// "benchmark/engine/metric" -> value.
+    public var metrics: [String: Double]
+
+    public init(_ report: Report) {
+        date = report.meta.date
+        revision = report.meta.revision
+        toolchain = report.meta.toolchain
+        machine = "\(report.meta.machine), \(report.meta.cores) cores"
+        var metrics: [String: Double] = [:]
+        for benchmark in report.benchmarks {
+            for engine in benchmark.engines where engine.status == .ok {
+                for metric in Self.metrics(of: engine) { metrics["\(benchmark.name)/\(engine.engine)/\(metric.name)"] = metric.value }
+            }
+        }
+        self.metrics = metrics
+    }
+
+    /// The figures of one engine's result, flat, with units.
+    public static func metrics(of engine: EngineResult) -> [Metric] {
+        var metrics: [Metric] = []
+        func add(_ name: String, _ value: Double?, _ unit: String) {
+            if let value { metrics.append(Metric(name: name, value: value, unit: unit)) }
+        }
+        add("seconds", engine.seconds, "s")
+        add("runs", engine.runs > 0 ? Double(engine.runs) : nil, "")
+        add("bytes", engine.bytes.map(Double.init), "B")
+        for section in engine.sections ?? [] { add("bytes." + section.name, section.value, "B") }
+        for phase in engine.phases ?? [] { add("phase." + phase.name, phase.value, "s") }
+        add("peak memory", engine.peakMemoryBytes.map(Double.init), "B")
+        add("memory growth", engine.memoryGrowthBytes.map(Double.init), "B")
+        add("requests", engine.requests.map(Double.init), "")
+        add("requests with actions", engine.answers.map { Double($0.requestsWithActions) }, "")
+        add("actions", engine.answers.map { Double($0.actions) }, "")
+        add("median", engine.latency?.medianNanoseconds, "ns")
+        add("p90", engine.latency?.p90Nanoseconds, "ns")
+        add("p99", engine.latency?.p99Nanoseconds, "ns")
+        add("max", engine.latency?.maxNanoseconds, "ns")
+        add("requests per second", engine.requestsPerSecond, "1/s")
+        add("ns per URL byte", engine.nanosecondsPerURLByte, "ns")
+        add("time ratio", engine.timeRatio, "x")
+        add("bytes ratio", engine.bytesRatio, "x")
+        for counter in engine.counters { add(counter.name, counter.value, "") }
+        return metrics
+    }
+
+    /// Every readable line of the history file (none when it is missing).
+    public static func load(_ path: String) -> [HistoryLine] {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
+        let decoder = JSONDecoder()
+        return text.split(separator: "\n").compactMap { try? decoder.decode(HistoryLine.self, from: Data($0.utf8)) }
+    }
+
+    /// Appends `line`, rewriting the file atomically.
+    public static func append(_ line: HistoryLine, to path: String) throws {
+        var text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        if !text.isEmpty && !text.hasSuffix("\n") { text += "\n" }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        text += String(decoding: try encoder.encode(line), as: UTF8.self) + "\n"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+}
+
+/// A command's standard output, trimmed; nil when it cannot run or fails.
+enum Shell {
+    static func output(_ command: String, _ arguments: [String]) -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [command] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            return nil
+        }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { return nil }
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}

@@ -1,0 +1,116 @@
+// ResultTables.swift — Harness
+//
+// One table per benchmark, as aligned text (the terminal) or Markdown (the report's README). Times
+// carry their ratio to the best engine of the same run: `1.9 ms (1.00x)`, `212 ms (111x)`.
+
+public struct ResultTable: Sendable {
+    public var title: String
+    public var header: [String]
+    public var rows: [[String]]
+    /// Lines under the table (engines that are wrong, failed or unavailable, notes).
+    public var notes: [String]
+
+    public init(_ result: BenchmarkResult) {
+        title = "\(result.name): \(result.title)"
+        notes = []
+        rows = []
+        switch result.model {
+        case .check:
+            header = ["engine", "time", "runs", "verdict", "rules"]
+        case .compile:
+            header = ["engine", "time", "runs", "bytes", "peak memory", "automata", "phases"]
+        case .match:
+            header = ["engine", "requests", "answers = oracle", "median", "p99", "max", "requests/s", "ns/URL byte", "work/request"]
+        }
+        for engine in result.engines {
+            guard engine.status == .ok else {
+                let label = engine.status == .wrong ? "WRONG" : engine.status == .error ? "ERROR" : "not run"
+                rows.append([engine.engine, label] + Array(repeating: "", count: header.count - 2))
+                notes.append("\(engine.engine): \(label.lowercased()): \(engine.message ?? "")")
+                continue
+            }
+            let ratio = engine.timeRatio.map { " (\(Figures.ratio($0)))" } ?? ""
+            let runs = "\(engine.runs)" + (engine.warmupRuns > 0 ? " +\(engine.warmupRuns) warm-up" : "")
+            switch result.model {
+            case .check:
+                rows.append([
+                    engine.engine, Figures.duration(seconds: engine.seconds ?? 0) + ratio, runs, engine.verdict ?? "",
+                    Figures.count(Int(engine.counter("rules") ?? 0)),
+                ])
+            case .compile:
+                let bytes = engine.bytes.map { Figures.bytes($0) + (engine.bytesRatio.map { " (\(Figures.ratio($0)))" } ?? "") } ?? ""
+                let memory = engine.peakMemoryBytes.map { peak in
+                    Figures.bytes(peak) + (engine.memoryGrowthBytes.map { " (+\(Figures.bytes(max(0, $0))))" } ?? "")
+                } ?? "n/a"
+                let dfas = ["url", "top-url", "frame-url"].compactMap { kind -> String? in
+                    guard let count = engine.counter("\(kind) DFAs"), let states = engine.counter("\(kind) states"), count > 0 else { return nil }
+                    return "\(kind) \(Int(count))/\(Figures.count(Int(states)))"
+                }
+                let automata = dfas.isEmpty
+                    ? (engine.counter("patterns").map { "\(Figures.count(Int($0))) patterns" } ?? "")
+                    : dfas.joined(separator: ", ") + " DFAs/states"
+                let phases = (engine.phases ?? []).filter { $0.value >= 0.0005 }
+                    .map { "\($0.name) \(Figures.duration(seconds: $0.value))" }.joined(separator: ", ")
+                rows.append([engine.engine, Figures.duration(seconds: engine.seconds ?? 0) + ratio, runs, bytes, memory, automata, phases])
+            case .match:
+                let requests = Figures.count(engine.requests ?? 0)
+                    + ((engine.sampled ?? false) ? " (sample)" : "")
+                let answers = engine.answers.map { $0.text + ($0 == engine.oracleAnswers ? " ✓" : " ✗") } ?? ""
+                let latency = engine.latency
+                let work = engine.counters.map { "\(Self.compact($0.value)) \($0.name.replacingOccurrences(of: " per request", with: ""))" }
+                    .joined(separator: ", ")
+                rows.append([
+                    engine.engine, requests, answers,
+                    latency.map { Figures.duration(nanoseconds: $0.medianNanoseconds) + ratio } ?? "",
+                    latency.map { Figures.duration(nanoseconds: $0.p99Nanoseconds) } ?? "",
+                    latency.map { Figures.duration(nanoseconds: $0.maxNanoseconds) } ?? "",
+                    engine.requestsPerSecond.map { Self.compact($0) } ?? "",
+                    engine.nanosecondsPerURLByte.map { Self.compact($0) } ?? "",
+                    work,
+                ])
+            }
+        }
+    }
+
+    static func compact(_ value: Double) -> String {
+        switch value {
+        case ..<10: return String(format: "%.2f", value)
+        case ..<1000: return String(format: "%.1f", value)
+        default: return Figures.count(Int(value.rounded()))
+        }
+    }
+
+    /// Aligned columns for a terminal.
+    public var text: String {
+        let all = [header] + rows
+        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        var lines = ["== " + title]
+        for row in all {
+            let cells = row.indices.map { column in
+                column == row.count - 1 ? row[column] : row[column].padding(toLength: widths[column], withPad: " ", startingAt: 0)
+            }
+            lines.append("  " + cells.joined(separator: "  ").trimmingTrailingSpaces())
+        }
+        lines += notes.map { "  " + $0 }
+        return lines.joined(separator: "\n")
+    }
+
+    /// A Markdown table under a heading.
+    public var markdown: String {
+        func line(_ cells: [String]) -> String {
+            "| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |"
+        }
+        var lines = ["### " + title, "", line(header), line(header.map { _ in "---" })]
+        lines += rows.map(line)
+        if !notes.isEmpty { lines += [""] + notes.map { "- " + $0 } }
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension String {
+    func trimmingTrailingSpaces() -> String {
+        var copy = self
+        while copy.last == " " { copy.removeLast() }
+        return copy
+    }
+}
