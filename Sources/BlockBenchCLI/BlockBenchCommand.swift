@@ -6,6 +6,7 @@ import ContentBlocker
 import ContentRuleList
 import Foundation
 import Harness
+import PCRE2Oracle
 
 public struct BlockBenchCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
@@ -20,112 +21,159 @@ public struct BlockBenchCommand: ParsableCommand {
     public init() {}
 }
 
-/// The main job: everything BlockBench can do so far, on the shipped corpora.
+/// The main job: everything BlockBench does, on the shipped corpora, ending in a report.
+///
+///  1. check every shipped list (WebKit's verdict, statistics) and run the check and compile
+///     benchmarks of Benchmarks/ (BlockBench's compile leaves each list's bytecode behind);
+///  2. read every compiled file back (validated; the same bytes must come out) and conform it
+///     against the PCRE2 oracle on every shipped request set;
+///  3. run the match benchmarks (every engine's answers checked against the oracle first);
+///  4. run WebKit's vectors through the engine and the oracle;
+///  5. write the report (Reports/<date>-<revision>/ and a line of Reports/history.jsonl) and
+///     print a summary. Exit 1 when anything disagrees or fails.
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "The main job on the shipped corpora: check, compile and conform every rule list, then run WebKit's vectors.")
+        abstract: "The main job on the shipped corpora: check, compile, conform and benchmark every rule list, run WebKit's vectors, write a report.")
 
     @Option(help: "The corpora folder.")
     var corpora = "Corpora"
 
+    @Option(help: "The benchmark definitions folder.")
+    var benchmarks = "Benchmarks"
+
+    @Option(help: "The reports folder.")
+    var reports = "Reports"
+
+    @Flag(help: "Do not write a report (print only).")
+    var noReport = false
+
     func run() throws {
         let started = ContinuousClock.now
         let manifest = try CorpusManifest.load(root: corpora)
+        let engine = BlockBenchEngine()
+        let runner = BenchmarkRunner(manifest: manifest, engines: [engine, PCRE2Engine(jit: true), PCRE2Engine(jit: false)])
+        runner.progress = Progress.line
+        let definitions = try BenchmarkDefinition.loadAll(from: benchmarks, engines: runner.engineNames)
+        var results: [BenchmarkResult] = []
+        func runBenchmarks(_ model: BenchmarkDefinition.Model) throws {
+            for definition in definitions where definition.model == model {
+                Progress.line("\(definition.name)")
+                let result = try runner.run(definition)
+                Progress.clear()
+                print(ResultTable(result).text + "\n")
+                results.append(result)
+            }
+        }
+
         print("== check: every shipped rule list")
-        var rows: [(name: String, rules: Int, verdict: String, seconds: Double)] = []
-        var rejected = false
+        var rows: [(name: String, rules: Int, verdict: String)] = []
+        var failures: [String] = []
         for entry in manifest.entries(ofKind: "rules") {
             let path = manifest.path(of: entry)
             let listStarted = ContinuousClock.now
             let check = RuleListParser.check(try CorpusFiles.read(path))
-            let seconds = (ContinuousClock.now - listStarted).seconds
-            let report = CheckReport(path: path, check: check, seconds: seconds)
+            let report = CheckReport(path: path, check: check, seconds: (ContinuousClock.now - listStarted).seconds)
             print(report.text(maxWarnings: 3))
-            let verdict: String
             switch check.verdict {
-            case .success: verdict = "compiles"
+            case .success: rows.append((entry.name, check.list.rules.count, "compiles"))
             case .failure(let error):
-                verdict = "rejected: \(error.code.name)"
-                rejected = true
+                rows.append((entry.name, check.list.rules.count, "rejected: \(error.code.name)"))
+                failures.append("\(entry.name) is rejected")
             }
-            rows.append((entry.name, check.list.rules.count, verdict, seconds))
         }
+        print("\n== benchmarks: check and compile (Benchmarks/*.json)\n")
+        try runBenchmarks(.check)
+        try runBenchmarks(.compile)
 
-        print("\n== compile: every shipped rule list WebKit accepts, saved and loaded back,")
+        print("== compile: every shipped list WebKit accepts, its file read back and validated,")
         print("   then conform: the file's answers against the PCRE2 oracle on every shipped request set")
-        var compileFailed = false
-        var conformFailed = false
         var conformRequests = 0
         var conformMismatches = 0
         let requestSets = try manifest.corpora.filter { RequestSets.kinds.contains($0.kind) }.map { try RequestSets.load($0, from: manifest) }
+        requestSets.forEach(runner.provide)
         for entry in manifest.entries(ofKind: "rules") {
+            guard let row = rows.firstIndex(where: { $0.name == entry.name }), rows[row].verdict == "compiles" else { continue }
             let path = manifest.path(of: entry)
-            let listStarted = ContinuousClock.now
             do {
-                let (compiled, compiledReport) = try RuleListCompiler.compile(json: try CorpusFiles.read(path))
-                var report = compiledReport
-                let bytes = report.timer.measure(.emit) { compiled.serialized() }
-                let seconds = (ContinuousClock.now - listStarted).seconds
-                let figures = CompileFigures(path: path, report: report, sections: compiled.file.sectionSizes(), seconds: seconds)
-                print(figures.text, terminator: "")
-                // The file must read back (validated) into the same bytes.
+                let json = try CorpusFiles.read(path)
+                if engine.compiledList(named: entry.name) == nil {
+                    // No compile benchmark ran for this list: compile it here.
+                    _ = try engine.compile(BenchList(name: entry.name, json: json))
+                }
+                let compiled = engine.compiledList(named: entry.name)!
+                let bytes = compiled.serialized()
                 let reloaded = try CompiledRuleList(validating: bytes)
-                if reloaded.serialized() != bytes {
-                    print("  FAIL: the file read back does not write the same bytes")
-                    compileFailed = true
+                guard reloaded.serialized() == bytes else {
+                    print("\(path): FAIL: the file read back does not write the same bytes")
+                    failures.append("\(entry.name)'s file does not read back")
+                    continue
                 }
-                if let index = rows.firstIndex(where: { $0.name == entry.name }) {
-                    rows[index].verdict += String(format: ", %@ bytes in %.1f s", figures.bytes.grouped, seconds)
-                }
+                engine.adopt(reloaded, as: entry.name)
+                print("\(path): \(bytes.count.grouped) bytes, read back and validated")
+                rows[row].verdict += ", \(bytes.count.grouped) bytes"
+                let list = try RuleListParser.parse(json).get()
+                var conformance = ConformanceRun()
                 // The file just loaded answers for the whole list; reductions of a mismatch compile
                 // their sub-lists afresh.
-                let bytesOfList = try CorpusFiles.read(path)
-                let list = try RuleListParser.parse(bytesOfList).get()
-                var conformance = ConformanceRun()
-                let loaded = reloaded
                 conformance.engine = ConformanceEngine(name: "blockbench") { candidate in
                     guard candidate == list else { return try ConformanceEngine.blockBench.compile(candidate) }
                     return {
-                        let evaluator = Evaluator(loaded)
+                        let evaluator = Evaluator(reloaded)
                         return { evaluator.outcome(for: $0) }
                     }
                 }
                 var mismatches = 0
-                _ = try conformance.run(listName: entry.name, json: bytesOfList, list: list, requestSets: requestSets) { result in
+                _ = try conformance.run(listName: entry.name, json: json, list: list, requestSets: requestSets) { result in
                     print(CorpusConformance.text(result))
                     conformRequests += result.requests
                     mismatches += result.mismatches
-                    if !result.passed { conformFailed = true }
+                    if !result.passed { failures.append("\(entry.name) × \(result.requestSet) does not conform") }
                 }
                 conformMismatches += mismatches
-                if let index = rows.firstIndex(where: { $0.name == entry.name }) {
-                    rows[index].verdict += ", \(mismatches.grouped) mismatches with the oracle"
-                }
+                rows[row].verdict += ", \(mismatches.grouped) mismatches with the oracle"
             } catch {
                 print("\(path): \(error)")
-                compileFailed = true
+                failures.append("\(entry.name): \(error)")
             }
         }
 
+        print("\n== benchmarks: match (every engine's answers checked against the oracle before its time counts)\n")
+        try runBenchmarks(.match)
+
         var failedVectors = 0
         for entry in manifest.entries(ofKind: "vectors") {
-            print("\n== conform: \(manifest.path(of: entry))")
+            print("== conform: \(manifest.path(of: entry))")
             let outcome = VectorRunner.run(try VectorFile.load(manifest.path(of: entry)))
             outcome.lines.forEach { print($0) }
             failedVectors += outcome.failed
         }
+        if failedVectors > 0 { failures.append("\(failedVectors) vectors fail") }
+        for result in results {
+            for engine in result.engines where engine.status == .wrong || engine.status == .error {
+                failures.append("\(result.name): \(engine.engine) is \(engine.status.rawValue): \(engine.message ?? "")")
+            }
+        }
 
         print("\n== summary")
         let nameWidth = max(4, rows.map(\.name.count).max() ?? 0)
-        print("list".padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  " + "rules".leftPadded(8) + "  " + "check".leftPadded(9) + "  verdict")
+        print("list".padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  " + "rules".leftPadded(8) + "  verdict")
         for row in rows {
-            print(row.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  " + row.rules.grouped.leftPadded(8) + "  "
-                + String(format: "%7.3f s", row.seconds) + "  " + row.verdict)
+            print(row.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  " + row.rules.grouped.leftPadded(8) + "  " + row.verdict)
         }
         print("conform: \(conformRequests.grouped) requests answered by the engine and the oracle, \(conformMismatches.grouped) mismatches")
+        print(BenchSummary(results).text)
+        if !noReport {
+            var writer = ReportWriter(reportsFolder: reports)
+            writer.pcre2Version = PCRE2Regex.version
+            let folder = try writer.write(results: results, command: "blockbench " + CommandLine.arguments.dropFirst().joined(separator: " "))
+            print("report: \(folder)/README.md (page: \(folder)/index.html)")
+        }
         print(String(format: "main job finished in %.1f s", (ContinuousClock.now - started).seconds))
-        if rejected || compileFailed || conformFailed || failedVectors > 0 { throw ExitCode(1) }
+        if !failures.isEmpty {
+            print("FAILED: " + failures.joined(separator: "; "))
+            throw ExitCode(1)
+        }
     }
 }
 

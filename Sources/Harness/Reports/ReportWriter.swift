@@ -161,6 +161,13 @@ public struct ReportWriter {
             "Work per request (interpreter steps, url-filters tried) does not depend on the machine.",
             "The page with charts: [index.html](index.html); every figure: [results.json](results.json), [results.csv](results.csv).",
             "",
+            "## Summary",
+            "",
+            "Time (compile and check: the whole run; match: median per request), bytes where the engine has them, and in",
+            "brackets the ratio to BlockBench in this run (time, bytes).",
+            "",
+            BenchSummary(report.benchmarks).markdown,
+            "",
         ]
         for model in BenchmarkDefinition.Model.allCases {
             let results = report.benchmarks.filter { $0.model == model }

@@ -1,0 +1,136 @@
+// BenchTests.swift — benchmarks: a wrong engine is rejected by the count check and never timed;
+// definitions are checked on load; samples are evenly spaced; a report folder is complete and its
+// history line appended.
+
+import Testing
+import Foundation
+import ContentRuleList
+@testable import Harness
+import RequestContext
+
+private func runner(_ engines: [any BenchEngine]) throws -> BenchmarkRunner {
+    BenchmarkRunner(manifest: try CorpusManifest.load(root: repositoryRoot + "/Corpora"), engines: engines)
+}
+
+/// KaBlock over an evenly spaced sample of the adblock-rust requests: small enough for a test,
+/// 863 of the 8,276 requests get actions, so a sample of 400 has plenty.
+private let kablockMatch = BenchmarkDefinition(
+    name: "test-match", rules: "kablock", requests: "adblock-rust-requests", model: .match, engines: ["blockbench"],
+    samples: ["blockbench": 400], runs: 2, warmupRuns: 1)
+
+@Suite struct BenchTests {
+    @Test func theRealEngineAgreesWithTheOracleAndIsTimed() throws {
+        let result = try runner([BlockBenchEngine()]).run(kablockMatch)
+        let engine = try #require(result.engines.first)
+        #expect(engine.status == .ok)
+        #expect(engine.requests == 400)
+        #expect(engine.sampled == true)
+        #expect(engine.answers == engine.oracleAnswers)
+        #expect((engine.answers?.requestsWithActions ?? 0) > 10)
+        #expect(engine.runs == 2)
+        #expect(engine.latency?.samples == 800)
+        #expect((engine.counter("interpreter steps per request") ?? 0) > 0)
+        #expect(engine.timeRatio == 1)
+    }
+
+    /// A test-only fault: an engine that drops the last action of every answer. The count check
+    /// rejects it before any of its time is measured.
+    @Test func aWrongEngineIsReportedAsWrongNeverAsFast() throws {
+        let wrong = BlockBenchEngine(alteringOutcomes: { outcome in
+            var altered = outcome
+            if !altered.actions.isEmpty { altered.actions.removeLast() }
+            return altered
+        })
+        let result = try runner([wrong]).run(kablockMatch)
+        let engine = try #require(result.engines.first)
+        #expect(engine.status == .wrong)
+        #expect(engine.latency == nil)
+        #expect(engine.runs == 0)
+        #expect(engine.timeRatio == nil)
+        #expect(engine.message?.contains("differ from the oracle") == true)
+        #expect(!result.passed)
+        #expect(ResultTable(result).text.contains("WRONG"))
+    }
+
+    /// The digest catches a wrong answer that keeps both counts (one action swapped for another).
+    @Test func aWrongAnswerWithTheRightCountsIsCaughtByTheDigest() throws {
+        let swapped = BlockBenchEngine(alteringOutcomes: { outcome in
+            var altered = outcome
+            if altered.actions.first == .block { altered.actions[0] = .blockCookies }
+            return altered
+        })
+        let result = try runner([swapped]).run(kablockMatch)
+        let engine = try #require(result.engines.first)
+        #expect(engine.status == .wrong)
+        #expect(engine.answers?.actions == engine.oracleAnswers?.actions)
+        #expect(engine.answers?.requestsWithActions == engine.oracleAnswers?.requestsWithActions)
+    }
+
+    @Test func compileMeasuresBytesPhasesAndMemory() throws {
+        let definition = BenchmarkDefinition(
+            name: "test-compile", rules: "ddg-tds-reference", model: .compile, engines: ["blockbench", "pcre2"], runs: 2, warmupRuns: 0)
+        let result = try runner([BlockBenchEngine(), PCRE2Engine(jit: false)]).run(definition)
+        #expect(result.engines.map(\.status) == [.ok, .ok])
+        let ours = result.engines[0]
+        let sectionBytes: Int = (ours.sections ?? []).reduce(0) { $0 + Int($1.value) }
+        // The header (32 bytes) and the directory (7 sections x 12 bytes) hold the rest.
+        #expect(ours.bytes == sectionBytes + 32 + 7 * 12)
+        #expect(ours.phases?.map(\.name) == ["parse", "nfa", "dfa", "minimize", "emit"])
+        #expect((ours.counter("url DFAs") ?? 0) >= 1)
+        #expect(ours.peakMemoryBytes != nil)
+        #expect(result.engines[1].bytes ?? 0 > 0)
+    }
+
+    @Test func definitionsAreCheckedOnLoad() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-defs-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data(#"{"rules": "kablock", "model": "match", "engines": ["blockbench", "hyperscan"]}"#.utf8)
+            .write(to: URL(fileURLWithPath: folder + "/bad.json"))
+        #expect {
+            try BenchmarkDefinition.loadAll(from: folder, engines: ["blockbench"])
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("unknown engine \"hyperscan\"") && text.contains("without \"requests\"")
+        }
+        try Data(#"{"rules": "kablock", "model": "sprint", "engines": []}"#.utf8).write(to: URL(fileURLWithPath: folder + "/bad.json"))
+        #expect(throws: BenchmarkDefinitionError.self) { try BenchmarkDefinition.loadAll(from: folder, engines: ["blockbench"]) }
+    }
+
+    @Test func theShippedDefinitionsLoad() throws {
+        let definitions = try BenchmarkDefinition.loadAll(
+            from: repositoryRoot + "/Benchmarks", engines: Set(BenchEngines.standard().map(\.name)))
+        #expect(definitions.count >= 12)
+        #expect(Set(definitions.map(\.model)) == Set(BenchmarkDefinition.Model.allCases))
+    }
+
+    @Test func samplesAreEvenlySpaced() {
+        #expect(BenchmarkRunner.sample(count: 10, size: 5) == [0, 2, 4, 6, 8])
+        #expect(BenchmarkRunner.sample(count: 3, size: 5) == [0, 1, 2])
+        #expect(BenchmarkRunner.sample(count: 7, size: nil) == Array(0..<7))
+    }
+
+    @Test func aReportIsWrittenWholeAndItsHistoryAppended() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reports-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try runner([BlockBenchEngine()]).run(kablockMatch)
+        let meta = ReportMeta(
+            date: "2026-11-23T10:00:00Z", revision: "abc", command: "blockbench report", machine: "test CPU", cores: 2, memoryGiB: 24,
+            os: "Debian", toolchain: "Swift", pcre2: "10.42", webkit: "not installed")
+        let writer = ReportWriter(reportsFolder: folder)
+        let written = try writer.write(results: [result], command: "blockbench report", meta: meta)
+        #expect(written == folder + "/2026-11-23-abc")
+        let files = try FileManager.default.contentsOfDirectory(atPath: written).sorted()
+        #expect(files == ["README.md", "index.html", "results.csv", "results.json"])
+        let html = try String(contentsOfFile: written + "/index.html", encoding: .utf8)
+        #expect(html.contains("<svg") && html.contains("test-match") && !html.contains("<script"))
+        let decoded = try JSONDecoder().decode(Report.self, from: Data(contentsOf: URL(fileURLWithPath: written + "/results.json")))
+        #expect(decoded.benchmarks == [result])
+        let csv = try String(contentsOfFile: written + "/results.csv", encoding: .utf8)
+        #expect(csv.contains("test-match,match,kablock,adblock-rust-requests,blockbench,ok,median,"))
+        // The same revision again replaces the folder; the history keeps both runs.
+        _ = try writer.write(results: [result], command: "blockbench report", meta: meta)
+        #expect(HistoryLine.load(writer.historyPath).count == 2)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["2026-11-23-abc", "history.jsonl"])
+    }
+}
