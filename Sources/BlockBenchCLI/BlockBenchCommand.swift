@@ -126,6 +126,7 @@ struct RunCommand: ParsableCommand {
                 var mismatches = 0
                 _ = try conformance.run(listName: entry.name, json: json, list: list, requestSets: requestSets) { result in
                     print(CorpusConformance.text(result))
+                    runner.provideOracleAnswers(from: result)
                     conformRequests += result.requests
                     mismatches += result.mismatches
                     if !result.passed { failures.append("\(entry.name) × \(result.requestSet) does not conform") }

@@ -89,8 +89,17 @@ public struct ConformanceResult: Sendable, Codable {
     public var oracleBuildSeconds = 0.0
     public var reproductions: [Reproduction]
     public var firstOracleError: String?
+    /// The oracle's answer to every request of the set, in order, when the run covered the whole
+    /// set without an oracle error: handed to a `BenchmarkRunner` so the benchmarks need not ask
+    /// the oracle again. Not part of the JSON.
+    var oracleAnswers: [RequestAnswer]?
 
     public var passed: Bool { mismatches == 0 && oracleErrors == 0 }
+
+    enum CodingKeys: String, CodingKey {
+        case list, requestSet, shard, rules, requests, requestsWithActions, mismatches, oracleErrors, oracleTries, prefilterSkips
+        case dfaFallbacks, pcre2JITDisagreements, seconds, engineCompileSeconds, oracleBuildSeconds, reproductions, firstOracleError
+    }
 }
 
 public struct ConformanceRun: Sendable {
@@ -157,6 +166,7 @@ public struct ConformanceRun: Sendable {
             var skips = 0
             var fallbacks = 0
             var jitDisagreements = 0
+            var answers: [(Int, RequestAnswer)] = []
         }
         let results = Mutex<[WorkerResult]>([])
         let done = Atomic<Int>(0)
@@ -175,6 +185,7 @@ public struct ConformanceRun: Sendable {
                 let ours = match(item.request)
                 do {
                     let reference = try oracle.outcome(for: item.request)
+                    result.answers.append((position, RequestAnswer(reference)))
                     if !reference.actions.isEmpty { result.withActions += 1 }
                     if ours != reference {
                         result.mismatches += 1
@@ -204,7 +215,14 @@ public struct ConformanceRun: Sendable {
                 reproductions.append(reduce(item, list: list, ours: ours, reference: reference, sources: sources))
             }
         }
-        return ConformanceResult(
+        var answers: [RequestAnswer]?
+        if selected.count == requests.requests.count && all.allSatisfy({ $0.oracleErrors == 0 }) {
+            var ordered = [RequestAnswer?](repeating: nil, count: selected.count)
+            for (position, answer) in all.flatMap(\.answers) { ordered[position] = answer }
+            answers = ordered.compactMap { $0 }
+            if answers?.count != selected.count { answers = nil }
+        }
+        var result = ConformanceResult(
             list: "", requestSet: requests.name, shard: shard.description, rules: list.rules.count, requests: selected.count,
             requestsWithActions: all.reduce(0) { $0 + $1.withActions }, mismatches: all.reduce(0) { $0 + $1.mismatches },
             oracleErrors: all.reduce(0) { $0 + $1.oracleErrors }, oracleTries: all.reduce(0) { $0 + $1.tries },
@@ -212,6 +230,8 @@ public struct ConformanceRun: Sendable {
             pcre2JITDisagreements: all.reduce(0) { $0 + $1.jitDisagreements },
             seconds: (ContinuousClock.now - started).seconds, reproductions: reproductions,
             firstOracleError: all.compactMap(\.firstOracleError).first)
+        result.oracleAnswers = answers
+        return result
     }
 
     // MARK: Reduction

@@ -45,6 +45,13 @@ public final class BenchmarkRunner {
     /// A request set the runner already holds (the main job hands over what it loaded).
     public func provide(_ set: RequestSet) { requestSets[set.name] = set }
 
+    /// The oracle's answers from a conformance run over a whole set (the main job conforms every
+    /// list before it benchmarks matching): the runner does not ask the oracle again.
+    public func provideOracleAnswers(from result: ConformanceResult) {
+        guard let answers = result.oracleAnswers, requestSets[result.requestSet]?.requests.count == answers.count else { return }
+        oracleAnswers[result.list + "\u{0}" + result.requestSet] = answers
+    }
+
     // MARK: Corpora
 
     func list(_ name: String) throws -> BenchList {
