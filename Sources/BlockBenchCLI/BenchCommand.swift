@@ -28,6 +28,7 @@ struct BenchCommand: ParsableCommand {
     var report = false
 
     func run() throws {
+        let meta = ReportMeta.current(command: (["blockbench"] + CommandLine.arguments.dropFirst()).joined(separator: " "), pcre2: PCRE2Regex.version)
         let suite = try selection.suite(names: names, quiet: json)
         let results = try suite.run { result in
             if !json { print(ResultTable(result).text + "\n") }
@@ -40,7 +41,7 @@ struct BenchCommand: ParsableCommand {
         if report {
             var writer = ReportWriter(reportsFolder: selection.reports)
             writer.pcre2Version = PCRE2Regex.version
-            let folder = try writer.write(results: results, command: "blockbench " + CommandLine.arguments.dropFirst().joined(separator: " "))
+            let folder = try writer.write(results: results, command: meta.command, meta: meta)
             if !json { print("report: \(folder)") }
         }
         if !results.allSatisfy(\.passed) { throw ExitCode(2) }

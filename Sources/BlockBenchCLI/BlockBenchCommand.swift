@@ -50,6 +50,8 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         let started = ContinuousClock.now
+        // The revision and tree state measured are those at the start.
+        let meta = ReportMeta.current(command: (["blockbench"] + CommandLine.arguments.dropFirst()).joined(separator: " "), pcre2: PCRE2Regex.version)
         let manifest = try CorpusManifest.load(root: corpora)
         let engine = BlockBenchEngine()
         let runner = BenchmarkRunner(manifest: manifest, engines: [engine, PCRE2Engine(jit: true), PCRE2Engine(jit: false)])
@@ -167,7 +169,7 @@ struct RunCommand: ParsableCommand {
         if !noReport {
             var writer = ReportWriter(reportsFolder: reports)
             writer.pcre2Version = PCRE2Regex.version
-            let folder = try writer.write(results: results, command: "blockbench " + CommandLine.arguments.dropFirst().joined(separator: " "))
+            let folder = try writer.write(results: results, command: meta.command, meta: meta)
             print("report: \(folder)/README.md (page: \(folder)/index.html)")
         }
         print(String(format: "main job finished in %.1f s", (ContinuousClock.now - started).seconds))

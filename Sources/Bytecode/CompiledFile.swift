@@ -362,8 +362,10 @@ public struct CompiledFile: Hashable, Sendable {
     }
 
     /// Bytes per section of the serialized file, for reports.
-    public func sectionSizes() -> [(kind: SectionKind, bytes: Int)] {
-        let bytes = serialized()
+    public func sectionSizes() -> [(kind: SectionKind, bytes: Int)] { Self.sectionSizes(in: serialized()) }
+
+    /// Bytes per section of a file this type serialized (its directory, read without validation).
+    public static func sectionSizes(in bytes: [UInt8]) -> [(kind: SectionKind, bytes: Int)] {
         var reader = ByteReader(bytes, from: Self.headerSize)
         return SectionKind.allCases.map { kind in
             _ = try? reader.u32()

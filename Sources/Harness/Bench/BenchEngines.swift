@@ -116,7 +116,7 @@ public final class BlockBenchEngine: BenchEngine {
         var run = CompileRun()
         run.phases = PhaseTimer.Phase.allCases.map { NamedValue($0.rawValue, report.timer.seconds($0)) }
         run.bytes = bytes.count
-        run.sections = compiledList.file.sectionSizes().map { NamedValue("\($0.kind)", Double($0.bytes)) }
+        run.sections = CompiledFile.sectionSizes(in: bytes).map { NamedValue("\($0.kind)", Double($0.bytes)) }
         for (kind, automata) in [("url", report.url), ("top-url", report.topURL), ("frame-url", report.frameURL)] {
             run.counters.append(NamedValue("\(kind) DFAs", Double(automata.dfas)))
             run.counters.append(NamedValue("\(kind) states", Double(automata.states)))

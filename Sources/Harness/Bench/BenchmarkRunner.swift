@@ -270,9 +270,11 @@ public final class BenchmarkRunner {
         let workers = max(1, oracleWorkers)
         let answers = Mutex<[Int: RequestAnswer]>([:])
         let failure = Mutex<String?>(nil)
+        // One prepared list shared by the workers (PCRE2 allows that), one evaluator each.
+        let reference = try ReferenceRuleList(parsed)
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             do {
-                let evaluator = ReferenceEvaluator(try ReferenceRuleList(parsed))
+                let evaluator = ReferenceEvaluator(reference)
                 var mine: [Int: RequestAnswer] = [:]
                 for index in stride(from: worker, to: requests.count, by: workers) {
                     mine[index] = RequestAnswer(try evaluator.outcome(for: requests[index]))
