@@ -6,7 +6,8 @@
 // the rule-list model (ContentRuleList) and the request (RequestContext).
 //
 // The one shortcut: a rule whose url-filter requires a literal (URLFilterTranslation) is not
-// tried on a URL that does not contain it. Which rules to look at is found through the first
+// tried on a URL that does not contain it, and a condition pattern (if-domain, if-top-url, ...)
+// that requires one is not asked of PCRE2 when the page or frame URL lacks it. Which rules to look at is found through the first
 // three bytes of each literal; `usesPrefilter = false` tries every rule, and a test shows the
 // two give the same answers on the corpora.
 
@@ -39,6 +40,7 @@ final class OraclePattern: Sendable {
     }
 
     var matchesEverything: Bool { regex == nil }
+    var isCaseSensitive: Bool { !translation.options.contains(.caseless) }
 
     func matches(_ subject: UnsafeBufferPointer<UInt8>, using data: PCRE2MatchData, interpreter: Bool = false) throws(PCRE2Error) -> Bool {
         guard let regex else { return true }
@@ -294,6 +296,9 @@ public final class ReferenceEvaluator {
     private var frameMemo: [UInt8]
     private var memoMainDocument: String?
     private var memoFrame: String?
+    /// The memoised URLs lower-cased, for the literal prefilter of condition patterns.
+    private var mainDocumentLowered: [UInt8] = []
+    private var frameLowered: [UInt8] = []
 
     public init(_ list: ReferenceRuleList, usesPrefilter: Bool = true, matcher: Matcher = .jit, samplesInterpreter: Bool = true) {
         self.list = list
@@ -314,10 +319,12 @@ public final class ReferenceEvaluator {
         var frame = request.frameURL.string
         if memoMainDocument != mainDocument {
             memoMainDocument = mainDocument
+            mainDocumentLowered = mainDocument.utf8.map(ReferenceEvaluator.lowercased)
             for index in mainDocumentMemo.indices { mainDocumentMemo[index] = 0 }
         }
         if memoFrame != frame {
             memoFrame = frame
+            frameLowered = frame.utf8.map(ReferenceEvaluator.lowercased)
             for index in frameMemo.indices { frameMemo[index] = 0 }
         }
         var context = RequestFacts(request: request)
@@ -421,8 +428,19 @@ public final class ReferenceEvaluator {
                 if known != 0 {
                     matches = known == 2
                 } else {
-                    matches = try list.patterns[id].matches(
-                        facts.conditionSubject == .frame ? frame : mainDocument, using: data, interpreter: interpreter)
+                    let pattern = list.patterns[id]
+                    let isFrame = facts.conditionSubject == .frame
+                    let literal = pattern.translation.requiredLiteral
+                    if usesPrefilter && !pattern.matchesEverything && !literal.isEmpty
+                        && !(pattern.isCaseSensitive
+                            ? Self.contains(isFrame ? frame : mainDocument, literal)
+                            : (isFrame ? frameLowered : mainDocumentLowered).withUnsafeBufferPointer { Self.contains($0, literal) })
+                    {
+                        // A string the pattern requires is absent: PCRE2 need not be asked.
+                        matches = false
+                    } else {
+                        matches = try pattern.matches(isFrame ? frame : mainDocument, using: data, interpreter: interpreter)
+                    }
                     if facts.conditionSubject == .frame { frameMemo[id] = matches ? 2 : 1 } else { mainDocumentMemo[id] = matches ? 2 : 1 }
                 }
                 if matches {

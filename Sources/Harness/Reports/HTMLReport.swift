@@ -85,7 +85,7 @@ struct HTMLReport {
         for d in 0...decades {
             let x = labelWidth + plot * Double(d) / Double(decades)
             parts.append("<line class=grid x1=\(f(x)) y1=14 x2=\(f(x)) y2=HEIGHT />")
-            parts.append("<text x=\(f(x)) y=10 text-anchor=middle>\(d == 0 ? "1x" : "1e\(d)x")</text>")
+            parts.append("<text x=\(f(x)) y=10 text-anchor=middle>\(Figures.count(Int(pow(10, Double(d)))))x</text>")
         }
         for result in report.benchmarks {
             parts.append("<text x=0 y=\(f(y + 11)) font-weight=600>\(escape(result.name))</text>")
@@ -117,10 +117,10 @@ struct HTMLReport {
     func latencyChart(_ result: BenchmarkResult) -> String {
         let width = 360.0
         let height = 220.0
-        let left = 52.0
+        let left = 64.0
         let bottom = 30.0
         let top = 24.0
-        let right = 10.0
+        let right = 22.0
         let series = result.engines.compactMap { engine in engine.latency.map { (engine.engine, $0.distribution) } }
         let values = series.flatMap { $0.1.map(\.nanoseconds) }.filter { $0 > 0 }
         guard let low = values.min(), let high = values.max() else { return "" }
@@ -165,10 +165,10 @@ struct HTMLReport {
         for result in report.benchmarks {
             switch result.model {
             case .compile:
-                series.append(("\(result.name): blockbench compile time", "\(result.name)/blockbench/seconds", "s"))
-                series.append(("\(result.name): blockbench bytes", "\(result.name)/blockbench/bytes", "B"))
+                series.append(("\(result.name): time", "\(result.name)/blockbench/seconds", "s"))
+                series.append(("\(result.name): bytes", "\(result.name)/blockbench/bytes", "B"))
             case .match:
-                series.append(("\(result.name): blockbench median latency", "\(result.name)/blockbench/median", "ns"))
+                series.append(("\(result.name): median", "\(result.name)/blockbench/median", "ns"))
             case .check:
                 continue
             }
@@ -176,7 +176,7 @@ struct HTMLReport {
         let lines = Array(history.suffix(60))
         guard lines.count > 0 else { return "<p>No history yet.</p>" }
         let charts = series.map { historyChart(title: $0.title, key: $0.key, unit: $0.unit, lines: lines) }
-        return "<p>\(lines.count) runs in Reports/history.jsonl (the last 60 shown); each point is one report or gate run.</p><div class=grid>"
+        return "<p>BlockBench's figures over \(lines.count == 1 ? "the one run" : "the \(lines.count) runs") in Reports/history.jsonl (at most the last 60); each point is one report or gate run.</p><div class=grid>"
             + charts.joined() + "</div>"
     }
 
