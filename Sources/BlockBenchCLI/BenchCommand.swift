@@ -28,7 +28,7 @@ struct BenchCommand: ParsableCommand {
     var report = false
 
     func run() throws {
-        let meta = ReportMeta.current(command: (["blockbench"] + CommandLine.arguments.dropFirst()).joined(separator: " "), pcre2: PCRE2Regex.version)
+        let meta = ReportMeta.ofThisRun()
         let suite = try selection.suite(names: names, quiet: json)
         let results = try suite.run { result in
             if !json { print(ResultTable(result).text + "\n") }
@@ -39,9 +39,7 @@ struct BenchCommand: ParsableCommand {
             print(String(decoding: try encoder.encode(results), as: UTF8.self))
         }
         if report {
-            var writer = ReportWriter(reportsFolder: selection.reports)
-            writer.pcre2Version = PCRE2Regex.version
-            let folder = try writer.write(results: results, command: meta.command, meta: meta)
+            let folder = try ReportWriter(reportsFolder: selection.reports).write(results: results, meta: meta)
             if !json { print("report: \(folder)") }
         }
         if !results.allSatisfy(\.passed) { throw ExitCode(2) }
@@ -105,6 +103,13 @@ struct BenchSelection: ParsableArguments {
 }
 
 extension BenchmarkDefinition.Model: ExpressibleByArgument {}
+
+extension ReportMeta {
+    /// The machine, versions and revision now, and the command line of this run.
+    static func ofThisRun() -> ReportMeta {
+        current(command: (["blockbench"] + CommandLine.arguments.dropFirst()).joined(separator: " "), pcre2: PCRE2Regex.version)
+    }
+}
 
 /// A one-line status on a terminal (nothing when standard error is not one).
 enum Progress {

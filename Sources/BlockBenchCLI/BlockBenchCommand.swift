@@ -6,7 +6,6 @@ import ContentBlocker
 import ContentRuleList
 import Foundation
 import Harness
-import PCRE2Oracle
 
 public struct BlockBenchCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
@@ -51,21 +50,16 @@ struct RunCommand: ParsableCommand {
     func run() throws {
         let started = ContinuousClock.now
         // The revision and tree state measured are those at the start.
-        let meta = ReportMeta.current(command: (["blockbench"] + CommandLine.arguments.dropFirst()).joined(separator: " "), pcre2: PCRE2Regex.version)
+        let meta = ReportMeta.ofThisRun()
         let manifest = try CorpusManifest.load(root: corpora)
         let engine = BlockBenchEngine()
         let runner = BenchmarkRunner(manifest: manifest, engines: [engine, PCRE2Engine(jit: true), PCRE2Engine(jit: false)])
-        runner.progress = Progress.line
         let definitions = try BenchmarkDefinition.loadAll(from: benchmarks, engines: runner.engineNames)
         var results: [BenchmarkResult] = []
         func runBenchmarks(_ model: BenchmarkDefinition.Model) throws {
-            for definition in definitions where definition.model == model {
-                Progress.line("\(definition.name)")
-                let result = try runner.run(definition)
-                Progress.clear()
-                print(ResultTable(result).text + "\n")
-                results.append(result)
-            }
+            var suite = BenchSuite(runner: runner, definitions: definitions.filter { $0.model == model })
+            suite.progress = Progress.line
+            results += try suite.run { print(ResultTable($0).text + "\n") }
         }
 
         print("== check: every shipped rule list")
@@ -167,9 +161,7 @@ struct RunCommand: ParsableCommand {
         print("conform: \(conformRequests.grouped) requests answered by the engine and the oracle, \(conformMismatches.grouped) mismatches")
         print(BenchSummary(results).text)
         if !noReport {
-            var writer = ReportWriter(reportsFolder: reports)
-            writer.pcre2Version = PCRE2Regex.version
-            let folder = try writer.write(results: results, command: meta.command, meta: meta)
+            let folder = try ReportWriter(reportsFolder: reports).write(results: results, meta: meta)
             print("report: \(folder)/README.md (page: \(folder)/index.html)")
         }
         print(String(format: "main job finished in %.1f s", (ContinuousClock.now - started).seconds))

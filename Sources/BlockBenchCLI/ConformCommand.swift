@@ -91,7 +91,6 @@ enum CorpusConformance {
         var allPassed = true
         var totalRequests = 0
         var totalMismatches = 0
-        let terminal = isatty(2) == 1 && !json
         for (name, path) in lists {
             let bytes = try CorpusFiles.read(path)
             let list: RuleList
@@ -103,13 +102,11 @@ enum CorpusConformance {
                 continue
             }
             var listRun = run
-            if terminal {
-                listRun.progress = { set, done, total in
-                    FileHandle.standardError.write(Data("\r  \(name) x \(set): \(done) / \(total) requests\u{1B}[K".utf8))
-                }
+            if !json {
+                listRun.progress = { set, done, total in Progress.line("  \(name) x \(set): \(done) / \(total) requests") }
             }
             _ = try listRun.run(listName: name, json: bytes, list: list, requestSets: sets) { result in
-                if terminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+                if !json { Progress.clear() }
                 totalRequests += result.requests
                 totalMismatches += result.mismatches
                 if !result.passed { allPassed = false }

@@ -5,7 +5,6 @@
 import ArgumentParser
 import Foundation
 import Harness
-import PCRE2Oracle
 
 struct ReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -18,12 +17,10 @@ struct ReportCommand: ParsableCommand {
     @OptionGroup var selection: BenchSelection
 
     func run() throws {
-        let meta = ReportMeta.current(command: (["blockbench"] + CommandLine.arguments.dropFirst()).joined(separator: " "), pcre2: PCRE2Regex.version)
+        let meta = ReportMeta.ofThisRun()
         let suite = try selection.suite(names: names, quiet: false)
         let results = try suite.run { print(ResultTable($0).text + "\n") }
-        var writer = ReportWriter(reportsFolder: selection.reports)
-        writer.pcre2Version = PCRE2Regex.version
-        let folder = try writer.write(results: results, command: meta.command, meta: meta)
+        let folder = try ReportWriter(reportsFolder: selection.reports).write(results: results, meta: meta)
         print("report: \(folder)")
         if !results.allSatisfy(\.passed) { throw ExitCode(2) }
     }

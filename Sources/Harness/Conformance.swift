@@ -133,11 +133,10 @@ public struct ConformanceRun: Sendable {
         let oracleStarted = ContinuousClock.now
         let workers = max(1, workers)
         let oracleList = try ReferenceRuleList(list)
-        let oracleLists = [ReferenceRuleList](repeating: oracleList, count: workers)
         let oracleSeconds = (ContinuousClock.now - oracleStarted).seconds
         var results: [ConformanceResult] = []
         for set in requestSets {
-            var result = try run(list: list, json: json, requests: set, makeMatcher: makeMatcher, oracleLists: oracleLists)
+            var result = try run(list: list, json: json, requests: set, makeMatcher: makeMatcher, oracleList: oracleList, workers: workers)
             result.list = listName
             result.engineCompileSeconds = engineSeconds
             result.oracleBuildSeconds = oracleSeconds
@@ -149,7 +148,7 @@ public struct ConformanceRun: Sendable {
 
     private func run(
         list: RuleList, json: [UInt8], requests: RequestSet, makeMatcher: @Sendable () -> (Request) -> MatchOutcome,
-        oracleLists: [ReferenceRuleList]
+        oracleList: ReferenceRuleList, workers: Int
     ) throws -> ConformanceResult {
         let started = ContinuousClock.now
         let selected = requests.requests.enumerated().filter { shard.contains($0.offset) }.map(\.element)
@@ -168,7 +167,6 @@ public struct ConformanceRun: Sendable {
         }
         let results = Mutex<[WorkerResult]>([])
         let done = Atomic<Int>(0)
-        let workers = oracleLists.count
         let keep = reproductions
         let usesPrefilter = self.usesPrefilter
         let progress = self.progress
@@ -176,7 +174,7 @@ public struct ConformanceRun: Sendable {
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             var result = WorkerResult()
             let match = makeMatcher()
-            let oracle = ReferenceEvaluator(oracleLists[worker], usesPrefilter: usesPrefilter)
+            let oracle = ReferenceEvaluator(oracleList, usesPrefilter: usesPrefilter)
             var position = worker
             while position < selected.count {
                 let item = selected[position]

@@ -81,6 +81,27 @@ private let kablockMatch = BenchmarkDefinition(
         #expect(result.engines[1].bytes ?? 0 > 0)
     }
 
+    /// An engine that cannot run here, or has no such model, is reported as not run; the
+    /// benchmark still passes and the other engines are measured.
+    @Test func engineThatCannotRunIsReportedAndTheRestGoOn() throws {
+        final class Absent: BenchEngine {
+            let name = "absent"
+            let about = "a test engine that is never installed"
+            let unavailable: String? = "not installed on this machine"
+            let models: Set<BenchmarkDefinition.Model> = [.compile]
+            func compile(_ list: BenchList) throws -> CompileRun { Issue.record("compiled while unavailable"); return CompileRun() }
+            func matcher(for list: BenchList) throws -> any BenchMatcher { fatalError("never asked") }
+        }
+        let definition = BenchmarkDefinition(
+            name: "test-check", rules: "ddg-tds-reference", model: .check, engines: ["blockbench", "absent", "pcre2"], runs: 1, warmupRuns: 0)
+        let result = try runner([BlockBenchEngine(), Absent(), PCRE2Engine(jit: false)]).run(definition)
+        #expect(result.engines.map(\.status) == [.ok, .unavailable, .unavailable])
+        #expect(result.engines[1].message == "not installed on this machine")
+        #expect(result.engines[2].message == "has no check model")
+        #expect(result.passed)
+        #expect(ResultTable(result).notes.count == 2)
+    }
+
     @Test func definitionsAreCheckedOnLoad() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-defs-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -118,7 +139,7 @@ private let kablockMatch = BenchmarkDefinition(
             date: "2026-11-23T10:00:00Z", revision: "abc", command: "blockbench report", machine: "test CPU", cores: 2, memoryGiB: 24,
             os: "Debian", toolchain: "Swift", pcre2: "10.42", webkit: "not installed")
         let writer = ReportWriter(reportsFolder: folder)
-        let written = try writer.write(results: [result], command: "blockbench report", meta: meta)
+        let written = try writer.write(results: [result], meta: meta)
         #expect(written == folder + "/2026-11-23-abc")
         let files = try FileManager.default.contentsOfDirectory(atPath: written).sorted()
         #expect(files == ["README.md", "index.html", "results.csv", "results.json"])
@@ -129,7 +150,7 @@ private let kablockMatch = BenchmarkDefinition(
         let csv = try String(contentsOfFile: written + "/results.csv", encoding: .utf8)
         #expect(csv.contains("test-match,match,kablock,adblock-rust-requests,blockbench,ok,median,"))
         // The same revision again replaces the folder; the history keeps both runs.
-        _ = try writer.write(results: [result], command: "blockbench report", meta: meta)
+        _ = try writer.write(results: [result], meta: meta)
         #expect(HistoryLine.load(writer.historyPath).count == 2)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["2026-11-23-abc", "history.jsonl"])
     }

@@ -66,8 +66,6 @@ public struct Report: Codable, Sendable {
 
 public struct ReportWriter {
     public let reportsFolder: String
-    /// The PCRE2 version to record (the oracle's).
-    public var pcre2Version = "unknown"
 
     public init(reportsFolder: String) {
         self.reportsFolder = reportsFolder
@@ -77,8 +75,8 @@ public struct ReportWriter {
 
     /// Writes the report folder and the history line; returns the folder's path.
     @discardableResult
-    public func write(results: [BenchmarkResult], command: String, meta: ReportMeta? = nil) throws -> String {
-        let report = Report(meta: meta ?? ReportMeta.current(command: command, pcre2: pcre2Version), benchmarks: results)
+    public func write(results: [BenchmarkResult], meta: ReportMeta) throws -> String {
+        let report = Report(meta: meta, benchmarks: results)
         let fileManager = FileManager.default
         try fileManager.createDirectory(atPath: reportsFolder, withIntermediateDirectories: true)
         let history = HistoryLine(report)
