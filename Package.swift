@@ -118,6 +118,7 @@ let package = Package(
                 "BlockBenchCLI", "ContentRuleList", "Harness",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings),
     ],
     swiftLanguageModes: [.v6]

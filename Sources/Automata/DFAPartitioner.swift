@@ -18,9 +18,11 @@ public struct PartitionedDFAs: Sendable {
 }
 
 public enum DFAPartitioner {
-    /// Builds the DFAs of `patterns`. `observe` is told the time spent per phase.
+    /// Builds the DFAs of `patterns`; `phaseTimer` is told the time spent per phase. Without
+    /// `minimizing`, each DFA is kept as the subset construction made it (to measure what the
+    /// minimizer saves).
     public static func build(
-        _ patterns: [(id: PatternID, filter: URLFilter)], limits: AutomataLimits = .default,
+        _ patterns: [(id: PatternID, filter: URLFilter)], limits: AutomataLimits = .default, minimizing: Bool = true,
         phaseTimer: inout PhaseTimer
     ) -> PartitionedDFAs {
         var result = PartitionedDFAs(dfas: [], failures: [], statesBeforeMinimization: 0, nfaStates: 0)
@@ -59,7 +61,7 @@ public enum DFAPartitioner {
                 }
                 result.nfaStates += nfa.stateCount
                 result.statesBeforeMinimization += dfa.stateCount
-                result.dfas.append(phaseTimer.measure(.minimize) { Minimizer.minimize(dfa) })
+                result.dfas.append(minimizing ? phaseTimer.measure(.minimize) { Minimizer.minimize(dfa) } : dfa)
             } catch {
                 if group.count == 1 {
                     result.failures.append(error)

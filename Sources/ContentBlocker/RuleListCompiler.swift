@@ -48,25 +48,26 @@ public struct CompilationReport: Sendable {
 }
 
 public enum RuleListCompiler {
-    /// Parses and compiles a rule list's JSON bytes.
+    /// Parses and compiles a rule list's JSON bytes. `minimizingDFAs: false` keeps each DFA as the
+    /// subset construction made it: the same answers from a bigger file (to measure the minimizer).
     public static func compile(
-        json bytes: [UInt8], limits: AutomataLimits = .default
+        json bytes: [UInt8], limits: AutomataLimits = .default, minimizingDFAs: Bool = true
     ) throws(CompileError) -> (CompiledRuleList, CompilationReport) {
         var timer = PhaseTimer()
         let parsed = timer.measure(.parse) { RuleListParser.parse(bytes) }
         switch parsed {
         case .failure(let error): throw .invalidRuleList(error)
-        case .success(let list): return try compile(list, limits: limits, timer: timer)
+        case .success(let list): return try compile(list, limits: limits, minimizingDFAs: minimizingDFAs, timer: timer)
         }
     }
 
     /// Compiles a parsed rule list.
     public static func compile(
-        _ list: RuleList, limits: AutomataLimits = .default, timer: PhaseTimer = PhaseTimer()
+        _ list: RuleList, limits: AutomataLimits = .default, minimizingDFAs: Bool = true, timer: PhaseTimer = PhaseTimer()
     ) throws(CompileError) -> (CompiledRuleList, CompilationReport) {
         var builder = Builder(list: list, timer: timer)
         try builder.collect()
-        let file = try builder.build(limits: limits)
+        let file = try builder.build(limits: limits, minimizing: minimizingDFAs)
         var report = builder.report
         report.timer = builder.timer
         return (CompiledRuleList(file), report)
@@ -254,10 +255,10 @@ private struct Builder {
         var trigger: Trigger
     }
 
-    mutating func build(limits: AutomataLimits) throws(CompileError) -> CompiledFile {
-        let urlPrograms = try programs(urlPool, limits: limits, into: \.url)
-        let topPrograms = try programs(topPool, limits: limits, into: \.topURL)
-        let framePrograms = try programs(framePool, limits: limits, into: \.frameURL)
+    mutating func build(limits: AutomataLimits, minimizing: Bool) throws(CompileError) -> CompiledFile {
+        let urlPrograms = try programs(urlPool, limits: limits, minimizing: minimizing, into: \.url)
+        let topPrograms = try programs(topPool, limits: limits, minimizing: minimizing, into: \.topURL)
+        let framePrograms = try programs(framePool, limits: limits, minimizing: minimizing, into: \.frameURL)
         var patternRuleStart: [UInt32] = [0]
         var patternRules: [UInt32] = []
         var universal: [UInt32] = []
@@ -281,10 +282,11 @@ private struct Builder {
     }
 
     mutating func programs(
-        _ pool: PatternPool, limits: AutomataLimits, into figures: WritableKeyPath<CompilationReport, CompilationReport.Automata>
+        _ pool: PatternPool, limits: AutomataLimits, minimizing: Bool,
+        into figures: WritableKeyPath<CompilationReport, CompilationReport.Automata>
     ) throws(CompileError) -> [Program] {
         let patterns = pool.filters.enumerated().map { (id: PatternID($0.offset), filter: $0.element) }
-        let partition = DFAPartitioner.build(patterns, limits: limits, phaseTimer: &timer)
+        let partition = DFAPartitioner.build(patterns, limits: limits, minimizing: minimizing, phaseTimer: &timer)
         if let failure = partition.failures.first {
             let id = Int(failure.patterns[0].rawValue)
             throw .patternTooComplex(pattern: pool.filters[id].source, rules: pool.users[id], failure)

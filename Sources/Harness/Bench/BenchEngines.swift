@@ -15,7 +15,7 @@
 public import ContentBlocker
 public import ContentRuleList
 public import RequestContext
-internal import Automata
+public import Automata
 internal import Bytecode
 internal import Foundation
 internal import PCRE2Oracle
@@ -95,12 +95,32 @@ public final class BlockBenchEngine: BenchEngine {
     public let unavailable: String? = nil
     public let models: Set<BenchmarkDefinition.Model> = [.check, .compile, .match]
     private var compiled: [String: CompiledRuleList] = [:]
+    /// What the automata construction may spend (and how patterns are grouped into DFAs).
+    public let limits: AutomataLimits
+    /// For tests: DFAs kept unminimized (a bigger file with the same answers).
+    let minimizesDFAs: Bool
     /// For tests: a change to every outcome (a deliberately wrong engine).
     let alter: (@Sendable (MatchOutcome) -> MatchOutcome)?
+    /// For tests: every answer is computed this many times, the work counted once (an interpreter
+    /// that does the same steps, slower).
+    let slowdown: Int
 
-    public init() { alter = nil }
+    public init(limits: AutomataLimits = .default) {
+        self.limits = limits
+        minimizesDFAs = true
+        alter = nil
+        slowdown = 1
+    }
 
-    init(alteringOutcomes alter: @escaping @Sendable (MatchOutcome) -> MatchOutcome) { self.alter = alter }
+    init(
+        limits: AutomataLimits = .default, minimizingDFAs: Bool = true,
+        alteringOutcomes alter: (@Sendable (MatchOutcome) -> MatchOutcome)? = nil, slowdown: Int = 1
+    ) {
+        self.limits = limits
+        minimizesDFAs = minimizingDFAs
+        self.alter = alter
+        self.slowdown = max(1, slowdown)
+    }
 
     /// Hands the engine a list compiled elsewhere (the main job's), to match with.
     public func adopt(_ list: CompiledRuleList, as name: String) { compiled[name] = list }
@@ -109,7 +129,7 @@ public final class BlockBenchEngine: BenchEngine {
     public func compiledList(named name: String) -> CompiledRuleList? { compiled[name] }
 
     public func compile(_ list: BenchList) throws -> CompileRun {
-        let (compiledList, compileReport) = try RuleListCompiler.compile(json: list.json)
+        let (compiledList, compileReport) = try RuleListCompiler.compile(json: list.json, limits: limits, minimizingDFAs: minimizesDFAs)
         var report = compileReport
         let bytes = report.timer.measure(.emit) { compiledList.serialized() }
         compiled[list.name] = compiledList
@@ -129,19 +149,45 @@ public final class BlockBenchEngine: BenchEngine {
 
     public func matcher(for list: BenchList) throws -> any BenchMatcher {
         if compiled[list.name] == nil { _ = try compile(list) }
-        return Matcher(Evaluator(compiled[list.name]!), alter: alter)
+        let file = compiled[list.name]!
+        return Matcher(Evaluator(file), alter: alter, repeats: slowdown > 1 ? Evaluator(file) : nil, times: slowdown - 1)
+    }
+
+    /// The engine as conformance runs it: `list` answered by `file` (a compiled file read back), one
+    /// evaluator per worker; the sub-lists a mismatch is reduced to are compiled afresh. Test faults
+    /// apply here as in `matcher(for:)`.
+    public func conformanceEngine(for list: RuleList, file: CompiledRuleList) -> ConformanceEngine {
+        let alter = alter
+        let limits = limits
+        return ConformanceEngine(name: name) { candidate in
+            let answering = candidate == list ? file : try CompiledRuleList(validating: RuleListCompiler.compile(candidate, limits: limits).0.serialized())
+            return {
+                let evaluator = Evaluator(answering)
+                guard let alter else { return { evaluator.outcome(for: $0) } }
+                return { alter(evaluator.outcome(for: $0)) }
+            }
+        }
     }
 
     final class Matcher: BenchMatcher {
         let evaluator: Evaluator
         let alter: (@Sendable (MatchOutcome) -> MatchOutcome)?
-        init(_ evaluator: Evaluator, alter: (@Sendable (MatchOutcome) -> MatchOutcome)?) {
+        /// The test-only slowdown: a second evaluator (its counters unread) answers again.
+        let repeats: Evaluator?
+        let times: Int
+
+        init(_ evaluator: Evaluator, alter: (@Sendable (MatchOutcome) -> MatchOutcome)?, repeats: Evaluator?, times: Int) {
             self.evaluator = evaluator
             self.alter = alter
+            self.repeats = repeats
+            self.times = times
         }
 
         func outcome(for request: Request) -> MatchOutcome {
             let outcome = evaluator.outcome(for: request)
+            if let repeats {
+                for _ in 0..<times { withExtendedLifetime(repeats.outcome(for: request)) {} }
+            }
             return alter.map { $0(outcome) } ?? outcome
         }
 

@@ -16,8 +16,8 @@
 // The oracle (ReferenceEvaluator with its prefilter, on both cores) answers each list × request
 // set once per runner; its answers are kept for every engine and sample.
 
-public import ContentRuleList
-public import RequestContext
+internal import ContentRuleList
+internal import RequestContext
 internal import Foundation
 internal import PCRE2Oracle
 internal import Synchronization

@@ -11,7 +11,7 @@
 // is written whole under a temporary name and renamed into place; history.jsonl is rewritten
 // atomically. A second report of the same revision on the same day replaces the first.
 
-public import Foundation
+internal import Foundation
 
 /// Where and with what a report was measured.
 public struct ReportMeta: Codable, Hashable, Sendable {
@@ -73,13 +73,23 @@ public struct ReportWriter {
 
     public var historyPath: String { reportsFolder + "/history.jsonl" }
 
-    /// Writes the report folder and the history line; returns the folder's path.
+    /// Appends the history line of a run that writes no report folder (a gate run).
+    public func appendHistory(results: [BenchmarkResult], meta: ReportMeta, gate: String?) throws {
+        try FileManager.default.createDirectory(atPath: reportsFolder, withIntermediateDirectories: true)
+        var history = HistoryLine(Report(meta: meta, benchmarks: results))
+        history.gate = gate
+        try HistoryLine.append(history, to: historyPath)
+    }
+
+    /// Writes the report folder and the history line (with the gate's verdict when a gate run
+    /// wrote it); returns the folder's path.
     @discardableResult
-    public func write(results: [BenchmarkResult], meta: ReportMeta) throws -> String {
+    public func write(results: [BenchmarkResult], meta: ReportMeta, gate: String? = nil) throws -> String {
         let report = Report(meta: meta, benchmarks: results)
         let fileManager = FileManager.default
         try fileManager.createDirectory(atPath: reportsFolder, withIntermediateDirectories: true)
-        let history = HistoryLine(report)
+        var history = HistoryLine(report)
+        history.gate = gate
         var lines = HistoryLine.load(historyPath)
         lines.append(history)
 
@@ -195,6 +205,8 @@ public struct HistoryLine: Codable, Hashable, Sendable {
     public var machine: String
     /// "benchmark/engine/metric" -> value.
     public var metrics: [String: Double]
+    /// The gate's verdict when a gate run wrote the line ("pass", "regression", "improvement").
+    public var gate: String?
 
     public init(_ report: Report) {
         date = report.meta.date

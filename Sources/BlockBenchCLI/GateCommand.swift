@@ -1,0 +1,129 @@
+// `blockbench gate`: the command CI runs. It runs the main job's stages (MainJob.swift: check,
+// compile, conform, benchmark, vectors) on the shipped corpora, reads the gate's metrics from them
+// (Harness/Gate/GateMetrics.swift) and compares them with the committed baseline
+// (Reports/baseline.json): a table of metric, baseline, now, change and verdict.
+//
+// Exit 0 pass; 2 regression (a correctness failure, a list that starts or stops compiling, a
+// changed answer, a metric beyond its tolerance or no longer measured); 4 improvement only (it
+// says how to accept it); 1 error. Every run appends a line to Reports/history.jsonl.
+//
+// `--update-baseline` rewrites the baseline from this run (keeping the tolerances) and prints what
+// moved; it refuses while anything is incorrect.
+
+import ArgumentParser
+import Foundation
+import Harness
+
+struct GateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gate",
+        abstract: "Run the main job and compare it with Reports/baseline.json (exit 0 pass, 2 regression, 4 improvement only, 1 error).")
+
+    @Option(help: "The baseline file.")
+    var baseline = "Reports/baseline.json"
+
+    @Flag(help: "Rewrite the baseline from this run (refused while anything is incorrect) and print what moved.")
+    var updateBaseline = false
+
+    @Flag(help: "Print only the rows that are not an unchanged pass.")
+    var changedOnly = false
+
+    @Flag(help: "Also write a report folder under Reports/.")
+    var report = false
+
+    @Option(help: "The corpora folder.")
+    var corpora = "Corpora"
+
+    @Option(help: "The benchmark definitions folder.")
+    var benchmarks = "Benchmarks"
+
+    @Option(help: "The reports folder (history.jsonl, and the report with --report).")
+    var reports = "Reports"
+
+    func run() throws {
+        let started = ContinuousClock.now
+        let meta = ReportMeta.ofThisRun()
+        // Read the baseline before spending minutes on the job.
+        let previous: GateBaseline?
+        do {
+            previous = try GateBaseline.load(baseline)
+        } catch GateError.noBaseline(_) where updateBaseline {
+            previous = nil
+        }
+
+        let outcome = try MainJob(corpora: corpora, benchmarks: benchmarks).run()
+        print("\n== summary")
+        print(MainJob.summary(outcome))
+        let metrics = GateMetrics.measure(outcome)
+        let comparison = previous.map { GateComparison(baseline: $0, now: metrics) }
+        let verdict: String =
+            switch comparison?.status {
+            case .pass?: "pass"
+            case .regression?: "regression"
+            case .improvementOnly?: "improvement"
+            case nil: "new baseline"
+            }
+        let writer = ReportWriter(reportsFolder: reports)
+        if report {
+            let folder = try writer.write(results: outcome.results, meta: meta, gate: verdict)
+            print("report: \(folder)/README.md (page: \(folder)/index.html)")
+        } else {
+            try writer.appendHistory(results: outcome.results, meta: meta, gate: verdict)
+        }
+        print(String(format: "gate's main job finished in %.1f s", (ContinuousClock.now - started).seconds))
+        if !outcome.failures.isEmpty { print("FAILED: " + outcome.failures.joined(separator: "; ")) }
+
+        if updateBaseline {
+            try update(metrics: metrics, outcome: outcome, meta: meta, previous: previous, comparison: comparison)
+            return
+        }
+        guard let previous, let comparison else { return }
+        print("\n== gate: this run against \(baseline) (revision \(previous.produced.revision), \(previous.produced.date.prefix(10)), \(previous.produced.machine))")
+        print("tolerances: " + Self.tolerances(previous))
+        print(comparison.table(changedOnly: changedOnly))
+        print(comparison.summary)
+        switch comparison.status {
+        case .pass:
+            break
+        case .regression:
+            let failing = comparison.rows.filter(\.verdict.fails).map(\.metric)
+            print("failing: " + failing.prefix(12).joined(separator: "; ") + (failing.count > 12 ? "; …" : ""))
+            throw ExitCode(comparison.status.rawValue)
+        case .improvementOnly:
+            print("Better than the baseline. To hold the gain: `swift run -c release blockbench gate --update-baseline`,")
+            print("then commit \(baseline) (and Reports/history.jsonl) with the change that made it.")
+            throw ExitCode(comparison.status.rawValue)
+        }
+    }
+
+    func update(
+        metrics: [String: GateMetric], outcome: MainJobOutcome, meta: ReportMeta, previous: GateBaseline?, comparison: GateComparison?
+    ) throws {
+        let incorrect = metrics.filter { $0.value.kind == .correctness && $0.value.value != 0 }
+        if !incorrect.isEmpty {
+            print("baseline NOT updated: this run is not correct (\(incorrect.keys.sorted().joined(separator: ", ")))")
+            throw ExitCode(GateComparison.Status.regression.rawValue)
+        }
+        let new = GateBaseline(metrics: metrics, meta: meta, previous: previous)
+        try new.write(to: baseline)
+        guard let comparison else {
+            print("\n== baseline written: \(baseline), \(metrics.count) metrics (there was none)")
+            return
+        }
+        let moved = comparison.rows.filter { $0.verdict != .pass }
+        print("\n== baseline updated: \(baseline), \(metrics.count) metrics; what moved beyond its tolerance (\(moved.count)):")
+        if moved.isEmpty {
+            print("nothing (times within their tolerance were re-measured)")
+        } else {
+            var shown = comparison
+            shown.rows = moved
+            print(shown.table())
+        }
+    }
+
+    static func tolerances(_ baseline: GateBaseline) -> String {
+        GateMetric.Kind.allCases.compactMap { kind in
+            baseline.tolerances[kind.rawValue].map { "\(kind.rawValue) \($0.text)" }
+        }.joined(separator: ", ") + "; correctness 0, verdicts and answers equal"
+    }
+}
