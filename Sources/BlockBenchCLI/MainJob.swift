@@ -37,7 +37,7 @@ struct MainJob {
     /// The shipped corpora and definitions with the standard engines.
     init(corpora: String, benchmarks: String, engine: BlockBenchEngine = BlockBenchEngine()) throws {
         let manifest = try CorpusManifest.load(root: corpora)
-        let others: [any BenchEngine] = [PCRE2Engine(jit: true), PCRE2Engine(jit: false)]
+        let others: [any BenchEngine] = [WebKitEngine(), PCRE2Engine(jit: true), PCRE2Engine(jit: false)]
         let names = Set([engine.name] + others.map(\.name))
         self.init(
             manifest: manifest, definitions: try BenchmarkDefinition.loadAll(from: benchmarks, engines: names), engine: engine,

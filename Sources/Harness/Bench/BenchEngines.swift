@@ -8,9 +8,9 @@
 //   pcre2-jit   one PCRE2 pattern per rule, JIT-compiled, every rule tried on every request: what a
 //               developer would write without us (the oracle's semantics without its prefilter)
 //   pcre2       the same with PCRE2's interpreter (no JIT)
+//   webkit      the real WebKit compiler (WebKitGTK), compile only (WebKitEngine.swift)
 //
-// External engines (the real WebKit compiler) join by conforming to `BenchEngine`; an engine that
-// cannot run here says why in `unavailable` and the runner reports it and goes on.
+// An engine that cannot run here says why in `unavailable` and the runner reports it and goes on.
 
 public import ContentBlocker
 public import ContentRuleList
@@ -52,6 +52,10 @@ public struct CompileRun: Sendable {
     public var sections: [NamedValue] = []
     /// Deterministic counts (DFAs, states, patterns).
     public var counters: [NamedValue] = []
+    /// The compile's time as an engine in another process measured it (the runner's clock would
+    /// add the process's start-up and the transfer); the runner then reports no memory figures,
+    /// its own process's being beside the point.
+    public var ownSeconds: Double?
 
     public init() {}
 }
@@ -77,10 +81,15 @@ public protocol BenchMatcher: AnyObject {
 
 public enum BenchEngineError: Error, CustomStringConvertible {
     case listRejected(String)
+    case noSuchModel(engine: String, BenchmarkDefinition.Model)
+    /// An engine in another process failed or answered something unreadable.
+    case externalEngine(String)
 
     public var description: String {
         switch self {
         case .listRejected(let reason): "the list does not compile: \(reason)"
+        case .noSuchModel(let engine, let model): "\(engine) has no \(model.rawValue) model"
+        case .externalEngine(let reason): reason
         }
     }
 }
@@ -258,6 +267,6 @@ public final class PCRE2Engine: BenchEngine {
 public enum BenchEngines {
     /// The engines this build knows, in table order.
     public static func standard() -> [any BenchEngine] {
-        [BlockBenchEngine(), PCRE2Engine(jit: true), PCRE2Engine(jit: false)]
+        [BlockBenchEngine(), WebKitEngine(), PCRE2Engine(jit: true), PCRE2Engine(jit: false)]
     }
 }

@@ -169,15 +169,16 @@ public final class BenchmarkRunner {
             let before = PeakMemory.read()
             let run = try engine.compile(list)
             let after = PeakMemory.read()
-            guard canMeasure, let before, let after else { return Measured(run: run) }
+            guard canMeasure, let before, let after, run.ownSeconds == nil else { return Measured(run: run) }
             return Measured(run: run, peak: after.peak, growth: after.peak - before.current)
         }
+        let timed = runs.map { (seconds: $0.value.run.ownSeconds ?? $0.seconds, value: $0.value) }
         var result = EngineResult(engine: engine.name, status: .ok)
         result.warmupRuns = definition.warmups
         result.runs = runs.count
-        result.runSeconds = runs.map(\.seconds)
+        result.runSeconds = timed.map(\.seconds)
         result.seconds = median(result.runSeconds)
-        let medianRun = runs.sorted { $0.seconds < $1.seconds }[(runs.count - 1) / 2].value
+        let medianRun = timed.sorted { $0.seconds < $1.seconds }[(timed.count - 1) / 2].value
         let sizes = Set(runs.map(\.value.run.bytes))
         if sizes.count > 1 {
             return EngineResult(

@@ -94,7 +94,10 @@ public struct GateTolerance: Codable, Hashable, Sendable {
 
     public var text: String {
         var text = percent == 0 ? "0%" : "+\(GateFormat.number(percent))%"
-        if let absolute, absolute > 0 { text += " + \(GateFormat.number(absolute))" }
+        if let absolute, absolute > 0 {
+            let mebibytes = absolute / 1_048_576
+            text += " + " + (mebibytes >= 1 && mebibytes == mebibytes.rounded() ? "\(Int(mebibytes)) MiB" : GateFormat.number(absolute))
+        }
         return text
     }
 }

@@ -1,0 +1,167 @@
+// WebKitEngine.swift — Harness
+//
+// The real WebKit compiler as a benchmark engine and a verdict reference: WebKitGTK's
+// WebKitUserContentFilterStore, driven by Benchmarks/WebKit/webkit-compile (our C program; see
+// its README) in a separate process that lives as long as the engine and compiles one list per
+// JSON line. Detected at run time: without WebKitGTK the engine says so (`unavailable`) and the
+// harness goes on without it. When WebKitGTK's development files are there but the tool is not
+// built yet, the engine builds it once (Benchmarks/WebKit/build.sh, a couple of seconds).
+//
+// What it measures: the compile's wall time as the tool measures it around WebKit's save call
+// (without the process's start-up or the transfer), and the compiled file's parts from its 64-byte
+// header: the actions and the url, top-url and frame-url bytecode. `bytes` is those four parts,
+// WebKit's compiled file without its embedded copy of the JSON source (counted apart).
+
+internal import Foundation
+
+/// WebKit's answer for one rule list.
+public struct WebKitVerdict: Decodable, Sendable {
+    public struct Header: Decodable, Sendable {
+        public var version: Int
+        public var source: Int
+        public var actions: Int
+        public var url: Int
+        public var topURL: Int
+        public var frameURL: Int
+    }
+
+    public var ok: Bool?
+    /// WebKit's error message (the GError's), when it rejected the list.
+    public var error: String?
+    /// "Error while parsing <pattern>: <reason>" lines WebKit logged while compiling.
+    public var reasons: [String]?
+    public var seconds: Double?
+    public var header: Header?
+    public var fileBytes: Int?
+    /// Set when the tool could not read the input line.
+    public var inputError: String?
+}
+
+public final class WebKitEngine: BenchEngine {
+    public let name = "webkit"
+    public let about: String
+    public let models: Set<BenchmarkDefinition.Model> = [.compile]
+    public let unavailable: String?
+    /// The libwebkit2gtk package and version, or "not installed".
+    public let version: String
+    private let tool: String
+    private var process: Process?
+    private var input: FileHandle?
+    private var output: FileHandle?
+    private var buffered: [UInt8] = []
+
+    /// `folder` holds webkit-compile, its source and build.sh.
+    public init(folder: String = "Benchmarks/WebKit") {
+        tool = folder + "/webkit-compile"
+        version = Shell.output("dpkg-query", ["-W", "-f", "${Package} ${Version}", "libwebkit2gtk-4.1-0"]).flatMap { $0.isEmpty ? nil : $0 }
+            ?? "not installed"
+        about = "WebKit's own compiler (WebKitGTK, \(version)) through \(folder)/webkit-compile, in a separate process"
+        let fileManager = FileManager.default
+        if !fileManager.isExecutableFile(atPath: tool) {
+            if Shell.output("pkg-config", ["--exists", "webkit2gtk-4.1"]) == nil {
+                unavailable = "WebKitGTK is not installed (apt-get install libwebkit2gtk-4.1-dev, then \(folder)/build.sh)"
+                return
+            }
+            if Shell.output(folder + "/build.sh", []) == nil || !fileManager.isExecutableFile(atPath: tool) {
+                unavailable = "\(folder)/build.sh could not build webkit-compile"
+                return
+            }
+        }
+        unavailable = nil
+    }
+
+    deinit {
+        try? input?.close()
+        process?.waitUntilExit()
+    }
+
+    public func compile(_ list: BenchList) throws -> CompileRun {
+        let verdict = try self.verdict(json: list.json)
+        guard verdict.ok == true else {
+            let reasons = (verdict.reasons ?? []).prefix(3).joined(separator: "; ")
+            throw BenchEngineError.listRejected((verdict.error ?? verdict.inputError ?? "no answer") + (reasons.isEmpty ? "" : " (\(reasons))"))
+        }
+        guard let header = verdict.header, let seconds = verdict.seconds else {
+            throw BenchEngineError.externalEngine("webkit-compile compiled the list but could not read the compiled file's header")
+        }
+        var run = CompileRun()
+        run.ownSeconds = seconds
+        run.phases = [NamedValue("compile", seconds)]
+        run.sections = [
+            NamedValue("actions", Double(header.actions)), NamedValue("url", Double(header.url)),
+            NamedValue("topURL", Double(header.topURL)), NamedValue("frameURL", Double(header.frameURL)),
+        ]
+        run.bytes = header.actions + header.url + header.topURL + header.frameURL
+        run.counters = [NamedValue("file bytes with the source copy", Double(verdict.fileBytes ?? 0))]
+        return run
+    }
+
+    public func matcher(for list: BenchList) throws -> any BenchMatcher {
+        throw BenchEngineError.noSuchModel(engine: name, .match)
+    }
+
+    /// WebKit's verdict on one list (any bytes: they go base64-encoded).
+    public func verdict(json: [UInt8]) throws -> WebKitVerdict {
+        if let unavailable { throw BenchEngineError.externalEngine(unavailable) }
+        try start()
+        let line = "{\"id\":1,\"rulesBase64\":\"\(Data(json).base64EncodedString())\"}\n"
+        do {
+            try input!.write(contentsOf: Data(line.utf8))
+        } catch {
+            stop()
+            throw BenchEngineError.externalEngine("webkit-compile stopped taking input: \(error)")
+        }
+        guard let answer = readLine() else {
+            stop()
+            throw BenchEngineError.externalEngine("webkit-compile ended without an answer (it may have crashed)")
+        }
+        do {
+            return try JSONDecoder().decode(WebKitVerdict.self, from: Data(answer))
+        } catch {
+            throw BenchEngineError.externalEngine("webkit-compile answered something unreadable: \(String(decoding: answer.prefix(200), as: UTF8.self))")
+        }
+    }
+
+    private func start() throws {
+        if process?.isRunning == true { return }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = ["--batch"]
+        let stdin = Pipe()
+        let stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw BenchEngineError.externalEngine("cannot start \(tool): \(error)")
+        }
+        self.process = process
+        input = stdin.fileHandleForWriting
+        output = stdout.fileHandleForReading
+        buffered = []
+    }
+
+    private func stop() {
+        try? input?.close()
+        process?.terminate()
+        process?.waitUntilExit()
+        process = nil
+    }
+
+    /// The next line of the tool's output, without its newline; nil at its end.
+    private func readLine() -> [UInt8]? {
+        while true {
+            if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = Array(buffered[..<newline])
+                buffered.removeSubrange(...newline)
+                return line
+            }
+            // `availableData` returns what the pipe holds (waiting for some); `read(upToCount:)`
+            // would wait for the whole count.
+            guard let chunk = output?.availableData, !chunk.isEmpty else { return nil }
+            buffered += chunk
+        }
+    }
+}
