@@ -12,6 +12,11 @@
 // Request vectors run through the real path: the rule list is compiled, its file written to
 // bytes and loaded back (validated), and the evaluator answers from that file; the oracle answers
 // the same vector on its own.
+//
+// `--against webkit` compares verdicts with the real WebKit compiler instead (WebKitParity.swift):
+// the shipped lists (or `--rules`), every list and pattern of the vectors (or `--vectors`), and
+// the patterns of `--patterns FILE` (one per line), each accepted or rejected by both with the
+// same error. Exit 2 on any difference that is not a documented WebKit quirk.
 
 import ArgumentParser
 import ContentBlocker
@@ -54,7 +59,21 @@ struct ConformCommand: ParsableCommand {
     @Option(help: "The corpora folder.")
     var corpora = "Corpora"
 
+    @Option(help: "What to compare with: oracle (the PCRE2 reference, on requests) or webkit (the real WebKit compiler's verdicts).")
+    var against: Reference = .oracle
+
+    @Option(help: "With --against webkit: also every pattern of this file (one per line), each as a one-rule list.")
+    var patterns: String?
+
+    enum Reference: String, ExpressibleByArgument {
+        case oracle, webkit
+    }
+
     func run() throws {
+        if against == .webkit {
+            try runAgainstWebKit()
+            return
+        }
         if let vectors {
             let outcome = VectorRunner.run(try VectorFile.load(vectors))
             for line in outcome.lines { print(line) }
@@ -74,6 +93,56 @@ struct ConformCommand: ParsableCommand {
         let results = try CorpusConformance.run(
             manifest: manifest, rules: rules, requests: requests, run: run, json: json, includeVectors: rules.isEmpty && requests.isEmpty)
         if !results { throw ExitCode(2) }
+    }
+}
+
+extension ConformCommand {
+    func runAgainstWebKit() throws {
+        let webKit = WebKitEngine()
+        if let unavailable = webKit.unavailable { throw ValidationError("WebKit cannot run here: \(unavailable)") }
+        print("against \(webKit.about)")
+        let manifest = try CorpusManifest.load(root: corpora)
+        var batches: [(String, [ParityCase])] = []
+        if patterns == nil || !rules.isEmpty {
+            let lists = try CorpusConformance.select(rules, kinds: ["rules"], manifest: manifest)
+            batches.append(("rule lists", try lists.map { ParityCase(id: $0.name, json: try CorpusFiles.read($0.path)) }))
+        }
+        if patterns == nil || vectors != nil {
+            let path = vectors ?? manifest.entries(ofKind: "vectors").first.map(manifest.path(of:))
+            if let path {
+                let file = try VectorFile.load(path)
+                batches.append(("compile-error vectors", file.compilerErrorVectors.map { ParityCase(id: $0.test, json: Array($0.rules.utf8)) }))
+                var seen = Set<String>()
+                var requestLists: [ParityCase] = []
+                for test in file.requestVectorTests {
+                    for vector in test.vectors where seen.insert(vector.rules).inserted {
+                        requestLists.append(ParityCase(id: test.test, json: Array(vector.rules.utf8)))
+                    }
+                }
+                batches.append(("request vectors' lists", requestLists))
+                batches.append(("parse-status vectors", file.urlFilterParseStatusVectors.map { ParityCase.pattern($0.pattern, id: $0.test) }))
+            }
+        }
+        if let patterns {
+            let text = String(decoding: try CorpusFiles.read(patterns), as: UTF8.self)
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter { !$0.isEmpty }
+            batches.append((patterns, lines.enumerated().map { ParityCase.pattern($0.element, id: "line \($0.offset + 1)") }))
+        }
+        var unexplained = 0
+        for (source, cases) in batches {
+            let result = try WebKitParity.run(cases, source: source, webKit: webKit) { done, total in
+                Progress.line("\(source): \(done) / \(total)")
+            }
+            Progress.clear()
+            print(result.text)
+            for difference in result.differences.prefix(reproductions * 4) {
+                print("  \(difference.quirk == nil ? "DIFFERENT" : "quirk") \(difference.id): ours \(difference.ours); WebKit \(difference.webKit)")
+                print("    \(difference.excerpt)")
+                if let quirk = difference.quirk { print("    \(quirk)") }
+            }
+            unexplained += result.unexplained
+        }
+        if unexplained > 0 { throw ExitCode(2) }
     }
 }
 
