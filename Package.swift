@@ -14,6 +14,8 @@
 //   RequestContext     a request as rules see it: canonical URLs, resource type, third party (libpsl)
 //   ContentBlocker     the engine facade: compile a rule list, save/load, actions for a request
 //   PCRE2Oracle        the reference: every pattern through PCRE2, the semantics rule by rule
+//   Fuzzing            differential fuzzing (status, single-pattern match, whole-list outcomes)
+//                      against the oracle, shrinking, exhaustive small worlds, the vector files
 //   Harness            corpora (manifest, files, request sets), conformance (engine vs oracle),
 //                      benchmarks (definitions in Benchmarks/, engines as runners) and reports
 //   CZlib              system library (zlib), to read the gzip-compressed corpora
@@ -65,6 +67,12 @@ let package = Package(
             dependencies: ["CPCRE2", "ContentRuleList", "RequestContext"],
             swiftSettings: swiftSettings),
         .target(
+            name: "Fuzzing",
+            dependencies: [
+                "URLFilterSyntax", "ContentRuleList", "ContentBlocker", "Automata", "Bytecode", "RequestContext", "PCRE2Oracle",
+            ],
+            swiftSettings: swiftSettings),
+        .target(
             name: "Harness",
             dependencies: [
                 "CZlib", "ContentRuleList", "RequestContext", "Automata", "ContentBlocker", "PCRE2Oracle",
@@ -83,7 +91,7 @@ let package = Package(
             name: "BlockBenchCLI",
             dependencies: [
                 "ContentRuleList", "URLFilterSyntax", "Automata", "Bytecode", "RequestContext",
-                "ContentBlocker", "PCRE2Oracle", "Harness",
+                "ContentBlocker", "PCRE2Oracle", "Harness", "Fuzzing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings),
@@ -115,7 +123,7 @@ let package = Package(
         .testTarget(
             name: "BlockBenchCLITests",
             dependencies: [
-                "BlockBenchCLI", "ContentRuleList", "Harness",
+                "BlockBenchCLI", "ContentRuleList", "Harness", "Fuzzing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             exclude: ["Fixtures"],

@@ -22,6 +22,7 @@ import ArgumentParser
 import ContentBlocker
 import ContentRuleList
 import Foundation
+import Fuzzing
 import Harness
 import PCRE2Oracle
 import RequestContext
@@ -252,198 +253,14 @@ enum CorpusConformance {
     }
 }
 
-/// The vector file.
-public struct VectorFile: Decodable, Sendable {
-    public struct CompilerErrorVector: Decodable, Sendable {
-        public var test: String
-        public var rules: String
-        public var expectedError: String?
-    }
-
-    public struct ParseStatusVector: Decodable, Sendable {
-        public var test: String
-        public var pattern: String
-        public var expectedStatus: String
-    }
-
-    public struct RequestVectorTest: Decodable, Sendable {
-        public struct Vector: Decodable, Sendable {
-            public struct RequestFields: Decodable, Sendable {
-                public var url: String
-                public var mainDocumentURL: String
-                public var frameURL: String
-                public var resourceType: String
-                public var mainFrameContext: Bool?
-                public var requestMethod: String?
-            }
-            public var rules: String
-            public var request: RequestFields
-            public var expectedActions: [String]
-            /// 1 when the list's global style sheet applies (the default), 0 when it does not.
-            public var expectedStylesheetLists: Int?
-        }
-        public var test: String
-        public var vectors: [Vector]
-    }
-
-    public var requestVectorTests: [RequestVectorTest] = []
-    public var compilerErrorVectors: [CompilerErrorVector] = []
-    public var urlFilterParseStatusVectors: [ParseStatusVector] = []
-
-    enum CodingKeys: String, CodingKey { case requestVectorTests, compilerErrorVectors, urlFilterParseStatusVectors }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        requestVectorTests = try container.decodeIfPresent([RequestVectorTest].self, forKey: .requestVectorTests) ?? []
-        compilerErrorVectors = try container.decodeIfPresent([CompilerErrorVector].self, forKey: .compilerErrorVectors) ?? []
-        urlFilterParseStatusVectors = try container.decodeIfPresent([ParseStatusVector].self, forKey: .urlFilterParseStatusVectors) ?? []
-    }
-
-    public static func load(_ path: String) throws -> VectorFile {
+extension VectorFile {
+    /// Reads a vector file (gzip or not).
+    static func load(_ path: String) throws -> VectorFile {
         let bytes = try CorpusFiles.read(path)
         do {
-            return try JSONDecoder().decode(VectorFile.self, from: Data(bytes))
+            return try VectorFile.decode(bytes)
         } catch {
             throw ValidationError("\(path) is not a vector file: \(error)")
         }
-    }
-}
-
-public enum VectorRunner {
-    public struct Outcome: Sendable {
-        public var passed = 0
-        public var failed = 0
-        public var skipped = 0
-        public var lines: [String] = []
-    }
-
-    public static func run(_ file: VectorFile) -> Outcome {
-        var outcome = Outcome()
-
-        var kindPassed = 0
-        var kindFailed = 0
-        for vector in file.compilerErrorVectors {
-            let got: String?
-            switch RuleListParser.parse(vector.rules) {
-            case .success: got = nil
-            case .failure(let error): got = error.code.name
-            }
-            if got == vector.expectedError {
-                kindPassed += 1
-            } else {
-                kindFailed += 1
-                outcome.lines.append("FAIL compile-error \(vector.test): rules \(quoted(vector.rules)): expected \(vector.expectedError ?? "no error"), got \(got ?? "no error")")
-            }
-        }
-        outcome.lines.append("compile-error vectors: \(kindPassed) passed, \(kindFailed) failed")
-        outcome.passed += kindPassed
-        outcome.failed += kindFailed
-
-        kindPassed = 0
-        kindFailed = 0
-        for vector in file.urlFilterParseStatusVectors {
-            let got = URLFilterParser.status(of: vector.pattern).name
-            if got == vector.expectedStatus {
-                kindPassed += 1
-            } else {
-                kindFailed += 1
-                outcome.lines.append("FAIL url-filter-parse-status \(vector.test): pattern \(quoted(vector.pattern)): expected \(vector.expectedStatus), got \(got)")
-            }
-        }
-        outcome.lines.append("url-filter parse-status vectors: \(kindPassed) passed, \(kindFailed) failed")
-        outcome.passed += kindPassed
-        outcome.failed += kindFailed
-
-        runRequestVectors(file, into: &outcome, label: "request vectors (compiled to bytecode, saved, loaded and run)", failure: "FAIL request", answer: answer)
-        runRequestVectors(file, into: &outcome, label: "request vectors (PCRE2 oracle, on its own)", failure: "FAIL request (oracle)", answer: oracleAnswer)
-
-        outcome.lines.append("\(outcome.passed) passed, \(outcome.failed) failed, \(outcome.skipped) skipped")
-        return outcome
-    }
-}
-
-extension VectorRunner {
-    struct Problem: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    /// `[actions] stylesheets N`, the form both sides of a request vector are compared in.
-    static func expectedAnswer(_ vector: VectorFile.RequestVectorTest.Vector) -> String {
-        "[\(vector.expectedActions.joined(separator: ", "))] stylesheets \(vector.expectedStylesheetLists ?? 1)"
-    }
-
-    /// Every request vector answered by `answer` and compared with WebKit's expectation.
-    static func runRequestVectors(
-        _ file: VectorFile, into outcome: inout Outcome, label: String, failure: String,
-        answer: (VectorFile.RequestVectorTest.Vector) -> Result<String, Problem>
-    ) {
-        var passed = 0
-        var failed = 0
-        for test in file.requestVectorTests {
-            for vector in test.vectors {
-                let got: String
-                switch answer(vector) {
-                case .success(let answer): got = answer
-                case .failure(let problem): got = "error: \(problem)"
-                }
-                let expected = expectedAnswer(vector)
-                if got == expected {
-                    passed += 1
-                } else {
-                    failed += 1
-                    outcome.lines.append(
-                        "\(failure) \(test.test): rules \(quoted(vector.rules)), url \(quoted(vector.request.url)): expected \(expected), got \(got)")
-                }
-            }
-        }
-        outcome.lines.append("\(label): \(passed) passed, \(failed) failed")
-        outcome.passed += passed
-        outcome.failed += failed
-    }
-
-    /// An outcome in the form request vectors are compared in.
-    static func answerText(_ outcome: MatchOutcome) -> String {
-        "[\(outcome.actions.map(\.typeName).joined(separator: ", "))] stylesheets \(outcome.appliesGlobalStyleSheet ? 1 : 0)"
-    }
-
-    static func answer(_ vector: VectorFile.RequestVectorTest.Vector) -> Result<String, Problem> {
-        let compiled: CompiledRuleList
-        do {
-            let (list, _) = try RuleListCompiler.compile(json: Array(vector.rules.utf8))
-            compiled = try CompiledRuleList(validating: list.serialized())
-        } catch {
-            return .failure(Problem(description: "\(error)"))
-        }
-        guard let request = request(vector.request) else {
-            return .failure(Problem(description: "unknown resource type or method in \(vector.request)"))
-        }
-        return .success(answerText(compiled.outcome(for: request)))
-    }
-
-    static func oracleAnswer(_ vector: VectorFile.RequestVectorTest.Vector) -> Result<String, Problem> {
-        let outcome: MatchOutcome
-        do {
-            let list = try RuleListParser.parse(vector.rules).get()
-            guard let request = request(vector.request) else {
-                return .failure(Problem(description: "unknown resource type or method in \(vector.request)"))
-            }
-            outcome = try ReferenceEvaluator(try ReferenceRuleList(list)).outcome(for: request)
-        } catch {
-            return .failure(Problem(description: "\(error)"))
-        }
-        return .success(answerText(outcome))
-    }
-
-    static func request(_ fields: VectorFile.RequestVectorTest.Vector.RequestFields) -> Request? {
-        guard let type = ResourceTypes.requestNames.first(where: { $0.name == fields.resourceType })?.type else { return nil }
-        var method: RequestMethod?
-        if let name = fields.requestMethod {
-            guard let known = RequestMethod(rawValue: name.lowercased()) else { return nil }
-            method = known
-        }
-        return Request(
-            url: CanonicalURL(fields.url), mainDocumentURL: CanonicalURL(fields.mainDocumentURL),
-            frameURL: CanonicalURL(fields.frameURL), resourceType: type, isMainFrameContext: fields.mainFrameContext ?? false,
-            method: method)
     }
 }

@@ -15,6 +15,7 @@
 import ContentBlocker
 import ContentRuleList
 import Foundation
+import Fuzzing
 import Harness
 
 struct MainJob {

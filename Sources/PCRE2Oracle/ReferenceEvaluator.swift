@@ -26,23 +26,27 @@ public enum OracleError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 }
 
-/// A pattern as the oracle runs it.
-final class OraclePattern: Sendable {
-    let translation: URLFilterTranslation
+/// A pattern as the oracle runs it: the translation, and PCRE2's compiled pattern unless PCRE2
+/// says the filter matches everything. Public for the differential fuzzer, which asks the oracle
+/// one pattern at a time.
+public final class OraclePattern: Sendable {
+    public let translation: URLFilterTranslation
     /// nil when the pattern matches everything.
-    let regex: PCRE2Regex?
+    public let regex: PCRE2Regex?
 
-    init(_ translation: URLFilterTranslation, jit: Bool) throws(PCRE2Error) {
+    public init(_ translation: URLFilterTranslation, jit: Bool) throws(PCRE2Error) {
         self.translation = translation
         let body = try PCRE2Regex(translation.body, options: translation.options, jit: false)
         let matchesEmpty = try body.matches("", using: PCRE2MatchData())
         regex = matchesEmpty ? nil : try PCRE2Regex(translation.pattern, options: translation.options, jit: jit)
     }
 
-    var matchesEverything: Bool { regex == nil }
+    public var matchesEverything: Bool { regex == nil }
     var isCaseSensitive: Bool { !translation.options.contains(.caseless) }
 
-    func matches(_ subject: UnsafeBufferPointer<UInt8>, using data: PCRE2MatchData, interpreter: Bool = false) throws(PCRE2Error) -> Bool {
+    /// Whether the filter matches; `subject` is the URL's bytes followed by one NUL, the end of
+    /// the URL as WebKit reads it (URLFilterTranslation.swift).
+    public func matches(_ subject: UnsafeBufferPointer<UInt8>, using data: PCRE2MatchData, interpreter: Bool = false) throws(PCRE2Error) -> Bool {
         guard let regex else { return true }
         return try regex.matches(subject, using: data, interpreter: interpreter)
     }
@@ -313,10 +317,11 @@ public final class ReferenceEvaluator {
     public func outcome(for request: Request) throws(OracleError) -> MatchOutcome {
         // 1. Nothing applies to an unmatchable URL.
         guard request.url.isMatchable else { return .none }
-        var url = request.url.string
+        // Every subject ends with the NUL WebKit reads after a URL (URLFilterTranslation.swift).
+        var url = request.url.string + "\u{0}"
         var lowered = String(decoding: url.utf8.map(ReferenceEvaluator.lowercased), as: UTF8.self)
-        var mainDocument = request.mainDocumentURL.string
-        var frame = request.frameURL.string
+        var mainDocument = request.mainDocumentURL.string + "\u{0}"
+        var frame = request.frameURL.string + "\u{0}"
         if memoMainDocument != mainDocument {
             memoMainDocument = mainDocument
             mainDocumentLowered = mainDocument.utf8.map(ReferenceEvaluator.lowercased)

@@ -4,26 +4,36 @@
 // SEMANTICS.md section 3) becomes a PCRE2 pattern with the same meaning over canonical URLs. It
 // reads the pattern text itself; it shares nothing with the engine's parser. Every choice:
 //
+//  - The subject is the URL's bytes followed by one NUL, as WebKit's interpreter reads a URL: its
+//    bytes, then an "imaginary null character", read once (DFABytecodeInterpreter.cpp). `$` and a
+//    NUL in the pattern (`\0`, `\x00`, or in a class) match that NUL and consume it: `[\09]$`
+//    does not match an empty URL, since the class and the `$` cannot both read the one NUL.
 //  - Options: PCRE2_CASELESS unless the rule is case-sensitive (no UTF, so PCRE2's built-in tables
-//    fold ASCII letters only, as WebKit does); PCRE2_DOLLAR_ENDONLY, so `$` is the very end.
+//    fold ASCII letters only, as WebKit does); PCRE2_DOLLAR_ENDONLY (for the question below).
 //  - Every group becomes `(?:...)`: nothing is captured, and named groups lose their names.
 //  - Lazy quantifiers (`*?`) lose the `?`: whether a pattern matches does not depend on laziness.
-//  - `{` starts a quantifier only as `{n}`, `{n,}` or `{n,m}` (copied as written); otherwise it is
-//    the literal `{`, as are `}` and a `]` outside a class (JavaScript legacy mode).
+//  - `{` starts a quantifier only as `{n}`, `{n,}` or `{n,m}`; otherwise it is the literal `{`, as
+//    are `}` and a `]` outside a class (JavaScript legacy mode). A brace quantifier is written by
+//    its meaning: counts saturate at YARR's "infinite" (2^32-1), so `{0,99999999999}` is `*`, and
+//    `{0,1}`, `{00,01}`, `{0,}`, `{1,}` become `?`, `*`, `+` (PCRE2 refuses counts above 65535).
 //  - `.` is `[\x01-\x7F]` and a negated class also excludes `\x00` and `\x80-\xFF`: both match one
 //    character 1..127, never the end of the URL.
 //  - Class members are written as `\x{HH}` codes (ranges as `\x{HH}-\x{HH}`), so no PCRE2 class
-//    syntax (`[:alpha:]`, `\Q`, a leading `]`) can creep in; `[]` matches nothing: `(*FAIL)`.
+//    syntax (`[:alpha:]`, `\Q`, a leading `]`) can creep in; `[]` matches nothing:
+//    `[^\x{00}-\x{ff}]` (a class, so it can take a quantifier, which `(*FAIL)` cannot).
 //  - Escapes follow JavaScript legacy mode (ECMA-262 Annex B): `\t \n \v \f \r`, `\cX` (control
 //    letter), `\0`-`\7` start octal escapes of up to three digits (`\1` is never a back-reference),
 //    `\8 \9` are the digits, `\xHH` and `\uHHHH` codes (without enough hex digits, the letter
 //    itself), `\b` in a class is backspace, and any other escaped character is itself (`\a` is
-//    `a`, not PCRE2's BEL). A code above 127 can never match a canonical URL: `(*FAIL)`.
-//  - A leading `^` anchors at the start; a trailing `$` (outside any group) at the end. A NUL
-//    (`\0`, `\x00`, or in a class) is WebKit's end-of-URL marker: it becomes `(?:$)`, and a class
-//    holding it also matches the end (WebKit accepts `a\0` and rejects `\0a`).
+//    `a`, not PCRE2's BEL). A code above 127 can never match a canonical URL: matches nothing.
+//  - A leading `^` anchors at the start (`^^a` is `^a`, as in WebKit); a trailing `$` (outside any
+//    group) is the end-of-URL NUL, `\x{00}`, as is a NUL in the pattern, WebKit's end-of-URL
+//    marker; a class holding NUL also matches the end (WebKit accepts `a\0` and rejects `\0a`).
 //  - "Matches everything": a filter none of whose terms must consume a character. The oracle asks
-//    PCRE2 itself: the filter without its anchors matches the empty string.
+//    PCRE2 itself: the filter without its anchors matches the empty string (with no NUL after it).
+//    For that question the end-of-URL marker is `(?:$)`, which consumes nothing, and a class
+//    holding NUL among other characters is only those characters: WebKit counts such a class as
+//    consuming a character (`[\09]` does not match everything; `[\0]` alone does).
 //  - The required literal (for the oracle's prefilter): the longest run of plain characters the
 //    pattern must contain at its top level, read from this text.
 
@@ -33,7 +43,8 @@ public struct URLFilterTranslation: Hashable, Sendable {
     public var source: String
     /// The PCRE2 pattern, anchors included.
     public var pattern: String
-    /// The pattern without `^` and `$`: used to ask whether the filter matches everything.
+    /// The pattern without `^` and `$`, with classes holding NUL among other characters written as
+    /// consuming classes: used to ask whether the filter matches everything.
     public var body: String
     public var options: PCRE2Regex.Options
     /// A string every URL the filter matches contains (lower-cased when the filter is
@@ -60,7 +71,9 @@ private struct Translator {
     let source: String
     let caseSensitive: Bool
     var position = 0
+    /// The translation, and the same with NUL-holding classes consuming (for "matches everything").
     var body = ""
+    var everythingBody = ""
     var depth = 0
 
     // Prefilter bookkeeping: the current run of top-level plain characters, and the best so far.
@@ -84,9 +97,10 @@ private struct Translator {
         var anchoredStart = false
         var anchoredEnd = false
         var end = text.count
-        if text.first == UInt8(ascii: "^") {
+        // WebKit takes any number of `^` before the first term as one (`^^a` is `^a`).
+        while position < text.count, text[position] == UInt8(ascii: "^") {
             anchoredStart = true
-            position = 1
+            position += 1
         }
         if end > position, text[end - 1] == UInt8(ascii: "$"), !isEscaped(at: end - 1) {
             anchoredEnd = true
@@ -100,9 +114,15 @@ private struct Translator {
         endRun()
         var options: PCRE2Regex.Options = [.dollarEndOnly]
         if !caseSensitive { options.insert(.caseless) }
-        let pattern = (anchoredStart ? "^" : "") + body + (anchoredEnd ? "$" : "")
+        let pattern = (anchoredStart ? "^" : "") + body + (anchoredEnd ? "\\x{00}" : "")
         let literal = caseSensitive ? best : best.map(Self.lowercased)
-        return URLFilterTranslation(source: source, pattern: pattern, body: body, options: options, requiredLiteral: literal)
+        return URLFilterTranslation(source: source, pattern: pattern, body: everythingBody, options: options, requiredLiteral: literal)
+    }
+
+    /// Writes PCRE2 text; `everything` is what the "matches everything" body gets instead.
+    mutating func emit(_ text: String, everything: String? = nil) {
+        body += text
+        everythingBody += everything ?? text
     }
 
     /// Whether the byte at `index` is escaped by an odd run of backslashes before it.
@@ -141,14 +161,14 @@ private struct Translator {
                     throw fail("lookaround groups are outside the subset")
                 }
             }
-            body += "(?:"
+            emit("(?:")
             depth += 1
         case UInt8(ascii: ")"):
             guard depth > 0 else { throw fail("unbalanced )") }
             flushLiteral(quantifier: nil)
             position += 1
             depth -= 1
-            body += ")"
+            emit(")")
             try quantifier(end: end)
             if depth == 0 { endRun() }
         case UInt8(ascii: "["):
@@ -160,7 +180,7 @@ private struct Translator {
             flushLiteral(quantifier: nil)
             endRun()
             position += 1
-            body += "[\\x{01}-\\x{7f}]"
+            emit("[\\x{01}-\\x{7f}]")
             try quantifier(end: end)
         case UInt8(ascii: "\\"):
             flushLiteral(quantifier: nil)
@@ -187,18 +207,21 @@ private struct Translator {
     mutating func character(_ code: UInt32) {
         if code == 0 {
             // WebKit's end-of-URL marker (README: "Where WebKit's behaviour comes from").
-            body += "(?:$)"
+            emit("\\x{00}", everything: "(?:$)")
             endRun()
             return
         }
         if code > 0x7F {
-            body += "(*FAIL)"
+            emit(Self.nothing)
             endRun()
             return
         }
-        body += Self.literal(UInt8(code))
+        emit(Self.literal(UInt8(code)))
         if depth == 0 && code != 0 { pendingLiteral = UInt8(code) } else { endRun() }
     }
+
+    /// A class that matches no byte (without UTF, `\x{00}-\x{ff}` is every byte).
+    static let nothing = "[^\\x{00}-\\x{ff}]"
 
     static func literal(_ byte: UInt8) -> String {
         if isLetter(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) { return String(Unicode.Scalar(byte)) }
@@ -242,16 +265,21 @@ private struct Translator {
             position += 1
         case UInt8(ascii: "{"):
             if let length = quantifierBraces() {
-                let braces = String(decoding: text[position..<(position + length)], as: UTF8.self)
-                written = braces
-                minimumIsZero = braces.hasPrefix("{0,") || braces == "{0}"
+                let (minimum, maximum) = Self.braceCounts(text[(position + 1)..<(position + length - 1)])
+                switch (minimum, maximum) {
+                case (0, 1): written = "?"
+                case (0, nil): written = "*"
+                case (1, nil): written = "+"
+                default: written = "{\(minimum)," + (maximum.map(String.init) ?? "") + "}"
+                }
+                minimumIsZero = minimum == 0
                 position += length
             }
         default:
             break
         }
         guard let written else { return }
-        body += written
+        emit(written)
         // A lazy form matches the same URLs.
         if position < end, text[position] == UInt8(ascii: "?") { position += 1 }
         if position < end, text[position] == UInt8(ascii: "*") || text[position] == UInt8(ascii: "+")
@@ -259,6 +287,23 @@ private struct Translator {
             throw fail("nothing to repeat")
         }
         flushLiteral(quantifier: minimumIsZero ? .optional : .repeated)
+    }
+
+    /// The counts of `n`, `n,` or `n,m` (the text between the braces), saturating at YARR's
+    /// "infinite" 2^32-1, which means no upper bound (nil).
+    static func braceCounts(_ inner: ArraySlice<UInt8>) -> (minimum: UInt64, maximum: UInt64?) {
+        let infinite = UInt64(UInt32.max)
+        func number(_ digits: ArraySlice<UInt8>) -> UInt64 {
+            digits.reduce(0) { min($0 * 10 + UInt64($1 - UInt8(ascii: "0")), infinite) }
+        }
+        guard let comma = inner.firstIndex(of: UInt8(ascii: ",")) else {
+            let count = number(inner)
+            return (count, count == infinite ? nil : count)
+        }
+        let minimum = number(inner[..<comma])
+        let upper = inner[(comma + 1)...]
+        let maximum = upper.isEmpty ? infinite : number(upper)
+        return (minimum, maximum == infinite ? nil : maximum)
     }
 
     enum LiteralQuantifier { case optional, repeated }
@@ -396,6 +441,7 @@ private struct Translator {
         }
         // A NUL in a class is WebKit's end-of-URL marker: the class also matches the end.
         let matchesEnd = !negated && members.contains { $0.lowerBound == 0 }
+        let endMember = "\\x{00}"
         // Only codes 0..255 can be written without UTF; above 127 nothing in a URL matches anyway.
         let written = members.compactMap { range -> String? in
             var range = range
@@ -409,13 +455,15 @@ private struct Translator {
             return range.lowerBound == upper ? low : low + "-\\x{" + String(upper, radix: 16) + "}"
         }
         if negated {
-            body += "[^" + written.joined() + "\\x{00}\\x{80}-\\x{ff}]"
+            emit("[^" + written.joined() + "\\x{00}\\x{80}-\\x{ff}]")
         } else if matchesEnd {
-            body += "(?:" + (written.isEmpty ? "" : "[" + written.joined() + "]|") + "$)"
+            // With other members WebKit counts the class as consuming a character (Term's
+            // matchesAtLeastOneCharacter); NUL alone is the end-of-URL marker.
+            emit("[" + endMember + written.joined() + "]", everything: written.isEmpty ? "(?:$)" : "[" + written.joined() + "]")
         } else if written.isEmpty {
-            body += "(*FAIL)"
+            emit(Self.nothing)
         } else {
-            body += "[" + written.joined() + "]"
+            emit("[" + written.joined() + "]")
         }
     }
 }

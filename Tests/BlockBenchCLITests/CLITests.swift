@@ -3,6 +3,7 @@
 
 import ArgumentParser
 import Foundation
+import Fuzzing
 import Harness
 import Testing
 @testable import BlockBenchCLI

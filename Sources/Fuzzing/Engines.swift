@@ -1,0 +1,144 @@
+// Engines.swift — Fuzzing
+//
+// The two sides every level compares, behind small values a test can replace:
+//  - `PatternEngine`: one url-filter through the engine's pipeline (syntax tree -> Thompson NFA ->
+//    subset construction under limits -> minimal DFA -> bytecode program), answering at every
+//    stage, so a disagreement names the first stage that goes wrong;
+//  - `ListEngine`: a whole rule list compiled, serialized and loaded back (validated), answering
+//    requests, as a browser runs it;
+//  - `PatternOracle`: the same url-filter through the PCRE2 translation (PCRE2Oracle).
+// The engine modules are used as they are; the only way to make them wrong is a test-only fault
+// set on these values (`alteringMinimalDFA`, a broken `ListEngine`).
+
+public import Automata
+internal import Bytecode
+internal import ContentBlocker
+public import ContentRuleList
+public import PCRE2Oracle
+public import RequestContext
+public import URLFilterSyntax
+
+/// The stages of the pipeline, in order.
+public enum EngineStage: String, Sendable, Codable, CaseIterable {
+    /// Syntax tree and Thompson NFA, run by direct simulation.
+    case nfa
+    /// The subset construction's DFA.
+    case determinize
+    /// The minimal DFA.
+    case minimize
+    /// The bytecode program run by the interpreter: the engine's answer.
+    case bytecode
+}
+
+/// One url-filter through the engine's pipeline.
+public struct PatternEngine: Sendable {
+    public var limits: AutomataLimits
+    /// Test-only: alters the minimal DFA before it becomes a program (a seeded engine bug, so a
+    /// test can check that the fuzzer finds and shrinks it). Never set outside tests.
+    public var alteringMinimalDFA: (@Sendable (DFA) -> DFA)?
+
+    /// Small limits: a pattern whose DFA would need more states ends in the typed limit error
+    /// within a few milliseconds, which the fuzzer counts apart.
+    public static let fuzzingLimits = AutomataLimits(
+        maximumDFAStates: 20_000, maximumTransitionTableEntries: 2_000_000, maximumSubsetEntries: 2_000_000)
+
+    public init(limits: AutomataLimits = PatternEngine.fuzzingLimits, alteringMinimalDFA: (@Sendable (DFA) -> DFA)? = nil) {
+        self.limits = limits
+        self.alteringMinimalDFA = alteringMinimalDFA
+    }
+
+    /// The automata of an accepted pattern; a pattern that matches everything has none.
+    public func build(_ filter: URLFilter) throws(AutomataError) -> BuiltPattern {
+        guard !filter.matchesEverything else { return BuiltPattern(matchesEverything: true, nfa: nil, dfa: nil, minimal: nil, program: nil) }
+        let nfa = NFA(patterns: [(PatternID(0), filter)])
+        let dfa = try SubsetConstruction.determinize(nfa, limits: limits)
+        var minimal = Minimizer.minimize(dfa)
+        if let alteringMinimalDFA { minimal = alteringMinimalDFA(minimal) }
+        return BuiltPattern(matchesEverything: false, nfa: nfa, dfa: dfa, minimal: minimal, program: Program(minimal))
+    }
+}
+
+/// A url-filter's automata, ready to answer.
+public struct BuiltPattern: Sendable {
+    public let matchesEverything: Bool
+    let nfa: NFA?
+    let dfa: DFA?
+    let minimal: DFA?
+    let program: Program?
+
+    /// States of the minimal DFA (0 for a pattern that matches everything).
+    public var states: Int { minimal?.stateCount ?? 0 }
+
+    /// Every stage's answer for `subject` (the URL's bytes, without the end marker).
+    public func answers(_ subject: [UInt8]) -> [EngineStage: Bool] {
+        guard let nfa, let dfa, let minimal, let program else {
+            return Dictionary(uniqueKeysWithValues: EngineStage.allCases.map { ($0, true) })
+        }
+        return [
+            .nfa: !nfa.matches(subject).isEmpty, .determinize: !dfa.matches(subject).isEmpty,
+            .minimize: !minimal.matches(subject).isEmpty, .bytecode: !program.matches(subject).isEmpty,
+        ]
+    }
+
+    /// The engine's answer: the bytecode's.
+    public func matches(_ subject: [UInt8]) -> Bool {
+        guard let program else { return true }
+        return !program.matches(subject).isEmpty
+    }
+}
+
+/// One url-filter through the PCRE2 oracle.
+public struct PatternOracle {
+    public let pattern: OraclePattern
+    private let data = PCRE2MatchData()
+
+    /// Why the oracle could not take a pattern the engine accepts.
+    public struct Refusal: Error, Sendable, CustomStringConvertible {
+        /// "translation" or "pcre2".
+        public var stage: String
+        public var reason: String
+        public var description: String { "\(stage): \(reason)" }
+    }
+
+    public init(source: String, caseSensitive: Bool) throws(Refusal) {
+        let translation: URLFilterTranslation
+        do {
+            translation = try URLFilterTranslation.translate(source, caseSensitive: caseSensitive)
+        } catch {
+            throw Refusal(stage: "translation", reason: error.reason)
+        }
+        do {
+            // PCRE2's interpreter: compiling JIT code costs more than a few short subjects save.
+            pattern = try OraclePattern(translation, jit: false)
+        } catch {
+            throw Refusal(stage: "pcre2", reason: "\(error.message) (PCRE2 pattern \(translation.pattern))")
+        }
+    }
+
+    public var matchesEverything: Bool { pattern.matchesEverything }
+
+    /// Whether the pattern matches `subject` (the URL's bytes; the oracle reads the end-of-URL
+    /// NUL after them, as WebKit does).
+    public func matches(_ subject: [UInt8]) throws(PCRE2Error) -> Bool {
+        try (subject + [0]).withUnsafeBufferPointer { bytes throws(PCRE2Error) in try pattern.matches(bytes, using: data) }
+    }
+}
+
+/// A whole rule list on the engine's side.
+public struct ListEngine: Sendable {
+    public var name: String
+    /// Compiles a list (throwing `CompileError`), giving the function that answers requests.
+    public var compile: @Sendable (RuleList, AutomataLimits) throws -> (Request) -> MatchOutcome
+
+    public init(name: String, compile: @escaping @Sendable (RuleList, AutomataLimits) throws -> (Request) -> MatchOutcome) {
+        self.name = name
+        self.compile = compile
+    }
+
+    /// BlockBench as a browser runs it: compiled, written to bytes, loaded (validated), evaluated.
+    public static let blockBench = ListEngine(name: "blockbench") { list, limits in
+        let (compiled, _) = try RuleListCompiler.compile(list, limits: limits)
+        let evaluator = Evaluator(try CompiledRuleList(validating: compiled.serialized()))
+        return { evaluator.outcome(for: $0) }
+    }
+}

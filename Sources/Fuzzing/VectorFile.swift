@@ -1,0 +1,341 @@
+// VectorFile.swift — Fuzzing
+//
+// The vector file format (Corpora/conformance/webkit-vectors.json, Corpora/regressions/*.json)
+// and its runner. It lives here, below the command line, because the fuzzer writes its
+// regressions in it and the tests replay them; `blockbench conform --vectors` and the main job
+// run every kind through the same runner.
+//
+// Kinds (every key optional):
+//  - `requestVectorTests[]`: `{test, vectors: [{rules (JSON text), request {url, mainDocumentURL,
+//    frameURL, resourceType, [mainFrameContext], [requestMethod]}, expectedActions,
+//    [expectedStylesheetLists], [expectedOutcome], [knownFailure]}]}`; with `expectedOutcome`
+//    (`OutcomeText`: actions with their selectors, matching rules, style sheet) the whole outcome
+//    is compared, not only the action types;
+//  - `compilerErrorVectors[]`: `{test, rules, expectedError}` (an error name, or null = compiles);
+//  - `urlFilterParseStatusVectors[]`: `{test, pattern, expectedStatus, [knownFailure]}`;
+//  - `urlFilterMatchVectors[]`: `{test, pattern, [caseSensitive], subject, expectedMatch,
+//    [knownFailure]}`: one url-filter against one string (the URL's bytes), through the engine's
+//    pipeline and through the PCRE2 oracle.
+// `knownFailure` (a reason) marks a vector that fails today: it is counted apart, and fails the
+// run once it passes, so the mark is removed with the fix.
+// Tested by BlockBenchCLITests (VectorRunnerTests) and FuzzingTests (regression replay).
+
+import Foundation
+internal import ContentBlocker
+internal import ContentRuleList
+internal import PCRE2Oracle
+internal import RequestContext
+internal import URLFilterSyntax
+
+/// The vector file.
+public struct VectorFile: Codable, Sendable {
+    public struct CompilerErrorVector: Codable, Sendable {
+        public var test: String
+        public var rules: String
+        public var expectedError: String?
+    }
+
+    public struct ParseStatusVector: Codable, Sendable {
+        public var test: String
+        public var pattern: String
+        public var expectedStatus: String
+        public var knownFailure: String?
+
+        public init(test: String, pattern: String, expectedStatus: String, knownFailure: String? = nil) {
+            self.test = test
+            self.pattern = pattern
+            self.expectedStatus = expectedStatus
+            self.knownFailure = knownFailure
+        }
+    }
+
+    public struct MatchVector: Codable, Sendable {
+        public var test: String
+        public var pattern: String
+        public var caseSensitive: Bool?
+        /// The URL's bytes (ASCII 1...127), without the end-of-URL marker.
+        public var subject: String
+        public var expectedMatch: Bool
+        public var knownFailure: String?
+
+        public init(test: String, pattern: String, caseSensitive: Bool, subject: String, expectedMatch: Bool, knownFailure: String? = nil) {
+            self.test = test
+            self.pattern = pattern
+            self.caseSensitive = caseSensitive ? true : nil
+            self.subject = subject
+            self.expectedMatch = expectedMatch
+            self.knownFailure = knownFailure
+        }
+    }
+
+    public struct RequestVectorTest: Codable, Sendable {
+        public struct Vector: Codable, Sendable {
+            public struct RequestFields: Codable, Sendable {
+                public var url: String
+                public var mainDocumentURL: String
+                public var frameURL: String
+                public var resourceType: String
+                public var mainFrameContext: Bool?
+                public var requestMethod: String?
+            }
+            public var rules: String
+            public var request: RequestFields
+            public var expectedActions: [String]
+            /// 1 when the list's global style sheet applies (the default), 0 when it does not.
+            public var expectedStylesheetLists: Int?
+            /// The whole outcome (`OutcomeText`); when present it is what is compared.
+            public var expectedOutcome: String?
+            public var knownFailure: String?
+        }
+        public var test: String
+        public var vectors: [Vector]
+    }
+
+    public var requestVectorTests: [RequestVectorTest] = []
+    public var compilerErrorVectors: [CompilerErrorVector] = []
+    public var urlFilterParseStatusVectors: [ParseStatusVector] = []
+    public var urlFilterMatchVectors: [MatchVector] = []
+
+    enum CodingKeys: String, CodingKey { case requestVectorTests, compilerErrorVectors, urlFilterParseStatusVectors, urlFilterMatchVectors }
+
+    public init() {}
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        requestVectorTests = try container.decodeIfPresent([RequestVectorTest].self, forKey: .requestVectorTests) ?? []
+        compilerErrorVectors = try container.decodeIfPresent([CompilerErrorVector].self, forKey: .compilerErrorVectors) ?? []
+        urlFilterParseStatusVectors = try container.decodeIfPresent([ParseStatusVector].self, forKey: .urlFilterParseStatusVectors) ?? []
+        urlFilterMatchVectors = try container.decodeIfPresent([MatchVector].self, forKey: .urlFilterMatchVectors) ?? []
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        if !requestVectorTests.isEmpty { try container.encode(requestVectorTests, forKey: .requestVectorTests) }
+        if !compilerErrorVectors.isEmpty { try container.encode(compilerErrorVectors, forKey: .compilerErrorVectors) }
+        if !urlFilterParseStatusVectors.isEmpty { try container.encode(urlFilterParseStatusVectors, forKey: .urlFilterParseStatusVectors) }
+        if !urlFilterMatchVectors.isEmpty { try container.encode(urlFilterMatchVectors, forKey: .urlFilterMatchVectors) }
+    }
+
+    public static func decode(_ bytes: [UInt8]) throws -> VectorFile {
+        try JSONDecoder().decode(VectorFile.self, from: Data(bytes))
+    }
+
+    /// The file's text: sorted keys, one level of indentation per nesting, a final newline.
+    public func encoded() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
+    }
+
+    /// Vectors of every kind.
+    public var count: Int {
+        requestVectorTests.reduce(0) { $0 + $1.vectors.count } + compilerErrorVectors.count + urlFilterParseStatusVectors.count
+            + urlFilterMatchVectors.count
+    }
+}
+
+public enum VectorRunner {
+    public struct Outcome: Sendable {
+        public var passed = 0
+        public var failed = 0
+        public var skipped = 0
+        /// Vectors marked `knownFailure` that still fail.
+        public var knownFailures = 0
+        public var lines: [String] = []
+    }
+
+    public static func run(_ file: VectorFile) -> Outcome {
+        var outcome = Outcome()
+
+        var kindPassed = 0
+        var kindFailed = 0
+        for vector in file.compilerErrorVectors {
+            let got: String?
+            switch RuleListParser.parse(vector.rules) {
+            case .success: got = nil
+            case .failure(let error): got = error.code.name
+            }
+            if got == vector.expectedError {
+                kindPassed += 1
+            } else {
+                kindFailed += 1
+                outcome.lines.append("FAIL compile-error \(vector.test): rules \(quoted(vector.rules)): expected \(vector.expectedError ?? "no error"), got \(got ?? "no error")")
+            }
+        }
+        outcome.lines.append("compile-error vectors: \(kindPassed) passed, \(kindFailed) failed")
+        outcome.passed += kindPassed
+        outcome.failed += kindFailed
+
+        var tally = KindTally()
+        for vector in file.urlFilterParseStatusVectors {
+            let got = URLFilterParser.status(of: vector.pattern).name
+            tally.record(
+                got == vector.expectedStatus, knownFailure: vector.knownFailure,
+                "url-filter-parse-status \(vector.test): pattern \(quoted(vector.pattern)): expected \(vector.expectedStatus), got \(got)")
+        }
+        tally.close("url-filter parse-status vectors", into: &outcome)
+
+        if !file.urlFilterMatchVectors.isEmpty {
+            for (side, answer) in [("engine", engineMatch), ("PCRE2 oracle", oracleMatch)] as [(String, (VectorFile.MatchVector) -> Result<Bool, Problem>)] {
+                var tally = KindTally()
+                for vector in file.urlFilterMatchVectors {
+                    let got: String
+                    switch answer(vector) {
+                    case .success(let matches): got = matches ? "match" : "no match"
+                    case .failure(let problem): got = "error: \(problem)"
+                    }
+                    let expected = vector.expectedMatch ? "match" : "no match"
+                    tally.record(
+                        got == expected, knownFailure: vector.knownFailure,
+                        "url-filter match (\(side)) \(vector.test): pattern \(quoted(vector.pattern))\(vector.caseSensitive == true ? " case-sensitive" : "") on \(quoted(vector.subject)): expected \(expected), got \(got)")
+                }
+                tally.close("url-filter match vectors (\(side))", into: &outcome)
+            }
+        }
+
+        runRequestVectors(file, into: &outcome, label: "request vectors (compiled to bytecode, saved, loaded and run)", failure: "request", answer: answer)
+        runRequestVectors(file, into: &outcome, label: "request vectors (PCRE2 oracle, on its own)", failure: "request (oracle)", answer: oracleAnswer)
+
+        outcome.lines.append(
+            "\(outcome.passed) passed, \(outcome.failed) failed, \(outcome.skipped) skipped"
+                + (outcome.knownFailures > 0 ? ", \(outcome.knownFailures) known failures" : ""))
+        return outcome
+    }
+
+    /// Counts of one kind of vector, known failures apart.
+    struct KindTally {
+        var passed = 0
+        var failed = 0
+        var known = 0
+        var lines: [String] = []
+
+        mutating func record(_ passes: Bool, knownFailure: String?, _ what: String) {
+            switch (passes, knownFailure) {
+            case (true, nil): passed += 1
+            case (false, nil):
+                failed += 1
+                lines.append("FAIL " + what)
+            case (false, let reason?):
+                known += 1
+                lines.append("KNOWN FAILURE " + what + " (" + reason + ")")
+            case (true, _?):
+                failed += 1
+                lines.append("FAIL (marked as a known failure, now passes: remove the mark) " + what)
+            }
+        }
+
+        func close(_ label: String, into outcome: inout Outcome) {
+            outcome.lines += lines
+            outcome.lines.append("\(label): \(passed) passed, \(failed) failed" + (known > 0 ? ", \(known) known failures" : ""))
+            outcome.passed += passed
+            outcome.failed += failed
+            outcome.knownFailures += known
+        }
+    }
+}
+
+extension VectorRunner {
+    struct Problem: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// `[actions] stylesheets N`, the form both sides of a request vector are compared in (or the
+    /// vector's `expectedOutcome`, when it has one).
+    static func expectedAnswer(_ vector: VectorFile.RequestVectorTest.Vector) -> String {
+        vector.expectedOutcome ?? "[\(vector.expectedActions.joined(separator: ", "))] stylesheets \(vector.expectedStylesheetLists ?? 1)"
+    }
+
+    /// Every request vector answered by `answer` and compared with WebKit's expectation.
+    static func runRequestVectors(
+        _ file: VectorFile, into outcome: inout Outcome, label: String, failure: String,
+        answer: (VectorFile.RequestVectorTest.Vector) -> Result<MatchOutcome, Problem>
+    ) {
+        var tally = KindTally()
+        for test in file.requestVectorTests {
+            for vector in test.vectors {
+                let got: String
+                switch answer(vector) {
+                case .success(let answer): got = vector.expectedOutcome == nil ? answerText(answer) : OutcomeText.describe(answer)
+                case .failure(let problem): got = "error: \(problem)"
+                }
+                let expected = expectedAnswer(vector)
+                tally.record(
+                    got == expected, knownFailure: vector.knownFailure,
+                    "\(failure) \(test.test): rules \(quoted(vector.rules)), url \(quoted(vector.request.url)): expected \(expected), got \(got)")
+            }
+        }
+        tally.close(label, into: &outcome)
+    }
+
+    /// An outcome in the form request vectors are compared in.
+    static func answerText(_ outcome: MatchOutcome) -> String {
+        "[\(outcome.actions.map(\.typeName).joined(separator: ", "))] stylesheets \(outcome.appliesGlobalStyleSheet ? 1 : 0)"
+    }
+
+    static func answer(_ vector: VectorFile.RequestVectorTest.Vector) -> Result<MatchOutcome, Problem> {
+        let compiled: CompiledRuleList
+        do {
+            let (list, _) = try RuleListCompiler.compile(json: Array(vector.rules.utf8))
+            compiled = try CompiledRuleList(validating: list.serialized())
+        } catch {
+            return .failure(Problem(description: "\(error)"))
+        }
+        guard let request = request(vector.request) else {
+            return .failure(Problem(description: "unknown resource type or method in \(vector.request)"))
+        }
+        return .success(compiled.outcome(for: request))
+    }
+
+    static func oracleAnswer(_ vector: VectorFile.RequestVectorTest.Vector) -> Result<MatchOutcome, Problem> {
+        do {
+            let list = try RuleListParser.parse(vector.rules).get()
+            guard let request = request(vector.request) else {
+                return .failure(Problem(description: "unknown resource type or method in \(vector.request)"))
+            }
+            return .success(try ReferenceEvaluator(try ReferenceRuleList(list)).outcome(for: request))
+        } catch {
+            return .failure(Problem(description: "\(error)"))
+        }
+    }
+
+    /// The engine's answer for a match vector: the pattern compiled as a rule list would compile
+    /// it (default limits), the subject run through the bytecode.
+    static func engineMatch(_ vector: VectorFile.MatchVector) -> Result<Bool, Problem> {
+        switch URLFilterParser.parse(vector.pattern, isCaseSensitive: vector.caseSensitive ?? false) {
+        case .failure(let error): return .failure(Problem(description: "rejected: \(error.message)"))
+        case .success(let filter):
+            do {
+                return .success(try PatternEngine(limits: .default).build(filter).matches(Array(vector.subject.utf8)))
+            } catch {
+                return .failure(Problem(description: "\(error)"))
+            }
+        }
+    }
+
+    static func oracleMatch(_ vector: VectorFile.MatchVector) -> Result<Bool, Problem> {
+        do {
+            return .success(try PatternOracle(source: vector.pattern, caseSensitive: vector.caseSensitive ?? false).matches(Array(vector.subject.utf8)))
+        } catch {
+            return .failure(Problem(description: "\(error)"))
+        }
+    }
+
+    static func request(_ fields: VectorFile.RequestVectorTest.Vector.RequestFields) -> Request? {
+        guard let type = ResourceTypes.requestNames.first(where: { $0.name == fields.resourceType })?.type else { return nil }
+        var method: RequestMethod?
+        if let name = fields.requestMethod {
+            guard let known = RequestMethod(rawValue: name.lowercased()) else { return nil }
+            method = known
+        }
+        return Request(
+            url: CanonicalURL(fields.url), mainDocumentURL: CanonicalURL(fields.mainDocumentURL),
+            frameURL: CanonicalURL(fields.frameURL), resourceType: type, isMainFrameContext: fields.mainFrameContext ?? false,
+            method: method)
+    }
+}
+
+/// A string in double quotes with JSON's escapes, for failure lines.
+func quoted(_ text: String) -> String {
+    guard let data = try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes]) else { return text }
+    return String(String(decoding: data, as: UTF8.self).dropFirst().dropLast())
+}
