@@ -15,8 +15,8 @@
 //
 // `--against webkit` compares verdicts with the real WebKit compiler instead (WebKitParity.swift):
 // the shipped lists (or `--rules`), every list and pattern of the vectors (or `--vectors`), and
-// the patterns of `--patterns FILE` (one per line), each accepted or rejected by both with the
-// same error. Exit 2 on any difference that is not a documented WebKit quirk.
+// the patterns of `--patterns FILE` (one per line) and `--generated N` patterns from the fuzzer's
+// generator, each accepted or rejected by both with the same error. Exit 2 on any difference that is not a documented WebKit quirk.
 
 import ArgumentParser
 import ContentBlocker
@@ -66,6 +66,12 @@ struct ConformCommand: ParsableCommand {
     @Option(help: "With --against webkit: also every pattern of this file (one per line), each as a one-rule list.")
     var patterns: String?
 
+    @Option(help: "With --against webkit: also this many distinct patterns from the fuzzer's generator (a third just outside the subset), each as a one-rule list.")
+    var generated = 0
+
+    @Option(help: "With --generated: the generator's seed.")
+    var seed: UInt64 = 1
+
     enum Reference: String, ExpressibleByArgument {
         case oracle, webkit
     }
@@ -104,11 +110,12 @@ extension ConformCommand {
         print("against \(webKit.about)")
         let manifest = try CorpusManifest.load(root: corpora)
         var batches: [(String, [ParityCase])] = []
-        if patterns == nil || !rules.isEmpty {
+        let onlyPatterns = patterns != nil || generated > 0
+        if !onlyPatterns || !rules.isEmpty {
             let lists = try CorpusConformance.select(rules, kinds: ["rules"], manifest: manifest)
             batches.append(("rule lists", try lists.map { ParityCase(id: $0.name, json: try CorpusFiles.read($0.path)) }))
         }
-        if patterns == nil || vectors != nil {
+        if !onlyPatterns || vectors != nil {
             let path = vectors ?? manifest.entries(ofKind: "vectors").first.map(manifest.path(of:))
             if let path {
                 let file = try VectorFile.load(path)
@@ -128,6 +135,20 @@ extension ConformCommand {
             let text = String(decoding: try CorpusFiles.read(patterns), as: UTF8.self)
             let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter { !$0.isEmpty }
             batches.append((patterns, lines.enumerated().map { ParityCase.pattern($0.element, id: "line \($0.offset + 1)") }))
+        }
+        if generated > 0 {
+            // Distinct patterns, in the order the seed gives them.
+            let generator = PatternGenerator(defectPercent: 33)
+            var random = FuzzRandom(seed: seed)
+            var seen = Set<String>()
+            var cases: [ParityCase] = []
+            var draws = 0
+            while cases.count < generated && draws < generated * 20 {
+                draws += 1
+                let pattern = generator.pattern(&random).source
+                if seen.insert(pattern).inserted { cases.append(ParityCase.pattern(pattern, id: "seed \(seed) pattern \(cases.count + 1)")) }
+            }
+            batches.append(("generated patterns (seed \(seed))", cases))
         }
         var unexplained = 0
         for (source, cases) in batches {
