@@ -34,11 +34,18 @@ public enum Minimizer {
             blocks.split()
         }
 
-        // Cords of transitions, seeded by label.
+        // Cords of transitions, seeded by label: a counting sort (labels are byte classes, fewer
+        // than 257), which callgrind measured at a sixth of KaBlock's compile as a comparison sort.
         var cords = RefinablePartition(count: m)
         if m > 0 {
-            var byLabel = Array(0..<m)
-            byLabel.sort { labels[$0] < labels[$1] }
+            var labelStart = [Int](repeating: 0, count: k + 1)
+            for t in 0..<m { labelStart[Int(labels[t]) + 1] += 1 }
+            for label in 0..<k { labelStart[label + 1] += labelStart[label] }
+            var byLabel = [Int](repeating: 0, count: m)
+            for t in 0..<m {
+                byLabel[labelStart[Int(labels[t])]] = t
+                labelStart[Int(labels[t])] += 1
+            }
             cords.setInitial(order: byLabel) { labels[$0] }
         }
 
