@@ -189,10 +189,23 @@ public struct Program: Hashable, Sendable {
         if live <= 255, header + 1 + live * 4 <= plan.cost {
             plan = StatePlan(form: .sparse, accepts: accepts.bytes, cost: header + 1 + live * 4)
         }
-        var counts: [UInt32: Int] = [:]
-        for target in row where target != dead { counts[target, default: 0] += 1 }
-        if let (common, commonCount) = counts.max(by: { ($0.value, $1.key) < ($1.value, $0.key) }),
-           classCount - commonCount <= 255, header + 4 + (classCount - commonCount) * 4 < plan.cost {
+        // The most common live target (the smallest of equally common ones): sorted runs, not a
+        // dictionary (hashing every transition was a tenth of KaBlock's compile).
+        var targets = row.filter { $0 != dead }
+        targets.sort()
+        var common: UInt32 = 0
+        var commonCount = 0
+        var runStart = 0
+        while runStart < targets.count {
+            var runEnd = runStart + 1
+            while runEnd < targets.count && targets[runEnd] == targets[runStart] { runEnd += 1 }
+            if runEnd - runStart > commonCount {
+                commonCount = runEnd - runStart
+                common = targets[runStart]
+            }
+            runStart = runEnd
+        }
+        if commonCount > 0, classCount - commonCount <= 255, header + 4 + (classCount - commonCount) * 4 < plan.cost {
             plan = StatePlan(form: .fallback, fallback: common, accepts: accepts.bytes, cost: header + 4 + (classCount - commonCount) * 4)
         }
         if let reference {
