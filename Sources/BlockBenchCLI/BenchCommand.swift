@@ -46,6 +46,18 @@ struct BenchCommand: ParsableCommand {
     }
 }
 
+/// Where the corpora, the benchmark definitions and the reports are.
+struct Folders: ParsableArguments {
+    @Option(help: "The corpora folder.")
+    var corpora = "Corpora"
+
+    @Option(help: "The benchmark definitions folder.")
+    var benchmarks = "Benchmarks"
+
+    @Option(help: "The reports folder (history.jsonl and report folders).")
+    var reports = "Reports"
+}
+
 /// Which benchmarks to run, and where things are.
 struct BenchSelection: ParsableArguments {
     @Option(help: "Only benchmarks of this model (check, compile, match).")
@@ -60,22 +72,17 @@ struct BenchSelection: ParsableArguments {
     @Option(help: "Run each benchmark at most this many measured runs (0: as defined).")
     var maxRuns = 0
 
-    @Option(help: "The benchmark definitions folder.")
-    var benchmarks = "Benchmarks"
+    @OptionGroup var folders: Folders
 
-    @Option(help: "The corpora folder.")
-    var corpora = "Corpora"
-
-    @Option(help: "The reports folder.")
-    var reports = "Reports"
+    var reports: String { folders.reports }
 
     func suite(names: [String], quiet: Bool) throws -> BenchSuite {
-        let manifest = try CorpusManifest.load(root: corpora)
+        let manifest = try CorpusManifest.load(root: folders.corpora)
         let runner = BenchmarkRunner(manifest: manifest, engines: BenchEngines.standard())
-        var definitions = try BenchmarkDefinition.loadAll(from: benchmarks, engines: runner.engineNames)
+        var definitions = try BenchmarkDefinition.loadAll(from: folders.benchmarks, engines: runner.engineNames)
         if !names.isEmpty {
             for name in names where !definitions.contains(where: { $0.name == name }) {
-                throw ValidationError("no benchmark \(name) in \(benchmarks)/ (have: \(definitions.map(\.name).joined(separator: ", ")))")
+                throw ValidationError("no benchmark \(name) in \(folders.benchmarks)/ (have: \(definitions.map(\.name).joined(separator: ", ")))")
             }
             definitions = definitions.filter { names.contains($0.name) }
         }

@@ -28,14 +28,7 @@ struct RunCommand: ParsableCommand {
         commandName: "run",
         abstract: "The main job on the shipped corpora: check, compile, conform and benchmark every rule list, run WebKit's vectors, write a report.")
 
-    @Option(help: "The corpora folder.")
-    var corpora = "Corpora"
-
-    @Option(help: "The benchmark definitions folder.")
-    var benchmarks = "Benchmarks"
-
-    @Option(help: "The reports folder.")
-    var reports = "Reports"
+    @OptionGroup var folders: Folders
 
     @Flag(help: "Do not write a report (print only).")
     var noReport = false
@@ -44,11 +37,11 @@ struct RunCommand: ParsableCommand {
         let started = ContinuousClock.now
         // The revision and tree state measured are those at the start.
         let meta = ReportMeta.ofThisRun()
-        let outcome = try MainJob(corpora: corpora, benchmarks: benchmarks).run()
+        let outcome = try MainJob(corpora: folders.corpora, benchmarks: folders.benchmarks).run()
         print("\n== summary")
         print(MainJob.summary(outcome))
         if !noReport {
-            let folder = try ReportWriter(reportsFolder: reports).write(results: outcome.results, meta: meta)
+            let folder = try ReportWriter(reportsFolder: folders.reports).write(results: outcome.results, meta: meta)
             print("report: \(folder)/README.md (page: \(folder)/index.html)")
         }
         print(String(format: "main job finished in %.1f s", (ContinuousClock.now - started).seconds))

@@ -31,14 +31,7 @@ struct GateCommand: ParsableCommand {
     @Flag(help: "Also write a report folder under Reports/.")
     var report = false
 
-    @Option(help: "The corpora folder.")
-    var corpora = "Corpora"
-
-    @Option(help: "The benchmark definitions folder.")
-    var benchmarks = "Benchmarks"
-
-    @Option(help: "The reports folder (history.jsonl, and the report with --report).")
-    var reports = "Reports"
+    @OptionGroup var folders: Folders
 
     func run() throws {
         let started = ContinuousClock.now
@@ -51,7 +44,7 @@ struct GateCommand: ParsableCommand {
             previous = nil
         }
 
-        let outcome = try MainJob(corpora: corpora, benchmarks: benchmarks).run()
+        let outcome = try MainJob(corpora: folders.corpora, benchmarks: folders.benchmarks).run()
         print("\n== summary")
         print(MainJob.summary(outcome))
         let metrics = GateMetrics.measure(outcome)
@@ -63,7 +56,7 @@ struct GateCommand: ParsableCommand {
             case .improvementOnly?: "improvement"
             case nil: "new baseline"
             }
-        let writer = ReportWriter(reportsFolder: reports)
+        let writer = ReportWriter(reportsFolder: folders.reports)
         if report {
             let folder = try writer.write(results: outcome.results, meta: meta, gate: verdict)
             print("report: \(folder)/README.md (page: \(folder)/index.html)")
