@@ -117,6 +117,10 @@ let package = Package(
             dependencies: ["PCRE2Oracle", "ContentRuleList", "RequestContext"],
             swiftSettings: swiftSettings),
         .testTarget(
+            name: "FuzzingTests",
+            dependencies: ["Fuzzing", "Automata", "ContentBlocker", "ContentRuleList", "RequestContext", "URLFilterSyntax"],
+            swiftSettings: swiftSettings),
+        .testTarget(
             name: "HarnessTests",
             dependencies: ["Harness", "ContentBlocker", "ContentRuleList", "RequestContext", "PCRE2Oracle"],
             swiftSettings: swiftSettings),
