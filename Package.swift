@@ -23,6 +23,7 @@
 //   CLibPSL, CIDN2     system libraries (libpsl, libidn2): registrable domains and IDNA hosts
 //   BlockBenchCLI      the `blockbench` subcommands
 //   blockbench         the executable
+//   blockbench-fuzz-entry  libFuzzer's entry point over Fuzzing (a replayer in normal builds)
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
@@ -96,6 +97,8 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .executableTarget(name: "blockbench", dependencies: ["BlockBenchCLI"], swiftSettings: swiftSettings),
+        // libFuzzer's entry point (README: blockbench fuzz); a normal build replays input files.
+        .executableTarget(name: "blockbench-fuzz-entry", dependencies: ["Fuzzing"], swiftSettings: swiftSettings),
         .testTarget(name: "URLFilterSyntaxTests", dependencies: ["URLFilterSyntax"], swiftSettings: swiftSettings),
         .testTarget(name: "CSSSelectorSyntaxTests", dependencies: ["CSSSelectorSyntax"], swiftSettings: swiftSettings),
         .testTarget(
@@ -115,6 +118,10 @@ let package = Package(
         .testTarget(
             name: "PCRE2OracleTests",
             dependencies: ["PCRE2Oracle", "ContentRuleList", "RequestContext"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "FuzzingTests",
+            dependencies: ["Fuzzing", "Automata", "ContentBlocker", "ContentRuleList", "RequestContext", "URLFilterSyntax"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "HarnessTests",

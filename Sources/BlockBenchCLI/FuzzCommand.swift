@@ -57,6 +57,9 @@ struct FuzzCommand: ParsableCommand {
     @Option(help: "String length in the small world.")
     var length = 4
 
+    @Flag(help: "Small world: case-sensitive patterns too (default: case-insensitive only, WebKit's default).")
+    var caseSensitiveToo = false
+
     func run() throws {
         if exhaustive { return try runSmallWorld() }
         let levels = try level.map { name in
@@ -144,15 +147,16 @@ struct FuzzCommand: ParsableCommand {
     }
 
     func runSmallWorld() throws {
-        let world = SmallWorld(atoms: atoms, length: length)
+        var world = SmallWorld(atoms: atoms, length: length)
+        if caseSensitiveToo { world.caseSensitivity = [false, true] }
         let started = ContinuousClock.now
         let patterns = world.patterns()
-        print("blockbench fuzz --exhaustive: \(patterns.count.grouped) patterns of up to \(atoms) atoms x \(world.subjects().count.grouped) strings of up to \(length) characters over \"\(String(decoding: world.subjectAlphabet, as: UTF8.self))\", \(max(1, workers)) worker\(workers == 1 ? "" : "s")")
+        print("blockbench fuzz --exhaustive: \(patterns.count.grouped) patterns of up to \(atoms) atoms (\(caseSensitiveToo ? "both case modes" : "case-insensitive")) x \(world.subjects().count.grouped) strings of up to \(length) characters over \"\(String(decoding: world.subjectAlphabet, as: UTF8.self))\", \(max(1, workers)) worker\(workers == 1 ? "" : "s")")
         let report = SmallWorldRun(world: world, workers: max(1, workers)).run(patterns) { done in
             Progress.line("  \(done.grouped) / \(patterns.count.grouped) patterns")
         }
         Progress.clear()
-        print("\(report.patterns.grouped) patterns (\(report.matchesEverything.grouped) match everything, \(report.limits) hit the DFA limit), \(report.comparisons.grouped) comparisons, \(report.disagreementCount) disagreements; "
+        print("\(report.patterns.grouped) patterns (\(report.matchesEverything.grouped) match everything; the others have \(report.distinctNFAs.grouped) distinct NFAs, built as \(report.dfas.grouped) combined DFAs; \(report.limits) hit the DFA limit), \(report.comparisons.grouped) comparisons, \(report.disagreementCount) disagreements; "
             + String(format: "%.1f s", (ContinuousClock.now - started).seconds))
         for disagreement in report.disagreements { print("DISAGREE: " + disagreement.description) }
         if report.disagreementCount > 0 { throw ExitCode(2) }

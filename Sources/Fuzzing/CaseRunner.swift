@@ -118,10 +118,10 @@ public struct CaseRunner: Sendable {
     }
 
     /// The oracle's pattern, or why it disagrees with our accepting `pattern`.
-    func checkOracle(_ pattern: FuzzPattern, ours: URLFilterParseStatus) -> (oracle: PatternOracle?, disagreement: Disagreement?) {
+    func checkOracle(_ pattern: FuzzPattern, source: String? = nil, ours: URLFilterParseStatus) -> (oracle: PatternOracle?, disagreement: Disagreement?) {
         let oracle: PatternOracle
         do {
-            oracle = try PatternOracle(source: pattern.source, caseSensitive: pattern.caseSensitive)
+            oracle = try PatternOracle(source: source ?? pattern.source, caseSensitive: pattern.caseSensitive)
         } catch {
             return (nil, .oracleRefuses(pattern, reason: error.description))
         }

@@ -245,13 +245,20 @@ extension FuzzPattern {
     static func render(_ terms: [FuzzTerm], followedBy after: UInt8?, into out: inout String) {
         for (index, term) in terms.enumerated() {
             // What the next term's text starts with decides whether a plain `{` stays literal.
-            var next = after
-            if index + 1 < terms.count {
-                var nextText = ""
-                render([terms[index + 1]], followedBy: nil, into: &nextText)
-                next = nextText.utf8.first
-            }
-            render(term, followedBy: next, into: &out)
+            render(term, followedBy: index + 1 < terms.count ? firstByte(of: terms[index + 1]) : after, into: &out)
+        }
+    }
+
+    /// The first byte of a term's text.
+    static func firstByte(of term: FuzzTerm) -> UInt8? {
+        switch term.atom {
+        case .character(let unit, let spelling):
+            return character(unit, spelling, inClass: false, followedBy: nil).utf8.first
+        case .any: return UInt8(ascii: ".")
+        case .characterClass: return UInt8(ascii: "[")
+        case .group: return UInt8(ascii: "(")
+        case .endMarker(let text): return text.utf8.first
+        case .defect(let defect): return defect.text.utf8.first
         }
     }
 

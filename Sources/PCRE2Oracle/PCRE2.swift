@@ -132,6 +132,37 @@ public final class PCRE2Regex: @unchecked Sendable {
         }
     }
 
+    /// Whether the pattern matches each subject of `buffer`: subject `i` runs from the end of
+    /// subject `i - 1` (or 0) to `ends[i]`. One call for many short subjects (the exhaustive small
+    /// worlds), with PCRE2's interpreter and no allocation per subject.
+    public func matchesEach(_ buffer: UnsafeBufferPointer<UInt8>, ends: [Int], using data: PCRE2MatchData) throws(PCRE2Error) -> [Bool] {
+        var answers = [Bool](repeating: false, count: ends.count)
+        guard let base = buffer.baseAddress else { return answers }
+        // Anything but a match or no match (a backtracking limit) is answered the slow way below.
+        var others: [Int] = []
+        answers.withUnsafeMutableBufferPointer { answers in
+            ends.withUnsafeBufferPointer { ends in
+                var start = 0
+                var index = 0
+                while index < ends.count {
+                    let result = pcre2_match_8(code, base + start, ends[index] - start, 0, 0, data.pointer, nil)
+                    if result >= 0 {
+                        answers[index] = true
+                    } else if result != PCRE2_ERROR_NOMATCH {
+                        others.append(index)
+                    }
+                    start = ends[index]
+                    index += 1
+                }
+            }
+        }
+        for index in others {
+            let start = index == 0 ? 0 : ends[index - 1]
+            answers[index] = try matches(UnsafeBufferPointer(rebasing: buffer[start..<ends[index]]), using: data, interpreter: true)
+        }
+        return answers
+    }
+
     public func matches(_ subject: String, using data: PCRE2MatchData, interpreter: Bool = false) throws(PCRE2Error) -> Bool {
         var subject = subject
         let result = subject.withUTF8 { bytes in Result { () throws(PCRE2Error) in try matches(bytes, using: data, interpreter: interpreter) } }

@@ -113,6 +113,15 @@ func exitCode(_ arguments: [String]) -> Int32 {
     }
 }
 
+@Suite struct FuzzCommandTests {
+    @Test func aShortFixedSeedRunIsCleanAndACaseReplays() {
+        #expect(exitCode(["fuzz", "--seed", "11", "--cases", "30", "--no-write"]) == 0)
+        #expect(exitCode(["fuzz", "--seed", "11", "--level", "list", "--case", "3", "--no-write"]) == 0)
+        #expect(exitCode(["fuzz", "--exhaustive", "--atoms", "1", "--length", "2"]) == 0)
+        #expect(exitCode(["fuzz", "--level", "nonsense", "--cases", "1"]) != 0)
+    }
+}
+
 @Suite struct DumpCommandTests {
     @Test func exitCodeSaysWhetherWebKitAcceptsThePattern() {
         #expect(exitCode(["dump", "syntax", "^a[bc]*$"]) == 0)
