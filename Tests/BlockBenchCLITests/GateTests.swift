@@ -163,6 +163,21 @@ private func failing(_ comparison: GateComparison) -> [String] { comparison.rows
         #expect(compare([:], ["a": count(1)]).status == .improvementOnly)
     }
 
+    @Test func aMissingOrBrokenBaselineIsAClearError() throws {
+        let missing = NSTemporaryDirectory() + "blockbench-no-baseline-\(UUID().uuidString).json"
+        #expect(throws: GateError.self) { try GateBaseline.load(missing) }
+        #expect(String(describing: GateError.noBaseline(missing)).contains("--update-baseline"))
+        let broken = NSTemporaryDirectory() + "blockbench-broken-baseline-\(UUID().uuidString).json"
+        try Data("{\"metrics\": 3}".utf8).write(to: URL(fileURLWithPath: broken))
+        defer { try? FileManager.default.removeItem(atPath: broken) }
+        do {
+            _ = try GateBaseline.load(broken)
+            Issue.record("a broken baseline loaded")
+        } catch GateError.unreadableBaseline(let path, _) {
+            #expect(path == broken)
+        }
+    }
+
     @Test func anUpdateKeepsEachMetricsOwnTolerance() {
         var old = GateBaseline(metrics: ["a": count(10)], meta: meta, previous: nil)
         old.metrics["a"]!.tolerance = GateTolerance(percent: 10)
