@@ -1,6 +1,6 @@
 // AutomataLimits.swift — Automata
 //
-// What the construction may spend. A pattern or a group of patterns whose DFA would outgrow the
+// What the construction may spend, and how it plans. A pattern or a group of patterns whose DFA would outgrow the
 // limits ends in a typed error carrying the numbers, reached within a bounded amount of work:
 // the subset construction counts states as it makes them and stops at the limit.
 
@@ -17,11 +17,16 @@ public struct AutomataLimits: Hashable, Sendable {
     /// Groups of patterns whose NFA has more states are split before any DFA is built for them.
     public var preferredNFAStatesPerDFA: Int
 
+    /// Patterns that share a looping prefix are split into a stage (StagePlanner.swift) when at
+    /// least this many share it; below 2, never.
+    public var minimumPatternsPerStage: Int
+
     public init(
         maximumDFAStates: Int = 300_000, maximumTransitionTableEntries: Int = 16_000_000, maximumSubsetEntries: Int = 10_000_000,
-        preferredNFAStatesPerDFA: Int = 200_000
+        preferredNFAStatesPerDFA: Int = 200_000, minimumPatternsPerStage: Int = 32
     ) {
         self.preferredNFAStatesPerDFA = preferredNFAStatesPerDFA
+        self.minimumPatternsPerStage = minimumPatternsPerStage
         self.maximumDFAStates = maximumDFAStates
         self.maximumTransitionTableEntries = maximumTransitionTableEntries
         self.maximumSubsetEntries = maximumSubsetEntries

@@ -4,12 +4,21 @@
 // whose DFA outgrows the limits is split in two halves (patterns stay in the order given, which
 // the caller chooses so that related patterns sit together) and each half is built again. A
 // single pattern that outgrows the limits alone is reported, with the numbers, and left out.
+// Before that, patterns sharing a looping prefix are set apart in stages (StagePlanner.swift).
 
 public import URLFilterSyntax
 
 public struct PartitionedDFAs: Sendable {
-    /// The minimal DFAs; every pattern that does not match everything is in exactly one.
+    /// The minimal DFAs of the patterns built whole, run from the URL's start.
     public var dfas: [DFA]
+    /// A stage (StagePlanner.swift): the prefix's DFA reports pattern 0 wherever a match of the
+    /// prefix ends; the suffixes' DFAs run from each such place. Every pattern that does not match
+    /// everything is in exactly one DFA, whole or as a suffix.
+    public struct Stage: Sendable {
+        public var prefix: DFA
+        public var suffixes: [DFA]
+    }
+    public var stages: [Stage]
     /// Patterns whose DFA alone outgrows the limits.
     public var failures: [AutomataError]
     /// Sizes before minimization, for reports.
@@ -25,8 +34,44 @@ public enum DFAPartitioner {
         _ patterns: [(id: PatternID, filter: URLFilter)], limits: AutomataLimits = .default, minimizing: Bool = true,
         phaseTimer: inout PhaseTimer
     ) -> PartitionedDFAs {
-        var result = PartitionedDFAs(dfas: [], failures: [], statesBeforeMinimization: 0, nfaStates: 0)
         let automatic = patterns.filter { !$0.filter.matchesEverything }
+        let plan = StagePlanner.plan(automatic, minimumPatternsPerStage: limits.minimumPatternsPerStage)
+        var result = partition(plan.whole, limits: limits, minimizing: minimizing, phaseTimer: &phaseTimer)
+        for stage in plan.stages {
+            let nfa = phaseTimer.measure(.nfa) { NFA(prefix: stage.prefix, reportingAs: PatternID(0)) }
+            let prefix: DFA
+            do {
+                prefix = try phaseTimer.measure(.dfa) { () throws(AutomataError) -> DFA in
+                    try SubsetConstruction.determinize(nfa, limits: limits)
+                }
+            } catch {
+                // A prefix too big alone (not seen in practice): its patterns are built whole.
+                let members = Set(stage.suffixes.map(\.id))
+                let whole = partition(
+                    automatic.filter { members.contains($0.id) }, limits: limits, minimizing: minimizing, phaseTimer: &phaseTimer)
+                result.dfas += whole.dfas
+                result.failures += whole.failures
+                result.statesBeforeMinimization += whole.statesBeforeMinimization
+                result.nfaStates += whole.nfaStates
+                continue
+            }
+            result.nfaStates += nfa.stateCount
+            result.statesBeforeMinimization += prefix.stateCount
+            let suffixes = partition(stage.suffixes, limits: limits, minimizing: minimizing, phaseTimer: &phaseTimer)
+            result.stages.append(PartitionedDFAs.Stage(
+                prefix: minimizing ? phaseTimer.measure(.minimize) { Minimizer.minimize(prefix) } : prefix, suffixes: suffixes.dfas))
+            result.failures += suffixes.failures
+            result.statesBeforeMinimization += suffixes.statesBeforeMinimization
+            result.nfaStates += suffixes.nfaStates
+        }
+        return result
+    }
+
+    /// The DFAs of `patterns`, built whole from the URL's start.
+    static func partition(
+        _ automatic: [(id: PatternID, filter: URLFilter)], limits: AutomataLimits, minimizing: Bool, phaseTimer: inout PhaseTimer
+    ) -> PartitionedDFAs {
+        var result = PartitionedDFAs(dfas: [], stages: [], failures: [], statesBeforeMinimization: 0, nfaStates: 0)
         guard !automatic.isEmpty else { return result }
         // Anchored and unanchored patterns never share a DFA: the unanchored ones run at every
         // position of the URL, and their states would multiply with the anchored ones'.
@@ -38,10 +83,12 @@ public enum DFAPartitioner {
             let side = automatic.filter { $0.filter.hasStartAnchor == anchored }
             guard !side.isEmpty else { continue }
             var histogram: [Int: Int] = [:]
-            for pattern in side { histogram[loopCount(pattern.filter.terms), default: 0] += 1 }
+            // (Loops the automaton drops, like a trailing `.*`, do not count.)
+            let loops = side.map { loopCount(Array($0.filter.matchedTerms)) }
+            for count in loops { histogram[count, default: 0] += 1 }
             let common = histogram.max { ($0.value, -$0.key) < ($1.value, -$1.key) }!.key
-            let plain = side.filter { loopCount($0.filter.terms) <= common }
-            let loopy = side.filter { loopCount($0.filter.terms) > common }
+            let plain = side.indices.filter { loops[$0] <= common }.map { side[$0] }
+            let loopy = side.indices.filter { loops[$0] > common }.map { side[$0] }
             // (Sorting the patterns by their text before splitting was measured: 60% more states
             // on EasyList than the list's own order.)
             pending += [loopy[...], plain[...]].filter { !$0.isEmpty }

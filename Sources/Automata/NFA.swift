@@ -54,6 +54,15 @@ public struct NFA: Sendable {
         self = builder.finish(patterns: ids)
     }
 
+    /// The automaton of a stage's shared prefix (StagePlanner.swift): it reports `id` at the end
+    /// of every match of `prefix`, not only the first, because each end is a place where the
+    /// stage's suffixes start. Trailing terms that may match nothing are kept for the same reason.
+    public init(prefix: URLFilter, reportingAs id: PatternID) {
+        var builder = NFABuilder()
+        builder.add(prefix, as: id, reportingEveryEnd: true)
+        self = builder.finish(patterns: [id])
+    }
+
     fileprivate init(
         edgeStart: [UInt32], edgeSets: [ASCIISet], edgeTargets: [UInt32], epsilonStart: [UInt32],
         epsilonTargets: [UInt32], acceptedPattern: [UInt32], patterns: [PatternID]
@@ -107,20 +116,6 @@ struct NFABuilder {
         var term: TermShape
     }
 
-    /// A term without its source span: two terms with the same shape match the same strings.
-    private indirect enum TermShape: Hashable {
-        case set(ASCIISet, URLFilterQuantifier)
-        case group([TermShape], URLFilterQuantifier)
-
-        init(_ term: URLFilterTerm) {
-            if case .group(let terms) = term.atom {
-                self = .group(terms.map(TermShape.init), term.quantifier)
-            } else {
-                self = .set(term.characterSet!, term.quantifier)
-            }
-        }
-    }
-
     init() {
         // The unanchored root loops on every URL character: a match may start anywhere.
         edges.append((1, .anyCharacter, 1))
@@ -131,14 +126,8 @@ struct NFABuilder {
         return UInt32(acceptedPattern.count - 1)
     }
 
-    mutating func add(_ filter: URLFilter, as id: PatternID) {
-        var terms = filter.terms[...]
-        if !filter.hasEndAnchor {
-            // A match that ends earlier is a match: trailing terms that may match nothing add nothing.
-            while let last = terms.last, last.quantifier.allowsZero || !last.mustConsumeCharacter && !last.isEndOfURLMarker && !containsEndMarker(last) {
-                terms.removeLast()
-            }
-        }
+    mutating func add(_ filter: URLFilter, as id: PatternID, reportingEveryEnd: Bool = false) {
+        let terms = reportingEveryEnd ? filter.terms[...] : filter.matchedTerms
         var state = filter.hasStartAnchor ? Self.anchoredRoot.rawValue : Self.unanchoredRoot.rawValue
         for term in terms {
             let key = PrefixKey(from: state, term: TermShape(term))
@@ -159,12 +148,6 @@ struct NFABuilder {
         let accept = newState()
         epsilons.append((state, accept))
         acceptedPattern[Int(accept)] = id.rawValue
-    }
-
-    private func containsEndMarker(_ term: URLFilterTerm) -> Bool {
-        if term.isEndOfURLMarker { return true }
-        if case .group(let terms) = term.atom { return terms.contains(where: containsEndMarker) }
-        return false
     }
 
     /// Thompson's construction for one term starting at `from`; returns the state where the

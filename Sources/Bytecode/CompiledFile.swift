@@ -1,10 +1,11 @@
 // CompiledFile.swift — Bytecode
 //
-// The compiled rule list, as held in memory and as written to a file. Version 1 of the format:
+// The compiled rule list, as held in memory and as written to a file. Version 2 of the format
+// (version 1 had no stages in its programs sections):
 //
 //     header, 32 bytes
 //       0  label          8   "BlkBnch" then 0x1A
-//       8  version        2   1
+//       8  version        2   2
 //      10  endianness     2   0x0102 (bytes 02 01: a reader of the other byte order sees 0x0201)
 //      12  sectionCount   2   the sections below, each exactly once, in this order
 //      14  reserved       2   0
@@ -14,9 +15,9 @@
 //     directory, sectionCount x 12 bytes: kind 4, offset 4, length 4 (sections in bounds, in order,
 //       not overlapping)
 //     sections (`SectionKind`):
-//       urlPrograms      count 4, programs (ProgramCoding.swift) over the request URL
-//       topURLPrograms   count 4, programs over the main document URL (domains, top-url patterns)
-//       framePrograms    count 4, programs over the frame URL (frame-url patterns)
+//       urlPrograms      a program set (ProgramSet.swift: programs, then stages) over the request URL
+//       topURLPrograms   a program set over the main document URL (domains, top-url patterns)
+//       framePrograms    a program set over the frame URL (frame-url patterns)
 //       patterns         urlPatternCount 4, topPatternCount 4, framePatternCount 4;
 //                        (urlPatternCount + 1) x 4: where each url pattern's rules start in the list
 //                        that follows; the list's length 4 and its rule slots 4 each; then the count
@@ -98,12 +99,12 @@ public struct RuleRecord: Hashable, Sendable {
 /// A compiled rule list: everything the interpreter and the evaluator need, nothing else.
 public struct CompiledFile: Hashable, Sendable {
     public static let label: [UInt8] = Array("BlkBnch".utf8) + [0x1A]
-    public static let version: UInt16 = 1
+    public static let version: UInt16 = 2
     static let headerSize = 32
 
-    public var urlPrograms: [Program]
-    public var topURLPrograms: [Program]
-    public var framePrograms: [Program]
+    public var urlPrograms: ProgramSet
+    public var topURLPrograms: ProgramSet
+    public var framePrograms: ProgramSet
     public var urlPatternCount: Int
     public var topPatternCount: Int
     public var framePatternCount: Int
@@ -117,7 +118,7 @@ public struct CompiledFile: Hashable, Sendable {
     public var actions: [Action]
 
     public init(
-        urlPrograms: [Program], topURLPrograms: [Program], framePrograms: [Program], urlPatternCount: Int,
+        urlPrograms: ProgramSet, topURLPrograms: ProgramSet, framePrograms: ProgramSet, urlPatternCount: Int,
         topPatternCount: Int, framePatternCount: Int, patternRuleStart: [UInt32], patternRules: [UInt32],
         universalRules: [UInt32], rules: [RuleRecord], conditions: [UInt32], actions: [Action]
     ) {
@@ -143,9 +144,9 @@ public struct CompiledFile: Hashable, Sendable {
         for kind in SectionKind.allCases {
             var writer = ByteWriter()
             switch kind {
-            case .urlPrograms: writePrograms(urlPrograms, to: &writer)
-            case .topURLPrograms: writePrograms(topURLPrograms, to: &writer)
-            case .framePrograms: writePrograms(framePrograms, to: &writer)
+            case .urlPrograms: urlPrograms.write(to: &writer)
+            case .topURLPrograms: topURLPrograms.write(to: &writer)
+            case .framePrograms: framePrograms.write(to: &writer)
             case .patterns:
                 writer.u32(UInt32(urlPatternCount))
                 writer.u32(UInt32(topPatternCount))
@@ -200,11 +201,6 @@ public struct CompiledFile: Hashable, Sendable {
         return header.bytes + body.bytes
     }
 
-    private func writePrograms(_ programs: [Program], to writer: inout ByteWriter) {
-        writer.u32(UInt32(programs.count))
-        for program in programs { program.write(to: &writer) }
-    }
-
     // MARK: Reading
 
     /// Reads and validates a file: the header, the checksum, every section's bounds, every program
@@ -231,7 +227,7 @@ public struct CompiledFile: Hashable, Sendable {
         let computed = CRC32.checksum(bytes[Self.headerSize...])
         guard computed == checksum else { throw .checksumMismatch(expected: checksum, computed: computed) }
         guard sectionCount == SectionKind.allCases.count else {
-            throw .malformed(at: 12, "\(sectionCount) sections, version 1 has \(SectionKind.allCases.count)")
+            throw .malformed(at: 12, "\(sectionCount) sections, version \(Self.version) has \(SectionKind.allCases.count)")
         }
         var ranges: [SectionKind: (Int, Int)] = [:]
         var expectedOffset = Self.headerSize + sectionCount * 12
@@ -343,12 +339,9 @@ public struct CompiledFile: Hashable, Sendable {
         }
         try finish(rulesReader, .rules)
 
-        func programs(_ kind: SectionKind, patternCount: Int) throws(BytecodeError) -> [Program] {
+        func programs(_ kind: SectionKind, patternCount: Int) throws(BytecodeError) -> ProgramSet {
             var reader = section(kind)
-            let count = Int(try reader.u32())
-            guard count <= reader.remaining / 138 else { throw .truncated(at: reader.offset) }
-            var result: [Program] = []
-            for _ in 0..<count { result.append(try Program.read(from: &reader, patternCount: patternCount)) }
+            let result = try ProgramSet.read(from: &reader, patternCount: patternCount)
             try finish(reader, kind)
             return result
         }

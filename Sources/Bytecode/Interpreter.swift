@@ -12,7 +12,22 @@ extension Program {
     public func run(_ url: UnsafeBufferPointer<UInt8>, report: (UInt32) -> Void) -> Int {
         code.withUnsafeBufferPointer { code in
             classOfByte.withUnsafeBufferPointer { classOf in
-                Self.execute(code: code, classOf: classOf, width: targetWidth, reference: reference, url: url, report: report)
+                Self.execute(code: code, classOf: classOf, width: targetWidth, reference: reference, url: url) { pattern, _ in
+                    report(pattern)
+                }
+            }
+        }
+    }
+
+    /// Runs like `run`, telling `report` after how many bytes each state that reports a pattern
+    /// was reached (a stage's prefix program: where the suffixes start). Returns the steps.
+    @inlinable @discardableResult
+    public func runReportingEnds(_ url: UnsafeBufferPointer<UInt8>, report: (Int) -> Void) -> Int {
+        code.withUnsafeBufferPointer { code in
+            classOfByte.withUnsafeBufferPointer { classOf in
+                Self.execute(code: code, classOf: classOf, width: targetWidth, reference: reference, url: url) { _, end in
+                    report(end)
+                }
             }
         }
     }
@@ -100,7 +115,7 @@ extension Program {
     @inlinable
     static func execute(
         code: UnsafeBufferPointer<UInt8>, classOf: UnsafeBufferPointer<UInt8>, width: Int, reference: UInt32,
-        url: UnsafeBufferPointer<UInt8>, report: (UInt32) -> Void
+        url: UnsafeBufferPointer<UInt8>, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void
     ) -> Int {
         let nowhere: UInt32 = width == 4 ? UInt32.max : (UInt32(1) << (8 * UInt32(width))) - 1
         let referenceState = reference == nowhere ? 0 : Int(reference)
@@ -108,7 +123,8 @@ extension Program {
         var state = 0
         var index = 0
         while true {
-            let offset = reportAccepts(code, state: state, report: report)
+            let bytesRead = index
+            let offset = reportAccepts(code, state: state) { report($0, bytesRead) }
             guard index <= url.count else { return index }
             let byte = index < url.count ? url[index] : 0
             index += 1

@@ -17,6 +17,9 @@
 // exactly at the end of the code. A program that passes cannot read outside its code.
 
 extension Program {
+    /// The fewest bytes a program takes in a file (its fields and a one-byte state).
+    static let smallestEncoding = 1 + 1 + 128 + 4 + 4 + 4 + 1
+
     func write(to writer: inout ByteWriter) {
         writer.u8(UInt8(classCount - 1))
         writer.u8(UInt8(targetWidth))

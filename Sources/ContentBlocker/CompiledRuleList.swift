@@ -72,11 +72,9 @@ public struct CompiledRuleList: Sendable {
         }
         lines.append("actions: \(file.actions.count)")
         for (location, action) in file.actions.enumerated() { lines.append("  a\(location): \(action)") }
-        for (name, programs) in [("url", file.urlPrograms), ("top-url", file.topURLPrograms), ("frame-url", file.framePrograms)] {
-            for (index, program) in programs.enumerated() {
-                lines.append("\(name) program \(index):")
-                lines.append(program.disassemble().split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(separator: "\n"))
-            }
+        for (name, programs) in [("url", file.urlPrograms), ("top-url", file.topURLPrograms), ("frame-url", file.framePrograms)]
+        where !programs.isEmpty {
+            lines.append(programs.disassemble(name: name))
         }
         return lines.joined(separator: "\n") + "\n"
     }

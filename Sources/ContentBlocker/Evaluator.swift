@@ -28,6 +28,7 @@ public final class Evaluator {
     private var candidates: [UInt32] = []
     private var applying: [UInt32] = []
     private var locations: [UInt32] = []
+    private var stageEnds: [Int] = []
     /// Interpreter steps (bytes read by every program run) since this evaluator was made: a
     /// machine-independent measure of matching work.
     public private(set) var steps = 0
@@ -45,21 +46,18 @@ public final class Evaluator {
     }
 
     /// Runs `programs` over `url`, marking each reported pattern once in `seen` and listing it.
-    private func run(_ programs: [Program], over url: String, seen: inout [Bool], into matched: inout [UInt32]) {
+    private func run(_ programs: ProgramSet, over url: String, seen: inout [Bool], into matched: inout [UInt32]) {
         var url = url
-        var steps = 0
-        url.withUTF8 { bytes in
-            for program in programs {
-                steps += program.run(bytes) { pattern in
-                    if !seen[Int(pattern)] {
-                        seen[Int(pattern)] = true
-                        matched.append(pattern)
-                    }
+        let (steps, runs) = url.withUTF8 { bytes in
+            programs.run(bytes, ends: &stageEnds) { pattern in
+                if !seen[Int(pattern)] {
+                    seen[Int(pattern)] = true
+                    matched.append(pattern)
                 }
             }
         }
         self.steps += steps
-        programRuns += programs.count
+        programRuns += runs
     }
 
     private static func reset(_ seen: inout [Bool], _ matched: inout [UInt32]) {

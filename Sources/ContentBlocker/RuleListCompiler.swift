@@ -37,6 +37,8 @@ public struct CompilationReport: Sendable {
     public var framePatterns: Int
     public struct Automata: Sendable {
         public var dfas: Int = 0
+        /// Stages (StagePlanner.swift); their prefix and suffix DFAs are counted in `dfas`.
+        public var stages: Int = 0
         public var nfaStates: Int = 0
         public var statesBeforeMinimization: Int = 0
         public var states: Int = 0
@@ -284,17 +286,19 @@ private struct Builder {
     mutating func programs(
         _ pool: PatternPool, limits: AutomataLimits, minimizing: Bool,
         into figures: WritableKeyPath<CompilationReport, CompilationReport.Automata>
-    ) throws(CompileError) -> [Program] {
+    ) throws(CompileError) -> ProgramSet {
         let patterns = pool.filters.enumerated().map { (id: PatternID($0.offset), filter: $0.element) }
         let partition = DFAPartitioner.build(patterns, limits: limits, minimizing: minimizing, phaseTimer: &timer)
         if let failure = partition.failures.first {
             let id = Int(failure.patterns[0].rawValue)
             throw .patternTooComplex(pattern: pool.filters[id].source, rules: pool.users[id], failure)
         }
-        report[keyPath: figures].dfas = partition.dfas.count
+        let all = partition.dfas + partition.stages.flatMap { [$0.prefix] + $0.suffixes }
+        report[keyPath: figures].dfas = all.count
+        report[keyPath: figures].stages = partition.stages.count
         report[keyPath: figures].nfaStates = partition.nfaStates
         report[keyPath: figures].statesBeforeMinimization = partition.statesBeforeMinimization
-        report[keyPath: figures].states = partition.dfas.reduce(0) { $0 + $1.stateCount }
-        return timer.measure(.emit) { partition.dfas.map(Program.init) }
+        report[keyPath: figures].states = all.reduce(0) { $0 + $1.stateCount }
+        return timer.measure(.emit) { ProgramSet(partition) }
     }
 }

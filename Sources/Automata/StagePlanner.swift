@@ -1,0 +1,159 @@
+// StagePlanner.swift — Automata
+//
+// Splits patterns that share a looping prefix into stages. Real rule lists are made of a few
+// idioms: 97% of EasyList's url-filters are `^[^:]+://+([^:/]+\.)?` then a domain, and every
+// `if-domain` becomes `[a-z][a-z+.-]*:\/\/` then a domain. In one DFA, the loops of such a prefix
+// stay alive beside every domain begun so far, so the DFA tracks every suffix of the host that is
+// a prefix of some domain: hundreds of thousands of states that the subset construction, the
+// minimizer and the file all pay for.
+//
+// A stage matches the shared prefix P once and the rest of each pattern apart: `P R` matches a
+// URL exactly when P matches the URL's first p bytes (from its start when P is anchored, from
+// anywhere otherwise) and R, anchored, matches from byte p on. So a stage is two automata: the
+// prefix's, which reports every p where a match of P ends (the "every end" NFA), and the
+// suffixes', one anchored DFA (or a few) run from each such p. The suffix DFA is a trie of the
+// domains, linear in their length, and the prefix's is a handful of states. In the URL, the
+// prefix ends at a few places (after `://`, after each dot of the host), so a request costs a few
+// short runs instead of one long one.
+//
+// Which prefix: per pattern, the deepest prefix that ends with a loop (only loops make the
+// combined DFA blow up) and is shared by at least `minimumPatternsPerStage` patterns, extended
+// by the terms after it that all those patterns share too (`:\/\/` after `[a-z+.-]*`, so that the
+// prefix ends at few places). Patterns that share no such prefix, or whose rest would match
+// nothing, are built as before.
+
+public import URLFilterSyntax
+
+/// Patterns that share a prefix, split at its end.
+public struct PlannedStage: Sendable {
+    /// The shared prefix, with the patterns' start anchor and no end anchor.
+    public var prefix: URLFilter
+    /// Each pattern's rest, anchored at the start (it runs from where the prefix ended), with the
+    /// pattern's own id, end anchor and case sensitivity.
+    public var suffixes: [(id: PatternID, filter: URLFilter)]
+}
+
+public enum StagePlanner {
+    /// Prefixes are looked for among a pattern's first terms only: idioms are short.
+    static let searchedTerms = 24
+
+    /// Splits `patterns` into those built whole (in the order given) and stages (each in the
+    /// order of its first pattern; suffixes in the order given). `minimumPatternsPerStage` 0 or
+    /// 1 would make every pattern its own stage: anything below 2 turns staging off.
+    public static func plan(
+        _ patterns: [(id: PatternID, filter: URLFilter)], minimumPatternsPerStage: Int
+    ) -> (whole: [(id: PatternID, filter: URLFilter)], stages: [PlannedStage]) {
+        guard minimumPatternsPerStage >= 2 else { return (patterns, []) }
+        // The prefix tree of the patterns' first terms: node ids, how many patterns pass each.
+        struct NodeKey: Hashable {
+            var parent: Int32
+            var shape: TermShape
+        }
+        var nodes: [NodeKey: Int32] = [:]
+        var passing: [Int32] = [0, 0]  // 0: the anchored root, 1: the unanchored root
+        var paths: [[Int32]] = []
+        paths.reserveCapacity(patterns.count)
+        for (_, filter) in patterns {
+            // Only a prefix that can end before the end-of-URL marker, within the searched terms,
+            // and ends with a loop is worth a stage; walk a few terms past the last loop to see
+            // what the patterns sharing it share after it.
+            let searched = filter.terms.prefix(Self.searchedTerms).prefix { !$0.containsEndOfURLMarker }
+            guard let lastLoop = searched.lastIndex(where: { $0.containsLoop }) else {
+                paths.append([])
+                continue
+            }
+            var node: Int32 = filter.hasStartAnchor ? 0 : 1
+            var path: [Int32] = []
+            for term in searched.prefix(lastLoop + 1 + 8) {
+                let key = NodeKey(parent: node, shape: TermShape(term))
+                if let known = nodes[key] {
+                    node = known
+                } else {
+                    node = Int32(passing.count)
+                    nodes[key] = node
+                    passing.append(0)
+                }
+                passing[Int(node)] += 1
+                path.append(node)
+            }
+            paths.append(path)
+        }
+
+        var whole: [Int] = []
+        var groups: [Int32: Int] = [:]
+        var stages: [(node: Int32, length: Int, members: [Int])] = []
+        for (index, (_, filter)) in patterns.enumerated() {
+            let path = paths[index]
+            let threshold = Int32(minimumPatternsPerStage)
+            // The deepest loop-ending prefix shared widely enough...
+            guard var length = path.indices.last(where: { filter.terms[$0].containsLoop && passing[Int(path[$0])] >= threshold })
+                .map({ $0 + 1 })
+            else {
+                whole.append(index)
+                continue
+            }
+            // ...extended by what all of its patterns share next.
+            while length < path.count && passing[Int(path[length])] == passing[Int(path[length - 1])] { length += 1 }
+            guard filter.terms[length...].contains(where: { $0.mustConsumeCharacter }) else {
+                // The rest would match everything at the prefix's end: the pattern stays whole.
+                whole.append(index)
+                continue
+            }
+            let node = path[length - 1]
+            if let stage = groups[node] {
+                stages[stage].members.append(index)
+            } else {
+                groups[node] = stages.count
+                stages.append((node, length, [index]))
+            }
+        }
+
+        var planned: [PlannedStage] = []
+        for stage in stages {
+            guard stage.members.count >= minimumPatternsPerStage else {
+                whole += stage.members
+                continue
+            }
+            let first = patterns[stage.members[0]].filter
+            let prefixTerms = Array(first.terms[..<stage.length])
+            let prefixEnd = prefixTerms.last!.span.upperBound
+            let prefix = URLFilter(
+                source: String(decoding: first.source.utf8.prefix(prefixEnd), as: UTF8.self), isCaseSensitive: first.isCaseSensitive,
+                hasStartAnchor: first.hasStartAnchor, hasEndAnchor: false, terms: prefixTerms)
+            let suffixes = stage.members.map { member -> (id: PatternID, filter: URLFilter) in
+                let (id, filter) = patterns[member]
+                let rest = Array(filter.terms[stage.length...])
+                let restStart = rest[0].span.lowerBound
+                let source = "^" + String(decoding: filter.source.utf8.dropFirst(restStart), as: UTF8.self)
+                return (id, URLFilter(
+                    source: source, isCaseSensitive: filter.isCaseSensitive, hasStartAnchor: true,
+                    hasEndAnchor: filter.hasEndAnchor, terms: rest))
+            }
+            planned.append(PlannedStage(prefix: prefix, suffixes: suffixes))
+        }
+        // Patterns built whole keep the order given (the partitioner relies on related patterns
+        // sitting together).
+        // Unanchored patterns with a loop inside (`\/site=.*\/size=`) multiply one another's
+        // states in an unanchored DFA: every loop stays alive to the end of the URL beside every
+        // match begun since. As suffixes of the empty prefix, which ends at every byte, they are
+        // anchored: a DFA of them is a trie whose loops meet only where patterns share a start.
+        whole.sort()
+        let loopy = whole.filter { index in
+            let filter = patterns[index].filter
+            return !filter.hasStartAnchor && filter.matchedTerms.contains { $0.containsLoop }
+        }
+        if loopy.count >= 2 {
+            let anywhere = URLFilter(source: "", isCaseSensitive: false, hasStartAnchor: false, hasEndAnchor: false, terms: [])
+            planned.append(PlannedStage(prefix: anywhere, suffixes: loopy.map { index in
+                let (id, filter) = patterns[index]
+                var suffix = filter
+                suffix.source = "^" + filter.source
+                suffix.hasStartAnchor = true
+                return (id, suffix)
+            }))
+            let staged = Set(loopy)
+            whole.removeAll { staged.contains($0) }
+        }
+        return (whole.map { patterns[$0] }, planned)
+    }
+}
