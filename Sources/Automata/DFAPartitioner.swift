@@ -35,7 +35,7 @@ public enum DFAPartitioner {
         phaseTimer: inout PhaseTimer
     ) -> PartitionedDFAs {
         let automatic = patterns.filter { !$0.filter.matchesEverything }
-        let plan = StagePlanner.plan(automatic, minimumPatternsPerStage: limits.minimumPatternsPerStage)
+        let plan = phaseTimer.measure(.plan) { StagePlanner.plan(automatic, minimumPatternsPerStage: limits.minimumPatternsPerStage) }
         var result = partition(plan.whole, limits: limits, minimizing: minimizing, phaseTimer: &phaseTimer)
         for stage in plan.stages {
             let nfa = phaseTimer.measure(.nfa) { NFA(prefix: stage.prefix, reportingAs: PatternID(0)) }
@@ -94,9 +94,16 @@ public enum DFAPartitioner {
             pending += [loopy[...], plain[...]].filter { !$0.isEmpty }
         }
         while let group = pending.popLast() {
+            // Surely too big for one DFA: split before spending a construction on it. (The estimate
+            // is the NFA's states before prefixes are shared: an upper bound, and cheap.)
+            if group.count > 1 && group.reduce(0, { $0 + $1.filter.terms.stateEstimate }) > 2 * limits.preferredNFAStatesPerDFA {
+                let middle = group.startIndex + group.count / 2
+                pending.append(group[middle...])
+                pending.append(group[..<middle])
+                continue
+            }
             let nfa = phaseTimer.measure(.nfa) { NFA(patterns: Array(group)) }
             if nfa.stateCount > limits.preferredNFAStatesPerDFA && group.count > 1 {
-                // Surely too big for one DFA: split before spending a subset construction on it.
                 let middle = group.startIndex + group.count / 2
                 pending.append(group[middle...])
                 pending.append(group[..<middle])
@@ -123,6 +130,17 @@ public enum DFAPartitioner {
     }
 }
 
+extension [URLFilterTerm] {
+    /// The states Thompson's construction makes for these terms, at most 3 per term (groups
+    /// counted inside), plus 2 for a pattern's end.
+    var stateEstimate: Int {
+        reduce(2) { count, term in
+            if case .group(let terms) = term.atom { return count + 2 + terms.stateEstimate }
+            return count + 1
+        }
+    }
+}
+
 /// The terms that repeat (`*`, `+`), groups included, at any depth.
 func loopCount(_ terms: [URLFilterTerm]) -> Int {
     terms.reduce(0) { count, term in
@@ -135,7 +153,7 @@ func loopCount(_ terms: [URLFilterTerm]) -> Int {
 /// Wall time per compilation phase.
 public struct PhaseTimer: Sendable {
     public enum Phase: String, CaseIterable, Sendable {
-        case parse, nfa, dfa, minimize, emit
+        case parse, plan, nfa, dfa, minimize, emit
     }
 
     public private(set) var nanoseconds: [Phase: UInt64] = [:]

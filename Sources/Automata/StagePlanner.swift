@@ -142,7 +142,7 @@ public enum StagePlanner {
             let filter = patterns[index].filter
             return !filter.hasStartAnchor && filter.matchedTerms.contains { $0.containsLoop }
         }
-        if loopy.count >= 2 {
+        if loopy.count >= minimumPatternsPerStage {
             let anywhere = URLFilter(source: "", isCaseSensitive: false, hasStartAnchor: false, hasEndAnchor: false, terms: [])
             planned.append(PlannedStage(prefix: anywhere, suffixes: loopy.map { index in
                 let (id, filter) = patterns[index]

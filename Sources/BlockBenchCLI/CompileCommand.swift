@@ -54,6 +54,8 @@ struct CompileFigures: Encodable {
     struct Automata: Encodable {
         var patterns: Int
         var dfas: Int
+        /// Stages among them (a prefix DFA and its suffix DFAs; StagePlanner.swift).
+        var stages: Int
         var nfaStates: Int
         var statesBeforeMinimization: Int
         var states: Int
@@ -74,7 +76,7 @@ struct CompileFigures: Encodable {
         rulesMatchingEveryURL = report.universalRules
         func automata(_ figures: CompilationReport.Automata, _ patterns: Int) -> Automata {
             Automata(
-                patterns: patterns, dfas: figures.dfas, nfaStates: figures.nfaStates,
+                patterns: patterns, dfas: figures.dfas, stages: figures.stages, nfaStates: figures.nfaStates,
                 statesBeforeMinimization: figures.statesBeforeMinimization, states: figures.states)
         }
         url = automata(report.url, report.urlPatterns)
@@ -91,7 +93,8 @@ struct CompileFigures: Encodable {
         var lines = ["\(path): \(rules.grouped) rules, \(rulesMatchingEveryURL.grouped) matching every URL"]
         for (name, figures) in [("url", url), ("top-url", topURL), ("frame-url", frameURL)] where figures.patterns > 0 || name == "url" {
             lines.append(
-                "  \(name.padding(toLength: 9, withPad: " ", startingAt: 0)) \(figures.patterns.grouped) patterns -> \(figures.dfas) DFAs, "
+                "  \(name.padding(toLength: 9, withPad: " ", startingAt: 0)) \(figures.patterns.grouped) patterns -> \(figures.dfas) DFAs"
+                    + (figures.stages > 0 ? " (\(figures.stages) stage\(figures.stages == 1 ? "" : "s"))" : "") + ", "
                     + "\(figures.states.grouped) states (\(figures.statesBeforeMinimization.grouped) before minimization, NFA \(figures.nfaStates.grouped))")
         }
         lines.append("  bytecode  \(bytes.grouped) bytes")

@@ -39,8 +39,11 @@ public struct PatternEngine: Sendable {
 
     /// Small limits: a pattern whose DFA would need more states ends in the typed limit error
     /// within a few milliseconds, which the fuzzer counts apart.
+    /// Any two patterns that share a looping prefix become a stage (StagePlanner.swift), so that
+    /// generated lists exercise stages as real lists do.
     public static let fuzzingLimits = AutomataLimits(
-        maximumDFAStates: 20_000, maximumTransitionTableEntries: 2_000_000, maximumSubsetEntries: 2_000_000)
+        maximumDFAStates: 20_000, maximumTransitionTableEntries: 2_000_000, maximumSubsetEntries: 2_000_000,
+        minimumPatternsPerStage: 2)
 
     public init(limits: AutomataLimits = PatternEngine.fuzzingLimits, alteringMinimalDFA: (@Sendable (DFA) -> DFA)? = nil) {
         self.limits = limits

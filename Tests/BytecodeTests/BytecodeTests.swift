@@ -16,12 +16,19 @@ private func dfa(_ sources: [String]) throws -> DFA {
 /// with payloads.
 private func sampleFile() throws -> CompiledFile {
     let url = Program(try dfa(["^https?://ads\\.", "track(er)?\\.js", "[0-9]+x[0-9]+\\.gif$"]))
-    let top = Program(try dfa(["[a-z][a-z+.-]*:\\/\\/([^/]*\\.)*example\\.com[:/]"]))
+    // Two domains: a stage (its prefix and its suffixes' trie).
+    var timer = PhaseTimer()
+    let top = ProgramSet(DFAPartitioner.build(
+        ["[a-z][a-z+.-]*:\\/\\/example\\.com[:/]", "[a-z][a-z+.-]*:\\/\\/ads\\.net[:/]"].enumerated().map {
+            (id: PatternID($0.offset), filter: try! URLFilterParser.parse($0.element).get())
+        }, limits: AutomataLimits(minimumPatternsPerStage: 2), phaseTimer: &timer))
+    precondition(top.stages.count == 1 && top.programs.isEmpty)
     var transform = URLTransform()
     transform.port = .some(nil)
     transform.host = "example.org"
     return CompiledFile(
-        urlPrograms: [url], topURLPrograms: [top], framePrograms: [], urlPatternCount: 3, topPatternCount: 1,
+        urlPrograms: ProgramSet(programs: [url]), topURLPrograms: top, framePrograms: ProgramSet(programs: []), urlPatternCount: 3,
+        topPatternCount: 2,
         framePatternCount: 0, patternRuleStart: [0, 1, 2, 3], patternRules: [0, 1, 2], universalRules: [3],
         rules: [
             RuleRecord(ruleIndex: 0, resourceTypes: 0, loadTypes: 0, loadContexts: 0, method: 0, condition: .none, role: .listed, actionLocation: 0, conditionStart: 0, conditionCount: 0),
@@ -50,6 +57,51 @@ private func sampleFile() throws -> CompiledFile {
             let url = (0..<Int(next() % 14)).map { _ in alphabet[Int(next() % UInt64(alphabet.count))] }
             #expect(program.matches(url) == automaton.matches(url).map(\.rawValue), "url \(String(decoding: url, as: UTF8.self))")
         }
+    }
+
+    /// Stages (a shared looping prefix, then each pattern's rest from wherever the prefix ended)
+    /// answer exactly like one automaton of the whole patterns: generated lists built around the
+    /// idioms of real lists, with a planner that stages any two patterns sharing a prefix.
+    @Test func stagedProgramsAnswerLikeTheWholePatterns() throws {
+        var random = UInt64(11)
+        func next(_ bound: Int) -> Int {
+            random = random &* 6364136223846793005 &+ 1442695040888963407
+            return Int((random >> 33) % UInt64(bound))
+        }
+        let prefixes = [
+            "^[^:]+://+([^:/]+\\.)?", "[a-z][a-z+.-]*:\\/\\/", "[a-z][a-z+.-]*:\\/\\/([^/]*\\.)*", "^https?:/+([^/:]+\\.)?", "", "^a*",
+        ]
+        let atoms = ["a", "b", ".", "\\.", "/", ":", "[/:]", "[^/]", "x", "(ab)", "\\0", "$"]
+        let quantifiers = ["", "", "", "?", "*", "+"]
+        let alphabet = Array("ab.:/x".utf8)
+        var stagedLists = 0
+        var checked = 0
+        for _ in 0..<120 {
+            let sources = (0..<(2 + next(10))).map { _ in
+                prefixes[next(prefixes.count)] + (0..<(1 + next(4))).map { _ in atoms[next(atoms.count)] + quantifiers[next(quantifiers.count)] }.joined()
+            }
+            let patterns = sources.enumerated().compactMap { item -> (id: PatternID, filter: URLFilter)? in
+                guard case .success(let filter) = URLFilterParser.parse(item.element), !filter.matchesEverything else { return nil }
+                return (PatternID(item.offset), filter)
+            }
+            var timer = PhaseTimer()
+            let limits = AutomataLimits(minimumPatternsPerStage: 2)
+            let partition = DFAPartitioner.build(patterns, limits: limits, phaseTimer: &timer)
+            guard partition.failures.isEmpty else { continue }
+            let programs = ProgramSet(partition)
+            if !programs.stages.isEmpty { stagedLists += 1 }
+            let whole = NFA(patterns: patterns)
+            for _ in 0..<80 {
+                let url = Array((next(3) == 0 ? "" : "http://").utf8) + (0..<next(12)).map { _ in alphabet[next(alphabet.count)] }
+                var found = Set<UInt32>()
+                var ends: [Int] = []
+                _ = url.withUnsafeBufferPointer { programs.run($0, ends: &ends) { found.insert($0) } }
+                #expect(found.sorted() == whole.matches(url).map(\.rawValue), "\(sources) on \(String(decoding: url, as: UTF8.self))")
+                checked += 1
+            }
+        }
+        #expect(stagedLists > 60, "most generated lists have a stage")
+        #expect(checked > 8_000)
     }
 
     @Test func disassemblyOfASmallProgram() throws {
@@ -114,9 +166,13 @@ private func sampleFile() throws -> CompiledFile {
                 guard let file = try? CompiledFile(validating: corrupt) else { continue }
                 accepted += 1
                 for url in ["https://ads.example.com/tracker.js", "http://x/300x250.gif", "", "\u{7F}\u{1}"] {
-                    for program in file.urlPrograms + file.topURLPrograms + file.framePrograms {
-                        for pattern in program.matches(Array(url.utf8)) {
-                            #expect(Int(pattern) < max(file.urlPatternCount, file.topPatternCount, file.framePatternCount))
+                    for (programs, patternCount) in [
+                        (file.urlPrograms, file.urlPatternCount), (file.topURLPrograms, file.topPatternCount),
+                        (file.framePrograms, file.framePatternCount),
+                    ] {
+                        var ends: [Int] = []
+                        _ = Array(url.utf8).withUnsafeBufferPointer { bytes in
+                            programs.run(bytes, ends: &ends) { #expect(Int($0) < patternCount) }
                         }
                     }
                 }
@@ -135,6 +191,6 @@ private func sampleFile() throws -> CompiledFile {
         bytes[10] = 0x02
         bytes[11] = 0x01
         bytes[8] = 9
-        #expect(throws: BytecodeError.unsupportedVersion(found: 9, supported: 1)) { try CompiledFile(validating: bytes) }
+        #expect(throws: BytecodeError.unsupportedVersion(found: 9, supported: 2)) { try CompiledFile(validating: bytes) }
     }
 }
