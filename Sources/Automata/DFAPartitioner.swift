@@ -67,6 +67,9 @@ public enum DFAPartitioner {
         return result
     }
 
+    static let blowUpFactor = 8
+    static let smallestGroupLimit = 4_096
+
     /// The DFAs of `patterns`, built whole from the URL's start.
     static func partition(
         _ automatic: [(id: PatternID, filter: URLFilter)], limits: AutomataLimits, minimizing: Bool, phaseTimer: inout PhaseTimer
@@ -109,9 +112,17 @@ public enum DFAPartitioner {
                 pending.append(group[..<middle])
                 continue
             }
+            // Patterns whose loops multiply one another's states are better apart: a group's DFA
+            // may have at most `blowUpFactor` times its NFA's states (a trie or an Aho-Corasick
+            // automaton has about as many), else the group is split. A pattern alone gets the
+            // whole limit.
+            var groupLimits = limits
+            if group.count > 1 {
+                groupLimits.maximumDFAStates = min(limits.maximumDFAStates, max(Self.smallestGroupLimit, Self.blowUpFactor * nfa.stateCount))
+            }
             do {
                 let dfa = try phaseTimer.measure(.dfa) { () throws(AutomataError) -> DFA in
-                    try SubsetConstruction.determinize(nfa, limits: limits)
+                    try SubsetConstruction.determinize(nfa, limits: groupLimits)
                 }
                 result.nfaStates += nfa.stateCount
                 result.statesBeforeMinimization += dfa.stateCount

@@ -92,41 +92,51 @@ public struct Program: Hashable, Sendable {
             }
         }
         // Plan each state's form (costs compared at W = 3), then size the program with the
-        // narrowest width that fits.
-        var plans = order.map { Self.plan(row($0), accepts: dfa.accepted(by: DFAStateID($0)), reference: nil, classCount: classCount) }
+        // narrowest width that fits. Plans are a few integers: exceptions and accept lists are
+        // written from the DFA's rows at the end, so planning allocates nothing per state.
+        var scratch: [UInt32] = []
+        scratch.reserveCapacity(classCount)
+        let acceptBytes = order.map { Self.acceptListSize(dfa.accepted(by: DFAStateID($0))) }
+        var plans = order.indices.map { index in
+            Self.plan(row(order[index]), acceptBytes: acceptBytes[index], reference: nil, classCount: classCount, scratch: &scratch)
+        }
         // The reference: the start state or the most targeted one, whichever saves more.
         let mostTargeted = incoming.indices.max { incoming[$0] < incoming[$1] } ?? 0
         var best: (reference: Int, plans: [StatePlan], size: Int)?
         let plainSize = plans.reduce(0) { $0 + $1.cost }
-        for candidate in Set([0, mostTargeted]) {
+        for candidate in Set([0, mostTargeted]).sorted() {
             let reference = row(candidate)
-            let candidatePlans = order.enumerated().map { index, state in
-                state == candidate
+            var size = 0
+            let candidatePlans = order.indices.map { index in
+                let state = order[index]
+                let plan = state == candidate
                     ? plans[index]
-                    : Self.plan(row(state), accepts: dfa.accepted(by: DFAStateID(state)), reference: reference, classCount: classCount)
+                    : Self.plan(row(state), acceptBytes: acceptBytes[index], reference: reference, classCount: classCount, scratch: &scratch)
+                size += plan.cost
+                return plan
             }
-            let size = candidatePlans.reduce(0) { $0 + $1.cost }
             if size < plainSize && size < best?.size ?? Int.max { best = (candidate, candidatePlans, size) }
         }
         if let best { plans = best.plans }
+        let referenceRow = best.map { row($0.reference) }
 
-        func size(_ plan: StatePlan, width: Int) -> Int {
+        func size(_ plan: StatePlan, acceptBytes: Int, width: Int) -> Int {
             let transitions = switch plan.form {
             case .stop: 0
-            case .sparse: 1 + plan.exceptions.count * (1 + width)
-            case .fallback: width + 1 + plan.exceptions.count * (1 + width)
+            case .sparse: 1 + plan.exceptionCount * (1 + width)
+            case .fallback: width + 1 + plan.exceptionCount * (1 + width)
             case .dense: classCount * width
             }
-            return 1 + plan.accepts.count + transitions
+            return 1 + acceptBytes + transitions
         }
         var width = 2
         var offsets: [Int] = []
         while true {
             offsets.removeAll(keepingCapacity: true)
             var total = 0
-            for plan in plans {
+            for (index, plan) in plans.enumerated() {
                 offsets.append(total)
-                total += size(plan, width: width)
+                total += size(plan, acceptBytes: acceptBytes[index], width: width)
             }
             if width == 4 || total < (1 << (8 * width)) - 1 { break }
             width += 1
@@ -138,19 +148,36 @@ public struct Program: Hashable, Sendable {
         }
         for (index, plan) in plans.enumerated() {
             let state = order[index]
-            writer.u8(plan.form.rawValue | (plan.accepts.isEmpty ? 0 : Self.acceptsFlag) | (plan.isDelta ? Self.deltaFlag : 0))
-            writer.append(contentsOf: plan.accepts)
+            let accepted = dfa.accepted(by: DFAStateID(state))
+            writer.u8(plan.form.rawValue | (accepted.isEmpty ? 0 : Self.acceptsFlag) | (plan.isDelta ? Self.deltaFlag : 0))
+            if !accepted.isEmpty {
+                writer.varint(UInt32(accepted.count))
+                var previous: UInt32 = 0
+                for (index, pattern) in accepted.enumerated() {
+                    writer.varint(index == 0 ? pattern.rawValue : pattern.rawValue - previous)
+                    previous = pattern.rawValue
+                }
+            }
+            let transitions = row(state)
+            // The classes listed: those that differ from what the form gives unlisted classes.
+            func exceptions() {
+                writer.u8(UInt8(plan.exceptionCount))
+                for (offset, next) in transitions.enumerated() {
+                    let unlisted = plan.isDelta ? referenceRow![referenceRow!.startIndex + offset] : plan.fallback
+                    if next != unlisted {
+                        writer.u8(UInt8(offset))
+                        target(next)
+                    }
+                }
+            }
             switch plan.form {
             case .stop: break
-            case .sparse:
-                writer.u8(UInt8(plan.exceptions.count))
-                for (byteClass, next) in plan.exceptions { writer.u8(byteClass); target(next) }
+            case .sparse: exceptions()
             case .fallback:
                 target(plan.fallback)
-                writer.u8(UInt8(plan.exceptions.count))
-                for (byteClass, next) in plan.exceptions { writer.u8(byteClass); target(next) }
+                exceptions()
             case .dense:
-                for next in row(state) { target(next) }
+                for next in transitions { target(next) }
             }
         }
         self.init(
@@ -158,72 +185,71 @@ public struct Program: Hashable, Sendable {
             stateCount: order.count, reference: best.map { UInt32(offsets[position[$0.reference]]) } ?? nowhere)
     }
 
-    /// How one state will be written.
+    /// How one state will be written: its form and how many classes it lists.
     struct StatePlan {
         var form: TransitionForm
         var isDelta = false
+        /// With the fallback form, the target of unlisted classes (dead for the sparse form).
         var fallback: UInt32 = DFAStateID.dead.rawValue
-        var exceptions: [(UInt8, UInt32)] = []
-        var accepts: [UInt8]
+        var exceptionCount = 0
         /// Bytes at W = 3, to compare forms.
         var cost: Int
     }
 
+    /// Bytes of an accept list: a varint count, then varint gaps.
+    static func acceptListSize(_ accepted: ArraySlice<PatternID>) -> Int {
+        guard !accepted.isEmpty else { return 0 }
+        func varintSize(_ value: UInt32) -> Int { value < 1 << 7 ? 1 : value < 1 << 14 ? 2 : value < 1 << 21 ? 3 : value < 1 << 28 ? 4 : 5 }
+        var size = varintSize(UInt32(accepted.count))
+        var previous: UInt32 = 0
+        for (index, pattern) in accepted.enumerated() {
+            size += varintSize(index == 0 ? pattern.rawValue : pattern.rawValue - previous)
+            previous = pattern.rawValue
+        }
+        return size
+    }
+
     /// The shortest form for a state with transitions `row`, with the delta form when a reference
-    /// row is given.
-    static func plan(_ row: ArraySlice<UInt32>, accepts accepted: ArraySlice<PatternID>, reference: ArraySlice<UInt32>?, classCount: Int) -> StatePlan {
+    /// row is given. `scratch` is working memory kept between calls.
+    static func plan(
+        _ row: ArraySlice<UInt32>, acceptBytes: Int, reference: ArraySlice<UInt32>?, classCount: Int, scratch: inout [UInt32]
+    ) -> StatePlan {
         let dead = DFAStateID.dead.rawValue
-        var accepts = ByteWriter()
-        if !accepted.isEmpty {
-            accepts.varint(UInt32(accepted.count))
-            var previous: UInt32 = 0
-            for (index, pattern) in accepted.enumerated() {
-                accepts.varint(index == 0 ? pattern.rawValue : pattern.rawValue - previous)
-                previous = pattern.rawValue
-            }
-        }
-        let header = 1 + accepts.count
+        let header = 1 + acceptBytes
         let live = row.count { $0 != dead }
-        if live == 0 { return StatePlan(form: .stop, accepts: accepts.bytes, cost: header) }
-        var plan = StatePlan(form: .dense, accepts: accepts.bytes, cost: header + classCount * 3)
+        if live == 0 { return StatePlan(form: .stop, cost: header) }
+        var plan = StatePlan(form: .dense, cost: header + classCount * 3)
         if live <= 255, header + 1 + live * 4 <= plan.cost {
-            plan = StatePlan(form: .sparse, accepts: accepts.bytes, cost: header + 1 + live * 4)
+            plan = StatePlan(form: .sparse, exceptionCount: live, cost: header + 1 + live * 4)
         }
-        // The most common live target (the smallest of equally common ones): sorted runs, not a
-        // dictionary (hashing every transition was a tenth of KaBlock's compile).
-        var targets = row.filter { $0 != dead }
-        targets.sort()
-        var common: UInt32 = 0
-        var commonCount = 0
-        var runStart = 0
-        while runStart < targets.count {
-            var runEnd = runStart + 1
-            while runEnd < targets.count && targets[runEnd] == targets[runStart] { runEnd += 1 }
-            if runEnd - runStart > commonCount {
-                commonCount = runEnd - runStart
-                common = targets[runStart]
+        if live > 1 {
+            // The most common live target (the smallest of equally common ones): sorted runs, not
+            // a dictionary (hashing every transition was a tenth of KaBlock's compile).
+            scratch.removeAll(keepingCapacity: true)
+            for target in row where target != dead { scratch.append(target) }
+            scratch.sort()
+            var common: UInt32 = 0
+            var commonCount = 0
+            var runStart = 0
+            while runStart < scratch.count {
+                var runEnd = runStart + 1
+                while runEnd < scratch.count && scratch[runEnd] == scratch[runStart] { runEnd += 1 }
+                if runEnd - runStart > commonCount {
+                    commonCount = runEnd - runStart
+                    common = scratch[runStart]
+                }
+                runStart = runEnd
             }
-            runStart = runEnd
-        }
-        if commonCount > 0, classCount - commonCount <= 255, header + 4 + (classCount - commonCount) * 4 < plan.cost {
-            plan = StatePlan(form: .fallback, fallback: common, accepts: accepts.bytes, cost: header + 4 + (classCount - commonCount) * 4)
+            let listed = classCount - commonCount
+            if listed <= 255, header + 4 + listed * 4 < plan.cost {
+                plan = StatePlan(form: .fallback, fallback: common, exceptionCount: listed, cost: header + 4 + listed * 4)
+            }
         }
         if let reference {
             let differing = zip(row, reference).count { $0 != $1 }
             if differing <= 255, header + 1 + differing * 4 < plan.cost {
-                plan = StatePlan(form: .sparse, isDelta: true, accepts: accepts.bytes, cost: header + 1 + differing * 4)
+                plan = StatePlan(form: .sparse, isDelta: true, exceptionCount: differing, cost: header + 1 + differing * 4)
             }
-        }
-        switch (plan.form, plan.isDelta) {
-        case (.sparse, false):
-            for (offset, target) in row.enumerated() where target != dead { plan.exceptions.append((UInt8(offset), target)) }
-        case (.sparse, true):
-            for (offset, target) in row.enumerated() where target != reference![reference!.startIndex + offset] {
-                plan.exceptions.append((UInt8(offset), target))
-            }
-        case (.fallback, _):
-            for (offset, target) in row.enumerated() where target != plan.fallback { plan.exceptions.append((UInt8(offset), target)) }
-        default: break
         }
         return plan
     }

@@ -75,7 +75,7 @@ private let kablockMatch = BenchmarkDefinition(
         let sectionBytes: Int = (ours.sections ?? []).reduce(0) { $0 + Int($1.value) }
         // The header (32 bytes) and the directory (7 sections x 12 bytes) hold the rest.
         #expect(ours.bytes == sectionBytes + 32 + 7 * 12)
-        #expect(ours.phases?.map(\.name) == ["parse", "nfa", "dfa", "minimize", "emit"])
+        #expect(ours.phases?.map(\.name) == ["parse", "plan", "nfa", "dfa", "minimize", "emit"])
         #expect((ours.counter("url DFAs") ?? 0) >= 1)
         #expect(ours.peakMemoryBytes != nil)
         #expect(result.engines[1].bytes ?? 0 > 0)
