@@ -11,6 +11,7 @@ internal import URLFilterSyntax
 public enum SubsetConstruction {
     public static func determinize(_ nfa: NFA, limits: AutomataLimits = .default) throws(AutomataError) -> DFA {
         var construction = Construction(nfa: nfa, limits: limits)
+        defer { construction.deallocate() }
         return try construction.run()
     }
 }
@@ -24,9 +25,12 @@ private struct Construction {
     /// Whether an NFA state matters for the future: it has character transitions or accepts.
     let isImportant: [Bool]
 
-    private var stamp: [UInt32]
+    /// Closure's working memory, as raw buffers: writes to an array held by a struct check its
+    /// uniqueness each time, which was a tenth of the construction. `stamp[s] == generation`
+    /// marks the states reached by the closure under way; `stack` holds at most every state once.
+    private let stamp: UnsafeMutableBufferPointer<UInt32>
+    private let stack: UnsafeMutableBufferPointer<UInt32>
     private var generation: UInt32 = 0
-    private var stack: [UInt32] = []
 
     init(nfa: NFA, limits: AutomataLimits) {
         self.nfa = nfa
@@ -40,34 +44,50 @@ private struct Construction {
         isImportant = (0..<nfa.stateCount).map { state in
             nfa.edgeStart[state] != nfa.edgeStart[state + 1] || nfa.acceptedPattern[state] != UInt32.max
         }
-        stamp = [UInt32](repeating: 0, count: nfa.stateCount)
+        stamp = .allocate(capacity: nfa.stateCount)
+        stamp.initialize(repeating: 0)
+        stack = .allocate(capacity: nfa.stateCount)
     }
 
-    /// The important states reachable from `seeds` by epsilon transitions, sorted.
-    private mutating func closure(_ seeds: [UInt32]) -> [UInt32] {
+    func deallocate() {
+        stamp.deallocate()
+        stack.deallocate()
+    }
+
+    /// The important states reachable from `seeds` by epsilon transitions, sorted, into `result`.
+    private mutating func closure<Seeds: Sequence<UInt32>>(_ seeds: Seeds, into result: inout [UInt32]) {
         generation &+= 1
-        var result: [UInt32] = []
-        stack.removeAll(keepingCapacity: true)
+        if generation == 0 {
+            // Wrapped around: old marks could look current.
+            stamp.update(repeating: 0)
+            generation = 1
+        }
+        result.removeAll(keepingCapacity: true)
+        var height = 0
         for seed in seeds where stamp[Int(seed)] != generation {
             stamp[Int(seed)] = generation
-            stack.append(seed)
+            stack[height] = seed
+            height += 1
         }
-        while let state = stack.popLast() {
+        while height > 0 {
+            height -= 1
+            let state = stack[height]
             if isImportant[Int(state)] { result.append(state) }
             for edge in Int(nfa.epsilonStart[Int(state)])..<Int(nfa.epsilonStart[Int(state) + 1]) {
                 let target = nfa.epsilonTargets[edge]
                 if stamp[Int(target)] != generation {
                     stamp[Int(target)] = generation
-                    stack.append(target)
+                    stack[height] = target
+                    height += 1
                 }
             }
         }
-        result.sort()
-        return result
+        if result.count > 1 { result.sort() }
     }
 
     mutating func run() throws(AutomataError) -> DFA {
         let classCount = byteClasses.count
+        let dead = DFAStateID.dead.rawValue
         var seeds: [UInt32] = []
         let anchored = Int(nfa.anchoredRoot.rawValue), unanchored = Int(nfa.unanchoredRoot.rawValue)
         if nfa.edgeStart[anchored] != nfa.edgeStart[anchored + 1] || nfa.epsilonStart[anchored] != nfa.epsilonStart[anchored + 1] {
@@ -77,69 +97,155 @@ private struct Construction {
         if Int(nfa.edgeStart[unanchored + 1] - nfa.edgeStart[unanchored]) > 1 || nfa.epsilonStart[unanchored] != nfa.epsilonStart[unanchored + 1] {
             seeds.append(nfa.unanchoredRoot.rawValue)
         }
-        var sets: [[UInt32]] = [closure(seeds)]
-        var index: [[UInt32]: UInt32] = [sets[0]: 0]
+        // The DFA states' NFA-state sets, end to end in one array, found again through an
+        // open-addressing table of set numbers keyed by the sets' contents: no allocation per
+        // DFA state.
+        var sets = SetTable()
+        var scratch: [UInt32] = []
+        closure(seeds, into: &scratch)
+        _ = sets.insert(scratch)
         var transitions: [UInt32] = []
         var acceptStart: [UInt32] = [0]
         var acceptedPatterns: [PatternID] = []
-        var buckets = [[UInt32]](repeating: [], count: classCount)
-        var distinct: [(class: Int, target: UInt32)] = []
+        // Per DFA state, the targets of each byte class (a bucket): counted, then placed end to
+        // end in `targets` (two passes over the edges, no array per class).
+        var bucketCount = [Int](repeating: 0, count: classCount)
+        var bucketStart = [Int](repeating: 0, count: classCount)
+        var targets: [UInt32] = []
+        var touched: [Int] = []
+        var set: [UInt32] = []
+        var distinct: [(start: Int, count: Int, hash: Int, target: UInt32)] = []
         var current = 0
-        var subsetEntries = sets[0].count
         while current < sets.count {
-            let set = sets[current]
-            for c in 0..<classCount { buckets[c].removeAll(keepingCapacity: true) }
-            var accepts: [PatternID] = []
+            touched.removeAll(keepingCapacity: true)
+            let acceptsBefore = acceptedPatterns.count
+            // A copy (kept between states): a slice would share `sets`' storage, and each insert
+            // below would then copy all of it.
+            set.removeAll(keepingCapacity: true)
+            set.append(contentsOf: sets[current])
             for state in set {
                 let pattern = nfa.acceptedPattern[Int(state)]
-                if pattern != UInt32.max { accepts.append(PatternID(pattern)) }
+                if pattern != UInt32.max { acceptedPatterns.append(PatternID(pattern)) }
                 for edge in Int(nfa.edgeStart[Int(state)])..<Int(nfa.edgeStart[Int(state) + 1]) {
-                    let target = nfa.edgeTargets[edge]
-                    forEachMember(edgeClasses[edge]) { buckets[$0].append(target) }
+                    forEachMember(edgeClasses[edge]) { byteClass in
+                        if bucketCount[byteClass] == 0 { touched.append(byteClass) }
+                        bucketCount[byteClass] += 1
+                    }
                 }
             }
-            accepts.sort()
-            acceptedPatterns.append(contentsOf: accepts)
+            if acceptedPatterns.count - acceptsBefore > 1 { acceptedPatterns[acceptsBefore...].sort() }
             acceptStart.append(UInt32(acceptedPatterns.count))
+            touched.sort()
+            var total = 0
+            for byteClass in touched {
+                bucketStart[byteClass] = total
+                total += bucketCount[byteClass]
+            }
+            targets.removeAll(keepingCapacity: true)
+            targets.append(contentsOf: repeatElement(0, count: total))
+            for state in set {
+                for edge in Int(nfa.edgeStart[Int(state)])..<Int(nfa.edgeStart[Int(state) + 1]) {
+                    let target = nfa.edgeTargets[edge]
+                    forEachMember(edgeClasses[edge]) { byteClass in
+                        targets[bucketStart[byteClass]] = target
+                        bucketStart[byteClass] += 1
+                    }
+                }
+            }
+            let row = transitions.count
+            transitions.append(contentsOf: repeatElement(dead, count: classCount))
             // Most classes lead to the same few buckets (a `[^/]+` loop covers nearly every
             // class): close each distinct bucket once.
             distinct.removeAll(keepingCapacity: true)
-            for c in 0..<classCount {
-                if buckets[c].isEmpty {
-                    transitions.append(DFAStateID.dead.rawValue)
+            for byteClass in touched {
+                let count = bucketCount[byteClass]
+                let start = bucketStart[byteClass] - count
+                bucketCount[byteClass] = 0
+                let bucket = targets[start..<start + count]
+                let hash = SetTable.hash(bucket)
+                if let seen = distinct.first(where: { $0.hash == hash && targets[$0.start..<$0.start + $0.count] == bucket }) {
+                    transitions[row + byteClass] = seen.target
                     continue
                 }
-                if let seen = distinct.first(where: { buckets[$0.class] == buckets[c] }) {
-                    transitions.append(seen.target)
-                    continue
-                }
-                let next = closure(buckets[c])
-                var target = DFAStateID.dead.rawValue
-                if let known = index[next] {
-                    target = known
-                } else if !next.isEmpty {
-                    target = UInt32(sets.count)
-                    sets.append(next)
-                    index[next] = target
-                    subsetEntries += next.count
-                    if subsetEntries > limits.maximumSubsetEntries {
-                        throw .tooManySubsetEntries(limit: limits.maximumSubsetEntries, reached: subsetEntries, patterns: nfa.patterns)
-                    }
-                    if sets.count > limits.maximumDFAStates {
-                        throw .tooManyStates(limit: limits.maximumDFAStates, reached: sets.count, patterns: nfa.patterns)
-                    }
-                    if sets.count * classCount > limits.maximumTransitionTableEntries {
-                        throw .tooManyTransitions(
-                            limit: limits.maximumTransitionTableEntries, reached: sets.count * classCount, patterns: nfa.patterns)
+                closure(bucket, into: &scratch)
+                var target = dead
+                if !scratch.isEmpty {
+                    let (id, isNew) = sets.insert(scratch)
+                    target = id
+                    if isNew {
+                        if sets.entries > limits.maximumSubsetEntries {
+                            throw .tooManySubsetEntries(limit: limits.maximumSubsetEntries, reached: sets.entries, patterns: nfa.patterns)
+                        }
+                        if sets.count > limits.maximumDFAStates {
+                            throw .tooManyStates(limit: limits.maximumDFAStates, reached: sets.count, patterns: nfa.patterns)
+                        }
+                        if sets.count * classCount > limits.maximumTransitionTableEntries {
+                            throw .tooManyTransitions(
+                                limit: limits.maximumTransitionTableEntries, reached: sets.count * classCount, patterns: nfa.patterns)
+                        }
                     }
                 }
-                distinct.append((c, target))
-                transitions.append(target)
+                distinct.append((start, count, hash, target))
+                transitions[row + byteClass] = target
             }
-            sets[current] = []  // no longer needed: frees memory as the construction advances
             current += 1
         }
         return DFA(byteClasses: byteClasses, transitions: transitions, acceptStart: acceptStart, acceptedPatterns: acceptedPatterns)
+    }
+}
+
+/// Sets of NFA states numbered in insertion order: stored end to end, found by content through
+/// an open-addressing hash table (linear probing, at most half full).
+private struct SetTable {
+    private var storage: [UInt32] = []
+    private var start: [Int] = [0]
+    private var hashes: [Int] = []
+    private var slots = [Int32](repeating: -1, count: 1024)
+
+    var count: Int { start.count - 1 }
+    /// NFA states in all sets together.
+    var entries: Int { storage.count }
+
+    subscript(set: Int) -> ArraySlice<UInt32> { storage[start[set]..<start[set + 1]] }
+
+    static func hash<C: Collection<UInt32>>(_ states: C) -> Int {
+        var hash: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(states.count)
+        for state in states {
+            hash = (hash ^ UInt64(state)) &* 0xBF58_476D_1CE4_E5B9
+            hash ^= hash >> 31
+        }
+        return Int(truncatingIfNeeded: hash)
+    }
+
+    /// The number of `states` (sorted, non-empty), and whether it was added now.
+    mutating func insert(_ states: [UInt32]) -> (UInt32, Bool) {
+        let hash = Self.hash(states)
+        let mask = slots.count - 1
+        var slot = hash & mask
+        while slots[slot] >= 0 {
+            let candidate = Int(slots[slot])
+            if hashes[candidate] == hash && storage[start[candidate]..<start[candidate + 1]].elementsEqual(states) {
+                return (UInt32(candidate), false)
+            }
+            slot = (slot + 1) & mask
+        }
+        let id = count
+        slots[slot] = Int32(id)
+        storage.append(contentsOf: states)
+        start.append(storage.count)
+        hashes.append(hash)
+        if count * 2 > slots.count { grow() }
+        return (UInt32(id), true)
+    }
+
+    private mutating func grow() {
+        slots = [Int32](repeating: -1, count: slots.count * 2)
+        let mask = slots.count - 1
+        for (id, hash) in hashes.enumerated() {
+            var slot = hash & mask
+            while slots[slot] >= 0 { slot = (slot + 1) & mask }
+            slots[slot] = Int32(id)
+        }
     }
 }
 

@@ -6,7 +6,7 @@
 
 internal import URLFilterSyntax
 
-indirect enum TermShape: Hashable {
+enum TermShape: Hashable {
     case set(ASCIISet, URLFilterQuantifier)
     case group([TermShape], URLFilterQuantifier)
 
