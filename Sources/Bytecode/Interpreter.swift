@@ -137,6 +137,41 @@ extension Program {
         }
     }
 
+    /// What a program's first step does: whether its start state reports patterns, and the
+    /// bytes on which it goes on. Only for a valid program (built from a DFA or validated).
+    public struct StartSummary: Hashable, Sendable {
+        public var reports: Bool
+        public var liveLow: UInt64
+        public var liveHigh: UInt64
+
+        /// Running the program over a URL whose first byte (the end-of-URL NUL for an empty one)
+        /// is `byte` could report something.
+        @inlinable
+        public func goesOn(_ byte: UInt8) -> Bool {
+            if reports { return true }
+            if byte < 64 { return liveLow >> byte & 1 != 0 }
+            return byte < 128 && liveHigh >> (byte - 64) & 1 != 0
+        }
+    }
+
+    public func startSummary() -> StartSummary {
+        code.withUnsafeBufferPointer { code in
+            let nowhere = self.nowhere
+            let referenceState = reference == nowhere ? 0 : Int(reference)
+            let referenceTransitions = reference == nowhere ? 0 : Self.skipAccepts(code, state: referenceState)
+            var summary = StartSummary(reports: code[0] & Self.acceptsFlag != 0, liveLow: 0, liveHigh: 0)
+            let offset = Self.skipAccepts(code, state: 0)
+            for byte in 0..<128 {
+                let next = Self.transition(
+                    code, state: 0, transitions: offset, byteClass: classOfByte[byte], width: targetWidth, nowhere: nowhere,
+                    reference: referenceState, referenceTransitions: referenceTransitions)
+                guard next != nowhere else { continue }
+                if byte < 64 { summary.liveLow |= 1 << UInt64(byte) } else { summary.liveHigh |= 1 << UInt64(byte - 64) }
+            }
+            return summary
+        }
+    }
+
     /// The offset of the transitions of the state at `state`.
     @inlinable
     static func skipAccepts(_ code: UnsafeBufferPointer<UInt8>, state: Int) -> Int {

@@ -4,7 +4,8 @@
 // run whole, from the URL's start; the others come in stages (StagePlanner.swift in Automata).
 // A stage's prefix program reports pattern 0 wherever a match of the shared prefix ends, after
 // p bytes; each suffix program then runs over the URL from byte p on, as if the URL began there,
-// and reports the patterns it finds like any program.
+// and reports the patterns it finds like any program. (A suffix whose start state reports nothing
+// and stops on byte p is skipped: the same answer without the run.)
 //
 // In a file (a programs section):
 //
@@ -16,12 +17,17 @@ public import Automata
 
 public struct ProgramSet: Hashable, Sendable {
     public struct Stage: Hashable, Sendable {
-        public var prefix: Program
-        public var suffixes: [Program]
+        public let prefix: Program
+        public let suffixes: [Program]
+        /// Per suffix, what its first step does (`Program.StartSummary`): a suffix that reports
+        /// nothing at its start and stops on the byte where the prefix ended is not run at all.
+        /// The empty prefix ends before every byte of the URL, and most bytes start no pattern.
+        public let suffixStarts: [Program.StartSummary]
 
         public init(prefix: Program, suffixes: [Program]) {
             self.prefix = prefix
             self.suffixes = suffixes
+            suffixStarts = suffixes.map { $0.startSummary() }
         }
     }
 
@@ -61,10 +67,14 @@ public struct ProgramSet: Hashable, Sendable {
                 // prefixes); the bound also holds for a valid file built otherwise.
                 if end <= url.count && ends.last != end { ends.append(end) }
             }
-            runs += 1 + ends.count * stage.suffixes.count
+            runs += 1
             for end in ends {
                 let rest = UnsafeBufferPointer(rebasing: url[end...])
-                for suffix in stage.suffixes { steps += suffix.run(rest, report: report) }
+                let first = end < url.count ? url[end] : 0
+                for (suffix, start) in zip(stage.suffixes, stage.suffixStarts) where start.goesOn(first) {
+                    steps += suffix.run(rest, report: report)
+                    runs += 1
+                }
             }
         }
         return (steps, runs)
