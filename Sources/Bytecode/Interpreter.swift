@@ -93,15 +93,20 @@ extension Program {
                 fallback = readTarget(code, offset, width: width)
                 offset += width
             }
-            let count = Int(code[offset])
-            offset += 1
-            let entry = 1 + width
-            for exception in 0..<count {
-                let at = offset + exception * entry
-                let candidate = code[at]
-                if candidate >= byteClass {
-                    if candidate == byteClass { return readTarget(code, at + 1, width: width) }
-                    break
+            if header & nextFlag != 0 {
+                // One class, leading to the next instruction (right after this one).
+                if code[offset] == byteClass { return UInt32(truncatingIfNeeded: offset + 1) }
+            } else {
+                let count = Int(code[offset])
+                offset += 1
+                let entry = 1 + width
+                for exception in 0..<count {
+                    let at = offset + exception * entry
+                    let candidate = code[at]
+                    if candidate >= byteClass {
+                        if candidate == byteClass { return readTarget(code, at + 1, width: width) }
+                        break
+                    }
                 }
             }
             guard header & deltaFlag != 0 else { return fallback }

@@ -10,7 +10,10 @@
 //                       bit 2:    `acceptsFlag`, the state reports patterns
 //                       bit 3:    `deltaFlag`, with the sparse form only: classes not listed
 //                                 lead where they lead from the program's reference state
-//                       bits 4-7: zero
+//                       bit 4:    `nextFlag`, with the sparse form only: one class is listed
+//                                 and it leads to the next state instruction, whose offset is
+//                                 not written (the transitions are the class alone, 1 byte)
+//                       bits 5-7: zero
 //     [accepts]         when bit 2 is set: varint n (n >= 1), then n varints: the first pattern
 //                       id, then the gap to each next one (>= 1): ids strictly increase
 //     transitions       by form:
@@ -24,8 +27,9 @@
 //
 // A target is the offset of a state instruction within the program, little-endian in W bytes;
 // all-ones (0xFFFF, 0xFFFFFF, 0xFFFFFFFF) means nowhere: the program stops. The form of each
-// state is whichever is shortest. States are laid out breadth first from the start state, so the
-// states of common prefixes sit together.
+// state is whichever is shortest. States are laid out depth first from the start state, a state's
+// first unplaced target (by class) right after it: a trie's chains (`d o u b l e c l i c k`, one
+// live class per state) are then runs of 2-byte instructions with the next flag.
 //
 // The reference state (the delta form) is what makes unanchored patterns small: in their DFA
 // almost every state leads, on almost every class, where the start state leads (the match
@@ -46,6 +50,7 @@ public enum TransitionForm: UInt8, Sendable, CaseIterable {
 public struct Program: Hashable, Sendable {
     public static let acceptsFlag: UInt8 = 0b100
     public static let deltaFlag: UInt8 = 0b1000
+    public static let nextFlag: UInt8 = 0b1_0000
 
     /// The class of each byte 0...127; bytes 128...255 stop the program.
     public let classOfByte: [UInt8]
@@ -74,21 +79,19 @@ public struct Program: Hashable, Sendable {
         let classCount = dfa.classCount
         let dead = DFAStateID.dead.rawValue
         func row(_ state: Int) -> ArraySlice<UInt32> { dfa.transitions[state * classCount..<(state + 1) * classCount] }
-        // Breadth-first order from the start state.
-        var order: [Int] = [0]
+        // Depth-first order from the start state, targets by class: a state's first target not
+        // yet placed comes right after it.
+        var order: [Int] = []
         var position = [Int](repeating: -1, count: dfa.stateCount)
-        position[0] = 0
-        var head = 0
         var incoming = [Int](repeating: 0, count: dfa.stateCount)
-        while head < order.count {
-            let state = order[head]
-            head += 1
-            for target in row(state) where target != dead {
+        var pending: [Int] = [0]
+        while let state = pending.popLast() {
+            guard position[state] < 0 else { continue }
+            position[state] = order.count
+            order.append(state)
+            for target in row(state).reversed() where target != dead {
                 incoming[Int(target)] += 1
-                if position[Int(target)] < 0 {
-                    position[Int(target)] = order.count
-                    order.append(Int(target))
-                }
+                if position[Int(target)] < 0 { pending.append(Int(target)) }
             }
         }
         // Plan each state's form (costs compared at W = 3), then size the program with the
@@ -97,8 +100,11 @@ public struct Program: Hashable, Sendable {
         var scratch: [UInt32] = []
         scratch.reserveCapacity(classCount)
         let acceptBytes = order.map { Self.acceptListSize(dfa.accepted(by: DFAStateID($0))) }
+        let nextState = order.indices.map { index in index + 1 < order.count ? UInt32(order[index + 1]) : dead }
         var plans = order.indices.map { index in
-            Self.plan(row(order[index]), acceptBytes: acceptBytes[index], reference: nil, classCount: classCount, scratch: &scratch)
+            Self.plan(
+                row(order[index]), acceptBytes: acceptBytes[index], reference: nil, next: nextState[index], classCount: classCount,
+                scratch: &scratch)
         }
         // The reference: the start state or the most targeted one, whichever saves more.
         let mostTargeted = incoming.indices.max { incoming[$0] < incoming[$1] } ?? 0
@@ -111,7 +117,9 @@ public struct Program: Hashable, Sendable {
                 let state = order[index]
                 let plan = state == candidate
                     ? plans[index]
-                    : Self.plan(row(state), acceptBytes: acceptBytes[index], reference: reference, classCount: classCount, scratch: &scratch)
+                    : Self.plan(
+                        row(state), acceptBytes: acceptBytes[index], reference: reference, next: nextState[index], classCount: classCount,
+                        scratch: &scratch)
                 size += plan.cost
                 return plan
             }
@@ -123,7 +131,7 @@ public struct Program: Hashable, Sendable {
         func size(_ plan: StatePlan, acceptBytes: Int, width: Int) -> Int {
             let transitions = switch plan.form {
             case .stop: 0
-            case .sparse: 1 + plan.exceptionCount * (1 + width)
+            case .sparse: plan.isNext ? 1 : 1 + plan.exceptionCount * (1 + width)
             case .fallback: width + 1 + plan.exceptionCount * (1 + width)
             case .dense: classCount * width
             }
@@ -149,7 +157,9 @@ public struct Program: Hashable, Sendable {
         for (index, plan) in plans.enumerated() {
             let state = order[index]
             let accepted = dfa.accepted(by: DFAStateID(state))
-            writer.u8(plan.form.rawValue | (accepted.isEmpty ? 0 : Self.acceptsFlag) | (plan.isDelta ? Self.deltaFlag : 0))
+            writer.u8(
+                plan.form.rawValue | (accepted.isEmpty ? 0 : Self.acceptsFlag) | (plan.isDelta ? Self.deltaFlag : 0)
+                    | (plan.isNext ? Self.nextFlag : 0))
             if !accepted.isEmpty {
                 writer.varint(UInt32(accepted.count))
                 var previous: UInt32 = 0
@@ -161,12 +171,12 @@ public struct Program: Hashable, Sendable {
             let transitions = row(state)
             // The classes listed: those that differ from what the form gives unlisted classes.
             func exceptions() {
-                writer.u8(UInt8(plan.exceptionCount))
+                if !plan.isNext { writer.u8(UInt8(plan.exceptionCount)) }
                 for (offset, next) in transitions.enumerated() {
                     let unlisted = plan.isDelta ? referenceRow![referenceRow!.startIndex + offset] : plan.fallback
                     if next != unlisted {
                         writer.u8(UInt8(offset))
-                        target(next)
+                        if !plan.isNext { target(next) }
                     }
                 }
             }
@@ -189,6 +199,8 @@ public struct Program: Hashable, Sendable {
     struct StatePlan {
         var form: TransitionForm
         var isDelta = false
+        /// With the sparse form: the one class listed leads to the next state laid out.
+        var isNext = false
         /// With the fallback form, the target of unlisted classes (dead for the sparse form).
         var fallback: UInt32 = DFAStateID.dead.rawValue
         var exceptionCount = 0
@@ -210,9 +222,11 @@ public struct Program: Hashable, Sendable {
     }
 
     /// The shortest form for a state with transitions `row`, with the delta form when a reference
-    /// row is given. `scratch` is working memory kept between calls.
+    /// row is given; `next` is the state laid out after it. `scratch` is working memory kept
+    /// between calls.
     static func plan(
-        _ row: ArraySlice<UInt32>, acceptBytes: Int, reference: ArraySlice<UInt32>?, classCount: Int, scratch: inout [UInt32]
+        _ row: ArraySlice<UInt32>, acceptBytes: Int, reference: ArraySlice<UInt32>?, next: UInt32, classCount: Int,
+        scratch: inout [UInt32]
     ) -> StatePlan {
         let dead = DFAStateID.dead.rawValue
         let header = 1 + acceptBytes
@@ -221,6 +235,9 @@ public struct Program: Hashable, Sendable {
         var plan = StatePlan(form: .dense, cost: header + classCount * 3)
         if live <= 255, header + 1 + live * 4 <= plan.cost {
             plan = StatePlan(form: .sparse, exceptionCount: live, cost: header + 1 + live * 4)
+            if live == 1 && next != dead && row.contains(next) {
+                return StatePlan(form: .sparse, isNext: true, exceptionCount: 1, cost: header + 1)
+            }
         }
         if live > 1 {
             // The most common live target (the smallest of equally common ones): sorted runs, not
@@ -247,7 +264,10 @@ public struct Program: Hashable, Sendable {
         }
         if let reference {
             let differing = zip(row, reference).count { $0 != $1 }
-            if differing <= 255, header + 1 + differing * 4 < plan.cost {
+            if differing == 1 && next != dead, let only = zip(row, reference).first(where: { $0 != $1 }), only.0 == next,
+               header + 1 < plan.cost {
+                plan = StatePlan(form: .sparse, isDelta: true, isNext: true, exceptionCount: 1, cost: header + 1)
+            } else if differing <= 255, header + 1 + differing * 4 < plan.cost {
                 plan = StatePlan(form: .sparse, isDelta: true, exceptionCount: differing, cost: header + 1 + differing * 4)
             }
         }

@@ -72,8 +72,8 @@ extension Program {
                 isState[state] = true
                 states += 1
                 let header = try reader.u8()
-                guard header & ~(Self.acceptsFlag | Self.deltaFlag | 0b11) == 0,
-                      header & Self.deltaFlag == 0 || header & 0b11 == TransitionForm.sparse.rawValue
+                guard header & ~(Self.acceptsFlag | Self.deltaFlag | Self.nextFlag | 0b11) == 0,
+                      header & (Self.deltaFlag | Self.nextFlag) == 0 || header & 0b11 == TransitionForm.sparse.rawValue
                 else { throw fail(state, "unknown state header 0x\(String(header, radix: 16))") }
                 if header & Self.deltaFlag != 0 { usesReference = true }
                 if header & Self.acceptsFlag != 0 {
@@ -95,6 +95,12 @@ extension Program {
                 case .stop: break
                 case .dense:
                     for _ in 0..<classCount { try readTarget() }
+                case .sparse where header & Self.nextFlag != 0:
+                    let byteClass = Int(try reader.u8())
+                    guard byteClass < classCount else { throw fail(reader.offset - 1, "class \(byteClass) of \(classCount)") }
+                    // The target is the next instruction: there must be one.
+                    guard !reader.isAtEnd else { throw fail(state, "the next flag on the last state") }
+                    targets.append((reader.offset - 1, UInt32(reader.offset)))
                 case .sparse, .fallback:
                     if header & 0b11 == TransitionForm.fallback.rawValue { try readTarget() }
                     let count = Int(try reader.u8())
@@ -147,6 +153,10 @@ extension Program {
                 switch TransitionForm(rawValue: code[state] & 0b11)! {
                 case .stop: parts.append("stop")
                 case .dense: parts.append("dense " + (0..<classCount).map { "c\($0)->\(target())" }.joined(separator: " "))
+                case .sparse where code[state] & Self.nextFlag != 0:
+                    let byteClass = code[offset]
+                    offset += 1
+                    parts.append((code[state] & Self.deltaFlag != 0 ? "delta @\(reference) next" : "next") + " c\(byteClass)->@\(offset)")
                 case .sparse, .fallback:
                     var text = code[state] & 0b11 == TransitionForm.fallback.rawValue
                         ? "fallback \(target())" : code[state] & Self.deltaFlag != 0 ? "delta @\(reference)" : "sparse"

@@ -52,6 +52,7 @@ private func sampleFile() throws -> CompiledFile {
         let program = Program(automaton)
         try program.validate(patternCount: sources.count)
         #expect(program.disassemble().contains("delta @"), "the unanchored patterns use the delta form")
+        #expect(program.disassemble().contains(" next c"), "chains use the next form")
         let alphabet = Array("abcxyzABCZ./:htpwrke.jsng0".utf8)
         for _ in 0..<5_000 {
             let url = (0..<Int(next() % 14)).map { _ in alphabet[Int(next() % UInt64(alphabet.count))] }
@@ -106,14 +107,14 @@ private func sampleFile() throws -> CompiledFile {
 
     @Test func disassemblyOfASmallProgram() throws {
         #expect(Program(try dfa(["^ab"])).disassemble() == """
-            program: 3 states, 4 byte classes, 13 bytes, 2-byte targets
+            program: 3 states, 4 byte classes, 7 bytes, 2-byte targets
               c0 = [\\x00]
               c1 = [\\x01-@C-`c-\\x7F]
               c2 = [Aa]
               c3 = [Bb]
-            @0: sparse c2->@5
-            @5: sparse c3->@10
-            @10: accept p0; stop
+            @0: next c2->@2
+            @2: next c3->@4
+            @4: accept p0; stop
 
             """)
     }
