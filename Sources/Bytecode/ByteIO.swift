@@ -32,6 +32,13 @@ public struct ByteWriter: Sendable {
         bytes.append(UInt8(rest))
     }
 
+    /// A signed value as a zigzag varint (0, -1, 1, -2, ... as 0, 1, 2, 3, ...), for differences
+    /// that are small either way. `value` must fit in 32 bits signed.
+    public mutating func zigzag(_ value: Int64) {
+        precondition(value >= Int64(Int32.min) && value <= Int64(Int32.max))
+        varint(UInt32(truncatingIfNeeded: value < 0 ? ~(value << 1) : value << 1))
+    }
+
     /// A varint byte count, then the UTF-8 bytes.
     public mutating func string(_ value: String) {
         varint(UInt32(value.utf8.count))
@@ -92,6 +99,12 @@ public struct ByteReader: Sendable {
         }
         guard value <= UInt64(UInt32.max) else { throw .malformed(at: start, "varint above 2^32") }
         return UInt32(value)
+    }
+
+    /// What `ByteWriter.zigzag` wrote.
+    public mutating func zigzag() throws(BytecodeError) -> Int64 {
+        let raw = Int64(try varint())
+        return raw & 1 == 0 ? raw >> 1 : ~(raw >> 1)
     }
 
     public mutating func string() throws(BytecodeError) -> String {

@@ -196,7 +196,8 @@ private struct Builder {
                 records.append(RuleRecord(
                     ruleIndex: UInt32(rule.index.rawValue), resourceTypes: trigger.resourceTypes.rawValue,
                     loadTypes: trigger.loadTypes.rawValue, loadContexts: trigger.loadContexts.rawValue, method: method,
-                    condition: kind, role: role, actionLocation: RuleRecord.notListed, conditionStart: UInt32(start),
+                    condition: kind, role: role, actionLocation: RuleRecord.notListed,
+                    conditionStart: conditions.count == start ? 0 : UInt32(start),
                     conditionCount: UInt32(conditions.count - start)))
             }
         }
