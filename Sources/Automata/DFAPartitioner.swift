@@ -96,48 +96,82 @@ public enum DFAPartitioner {
             // on EasyList than the list's own order.)
             pending += [loopy[...], plain[...]].filter { !$0.isEmpty }
         }
-        while let group = pending.popLast() {
-            // Surely too big for one DFA: split before spending a construction on it. (The estimate
-            // is the NFA's states before prefixes are shared: an upper bound, and cheap.)
-            if group.count > 1 && group.reduce(0, { $0 + $1.filter.terms.stateEstimate }) > 2 * limits.preferredNFAStatesPerDFA {
-                let middle = group.startIndex + group.count / 2
-                pending.append(group[middle...])
-                pending.append(group[..<middle])
-                continue
-            }
-            let nfa = phaseTimer.measure(.nfa) { NFA(patterns: Array(group)) }
-            if nfa.stateCount > limits.preferredNFAStatesPerDFA && group.count > 1 {
-                let middle = group.startIndex + group.count / 2
-                pending.append(group[middle...])
-                pending.append(group[..<middle])
-                continue
-            }
-            // Patterns whose loops multiply one another's states are better apart: a group's DFA
-            // may have at most `blowUpFactor` times its NFA's states (a trie or an Aho-Corasick
-            // automaton has about as many), else the group is split. A pattern alone gets the
-            // whole limit.
-            var groupLimits = limits
-            if group.count > 1 {
-                groupLimits.maximumDFAStates = min(limits.maximumDFAStates, max(Self.smallestGroupLimit, Self.blowUpFactor * nfa.stateCount))
-            }
-            do {
-                let dfa = try phaseTimer.measure(.dfa) { () throws(AutomataError) -> DFA in
-                    try SubsetConstruction.determinize(nfa, limits: groupLimits)
-                }
-                result.nfaStates += nfa.stateCount
-                result.statesBeforeMinimization += dfa.stateCount
-                result.dfas.append(minimizing ? phaseTimer.measure(.minimize) { Minimizer.minimize(dfa) } : dfa)
-            } catch {
-                if group.count == 1 {
-                    result.failures.append(error)
-                } else {
+        // Groups are built in rounds, each round's groups in parallel (they share nothing); a
+        // group that turns out too big comes back in the next round as two halves. The DFAs are
+        // then put in a fixed order (group, then position in it), whatever the timing.
+        var round = pending.enumerated().map { (origin: $0.offset, group: $0.element) }
+        var built: [(origin: Int, start: Int, dfa: DFA, nfaStates: Int, statesBefore: Int)] = []
+        while !round.isEmpty {
+            // Surely too big for one DFA: split before spending a construction on it. (The
+            // estimate is the NFA's states before prefixes are shared: an upper bound, and cheap.)
+            var groups: [(origin: Int, group: ArraySlice<(id: PatternID, filter: URLFilter)>)] = []
+            while let (origin, group) = round.popLast() {
+                if group.count > 1 && group.reduce(0, { $0 + $1.filter.terms.stateEstimate }) > 2 * limits.preferredNFAStatesPerDFA {
                     let middle = group.startIndex + group.count / 2
-                    pending.append(group[middle...])
-                    pending.append(group[..<middle])
+                    round += [(origin, group[middle...]), (origin, group[..<middle])]
+                } else {
+                    groups.append((origin, group))
+                }
+            }
+            let outcomes = Parallel.map(groups) { _, item in
+                var timer = PhaseTimer()
+                let outcome = Self.build(item.group, limits: limits, minimizing: minimizing, phaseTimer: &timer)
+                return (outcome, timer)
+            }
+            for (item, (outcome, timer)) in zip(groups, outcomes) {
+                phaseTimer.add(timer)
+                switch outcome {
+                case .built(let dfa, let nfaStates, let statesBefore):
+                    built.append((item.origin, item.group.startIndex, dfa, nfaStates, statesBefore))
+                case .split:
+                    let middle = item.group.startIndex + item.group.count / 2
+                    round += [(item.origin, item.group[middle...]), (item.origin, item.group[..<middle])]
+                case .failed(let error):
+                    result.failures.append(error)
                 }
             }
         }
+        built.sort { ($0.origin, $0.start) < ($1.origin, $1.start) }
+        result.failures.sort { $0.patterns.first ?? PatternID(0) < $1.patterns.first ?? PatternID(0) }
+        for item in built {
+            result.dfas.append(item.dfa)
+            result.nfaStates += item.nfaStates
+            result.statesBeforeMinimization += item.statesBefore
+        }
         return result
+    }
+
+    enum GroupOutcome: Sendable {
+        case built(DFA, nfaStates: Int, statesBeforeMinimization: Int)
+        /// Too big for one DFA: build its halves.
+        case split
+        /// One pattern too big alone.
+        case failed(AutomataError)
+    }
+
+    /// One group's minimal DFA, or why not.
+    static func build(
+        _ group: ArraySlice<(id: PatternID, filter: URLFilter)>, limits: AutomataLimits, minimizing: Bool, phaseTimer: inout PhaseTimer
+    ) -> GroupOutcome {
+        let nfa = phaseTimer.measure(.nfa) { NFA(patterns: Array(group)) }
+        if nfa.stateCount > limits.preferredNFAStatesPerDFA && group.count > 1 { return .split }
+        // Patterns whose loops multiply one another's states are better apart: a group's DFA
+        // may have at most `blowUpFactor` times its NFA's states (a trie or an Aho-Corasick
+        // automaton has about as many), else the group is split. A pattern alone gets the
+        // whole limit.
+        var groupLimits = limits
+        if group.count > 1 {
+            groupLimits.maximumDFAStates = min(limits.maximumDFAStates, max(Self.smallestGroupLimit, Self.blowUpFactor * nfa.stateCount))
+        }
+        do {
+            let dfa = try phaseTimer.measure(.dfa) { () throws(AutomataError) -> DFA in
+                try SubsetConstruction.determinize(nfa, limits: groupLimits)
+            }
+            let minimal = minimizing ? phaseTimer.measure(.minimize) { Minimizer.minimize(dfa) } : dfa
+            return .built(minimal, nfaStates: nfa.stateCount, statesBeforeMinimization: dfa.stateCount)
+        } catch {
+            return group.count == 1 ? .failed(error) : .split
+        }
     }
 }
 
@@ -183,4 +217,10 @@ public struct PhaseTimer: Sendable {
     }
 
     public func seconds(_ phase: Phase) -> Double { Double(nanoseconds[phase] ?? 0) / 1e9 }
+
+    /// Adds another timer's time (work done on another thread: phases then add up to more than
+    /// the wall time).
+    public mutating func add(_ other: PhaseTimer) {
+        for (phase, time) in other.nanoseconds { nanoseconds[phase, default: 0] += time }
+    }
 }

@@ -186,7 +186,7 @@ extension Program {
     /// The patterns that match `url`, each once, in increasing order (allocates; for tests and tools).
     public func matches(_ url: [UInt8]) -> [UInt32] {
         var found = Set<UInt32>()
-        url.withUnsafeBufferPointer { run($0) { found.insert($0) } }
+        _ = url.withUnsafeBufferPointer { run($0) { found.insert($0) } }
         return found.sorted()
     }
 }

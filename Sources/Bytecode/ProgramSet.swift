@@ -42,8 +42,17 @@ public struct ProgramSet: Hashable, Sendable {
 
     /// The programs of the DFAs `dfas`.
     public init(_ dfas: PartitionedDFAs) {
-        programs = dfas.dfas.map(Program.init)
-        stages = dfas.stages.map { Stage(prefix: Program($0.prefix), suffixes: $0.suffixes.map(Program.init)) }
+        // Every DFA's program at once, on every core, then back in place.
+        let all = dfas.dfas + dfas.stages.flatMap { [$0.prefix] + $0.suffixes }
+        var made = Parallel.map(all) { _, dfa in Program(dfa) }[...]
+        programs = Array(made.prefix(dfas.dfas.count))
+        made = made.dropFirst(dfas.dfas.count)
+        stages = dfas.stages.map { stage in
+            let prefix = made.removeFirst()
+            let suffixes = Array(made.prefix(stage.suffixes.count))
+            made = made.dropFirst(stage.suffixes.count)
+            return Stage(prefix: prefix, suffixes: suffixes)
+        }
     }
 
     /// Every program, prefixes included.
