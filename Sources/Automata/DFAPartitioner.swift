@@ -8,23 +8,30 @@
 
 public import URLFilterSyntax
 
-public struct PartitionedDFAs: Sendable {
-    /// The minimal DFAs of the patterns built whole, run from the URL's start.
-    public var dfas: [DFA]
+/// What the partitioner made of each minimal DFA (the DFA itself, or its program: made on the
+/// thread that built the DFA, so that a list's dense transition tables are never all in memory).
+public struct Partitioned<Product: Sendable>: Sendable {
+    /// The products of the patterns built whole, run from the URL's start.
+    public var dfas: [Product] = []
     /// A stage (StagePlanner.swift): the prefix's DFA reports pattern 0 wherever a match of the
     /// prefix ends; the suffixes' DFAs run from each such place. Every pattern that does not match
     /// everything is in exactly one DFA, whole or as a suffix.
     public struct Stage: Sendable {
-        public var prefix: DFA
-        public var suffixes: [DFA]
+        public var prefix: Product
+        public var suffixes: [Product]
     }
-    public var stages: [Stage]
+    public var stages: [Stage] = []
     /// Patterns whose DFA alone outgrows the limits.
-    public var failures: [AutomataError]
-    /// Sizes before minimization, for reports.
-    public var statesBeforeMinimization: Int
-    public var nfaStates: Int
+    public var failures: [AutomataError] = []
+    /// Sizes, for reports: the NFAs', the DFAs' before minimization and the minimal DFAs'.
+    public var nfaStates = 0
+    public var statesBeforeMinimization = 0
+    public var states = 0
+    /// Every product: the whole patterns', then each stage's prefix and suffixes.
+    public var all: [Product] { dfas + stages.flatMap { [$0.prefix] + $0.suffixes } }
 }
+
+public typealias PartitionedDFAs = Partitioned<DFA>
 
 public enum DFAPartitioner {
     /// Builds the DFAs of `patterns`; `phaseTimer` is told the time spent per phase. Without
@@ -34,9 +41,18 @@ public enum DFAPartitioner {
         _ patterns: [(id: PatternID, filter: URLFilter)], limits: AutomataLimits = .default, minimizing: Bool = true,
         phaseTimer: inout PhaseTimer
     ) -> PartitionedDFAs {
+        build(patterns, limits: limits, minimizing: minimizing, phaseTimer: &phaseTimer) { $0 }
+    }
+
+    /// Builds the DFAs of `patterns` and makes `product` of each as soon as it is built (timed
+    /// as the emit phase), on the thread that built it.
+    public static func build<Product: Sendable>(
+        _ patterns: [(id: PatternID, filter: URLFilter)], limits: AutomataLimits = .default, minimizing: Bool = true,
+        phaseTimer: inout PhaseTimer, product: @escaping @Sendable (DFA) -> Product
+    ) -> Partitioned<Product> {
         let automatic = patterns.filter { !$0.filter.matchesEverything }
         let plan = phaseTimer.measure(.plan) { StagePlanner.plan(automatic, minimumPatternsPerStage: limits.minimumPatternsPerStage) }
-        var result = partition(plan.whole, limits: limits, minimizing: minimizing, phaseTimer: &phaseTimer)
+        var result = partition(plan.whole, limits: limits, minimizing: minimizing, phaseTimer: &phaseTimer, product: product)
         for stage in plan.stages {
             let nfa = phaseTimer.measure(.nfa) { NFA(prefix: stage.prefix, reportingAs: PatternID(0)) }
             let prefix: DFA
@@ -48,21 +64,26 @@ public enum DFAPartitioner {
                 // A prefix too big alone (not seen in practice): its patterns are built whole.
                 let members = Set(stage.suffixes.map(\.id))
                 let whole = partition(
-                    automatic.filter { members.contains($0.id) }, limits: limits, minimizing: minimizing, phaseTimer: &phaseTimer)
+                    automatic.filter { members.contains($0.id) }, limits: limits, minimizing: minimizing, phaseTimer: &phaseTimer,
+                    product: product)
                 result.dfas += whole.dfas
                 result.failures += whole.failures
                 result.statesBeforeMinimization += whole.statesBeforeMinimization
                 result.nfaStates += whole.nfaStates
+                result.states += whole.states
                 continue
             }
+            let minimalPrefix = minimizing ? phaseTimer.measure(.minimize) { Minimizer.minimize(prefix) } : prefix
             result.nfaStates += nfa.stateCount
             result.statesBeforeMinimization += prefix.stateCount
-            let suffixes = partition(stage.suffixes, limits: limits, minimizing: minimizing, phaseTimer: &phaseTimer)
-            result.stages.append(PartitionedDFAs.Stage(
-                prefix: minimizing ? phaseTimer.measure(.minimize) { Minimizer.minimize(prefix) } : prefix, suffixes: suffixes.dfas))
+            result.states += minimalPrefix.stateCount
+            let suffixes = partition(stage.suffixes, limits: limits, minimizing: minimizing, phaseTimer: &phaseTimer, product: product)
+            result.stages.append(Partitioned<Product>.Stage(
+                prefix: phaseTimer.measure(.emit) { product(minimalPrefix) }, suffixes: suffixes.dfas))
             result.failures += suffixes.failures
             result.statesBeforeMinimization += suffixes.statesBeforeMinimization
             result.nfaStates += suffixes.nfaStates
+            result.states += suffixes.states
         }
         return result
     }
@@ -71,10 +92,11 @@ public enum DFAPartitioner {
     static let smallestGroupLimit = 4_096
 
     /// The DFAs of `patterns`, built whole from the URL's start.
-    static func partition(
-        _ automatic: [(id: PatternID, filter: URLFilter)], limits: AutomataLimits, minimizing: Bool, phaseTimer: inout PhaseTimer
-    ) -> PartitionedDFAs {
-        var result = PartitionedDFAs(dfas: [], stages: [], failures: [], statesBeforeMinimization: 0, nfaStates: 0)
+    static func partition<Product: Sendable>(
+        _ automatic: [(id: PatternID, filter: URLFilter)], limits: AutomataLimits, minimizing: Bool, phaseTimer: inout PhaseTimer,
+        product: @escaping @Sendable (DFA) -> Product
+    ) -> Partitioned<Product> {
+        var result = Partitioned<Product>()
         guard !automatic.isEmpty else { return result }
         // Anchored and unanchored patterns never share a DFA: the unanchored ones run at every
         // position of the URL, and their states would multiply with the anchored ones'.
@@ -100,7 +122,7 @@ public enum DFAPartitioner {
         // group that turns out too big comes back in the next round as two halves. The DFAs are
         // then put in a fixed order (group, then position in it), whatever the timing.
         var round = pending.enumerated().map { (origin: $0.offset, group: $0.element) }
-        var built: [(origin: Int, start: Int, dfa: DFA, nfaStates: Int, statesBefore: Int)] = []
+        var built: [(origin: Int, start: Int, product: Product, sizes: GroupSizes)] = []
         while !round.isEmpty {
             // Surely too big for one DFA: split before spending a construction on it. (The
             // estimate is the NFA's states before prefixes are shared: an upper bound, and cheap.)
@@ -115,14 +137,14 @@ public enum DFAPartitioner {
             }
             let outcomes = Parallel.map(groups) { _, item in
                 var timer = PhaseTimer()
-                let outcome = Self.build(item.group, limits: limits, minimizing: minimizing, phaseTimer: &timer)
+                let outcome = Self.build(item.group, limits: limits, minimizing: minimizing, phaseTimer: &timer, product: product)
                 return (outcome, timer)
             }
             for (item, (outcome, timer)) in zip(groups, outcomes) {
                 phaseTimer.add(timer)
                 switch outcome {
-                case .built(let dfa, let nfaStates, let statesBefore):
-                    built.append((item.origin, item.group.startIndex, dfa, nfaStates, statesBefore))
+                case .built(let made, let sizes):
+                    built.append((item.origin, item.group.startIndex, made, sizes))
                 case .split:
                     let middle = item.group.startIndex + item.group.count / 2
                     round += [(item.origin, item.group[middle...]), (item.origin, item.group[..<middle])]
@@ -134,15 +156,22 @@ public enum DFAPartitioner {
         built.sort { ($0.origin, $0.start) < ($1.origin, $1.start) }
         result.failures.sort { $0.patterns.first ?? PatternID(0) < $1.patterns.first ?? PatternID(0) }
         for item in built {
-            result.dfas.append(item.dfa)
-            result.nfaStates += item.nfaStates
-            result.statesBeforeMinimization += item.statesBefore
+            result.dfas.append(item.product)
+            result.nfaStates += item.sizes.nfa
+            result.statesBeforeMinimization += item.sizes.beforeMinimization
+            result.states += item.sizes.minimal
         }
         return result
     }
 
-    enum GroupOutcome: Sendable {
-        case built(DFA, nfaStates: Int, statesBeforeMinimization: Int)
+    struct GroupSizes: Sendable {
+        var nfa: Int
+        var beforeMinimization: Int
+        var minimal: Int
+    }
+
+    enum GroupOutcome<Product: Sendable>: Sendable {
+        case built(Product, GroupSizes)
         /// Too big for one DFA: build its halves.
         case split
         /// One pattern too big alone.
@@ -150,9 +179,10 @@ public enum DFAPartitioner {
     }
 
     /// One group's minimal DFA, or why not.
-    static func build(
-        _ group: ArraySlice<(id: PatternID, filter: URLFilter)>, limits: AutomataLimits, minimizing: Bool, phaseTimer: inout PhaseTimer
-    ) -> GroupOutcome {
+    static func build<Product: Sendable>(
+        _ group: ArraySlice<(id: PatternID, filter: URLFilter)>, limits: AutomataLimits, minimizing: Bool, phaseTimer: inout PhaseTimer,
+        product: (DFA) -> Product
+    ) -> GroupOutcome<Product> {
         let nfa = phaseTimer.measure(.nfa) { NFA(patterns: Array(group)) }
         if nfa.stateCount > limits.preferredNFAStatesPerDFA && group.count > 1 { return .split }
         // Patterns whose loops multiply one another's states are better apart: a group's DFA
@@ -168,7 +198,8 @@ public enum DFAPartitioner {
                 try SubsetConstruction.determinize(nfa, limits: groupLimits)
             }
             let minimal = minimizing ? phaseTimer.measure(.minimize) { Minimizer.minimize(dfa) } : dfa
-            return .built(minimal, nfaStates: nfa.stateCount, statesBeforeMinimization: dfa.stateCount)
+            let sizes = GroupSizes(nfa: nfa.stateCount, beforeMinimization: dfa.stateCount, minimal: minimal.stateCount)
+            return .built(phaseTimer.measure(.emit) { product(minimal) }, sizes)
         } catch {
             return group.count == 1 ? .failed(error) : .split
         }

@@ -40,19 +40,17 @@ public struct ProgramSet: Hashable, Sendable {
         self.stages = stages
     }
 
+    /// The programs the partitioner made (`DFAPartitioner.build(_:limits:minimizing:phaseTimer:product:)`
+    /// with `Program.init`).
+    public init(_ partition: Partitioned<Program>) {
+        programs = partition.dfas
+        stages = partition.stages.map { Stage(prefix: $0.prefix, suffixes: $0.suffixes) }
+    }
+
     /// The programs of the DFAs `dfas`.
     public init(_ dfas: PartitionedDFAs) {
-        // Every DFA's program at once, on every core, then back in place.
-        let all = dfas.dfas + dfas.stages.flatMap { [$0.prefix] + $0.suffixes }
-        var made = Parallel.map(all) { _, dfa in Program(dfa) }[...]
-        programs = Array(made.prefix(dfas.dfas.count))
-        made = made.dropFirst(dfas.dfas.count)
-        stages = dfas.stages.map { stage in
-            let prefix = made.removeFirst()
-            let suffixes = Array(made.prefix(stage.suffixes.count))
-            made = made.dropFirst(stage.suffixes.count)
-            return Stage(prefix: prefix, suffixes: suffixes)
-        }
+        programs = dfas.dfas.map(Program.init)
+        stages = dfas.stages.map { Stage(prefix: Program($0.prefix), suffixes: $0.suffixes.map(Program.init)) }
     }
 
     /// Every program, prefixes included.

@@ -289,17 +289,16 @@ private struct Builder {
         into figures: WritableKeyPath<CompilationReport, CompilationReport.Automata>
     ) throws(CompileError) -> ProgramSet {
         let patterns = pool.filters.enumerated().map { (id: PatternID($0.offset), filter: $0.element) }
-        let partition = DFAPartitioner.build(patterns, limits: limits, minimizing: minimizing, phaseTimer: &timer)
+        let partition = DFAPartitioner.build(patterns, limits: limits, minimizing: minimizing, phaseTimer: &timer) { Program($0) }
         if let failure = partition.failures.first {
             let id = Int(failure.patterns[0].rawValue)
             throw .patternTooComplex(pattern: pool.filters[id].source, rules: pool.users[id], failure)
         }
-        let all = partition.dfas + partition.stages.flatMap { [$0.prefix] + $0.suffixes }
-        report[keyPath: figures].dfas = all.count
+        report[keyPath: figures].dfas = partition.all.count
         report[keyPath: figures].stages = partition.stages.count
         report[keyPath: figures].nfaStates = partition.nfaStates
         report[keyPath: figures].statesBeforeMinimization = partition.statesBeforeMinimization
-        report[keyPath: figures].states = all.reduce(0) { $0 + $1.stateCount }
-        return timer.measure(.emit) { ProgramSet(partition) }
+        report[keyPath: figures].states = partition.states
+        return ProgramSet(partition)
     }
 }
