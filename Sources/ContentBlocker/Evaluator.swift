@@ -26,6 +26,7 @@ public final class Evaluator {
     private var matchedTopPatterns: [UInt32] = []
     private var matchedFramePatterns: [UInt32] = []
     private var candidates: [UInt32] = []
+    private var matchedRules: [UInt32] = []
     private var applying: [UInt32] = []
     private var locations: [UInt32] = []
     private var stageEnds: [Int] = []
@@ -104,15 +105,26 @@ public final class Evaluator {
     /// Steps 1 and 2: the slots of the rules that apply, in rule order, into `applying`.
     private func collectApplyingRules(_ request: Request) {
         run(file.urlPrograms, over: request.url.string, seen: &urlSeen, into: &matchedURLPatterns)
-        candidates.removeAll(keepingCapacity: true)
-        candidates.append(contentsOf: file.universalRules)
+        // The matched patterns' rules (a few), sorted, then merged with the rules that match
+        // every URL (thousands in EasyList, sorted in the file): no sort of the whole list.
+        matchedRules.removeAll(keepingCapacity: true)
         for pattern in matchedURLPatterns {
             let start = Int(file.patternRuleStart[Int(pattern)])
             let end = Int(file.patternRuleStart[Int(pattern) + 1])
-            candidates.append(contentsOf: file.patternRules[start..<end])
+            matchedRules.append(contentsOf: file.patternRules[start..<end])
         }
         Self.reset(&urlSeen, &matchedURLPatterns)
-        candidates.sort()
+        matchedRules.sort()
+        candidates.removeAll(keepingCapacity: true)
+        var universal = file.universalRules[...]
+        for slot in matchedRules {
+            while let first = universal.first, first < slot {
+                candidates.append(first)
+                universal.removeFirst()
+            }
+            candidates.append(slot)
+        }
+        candidates.append(contentsOf: universal)
 
         applying.removeAll(keepingCapacity: true)
         var isThirdParty: Bool?
