@@ -74,9 +74,18 @@ struct DumpCommand: ParsableCommand {
             var timer = PhaseTimer()
             let partition = DFAPartitioner.build(patterns, phaseTimer: &timer)
             for failure in partition.failures { print("not built: \(failure)") }
+            let titled = partition.dfas.count > 1 || !partition.stages.isEmpty
             for (index, dfa) in partition.dfas.enumerated() {
-                if partition.dfas.count > 1 { print("-- DFA \(index)") }
+                if titled { print("-- DFA \(index)") }
                 print(dfa.dump(), terminator: "")
+            }
+            for (index, stage) in partition.stages.enumerated() {
+                print("-- stage \(index) prefix (p0: its suffixes start where it reports)")
+                print(stage.prefix.dump(), terminator: "")
+                for (suffixIndex, suffix) in stage.suffixes.enumerated() {
+                    print("-- stage \(index) suffix \(suffixIndex) (anchored where the prefix ended)")
+                    print(suffix.dump(), terminator: "")
+                }
             }
         case .bytecode:
             do {
