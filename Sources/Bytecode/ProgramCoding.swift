@@ -3,8 +3,10 @@
 // A program inside a compiled file, its validation and its disassembly.
 //
 //     classCount    1   1...128
-//     targetWidth   1   2, 3 or 4
-//     classOfByte 128   each < classCount
+//     targetWidth   1   bits 0-2: 2, 3 or 4; bit 7: the class map is written as runs; others 0
+//     classOfByte       128 bytes, each < classCount; or, with bit 7, runs: 1 (r, 1...64), then
+//                       r x (length 1 (1...128), class 1 (< classCount)), lengths adding up to 128
+//                       (a prefix DFA's 5 classes take 11 bytes instead of 128)
 //     stateCount    4
 //     reference     4   the offset of the reference state, 0xFFFFFFFF when none
 //     codeLength    4
@@ -18,12 +20,31 @@
 
 extension Program {
     /// The fewest bytes a program takes in a file (its fields and a one-byte state).
-    static let smallestEncoding = 1 + 1 + 128 + 4 + 4 + 4 + 1
+    static let smallestEncoding = 1 + 1 + 3 + 4 + 4 + 4 + 1
+    static let runsFlag: UInt8 = 0x80
 
     func write(to writer: inout ByteWriter) {
         writer.u8(UInt8(classCount - 1))
-        writer.u8(UInt8(targetWidth))
-        writer.append(contentsOf: classOfByte)
+        // The class map as runs of bytes in one class, when that is shorter.
+        var runs: [(length: UInt8, byteClass: UInt8)] = []
+        for byteClass in classOfByte {
+            if let last = runs.last, last.byteClass == byteClass {
+                runs[runs.count - 1].length += 1
+            } else {
+                runs.append((1, byteClass))
+            }
+        }
+        if 1 + 2 * runs.count < classOfByte.count {
+            writer.u8(UInt8(targetWidth) | Self.runsFlag)
+            writer.u8(UInt8(runs.count))
+            for run in runs {
+                writer.u8(run.length)
+                writer.u8(run.byteClass)
+            }
+        } else {
+            writer.u8(UInt8(targetWidth))
+            writer.append(contentsOf: classOfByte)
+        }
         writer.u32(UInt32(stateCount))
         writer.u32(reference == nowhere ? UInt32.max : reference)
         writer.u32(UInt32(code.count))
@@ -34,11 +55,32 @@ extension Program {
         let start = reader.offset
         let classCount = Int(try reader.u8()) + 1
         guard classCount <= 128 else { throw .malformed(at: start, "\(classCount) byte classes") }
-        let width = Int(try reader.u8())
-        guard (2...4).contains(width) else { throw .malformed(at: start + 1, "target width \(width)") }
-        let classOfByte = Array(try reader.take(128))
-        if let bad = classOfByte.firstIndex(where: { Int($0) >= classCount }) {
-            throw .malformed(at: start + 2 + bad, "byte \(bad) in class \(classOfByte[bad]) of \(classCount)")
+        let widthByte = try reader.u8()
+        let width = Int(widthByte & 0b111)
+        guard (2...4).contains(width), widthByte & ~(Self.runsFlag | 0b111) == 0 else {
+            throw .malformed(at: start + 1, "target width byte 0x\(String(widthByte, radix: 16))")
+        }
+        var classOfByte: [UInt8]
+        if widthByte & Self.runsFlag != 0 {
+            let runCount = Int(try reader.u8())
+            guard (1...64).contains(runCount) else { throw .malformed(at: start + 2, "\(runCount) class runs") }
+            classOfByte = []
+            classOfByte.reserveCapacity(128)
+            for _ in 0..<runCount {
+                let at = reader.offset
+                let length = Int(try reader.u8())
+                let byteClass = try reader.u8()
+                guard length >= 1, classOfByte.count + length <= 128, Int(byteClass) < classCount else {
+                    throw .malformed(at: at, "class run of \(length) bytes in class \(byteClass)")
+                }
+                classOfByte += repeatElement(byteClass, count: length)
+            }
+            guard classOfByte.count == 128 else { throw .malformed(at: start + 2, "class runs cover \(classOfByte.count) bytes") }
+        } else {
+            classOfByte = Array(try reader.take(128))
+            if let bad = classOfByte.firstIndex(where: { Int($0) >= classCount }) {
+                throw .malformed(at: start + 2 + bad, "byte \(bad) in class \(classOfByte[bad]) of \(classCount)")
+            }
         }
         let stateCount = Int(try reader.u32())
         let storedReference = try reader.u32()
