@@ -129,8 +129,7 @@ public enum DFAPartitioner {
             var groups: [(origin: Int, group: ArraySlice<(id: PatternID, filter: URLFilter)>)] = []
             while let (origin, group) = round.popLast() {
                 if group.count > 1 && group.reduce(0, { $0 + $1.filter.terms.stateEstimate }) > 2 * limits.preferredNFAStatesPerDFA {
-                    let middle = group.startIndex + group.count / 2
-                    round += [(origin, group[middle...]), (origin, group[..<middle])]
+                    round += halves(group).map { (origin, $0) }
                 } else {
                     groups.append((origin, group))
                 }
@@ -146,8 +145,7 @@ public enum DFAPartitioner {
                 case .built(let made, let sizes):
                     built.append((item.origin, item.group.startIndex, made, sizes))
                 case .split:
-                    let middle = item.group.startIndex + item.group.count / 2
-                    round += [(item.origin, item.group[middle...]), (item.origin, item.group[..<middle])]
+                    round += halves(item.group).map { (item.origin, $0) }
                 case .failed(let error):
                     result.failures.append(error)
                 }
@@ -168,6 +166,12 @@ public enum DFAPartitioner {
         var nfa: Int
         var beforeMinimization: Int
         var minimal: Int
+    }
+
+    /// A group's two halves, the second first (rounds are taken from the end).
+    static func halves<Group: Collection>(_ group: Group) -> [Group.SubSequence] {
+        let middle = group.index(group.startIndex, offsetBy: group.count / 2)
+        return [group[middle...], group[..<middle]]
     }
 
     enum GroupOutcome<Product: Sendable>: Sendable {

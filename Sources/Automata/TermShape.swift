@@ -2,7 +2,8 @@
 //
 // A url-filter term without its source span: two terms with the same shape match the same
 // strings (case folding is already in the character sets). The NFA's prefix tree and the stage
-// planner's shared prefixes are keyed by shapes.
+// planner's shared prefixes are keyed by shapes. Also here: the term and pattern predicates the
+// NFA builder, the planner and the partitioner share (loops, end markers, the terms matched).
 
 internal import URLFilterSyntax
 

@@ -1,7 +1,8 @@
 // CompiledFile.swift — Bytecode
 //
 // The compiled rule list, as held in memory and as written to a file. Version 2 of the format
-// (version 1 had no stages in its programs sections):
+// (version 1, refused by this reader, had no stages, no next flag, class maps always raw and
+// fixed 24-byte rule records):
 //
 //     header, 32 bytes
 //       0  label          8   "BlkBnch" then 0x1A
@@ -41,7 +42,8 @@
 //
 // All integers are little-endian; varints are LEB128 (ByteIO.swift). Rule slots number the rules of
 // the file (0 ..< rules.count); `RuleRecord.ruleIndex` gives each one's index in the source list.
-// Records are 24 bytes in memory and 5 to 10 in the file (EasyList: 1.4 MB as fixed records).
+// Records are 24 bytes in memory and at least 4 in the file (EasyList: 311,797 bytes for 58,431
+// rules, 1.4 MB as fixed records).
 
 internal import Automata
 public import ContentRuleList

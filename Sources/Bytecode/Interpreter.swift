@@ -10,24 +10,21 @@ extension Program {
     /// only on the program and the URL, which benchmarks report as interpreter steps.
     @inlinable @discardableResult
     public func run(_ url: UnsafeBufferPointer<UInt8>, report: (UInt32) -> Void) -> Int {
-        code.withUnsafeBufferPointer { code in
-            classOfByte.withUnsafeBufferPointer { classOf in
-                Self.execute(code: code, classOf: classOf, width: targetWidth, reference: reference, url: url) { pattern, _ in
-                    report(pattern)
-                }
-            }
-        }
+        run(url, reporting: { pattern, _ in report(pattern) })
     }
 
     /// Runs like `run`, telling `report` after how many bytes each state that reports a pattern
     /// was reached (a stage's prefix program: where the suffixes start). Returns the steps.
     @inlinable @discardableResult
     public func runReportingEnds(_ url: UnsafeBufferPointer<UInt8>, report: (Int) -> Void) -> Int {
+        run(url, reporting: { _, end in report(end) })
+    }
+
+    @inlinable
+    func run(_ url: UnsafeBufferPointer<UInt8>, reporting report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) -> Int {
         code.withUnsafeBufferPointer { code in
             classOfByte.withUnsafeBufferPointer { classOf in
-                Self.execute(code: code, classOf: classOf, width: targetWidth, reference: reference, url: url) { _, end in
-                    report(end)
-                }
+                Self.execute(code: code, classOf: classOf, width: targetWidth, reference: reference, url: url, report: report)
             }
         }
     }

@@ -104,6 +104,21 @@ private func patterns(_ sources: [String]) -> [(id: PatternID, filter: URLFilter
         #expect(Set(covered) == [PatternID(0), PatternID(2), PatternID(3), PatternID(4)])
     }
 
+    @Test func aStagePrefixTooBigAloneLeavesItsPatternsToBeBuiltWhole() {
+        // `[ab]*a[ab]{8}` needs 2^9 states: the shared prefix outgrows a 100-state limit, so its
+        // patterns are built whole, where each one fails alone with the typed error.
+        let prefix = "^[ab]*a" + String(repeating: "[ab]", count: 8) + "x+"
+        let list = patterns([prefix + "1", prefix + "2", "^yz"])
+        #expect(StagePlanner.plan(list, minimumPatternsPerStage: 2).stages.map(\.prefix.source) == [prefix], "a stage is planned")
+        var timer = PhaseTimer()
+        let result = DFAPartitioner.build(
+            list,
+            limits: AutomataLimits(maximumDFAStates: 100, minimumPatternsPerStage: 2), phaseTimer: &timer)
+        #expect(result.stages.isEmpty)
+        #expect(result.failures.map(\.patterns) == [[PatternID(0)], [PatternID(1)]])
+        #expect(result.dfas.flatMap(\.acceptedPatterns) == [PatternID(2)])
+    }
+
     @Test func byteClassesAreTheCoarsestRefinement() {
         let classes = ByteClasses(refining: [ASCIISet(Array("abc".utf8)), ASCIISet(Array("c".utf8))])
         #expect(classes.count == 3)

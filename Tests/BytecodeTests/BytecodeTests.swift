@@ -183,6 +183,16 @@ private func sampleFile() throws -> CompiledFile {
         #expect(accepted > 0)
     }
 
+    @Test func zigzagVarintsRoundTripEitherSign() throws {
+        let values: [Int64] = [0, -1, 1, -2, 63, -64, 64, 1 << 20, -(1 << 20), Int64(Int32.max), Int64(Int32.min)]
+        var writer = ByteWriter()
+        for value in values { writer.zigzag(value) }
+        var reader = ByteReader(writer.bytes)
+        #expect(try values.map { _ in try reader.zigzag() } == values)
+        #expect(reader.isAtEnd)
+        #expect(Array(writer.bytes.prefix(4)) == [0, 1, 2, 3], "0, -1, 1, -2 as 0, 1, 2, 3")
+    }
+
     @Test func headerErrorsAreNamed() throws {
         var bytes = try sampleFile().serialized()
         #expect(throws: BytecodeError.notACompiledRuleList) { try CompiledFile(validating: Array("[{\"trigger\":{}}]".utf8)) }
