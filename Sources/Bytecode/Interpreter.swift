@@ -24,7 +24,9 @@ extension Program {
     func run(_ url: UnsafeBufferPointer<UInt8>, reporting report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) -> Int {
         code.withUnsafeBufferPointer { code in
             classOfByte.withUnsafeBufferPointer { classOf in
-                Self.execute(code: code, classOf: classOf, width: targetWidth, reference: reference, url: url, report: report)
+                Self.execute(
+                    code: code, classOf: classOf, width: targetWidth, nowhere: nowhereTarget, reference: referenceState,
+                    referenceTransitions: referenceTransitions, url: url, report: report)
             }
         }
     }
@@ -70,70 +72,77 @@ extension Program {
     }
 
     /// Where the state whose header is at `state` and whose transitions start at `offset` leads on
-    /// `byteClass` (nowhere: all-ones); `referenceTransitions` is where the reference state's
-    /// transitions start.
-    @inlinable
+    /// `byteClass` (nowhere: all-ones); `reference` is the reference state and
+    /// `referenceTransitions` where its transitions start. A loop, not a recursion, so that it
+    /// inlines into the interpreter's loop: the reference never uses the delta form, so it turns
+    /// at most twice.
+    @inlinable @inline(__always)
     static func transition(
-        _ code: UnsafeBufferPointer<UInt8>, state: Int, transitions offset: Int, byteClass: UInt8, width: Int, nowhere: UInt32,
+        _ code: UnsafeBufferPointer<UInt8>, state: Int, transitions: Int, byteClass: UInt8, width: Int, nowhere: UInt32,
         reference: Int, referenceTransitions: Int
     ) -> UInt32 {
-        let header = code[state]
-        switch header & 0b11 {
-        case TransitionForm.stop.rawValue:
-            return nowhere
-        case TransitionForm.dense.rawValue:
-            return readTarget(code, offset + Int(byteClass) * width, width: width)
-        default:
-            var offset = offset
-            var fallback = nowhere
-            if header & 0b11 == TransitionForm.fallback.rawValue {
-                fallback = readTarget(code, offset, width: width)
-                offset += width
-            }
-            if header & nextFlag != 0 {
-                // One class, leading to the next instruction (right after this one).
-                if code[offset] == byteClass { return UInt32(truncatingIfNeeded: offset + 1) }
-            } else {
-                let count = Int(code[offset])
-                offset += 1
-                let entry = 1 + width
-                for exception in 0..<count {
-                    let at = offset + exception * entry
-                    let candidate = code[at]
-                    if candidate >= byteClass {
-                        if candidate == byteClass { return readTarget(code, at + 1, width: width) }
-                        break
+        var header = code[state]
+        var offset = transitions
+        while true {
+            switch header & 0b11 {
+            case TransitionForm.stop.rawValue:
+                return nowhere
+            case TransitionForm.dense.rawValue:
+                return readTarget(code, offset + Int(byteClass) * width, width: width)
+            default:
+                var fallback = nowhere
+                if header & 0b11 == TransitionForm.fallback.rawValue {
+                    fallback = readTarget(code, offset, width: width)
+                    offset += width
+                }
+                if header & nextFlag != 0 {
+                    // One class, leading to the next instruction (right after this one).
+                    if code[offset] == byteClass { return UInt32(truncatingIfNeeded: offset + 1) }
+                } else {
+                    let count = Int(code[offset])
+                    offset += 1
+                    let entry = 1 + width
+                    for exception in 0..<count {
+                        let at = offset + exception * entry
+                        let candidate = code[at]
+                        if candidate >= byteClass {
+                            if candidate == byteClass { return readTarget(code, at + 1, width: width) }
+                            break
+                        }
                     }
                 }
+                guard header & deltaFlag != 0 else { return fallback }
+                header = code[reference]
+                offset = referenceTransitions
             }
-            guard header & deltaFlag != 0 else { return fallback }
-            // The reference never uses the delta form: one level at most.
-            return transition(
-                code, state: reference, transitions: referenceTransitions, byteClass: byteClass, width: width, nowhere: nowhere,
-                reference: reference, referenceTransitions: referenceTransitions)
         }
     }
 
     @inlinable
     static func execute(
-        code: UnsafeBufferPointer<UInt8>, classOf: UnsafeBufferPointer<UInt8>, width: Int, reference: UInt32,
-        url: UnsafeBufferPointer<UInt8>, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void
+        code: UnsafeBufferPointer<UInt8>, classOf: UnsafeBufferPointer<UInt8>, width: Int, nowhere: UInt32, reference: Int,
+        referenceTransitions: Int, url: UnsafeBufferPointer<UInt8>, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void
     ) -> Int {
-        let nowhere: UInt32 = width == 4 ? UInt32.max : (UInt32(1) << (8 * UInt32(width))) - 1
-        let referenceState = reference == nowhere ? 0 : Int(reference)
-        let referenceTransitions = reference == nowhere ? 0 : skipAccepts(code, state: referenceState)
         var state = 0
         var index = 0
         while true {
-            let bytesRead = index
-            let offset = reportAccepts(code, state: state) { report($0, bytesRead) }
+            var offset = state + 1
+            if code[state] & acceptsFlag != 0 {
+                let count = readVarint(code, &offset)
+                var pattern: UInt32 = 0
+                for accept in 0..<count {
+                    let value = readVarint(code, &offset)
+                    pattern = accept == 0 ? value : pattern &+ value
+                    report(pattern, index)
+                }
+            }
             guard index <= url.count else { return index }
             let byte = index < url.count ? url[index] : 0
             index += 1
             guard byte < 128 else { return index }
             let next = transition(
                 code, state: state, transitions: offset, byteClass: classOf[Int(byte)], width: width, nowhere: nowhere,
-                reference: referenceState, referenceTransitions: referenceTransitions)
+                reference: reference, referenceTransitions: referenceTransitions)
             guard next != nowhere else { return index }
             state = Int(next)
         }
@@ -158,16 +167,13 @@ extension Program {
 
     public func startSummary() -> StartSummary {
         code.withUnsafeBufferPointer { code in
-            let nowhere = self.nowhere
-            let referenceState = reference == nowhere ? 0 : Int(reference)
-            let referenceTransitions = reference == nowhere ? 0 : Self.skipAccepts(code, state: referenceState)
             var summary = StartSummary(reports: code[0] & Self.acceptsFlag != 0, liveLow: 0, liveHigh: 0)
             let offset = Self.skipAccepts(code, state: 0)
             for byte in 0..<128 {
                 let next = Self.transition(
-                    code, state: 0, transitions: offset, byteClass: classOfByte[byte], width: targetWidth, nowhere: nowhere,
+                    code, state: 0, transitions: offset, byteClass: classOfByte[byte], width: targetWidth, nowhere: nowhereTarget,
                     reference: referenceState, referenceTransitions: referenceTransitions)
-                guard next != nowhere else { continue }
+                guard next != nowhereTarget else { continue }
                 if byte < 64 { summary.liveLow |= 1 << UInt64(byte) } else { summary.liveHigh |= 1 << UInt64(byte - 64) }
             }
             return summary

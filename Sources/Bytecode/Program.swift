@@ -63,6 +63,13 @@ public struct Program: Hashable, Sendable {
     /// The offset of the reference state of the delta form, or nowhere when no state uses it.
     public let reference: UInt32
 
+    /// Derived once for the interpreter: the all-ones target, the reference state (0 when none)
+    /// and where its transitions start (0 when none or when they lie outside the code: a program
+    /// read from a file runs only after `validate`, which refuses that).
+    @usableFromInline let nowhereTarget: UInt32
+    @usableFromInline let referenceState: Int
+    @usableFromInline let referenceTransitions: Int
+
     init(classOfByte: [UInt8], classCount: Int, targetWidth: Int, code: [UInt8], stateCount: Int, reference: UInt32) {
         self.classOfByte = classOfByte
         self.classCount = classCount
@@ -70,9 +77,36 @@ public struct Program: Hashable, Sendable {
         self.code = code
         self.stateCount = stateCount
         self.reference = reference
+        nowhereTarget = targetWidth == 4 ? UInt32.max : (UInt32(1) << (8 * UInt32(targetWidth))) - 1
+        referenceState = reference == nowhereTarget ? 0 : Int(reference)
+        referenceTransitions = reference == nowhereTarget ? 0 : Self.transitionsOffset(code, state: referenceState) ?? 0
     }
 
-    var nowhere: UInt32 { targetWidth == 4 ? UInt32.max : (UInt32(1) << (8 * UInt32(targetWidth))) - 1 }
+    var nowhere: UInt32 { nowhereTarget }
+
+    /// Where the transitions of the state at `state` start, with every read checked (nil when the
+    /// code ends first).
+    static func transitionsOffset(_ code: [UInt8], state: Int) -> Int? {
+        guard state < code.count else { return nil }
+        var offset = state + 1
+        guard code[state] & acceptsFlag != 0 else { return offset }
+        func varint() -> UInt32? {
+            var value: UInt32 = 0
+            for shift in stride(from: 0, through: 28, by: 7) {
+                guard offset < code.count else { return nil }
+                let byte = code[offset]
+                offset += 1
+                value |= UInt32(byte & 0x7F) << UInt32(shift)
+                if byte & 0x80 == 0 { return value }
+            }
+            return nil
+        }
+        guard let count = varint() else { return nil }
+        for _ in 0..<min(count, UInt32(code.count)) {
+            guard varint() != nil else { return nil }
+        }
+        return offset
+    }
 
     /// The program of `dfa`.
     public init(_ dfa: DFA) {

@@ -23,11 +23,25 @@ public struct ProgramSet: Hashable, Sendable {
         /// nothing at its start and stops on the byte where the prefix ended is not run at all.
         /// The empty prefix ends before every byte of the URL, and most bytes start no pattern.
         public let suffixStarts: [Program.StartSummary]
+        /// The same by byte, for the interpreter: the suffixes that go on from byte b (128 for
+        /// every byte from 128 on) are `startingSuffixes[firstByteStart[b]..<firstByteStart[b + 1]]`.
+        @usableFromInline let firstByteStart: [Int32]
+        @usableFromInline let startingSuffixes: [Int32]
 
         public init(prefix: Program, suffixes: [Program]) {
             self.prefix = prefix
             self.suffixes = suffixes
             suffixStarts = suffixes.map { $0.startSummary() }
+            var firstByteStart: [Int32] = [0]
+            var startingSuffixes: [Int32] = []
+            for byte in 0...128 {
+                for (index, start) in suffixStarts.enumerated() where byte < 128 ? start.goesOn(UInt8(byte)) : start.reports {
+                    startingSuffixes.append(Int32(index))
+                }
+                firstByteStart.append(Int32(startingSuffixes.count))
+            }
+            self.firstByteStart = firstByteStart
+            self.startingSuffixes = startingSuffixes
         }
     }
 
@@ -66,21 +80,34 @@ public struct ProgramSet: Hashable, Sendable {
     public func run(_ url: UnsafeBufferPointer<UInt8>, ends: inout [Int], report: (UInt32) -> Void) -> (steps: Int, runs: Int) {
         var steps = 0
         var runs = programs.count
-        for program in programs { steps += program.run(url, report: report) }
-        for stage in stages {
-            ends.removeAll(keepingCapacity: true)
-            steps += stage.prefix.runReportingEnds(url) { end in
-                // A prefix never reads the end-of-URL NUL (the planner keeps end markers out of
-                // prefixes); the bound also holds for a valid file built otherwise.
-                if end <= url.count && ends.last != end { ends.append(end) }
-            }
-            runs += 1
-            for end in ends {
-                let rest = UnsafeBufferPointer(rebasing: url[end...])
-                let first = end < url.count ? url[end] : 0
-                for (suffix, start) in zip(stage.suffixes, stage.suffixStarts) where start.goesOn(first) {
-                    steps += suffix.run(rest, report: report)
-                    runs += 1
+        // Programs are borrowed through buffer pointers: iterating the arrays would copy each
+        // Program (retaining its arrays) at every URL position an empty prefix reports.
+        programs.withUnsafeBufferPointer { programs in
+            for index in programs.indices { steps += programs[index].run(url, report: report) }
+        }
+        stages.withUnsafeBufferPointer { stages in
+            for stageIndex in stages.indices {
+                ends.removeAll(keepingCapacity: true)
+                steps += stages[stageIndex].prefix.runReportingEnds(url) { end in
+                    // A prefix never reads the end-of-URL NUL (the planner keeps end markers out of
+                    // prefixes); the bound also holds for a valid file built otherwise.
+                    if end <= url.count && ends.last != end { ends.append(end) }
+                }
+                runs += 1
+                stages[stageIndex].suffixes.withUnsafeBufferPointer { suffixes in
+                    stages[stageIndex].firstByteStart.withUnsafeBufferPointer { firstByteStart in
+                        stages[stageIndex].startingSuffixes.withUnsafeBufferPointer { starting in
+                            for end in ends {
+                                let rest = UnsafeBufferPointer(rebasing: url[end...])
+                                let first = end < url.count ? Int(url[end]) : 0
+                                let byte = min(first, 128)
+                                for at in Int(firstByteStart[byte])..<Int(firstByteStart[byte + 1]) {
+                                    steps += suffixes[Int(starting[at])].run(rest, report: report)
+                                    runs += 1
+                                }
+                            }
+                        }
+                    }
                 }
             }
         }

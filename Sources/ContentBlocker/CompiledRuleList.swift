@@ -42,7 +42,7 @@ public struct CompiledRuleList: Sendable {
     }
 
     /// The actions for `request`, in WebKit's order.
-    public func actions(for request: Request) -> [Action] { outcome(for: request).actions }
+    public func actions(for request: Request) -> [Action] { outcome(for: request).actions.flattened }
 
     /// The whole file as text: counts, rules, actions and every program's disassembly.
     public func disassemble() -> String {

@@ -33,19 +33,23 @@ public import ContentRuleList
 
 public struct MatchOutcome: Hashable, Sendable {
     /// The actions WebKit applies, in WebKit's order (see the top of this file).
-    public var actions: [Action]
+    public var actions: SharedList<Action>
     /// Every rule whose trigger applies to the request, in rule order, before any ignore rule is
     /// applied. Rules of the global style sheet included.
-    public var matchingRules: [RuleIndex]
+    public var matchingRules: SharedList<RuleIndex>
     /// Whether the list's global style sheet applies to the page.
     public var appliesGlobalStyleSheet: Bool
 
-    public init(actions: [Action], matchingRules: [RuleIndex], appliesGlobalStyleSheet: Bool) {
+    public init(actions: SharedList<Action>, matchingRules: SharedList<RuleIndex>, appliesGlobalStyleSheet: Bool) {
         self.actions = actions
         self.matchingRules = matchingRules
         self.appliesGlobalStyleSheet = appliesGlobalStyleSheet
     }
 
+    public init(actions: [Action], matchingRules: [RuleIndex], appliesGlobalStyleSheet: Bool) {
+        self.init(actions: SharedList(actions), matchingRules: SharedList(matchingRules), appliesGlobalStyleSheet: appliesGlobalStyleSheet)
+    }
+
     /// Nothing applies (an unmatchable URL).
-    public static let none = MatchOutcome(actions: [], matchingRules: [], appliesGlobalStyleSheet: false)
+    public static let none = MatchOutcome(actions: [Action](), matchingRules: [RuleIndex](), appliesGlobalStyleSheet: false)
 }

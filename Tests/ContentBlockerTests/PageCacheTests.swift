@@ -1,0 +1,93 @@
+// PageCacheTests.swift — the evaluator's pages (Evaluator.swift): answers from a page kept between
+// requests are the answers of an evaluator that keeps nothing, whatever the request order, the
+// flags, the conditions and the ignore rules; and SharedList is a list like an array.
+
+import Testing
+import ContentBlocker
+import ContentRuleList
+import RequestContext
+
+@Suite struct PageCacheTests {
+    /// Rules matching every URL with each kind of condition and flag a page's list depends on,
+    /// url-filter rules with the same, and ignore rules of both kinds (some only on one page).
+    static let json = """
+        [
+          {"trigger":{"url-filter":".*","unless-domain":["a.test"]},"action":{"type":"css-display-none","selector":".u1"}},
+          {"trigger":{"url-filter":".*","if-domain":["*b.test"]},"action":{"type":"css-display-none","selector":".i1"}},
+          {"trigger":{"url-filter":".*"},"action":{"type":"css-display-none","selector":".global"}},
+          {"trigger":{"url-filter":".*","resource-type":["script"]},"action":{"type":"block-cookies"}},
+          {"trigger":{"url-filter":".*","load-type":["third-party"],"unless-domain":["c.test"]},"action":{"type":"css-display-none","selector":".tp"}},
+          {"trigger":{"url-filter":".*","if-top-url":["^https?://b\\\\.test/x"]},"action":{"type":"block"}},
+          {"trigger":{"url-filter":".*","unless-frame-url":["frame"]},"action":{"type":"css-display-none","selector":".nf"}},
+          {"trigger":{"url-filter":".*","resource-type":["image"]},"action":{"type":"make-https"}},
+          {"trigger":{"url-filter":"ads"},"action":{"type":"block"}},
+          {"trigger":{"url-filter":"ads","if-domain":["a.test"]},"action":{"type":"css-display-none","selector":".ads-a"}},
+          {"trigger":{"url-filter":"track","load-type":["first-party"]},"action":{"type":"block-cookies"}},
+          {"trigger":{"url-filter":"^http:"},"action":{"type":"make-https"}},
+          {"trigger":{"url-filter":".*","if-domain":["d.test"]},"action":{"type":"ignore-previous-rules"}},
+          {"trigger":{"url-filter":"allow"},"action":{"type":"ignore-previous-rules"}},
+          {"trigger":{"url-filter":"late","unless-domain":["e.test"]},"action":{"type":"css-display-none","selector":".late"}},
+          {"trigger":{"url-filter":"stop"},"action":{"type":"ignore-following-rules"}},
+          {"trigger":{"url-filter":".*","if-domain":["e.test"]},"action":{"type":"css-display-none","selector":".after"}}
+        ]
+        """
+
+    static func requests() -> [Request] {
+        let pages = ["https://a.test/", "https://www.b.test/x/y", "http://c.test/", "https://d.test/p", "http://e.test/frame", "http://b.test/z"]
+        let urls = [
+            "https://a.test/img.png", "http://cdn.other/ads.js", "https://x.a.test/track", "http://other/track?stop",
+            "https://b.test/allow/ads", "http://late.example:8080/late", "ws://sock.test/ads", "https://d.test/late/allow",
+        ]
+        let types: [ResourceTypes] = [.image, .script, .fetch]
+        var requests: [Request] = []
+        // Pages revisited in an order that evicts and refills a two-page evaluator.
+        for (step, page) in (pages + pages.reversed() + pages).enumerated() {
+            for (index, url) in urls.enumerated() where (index + step) % 3 != 0 {
+                let frame = step % 4 == 0 ? "https://frame.test/" : page
+                requests.append(Request(
+                    url: CanonicalURL(url), mainDocumentURL: CanonicalURL(page), frameURL: CanonicalURL(frame),
+                    resourceType: types[(index + step) % types.count], isMainFrameContext: step % 2 == 0))
+            }
+        }
+        return requests
+    }
+
+    @Test func keptPagesAnswerLikeAnEvaluatorThatKeepsNothing() throws {
+        let (list, _) = try RuleListCompiler.compile(json: Array(Self.json.utf8))
+        let compiled = try CompiledRuleList(validating: list.serialized())
+        let keeping = Evaluator(compiled, pageCapacity: 2)
+        let keepingMore = Evaluator(compiled)
+        let fresh = Evaluator(compiled, pageCapacity: 0)
+        let requests = Self.requests()
+        var withActions = 0
+        var cut = 0
+        for request in requests {
+            let expected = fresh.outcome(for: request)
+            #expect(keeping.outcome(for: request) == expected, "\(request.url.string) on \(request.mainDocumentURL.string)")
+            #expect(keepingMore.outcome(for: request) == expected, "\(request.url.string) on \(request.mainDocumentURL.string)")
+            if !expected.actions.isEmpty { withActions += 1 }
+            if !expected.appliesGlobalStyleSheet { cut += 1 }
+        }
+        // The requests reach every path: actions, and ignore-previous-rules cutting the list.
+        #expect(withActions > requests.count / 2)
+        #expect(cut > 0 && cut < requests.count)
+        // Kept pages save the condition programs' runs.
+        #expect(keepingMore.steps < fresh.steps)
+    }
+
+    @Test func aSharedListIsTheListItHolds() {
+        let base = [10, 20, 30]
+        let list = SharedList(base: base, inserting: [(0, 5), (2, 25), (2, 26), (3, 40)])
+        #expect(Array(list) == [5, 10, 20, 25, 26, 30, 40])
+        #expect(list.indices.map { list[$0] } == [5, 10, 20, 25, 26, 30, 40])
+        #expect(list == SharedList([5, 10, 20, 25, 26, 30, 40]))
+        #expect(list.hashValue == SharedList([5, 10, 20, 25, 26, 30, 40]).hashValue)
+        #expect(list != SharedList(base))
+        #expect(list.description == "[5, 10, 20, 25, 26, 30, 40]")
+        var changed = list
+        changed[1] = 11
+        changed.removeLast()
+        #expect(changed == [5, 11, 20, 25, 26, 30])
+        #expect(list.count == 7)
+    }
+}
