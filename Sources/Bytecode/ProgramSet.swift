@@ -16,6 +16,12 @@
 public import Automata
 
 public struct ProgramSet: Hashable, Sendable {
+    public static func == (lhs: ProgramSet, rhs: ProgramSet) -> Bool { lhs.programs == rhs.programs && lhs.stages == rhs.stages }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(programs)
+        hasher.combine(stages)
+    }
+
     public struct Stage: Hashable, Sendable {
         public let prefix: Program
         public let suffixes: [Program]
@@ -23,48 +29,87 @@ public struct ProgramSet: Hashable, Sendable {
         /// nothing at its start and stops on the byte where the prefix ended is not run at all.
         /// The empty prefix ends before every byte of the URL, and most bytes start no pattern.
         public let suffixStarts: [Program.StartSummary]
-        /// The same by byte, for the interpreter: the suffixes that go on from byte b (128 for
-        /// every byte from 128 on) are `startingSuffixes[firstByteStart[b]..<firstByteStart[b + 1]]`.
-        @usableFromInline let firstByteStart: [Int32]
-        @usableFromInline let startingSuffixes: [Int32]
 
         public init(prefix: Program, suffixes: [Program]) {
             self.prefix = prefix
             self.suffixes = suffixes
             suffixStarts = suffixes.map { $0.startSummary() }
-            var firstByteStart: [Int32] = [0]
-            var startingSuffixes: [Int32] = []
-            for byte in 0...128 {
-                for (index, start) in suffixStarts.enumerated() where byte < 128 ? start.goesOn(UInt8(byte)) : start.reports {
-                    startingSuffixes.append(Int32(index))
-                }
-                firstByteStart.append(Int32(startingSuffixes.count))
-            }
-            self.firstByteStart = firstByteStart
-            self.startingSuffixes = startingSuffixes
         }
     }
 
     /// Programs run from the URL's start.
-    public var programs: [Program]
-    public var stages: [Stage]
+    public let programs: [Program]
+    public let stages: [Stage]
+    /// The same, laid out for the interpreter (`Image`).
+    @usableFromInline let image: Image
 
     public init(programs: [Program], stages: [Stage] = []) {
         self.programs = programs
         self.stages = stages
+        image = Image(programs: programs, stages: stages)
     }
 
     /// The programs the partitioner made (`DFAPartitioner.build(_:limits:minimizing:phaseTimer:product:)`
     /// with `Program.init`).
     public init(_ partition: Partitioned<Program>) {
-        programs = partition.dfas
-        stages = partition.stages.map { Stage(prefix: $0.prefix, suffixes: $0.suffixes) }
+        self.init(programs: partition.dfas, stages: partition.stages.map { Stage(prefix: $0.prefix, suffixes: $0.suffixes) })
     }
 
     /// The programs of the DFAs `dfas`.
     public init(_ dfas: PartitionedDFAs) {
-        programs = dfas.dfas.map(Program.init)
-        stages = dfas.stages.map { Stage(prefix: Program($0.prefix), suffixes: $0.suffixes.map(Program.init)) }
+        self.init(
+            programs: dfas.dfas.map(Program.init),
+            stages: dfas.stages.map { Stage(prefix: Program($0.prefix), suffixes: $0.suffixes.map(Program.init)) })
+    }
+
+    /// Every program end to end in one code buffer and one class-map buffer, each described by a
+    /// record of plain integers: matching a URL touches no reference count (iterating `Program`
+    /// values copies them, retaining their arrays, at every URL position an empty prefix reports).
+    @usableFromInline struct Image: Hashable, Sendable {
+        @usableFromInline struct Entry: Hashable, Sendable {
+            @usableFromInline var codeStart: Int
+            @usableFromInline var codeEnd: Int
+            @usableFromInline var classStart: Int
+            @usableFromInline var width: Int
+            @usableFromInline var nowhere: UInt32
+            @usableFromInline var reference: Int
+            @usableFromInline var referenceTransitions: Int
+        }
+        @usableFromInline var code: [UInt8] = []
+        @usableFromInline var classes: [UInt8] = []
+        /// The whole programs, then per stage its prefix and its suffixes.
+        @usableFromInline var entries: [Entry] = []
+        /// Per stage: its prefix's entry, and where its 130 first-byte slots start in `firstByteStart`.
+        @usableFromInline var stagePrefixes: [Int32] = []
+        /// Per stage and byte b (128: every byte from 128 on; 129 ends the list), where the entries
+        /// of the suffixes that go on from b start in `startingSuffixes` (`Stage.suffixStarts`).
+        @usableFromInline var firstByteStart: [Int32] = []
+        @usableFromInline var startingSuffixes: [Int32] = []
+
+        init(programs: [Program], stages: [Stage]) {
+            func add(_ program: Program) {
+                entries.append(Entry(
+                    codeStart: code.count, codeEnd: code.count + program.code.count, classStart: classes.count,
+                    width: program.targetWidth, nowhere: program.nowhereTarget, reference: program.referenceState,
+                    referenceTransitions: program.referenceTransitions))
+                code += program.code
+                classes += program.classOfByte
+            }
+            for program in programs { add(program) }
+            for stage in stages {
+                stagePrefixes.append(Int32(entries.count))
+                add(stage.prefix)
+                let firstSuffix = entries.count
+                for suffix in stage.suffixes { add(suffix) }
+                for byte in 0...128 {
+                    firstByteStart.append(Int32(startingSuffixes.count))
+                    for (index, start) in stage.suffixStarts.enumerated() where byte < 128 ? start.goesOn(UInt8(byte)) : start.reports {
+                        startingSuffixes.append(Int32(firstSuffix + index))
+                    }
+                }
+                firstByteStart.append(Int32(startingSuffixes.count))
+            }
+        }
     }
 
     /// Every program, prefixes included.
@@ -80,31 +125,33 @@ public struct ProgramSet: Hashable, Sendable {
     public func run(_ url: UnsafeBufferPointer<UInt8>, ends: inout [Int], report: (UInt32) -> Void) -> (steps: Int, runs: Int) {
         var steps = 0
         var runs = programs.count
-        // Programs are borrowed through buffer pointers: iterating the arrays would copy each
-        // Program (retaining its arrays) at every URL position an empty prefix reports.
-        programs.withUnsafeBufferPointer { programs in
-            for index in programs.indices { steps += programs[index].run(url, report: report) }
-        }
-        stages.withUnsafeBufferPointer { stages in
-            for stageIndex in stages.indices {
-                ends.removeAll(keepingCapacity: true)
-                steps += stages[stageIndex].prefix.runReportingEnds(url) { end in
-                    // A prefix never reads the end-of-URL NUL (the planner keeps end markers out of
-                    // prefixes); the bound also holds for a valid file built otherwise.
-                    if end <= url.count && ends.last != end { ends.append(end) }
-                }
-                runs += 1
-                stages[stageIndex].suffixes.withUnsafeBufferPointer { suffixes in
-                    stages[stageIndex].firstByteStart.withUnsafeBufferPointer { firstByteStart in
-                        stages[stageIndex].startingSuffixes.withUnsafeBufferPointer { starting in
-                            for end in ends {
-                                let rest = UnsafeBufferPointer(rebasing: url[end...])
-                                let first = end < url.count ? Int(url[end]) : 0
-                                let byte = min(first, 128)
-                                for at in Int(firstByteStart[byte])..<Int(firstByteStart[byte + 1]) {
-                                    steps += suffixes[Int(starting[at])].run(rest, report: report)
-                                    runs += 1
-                                }
+        image.code.withUnsafeBufferPointer { code in
+            image.classes.withUnsafeBufferPointer { classes in
+                image.entries.withUnsafeBufferPointer { entries in
+                    func execute(_ entry: Int, _ url: UnsafeBufferPointer<UInt8>, _ report: (UInt32, Int) -> Void) -> Int {
+                        let entry = entries[entry]
+                        return Program.execute(
+                            code: UnsafeBufferPointer(rebasing: code[entry.codeStart..<entry.codeEnd]),
+                            classOf: UnsafeBufferPointer(rebasing: classes[entry.classStart..<entry.classStart + 128]),
+                            width: entry.width, nowhere: entry.nowhere, reference: entry.reference,
+                            referenceTransitions: entry.referenceTransitions, url: url, report: report)
+                    }
+                    for index in 0..<programs.count { steps += execute(index, url) { pattern, _ in report(pattern) } }
+                    for stage in 0..<image.stagePrefixes.count {
+                        ends.removeAll(keepingCapacity: true)
+                        steps += execute(Int(image.stagePrefixes[stage]), url) { _, end in
+                            // A prefix never reads the end-of-URL NUL (the planner keeps end markers out of
+                            // prefixes); the bound also holds for a valid file built otherwise.
+                            if end <= url.count && ends.last != end { ends.append(end) }
+                        }
+                        runs += 1
+                        let slots = stage * 130
+                        for end in ends {
+                            let rest = UnsafeBufferPointer(rebasing: url[end...])
+                            let byte = min(end < url.count ? Int(url[end]) : 0, 128)
+                            for at in Int(image.firstByteStart[slots + byte])..<Int(image.firstByteStart[slots + byte + 1]) {
+                                steps += execute(Int(image.startingSuffixes[at]), rest) { pattern, _ in report(pattern) }
+                                runs += 1
                             }
                         }
                     }
