@@ -81,6 +81,15 @@ public struct EngineResult: Codable, Hashable, Sendable {
     public var latency: LatencySummary?
     public var requestsPerSecond: Double?
     public var nanosecondsPerURLByte: Double?
+    /// The floor of one request (engines that count interpreter steps): the mean bytes their DFA
+    /// passes read per request x the nanoseconds per byte of a plain table walk in cache
+    /// (`TableWalk`), measured in the same run.
+    public var floorNanoseconds: Double?
+    /// The median latency over that floor.
+    public var timesFloor: Double? {
+        guard let floorNanoseconds, floorNanoseconds > 0, let latency else { return nil }
+        return latency.medianNanoseconds / floorNanoseconds
+    }
 
     /// Deterministic counts: compile (DFAs, states, patterns) or per request (interpreter steps).
     public var counters: [NamedValue] = []

@@ -249,6 +249,10 @@ public final class BenchmarkRunner {
         result.latency = LatencySummary(histogram)
         result.requestsPerSecond = Double(indices.count) / max(medianSeconds, 1e-9)
         result.nanosecondsPerURLByte = medianSeconds * 1e9 / Double(max(1, urlBytes))
+        if let steps = result.counters.first(where: { $0.name == "interpreter steps per request" })?.value {
+            let perByte = TableWalk.nanosecondsPerByte(over: indices.map { Array(requests[$0].url.string.utf8) })
+            result.floorNanoseconds = steps * perByte
+        }
         return result
     }
 

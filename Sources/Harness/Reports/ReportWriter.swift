@@ -244,6 +244,7 @@ public struct HistoryLine: Codable, Hashable, Sendable {
         add("max", engine.latency?.maxNanoseconds, "ns")
         add("requests per second", engine.requestsPerSecond, "1/s")
         add("ns per URL byte", engine.nanosecondsPerURLByte, "ns")
+        add("floor", engine.floorNanoseconds, "ns")
         add("time ratio", engine.timeRatio, "x")
         add("bytes ratio", engine.bytesRatio, "x")
         for counter in engine.counters { add(counter.name, counter.value, "") }

@@ -20,7 +20,7 @@ public struct ResultTable: Sendable {
         case .compile:
             header = ["engine", "time", "runs", "bytes", "peak memory", "automata", "phases"]
         case .match:
-            header = ["engine", "requests", "answers = oracle", "median", "p99", "max", "requests/s", "ns/URL byte", "work/request"]
+            header = ["engine", "requests", "answers = oracle", "median", "p99", "max", "requests/s", "ns/URL byte", "floor", "work/request"]
         }
         for engine in result.engines {
             guard engine.status == .ok else {
@@ -66,6 +66,9 @@ public struct ResultTable: Sendable {
                     latency.map { Figures.duration(nanoseconds: $0.maxNanoseconds) } ?? "",
                     engine.requestsPerSecond.map { Self.compact($0) } ?? "",
                     engine.nanosecondsPerURLByte.map { Self.compact($0) } ?? "",
+                    engine.floorNanoseconds.map { floor in
+                        Figures.duration(nanoseconds: floor) + (engine.timesFloor.map { " (median \(Self.compact($0))x)" } ?? "")
+                    } ?? "",
                     work,
                 ])
             }
