@@ -72,6 +72,7 @@ extension Program {
     }
 
     /// Where the state whose header is at `state` and whose transitions start at `offset` leads on
+    /// (not a chain: `execute` reads chains itself)
     /// `byteClass` (nowhere: all-ones); `reference` is the reference state and
     /// `referenceTransitions` where its transitions start. A loop, not a recursion, so that it
     /// inlines into the interpreter's loop: the reference never uses the delta form, so it turns
@@ -136,6 +137,19 @@ extension Program {
                     report(pattern, index)
                 }
             }
+            if code[state] & chainFlag != 0 {
+                // L states of one class each, then the next instruction: a step per byte as ever.
+                let length = Int(code[offset])
+                let classes = offset + 1
+                for member in 0..<length {
+                    guard index <= url.count else { return index }
+                    let byte = index < url.count ? url[index] : 0
+                    index += 1
+                    guard byte < 128, classOf[Int(byte)] == code[classes + member] else { return index }
+                }
+                state = classes + length
+                continue
+            }
             guard index <= url.count else { return index }
             let byte = index < url.count ? url[index] : 0
             index += 1
@@ -169,6 +183,13 @@ extension Program {
         code.withUnsafeBufferPointer { code in
             var summary = StartSummary(reports: code[0] & Self.acceptsFlag != 0, liveLow: 0, liveHigh: 0)
             let offset = Self.skipAccepts(code, state: 0)
+            if code[0] & Self.chainFlag != 0 {
+                // A chain goes on only on its first class.
+                for byte in 0..<128 where classOfByte[byte] == code[offset + 1] {
+                    if byte < 64 { summary.liveLow |= 1 << UInt64(byte) } else { summary.liveHigh |= 1 << UInt64(byte - 64) }
+                }
+                return summary
+            }
             for byte in 0..<128 {
                 let next = Self.transition(
                     code, state: 0, transitions: offset, byteClass: classOfByte[byte], width: targetWidth, nowhere: nowhereTarget,

@@ -13,7 +13,13 @@
 //                       bit 4:    `nextFlag`, with the sparse form only: one class is listed
 //                                 and it leads to the next state instruction, whose offset is
 //                                 not written (the transitions are the class alone, 1 byte)
-//                       bits 5-7: zero
+//                       bit 5:    `chainFlag`, with the sparse form and the next flag only (not
+//                                 delta): the instruction is a chain of L states, each with one
+//                                 class leading to the next; the transitions are L (2...255) then
+//                                 the L classes; after the last, the next instruction. Only the
+//                                 first state may report patterns, and no target points inside
+//                                 the chain (the others have their one incoming transition)
+//                       bits 6-7: zero
 //     [accepts]         when bit 2 is set: varint n (n >= 1), then n varints: the first pattern
 //                       id, then the gap to each next one (>= 1): ids strictly increase
 //     transitions       by form:
@@ -29,7 +35,8 @@
 // all-ones (0xFFFF, 0xFFFFFF, 0xFFFFFFFF) means nowhere: the program stops. The form of each
 // state is whichever is shortest. States are laid out depth first from the start state, a state's
 // first unplaced target (by class) right after it: a trie's chains (`d o u b l e c l i c k`, one
-// live class per state) are then runs of 2-byte instructions with the next flag.
+// live class per state) are then runs of states with the next flag, written as one chain
+// instruction of a byte per state when three or more of them follow one another.
 //
 // The reference state (the delta form) is what makes unanchored patterns small: in their DFA
 // almost every state leads, on almost every class, where the start state leads (the match
@@ -51,6 +58,9 @@ public struct Program: Hashable, Sendable {
     public static let acceptsFlag: UInt8 = 0b100
     public static let deltaFlag: UInt8 = 0b1000
     public static let nextFlag: UInt8 = 0b1_0000
+    public static let chainFlag: UInt8 = 0b10_0000
+    /// Chains shorter than this stay next-form states (a chain costs 2 bytes more than its classes).
+    static let shortestChain = 3
 
     /// The class of each byte 0...127; bytes 128...255 stop the program.
     public let classOfByte: [UInt8]
@@ -161,8 +171,31 @@ public struct Program: Hashable, Sendable {
         }
         if let best { plans = best.plans }
         let referenceRow = best.map { row($0.reference) }
+        // Chains: next-form states one after another, each entered only from the one before
+        // (and none the reference, whose header the delta form reads), become one instruction.
+        var head = 0
+        while head < plans.count {
+            guard plans[head].isNext && !plans[head].isDelta && order[head] != best?.reference else {
+                head += 1
+                continue
+            }
+            var end = head + 1
+            while end < plans.count, end - head < 255, plans[end].isNext, !plans[end].isDelta, acceptBytes[end] == 0,
+                  incoming[order[end]] == 1, order[end] != best?.reference {
+                end += 1
+            }
+            guard end - head >= Self.shortestChain else {
+                head += 1
+                continue
+            }
+            plans[head].chainLength = end - head
+            for member in head + 1..<end { plans[member].isChainMember = true }
+            head = end
+        }
 
         func size(_ plan: StatePlan, acceptBytes: Int, width: Int) -> Int {
+            if plan.isChainMember { return 0 }
+            if plan.chainLength > 0 { return 1 + acceptBytes + 1 + plan.chainLength }
             let transitions = switch plan.form {
             case .stop: 0
             case .sparse: plan.isNext ? 1 : 1 + plan.exceptionCount * (1 + width)
@@ -188,12 +221,12 @@ public struct Program: Hashable, Sendable {
         func target(_ state: UInt32) {
             writer.integer(state == dead ? nowhere : UInt32(offsets[position[Int(state)]]), width: width)
         }
-        for (index, plan) in plans.enumerated() {
+        for (index, plan) in plans.enumerated() where !plan.isChainMember {
             let state = order[index]
             let accepted = dfa.accepted(by: DFAStateID(state))
             writer.u8(
                 plan.form.rawValue | (accepted.isEmpty ? 0 : Self.acceptsFlag) | (plan.isDelta ? Self.deltaFlag : 0)
-                    | (plan.isNext ? Self.nextFlag : 0))
+                    | (plan.isNext ? Self.nextFlag : 0) | (plan.chainLength > 0 ? Self.chainFlag : 0))
             if !accepted.isEmpty {
                 writer.varint(UInt32(accepted.count))
                 var previous: UInt32 = 0
@@ -201,6 +234,13 @@ public struct Program: Hashable, Sendable {
                     writer.varint(index == 0 ? pattern.rawValue : pattern.rawValue - previous)
                     previous = pattern.rawValue
                 }
+            }
+            if plan.chainLength > 0 {
+                writer.u8(UInt8(plan.chainLength))
+                for member in order[index..<index + plan.chainLength] {
+                    writer.u8(UInt8(row(member).firstIndex { $0 != dead }! - row(member).startIndex))
+                }
+                continue
             }
             let transitions = row(state)
             // The classes listed: those that differ from what the form gives unlisted classes.
@@ -235,6 +275,10 @@ public struct Program: Hashable, Sendable {
         var isDelta = false
         /// With the sparse form: the one class listed leads to the next state laid out.
         var isNext = false
+        /// The first of a chain of this many next-form states (0: not a chain's first).
+        var chainLength = 0
+        /// A chain's state after its first: written by the first.
+        var isChainMember = false
         /// With the fallback form, the target of unlisted classes (dead for the sparse form).
         var fallback: UInt32 = DFAStateID.dead.rawValue
         var exceptionCount = 0

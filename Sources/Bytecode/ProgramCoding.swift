@@ -14,8 +14,9 @@
 //
 // Validation walks the code once, state by state: every header is known, every accept list is
 // well formed with patterns below the file's pattern count, every class is below classCount,
-// every target is nowhere or the offset of a state instruction, the reference is a state that
-// does not use the delta form (and exists when a state uses it), and the last instruction ends
+// every target is nowhere or the offset of a state instruction (a chain's next instruction
+// included), the reference is a state that uses neither the delta form nor a chain (and exists
+// when a state uses it), and the last instruction ends
 // exactly at the end of the code. A program that passes cannot read outside its code.
 
 extension Program {
@@ -114,8 +115,9 @@ extension Program {
                 isState[state] = true
                 states += 1
                 let header = try reader.u8()
-                guard header & ~(Self.acceptsFlag | Self.deltaFlag | Self.nextFlag | 0b11) == 0,
-                      header & (Self.deltaFlag | Self.nextFlag) == 0 || header & 0b11 == TransitionForm.sparse.rawValue
+                guard header & ~(Self.acceptsFlag | Self.deltaFlag | Self.nextFlag | Self.chainFlag | 0b11) == 0,
+                      header & (Self.deltaFlag | Self.nextFlag) == 0 || header & 0b11 == TransitionForm.sparse.rawValue,
+                      header & Self.chainFlag == 0 || header & (Self.nextFlag | Self.deltaFlag) == Self.nextFlag
                 else { throw fail(state, "unknown state header 0x\(String(header, radix: 16))") }
                 if header & Self.deltaFlag != 0 { usesReference = true }
                 if header & Self.acceptsFlag != 0 {
@@ -134,6 +136,16 @@ extension Program {
                     targets.append((at, UInt32(try reader.integer(width: targetWidth))))
                 }
                 switch TransitionForm(rawValue: header & 0b11)! {
+                case .sparse where header & Self.chainFlag != 0:
+                    let length = Int(try reader.u8())
+                    guard length >= 2 else { throw fail(reader.offset - 1, "chain of \(length) states") }
+                    for _ in 0..<length {
+                        let byteClass = Int(try reader.u8())
+                        guard byteClass < classCount else { throw fail(reader.offset - 1, "class \(byteClass) of \(classCount)") }
+                    }
+                    states += length - 1
+                    guard !reader.isAtEnd else { throw fail(state, "a chain as the last state") }
+                    targets.append((state, UInt32(reader.offset)))
                 case .stop: break
                 case .dense:
                     for _ in 0..<classCount { try readTarget() }
@@ -165,8 +177,9 @@ extension Program {
         }
         guard states == stateCount else { throw fail(0, "\(states) states, header says \(stateCount)") }
         if reference != nowhere || usesReference {
-            guard Int(reference) < code.count, isState[Int(reference)], code[Int(reference)] & Self.deltaFlag == 0 else {
-                throw fail(0, "reference \(reference) is not a state without the delta form")
+            guard Int(reference) < code.count, isState[Int(reference)],
+                  code[Int(reference)] & (Self.deltaFlag | Self.chainFlag) == 0 else {
+                throw fail(0, "reference \(reference) is not a state without the delta form and not a chain")
             }
         }
         for (at, target) in targets where target != nowhere {
@@ -193,6 +206,11 @@ extension Program {
                     return value == nowhere ? "stop" : "@\(value)"
                 }
                 switch TransitionForm(rawValue: code[state] & 0b11)! {
+                case .sparse where code[state] & Self.chainFlag != 0:
+                    let length = Int(code[offset])
+                    let classes = (offset + 1..<offset + 1 + length).map { "c\(code[$0])" }
+                    offset += 1 + length
+                    parts.append("chain " + classes.joined(separator: " ") + " ->@\(offset)")
                 case .stop: parts.append("stop")
                 case .dense: parts.append("dense " + (0..<classCount).map { "c\($0)->\(target())" }.joined(separator: " "))
                 case .sparse where code[state] & Self.nextFlag != 0:

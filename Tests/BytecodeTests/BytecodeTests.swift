@@ -119,6 +119,23 @@ private func sampleFile() throws -> CompiledFile {
             """)
     }
 
+    @Test func disassemblyOfAChain() throws {
+        #expect(Program(try dfa(["^abcd"])).disassemble() == """
+            program: 5 states, 6 byte classes, 9 bytes, 2-byte targets
+              c0 = [\\x00]
+              c1 = [\\x01-@E-`e-\\x7F]
+              c2 = [Aa]
+              c3 = [Bb]
+              c4 = [Cc]
+              c5 = [Dd]
+            @0: chain c2 c3 c4 c5 ->@6
+            @6: accept p0; stop
+
+            """)
+        // The corruption tests below run over files with chains.
+        #expect(try sampleFile().topURLPrograms.disassemble(name: "top-url").contains(": chain "))
+    }
+
     @Test func writingThenReadingGivesTheSameFile() throws {
         let file = try sampleFile()
         let bytes = file.serialized()
@@ -202,6 +219,6 @@ private func sampleFile() throws -> CompiledFile {
         bytes[10] = 0x02
         bytes[11] = 0x01
         bytes[8] = 9
-        #expect(throws: BytecodeError.unsupportedVersion(found: 9, supported: 2)) { try CompiledFile(validating: bytes) }
+        #expect(throws: BytecodeError.unsupportedVersion(found: 9, supported: CompiledFile.version)) { try CompiledFile(validating: bytes) }
     }
 }
