@@ -59,7 +59,9 @@ extension Program {
     @inlinable
     static func reportAccepts(_ code: UnsafeBufferPointer<UInt8>, state: Int, report: (UInt32) -> Void) -> Int {
         var offset = state + 1
-        if code[state] & acceptsFlag != 0 {
+        if code[state] & oneAcceptFlag != 0 {
+            report(readVarint(code, &offset))
+        } else if code[state] & acceptsFlag != 0 {
             let count = readVarint(code, &offset)
             var pattern: UInt32 = 0
             for index in 0..<count {
@@ -100,9 +102,15 @@ extension Program {
                     // One class, leading to the next instruction (right after this one).
                     if code[offset] == byteClass { return UInt32(truncatingIfNeeded: offset + 1) }
                 } else {
-                    let count = Int(code[offset])
+                    var count = Int(code[offset])
                     offset += 1
                     let entry = 1 + width
+                    if header & firstNextFlag != 0 {
+                        // The first class leads to the instruction after this one's entries.
+                        count -= 1
+                        if code[offset] == byteClass { return UInt32(truncatingIfNeeded: offset + 1 + count * entry) }
+                        offset += 1
+                    }
                     for exception in 0..<count {
                         let at = offset + exception * entry
                         let candidate = code[at]
@@ -128,7 +136,9 @@ extension Program {
         var index = 0
         while true {
             var offset = state + 1
-            if code[state] & acceptsFlag != 0 {
+            if code[state] & oneAcceptFlag != 0 {
+                report(readVarint(code, &offset), index)
+            } else if code[state] & acceptsFlag != 0 {
                 let count = readVarint(code, &offset)
                 var pattern: UInt32 = 0
                 for accept in 0..<count {

@@ -19,9 +19,15 @@
 //                                 the L classes; after the last, the next instruction. Only the
 //                                 first state may report patterns, and no target points inside
 //                                 the chain (the others have their one incoming transition)
-//                       bits 6-7: zero
-//     [accepts]         when bit 2 is set: varint n (n >= 1), then n varints: the first pattern
-//                       id, then the gap to each next one (>= 1): ids strictly increase
+//                       bit 6:    `firstNextFlag`, with the sparse form (not next) or the fallback
+//                                 form: the first class listed leads to the next instruction and
+//                                 has no target written; it comes first, the others after it in
+//                                 increasing order (a trie's branch: its first child follows it)
+//                       bit 7:    `oneAcceptFlag`, with bit 2: the accept list is one pattern id,
+//                                 without the count
+//     [accepts]         when bit 2 is set: varint n (n >= 2), then n varints: the first pattern
+//                       id, then the gap to each next one (>= 1): ids strictly increase; with
+//                       bit 7, one varint: the only pattern id
 //     transitions       by form:
 //       stop        0   every class leads nowhere: the program stops here
 //       sparse          1 (n, 1...255; 0...255 with the delta flag), then n x (class 1,
@@ -59,6 +65,8 @@ public struct Program: Hashable, Sendable {
     public static let deltaFlag: UInt8 = 0b1000
     public static let nextFlag: UInt8 = 0b1_0000
     public static let chainFlag: UInt8 = 0b10_0000
+    public static let firstNextFlag: UInt8 = 0b100_0000
+    public static let oneAcceptFlag: UInt8 = 0b1000_0000
     /// Chains shorter than this stay next-form states (a chain costs 2 bytes more than its classes).
     static let shortestChain = 3
 
@@ -111,6 +119,7 @@ public struct Program: Hashable, Sendable {
             }
             return nil
         }
+        if code[state] & oneAcceptFlag != 0 { return varint() == nil ? nil : offset }
         guard let count = varint() else { return nil }
         for _ in 0..<min(count, UInt32(code.count)) {
             guard varint() != nil else { return nil }
@@ -192,6 +201,19 @@ public struct Program: Hashable, Sendable {
             for member in head + 1..<end { plans[member].isChainMember = true }
             head = end
         }
+        // Branches: a listed class leading to the state laid out next needs no target.
+        for index in plans.indices where !plans[index].isNext && !plans[index].isChainMember && index + 1 < plans.count {
+            let plan = plans[index]
+            guard plan.form == .sparse || plan.form == .fallback else { continue }
+            let next = UInt32(order[index + 1])
+            for (offset, target) in row(order[index]).enumerated() where target == next {
+                let unlisted = plan.isDelta ? referenceRow![referenceRow!.startIndex + offset] : plan.fallback
+                if target != unlisted {
+                    plans[index].firstNextClass = offset
+                    break
+                }
+            }
+        }
 
         func size(_ plan: StatePlan, acceptBytes: Int, width: Int) -> Int {
             if plan.isChainMember { return 0 }
@@ -202,6 +224,7 @@ public struct Program: Hashable, Sendable {
             case .fallback: width + 1 + plan.exceptionCount * (1 + width)
             case .dense: classCount * width
             }
+            if plan.firstNextClass != nil { return 1 + acceptBytes + transitions - width }
             return 1 + acceptBytes + transitions
         }
         var width = 2
@@ -226,8 +249,11 @@ public struct Program: Hashable, Sendable {
             let accepted = dfa.accepted(by: DFAStateID(state))
             writer.u8(
                 plan.form.rawValue | (accepted.isEmpty ? 0 : Self.acceptsFlag) | (plan.isDelta ? Self.deltaFlag : 0)
-                    | (plan.isNext ? Self.nextFlag : 0) | (plan.chainLength > 0 ? Self.chainFlag : 0))
-            if !accepted.isEmpty {
+                    | (plan.isNext ? Self.nextFlag : 0) | (plan.chainLength > 0 ? Self.chainFlag : 0)
+                    | (plan.firstNextClass != nil ? Self.firstNextFlag : 0) | (accepted.count == 1 ? Self.oneAcceptFlag : 0))
+            if accepted.count == 1 {
+                writer.varint(accepted.first!.rawValue)
+            } else if !accepted.isEmpty {
                 writer.varint(UInt32(accepted.count))
                 var previous: UInt32 = 0
                 for (index, pattern) in accepted.enumerated() {
@@ -246,7 +272,8 @@ public struct Program: Hashable, Sendable {
             // The classes listed: those that differ from what the form gives unlisted classes.
             func exceptions() {
                 if !plan.isNext { writer.u8(UInt8(plan.exceptionCount)) }
-                for (offset, next) in transitions.enumerated() {
+                if let first = plan.firstNextClass { writer.u8(UInt8(first)) }
+                for (offset, next) in transitions.enumerated() where offset != plan.firstNextClass {
                     let unlisted = plan.isDelta ? referenceRow![referenceRow!.startIndex + offset] : plan.fallback
                     if next != unlisted {
                         writer.u8(UInt8(offset))
@@ -279,6 +306,8 @@ public struct Program: Hashable, Sendable {
         var chainLength = 0
         /// A chain's state after its first: written by the first.
         var isChainMember = false
+        /// Sparse (not next) or fallback: the listed class that leads to the next instruction.
+        var firstNextClass: Int?
         /// With the fallback form, the target of unlisted classes (dead for the sparse form).
         var fallback: UInt32 = DFAStateID.dead.rawValue
         var exceptionCount = 0
@@ -290,6 +319,7 @@ public struct Program: Hashable, Sendable {
     static func acceptListSize(_ accepted: ArraySlice<PatternID>) -> Int {
         guard !accepted.isEmpty else { return 0 }
         func varintSize(_ value: UInt32) -> Int { value < 1 << 7 ? 1 : value < 1 << 14 ? 2 : value < 1 << 21 ? 3 : value < 1 << 28 ? 4 : 5 }
+        if accepted.count == 1 { return varintSize(accepted.first!.rawValue) }
         var size = varintSize(UInt32(accepted.count))
         var previous: UInt32 = 0
         for (index, pattern) in accepted.enumerated() {

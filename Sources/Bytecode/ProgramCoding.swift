@@ -115,12 +115,19 @@ extension Program {
                 isState[state] = true
                 states += 1
                 let header = try reader.u8()
-                guard header & ~(Self.acceptsFlag | Self.deltaFlag | Self.nextFlag | Self.chainFlag | 0b11) == 0,
-                      header & (Self.deltaFlag | Self.nextFlag) == 0 || header & 0b11 == TransitionForm.sparse.rawValue,
-                      header & Self.chainFlag == 0 || header & (Self.nextFlag | Self.deltaFlag) == Self.nextFlag
+                let form = header & 0b11
+                guard header & (Self.deltaFlag | Self.nextFlag) == 0 || form == TransitionForm.sparse.rawValue,
+                      header & Self.chainFlag == 0 || header & (Self.nextFlag | Self.deltaFlag) == Self.nextFlag,
+                      header & Self.firstNextFlag == 0
+                        || (form == TransitionForm.sparse.rawValue || form == TransitionForm.fallback.rawValue)
+                            && header & (Self.nextFlag | Self.chainFlag) == 0,
+                      header & Self.oneAcceptFlag == 0 || header & Self.acceptsFlag != 0
                 else { throw fail(state, "unknown state header 0x\(String(header, radix: 16))") }
                 if header & Self.deltaFlag != 0 { usesReference = true }
-                if header & Self.acceptsFlag != 0 {
+                if header & Self.oneAcceptFlag != 0 {
+                    let pattern = try reader.varint()
+                    guard pattern < patternCount else { throw fail(reader.offset, "pattern \(pattern) of \(patternCount)") }
+                } else if header & Self.acceptsFlag != 0 {
                     let count = try reader.varint()
                     guard count >= 1 else { throw fail(state, "empty accept list") }
                     var pattern: UInt64 = 0
@@ -157,9 +164,19 @@ extension Program {
                     targets.append((reader.offset - 1, UInt32(reader.offset)))
                 case .sparse, .fallback:
                     if header & 0b11 == TransitionForm.fallback.rawValue { try readTarget() }
-                    let count = Int(try reader.u8())
+                    var count = Int(try reader.u8())
                     guard header & 0b11 == TransitionForm.fallback.rawValue || header & Self.deltaFlag != 0 || count >= 1 else {
                         throw fail(reader.offset - 1, "sparse state without transitions")
+                    }
+                    if header & Self.firstNextFlag != 0 {
+                        guard count >= 1 else { throw fail(reader.offset - 1, "no first class to lead next") }
+                        count -= 1
+                        let byteClass = Int(try reader.u8())
+                        guard byteClass < classCount else { throw fail(reader.offset - 1, "class \(byteClass) of \(classCount)") }
+                        // The next instruction, after the entries: there must be one.
+                        let next = reader.offset + count * (1 + targetWidth)
+                        guard next < code.count else { throw fail(state, "the first-next class on the last state") }
+                        targets.append((reader.offset - 1, UInt32(next)))
                     }
                     var previous = -1
                     for _ in 0..<count {
@@ -220,8 +237,13 @@ extension Program {
                 case .sparse, .fallback:
                     var text = code[state] & 0b11 == TransitionForm.fallback.rawValue
                         ? "fallback \(target())" : code[state] & Self.deltaFlag != 0 ? "delta @\(reference)" : "sparse"
-                    let count = Int(code[offset])
+                    var count = Int(code[offset])
                     offset += 1
+                    if code[state] & Self.firstNextFlag != 0 {
+                        count -= 1
+                        text += " c\(code[offset])->@\(offset + 1 + count * (1 + targetWidth))"
+                        offset += 1
+                    }
                     for _ in 0..<count {
                         let byteClass = code[offset]
                         offset += 1

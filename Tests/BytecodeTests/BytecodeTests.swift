@@ -107,7 +107,7 @@ private func sampleFile() throws -> CompiledFile {
 
     @Test func disassemblyOfASmallProgram() throws {
         #expect(Program(try dfa(["^ab"])).disassemble() == """
-            program: 3 states, 4 byte classes, 7 bytes, 2-byte targets
+            program: 3 states, 4 byte classes, 6 bytes, 2-byte targets
               c0 = [\\x00]
               c1 = [\\x01-@C-`c-\\x7F]
               c2 = [Aa]
@@ -121,7 +121,7 @@ private func sampleFile() throws -> CompiledFile {
 
     @Test func disassemblyOfAChain() throws {
         #expect(Program(try dfa(["^abcd"])).disassemble() == """
-            program: 5 states, 6 byte classes, 9 bytes, 2-byte targets
+            program: 5 states, 6 byte classes, 8 bytes, 2-byte targets
               c0 = [\\x00]
               c1 = [\\x01-@E-`e-\\x7F]
               c2 = [Aa]
@@ -132,6 +132,15 @@ private func sampleFile() throws -> CompiledFile {
             @6: accept p0; stop
 
             """)
+        // A branch's first child follows it: no target written for it (and one accept, no count).
+        #expect(Program(try dfa(["^ab", "^ac"])).disassemble().hasSuffix("""
+            @0: next c2->@2
+            @2: sparse c3->@8 c4->@10
+            @8: accept p0; stop
+            @10: accept p1; stop
+
+            """))
+        #expect(Program(try dfa(["^ab", "^ac"])).code.count == 12)
         // The corruption tests below run over files with chains.
         #expect(try sampleFile().topURLPrograms.disassemble(name: "top-url").contains(": chain "))
     }
