@@ -20,9 +20,12 @@
 //       topURLPrograms   a program set over the main document URL (domains, top-url patterns)
 //       framePrograms    a program set over the frame URL (frame-url patterns)
 //       patterns         urlPatternCount 4, topPatternCount 4, framePatternCount 4; per url
-//                        pattern, varint: how many rules it has (>= 1); the list's length 4, then
-//                        each pattern's rule slots, each as a zigzag varint of its difference from
-//                        the slot before it in the list (the first: from 0); then the count 4 of the rules whose
+//                        pattern its rule slots (>= 1): a varint whose bit 0 says more than one
+//                        follow and whose other bits are the zigzag difference of its first slot
+//                        from the slot before it (the previous pattern's last; the first: from 0);
+//                        with more, a varint count - 2, then each further slot as a zigzag varint
+//                        of its difference from the one before (EasyPrivacy: 1 byte a pattern
+//                        instead of 2: patterns mostly have one rule, numbered in order); then the count 4 of the rules whose
 //                        url-filter matches every URL and their slots as varint gaps (the first
 //                        slot, then each minus the previous, >= 1)
 //       rules            count 4; the profiles (the flags rules share: EasyPrivacy's 54,000 rules
@@ -175,12 +178,17 @@ public struct CompiledFile: Hashable, Sendable {
                 writer.u32(UInt32(urlPatternCount))
                 writer.u32(UInt32(topPatternCount))
                 writer.u32(UInt32(framePatternCount))
-                for (start, end) in zip(patternRuleStart, patternRuleStart.dropFirst()) { writer.varint(end - start) }
-                writer.u32(UInt32(patternRules.count))
+                // Per pattern: its first slot's difference and whether more follow, in one varint.
+                precondition(rules.count < 1 << 29, "rule slots beyond 2^29")
                 var previousSlot: UInt32 = 0
-                for slot in patternRules {
-                    writer.zigzag(Int64(slot) - Int64(previousSlot))
-                    previousSlot = slot
+                for (start, end) in zip(patternRuleStart, patternRuleStart.dropFirst()) {
+                    let slots = patternRules[Int(start)..<Int(end)]
+                    let difference = Int64(slots.first!) - Int64(previousSlot)
+                    let zigzag = UInt32(truncatingIfNeeded: difference < 0 ? ~(difference << 1) : difference << 1)
+                    writer.varint(zigzag << 1 | (slots.count > 1 ? 1 : 0))
+                    if slots.count > 1 { writer.varint(UInt32(slots.count - 2)) }
+                    for (slot, before) in zip(slots.dropFirst(), slots) { writer.zigzag(Int64(slot) - Int64(before)) }
+                    previousSlot = slots.last!
                 }
                 writer.u32(UInt32(universalRules.count))
                 for (index, slot) in universalRules.enumerated() { writer.varint(index == 0 ? slot : slot - universalRules[index - 1]) }
@@ -308,29 +316,23 @@ public struct CompiledFile: Hashable, Sendable {
 
         var patternRuleStart: [UInt32] = [0]
         patternRuleStart.reserveCapacity(urlPatternCount + 1)
+        var patternRules: [UInt32] = []
+        patternRules.reserveCapacity(urlPatternCount)
+        var previousSlot: Int64 = 0
         for _ in 0..<urlPatternCount {
             let at = patterns.offset
-            let count = try patterns.varint()
-            guard count >= 1, UInt64(patternRuleStart.last!) + UInt64(count) <= UInt64(UInt32.max) else {
-                throw .malformed(at: at, "pattern rule list empty or too long")
+            let head = try patterns.varint()
+            let zigzag = Int64(head >> 1)
+            var slot = previousSlot + (zigzag & 1 == 0 ? zigzag >> 1 : ~(zigzag >> 1))
+            let count = head & 1 == 0 ? 1 : Int(try patterns.varint()) + 2
+            guard count <= ruleCount else { throw .malformed(at: at, "pattern rule list of \(count) slots") }
+            for index in 0..<count {
+                if index > 0 { slot += try patterns.zigzag() }
+                guard slot >= 0, slot < ruleCount else { throw .malformed(at: at, "rule slot \(slot) of \(ruleCount)") }
+                patternRules.append(UInt32(slot))
             }
-            patternRuleStart.append(patternRuleStart.last! + count)
-        }
-        let listStart = patterns.offset
-        let listCount = Int(try patterns.u32())
-        guard listCount <= patterns.remaining else { throw .truncated(at: patterns.offset) }
-        guard patternRuleStart.last == UInt32(listCount) else {
-            throw .malformed(at: listStart, "pattern rule lists hold \(patternRuleStart.last!) slots, the list \(listCount)")
-        }
-        var patternRules: [UInt32] = []
-        patternRules.reserveCapacity(listCount)
-        var previousSlot: Int64 = 0
-        for _ in 0..<listCount {
-            let at = patterns.offset
-            let slot = previousSlot + (try patterns.zigzag())
-            guard slot >= 0, slot < ruleCount else { throw .malformed(at: at, "rule slot \(slot) of \(ruleCount)") }
-            patternRules.append(UInt32(slot))
             previousSlot = slot
+            patternRuleStart.append(UInt32(patternRules.count))
         }
         let universalCount = Int(try patterns.u32())
         guard universalCount <= patterns.remaining else { throw .truncated(at: patterns.offset) }
