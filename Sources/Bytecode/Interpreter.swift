@@ -25,7 +25,7 @@ extension Program {
         code.withUnsafeBufferPointer { code in
             classOfByte.withUnsafeBufferPointer { classOf in
                 Self.execute(
-                    code: code, classOf: classOf, width: targetWidth, nowhere: nowhereTarget, reference: referenceState,
+                    code: code, classOf: classOf, width: targetWidth, nowhere: nowhere, reference: referenceState,
                     referenceTransitions: referenceTransitions, url: url, report: report)
             }
         }
@@ -73,12 +73,11 @@ extension Program {
         return offset
     }
 
-    /// Where the state whose header is at `state` and whose transitions start at `offset` leads on
-    /// (not a chain: `execute` reads chains itself)
-    /// `byteClass` (nowhere: all-ones); `reference` is the reference state and
-    /// `referenceTransitions` where its transitions start. A loop, not a recursion, so that it
-    /// inlines into the interpreter's loop: the reference never uses the delta form, so it turns
-    /// at most twice.
+    /// Where the state whose header is at `state` and whose transitions start at `transitions` leads
+    /// on `byteClass` (nowhere: all-ones); `reference` is the reference state and
+    /// `referenceTransitions` where its transitions start. Not for chains (`execute` reads those
+    /// itself). A loop, not a recursion, so that it inlines into the interpreter's loop: the
+    /// reference never uses the delta form, so it turns at most twice.
     @inlinable @inline(__always)
     static func transition(
         _ code: UnsafeBufferPointer<UInt8>, state: Int, transitions: Int, byteClass: UInt8, width: Int, nowhere: UInt32,
@@ -135,18 +134,8 @@ extension Program {
         var state = 0
         var index = 0
         while true {
-            var offset = state + 1
-            if code[state] & oneAcceptFlag != 0 {
-                report(readVarint(code, &offset), index)
-            } else if code[state] & acceptsFlag != 0 {
-                let count = readVarint(code, &offset)
-                var pattern: UInt32 = 0
-                for accept in 0..<count {
-                    let value = readVarint(code, &offset)
-                    pattern = accept == 0 ? value : pattern &+ value
-                    report(pattern, index)
-                }
-            }
+            let bytesRead = index
+            let offset = reportAccepts(code, state: state) { report($0, bytesRead) }
             if code[state] & chainFlag != 0 {
                 // L states of one class each, then the next instruction: a step per byte as ever.
                 let length = Int(code[offset])
@@ -202,9 +191,9 @@ extension Program {
             }
             for byte in 0..<128 {
                 let next = Self.transition(
-                    code, state: 0, transitions: offset, byteClass: classOfByte[byte], width: targetWidth, nowhere: nowhereTarget,
+                    code, state: 0, transitions: offset, byteClass: classOfByte[byte], width: targetWidth, nowhere: nowhere,
                     reference: referenceState, referenceTransitions: referenceTransitions)
-                guard next != nowhereTarget else { continue }
+                guard next != nowhere else { continue }
                 if byte < 64 { summary.liveLow |= 1 << UInt64(byte) } else { summary.liveHigh |= 1 << UInt64(byte - 64) }
             }
             return summary

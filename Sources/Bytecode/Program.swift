@@ -81,10 +81,10 @@ public struct Program: Hashable, Sendable {
     /// The offset of the reference state of the delta form, or nowhere when no state uses it.
     public let reference: UInt32
 
-    /// Derived once for the interpreter: the all-ones target, the reference state (0 when none)
-    /// and where its transitions start (0 when none or when they lie outside the code: a program
-    /// read from a file runs only after `validate`, which refuses that).
-    @usableFromInline let nowhereTarget: UInt32
+    /// Derived once for the interpreter: the all-ones target (nowhere), the reference state (0
+    /// when none) and where its transitions start (0 when none or when they lie outside the code:
+    /// a program read from a file runs only after `validate`, which refuses that).
+    @usableFromInline let nowhere: UInt32
     @usableFromInline let referenceState: Int
     @usableFromInline let referenceTransitions: Int
 
@@ -95,12 +95,10 @@ public struct Program: Hashable, Sendable {
         self.code = code
         self.stateCount = stateCount
         self.reference = reference
-        nowhereTarget = targetWidth == 4 ? UInt32.max : (UInt32(1) << (8 * UInt32(targetWidth))) - 1
-        referenceState = reference == nowhereTarget ? 0 : Int(reference)
-        referenceTransitions = reference == nowhereTarget ? 0 : Self.transitionsOffset(code, state: referenceState) ?? 0
+        nowhere = targetWidth == 4 ? UInt32.max : (UInt32(1) << (8 * UInt32(targetWidth))) - 1
+        referenceState = reference == nowhere ? 0 : Int(reference)
+        referenceTransitions = reference == nowhere ? 0 : Self.transitionsOffset(code, state: referenceState) ?? 0
     }
-
-    var nowhere: UInt32 { nowhereTarget }
 
     /// Where the transitions of the state at `state` start, with every read checked (nil when the
     /// code ends first).

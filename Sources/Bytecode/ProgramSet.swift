@@ -90,7 +90,7 @@ public struct ProgramSet: Hashable, Sendable {
             func add(_ program: Program) {
                 entries.append(Entry(
                     codeStart: code.count, codeEnd: code.count + program.code.count, classStart: classes.count,
-                    width: program.targetWidth, nowhere: program.nowhereTarget, reference: program.referenceState,
+                    width: program.targetWidth, nowhere: program.nowhere, reference: program.referenceState,
                     referenceTransitions: program.referenceTransitions))
                 code += program.code
                 classes += program.classOfByte

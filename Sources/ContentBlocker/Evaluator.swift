@@ -5,7 +5,7 @@
 //  1. run the url programs over the request URL; the rules of the patterns reported, with the
 //     rules that match every URL, are the candidates, in rule order;
 //  2. keep the candidates whose flags accept the request and whose condition holds (the top-url
-//     and frame-url programs run at most once per request, and only when a candidate needs them);
+//     and frame-url programs run at most once per page, and only when a candidate needs them);
 //  3. cut at the first ignore-following-rules and after the last ignore-previous-rules, and list the
 //     actions at the acting rules' locations, in location order.
 //
@@ -17,8 +17,8 @@
 // them) and keeps the last `pageCapacity` pages, as a browser keeps its open pages' style sheets
 // (WebKit itself keeps its last top URL's actions). A request then costs its URL programs and the
 // few rules they report: the outcome shares the page's lists (`SharedList`) and inserts those.
-// When an ignore rule is among the page's or the request's rules, the evaluator cuts the whole list
-// as step 3 says.
+// When an ignore rule is among the page's or the request's rules, the actions come from the rules
+// between the cuts of step 3 alone (`cutOutcome`).
 //
 // The evaluator keeps its working memory (pattern marks, candidate lists) between requests: after
 // the first few requests, matching allocates only the outcome it returns. One evaluator serves
@@ -44,11 +44,11 @@ public final class Evaluator {
     private var pages: [PageKey: Page] = [:]
     private var lastPage: Page?
     private var clock = 0
-    /// Whether a rule that matches every URL looks at the load type (third party) or is a
-    /// make-https rule (upgradability): only then are these part of a page's flags.
     /// The records of the rules that match every URL, in their order: read one after another
     /// when a page is new, instead of scattered over every rule's records.
     private let universalRecords: [RuleRecord]
+    /// Whether a rule that matches every URL looks at the load type (third party) or is a
+    /// make-https rule (upgradability): only then are these part of a page's flags.
     private let universalUsesLoadType: Bool
     private let universalMakesHTTPS: Bool
     /// Interpreter steps (bytes read by every program run) since this evaluator was made: a
@@ -92,11 +92,11 @@ public final class Evaluator {
     private struct Universal {
         var slots: [UInt32]
         var rules: [RuleIndex]
-        /// An ignore rule among them: the outcome is then cut as a whole (step 3).
-        var hasIgnoreRule: Bool
         /// Their ignore-previous-rules and ignore-following-rules rules' slots, in order.
         var ignorePrevious: [UInt32]
         var ignoreFollowing: [UInt32]
+        /// An ignore rule among them: every outcome on the page is cut (step 3).
+        var hasIgnoreRule: Bool { !ignorePrevious.isEmpty || !ignoreFollowing.isEmpty }
         /// Without an ignore rule: the locations they list, sorted, and those actions.
         var locations: [UInt32]
         var actions: [Action]
@@ -277,13 +277,11 @@ public final class Evaluator {
                 }
             }
         }
-        let ignorePrevious = slots.filter { file.rules[Int($0)].role == .ignorePreviousRules }
-        let ignoreFollowing = slots.filter { file.rules[Int($0)].role == .ignoreFollowingRules }
-        let hasIgnoreRule = !ignorePrevious.isEmpty || !ignoreFollowing.isEmpty
         var universal = Universal(
-            slots: slots, rules: slots.map { RuleIndex(Int(file.rules[Int($0)].ruleIndex)) }, hasIgnoreRule: hasIgnoreRule,
-            ignorePrevious: ignorePrevious, ignoreFollowing: ignoreFollowing, locations: [], actions: [])
-        if !hasIgnoreRule {
+            slots: slots, rules: slots.map { RuleIndex(Int(file.rules[Int($0)].ruleIndex)) },
+            ignorePrevious: slots.filter { file.rules[Int($0)].role == .ignorePreviousRules },
+            ignoreFollowing: slots.filter { file.rules[Int($0)].role == .ignoreFollowingRules }, locations: [], actions: [])
+        if !universal.hasIgnoreRule {
             universal.locations = listedLocations(slots[...], upgradable: Self.isUpgradable(request))
             universal.actions = universal.locations.map { file.actions[Int($0)] }
         }
@@ -341,13 +339,6 @@ public final class Evaluator {
         guard !universal.hasIgnoreRule && !extraIgnores else { return cutOutcome(universal, request) }
 
         // No ignore rule: every applying rule acts. The page's lists plus this request's rules.
-        if extra.isEmpty {
-            return MatchOutcome(
-                actions: SharedList(universal.actions), matchingRules: SharedList(universal.rules), appliesGlobalStyleSheet: true)
-        }
-        let rules = extra.map { slot in
-            (offset: Self.lowerBound(slot, in: universal.slots), element: RuleIndex(Int(file.rules[Int(slot)].ruleIndex)))
-        }
         var actions: [(offset: Int, element: Action)] = []
         for location in listedLocations(extra[...], upgradable: Self.isUpgradable(request)) {
             let offset = Self.lowerBound(location, in: universal.locations)
@@ -355,8 +346,15 @@ public final class Evaluator {
             actions.append((offset, file.actions[Int(location)]))
         }
         return MatchOutcome(
-            actions: SharedList(base: universal.actions, inserting: actions),
-            matchingRules: SharedList(base: universal.rules, inserting: rules), appliesGlobalStyleSheet: true)
+            actions: SharedList(base: universal.actions, inserting: actions), matchingRules: matchingRules(universal),
+            appliesGlobalStyleSheet: true)
+    }
+
+    /// Every applying rule: the page's, shared, with this request's inserted.
+    private func matchingRules(_ universal: Universal) -> SharedList<RuleIndex> {
+        SharedList(base: universal.rules, inserting: extra.map { slot in
+            (offset: Self.lowerBound(slot, in: universal.slots), element: RuleIndex(Int(file.rules[Int(slot)].ruleIndex)))
+        })
     }
 
     /// Step 3 when an ignore rule applies: the applying rules (the page's, shared, and this
@@ -381,12 +379,7 @@ public final class Evaluator {
         if start < end { applying.append(contentsOf: universal.slots[start..<end]) }
         for slot in extra where slot <= high && low.map({ slot > $0 }) ?? true { applying.append(slot) }
         let actions = listedLocations(applying[...], upgradable: Self.isUpgradable(request)).map { file.actions[Int($0)] }
-        let rules = extra.map { slot in
-            (offset: Self.lowerBound(slot, in: universal.slots), element: RuleIndex(Int(file.rules[Int(slot)].ruleIndex)))
-        }
-        return MatchOutcome(
-            actions: SharedList(actions), matchingRules: SharedList(base: universal.rules, inserting: rules),
-            appliesGlobalStyleSheet: low == nil)
+        return MatchOutcome(actions: SharedList(actions), matchingRules: matchingRules(universal), appliesGlobalStyleSheet: low == nil)
     }
 
     /// The first index of `sorted` whose value is not below `value`.

@@ -1,11 +1,13 @@
 // PageCacheTests.swift — the evaluator's pages (Evaluator.swift): answers from a page kept between
-// requests are the answers of an evaluator that keeps nothing, whatever the request order, the
-// flags, the conditions and the ignore rules; and SharedList is a list like an array.
+// requests are the answers of an evaluator that keeps nothing and the PCRE2 oracle's, whatever the
+// request order, the flags, the conditions and the ignore rules; and SharedList is a list like an
+// array.
 
 import Testing
 import ContentBlocker
 import ContentRuleList
 import RequestContext
+import PCRE2Oracle
 
 @Suite struct PageCacheTests {
     /// Rules matching every URL with each kind of condition and flag a page's list depends on,
@@ -58,11 +60,14 @@ import RequestContext
         let keeping = Evaluator(compiled, pageCapacity: 2)
         let keepingMore = Evaluator(compiled)
         let fresh = Evaluator(compiled, pageCapacity: 0)
+        // The independent answer: the cuts, the shared lists and the insertions are the engine's alone.
+        let oracle = ReferenceEvaluator(try ReferenceRuleList(try RuleListParser.parse(Self.json).get()))
         let requests = Self.requests()
         var withActions = 0
         var cut = 0
         for request in requests {
-            let expected = fresh.outcome(for: request)
+            let expected = try oracle.outcome(for: request)
+            #expect(fresh.outcome(for: request) == expected, "\(request.url.string) on \(request.mainDocumentURL.string)")
             #expect(keeping.outcome(for: request) == expected, "\(request.url.string) on \(request.mainDocumentURL.string)")
             #expect(keepingMore.outcome(for: request) == expected, "\(request.url.string) on \(request.mainDocumentURL.string)")
             if !expected.actions.isEmpty { withActions += 1 }
