@@ -41,62 +41,67 @@ public enum Minimizer {
             var labelStart = [Int](repeating: 0, count: k + 1)
             for t in 0..<m { labelStart[Int(labels[t]) + 1] += 1 }
             for label in 0..<k { labelStart[label + 1] += labelStart[label] }
-            var byLabel = [Int](repeating: 0, count: m)
+            var byLabel = [Int32](repeating: 0, count: m)
             for t in 0..<m {
-                byLabel[labelStart[Int(labels[t])]] = t
+                byLabel[labelStart[Int(labels[t])]] = Int32(t)
                 labelStart[Int(labels[t])] += 1
             }
             cords.setInitial(order: byLabel) { labels[$0] }
         }
 
         // Incoming transitions of each state.
-        var incomingStart = [Int](repeating: 0, count: n + 1)
+        var incomingStart = [Int32](repeating: 0, count: n + 1)
         for t in 0..<m { incomingStart[Int(heads[t]) + 1] += 1 }
         for s in 0..<n { incomingStart[s + 1] += incomingStart[s] }
-        var incoming = [Int](repeating: 0, count: m)
+        var incoming = [Int32](repeating: 0, count: m)
         var cursor = incomingStart
         for t in 0..<m {
-            incoming[cursor[Int(heads[t])]] = t
+            incoming[Int(cursor[Int(heads[t])])] = Int32(t)
             cursor[Int(heads[t])] += 1
         }
 
         var nextBlock = 1, nextCord = 0
         while nextCord < cords.setCount {
-            for i in cords.first[nextCord]..<cords.past[nextCord] {
-                blocks.mark(Int(tails[cords.elements[i]]))
+            for i in cords.members(nextCord) {
+                blocks.mark(Int(tails[Int(cords.elements[i])]))
             }
             blocks.split()
             nextCord += 1
             while nextBlock < blocks.setCount {
-                for i in blocks.first[nextBlock]..<blocks.past[nextBlock] {
-                    let state = blocks.elements[i]
-                    for j in incomingStart[state]..<incomingStart[state + 1] { cords.mark(incoming[j]) }
+                for i in blocks.members(nextBlock) {
+                    let state = Int(blocks.elements[i])
+                    for j in Int(incomingStart[state])..<Int(incomingStart[state + 1]) { cords.mark(Int(incoming[j])) }
                 }
                 cords.split()
                 nextBlock += 1
             }
         }
 
+        // Every state its own block: the DFA was minimal, and the numbering below would give each
+        // state its own number. (The tries of a stage's suffixes: EasyList's 170,000-state groups
+        // lose no state, and a copy of their tables was a fifth of the compile's memory.)
+        if blocks.setCount == n { return dfa }
+
         // Number the blocks so that the start state's block is 0, then the others in order of
         // their first state.
         var number = [Int](repeating: -1, count: blocks.setCount)
         var order: [Int] = []
-        let startBlock = blocks.setOf[0]
+        let startBlock = blocks.set(of: 0)
         number[startBlock] = 0
         order.append(startBlock)
-        for state in 0..<n where number[blocks.setOf[state]] < 0 {
-            number[blocks.setOf[state]] = order.count
-            order.append(blocks.setOf[state])
+        for state in 0..<n where number[blocks.set(of: state)] < 0 {
+            number[blocks.set(of: state)] = order.count
+            order.append(blocks.set(of: state))
         }
         var transitions = [UInt32](repeating: DFAStateID.dead.rawValue, count: order.count * k)
         var acceptStart: [UInt32] = [0]
         var acceptedPatterns: [PatternID] = []
         for (newState, block) in order.enumerated() {
-            let representative = blocks.elements[blocks.first[block]]
+            let representative = Int(blocks.elements[Int(blocks.first[block])])
             for byteClass in 0..<k {
                 let target = dfa.transitions[representative * k + byteClass]
                 if target != DFAStateID.dead.rawValue {
-                    transitions[newState * k + byteClass] = UInt32(number[blocks.setOf[Int(target)]])
+                    transitions[newState * k + byteClass] = UInt32(number[blocks.set(of: Int(target))])
                 }
             }
             acceptedPatterns.append(contentsOf: dfa.accepted(by: DFAStateID(representative)))
@@ -107,62 +112,71 @@ public enum Minimizer {
 }
 
 /// A partition of 0..<count into sets, refined by marking elements and splitting each touched set
-/// into its marked and unmarked parts (the smaller part becomes the new set).
+/// into its marked and unmarked parts (the smaller part becomes the new set). Stored as Int32: the
+/// partition of transitions has an entry per transition in six arrays, and 8-byte entries made
+/// the minimizer a fifth of EasyList's compile memory.
 private struct RefinablePartition {
     var setCount: Int
-    var elements: [Int]
-    var location: [Int]
-    var setOf: [Int]
-    var first: [Int]
-    var past: [Int]
-    var marked: [Int]
-    var touched: [Int] = []
+    var elements: [Int32]
+    var location: [Int32]
+    var setOf: [Int32]
+    var first: [Int32]
+    var past: [Int32]
+    var marked: [Int32]
+    var touched: [Int32] = []
 
     init(count: Int) {
         setCount = count > 0 ? 1 : 0
-        elements = Array(0..<count)
-        location = Array(0..<count)
-        setOf = [Int](repeating: 0, count: count)
-        first = [Int](repeating: 0, count: max(count, 1))
-        past = [Int](repeating: 0, count: max(count, 1))
-        marked = [Int](repeating: 0, count: max(count, 1) + 1)
-        if count > 0 { past[0] = count }
+        elements = Array(0..<Int32(count))
+        location = elements
+        setOf = [Int32](repeating: 0, count: count)
+        first = [Int32](repeating: 0, count: max(count, 1))
+        past = [Int32](repeating: 0, count: max(count, 1))
+        marked = [Int32](repeating: 0, count: max(count, 1) + 1)
+        if count > 0 { past[0] = Int32(count) }
     }
 
     /// Replaces the single initial set by the runs of `order` with equal keys.
-    mutating func setInitial(order: [Int], key: (Int) -> Int32) {
+    mutating func setInitial(order: [Int32], key: (Int) -> Int32) {
         elements = order
         setCount = 0
         var current: Int32? = nil
         for (position, element) in order.enumerated() {
-            let value = key(element)
+            let value = key(Int(element))
             if value != current {
-                if setCount > 0 { past[setCount - 1] = position }
-                first[setCount] = position
+                if setCount > 0 { past[setCount - 1] = Int32(position) }
+                first[setCount] = Int32(position)
                 setCount += 1
                 current = value
             }
-            setOf[element] = setCount - 1
-            location[element] = position
+            setOf[Int(element)] = Int32(setCount - 1)
+            location[Int(element)] = Int32(position)
         }
-        past[setCount - 1] = order.count
+        past[setCount - 1] = Int32(order.count)
     }
 
+    @inline(__always)
+    func set(of element: Int) -> Int { Int(setOf[element]) }
+    @inline(__always)
+    func members(_ set: Int) -> Range<Int> { Int(first[set])..<Int(past[set]) }
+
     mutating func mark(_ element: Int) {
-        let set = setOf[element]
-        let i = location[element]
-        let j = first[set] + marked[set]
+        let set = Int(setOf[element])
+        let i = Int(location[element])
+        let j = Int(first[set] + marked[set])
         guard i >= j else { return }  // already marked
-        elements[i] = elements[j]
-        location[elements[i]] = i
-        elements[j] = element
-        location[element] = j
-        if marked[set] == 0 { touched.append(set) }
+        let moved = elements[j]
+        elements[i] = moved
+        location[Int(moved)] = Int32(i)
+        elements[j] = Int32(element)
+        location[element] = Int32(j)
+        if marked[set] == 0 { touched.append(Int32(set)) }
         marked[set] += 1
     }
 
     mutating func split() {
-        while let set = touched.popLast() {
+        while let touchedSet = touched.popLast() {
+            let set = Int(touchedSet)
             let j = first[set] + marked[set]
             if j == past[set] {
                 marked[set] = 0
@@ -178,7 +192,7 @@ private struct RefinablePartition {
                 first[new] = j
                 past[set] = j
             }
-            for i in first[new]..<past[new] { setOf[elements[i]] = new }
+            for i in members(new) { setOf[Int(elements[i])] = Int32(new) }
             marked[set] = 0
             marked[new] = 0
             setCount += 1

@@ -46,6 +46,8 @@ public struct NFA: Sendable {
     /// caller applies them to every URL) and are skipped.
     public init(patterns: [(id: PatternID, filter: URLFilter)]) {
         var builder = NFABuilder()
+        // The prefix tree's table sized once (growing it rehashed every key: 6% of a compile).
+        builder.reserve(patterns.reduce(0) { $0 + $1.filter.terms.count })
         var ids: [PatternID] = []
         for (id, filter) in patterns where !filter.matchesEverything {
             builder.add(filter, as: id)
@@ -119,6 +121,13 @@ struct NFABuilder {
     init() {
         // The unanchored root loops on every URL character: a match may start anywhere.
         edges.append((1, .anyCharacter, 1))
+    }
+
+    /// Room for `terms` terms' states and prefix-tree entries.
+    mutating func reserve(_ terms: Int) {
+        prefixTree.reserveCapacity(terms)
+        acceptedPattern.reserveCapacity(terms)
+        edges.reserveCapacity(terms)
     }
 
     private mutating func newState() -> UInt32 {

@@ -104,7 +104,12 @@ private struct Construction {
         var scratch: [UInt32] = []
         closure(seeds, into: &scratch)
         _ = sets.insert(scratch)
+        // The table grows a row per state. Reserved up front for as many states as the NFA has
+        // (bounded by the limit): a dense DFA of these lists has about as many (EasyList: 732,640
+        // for 780,308), pages never written cost no memory, and growing by doubling had both the
+        // old and the new table in memory at each growth (a third of a compile's peak).
         var transitions: [UInt32] = []
+        transitions.reserveCapacity(min(limits.maximumTransitionTableEntries, (nfa.stateCount + 1) * classCount) + classCount)
         var acceptStart: [UInt32] = [0]
         var acceptedPatterns: [PatternID] = []
         // Per DFA state, the targets of each byte class (a bucket): counted, then placed end to

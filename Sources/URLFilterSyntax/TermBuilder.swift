@@ -158,7 +158,7 @@ struct TermBuilder {
         guard !failed else { return }
         sinkFloatingTerm()
         guard let group = openGroups.popLast() else { return }
-        floating = .term(URLFilterTerm(atom: .group(group.terms), span: SourceSpan(group.start, span.upperBound)))
+        floating = .term(URLFilterTerm(atom: .group(group.terms.exactlySized), span: SourceSpan(group.start, span.upperBound)))
     }
 
     mutating func classBegin(inverted: Bool, at start: Int) {
@@ -195,7 +195,15 @@ struct TermBuilder {
         if let failure { return .failure(failure) }
         sinkFloatingTerm()
         if let failure { return .failure(failure) }
-        return .success(Parts(hasStartAnchor: hasStartAnchor, hasEndAnchor: hasEndAnchor, terms: sunk))
+        return .success(Parts(hasStartAnchor: hasStartAnchor, hasEndAnchor: hasEndAnchor, terms: sunk.exactlySized))
+    }
+}
+
+extension Array {
+    /// A copy without the room appending left: a compiler keeps a list's parsed patterns until
+    /// their automata are built, and the slack of growth by doubling was a quarter of them.
+    var exactlySized: [Element] {
+        capacity == count ? self : withUnsafeBufferPointer { Array($0) }
     }
 }
 
