@@ -1,7 +1,8 @@
 // PageCacheTests.swift — the evaluator's pages (Evaluator.swift): answers from a page kept between
-// requests are the answers of an evaluator that keeps nothing and the PCRE2 oracle's, whatever the
-// request order, the flags, the conditions and the ignore rules; and SharedList is a list like an
-// array.
+// requests, and from a page's list made by editing its flags' base list (the rules its condition
+// patterns name leaving or joining), are the answers of an evaluator that keeps nothing (it checks
+// every rule) and the PCRE2 oracle's, whatever the request order, the flags, the conditions and the
+// ignore rules (the page's own, and the request's); and SharedList is a list like an array.
 
 import Testing
 import ContentBlocker
