@@ -1,10 +1,11 @@
 // AutomataTests.swift — AutomataTests
 //
 // The subset construction and the minimizer against a direct NFA simulation, on generated
-// patterns and URLs; golden dumps; the typed limit error.
+// patterns and URLs; the minimizer's two methods against each other; golden dumps; the typed
+// limit error.
 
 import Testing
-import Automata
+@testable import Automata
 import URLFilterSyntax
 
 private func filter(_ pattern: String, caseSensitive: Bool = false) -> URLFilter {
@@ -82,6 +83,38 @@ private func patterns(_ sources: [String]) -> [(id: PatternID, filter: URLFilter
         let one = Minimizer.minimize(try SubsetConstruction.determinize(NFA(patterns: [(PatternID(0), filter("^a+b"))])))
         let other = Minimizer.minimize(try SubsetConstruction.determinize(NFA(patterns: [(PatternID(0), filter("^aa*b"))])))
         #expect(one == other)
+    }
+
+    @Test func acyclicMinimizationFindsTheRefinementsPartition() throws {
+        // Anchored patterns without loops give DFAs without cycles (the one-pass method); ids
+        // shared between patterns make states merge. Both methods must give the same DFA, and on
+        // a DFA with a cycle the one-pass method must decline.
+        var random = SplitMix64(seed: 7)
+        var acyclic = 0
+        var merged = 0
+        for _ in 0..<400 {
+            let list = (0..<Int(random.next() % 6) + 1).compactMap { _ -> (id: PatternID, filter: URLFilter)? in
+                var source = "^" + randomPattern(&random).filter { $0 != "*" && $0 != "+" && $0 != "^" }
+                if source.hasSuffix("\\") { source.removeLast() }
+                guard case .success(let parsed) = URLFilterParser.parse(source, isCaseSensitive: false) else { return nil }
+                return (PatternID(UInt32(random.next() % 3)), parsed)
+            }
+            let dfa = try SubsetConstruction.determinize(NFA(patterns: list))
+            guard let classes = Minimizer.acyclicClasses(dfa) else {
+                Issue.record("a DFA of loop-free anchored patterns has a cycle: \(list.map(\.filter.source))")
+                continue
+            }
+            acyclic += 1
+            if classes.count < dfa.stateCount { merged += 1 }
+            #expect(Minimizer.minimize(dfa) == Minimizer.minimizeByRefinement(dfa), "\(list.map(\.filter.source))")
+        }
+        #expect(acyclic == 400)
+        #expect(merged > 20)
+        let suffixes = try SubsetConstruction.determinize(NFA(patterns: [(PatternID(0), filter("^xab")), (PatternID(0), filter("^yab"))]))
+        // Start, x and y's state, a's, the accepting one.
+        #expect(suffixes.stateCount == 7 && Minimizer.minimize(suffixes).stateCount == 4)
+        let loop = try SubsetConstruction.determinize(NFA(patterns: patterns(["^a+b", "^x"])))
+        #expect(Minimizer.acyclicClasses(loop) == nil)
     }
 
     @Test func explodingPatternEndsInTheTypedLimitError() {
