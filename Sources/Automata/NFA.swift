@@ -111,12 +111,7 @@ struct NFABuilder {
     /// The prefix tree: (state, term) -> the state where that term's matches end. Every state made
     /// while building a pattern is reached only through that pattern's terms so far, so a later
     /// pattern whose terms are the same up to there can continue from it.
-    private var prefixTree: [PrefixKey: UInt32] = [:]
-
-    private struct PrefixKey: Hashable {
-        var from: UInt32
-        var term: TermShape
-    }
+    private var prefixTree = ShapeEdges()
 
     init() {
         // The unanchored root loops on every URL character: a match may start anywhere.
@@ -125,7 +120,7 @@ struct NFABuilder {
 
     /// Room for `terms` terms' states and prefix-tree entries.
     mutating func reserve(_ terms: Int) {
-        prefixTree.reserveCapacity(terms)
+        prefixTree = ShapeEdges(capacity: terms)
         acceptedPattern.reserveCapacity(terms)
         edges.reserveCapacity(terms)
     }
@@ -139,12 +134,13 @@ struct NFABuilder {
         let terms = reportingEveryEnd ? filter.terms[...] : filter.matchedTerms
         var state = filter.hasStartAnchor ? Self.anchoredRoot.rawValue : Self.unanchoredRoot.rawValue
         for term in terms {
-            let key = PrefixKey(from: state, term: TermShape(term))
-            if let shared = prefixTree[key] {
+            let shape = TermShape(term)
+            let hash = ShapeEdges.hash(state, shape)
+            if let shared = prefixTree.child(state, shape, hash: hash) {
                 state = shared
             } else {
                 let next = build(term, from: state)
-                prefixTree[key] = next
+                prefixTree.insert(state, shape, hash: hash, child: next)
                 state = next
             }
         }

@@ -45,11 +45,7 @@ public enum StagePlanner {
     ) -> (whole: [(id: PatternID, filter: URLFilter)], stages: [PlannedStage]) {
         guard minimumPatternsPerStage >= 2 else { return (patterns, []) }
         // The prefix tree of the patterns' first terms: node ids, how many patterns pass each.
-        struct NodeKey: Hashable {
-            var parent: Int32
-            var shape: TermShape
-        }
-        var nodes: [NodeKey: Int32] = [:]
+        var nodes = ShapeEdges()
         var passing: [Int32] = [0, 0]  // 0: the anchored root, 1: the unanchored root
         var paths: [[Int32]] = []
         paths.reserveCapacity(patterns.count)
@@ -65,12 +61,13 @@ public enum StagePlanner {
             var node: Int32 = filter.hasStartAnchor ? 0 : 1
             var path: [Int32] = []
             for term in searched.prefix(lastLoop + 1 + 8) {
-                let key = NodeKey(parent: node, shape: TermShape(term))
-                if let known = nodes[key] {
-                    node = known
+                let shape = TermShape(term)
+                let hash = ShapeEdges.hash(UInt32(node), shape)
+                if let known = nodes.child(UInt32(node), shape, hash: hash) {
+                    node = Int32(known)
                 } else {
+                    nodes.insert(UInt32(node), shape, hash: hash, child: UInt32(passing.count))
                     node = Int32(passing.count)
-                    nodes[key] = node
                     passing.append(0)
                 }
                 passing[Int(node)] += 1
