@@ -127,9 +127,22 @@ public struct Program: Hashable, Sendable {
 
     /// The program of `dfa`.
     public init(_ dfa: DFA) {
+        // Rows are read through a buffer: an ArraySlice of the table per row read retained and
+        // released its storage each time (a tenth of the emit phase).
+        let (code, width, stateCount, reference) = dfa.transitions.withUnsafeBufferPointer { Self.encode(dfa, table: $0) }
+        self.init(
+            classOfByte: dfa.byteClasses.classOfByte, classCount: dfa.classCount, targetWidth: width, code: code,
+            stateCount: stateCount, reference: reference)
+    }
+
+    private static func encode(
+        _ dfa: DFA, table: UnsafeBufferPointer<UInt32>
+    ) -> (code: [UInt8], width: Int, stateCount: Int, reference: UInt32) {
         let classCount = dfa.classCount
         let dead = DFAStateID.dead.rawValue
-        func row(_ state: Int) -> ArraySlice<UInt32> { dfa.transitions[state * classCount..<(state + 1) * classCount] }
+        func row(_ state: Int) -> UnsafeBufferPointer<UInt32> {
+            UnsafeBufferPointer(rebasing: table[state * classCount..<(state + 1) * classCount])
+        }
         // Depth-first order from the start state, targets by class: a state's first target not
         // yet placed comes right after it.
         var order: [Int] = []
@@ -166,7 +179,9 @@ public struct Program: Hashable, Sendable {
             var size = 0
             let candidatePlans = order.indices.map { index in
                 let state = order[index]
-                let plan = state == candidate
+                // A state that stops or has one class to the next state gets that plan whatever the
+                // reference (`plan` returns it before looking at one): most of a trie's states.
+                let plan = state == candidate || plans[index].form == .stop || plans[index].isNext
                     ? plans[index]
                     : Self.plan(
                         row(state), acceptBytes: acceptBytes[index], reference: reference, next: nextState[index], classCount: classCount,
@@ -289,9 +304,7 @@ public struct Program: Hashable, Sendable {
                 for next in transitions { target(next) }
             }
         }
-        self.init(
-            classOfByte: dfa.byteClasses.classOfByte, classCount: classCount, targetWidth: width, code: writer.bytes,
-            stateCount: order.count, reference: best.map { UInt32(offsets[position[$0.reference]]) } ?? nowhere)
+        return (writer.bytes, width, order.count, best.map { UInt32(offsets[position[$0.reference]]) } ?? nowhere)
     }
 
     /// How one state will be written: its form and how many classes it lists.
@@ -331,7 +344,7 @@ public struct Program: Hashable, Sendable {
     /// row is given; `next` is the state laid out after it. `scratch` is working memory kept
     /// between calls.
     static func plan(
-        _ row: ArraySlice<UInt32>, acceptBytes: Int, reference: ArraySlice<UInt32>?, next: UInt32, classCount: Int,
+        _ row: UnsafeBufferPointer<UInt32>, acceptBytes: Int, reference: UnsafeBufferPointer<UInt32>?, next: UInt32, classCount: Int,
         scratch: inout [UInt32]
     ) -> StatePlan {
         let dead = DFAStateID.dead.rawValue
