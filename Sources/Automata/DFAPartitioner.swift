@@ -46,14 +46,25 @@ public enum DFAPartitioner {
 
     /// Builds the DFAs of `patterns` and makes `product` of each as soon as it is built (timed
     /// as the emit phase), on the thread that built it.
+    /// The patterns are consumed: a pattern built in a stage is held only as its suffix once the
+    /// stages are planned, and each stage's suffixes only until the stage is built (a list's
+    /// parsed patterns were a third of its compile's memory).
     public static func build<Product: Sendable>(
-        _ patterns: [(id: PatternID, filter: URLFilter)], limits: AutomataLimits = .default, minimizing: Bool = true,
+        _ patterns: consuming [(id: PatternID, filter: URLFilter)], limits: AutomataLimits = .default, minimizing: Bool = true,
         phaseTimer: inout PhaseTimer, product: @escaping @Sendable (DFA) -> Product
     ) -> Partitioned<Product> {
-        let automatic = patterns.filter { !$0.filter.matchesEverything }
-        let plan = phaseTimer.measure(.plan) { StagePlanner.plan(automatic, minimumPatternsPerStage: limits.minimumPatternsPerStage) }
-        var result = partition(plan.whole, limits: limits, minimizing: minimizing, phaseTimer: &phaseTimer, product: product)
-        for stage in plan.stages {
+        let automatic = (consume patterns).filter { !$0.filter.matchesEverything }
+        var plan = phaseTimer.measure(.plan) { StagePlanner.plan(automatic, minimumPatternsPerStage: limits.minimumPatternsPerStage) }
+        _ = consume automatic
+        let whole = plan.whole
+        plan.whole = []
+        var result = partition(consume whole, limits: limits, minimizing: minimizing, phaseTimer: &phaseTimer, product: product)
+        var stages = plan.stages
+        plan.stages = []
+        for index in stages.indices {
+            let stage = stages[index]
+            stages[index].suffixes = []
+            defer { _ = consume stage }
             let nfa = phaseTimer.measure(.nfa) { NFA(prefix: stage.prefix, reportingAs: PatternID(0)) }
             let prefix: DFA
             do {
@@ -62,10 +73,9 @@ public enum DFAPartitioner {
                 }
             } catch {
                 // A prefix too big alone (not seen in practice): its patterns are built whole.
-                let members = Set(stage.suffixes.map(\.id))
                 let whole = partition(
-                    automatic.filter { members.contains($0.id) }, limits: limits, minimizing: minimizing, phaseTimer: &phaseTimer,
-                    product: product)
+                    stage.suffixes.map { (id: $0.id, filter: stage.whole($0.filter)) }, limits: limits, minimizing: minimizing,
+                    phaseTimer: &phaseTimer, product: product)
                 result.dfas += whole.dfas
                 result.failures += whole.failures
                 result.statesBeforeMinimization += whole.statesBeforeMinimization

@@ -31,6 +31,15 @@ public struct PlannedStage: Sendable {
     /// Each pattern's rest, anchored at the start (it runs from where the prefix ended), with the
     /// pattern's own id, end anchor and case sensitivity.
     public var suffixes: [(id: PatternID, filter: URLFilter)]
+
+    /// A pattern as a whole again, from its suffix: the prefix's terms, then the suffix's. It
+    /// matches what the pattern matches (the prefix's terms have the pattern's own shapes; its
+    /// text and spans are the stage's first pattern's).
+    public func whole(_ suffix: URLFilter) -> URLFilter {
+        URLFilter(
+            source: prefix.source + suffix.source.dropFirst(), isCaseSensitive: suffix.isCaseSensitive,
+            hasStartAnchor: prefix.hasStartAnchor, hasEndAnchor: suffix.hasEndAnchor, terms: prefix.terms + suffix.terms)
+    }
 }
 
 public enum StagePlanner {

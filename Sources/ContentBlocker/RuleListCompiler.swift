@@ -79,19 +79,30 @@ public enum RuleListCompiler {
 /// A pool of patterns numbered in first-seen order; identical text and case (one `PatternTexts`
 /// number) share a number.
 struct PatternPool {
-    var ids: [Int32: Int] = [:]
-    var filters: [URLFilter] = []
-    var users: [[RuleIndex]] = []
+    private var ids: [Int32: Int] = [:]
+    /// The parsed patterns, until their programs are built (`takeFilters`).
+    private var filters: [URLFilter] = []
+    private(set) var sources: [String] = []
+    private(set) var users: [[RuleIndex]] = []
+
+    var count: Int { sources.count }
 
     mutating func id(for text: Int32, _ filter: URLFilter, rule: RuleIndex) -> Int {
         if let id = ids[text] {
             if users[id].last != rule { users[id].append(rule) }
             return id
         }
-        ids[text] = filters.count
+        ids[text] = sources.count
         filters.append(filter)
+        sources.append(filter.source)
         users.append([rule])
-        return filters.count - 1
+        return sources.count - 1
+    }
+
+    /// The parsed patterns, which the pool no longer holds.
+    mutating func takeFilters() -> [URLFilter] {
+        defer { filters = [] }
+        return filters
     }
 }
 
@@ -315,13 +326,19 @@ private struct Builder {
     }
 
     mutating func build(limits: AutomataLimits, minimizing: Bool) throws(CompileError) -> CompiledFile {
-        let urlPrograms = try programs(urlPool, limits: limits, minimizing: minimizing, into: \.url)
-        let topPrograms = try programs(topPool, limits: limits, minimizing: minimizing, into: \.topURL)
-        let framePrograms = try programs(framePool, limits: limits, minimizing: minimizing, into: \.frameURL)
+        // The condition programs first: each pool's parsed patterns are let go as its programs are
+        // built, so the url programs, the biggest, are built with only their own in memory. A
+        // failure is still reported for the url patterns first.
+        let top = programs(\.topPool, limits: limits, minimizing: minimizing, into: \.topURL)
+        let frame = programs(\.framePool, limits: limits, minimizing: minimizing, into: \.frameURL)
+        let url = programs(\.urlPool, limits: limits, minimizing: minimizing, into: \.url)
+        let urlPrograms = try url.get()
+        let topPrograms = try top.get()
+        let framePrograms = try frame.get()
         var patternRuleStart: [UInt32] = [0]
         var patternRules: [UInt32] = []
         var universal: [UInt32] = []
-        var rulesOfPattern = [[UInt32]](repeating: [], count: urlPool.filters.count)
+        var rulesOfPattern = [[UInt32]](repeating: [], count: urlPool.count)
         for (slot, pattern) in urlPatternOfRule.enumerated() {
             if let pattern { rulesOfPattern[pattern].append(UInt32(slot)) } else { universal.append(UInt32(slot)) }
         }
@@ -329,32 +346,33 @@ private struct Builder {
             patternRules += rules
             patternRuleStart.append(UInt32(patternRules.count))
         }
-        report.urlPatterns = urlPool.filters.count
+        report.urlPatterns = urlPool.count
         report.universalRules = universal.count
-        report.topPatterns = topPool.filters.count
-        report.framePatterns = framePool.filters.count
+        report.topPatterns = topPool.count
+        report.framePatterns = framePool.count
         return CompiledFile(
             urlPrograms: urlPrograms, topURLPrograms: topPrograms, framePrograms: framePrograms,
-            urlPatternCount: urlPool.filters.count, topPatternCount: topPool.filters.count,
-            framePatternCount: framePool.filters.count, patternRuleStart: patternRuleStart, patternRules: patternRules,
+            urlPatternCount: urlPool.count, topPatternCount: topPool.count,
+            framePatternCount: framePool.count, patternRuleStart: patternRuleStart, patternRules: patternRules,
             universalRules: universal, rules: records, conditions: conditions, actions: actions)
     }
 
+    /// The programs of `pool`'s patterns, which it then no longer holds.
     mutating func programs(
-        _ pool: PatternPool, limits: AutomataLimits, minimizing: Bool,
+        _ pool: WritableKeyPath<Builder, PatternPool>, limits: AutomataLimits, minimizing: Bool,
         into figures: WritableKeyPath<CompilationReport, CompilationReport.Automata>
-    ) throws(CompileError) -> ProgramSet {
-        let patterns = pool.filters.enumerated().map { (id: PatternID($0.offset), filter: $0.element) }
-        let partition = DFAPartitioner.build(patterns, limits: limits, minimizing: minimizing, phaseTimer: &timer) { Program($0) }
+    ) -> Result<ProgramSet, CompileError> {
+        let patterns = self[keyPath: pool].takeFilters().enumerated().map { (id: PatternID($0.offset), filter: $0.element) }
+        let partition = DFAPartitioner.build(consume patterns, limits: limits, minimizing: minimizing, phaseTimer: &timer) { Program($0) }
         if let failure = partition.failures.first {
             let id = Int(failure.patterns[0].rawValue)
-            throw .patternTooComplex(pattern: pool.filters[id].source, rules: pool.users[id], failure)
+            return .failure(.patternTooComplex(pattern: self[keyPath: pool].sources[id], rules: self[keyPath: pool].users[id], failure))
         }
         report[keyPath: figures].dfas = partition.all.count
         report[keyPath: figures].stages = partition.stages.count
         report[keyPath: figures].nfaStates = partition.nfaStates
         report[keyPath: figures].statesBeforeMinimization = partition.statesBeforeMinimization
         report[keyPath: figures].states = partition.states
-        return ProgramSet(partition)
+        return .success(ProgramSet(partition))
     }
 }
