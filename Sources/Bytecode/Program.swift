@@ -307,23 +307,46 @@ public struct Program: Hashable, Sendable {
         return (writer.bytes, width, order.count, best.map { UInt32(offsets[position[$0.reference]]) } ?? nowhere)
     }
 
-    /// How one state will be written: its form and how many classes it lists.
+    /// How one state will be written: its form and how many classes it lists. Stored in 20 bytes
+    /// (a program's three lists of plans, one per reference candidate, were a fifth of a compile's
+    /// memory at 56 bytes a plan).
     struct StatePlan {
         var form: TransitionForm
         var isDelta = false
         /// With the sparse form: the one class listed leads to the next state laid out.
         var isNext = false
-        /// The first of a chain of this many next-form states (0: not a chain's first).
-        var chainLength = 0
         /// A chain's state after its first: written by the first.
         var isChainMember = false
-        /// Sparse (not next) or fallback: the listed class that leads to the next instruction.
-        var firstNextClass: Int?
+        private var storedChainLength: UInt8 = 0
+        private var storedFirstNextClass: UInt8?
         /// With the fallback form, the target of unlisted classes (dead for the sparse form).
         var fallback: UInt32 = DFAStateID.dead.rawValue
-        var exceptionCount = 0
+        private var storedExceptionCount: Int32
+        private var storedCost: Int32
+
+        init(form: TransitionForm, isDelta: Bool = false, isNext: Bool = false, fallback: UInt32 = DFAStateID.dead.rawValue,
+             exceptionCount: Int = 0, cost: Int) {
+            self.form = form
+            self.isDelta = isDelta
+            self.isNext = isNext
+            self.fallback = fallback
+            storedExceptionCount = Int32(exceptionCount)
+            storedCost = Int32(cost)
+        }
+
+        /// The first of a chain of this many next-form states (0: not a chain's first; at most 255).
+        var chainLength: Int {
+            get { Int(storedChainLength) }
+            set { storedChainLength = UInt8(newValue) }
+        }
+        /// Sparse (not next) or fallback: the listed class that leads to the next instruction.
+        var firstNextClass: Int? {
+            get { storedFirstNextClass.map(Int.init) }
+            set { storedFirstNextClass = newValue.map(UInt8.init) }
+        }
+        var exceptionCount: Int { Int(storedExceptionCount) }
         /// Bytes at W = 3, to compare forms.
-        var cost: Int
+        var cost: Int { Int(storedCost) }
     }
 
     /// Bytes of an accept list: a varint count, then varint gaps.
