@@ -54,8 +54,11 @@ public enum DFAPartitioner {
         phaseTimer: inout PhaseTimer, product: @escaping @Sendable (DFA) -> Product
     ) -> Partitioned<Product> {
         let automatic = (consume patterns).filter { !$0.filter.matchesEverything }
-        var plan = phaseTimer.measure(.plan) { StagePlanner.plan(automatic, minimumPatternsPerStage: limits.minimumPatternsPerStage) }
-        _ = consume automatic
+        // (Not in a closure: one capturing `automatic` would keep the patterns' terms shared, and
+        // the planner could no longer edit them in place.)
+        let planning = ContinuousClock.now
+        var plan = StagePlanner.plan(consume automatic, minimumPatternsPerStage: limits.minimumPatternsPerStage)
+        phaseTimer.add(.plan, since: planning)
         let whole = plan.whole
         plan.whole = []
         var result = partition(consume whole, limits: limits, minimizing: minimizing, phaseTimer: &phaseTimer, product: product)
@@ -259,6 +262,12 @@ public struct PhaseTimer: Sendable {
             nanoseconds[phase, default: 0] += UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
         }
         return try body()
+    }
+
+    /// Adds the time since `start` to `phase`.
+    public mutating func add(_ phase: Phase, since start: ContinuousClock.Instant) {
+        let (seconds, attoseconds) = start.duration(to: ContinuousClock.now).components
+        nanoseconds[phase, default: 0] += UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
     }
 
     public func seconds(_ phase: Phase) -> Double { Double(nanoseconds[phase] ?? 0) / 1e9 }
