@@ -30,7 +30,7 @@ struct CompileCommand: ParsableCommand {
         let compiled: CompiledRuleList
         var report: CompilationReport
         do {
-            (compiled, report) = try RuleListCompiler.compile(json: bytes)
+            (compiled, report) = try RuleListCompiler.compile(json: consume bytes)
         } catch {
             print("\(rules): \(error)")
             throw ExitCode(1)

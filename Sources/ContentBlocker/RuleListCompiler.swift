@@ -52,23 +52,32 @@ public struct CompilationReport: Sendable {
 public enum RuleListCompiler {
     /// Parses and compiles a rule list's JSON bytes. `minimizingDFAs: false` keeps each DFA as the
     /// subset construction made it: the same answers from a bigger file (to measure the minimizer).
+    ///
+    /// The bytes and the parsed list are consumed: a caller that passes its last reference to them
+    /// (`compile(json: consume bytes)`) has them freed before the automata are built.
     public static func compile(
-        json bytes: [UInt8], limits: AutomataLimits = .default, minimizingDFAs: Bool = true
+        json bytes: consuming [UInt8], limits: AutomataLimits = .default, minimizingDFAs: Bool = true
     ) throws(CompileError) -> (CompiledRuleList, CompilationReport) {
         var timer = PhaseTimer()
-        let parsed = timer.measure(.parse) { RuleListParser.parse(bytes) }
-        switch parsed {
+        let parsing = ContinuousClock.now
+        let parsed = RuleListParser.parse(consume bytes)
+        timer.add(.parse, since: parsing)
+        let list: RuleList
+        switch consume parsed {
         case .failure(let error): throw .invalidRuleList(error)
-        case .success(let list): return try compile(list, limits: limits, minimizingDFAs: minimizingDFAs, timer: timer)
+        case .success(let parsedList): list = parsedList
         }
+        return try compile(consume list, limits: limits, minimizingDFAs: minimizingDFAs, timer: timer)
     }
 
-    /// Compiles a parsed rule list.
+    /// Compiles a parsed rule list (consumed: the compiler lets it go once it has read the rules,
+    /// before it builds the automata, when the caller passes its last reference).
     public static func compile(
-        _ list: RuleList, limits: AutomataLimits = .default, minimizingDFAs: Bool = true, timer: PhaseTimer = PhaseTimer()
+        _ list: consuming RuleList, limits: AutomataLimits = .default, minimizingDFAs: Bool = true, timer: PhaseTimer = PhaseTimer()
     ) throws(CompileError) -> (CompiledRuleList, CompilationReport) {
-        var builder = Builder(list: list, timer: timer)
+        var builder = Builder(list: consume list, timer: timer)
         try builder.collect()
+        builder.list = RuleList(rules: [])
         let file = try builder.build(limits: limits, minimizing: minimizingDFAs)
         var report = builder.report
         report.timer = builder.timer
@@ -160,7 +169,7 @@ struct PatternTexts {
 }
 
 private struct Builder {
-    let list: RuleList
+    var list: RuleList
     var timer: PhaseTimer
     var report: CompilationReport
     var urlPool = PatternPool()
