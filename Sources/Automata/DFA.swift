@@ -6,28 +6,78 @@
 
 public struct DFA: Sendable, Equatable {
     public let byteClasses: ByteClasses
-    /// `transitions[state * classCount + class]`: the next state, or `DFAStateID.dead.rawValue`.
-    public let transitions: [UInt32]
+    /// The transitions, by row: state `s` leads on class `liveClasses[i]` to state `liveTargets[i]`
+    /// for `i` in `rowStart[s] ..< rowStart[s + 1]` (classes increasing), and nowhere on every
+    /// other class. Sparse rows: the tries of a stage's suffixes have a class or two leading
+    /// somewhere per state of 40-odd, and as dense tables EasyList's biggest groups took 31 MB
+    /// each, two built at a time (a third of its compile's peak memory).
+    public let rowStart: [UInt32]
+    public let liveClasses: [UInt8]
+    public let liveTargets: [UInt32]
     /// The patterns state `s` reports are `acceptedPatterns[acceptStart[s] ..< acceptStart[s + 1]]`,
     /// in increasing order.
     public let acceptStart: [UInt32]
     public let acceptedPatterns: [PatternID]
 
-    public init(byteClasses: ByteClasses, transitions: [UInt32], acceptStart: [UInt32], acceptedPatterns: [PatternID]) {
-        precondition(transitions.count == (acceptStart.count - 1) * byteClasses.count)
+    public init(
+        byteClasses: ByteClasses, rowStart: [UInt32], liveClasses: [UInt8], liveTargets: [UInt32], acceptStart: [UInt32],
+        acceptedPatterns: [PatternID]
+    ) {
+        precondition(rowStart.count == acceptStart.count && liveClasses.count == liveTargets.count
+            && Int(rowStart.last ?? 0) == liveClasses.count)
         self.byteClasses = byteClasses
-        self.transitions = transitions
+        self.rowStart = rowStart
+        self.liveClasses = liveClasses
+        self.liveTargets = liveTargets
         self.acceptStart = acceptStart
         self.acceptedPatterns = acceptedPatterns
+    }
+
+    /// From a dense table: `transitions[state * classCount + class]`, the next state or
+    /// `DFAStateID.dead.rawValue`.
+    public init(byteClasses: ByteClasses, transitions: [UInt32], acceptStart: [UInt32], acceptedPatterns: [PatternID]) {
+        precondition(transitions.count == (acceptStart.count - 1) * byteClasses.count)
+        var rowStart: [UInt32] = [0]
+        var liveClasses: [UInt8] = []
+        var liveTargets: [UInt32] = []
+        for (index, target) in transitions.enumerated() {
+            if target != DFAStateID.dead.rawValue {
+                liveClasses.append(UInt8(index % byteClasses.count))
+                liveTargets.append(target)
+            }
+            if index % byteClasses.count == byteClasses.count - 1 { rowStart.append(UInt32(liveClasses.count)) }
+        }
+        self.init(
+            byteClasses: byteClasses, rowStart: rowStart, liveClasses: liveClasses, liveTargets: liveTargets,
+            acceptStart: acceptStart, acceptedPatterns: acceptedPatterns)
+    }
+
+    /// The dense table (`init(byteClasses:transitions:acceptStart:acceptedPatterns:)`).
+    public var transitions: [UInt32] {
+        var table = [UInt32](repeating: DFAStateID.dead.rawValue, count: stateCount * classCount)
+        for state in 0..<stateCount {
+            for live in row(state) { table[state * classCount + Int(liveClasses[live])] = liveTargets[live] }
+        }
+        return table
     }
 
     public var stateCount: Int { acceptStart.count - 1 }
     public var classCount: Int { byteClasses.count }
     public static let start = DFAStateID(0)
 
+    /// The indices of `state`'s live transitions in `liveClasses` and `liveTargets`.
     @inline(__always)
+    public func row(_ state: Int) -> Range<Int> { Int(rowStart[state])..<Int(rowStart[state + 1]) }
+
     public func next(_ state: DFAStateID, _ byteClass: ByteClassID) -> DFAStateID {
-        DFAStateID(transitions[Int(state.rawValue) * classCount + Int(byteClass.rawValue)])
+        for live in row(Int(state.rawValue)) where liveClasses[live] == byteClass.rawValue { return DFAStateID(liveTargets[live]) }
+        return .dead
+    }
+
+    /// Writes `state`'s row as a dense one (a target per class) into `dense` (`classCount` long).
+    public func write(row state: Int, into dense: UnsafeMutableBufferPointer<UInt32>) {
+        dense.update(repeating: DFAStateID.dead.rawValue)
+        for live in row(state) { dense[Int(liveClasses[live])] = liveTargets[live] }
     }
 
     public func accepted(by state: DFAStateID) -> ArraySlice<PatternID> {
@@ -59,10 +109,7 @@ public struct DFA: Sendable, Equatable {
             let accepts = accepted(by: DFAStateID(state))
             if !accepts.isEmpty { parts.append("accept " + accepts.map(\.description).joined(separator: " ")) }
             var targets: [UInt32: [Int]] = [:]
-            for byteClass in 0..<classCount {
-                let target = transitions[state * classCount + byteClass]
-                if target != DFAStateID.dead.rawValue { targets[target, default: []].append(byteClass) }
-            }
+            for live in row(state) { targets[liveTargets[live], default: []].append(Int(liveClasses[live])) }
             for (target, classes) in targets.sorted(by: { $0.value[0] < $1.value[0] }) {
                 parts.append(classes.map { "c\($0)" }.joined(separator: ",") + " -> d\(target)")
             }

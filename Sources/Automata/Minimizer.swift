@@ -25,71 +25,70 @@ public enum Minimizer {
     /// The classes of equivalent states of a DFA without cycles (nil when it has one): a class
     /// number per state, and how many.
     static func acyclicClasses(_ dfa: DFA) -> (classOf: [Int32], count: Int)? {
-        let n = dfa.stateCount, k = dfa.classCount
-        let dead = DFAStateID.dead.rawValue
-        return dfa.transitions.withUnsafeBufferPointer { table -> (classOf: [Int32], count: Int)? in
-            // Kahn's topological order; a cycle leaves states out.
-            var incoming = [Int32](repeating: 0, count: n)
-            for target in table where target != dead { incoming[Int(target)] += 1 }
-            var order: [Int32] = []
-            order.reserveCapacity(n)
-            for state in 0..<n where incoming[state] == 0 { order.append(Int32(state)) }
-            var head = 0
-            while head < order.count {
-                let state = Int(order[head])
-                head += 1
-                for target in table[state * k..<(state + 1) * k] where target != dead {
-                    incoming[Int(target)] -= 1
-                    if incoming[Int(target)] == 0 { order.append(Int32(target)) }
-                }
+        let n = dfa.stateCount
+        let classes = dfa.liveClasses, targets = dfa.liveTargets
+        // Kahn's topological order; a cycle leaves states out.
+        var incoming = [Int32](repeating: 0, count: n)
+        for target in targets { incoming[Int(target)] += 1 }
+        var order: [Int32] = []
+        order.reserveCapacity(n)
+        for state in 0..<n where incoming[state] == 0 { order.append(Int32(state)) }
+        var head = 0
+        while head < order.count {
+            let state = Int(order[head])
+            head += 1
+            for live in dfa.row(state) {
+                let target = Int(targets[live])
+                incoming[target] -= 1
+                if incoming[target] == 0 { order.append(Int32(target)) }
             }
-            guard order.count == n else { return nil }
-
-            // Successors first: a state's signature is its accept list and its successors' classes.
-            var classOf = [Int32](repeating: -1, count: n)
-            var representative: [Int32] = []
-            var hashes: [Int] = []
-            var slots = [Int32](repeating: -1, count: 1 << (Int.bitWidth - (2 * n + 16).leadingZeroBitCount))
-            let mask = slots.count - 1
-            func successor(_ state: Int, _ byteClass: Int) -> Int32 {
-                let target = table[state * k + byteClass]
-                return target == dead ? -1 : classOf[Int(target)]
-            }
-            for state in order.reversed().lazy.map(Int.init) {
-                let accepts = dfa.accepted(by: DFAStateID(state))
-                // A multiply-xorshift mix over the accept list and the live classes (rows are
-                // mostly dead): Hasher's SipHash over every class was most of the pass.
-                var mixed: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(accepts.count)
-                func mix(_ value: UInt64) {
-                    mixed = (mixed ^ value) &* 0xBF58_476D_1CE4_E5B9
-                    mixed ^= mixed >> 31
-                }
-                for pattern in accepts { mix(UInt64(pattern.rawValue)) }
-                for byteClass in 0..<k where table[state * k + byteClass] != dead {
-                    mix(UInt64(byteClass) << 32 | UInt64(UInt32(bitPattern: classOf[Int(table[state * k + byteClass])])))
-                }
-                let hash = Int(truncatingIfNeeded: mixed)
-                var slot = hash & mask
-                while slots[slot] >= 0 {
-                    let candidate = Int(slots[slot])
-                    let other = Int(representative[candidate])
-                    if hashes[candidate] == hash && dfa.accepted(by: DFAStateID(other)) == accepts
-                        && (0..<k).allSatisfy({ successor(state, $0) == successor(other, $0) }) {
-                        break
-                    }
-                    slot = (slot + 1) & mask
-                }
-                if slots[slot] >= 0 {
-                    classOf[state] = slots[slot]
-                } else {
-                    slots[slot] = Int32(representative.count)
-                    classOf[state] = Int32(representative.count)
-                    representative.append(Int32(state))
-                    hashes.append(hash)
-                }
-            }
-            return (classOf, representative.count)
         }
+        guard order.count == n else { return nil }
+
+        // Successors first: a state's signature is its accept list and its row of (class,
+        // successor's class).
+        var classOf = [Int32](repeating: -1, count: n)
+        var representative: [Int32] = []
+        var hashes: [Int] = []
+        var slots = [Int32](repeating: -1, count: 1 << (Int.bitWidth - (2 * n + 16).leadingZeroBitCount))
+        let mask = slots.count - 1
+        func sameRows(_ state: Int, _ other: Int) -> Bool {
+            let row = dfa.row(state), otherRow = dfa.row(other)
+            guard row.count == otherRow.count else { return false }
+            return zip(row, otherRow).allSatisfy { live, otherLive in
+                classes[live] == classes[otherLive] && classOf[Int(targets[live])] == classOf[Int(targets[otherLive])]
+            }
+        }
+        for state in order.reversed().lazy.map(Int.init) {
+            let accepts = dfa.accepted(by: DFAStateID(state))
+            // A multiply-xorshift mix (Hasher's SipHash was most of the pass).
+            var mixed: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(accepts.count)
+            func mix(_ value: UInt64) {
+                mixed = (mixed ^ value) &* 0xBF58_476D_1CE4_E5B9
+                mixed ^= mixed >> 31
+            }
+            for pattern in accepts { mix(UInt64(pattern.rawValue)) }
+            for live in dfa.row(state) {
+                mix(UInt64(classes[live]) << 32 | UInt64(UInt32(bitPattern: classOf[Int(targets[live])])))
+            }
+            let hash = Int(truncatingIfNeeded: mixed)
+            var slot = hash & mask
+            while slots[slot] >= 0 {
+                let candidate = Int(slots[slot])
+                let other = Int(representative[candidate])
+                if hashes[candidate] == hash && dfa.accepted(by: DFAStateID(other)) == accepts && sameRows(state, other) { break }
+                slot = (slot + 1) & mask
+            }
+            if slots[slot] >= 0 {
+                classOf[state] = slots[slot]
+            } else {
+                slots[slot] = Int32(representative.count)
+                classOf[state] = Int32(representative.count)
+                representative.append(Int32(state))
+                hashes.append(hash)
+            }
+        }
+        return (classOf, representative.count)
     }
 
     /// The classes of equivalent states by partition refinement.
@@ -99,11 +98,8 @@ public enum Minimizer {
         var tails: [Int32] = [], labels: [Int32] = [], heads: [Int32] = []
         tails.reserveCapacity(n * 4); labels.reserveCapacity(n * 4); heads.reserveCapacity(n * 4)
         for state in 0..<n {
-            for byteClass in 0..<k {
-                let target = dfa.transitions[state * k + byteClass]
-                if target != DFAStateID.dead.rawValue {
-                    tails.append(Int32(state)); labels.append(Int32(byteClass)); heads.append(Int32(target))
-                }
+            for live in dfa.row(state) {
+                tails.append(Int32(state)); labels.append(Int32(dfa.liveClasses[live])); heads.append(Int32(dfa.liveTargets[live]))
             }
         }
         let m = tails.count
@@ -169,7 +165,7 @@ public enum Minimizer {
     /// The DFA of the classes: the start state's class is state 0, the others follow in order of
     /// their first state.
     static func quotient(_ dfa: DFA, by classes: (classOf: [Int32], count: Int)) -> DFA {
-        let n = dfa.stateCount, k = dfa.classCount
+        let n = dfa.stateCount
         // Every state its own class: the DFA was minimal, and the numbering below would give each
         // state its own number. (The tries of a stage's suffixes: EasyList's 170,000-state groups
         // lose no state, and a copy of their tables was a fifth of the compile's memory.)
@@ -181,20 +177,23 @@ public enum Minimizer {
             number[Int(classOf[state])] = order.count
             order.append(state)
         }
-        var transitions = [UInt32](repeating: DFAStateID.dead.rawValue, count: order.count * k)
+        var rowStart: [UInt32] = [0]
+        var liveClasses: [UInt8] = []
+        var liveTargets: [UInt32] = []
         var acceptStart: [UInt32] = [0]
         var acceptedPatterns: [PatternID] = []
-        for (newState, representative) in order.enumerated() {
-            for byteClass in 0..<k {
-                let target = dfa.transitions[representative * k + byteClass]
-                if target != DFAStateID.dead.rawValue {
-                    transitions[newState * k + byteClass] = UInt32(number[Int(classOf[Int(target)])])
-                }
+        for representative in order {
+            for live in dfa.row(representative) {
+                liveClasses.append(dfa.liveClasses[live])
+                liveTargets.append(UInt32(number[Int(classOf[Int(dfa.liveTargets[live])])]))
             }
+            rowStart.append(UInt32(liveClasses.count))
             acceptedPatterns.append(contentsOf: dfa.accepted(by: DFAStateID(representative)))
             acceptStart.append(UInt32(acceptedPatterns.count))
         }
-        return DFA(byteClasses: dfa.byteClasses, transitions: transitions, acceptStart: acceptStart, acceptedPatterns: acceptedPatterns)
+        return DFA(
+            byteClasses: dfa.byteClasses, rowStart: rowStart, liveClasses: liveClasses, liveTargets: liveTargets,
+            acceptStart: acceptStart, acceptedPatterns: acceptedPatterns)
     }
 }
 

@@ -104,12 +104,10 @@ private struct Construction {
         var scratch: [UInt32] = []
         closure(seeds, into: &scratch)
         _ = sets.insert(scratch)
-        // The table grows a row per state. Reserved up front for as many states as the NFA has
-        // (bounded by the limit): a dense DFA of these lists has about as many (EasyList: 732,640
-        // for 780,308), pages never written cost no memory, and growing by doubling had both the
-        // old and the new table in memory at each growth (a third of a compile's peak).
-        var transitions: [UInt32] = []
-        transitions.reserveCapacity(min(limits.maximumTransitionTableEntries, (nfa.stateCount + 1) * classCount) + classCount)
+        // Rows of live transitions (DFA.swift), a row per state.
+        var rowStart: [UInt32] = [0]
+        var liveClasses: [UInt8] = []
+        var liveTargets: [UInt32] = []
         var acceptStart: [UInt32] = [0]
         var acceptedPatterns: [PatternID] = []
         // Per DFA state, the targets of each byte class (a bucket): counted, then placed end to
@@ -157,8 +155,6 @@ private struct Construction {
                     }
                 }
             }
-            let row = transitions.count
-            transitions.append(contentsOf: repeatElement(dead, count: classCount))
             // Most classes lead to the same few buckets (a `[^/]+` loop covers nearly every
             // class): close each distinct bucket once.
             distinct.removeAll(keepingCapacity: true)
@@ -169,7 +165,10 @@ private struct Construction {
                 let bucket = targets[start..<start + count]
                 let hash = SetTable.hash(bucket)
                 if let seen = distinct.first(where: { $0.hash == hash && targets[$0.start..<$0.start + $0.count] == bucket }) {
-                    transitions[row + byteClass] = seen.target
+                    if seen.target != dead {
+                        liveClasses.append(UInt8(byteClass))
+                        liveTargets.append(seen.target)
+                    }
                     continue
                 }
                 closure(bucket, into: &scratch)
@@ -191,11 +190,17 @@ private struct Construction {
                     }
                 }
                 distinct.append((start, count, hash, target))
-                transitions[row + byteClass] = target
+                if target != dead {
+                    liveClasses.append(UInt8(byteClass))
+                    liveTargets.append(target)
+                }
             }
+            rowStart.append(UInt32(liveClasses.count))
             current += 1
         }
-        return DFA(byteClasses: byteClasses, transitions: transitions, acceptStart: acceptStart, acceptedPatterns: acceptedPatterns)
+        return DFA(
+            byteClasses: byteClasses, rowStart: rowStart, liveClasses: liveClasses, liveTargets: liveTargets, acceptStart: acceptStart,
+            acceptedPatterns: acceptedPatterns)
     }
 }
 

@@ -127,21 +127,34 @@ public struct Program: Hashable, Sendable {
 
     /// The program of `dfa`.
     public init(_ dfa: DFA) {
-        // Rows are read through a buffer: an ArraySlice of the table per row read retained and
-        // released its storage each time (a tenth of the emit phase).
-        let (code, width, stateCount, reference) = dfa.transitions.withUnsafeBufferPointer { Self.encode(dfa, table: $0) }
+        // A state's row is read dense, written into a buffer from the DFA's live transitions: one
+        // buffer for the state at hand, one for the reference state's row.
+        let rowBuffer = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: dfa.classCount)
+        let referenceBuffer = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: dfa.classCount)
+        defer {
+            rowBuffer.deallocate()
+            referenceBuffer.deallocate()
+        }
+        let (code, width, stateCount, reference) = Self.encode(dfa, rowBuffer: rowBuffer, referenceBuffer: referenceBuffer)
         self.init(
             classOfByte: dfa.byteClasses.classOfByte, classCount: dfa.classCount, targetWidth: width, code: code,
             stateCount: stateCount, reference: reference)
     }
 
     private static func encode(
-        _ dfa: DFA, table: UnsafeBufferPointer<UInt32>
+        _ dfa: DFA, rowBuffer: UnsafeMutableBufferPointer<UInt32>, referenceBuffer: UnsafeMutableBufferPointer<UInt32>
     ) -> (code: [UInt8], width: Int, stateCount: Int, reference: UInt32) {
         let classCount = dfa.classCount
         let dead = DFAStateID.dead.rawValue
+        /// `state`'s row, dense, valid until the next call.
         func row(_ state: Int) -> UnsafeBufferPointer<UInt32> {
-            UnsafeBufferPointer(rebasing: table[state * classCount..<(state + 1) * classCount])
+            dfa.write(row: state, into: rowBuffer)
+            return UnsafeBufferPointer(rowBuffer)
+        }
+        /// The same in the reference's buffer, valid until the next call of this one.
+        func referenceRowOf(_ state: Int) -> UnsafeBufferPointer<UInt32> {
+            dfa.write(row: state, into: referenceBuffer)
+            return UnsafeBufferPointer(referenceBuffer)
         }
         // Depth-first order from the start state, targets by class: a state's first target not
         // yet placed comes right after it.
@@ -153,7 +166,7 @@ public struct Program: Hashable, Sendable {
             guard position[state] < 0 else { continue }
             position[state] = order.count
             order.append(state)
-            for target in row(state).reversed() where target != dead {
+            for target in dfa.row(state).reversed().lazy.map({ dfa.liveTargets[$0] }) {
                 incoming[Int(target)] += 1
                 if position[Int(target)] < 0 { pending.append(Int(target)) }
             }
@@ -175,7 +188,7 @@ public struct Program: Hashable, Sendable {
         var best: (reference: Int, plans: [StatePlan], size: Int)?
         let plainSize = plans.reduce(0) { $0 + $1.cost }
         for candidate in Set([0, mostTargeted]).sorted() {
-            let reference = row(candidate)
+            let reference = referenceRowOf(candidate)
             var size = 0
             let candidatePlans = order.indices.map { index in
                 let state = order[index]
@@ -192,7 +205,7 @@ public struct Program: Hashable, Sendable {
             if size < plainSize && size < best?.size ?? Int.max { best = (candidate, candidatePlans, size) }
         }
         if let best { plans = best.plans }
-        let referenceRow = best.map { row($0.reference) }
+        let referenceRow = best.map { referenceRowOf($0.reference) }
         // Chains: next-form states one after another, each entered only from the one before
         // (and none the reference, whose header the delta form reads), become one instruction.
         var head = 0
@@ -277,7 +290,7 @@ public struct Program: Hashable, Sendable {
             if plan.chainLength > 0 {
                 writer.u8(UInt8(plan.chainLength))
                 for member in order[index..<index + plan.chainLength] {
-                    writer.u8(UInt8(row(member).firstIndex { $0 != dead }! - row(member).startIndex))
+                    writer.u8(dfa.liveClasses[dfa.row(member).lowerBound])
                 }
                 continue
             }
