@@ -1,12 +1,13 @@
 // CompiledFile.swift — Bytecode
 //
-// The compiled rule list, as held in memory and as written to a file. Version 3 of the format
-// (refused by this reader: version 2, without chain instructions; version 1, without stages, the
-// next flag and class-map runs, with fixed 24-byte rule records):
+// The compiled rule list, as held in memory and as written to a file. Version 4 of the format
+// (refused by this reader: version 3, with a rule's gap and location always written; version 2,
+// without chain instructions; version 1, without stages, the next flag and class-map runs, with
+// fixed 24-byte rule records):
 //
 //     header, 32 bytes
 //       0  label          8   "BlkBnch" then 0x1A
-//       8  version        2   3
+//       8  version        2   4
 //      10  endianness     2   0x0102 (bytes 02 01: a reader of the other byte order sees 0x0201)
 //      12  sectionCount   2   the sections below, each exactly once, in this order
 //      14  reserved       2   0
@@ -34,12 +35,14 @@
 //                          1         loadTypes (bits 0-1), loadContexts (bits 2-3), role (bits 4-6)
 //                          1         condition (bits 0-2), method (bits 3-6)
 //                        then per rule, in rule order (a `RuleRecord`):
-//                          varint    ruleIndex, as a gap from the previous rule's + 1 (the first:
-//                                    itself): indexes strictly increase
-//                          varint    its profile (< the profile count)
-//                          varint    actionLocation, for the listed roles (listed, make-https) only,
-//                                    as a zigzag varint of its difference from the previous listed
-//                                    rule's (the first: from 0)
+//                          varint    its profile (< the profile count) << 2, bit 0 set when its
+//                                    gap follows, bit 1 when its location's difference follows
+//                                    (most rules: one byte, their gap and difference 0)
+//                          [varint]  ruleIndex, as a gap (>= 1) from the previous rule's + 1 (the
+//                                    first: itself); without bit 0, gap 0: indexes strictly increase
+//                          [varint]  actionLocation, for the listed roles (listed, make-https) only,
+//                                    as a zigzag varint of its difference (not 0) from the previous
+//                                    listed rule's (the first: from 0); without bit 1, difference 0
 //                          varint    conditionCount, for the list conditions (if/unless top/frame
 //                                    url) only, >= 1; then varint conditionStart
 //       conditions       count 4, then condition pattern ids as varints; a rule's condition lists
@@ -126,7 +129,7 @@ public struct RuleRecord: Hashable, Sendable {
 /// A compiled rule list: everything the interpreter and the evaluator need, nothing else.
 public struct CompiledFile: Hashable, Sendable {
     public static let label: [UInt8] = Array("BlkBnch".utf8) + [0x1A]
-    public static let version: UInt16 = 3
+    public static let version: UInt16 = 4
     static let headerSize = 32
 
     public var urlPrograms: ProgramSet
@@ -214,13 +217,13 @@ public struct CompiledFile: Hashable, Sendable {
                 var previous: UInt32?
                 var previousLocation: UInt32 = 0
                 for rule in rules {
-                    writer.varint(previous.map { rule.ruleIndex - $0 - 1 } ?? rule.ruleIndex)
+                    let gap = previous.map { rule.ruleIndex - $0 - 1 } ?? rule.ruleIndex
                     previous = rule.ruleIndex
-                    writer.varint(profileNumbers[profile(rule)]!)
-                    if rule.role.isListed {
-                        writer.zigzag(Int64(rule.actionLocation) - Int64(previousLocation))
-                        previousLocation = rule.actionLocation
-                    }
+                    let difference = rule.role.isListed ? Int64(rule.actionLocation) - Int64(previousLocation) : 0
+                    if rule.role.isListed { previousLocation = rule.actionLocation }
+                    writer.varint(profileNumbers[profile(rule)]! << 2 | (gap != 0 ? 1 : 0) | (difference != 0 ? 2 : 0))
+                    if gap != 0 { writer.varint(gap) }
+                    if difference != 0 { writer.zigzag(difference) }
                     if rule.condition.hasList {
                         writer.varint(rule.conditionCount)
                         writer.varint(rule.conditionStart)
@@ -312,7 +315,7 @@ public struct CompiledFile: Hashable, Sendable {
         guard urlPatternCount <= patterns.remaining else { throw .truncated(at: patterns.offset) }
         var rulesReader = section(.rules)
         let ruleCount = Int(try rulesReader.u32())
-        guard ruleCount <= rulesReader.remaining / 2 else { throw .truncated(at: rulesReader.offset) }
+        guard ruleCount <= rulesReader.remaining else { throw .truncated(at: rulesReader.offset) }
 
         var patternRuleStart: [UInt32] = [0]
         patternRuleStart.reserveCapacity(urlPatternCount + 1)
@@ -383,15 +386,21 @@ public struct CompiledFile: Hashable, Sendable {
         var previousLocation: Int64 = 0
         for _ in 0..<ruleCount {
             let at = rulesReader.offset
-            let gap = UInt64(try rulesReader.varint())
+            let head = try rulesReader.varint()
+            let profileNumber = Int(head >> 2)
+            let gap = head & 1 != 0 ? UInt64(try rulesReader.varint()) : 0
             let index = rules.last.map { UInt64($0.ruleIndex) + 1 + gap } ?? gap
-            let profileNumber = Int(try rulesReader.varint())
-            guard index <= UInt64(UInt32.max), profileNumber < profileCount else { throw .malformed(at: at, "rule record out of range") }
+            guard index <= UInt64(UInt32.max), profileNumber < profileCount, head & 1 == 0 || gap > 0 else {
+                throw .malformed(at: at, "rule record out of range")
+            }
             let (types, flags, condition, role, method) = profiles[profileNumber]
+            guard role.isListed || head & 2 == 0 else { throw .malformed(at: at, "a location difference for a rule that lists none") }
             let ruleIndex = UInt32(index)
             var location = RuleRecord.notListed
             if role.isListed {
-                let value = previousLocation + (try rulesReader.zigzag())
+                let difference = head & 2 != 0 ? try rulesReader.zigzag() : 0
+                guard head & 2 == 0 || difference != 0 else { throw .malformed(at: at, "a location difference of 0 written") }
+                let value = previousLocation + difference
                 guard value >= 0, value < actionCount else { throw .malformed(at: at, "action location \(value) of \(actionCount)") }
                 location = UInt32(value)
                 previousLocation = value
