@@ -98,8 +98,20 @@ extension Program {
                     offset += width
                 }
                 if header & nextFlag != 0 {
-                    // One class, leading to the next instruction (right after this one).
-                    if code[offset] == byteClass { return UInt32(truncatingIfNeeded: offset + 1) }
+                    if header & firstNextFlag == 0 {
+                        // One class, leading to the next instruction (right after this one).
+                        if code[offset] == byteClass { return UInt32(truncatingIfNeeded: offset + 1) }
+                    } else {
+                        // Several classes, all leading to the next instruction.
+                        let count = Int(code[offset])
+                        for at in offset + 1...offset + count {
+                            let candidate = code[at]
+                            if candidate >= byteClass {
+                                if candidate == byteClass { return UInt32(truncatingIfNeeded: offset + 1 + count) }
+                                break
+                            }
+                        }
+                    }
                 } else {
                     var count = Int(code[offset])
                     offset += 1

@@ -22,7 +22,11 @@
 //                       bit 6:    `firstNextFlag`, with the sparse form (not next) or the fallback
 //                                 form: the first class listed leads to the next instruction and
 //                                 has no target written; it comes first, the others after it in
-//                                 increasing order (a trie's branch: its first child follows it)
+//                                 increasing order (a trie's branch: its first child follows it).
+//                                 With the sparse form and the next flag (not delta, not chain):
+//                                 several classes, all leading to the next instruction; the
+//                                 transitions are n (2...255) then the n classes, increasing (a
+//                                 domain's end, `[/:]`, before its accepting state)
 //                       bit 7:    `oneAcceptFlag`, with bit 2: the accept list is one pattern id,
 //                                 without the count
 //     [accepts]         when bit 2 is set: varint n (n >= 2), then n varints: the first pattern
@@ -228,7 +232,8 @@ public struct Program: Hashable, Sendable {
             head = end
         }
         // Branches: a listed class leading to the state laid out next needs no target.
-        for index in plans.indices where !plans[index].isNext && !plans[index].isChainMember && index + 1 < plans.count {
+        for index in plans.indices where !plans[index].isNext && !plans[index].isAllNext && !plans[index].isChainMember
+            && index + 1 < plans.count {
             let plan = plans[index]
             guard plan.form == .sparse || plan.form == .fallback else { continue }
             let next = UInt32(order[index + 1])
@@ -246,7 +251,7 @@ public struct Program: Hashable, Sendable {
             if plan.chainLength > 0 { return 1 + acceptBytes + 1 + plan.chainLength }
             let transitions = switch plan.form {
             case .stop: 0
-            case .sparse: plan.isNext ? 1 : 1 + plan.exceptionCount * (1 + width)
+            case .sparse: plan.isNext ? 1 : plan.isAllNext ? 1 + plan.exceptionCount : 1 + plan.exceptionCount * (1 + width)
             case .fallback: width + 1 + plan.exceptionCount * (1 + width)
             case .dense: classCount * width
             }
@@ -275,8 +280,9 @@ public struct Program: Hashable, Sendable {
             let accepted = dfa.accepted(by: DFAStateID(state))
             writer.u8(
                 plan.form.rawValue | (accepted.isEmpty ? 0 : Self.acceptsFlag) | (plan.isDelta ? Self.deltaFlag : 0)
-                    | (plan.isNext ? Self.nextFlag : 0) | (plan.chainLength > 0 ? Self.chainFlag : 0)
-                    | (plan.firstNextClass != nil ? Self.firstNextFlag : 0) | (accepted.count == 1 ? Self.oneAcceptFlag : 0))
+                    | (plan.isNext || plan.isAllNext ? Self.nextFlag : 0) | (plan.chainLength > 0 ? Self.chainFlag : 0)
+                    | (plan.firstNextClass != nil || plan.isAllNext ? Self.firstNextFlag : 0)
+                    | (accepted.count == 1 ? Self.oneAcceptFlag : 0))
             if accepted.count == 1 {
                 writer.varint(accepted.first!.rawValue)
             } else if !accepted.isEmpty {
@@ -298,6 +304,10 @@ public struct Program: Hashable, Sendable {
             // The classes listed: those that differ from what the form gives unlisted classes.
             func exceptions() {
                 if !plan.isNext { writer.u8(UInt8(plan.exceptionCount)) }
+                if plan.isAllNext {
+                    for (offset, next) in transitions.enumerated() where next != dead { writer.u8(UInt8(offset)) }
+                    return
+                }
                 if let first = plan.firstNextClass { writer.u8(UInt8(first)) }
                 for (offset, next) in transitions.enumerated() where offset != plan.firstNextClass {
                     let unlisted = plan.isDelta ? referenceRow![referenceRow!.startIndex + offset] : plan.fallback
@@ -330,6 +340,8 @@ public struct Program: Hashable, Sendable {
         var isNext = false
         /// A chain's state after its first: written by the first.
         var isChainMember = false
+        /// With the sparse form: several classes listed, all leading to the next state laid out.
+        var isAllNext = false
         private var storedChainLength: UInt8 = 0
         private var storedFirstNextClass: UInt8?
         /// With the fallback form, the target of unlisted classes (dead for the sparse form).
@@ -337,11 +349,12 @@ public struct Program: Hashable, Sendable {
         private var storedExceptionCount: Int32
         private var storedCost: Int32
 
-        init(form: TransitionForm, isDelta: Bool = false, isNext: Bool = false, fallback: UInt32 = DFAStateID.dead.rawValue,
-             exceptionCount: Int = 0, cost: Int) {
+        init(form: TransitionForm, isDelta: Bool = false, isNext: Bool = false, isAllNext: Bool = false,
+             fallback: UInt32 = DFAStateID.dead.rawValue, exceptionCount: Int = 0, cost: Int) {
             self.form = form
             self.isDelta = isDelta
             self.isNext = isNext
+            self.isAllNext = isAllNext
             self.fallback = fallback
             storedExceptionCount = Int32(exceptionCount)
             storedCost = Int32(cost)
@@ -392,6 +405,9 @@ public struct Program: Hashable, Sendable {
             plan = StatePlan(form: .sparse, exceptionCount: live, cost: header + 1 + live * 4)
             if live == 1 && next != dead && row.contains(next) {
                 return StatePlan(form: .sparse, isNext: true, exceptionCount: 1, cost: header + 1)
+            }
+            if live > 1 && next != dead && header + 1 + live < plan.cost && row.allSatisfy({ $0 == dead || $0 == next }) {
+                plan = StatePlan(form: .sparse, isAllNext: true, exceptionCount: live, cost: header + 1 + live)
             }
         }
         if live > 1 {

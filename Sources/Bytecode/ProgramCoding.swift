@@ -120,7 +120,9 @@ extension Program {
                       header & Self.chainFlag == 0 || header & (Self.nextFlag | Self.deltaFlag) == Self.nextFlag,
                       header & Self.firstNextFlag == 0
                         || (form == TransitionForm.sparse.rawValue || form == TransitionForm.fallback.rawValue)
-                            && header & (Self.nextFlag | Self.chainFlag) == 0,
+                            && header & (Self.nextFlag | Self.chainFlag) == 0
+                        || form == TransitionForm.sparse.rawValue
+                            && header & (Self.nextFlag | Self.chainFlag | Self.deltaFlag) == Self.nextFlag,
                       header & Self.oneAcceptFlag == 0 || header & Self.acceptsFlag != 0
                 else { throw fail(state, "unknown state header 0x\(String(header, radix: 16))") }
                 if header & Self.deltaFlag != 0 { usesReference = true }
@@ -156,6 +158,19 @@ extension Program {
                 case .stop: break
                 case .dense:
                     for _ in 0..<classCount { try readTarget() }
+                case .sparse where header & Self.nextFlag != 0 && header & Self.firstNextFlag != 0:
+                    let count = Int(try reader.u8())
+                    guard count >= 2 else { throw fail(reader.offset - 1, "\(count) classes all to the next state") }
+                    var previous = -1
+                    for _ in 0..<count {
+                        let byteClass = Int(try reader.u8())
+                        guard byteClass > previous, byteClass < classCount else {
+                            throw fail(reader.offset - 1, "class \(byteClass) out of order or of \(classCount)")
+                        }
+                        previous = byteClass
+                    }
+                    guard !reader.isAtEnd else { throw fail(state, "the next flag on the last state") }
+                    targets.append((state, UInt32(reader.offset)))
                 case .sparse where header & Self.nextFlag != 0:
                     let byteClass = Int(try reader.u8())
                     guard byteClass < classCount else { throw fail(reader.offset - 1, "class \(byteClass) of \(classCount)") }
@@ -230,6 +245,11 @@ extension Program {
                     parts.append("chain " + classes.joined(separator: " ") + " ->@\(offset)")
                 case .stop: parts.append("stop")
                 case .dense: parts.append("dense " + (0..<classCount).map { "c\($0)->\(target())" }.joined(separator: " "))
+                case .sparse where code[state] & Self.nextFlag != 0 && code[state] & Self.firstNextFlag != 0:
+                    let count = Int(code[offset])
+                    let classes = (offset + 1...offset + count).map { "c\(code[$0])" }
+                    offset += 1 + count
+                    parts.append("next " + classes.joined(separator: ",") + "->@\(offset)")
                 case .sparse where code[state] & Self.nextFlag != 0:
                     let byteClass = code[offset]
                     offset += 1

@@ -27,7 +27,7 @@ private func sampleFile() throws -> CompiledFile {
     transform.port = .some(nil)
     transform.host = "example.org"
     return CompiledFile(
-        urlPrograms: ProgramSet(programs: [url]), topURLPrograms: top, framePrograms: ProgramSet(programs: []), urlPatternCount: 3,
+        urlPrograms: ProgramSet(programs: [url, Program(try dfa(["^a[bc]d", "^xb"]))]), topURLPrograms: top, framePrograms: ProgramSet(programs: []), urlPatternCount: 3,
         topPatternCount: 2,
         framePatternCount: 0, patternRuleStart: [0, 1, 2, 3], patternRules: [0, 1, 2], universalRules: [3],
         rules: [
@@ -141,8 +141,24 @@ private func sampleFile() throws -> CompiledFile {
 
             """))
         #expect(Program(try dfa(["^ab", "^ac"])).code.count == 12)
-        // The corruption tests below run over files with chains.
+        // Several classes to the next state (the next and first-next flags): a count and the
+        // classes, no target.
+        let allNext = Program(try dfa(["^a[bc]d", "^xb"]))
+        #expect(allNext.disassemble().hasSuffix("""
+            @0: sparse c2->@6 c6->@14
+            @6: next c3,c4->@10
+            @10: next c5->@12
+            @12: accept p0; stop
+            @14: next c3->@16
+            @16: accept p1; stop
+
+            """))
+        try allNext.validate(patternCount: 2)
+        #expect(allNext.matches(Array("acd".utf8)) == [0] && allNext.matches(Array("abd".utf8)) == [0]
+            && allNext.matches(Array("aad".utf8)) == [] && allNext.matches(Array("xb".utf8)) == [1])
+        // The corruption tests below run over files with chains and such states.
         #expect(try sampleFile().topURLPrograms.disassemble(name: "top-url").contains(": chain "))
+        #expect(try sampleFile().urlPrograms.disassemble(name: "url").contains(": next c3,c4->"))
     }
 
     @Test func writingThenReadingGivesTheSameFile() throws {
