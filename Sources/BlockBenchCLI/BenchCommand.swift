@@ -79,6 +79,7 @@ struct BenchSelection: ParsableArguments {
     func suite(names: [String], quiet: Bool) throws -> BenchSuite {
         let manifest = try CorpusManifest.load(root: folders.corpora)
         let runner = BenchmarkRunner(manifest: manifest, engines: BenchEngines.standard())
+        runner.ownProcessCompiler = OwnProcessMemory.currentExecutable
         var definitions = try BenchmarkDefinition.loadAll(from: folders.benchmarks, engines: runner.engineNames)
         if !names.isEmpty {
             for name in names where !definitions.contains(where: { $0.name == name }) {

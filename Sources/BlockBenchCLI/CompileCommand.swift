@@ -69,6 +69,8 @@ struct CompileFigures: Encodable {
     var bytes: Int
     var sectionBytes: [String: Int]
     var seconds: [String: Double]
+    /// This process's peak resident memory (Linux: VmHWM), the compile included.
+    var peakMemoryBytes: Int?
 
     init(path: String, report: CompilationReport, sections: [(kind: SectionKind, bytes: Int)], seconds: Double) {
         self.path = path
@@ -87,6 +89,7 @@ struct CompileFigures: Encodable {
         var phases = Dictionary(uniqueKeysWithValues: PhaseTimer.Phase.allCases.map { ($0.rawValue, report.timer.seconds($0)) })
         phases["total"] = seconds
         self.seconds = phases
+        peakMemoryBytes = PeakMemory.read()?.peak
     }
 
     var text: String {
@@ -103,6 +106,7 @@ struct CompileFigures: Encodable {
         }
         let phases = PhaseTimer.Phase.allCases.map { String(format: "%@ %.3f", $0.rawValue, seconds[$0.rawValue] ?? 0) }
         lines.append("  seconds   " + phases.joined(separator: ", ") + String(format: "; total %.3f", seconds["total"] ?? 0))
+        if let peakMemoryBytes { lines.append("  memory    \((peakMemoryBytes / 1024).grouped) KB resident at the peak (this process)") }
         return lines.joined(separator: "\n") + "\n"
     }
 }

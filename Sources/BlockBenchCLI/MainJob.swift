@@ -27,6 +27,9 @@ struct MainJob {
     var otherEngines: [any BenchEngine]
     var output: (String) -> Void = { print($0) }
     var progress: ((String) -> Void)? = Progress.line
+    /// The `blockbench` executable the compile benchmarks also run in a process of their own, for
+    /// its peak memory (the shipped-corpora job: this executable; nil: not measured).
+    var ownProcessCompiler: String?
 
     init(manifest: CorpusManifest, definitions: [BenchmarkDefinition], engine: BlockBenchEngine, otherEngines: [any BenchEngine]) {
         self.manifest = manifest
@@ -43,11 +46,13 @@ struct MainJob {
         self.init(
             manifest: manifest, definitions: try BenchmarkDefinition.loadAll(from: benchmarks, engines: names), engine: engine,
             otherEngines: others)
+        ownProcessCompiler = OwnProcessMemory.currentExecutable
     }
 
     func run() throws -> MainJobOutcome {
         var outcome = MainJobOutcome()
         let runner = BenchmarkRunner(manifest: manifest, engines: [engine] + otherEngines)
+        runner.ownProcessCompiler = ownProcessCompiler
         func runBenchmarks(_ model: BenchmarkDefinition.Model) throws {
             var suite = BenchSuite(runner: runner, definitions: definitions.filter { $0.model == model })
             suite.progress = progress

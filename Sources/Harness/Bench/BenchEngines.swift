@@ -24,6 +24,8 @@ internal import PCRE2Oracle
 public struct BenchList: Sendable {
     public var name: String
     public var json: [UInt8]
+    /// The file it was read from, when it was.
+    public var path: String?
 
     public init(name: String, json: [UInt8]) {
         self.name = name

@@ -29,6 +29,9 @@ public final class BenchmarkRunner {
     public var progress: ((String) -> Void)?
     /// Threads the oracle answers with.
     public var oracleWorkers = 2
+    /// A `blockbench` executable: when set, each compile benchmark also runs `blockbench compile`
+    /// on its list once in a process of its own and records that process's peak memory.
+    public var ownProcessCompiler: String?
 
     private var lists: [String: BenchList] = [:]
     private var ruleCounts: [String: Int] = [:]
@@ -59,7 +62,8 @@ public final class BenchmarkRunner {
         guard let entry = manifest.corpora.first(where: { $0.name == name && $0.kind == "rules" }) else {
             throw BenchmarkDefinitionError.unreadable(path: name, reason: "no rule list of this name in the manifest")
         }
-        let list = BenchList(name: name, json: try CorpusFiles.read(manifest.path(of: entry)))
+        var list = BenchList(name: name, json: try CorpusFiles.read(manifest.path(of: entry)))
+        list.path = manifest.path(of: entry)
         lists[name] = list
         return list
     }
@@ -193,6 +197,14 @@ public final class BenchmarkRunner {
         result.counters = medianRun.run.counters
         result.peakMemoryBytes = medianRun.peak
         result.memoryGrowthBytes = medianRun.growth
+        if engine.name == "blockbench", let compiler = ownProcessCompiler, let path = list.path {
+            progress?("\(list.name): blockbench compile in a process of its own")
+            guard let peak = OwnProcessMemory.peakOfCompile(compiler, rules: path) else {
+                return EngineResult(
+                    engine: engine.name, status: .wrong, message: "`\(compiler) compile \(path) --json` failed in its own process")
+            }
+            result.ownProcessPeakMemoryBytes = peak
+        }
         return result
     }
 

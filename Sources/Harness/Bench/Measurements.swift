@@ -1,7 +1,8 @@
 // Measurements.swift — Harness
 //
 // The instruments: a monotonic nanosecond clock, the process's peak memory (Linux: VmHWM, reset
-// through /proc/self/clear_refs so each compile gets its own peak), latency histograms
+// through /proc/self/clear_refs so each compile gets its own peak), a command's peak memory in a
+// process of its own (wait4's ru_maxrss), latency histograms
 // (HdrHistogram: 3 significant digits from 1 ns to an hour) and the summaries the tables print.
 
 internal import Foundation
@@ -39,6 +40,34 @@ public enum PeakMemory {
         }
         guard let peak = kilobytes("VmHWM"), let current = kilobytes("VmRSS") else { return nil }
         return (peak * 1024, current * 1024)
+    }
+}
+
+/// The peak resident memory of `blockbench compile` in a process of its own: what a user of the
+/// command sees, whatever the measuring process has allocated before (memory growth inside one
+/// process depends on what the allocator kept from earlier work). The child reports its own
+/// VmHWM (`peakMemoryBytes` of `compile --json`): wait4's ru_maxrss would not do, as Linux keeps
+/// the spawning process's high-water mark across the child's exec.
+public enum OwnProcessMemory {
+    /// Runs `compiler compile <rules> --json` and returns the peak it reports; nil when it fails.
+    public static func peakOfCompile(_ compiler: String, rules: String) -> Int? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: compiler)
+        process.arguments = ["compile", rules, "--json"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { return nil }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0,
+              let figures = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+        return (figures["peakMemoryBytes"] as? NSNumber)?.intValue
+    }
+
+    /// The running executable's path (Linux: /proc/self/exe).
+    public static var currentExecutable: String? {
+        try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
     }
 }
 

@@ -39,9 +39,9 @@ public struct ResultTable: Sendable {
                 ])
             case .compile:
                 let bytes = engine.bytes.map { Figures.bytes($0) + (engine.bytesRatio.map { " (\(Figures.ratio($0)))" } ?? "") } ?? ""
-                let memory = engine.peakMemoryBytes.map { peak in
+                let memory = (engine.peakMemoryBytes.map { peak in
                     Figures.bytes(peak) + (engine.memoryGrowthBytes.map { " (+\(Figures.bytes(max(0, $0))))" } ?? "")
-                } ?? "n/a"
+                } ?? "n/a") + (engine.ownProcessPeakMemoryBytes.map { "; alone \(Figures.bytes($0))" } ?? "")
                 let dfas = ["url", "top-url", "frame-url"].compactMap { kind -> String? in
                     guard let count = engine.counter("\(kind) DFAs"), let states = engine.counter("\(kind) states"), count > 0 else { return nil }
                     return "\(kind) \(Int(count))/\(Figures.count(Int(states)))"
