@@ -212,6 +212,48 @@ extension Program {
         }
     }
 
+    /// The bytes that may follow `first` in a run that reports something: bit b of (low, high) for
+    /// byte b < 128 (the end-of-URL NUL included) where the state `first` leads to goes on; all of
+    /// them when that state or the start state reports (a run reports then, whatever comes next).
+    /// Only for a valid program whose start goes on at `first` (`StartSummary.goesOn`).
+    public func secondBytes(after first: UInt8) -> (low: UInt64, high: UInt64) {
+        let everything = (UInt64.max, UInt64.max)
+        guard first < 128 else { return everything }
+        return code.withUnsafeBufferPointer { code in
+            func bytes(inClass byteClass: UInt8) -> (low: UInt64, high: UInt64) {
+                var mask: (low: UInt64, high: UInt64) = (0, 0)
+                for byte in 0..<128 where classOfByte[byte] == byteClass {
+                    if byte < 64 { mask.low |= 1 << UInt64(byte) } else { mask.high |= 1 << UInt64(byte - 64) }
+                }
+                return mask
+            }
+            if code[0] & Self.acceptsFlag != 0 { return everything }
+            let offset = Self.skipAccepts(code, state: 0)
+            if code[0] & Self.chainFlag != 0 {
+                // A chain of two or more: its second member has one class and reports nothing.
+                guard code[offset + 1] == classOfByte[Int(first)] else { return (0, 0) }
+                return bytes(inClass: code[offset + 2])
+            }
+            let next = Self.transition(
+                code, state: 0, transitions: offset, byteClass: classOfByte[Int(first)], width: targetWidth, nowhere: nowhere,
+                reference: referenceState, referenceTransitions: referenceTransitions)
+            guard next != nowhere else { return (0, 0) }
+            let state = Int(next)
+            if code[state] & Self.acceptsFlag != 0 { return everything }
+            let transitions = Self.skipAccepts(code, state: state)
+            if code[state] & Self.chainFlag != 0 { return bytes(inClass: code[transitions + 1]) }
+            var mask: (low: UInt64, high: UInt64) = (0, 0)
+            for byte in 0..<128 {
+                let target = Self.transition(
+                    code, state: state, transitions: transitions, byteClass: classOfByte[byte], width: targetWidth, nowhere: nowhere,
+                    reference: referenceState, referenceTransitions: referenceTransitions)
+                guard target != nowhere else { continue }
+                if byte < 64 { mask.low |= 1 << UInt64(byte) } else { mask.high |= 1 << UInt64(byte - 64) }
+            }
+            return mask
+        }
+    }
+
     /// The offset of the transitions of the state at `state`.
     @inlinable
     static func skipAccepts(_ code: UnsafeBufferPointer<UInt8>, state: Int) -> Int {

@@ -5,7 +5,8 @@
 // A stage's prefix program reports pattern 0 wherever a match of the shared prefix ends, after
 // p bytes; each suffix program then runs over the URL from byte p on, as if the URL began there,
 // and reports the patterns it finds like any program. (A suffix whose start state reports nothing
-// and stops on byte p is skipped: the same answer without the run.)
+// and stops on byte p is skipped: the same answer without the run; so is one that would report
+// nothing and stop on the byte after it, half of EasyList's suffix runs.)
 //
 // In a file (a programs section):
 //
@@ -85,6 +86,10 @@ public struct ProgramSet: Hashable, Sendable {
         /// of the suffixes that go on from b start in `startingSuffixes` (`Stage.suffixStarts`).
         @usableFromInline var firstByteStart: [Int32] = []
         @usableFromInline var startingSuffixes: [Int32] = []
+        /// Alongside `startingSuffixes`: the bytes after the first on which each may report
+        /// something (`Program.secondBytes(after:)`; all ones from byte 128 on).
+        @usableFromInline var secondLow: [UInt64] = []
+        @usableFromInline var secondHigh: [UInt64] = []
 
         init(programs: [Program], stages: [Stage]) {
             func add(_ program: Program) {
@@ -105,6 +110,9 @@ public struct ProgramSet: Hashable, Sendable {
                     firstByteStart.append(Int32(startingSuffixes.count))
                     for (index, start) in stage.suffixStarts.enumerated() where byte < 128 ? start.goesOn(UInt8(byte)) : start.reports {
                         startingSuffixes.append(Int32(firstSuffix + index))
+                        let second = stage.suffixes[index].secondBytes(after: UInt8(byte))
+                        secondLow.append(second.low)
+                        secondHigh.append(second.high)
                     }
                 }
                 firstByteStart.append(Int32(startingSuffixes.count))
@@ -149,7 +157,14 @@ public struct ProgramSet: Hashable, Sendable {
                         for end in ends {
                             let rest = UnsafeBufferPointer(rebasing: url[end...])
                             let byte = min(end < url.count ? Int(url[end]) : 0, 128)
+                            // The input after it: the URL's next byte, the end-of-URL NUL, or none
+                            // (128 also stands for bytes from 128 on: the run stops there).
+                            let second = end + 1 < url.count ? min(Int(url[end + 1]), 128) : end + 1 == url.count ? 0 : 128
                             for at in Int(image.firstByteStart[slots + byte])..<Int(image.firstByteStart[slots + byte + 1]) {
+                                let low = image.secondLow[at], high = image.secondHigh[at]
+                                let goesOn = second < 64 ? low >> UInt64(second) & 1 != 0
+                                    : second < 128 ? high >> UInt64(second - 64) & 1 != 0 : low & high == UInt64.max
+                                guard goesOn else { continue }
                                 steps += execute(Int(image.startingSuffixes[at]), rest) { pattern, _ in report(pattern) }
                                 runs += 1
                             }
