@@ -46,6 +46,7 @@ public enum DFAPartitioner {
 
     /// Builds the DFAs of `patterns` and makes `product` of each as soon as it is built (timed
     /// as the emit phase), on the thread that built it.
+    ///
     /// The patterns are consumed: a pattern built in a stage is held only as its suffix once the
     /// stages are planned, and each stage's suffixes only until the stage is built (a list's
     /// parsed patterns were a third of its compile's memory).
@@ -66,8 +67,7 @@ public enum DFAPartitioner {
         plan.stages = []
         for index in stages.indices {
             let stage = stages[index]
-            stages[index].suffixes = []
-            defer { _ = consume stage }
+            stages[index].suffixes = []  // `stage` holds them until this iteration ends
             let nfa = phaseTimer.measure(.nfa) { NFA(prefix: stage.prefix, reportingAs: PatternID(0)) }
             let prefix: DFA
             do {
