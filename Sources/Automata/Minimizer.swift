@@ -50,7 +50,7 @@ public enum Minimizer {
         var classOf = [Int32](repeating: -1, count: n)
         var representative: [Int32] = []
         var hashes: [Int] = []
-        var slots = [Int32](repeating: -1, count: 1 << (Int.bitWidth - (2 * n + 16).leadingZeroBitCount))
+        var slots = [Int32](repeating: -1, count: hashTableSize(for: n))
         let mask = slots.count - 1
         func sameRows(_ state: Int, _ other: Int) -> Bool {
             let row = dfa.row(state), otherRow = dfa.row(other)
@@ -61,15 +61,9 @@ public enum Minimizer {
         }
         for state in order.reversed().lazy.map(Int.init) {
             let accepts = dfa.accepted(by: DFAStateID(state))
-            // A multiply-xorshift mix (Hasher's SipHash was most of the pass).
-            var mixed: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(accepts.count)
-            func mix(_ value: UInt64) {
-                mixed = (mixed ^ value) &* 0xBF58_476D_1CE4_E5B9
-                mixed ^= mixed >> 31
-            }
-            for pattern in accepts { mix(UInt64(pattern.rawValue)) }
+            var mixed = accepts.reduce(0x9E37_79B9_7F4A_7C15 ^ UInt64(accepts.count)) { mixHash($0, UInt64($1.rawValue)) }
             for live in dfa.row(state) {
-                mix(UInt64(classes[live]) << 32 | UInt64(UInt32(bitPattern: classOf[Int(targets[live])])))
+                mixed = mixHash(mixed, UInt64(classes[live]) << 32 | UInt64(UInt32(bitPattern: classOf[Int(targets[live])])))
             }
             let hash = Int(truncatingIfNeeded: mixed)
             var slot = hash & mask

@@ -164,32 +164,29 @@ private struct Construction {
                 bucketCount[byteClass] = 0
                 let bucket = targets[start..<start + count]
                 let hash = SetTable.hash(bucket)
-                if let seen = distinct.first(where: { $0.hash == hash && targets[$0.start..<$0.start + $0.count] == bucket }) {
-                    if seen.target != dead {
-                        liveClasses.append(UInt8(byteClass))
-                        liveTargets.append(seen.target)
-                    }
-                    continue
-                }
-                closure(bucket, into: &scratch)
                 var target = dead
-                if !scratch.isEmpty {
-                    let (id, isNew) = sets.insert(scratch)
-                    target = id
-                    if isNew {
-                        if sets.entries > limits.maximumSubsetEntries {
-                            throw .tooManySubsetEntries(limit: limits.maximumSubsetEntries, reached: sets.entries, patterns: nfa.patterns)
-                        }
-                        if sets.count > limits.maximumDFAStates {
-                            throw .tooManyStates(limit: limits.maximumDFAStates, reached: sets.count, patterns: nfa.patterns)
-                        }
-                        if sets.count * classCount > limits.maximumTransitionTableEntries {
-                            throw .tooManyTransitions(
-                                limit: limits.maximumTransitionTableEntries, reached: sets.count * classCount, patterns: nfa.patterns)
+                if let seen = distinct.first(where: { $0.hash == hash && targets[$0.start..<$0.start + $0.count] == bucket }) {
+                    target = seen.target
+                } else {
+                    closure(bucket, into: &scratch)
+                    if !scratch.isEmpty {
+                        let (id, isNew) = sets.insert(scratch)
+                        target = id
+                        if isNew {
+                            if sets.entries > limits.maximumSubsetEntries {
+                                throw .tooManySubsetEntries(limit: limits.maximumSubsetEntries, reached: sets.entries, patterns: nfa.patterns)
+                            }
+                            if sets.count > limits.maximumDFAStates {
+                                throw .tooManyStates(limit: limits.maximumDFAStates, reached: sets.count, patterns: nfa.patterns)
+                            }
+                            if sets.count * classCount > limits.maximumTransitionTableEntries {
+                                throw .tooManyTransitions(
+                                    limit: limits.maximumTransitionTableEntries, reached: sets.count * classCount, patterns: nfa.patterns)
+                            }
                         }
                     }
+                    distinct.append((start, count, hash, target))
                 }
-                distinct.append((start, count, hash, target))
                 if target != dead {
                     liveClasses.append(UInt8(byteClass))
                     liveTargets.append(target)
@@ -219,12 +216,7 @@ private struct SetTable {
     subscript(set: Int) -> ArraySlice<UInt32> { storage[start[set]..<start[set + 1]] }
 
     static func hash<C: Collection<UInt32>>(_ states: C) -> Int {
-        var hash: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(states.count)
-        for state in states {
-            hash = (hash ^ UInt64(state)) &* 0xBF58_476D_1CE4_E5B9
-            hash ^= hash >> 31
-        }
-        return Int(truncatingIfNeeded: hash)
+        Int(truncatingIfNeeded: states.reduce(0x9E37_79B9_7F4A_7C15 ^ UInt64(states.count)) { mixHash($0, UInt64($1)) })
     }
 
     /// The number of `states` (sorted, non-empty), and whether it was added now.

@@ -21,13 +21,13 @@ enum TermShape: Hashable {
 }
 
 extension TermShape {
-    /// A multiply-xorshift hash (`ShapeEdges`).
+    /// A multiply-xorshift hash (Hashing.swift), for `ShapeEdges`.
     var mixedHash: UInt64 {
         switch self {
         case .set(let set, let quantifier):
-            return ShapeEdges.mix(ShapeEdges.mix(ShapeEdges.mix(0x243F_6A88_85A3_08D3, set.low), set.high), quantifier.code)
+            return mixHash(mixHash(mixHash(0x243F_6A88_85A3_08D3, set.low), set.high), quantifier.code)
         case .group(let shapes, let quantifier):
-            return shapes.reduce(ShapeEdges.mix(0x1319_8A2E_0370_7344, quantifier.code)) { ShapeEdges.mix($0, $1.mixedHash) }
+            return shapes.reduce(mixHash(0x1319_8A2E_0370_7344, quantifier.code)) { mixHash($0, $1.mixedHash) }
         }
     }
 }
@@ -44,33 +44,26 @@ extension URLFilterQuantifier {
 }
 
 /// The edges of a prefix tree of terms: (node, term shape) -> child node. An open-addressing table
-/// (linear probing, at most half full) with a multiply-xorshift hash: a Dictionary hashed every
-/// term of every pattern with SipHash, which with its equality checks was a seventh of EasyList's
-/// compile (the NFA builder's prefix tree and the stage planner's).
+/// (linear probing, at most half full) with a multiply-xorshift hash (Hashing.swift): a Dictionary
+/// hashed every term of every pattern with SipHash, which with its equality checks was a seventh
+/// of EasyList's compile (the NFA builder's prefix tree and the stage planner's).
 struct ShapeEdges {
     private var parents: [UInt32] = []
     private var shapes: [TermShape] = []
     private var hashes: [UInt64] = []
-    private(set) var children: [UInt32] = []
+    private var children: [UInt32] = []
     private var slots: [Int32]
 
     init(capacity: Int = 0) {
-        slots = [Int32](repeating: -1, count: 1 << (Int.bitWidth - (2 * capacity + 63).leadingZeroBitCount))
+        slots = [Int32](repeating: -1, count: hashTableSize(for: capacity))
         parents.reserveCapacity(capacity)
         shapes.reserveCapacity(capacity)
         hashes.reserveCapacity(capacity)
         children.reserveCapacity(capacity)
     }
 
-    @inline(__always)
-    static func mix(_ hash: UInt64, _ value: UInt64) -> UInt64 {
-        var mixed = (hash ^ value) &* 0xBF58_476D_1CE4_E5B9
-        mixed ^= mixed >> 31
-        return mixed
-    }
-
     /// The key's hash, for `child` and `insert`.
-    static func hash(_ parent: UInt32, _ shape: TermShape) -> UInt64 { mix(shape.mixedHash, UInt64(parent)) }
+    static func hash(_ parent: UInt32, _ shape: TermShape) -> UInt64 { mixHash(shape.mixedHash, UInt64(parent)) }
 
     /// The child of `parent` along `shape`, if the tree has it.
     func child(_ parent: UInt32, _ shape: TermShape, hash: UInt64) -> UInt32? {
