@@ -52,7 +52,7 @@ let package = Package(
             dependencies: ["URLFilterSyntax", "CSSSelectorSyntax"],
             swiftSettings: swiftSettings),
         .target(name: "Automata", dependencies: ["URLFilterSyntax"], swiftSettings: swiftSettings),
-        .target(name: "Bytecode", dependencies: ["Automata", "ContentRuleList"], swiftSettings: swiftSettings),
+        .target(name: "Bytecode", dependencies: ["Automata", "ContentRuleList", "URLFilterSyntax"], swiftSettings: swiftSettings),
         .systemLibrary(name: "CLibPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
         .systemLibrary(name: "CIDN2", pkgConfig: "libidn2", providers: [.apt(["libidn2-dev"])]),
         .target(

@@ -4,6 +4,8 @@
 // each pattern of each state passed (a pattern may be reported more than once). Only programs
 // that passed `Program.validate` may run: the reads below trust its checks.
 
+public import URLFilterSyntax
+
 extension Program {
     /// Runs over `url` then the end-of-URL NUL, reporting the patterns of every state passed.
     /// Returns the transitions taken (bytes read, the end marker included): a count that depends
@@ -177,81 +179,61 @@ extension Program {
     /// bytes on which it goes on. Only for a valid program (built from a DFA or validated).
     public struct StartSummary: Hashable, Sendable {
         public var reports: Bool
-        public var liveLow: UInt64
-        public var liveHigh: UInt64
+        public var live: ASCIISet
 
         /// Running the program over a URL whose first byte (the end-of-URL NUL for an empty one)
         /// is `byte` could report something.
         @inlinable
-        public func goesOn(_ byte: UInt8) -> Bool {
-            if reports { return true }
-            if byte < 64 { return liveLow >> byte & 1 != 0 }
-            return byte < 128 && liveHigh >> (byte - 64) & 1 != 0
-        }
+        public func goesOn(_ byte: UInt8) -> Bool { reports || live.contains(byte) }
     }
 
     public func startSummary() -> StartSummary {
         code.withUnsafeBufferPointer { code in
-            var summary = StartSummary(reports: code[0] & Self.acceptsFlag != 0, liveLow: 0, liveHigh: 0)
-            let offset = Self.skipAccepts(code, state: 0)
-            if code[0] & Self.chainFlag != 0 {
-                // A chain goes on only on its first class.
-                for byte in 0..<128 where classOfByte[byte] == code[offset + 1] {
-                    if byte < 64 { summary.liveLow |= 1 << UInt64(byte) } else { summary.liveHigh |= 1 << UInt64(byte - 64) }
-                }
-                return summary
-            }
-            for byte in 0..<128 {
-                let next = Self.transition(
-                    code, state: 0, transitions: offset, byteClass: classOfByte[byte], width: targetWidth, nowhere: nowhere,
-                    reference: referenceState, referenceTransitions: referenceTransitions)
-                guard next != nowhere else { continue }
-                if byte < 64 { summary.liveLow |= 1 << UInt64(byte) } else { summary.liveHigh |= 1 << UInt64(byte - 64) }
-            }
-            return summary
+            StartSummary(reports: code[0] & Self.acceptsFlag != 0, live: liveBytes(code, state: 0))
         }
     }
 
-    /// The bytes that may follow `first` in a run that reports something: bit b of (low, high) for
-    /// byte b < 128 (the end-of-URL NUL included) where the state `first` leads to goes on; all of
-    /// them when that state or the start state reports (a run reports then, whatever comes next).
-    /// Only for a valid program whose start goes on at `first` (`StartSummary.goesOn`).
-    public func secondBytes(after first: UInt8) -> (low: UInt64, high: UInt64) {
-        let everything = (UInt64.max, UInt64.max)
-        guard first < 128 else { return everything }
+    /// Every byte (the end-of-URL NUL included): a run reporting something goes on whatever the
+    /// next byte, and `ASCIISet` has no room for the bytes from 128 on, which stop a run.
+    public static let everyByte = ASCIISet(0...127)
+
+    /// The bytes that may follow `first` in a run that reports something: those on which the state
+    /// `first` leads to goes on; `everyByte` when that state or the start state reports. Only for
+    /// a valid program whose start goes on at `first` (`StartSummary.goesOn`).
+    public func secondBytes(after first: UInt8) -> ASCIISet {
+        guard first < 128 else { return Self.everyByte }
         return code.withUnsafeBufferPointer { code in
-            func bytes(inClass byteClass: UInt8) -> (low: UInt64, high: UInt64) {
-                var mask: (low: UInt64, high: UInt64) = (0, 0)
-                for byte in 0..<128 where classOfByte[byte] == byteClass {
-                    if byte < 64 { mask.low |= 1 << UInt64(byte) } else { mask.high |= 1 << UInt64(byte - 64) }
-                }
-                return mask
-            }
-            if code[0] & Self.acceptsFlag != 0 { return everything }
+            if code[0] & Self.acceptsFlag != 0 { return Self.everyByte }
             let offset = Self.skipAccepts(code, state: 0)
             if code[0] & Self.chainFlag != 0 {
                 // A chain of two or more: its second member has one class and reports nothing.
-                guard code[offset + 1] == classOfByte[Int(first)] else { return (0, 0) }
+                guard code[offset + 1] == classOfByte[Int(first)] else { return ASCIISet() }
                 return bytes(inClass: code[offset + 2])
             }
             let next = Self.transition(
                 code, state: 0, transitions: offset, byteClass: classOfByte[Int(first)], width: targetWidth, nowhere: nowhere,
                 reference: referenceState, referenceTransitions: referenceTransitions)
-            guard next != nowhere else { return (0, 0) }
-            let state = Int(next)
-            if code[state] & Self.acceptsFlag != 0 { return everything }
-            let transitions = Self.skipAccepts(code, state: state)
-            if code[state] & Self.chainFlag != 0 { return bytes(inClass: code[transitions + 1]) }
-            var mask: (low: UInt64, high: UInt64) = (0, 0)
-            for byte in 0..<128 {
-                let target = Self.transition(
-                    code, state: state, transitions: transitions, byteClass: classOfByte[byte], width: targetWidth, nowhere: nowhere,
-                    reference: referenceState, referenceTransitions: referenceTransitions)
-                guard target != nowhere else { continue }
-                if byte < 64 { mask.low |= 1 << UInt64(byte) } else { mask.high |= 1 << UInt64(byte - 64) }
-            }
-            return mask
+            guard next != nowhere else { return ASCIISet() }
+            return code[Int(next)] & Self.acceptsFlag != 0 ? Self.everyByte : liveBytes(code, state: Int(next))
         }
+    }
+
+    /// The bytes on which the state at `state` goes on (a chain: on its first class).
+    private func liveBytes(_ code: UnsafeBufferPointer<UInt8>, state: Int) -> ASCIISet {
+        let transitions = Self.skipAccepts(code, state: state)
+        if code[state] & Self.chainFlag != 0 { return bytes(inClass: code[transitions + 1]) }
+        var live = ASCIISet()
+        for byte in 0..<128 {
+            let next = Self.transition(
+                code, state: state, transitions: transitions, byteClass: classOfByte[byte], width: targetWidth, nowhere: nowhere,
+                reference: referenceState, referenceTransitions: referenceTransitions)
+            if next != nowhere { live.insert(UInt8(byte)) }
+        }
+        return live
+    }
+
+    private func bytes(inClass byteClass: UInt8) -> ASCIISet {
+        ASCIISet((0..<128).lazy.map(UInt8.init).filter { classOfByte[Int($0)] == byteClass })
     }
 
     /// The offset of the transitions of the state at `state`.

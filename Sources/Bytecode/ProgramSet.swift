@@ -15,6 +15,7 @@
 //                        suffix count 4 and the suffix programs
 
 public import Automata
+public import URLFilterSyntax
 
 public struct ProgramSet: Hashable, Sendable {
     public static func == (lhs: ProgramSet, rhs: ProgramSet) -> Bool { lhs.programs == rhs.programs && lhs.stages == rhs.stages }
@@ -87,9 +88,8 @@ public struct ProgramSet: Hashable, Sendable {
         @usableFromInline var firstByteStart: [Int32] = []
         @usableFromInline var startingSuffixes: [Int32] = []
         /// Alongside `startingSuffixes`: the bytes after the first on which each may report
-        /// something (`Program.secondBytes(after:)`; all ones from byte 128 on).
-        @usableFromInline var secondLow: [UInt64] = []
-        @usableFromInline var secondHigh: [UInt64] = []
+        /// something (`Program.secondBytes(after:)`).
+        @usableFromInline var secondBytes: [ASCIISet] = []
 
         init(programs: [Program], stages: [Stage]) {
             func add(_ program: Program) {
@@ -110,9 +110,7 @@ public struct ProgramSet: Hashable, Sendable {
                     firstByteStart.append(Int32(startingSuffixes.count))
                     for (index, start) in stage.suffixStarts.enumerated() where byte < 128 ? start.goesOn(UInt8(byte)) : start.reports {
                         startingSuffixes.append(Int32(firstSuffix + index))
-                        let second = stage.suffixes[index].secondBytes(after: UInt8(byte))
-                        secondLow.append(second.low)
-                        secondHigh.append(second.high)
+                        secondBytes.append(stage.suffixes[index].secondBytes(after: UInt8(byte)))
                     }
                 }
                 firstByteStart.append(Int32(startingSuffixes.count))
@@ -159,12 +157,10 @@ public struct ProgramSet: Hashable, Sendable {
                             let byte = min(end < url.count ? Int(url[end]) : 0, 128)
                             // The input after it: the URL's next byte, the end-of-URL NUL, or none
                             // (128 also stands for bytes from 128 on: the run stops there).
-                            let second = end + 1 < url.count ? min(Int(url[end + 1]), 128) : end + 1 == url.count ? 0 : 128
+                            let second = end + 1 < url.count ? min(url[end + 1], 128) : end + 1 == url.count ? 0 : 128
                             for at in Int(image.firstByteStart[slots + byte])..<Int(image.firstByteStart[slots + byte + 1]) {
-                                let low = image.secondLow[at], high = image.secondHigh[at]
-                                let goesOn = second < 64 ? low >> UInt64(second) & 1 != 0
-                                    : second < 128 ? high >> UInt64(second - 64) & 1 != 0 : low & high == UInt64.max
-                                guard goesOn else { continue }
+                                let goesOn = image.secondBytes[at]
+                                guard second < 128 ? goesOn.contains(second) : goesOn == Program.everyByte else { continue }
                                 steps += execute(Int(image.startingSuffixes[at]), rest) { pattern, _ in report(pattern) }
                                 runs += 1
                             }

@@ -32,6 +32,7 @@ public struct ASCIISet: Hashable, Sendable {
     public var isEmpty: Bool { low == 0 && high == 0 }
     public var count: Int { low.nonzeroBitCount + high.nonzeroBitCount }
 
+    @inlinable
     public func contains(_ unit: UInt8) -> Bool {
         guard unit < 128 else { return false }
         return unit < 64 ? (low >> unit) & 1 == 1 : (high >> (unit - 64)) & 1 == 1
