@@ -490,12 +490,7 @@ public final class Evaluator {
             let nextRemoved = removed < removing.count ? removing[removed] : .max
             let nextAdded = added < adding.count ? adding[added].0 : .max
             let key = min(nextRemoved, nextAdded)
-            var cut = position
-            var high = keys.count
-            while cut < high {
-                let middle = (cut + high) / 2
-                if keys[middle] < key { cut = middle + 1 } else { high = middle }
-            }
+            let cut = lowerBound(key, in: keys, from: position)
             outKeys += keys[position..<cut]
             outValues += values[position..<cut]
             position = cut
@@ -617,9 +612,9 @@ public final class Evaluator {
         return MatchOutcome(actions: SharedList(actions), matchingRules: matchingRules(universal), appliesGlobalStyleSheet: low == nil)
     }
 
-    /// The first index of `sorted` whose value is not below `value`.
-    private static func lowerBound(_ value: UInt32, in sorted: [UInt32]) -> Int {
-        var low = 0
+    /// The first index of `sorted` (from `start` on) whose value is not below `value`.
+    private static func lowerBound(_ value: UInt32, in sorted: [UInt32], from start: Int = 0) -> Int {
+        var low = start
         var high = sorted.count
         while low < high {
             let middle = (low + high) / 2
