@@ -78,7 +78,28 @@ private let kablockMatch = BenchmarkDefinition(
         #expect(ours.phases?.map(\.name) == ["parse", "plan", "nfa", "dfa", "minimize", "emit"])
         #expect((ours.counter("url DFAs") ?? 0) >= 1)
         #expect(ours.peakMemoryBytes != nil)
+        #expect(ours.ownProcessPeakMemoryBytes == nil, "no executable given: not measured")
         #expect(result.engines[1].bytes ?? 0 > 0)
+    }
+
+    /// The own-process peak comes from the executable the runner is given, run as `compile <list>
+    /// --json`; one that fails makes BlockBench's result wrong rather than leaving a gap.
+    @Test func ownProcessPeakIsWhatTheCompileCommandReports() throws {
+        let definition = BenchmarkDefinition(
+            name: "test-compile", rules: "ddg-tds-reference", model: .compile, engines: ["blockbench"], runs: 1, warmupRuns: 0)
+        let script = NSTemporaryDirectory() + "blockbench-test-\(UUID().uuidString).sh"
+        defer { try? FileManager.default.removeItem(atPath: script) }
+        try Data("#!/bin/sh\n[ \"$1 $3\" = \"compile --json\" ] || exit 3\necho '{\"peakMemoryBytes\" : 12345}'\n".utf8)
+            .write(to: URL(fileURLWithPath: script))
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script)
+        let reporting = try runner([BlockBenchEngine()])
+        reporting.ownProcessCompiler = script
+        let measured = try reporting.run(definition).engines[0]
+        #expect(measured.status == .ok)
+        #expect(measured.ownProcessPeakMemoryBytes == 12345)
+        let failing = try runner([BlockBenchEngine()])
+        failing.ownProcessCompiler = "/bin/false"
+        #expect(try failing.run(definition).engines[0].status == .wrong)
     }
 
     /// An engine that cannot run here, or has no such model, is reported as not run; the

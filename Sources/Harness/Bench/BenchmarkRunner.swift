@@ -62,8 +62,9 @@ public final class BenchmarkRunner {
         guard let entry = manifest.corpora.first(where: { $0.name == name && $0.kind == "rules" }) else {
             throw BenchmarkDefinitionError.unreadable(path: name, reason: "no rule list of this name in the manifest")
         }
-        var list = BenchList(name: name, json: try CorpusFiles.read(manifest.path(of: entry)))
-        list.path = manifest.path(of: entry)
+        let path = manifest.path(of: entry)
+        var list = BenchList(name: name, json: try CorpusFiles.read(path))
+        list.path = path
         lists[name] = list
         return list
     }

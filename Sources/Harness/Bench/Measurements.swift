@@ -1,8 +1,8 @@
 // Measurements.swift — Harness
 //
 // The instruments: a monotonic nanosecond clock, the process's peak memory (Linux: VmHWM, reset
-// through /proc/self/clear_refs so each compile gets its own peak), a command's peak memory in a
-// process of its own (wait4's ru_maxrss), latency histograms
+// through /proc/self/clear_refs so each compile gets its own peak), `blockbench compile`'s peak
+// memory in a process of its own (as it reports it), latency histograms
 // (HdrHistogram: 3 significant digits from 1 ns to an hour) and the summaries the tables print.
 
 internal import Foundation
