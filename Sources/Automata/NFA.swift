@@ -146,7 +146,7 @@ struct NFABuilder {
         }
         if filter.hasEndAnchor {
             let end = newState()
-            edges.append((state, ASCIISet([0]), end))
+            edges.append((state, .nul, end))
             state = end
         }
         // Every pattern gets its own accept state, so that patterns with the same text stay apart.

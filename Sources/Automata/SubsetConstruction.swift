@@ -37,7 +37,7 @@ private struct Construction {
         self.limits = limits
         var sets = Array(Set(nfa.edgeSets))
         sets.sort { ($0.low, $0.high) < ($1.low, $1.high) }
-        byteClasses = ByteClasses(refining: [ASCIISet([0])] + sets)
+        byteClasses = ByteClasses(refining: [.nul] + sets)
         var cache: [ASCIISet: ASCIISet] = [:]
         for set in sets { cache[set] = byteClasses.classes(of: set) }
         edgeClasses = nfa.edgeSets.map { cache[$0]! }

@@ -60,23 +60,27 @@ public enum RuleListCompiler {
     ) throws(CompileError) -> (CompiledRuleList, CompilationReport) {
         var timer = PhaseTimer()
         let parsing = ContinuousClock.now
-        let parsed = RuleListParser.parse(consume bytes)
+        let check = RuleListParser.check(consume bytes, collectingEveryError: false)
         timer.add(.parse, since: parsing)
-        let list: RuleList
-        switch consume parsed {
-        case .failure(let error): throw .invalidRuleList(error)
-        case .success(let parsedList): list = parsedList
-        }
-        return try compile(consume list, limits: limits, minimizingDFAs: minimizingDFAs, timer: timer)
+        if case .failure(let error) = check.verdict { throw .invalidRuleList(error) }
+        // The check's list and table go on alone: the table is edited (domains) without a copy,
+        // and the list is let go before the automata are built.
+        let list = check.list
+        let patterns = check.patterns
+        _ = consume check
+        return try compile(consume list, patterns: consume patterns, limits: limits, minimizingDFAs: minimizingDFAs, timer: timer)
     }
 
     /// Compiles a parsed rule list (consumed: the compiler lets it go once it has read the rules,
-    /// before it builds the automata, when the caller passes its last reference).
+    /// before it builds the automata, when the caller passes its last reference). `patterns`, when
+    /// given, is the list's table as the rule-list parser made it (`RuleListCheck.patterns`):
+    /// its parses are used instead of parsing every pattern again.
     public static func compile(
-        _ list: consuming RuleList, limits: AutomataLimits = .default, minimizingDFAs: Bool = true, timer: PhaseTimer = PhaseTimer()
+        _ list: consuming RuleList, patterns: consuming PatternTable? = nil, limits: AutomataLimits = .default,
+        minimizingDFAs: Bool = true, timer: PhaseTimer = PhaseTimer()
     ) throws(CompileError) -> (CompiledRuleList, CompilationReport) {
         var builder = Builder(list: consume list, timer: timer)
-        try builder.collect()
+        try builder.collect(patterns: consume patterns)
         builder.list = RuleList(rules: [])
         let file = try builder.build(limits: limits, minimizing: minimizingDFAs)
         var report = builder.report
@@ -115,56 +119,50 @@ struct PatternPool {
     }
 }
 
-/// Every distinct pattern text of a list (url-filters, the patterns of domains, top-url and
-/// frame-url conditions) with its case sensitivity, numbered in first-seen order, then parsed
-/// once each on every core. Lists repeat patterns (EasyList: 58,000 url-filters, 49,000 distinct;
-/// its domains recur across thousands of rules), and parsing each occurrence in turn was most of
-/// the compile's single-threaded start.
+/// The list's pattern table (url-filters, top-url and frame-url patterns) with the pattern of
+/// each domain of its domain conditions added (built once per domain: domains recur across
+/// thousands of rules).
 struct PatternTexts {
-    struct Key: Hashable, Sendable { var source: String; var isCaseSensitive: Bool }
-    private var numbers: [Key: Int32] = [:]
-    private(set) var keys: [Key] = []
-    /// Domain -> the number of its pattern (the pattern text is built once per domain).
+    var table: PatternTable
+    /// Domain -> the number of its pattern.
     private var domains: [String: Int32] = [:]
 
-    mutating func number(_ source: String, caseSensitive: Bool) -> Int32 {
-        let key = Key(source: source, isCaseSensitive: caseSensitive)
-        if let number = numbers[key] { return number }
-        numbers[key] = Int32(keys.count)
-        keys.append(key)
-        return Int32(keys.count - 1)
+    init(_ table: consuming PatternTable) {
+        self.table = table
     }
 
     mutating func number(ofDomain domain: String) -> Int32 {
         if let number = domains[domain] { return number }
-        let number = number(Self.domainPattern(domain), caseSensitive: false)
+        let number = table.number(Self.domainPattern(domain), caseSensitive: false)
         domains[domain] = number
         return number
     }
 
     /// WebKit's pattern for a domain condition, over the main document URL.
     static func domainPattern(_ domain: String) -> String {
-        var pattern = "[a-z][a-z+.-]*:\\/\\/"
-        var name = Substring(domain)
-        if name.hasPrefix("*") {
-            pattern += "([^/]*\\.)*"
+        var pattern = Array("[a-z][a-z+.-]*:\\/\\/".utf8)
+        var name = Substring(domain).utf8
+        if name.first == UInt8(ascii: "*") {
+            pattern += "([^/]*\\.)*".utf8
             name = name.dropFirst()
         }
-        for character in name {
-            if ".*+?^$()[]{}|\\/-".contains(character) { pattern.append("\\") }
-            pattern.append(character)
+        pattern.reserveCapacity(pattern.count + 2 * name.count + 4)
+        for unit in name {
+            if specialUnits.contains(unit) { pattern.append(UInt8(ascii: "\\")) }
+            pattern.append(unit)
         }
-        return pattern + "[:/]"
+        pattern += "[:/]".utf8
+        return String(decoding: pattern, as: UTF8.self)
     }
 
-    /// The parsed patterns, by number.
-    func parsed() -> [URLFilter] {
-        let chunk = 2_048
-        let chunks = stride(from: 0, to: keys.count, by: chunk).map { Array(keys[$0..<min($0 + chunk, keys.count)]) }
-        return Parallel.map(chunks) { _, keys in
-            // The rule-list parser accepted every pattern already.
-            keys.map { try! URLFilterParser.parse($0.source, isCaseSensitive: $0.isCaseSensitive).get() }
-        }.flatMap { $0 }
+    /// The units a domain's pattern escapes (domains are ASCII: the rule-list parser lowercased
+    /// and checked them).
+    private static let specialUnits = ASCIISet(".*+?^$()[]{}|\\/-".utf8)
+
+    /// The parsed pattern of a number (after `table.parseNewKeys()`).
+    func filter(_ number: Int32) -> URLFilter {
+        // The rule-list parser accepted every pattern of the list, and domain patterns are valid.
+        try! table[number].get()
     }
 }
 
@@ -187,31 +185,36 @@ private struct Builder {
         report = CompilationReport(rules: list.rules.count, urlPatterns: 0, universalRules: 0, topPatterns: 0, framePatterns: 0)
     }
 
-    mutating func collect() throws(CompileError) {
+    mutating func collect(patterns: consuming PatternTable?) throws(CompileError) {
         let firstIgnorePrevious = list.rules.firstIndex { $0.action == .ignorePreviousRules } ?? list.rules.count
+        let numbering = ContinuousClock.now
+        var texts = PatternTexts(patterns ?? PatternTable(rules: list.rules))
+        timer.add(.parse, since: numbering)
         timer.measure(.parse) {
-            // Each rule's pattern texts in the order read below, numbered; then all parsed at once.
-            var texts = PatternTexts()
+            // Each rule's pattern numbers in the order read below: the table's, with those of
+            // the rule's domains in place; the domain patterns parsed at once.
             var ruleTexts: [Int32] = []
+            var tableCursor = 0
+            func fromTable() -> Int32 {
+                defer { tableCursor += 1 }
+                return texts.table.numbersOfRules[tableCursor]
+            }
             for rule in list.rules {
-                let trigger = rule.trigger
-                ruleTexts.append(texts.number(trigger.urlFilter, caseSensitive: trigger.urlFilterIsCaseSensitive))
-                switch trigger.condition {
+                ruleTexts.append(fromTable())
+                switch rule.trigger.condition {
                 case nil: break
                 case .ifDomain(let domains), .unlessDomain(let domains):
                     for domain in domains { ruleTexts.append(texts.number(ofDomain: domain)) }
-                case .ifTopURL(let patterns), .unlessTopURL(let patterns):
-                    for pattern in patterns { ruleTexts.append(texts.number(pattern, caseSensitive: trigger.topURLFilterIsCaseSensitive)) }
-                case .ifFrameURL(let patterns), .unlessFrameURL(let patterns):
-                    for pattern in patterns { ruleTexts.append(texts.number(pattern, caseSensitive: trigger.frameURLFilterIsCaseSensitive)) }
+                case .ifTopURL(let patterns), .unlessTopURL(let patterns), .ifFrameURL(let patterns), .unlessFrameURL(let patterns):
+                    for _ in patterns { ruleTexts.append(fromTable()) }
                 }
             }
-            let parsed = texts.parsed()
+            texts.table.parseNewKeys()
             var cursor = 0
             func nextText() -> (number: Int32, filter: URLFilter) {
                 let number = ruleTexts[cursor]
                 cursor += 1
-                return (number, parsed[Int(number)])
+                return (number, texts.filter(number))
             }
 
             for (slot, rule) in list.rules.enumerated() {

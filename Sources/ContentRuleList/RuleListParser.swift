@@ -70,12 +70,16 @@ public enum RuleListParser {
                 .jsonContainsNoRules, detail: dropped.isEmpty ? nil : "every rule was dropped for an invalid selector"))
         }
 
-        // Patterns, of the kept rules only; after every structural error.
+        // Patterns, of the kept rules only; after every structural error. Each distinct text is
+        // parsed once (on every core), then the rules are read in order for their verdicts.
         var statuses: [URLFilterParseStatus] = []
-        statuses.reserveCapacity(rules.count)
+        var patterns = PatternTable()
         if errors.isEmpty || collectingEveryError {
+            patterns = PatternTable(rules: rules)
+            statuses.reserveCapacity(rules.count)
+            var cursor = 0
             for rule in rules {
-                let patternErrors = PatternChecker.check(rule.trigger, statuses: &statuses)
+                let patternErrors = PatternChecker.check(rule.trigger, in: patterns, cursor: &cursor, statuses: &statuses)
                 for var error in patternErrors {
                     error.ruleIndex = rule.index.rawValue
                     errors.append(error)
@@ -86,7 +90,7 @@ public enum RuleListParser {
         let list = RuleList(rules: rules, droppedRules: dropped)
         return RuleListCheck(
             verdict: errors.first.map { .failure($0) } ?? .success(list),
-            errors: errors, list: list, urlFilterStatuses: statuses)
+            errors: errors, list: list, urlFilterStatuses: statuses, patterns: patterns)
     }
 }
 
@@ -100,31 +104,45 @@ public struct RuleListCheck: Sendable {
     public var list: RuleList
     /// The url-filter status of each rule of `list.rules`, in order (when patterns were checked).
     public var urlFilterStatuses: [URLFilterParseStatus]
+    /// The patterns of `list.rules`, parsed (empty when patterns were not checked); the compiler
+    /// takes them instead of parsing them again.
+    public var patterns: PatternTable
 
     init(failure: ContentRuleListError) {
         verdict = .failure(failure)
         errors = [failure]
         list = RuleList(rules: [])
         urlFilterStatuses = []
+        patterns = PatternTable()
     }
 
-    init(verdict: Result<RuleList, ContentRuleListError>, errors: [ContentRuleListError], list: RuleList, urlFilterStatuses: [URLFilterParseStatus]) {
+    init(
+        verdict: Result<RuleList, ContentRuleListError>, errors: [ContentRuleListError], list: RuleList,
+        urlFilterStatuses: [URLFilterParseStatus], patterns: PatternTable
+    ) {
         self.verdict = verdict
         self.errors = errors
         self.list = list
         self.urlFilterStatuses = urlFilterStatuses
+        self.patterns = patterns
     }
 }
 
 // MARK: - Patterns
 
 private enum PatternChecker {
-    /// Parses the url-filter and any condition patterns of a trigger; appends the url-filter's
-    /// status when it is accepted.
-    static func check(_ trigger: Trigger, statuses: inout [URLFilterParseStatus]) -> [ContentRuleListError] {
+    /// The verdicts on the url-filter and any condition patterns of a trigger (their parses are
+    /// `table`'s numbers from `cursor` on); appends the url-filter's status.
+    static func check(
+        _ trigger: Trigger, in table: PatternTable, cursor: inout Int, statuses: inout [URLFilterParseStatus]
+    ) -> [ContentRuleListError] {
+        func next() -> Result<URLFilter, URLFilterParseError> {
+            defer { cursor += 1 }
+            return table[table.numbersOfRules[cursor]]
+        }
         var errors: [ContentRuleListError] = []
         let status: URLFilterParseStatus
-        switch URLFilterParser.parse(trigger.urlFilter, isCaseSensitive: trigger.urlFilterIsCaseSensitive) {
+        switch next() {
         case .success(let filter):
             status = filter.status
         case .failure(let error):
@@ -133,13 +151,8 @@ private enum PatternChecker {
         }
         statuses.append(status)
         if let condition = trigger.condition, condition.isPattern {
-            let caseSensitive: Bool
-            switch condition {
-            case .ifTopURL, .unlessTopURL: caseSensitive = trigger.topURLFilterIsCaseSensitive
-            default: caseSensitive = trigger.frameURLFilterIsCaseSensitive
-            }
-            for (position, pattern) in condition.values.enumerated() {
-                if case .failure(let error) = URLFilterParser.parse(pattern, isCaseSensitive: caseSensitive) {
+            for position in condition.values.indices {
+                if case .failure(let error) = next() {
                     errors.append(ContentRuleListError(
                         .jsonInvalidRegex, keyPath: "trigger.\(condition.key)[\(position)]", patternError: error))
                 }

@@ -376,7 +376,7 @@ extension FuzzPattern {
         func fold(_ set: ASCIISet) -> ASCIISet { caseSensitive ? set : set.caseFolded }
         switch atom {
         case .character(let unit, _):
-            return unit < 0x80 ? fold(ASCIISet([unit])) : ASCIISet()
+            return unit < 0x80 ? fold(ASCIISet(unit)) : ASCIISet()
         case .any:
             return .anyCharacter
         case .characterClass(let negated, let items):

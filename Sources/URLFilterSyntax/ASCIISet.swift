@@ -18,6 +18,12 @@ public struct ASCIISet: Hashable, Sendable {
         for unit in units { insert(unit) }
     }
 
+    /// The set of one unit.
+    public init(_ unit: UInt8) {
+        self.init()
+        insert(unit)
+    }
+
     public init(_ range: ClosedRange<UInt8>) {
         self.init()
         insert(range)
@@ -25,6 +31,9 @@ public struct ASCIISet: Hashable, Sendable {
 
     /// The empty set: what `[]` matches.
     public static let empty = ASCIISet()
+
+    /// NUL alone: what WebKit's end-of-URL marker matches.
+    public static let nul = ASCIISet(UInt8(0))
 
     /// What `.` matches: every ASCII character but NUL, which never occurs in a URL.
     public static let anyCharacter = ASCIISet(1...127)

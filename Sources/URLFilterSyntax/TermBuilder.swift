@@ -76,7 +76,7 @@ struct TermBuilder {
     }
 
     private func matches(_ unit: UInt8) -> ASCIISet {
-        let set = ASCIISet([unit])
+        let set = ASCIISet(unit)
         return isCaseSensitive ? set : set.caseFolded
     }
 

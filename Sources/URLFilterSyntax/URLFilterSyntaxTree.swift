@@ -76,7 +76,7 @@ public struct URLFilterTerm: Hashable, Sendable {
     public var isEndOfURLMarker: Bool {
         switch atom {
         case .character(0, _): true
-        case .characterClass(false, let matches): matches == ASCIISet([0])
+        case .characterClass(false, let matches): matches == .nul
         default: false
         }
     }

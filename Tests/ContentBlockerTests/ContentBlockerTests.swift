@@ -131,6 +131,8 @@ private func list(_ rules: String...) -> String { "[" + rules.joined(separator: 
         let loaded = try CompiledRuleList.load(from: path)
         #expect(loaded.serialized() == compiled.serialized())
         #expect(try RuleListCompiler.compile(json: bytes).0.serialized() == compiled.serialized(), "compiling is deterministic")
+        // From the parser's pattern table (above) or parsing the patterns itself: the same file.
+        #expect(try RuleListCompiler.compile(RuleListParser.parse(bytes).get()).0.serialized() == compiled.serialized())
         for url in ["http://ads.example.com/banner.gif", "https://www.example.org/", "http://doubleclick.net/x.js"] {
             #expect(loaded.outcome(for: request(url, page: "http://news.test/")) == compiled.outcome(for: request(url, page: "http://news.test/")))
         }

@@ -1,0 +1,75 @@
+// PatternTable: every distinct pattern text of a list's rules, numbered, parsed once each.
+//
+// Lists repeat patterns (EasyList: 58,000 url-filters, 49,000 distinct; condition patterns recur
+// across many rules), and both the validation (WebKit's verdict needs every pattern's status) and
+// the compiler (which needs every pattern's syntax tree) read them. The table numbers the texts
+// of a list's url-filters and url-condition patterns in rule order, parses each distinct one once
+// on every core, and is handed from the rule-list parser to the compiler, which adds the patterns
+// of domain conditions. Tested by ContentRuleListTests/PatternTableTests.swift.
+
+public import URLFilterSyntax
+
+public struct PatternTable: Sendable {
+    public struct Key: Hashable, Sendable {
+        public var source: String
+        public var isCaseSensitive: Bool
+
+        public init(source: String, isCaseSensitive: Bool) {
+            self.source = source
+            self.isCaseSensitive = isCaseSensitive
+        }
+    }
+
+    /// The texts, by number.
+    public private(set) var keys: [Key] = []
+    private var numbers: [Key: Int32] = [:]
+    /// The parse of each key, by number; keys numbered since the last `parseNewKeys` have none yet.
+    public private(set) var results: [Result<URLFilter, URLFilterParseError>] = []
+    /// Per rule of the list it was made from, in order: the number of its url-filter, then those of
+    /// the patterns of its top-url or frame-url condition (domain conditions have none here).
+    public private(set) var numbersOfRules: [Int32] = []
+
+    public init() {}
+
+    /// The table of `rules`, parsed.
+    public init(rules: [Rule]) {
+        numbersOfRules.reserveCapacity(rules.count)
+        keys.reserveCapacity(rules.count)
+        numbers.reserveCapacity(rules.count)
+        for rule in rules {
+            let trigger = rule.trigger
+            numbersOfRules.append(number(trigger.urlFilter, caseSensitive: trigger.urlFilterIsCaseSensitive))
+            switch trigger.condition {
+            case .ifTopURL(let patterns), .unlessTopURL(let patterns):
+                for pattern in patterns { numbersOfRules.append(number(pattern, caseSensitive: trigger.topURLFilterIsCaseSensitive)) }
+            case .ifFrameURL(let patterns), .unlessFrameURL(let patterns):
+                for pattern in patterns { numbersOfRules.append(number(pattern, caseSensitive: trigger.frameURLFilterIsCaseSensitive)) }
+            case .ifDomain, .unlessDomain, nil:
+                break
+            }
+        }
+        parseNewKeys()
+    }
+
+    public var count: Int { keys.count }
+
+    /// The number of a text, numbering it when new (then it is parsed by the next `parseNewKeys`).
+    public mutating func number(_ source: String, caseSensitive: Bool) -> Int32 {
+        let key = Key(source: source, isCaseSensitive: caseSensitive)
+        if let number = numbers[key] { return number }
+        let number = Int32(keys.count)
+        numbers[key] = number
+        keys.append(key)
+        return number
+    }
+
+    /// Parses the keys numbered since the last call, on every core.
+    public mutating func parseNewKeys() {
+        guard results.count < keys.count else { return }
+        results += URLFilterParser.parse(keys[results.count...].map { ($0.source, $0.isCaseSensitive) })
+    }
+
+    /// The parsed pattern of an accepted text.
+    public subscript(number: Int32) -> Result<URLFilter, URLFilterParseError> { results[Int(number)] }
+
+}
