@@ -26,4 +26,31 @@ public enum Parallel {
         }
         return results.map { $0! }
     }
+
+    /// `first(input)` on a thread of its own while the calling thread runs `second`; both results
+    /// once both are done. The input is handed over (a caller passing its last reference lets
+    /// `first` edit it in place and free it). Unlike two items of `map`, `second` may itself use
+    /// `map` on every core: libdispatch runs a `concurrentPerform` inside another on the cores
+    /// divided by the outer iteration count, which would leave the bigger job on one core.
+    public static func both<Input: Sendable, First: Sendable, Second>(
+        _ input: consuming Input, _ first: @escaping @Sendable (consuming Input) -> First, _ second: () -> Second
+    ) -> (First, Second) {
+        nonisolated(unsafe) let handedOver = UnsafeMutablePointer<Input>.allocate(capacity: 1)
+        handedOver.initialize(to: input)
+        nonisolated(unsafe) let firstResult = UnsafeMutablePointer<First>.allocate(capacity: 1)
+        defer {
+            handedOver.deallocate()
+            firstResult.deallocate()
+        }
+        let done = DispatchSemaphore(value: 0)
+        // The other thread takes the input and writes the result before it signals; this one
+        // reads the result after waiting.
+        DispatchQueue.global().async {
+            firstResult.initialize(to: first(handedOver.move()))
+            done.signal()
+        }
+        let secondResult = second()
+        done.wait()
+        return (firstResult.move(), secondResult)
+    }
 }
