@@ -62,9 +62,15 @@ public enum DFAPartitioner {
         phaseTimer.add(.plan, since: planning)
         let whole = plan.whole
         plan.whole = []
-        var result = partition(consume whole, limits: limits, minimizing: minimizing, phaseTimer: &phaseTimer, product: product)
         var stages = plan.stages
         plan.stages = []
+        // Each stage's prefix first (a few states), then the groups of the whole patterns and of
+        // every stage's suffixes in shared rounds on every core: a set built alone (EasyList's
+        // whole patterns: mostly one group) would leave a core idle.
+        var result = Partitioned<Product>()
+        // Per set: the product of its stage's prefix, nil for patterns built whole.
+        var prefixes: [Product?] = [nil]
+        var patternSets = [whole]
         for index in stages.indices {
             let stage = stages[index]
             stages[index].suffixes = []  // `stage` holds them until this iteration ends
@@ -76,27 +82,28 @@ public enum DFAPartitioner {
                 }
             } catch {
                 // A prefix too big alone (not seen in practice): its patterns are built whole.
-                let whole = partition(
-                    stage.suffixes.map { (id: $0.id, filter: stage.whole($0.filter)) }, limits: limits, minimizing: minimizing,
-                    phaseTimer: &phaseTimer, product: product)
-                result.dfas += whole.dfas
-                result.failures += whole.failures
-                result.statesBeforeMinimization += whole.statesBeforeMinimization
-                result.nfaStates += whole.nfaStates
-                result.states += whole.states
+                prefixes.append(nil)
+                patternSets.append(stage.suffixes.map { (id: $0.id, filter: stage.whole($0.filter)) })
                 continue
             }
             let minimalPrefix = minimizing ? phaseTimer.measure(.minimize) { Minimizer.minimize(prefix) } : prefix
             result.nfaStates += nfa.stateCount
             result.statesBeforeMinimization += prefix.stateCount
             result.states += minimalPrefix.stateCount
-            let suffixes = partition(stage.suffixes, limits: limits, minimizing: minimizing, phaseTimer: &phaseTimer, product: product)
-            result.stages.append(Partitioned<Product>.Stage(
-                prefix: phaseTimer.measure(.emit) { product(minimalPrefix) }, suffixes: suffixes.dfas))
-            result.failures += suffixes.failures
-            result.statesBeforeMinimization += suffixes.statesBeforeMinimization
-            result.nfaStates += suffixes.nfaStates
-            result.states += suffixes.states
+            prefixes.append(phaseTimer.measure(.emit) { product(minimalPrefix) })
+            patternSets.append(stage.suffixes)
+        }
+        let built = partition(consume patternSets, limits: limits, minimizing: minimizing, phaseTimer: &phaseTimer, product: product)
+        for (prefix, part) in zip(prefixes, built) {
+            if let prefix {
+                result.stages.append(Partitioned<Product>.Stage(prefix: prefix, suffixes: part.dfas))
+            } else {
+                result.dfas += part.dfas
+            }
+            result.failures += part.failures
+            result.statesBeforeMinimization += part.statesBeforeMinimization
+            result.nfaStates += part.nfaStates
+            result.states += part.states
         }
         return result
     }
@@ -104,37 +111,39 @@ public enum DFAPartitioner {
     static let blowUpFactor = 8
     static let smallestGroupLimit = 4_096
 
-    /// The DFAs of `patterns`, built whole from the URL's start.
+    /// The DFAs of each set of patterns (each built whole from the URL's start, or from where a
+    /// stage's prefix ends), the groups of all sets built in shared rounds.
     static func partition<Product: Sendable>(
-        _ automatic: [(id: PatternID, filter: URLFilter)], limits: AutomataLimits, minimizing: Bool, phaseTimer: inout PhaseTimer,
+        _ sets: [[(id: PatternID, filter: URLFilter)]], limits: AutomataLimits, minimizing: Bool, phaseTimer: inout PhaseTimer,
         product: @escaping @Sendable (DFA) -> Product
-    ) -> Partitioned<Product> {
-        var result = Partitioned<Product>()
-        guard !automatic.isEmpty else { return result }
+    ) -> [Partitioned<Product>] {
+        var results = [Partitioned<Product>](repeating: Partitioned<Product>(), count: sets.count)
         // Anchored and unanchored patterns never share a DFA: the unanchored ones run at every
         // position of the URL, and their states would multiply with the anchored ones'.
         // Within each, patterns with more loops than the most common count (`.*` inside, say) go
         // apart too: each such loop stays alive to the end of the URL and multiplies the states of
         // whatever runs beside it.
-        var pending: [ArraySlice<(id: PatternID, filter: URLFilter)>] = []
-        for anchored in [false, true] {
-            let side = automatic.filter { $0.filter.hasStartAnchor == anchored }
-            guard !side.isEmpty else { continue }
-            var histogram: [Int: Int] = [:]
-            // (Loops the automaton drops, like a trailing `.*`, do not count.)
-            let loops = side.map { loopCount(Array($0.filter.matchedTerms)) }
-            for count in loops { histogram[count, default: 0] += 1 }
-            let common = histogram.max { ($0.value, -$0.key) < ($1.value, -$1.key) }!.key
-            let plain = side.indices.filter { loops[$0] <= common }.map { side[$0] }
-            let loopy = side.indices.filter { loops[$0] > common }.map { side[$0] }
-            // (Sorting the patterns by their text before splitting was measured: 60% more states
-            // on EasyList than the list's own order.)
-            pending += [loopy[...], plain[...]].filter { !$0.isEmpty }
+        var pending: [(set: Int, group: ArraySlice<(id: PatternID, filter: URLFilter)>)] = []
+        for (set, automatic) in sets.enumerated() {
+            for anchored in [false, true] {
+                let side = automatic.filter { $0.filter.hasStartAnchor == anchored }
+                guard !side.isEmpty else { continue }
+                var histogram: [Int: Int] = [:]
+                // (Loops the automaton drops, like a trailing `.*`, do not count.)
+                let loops = side.map { loopCount(Array($0.filter.matchedTerms)) }
+                for count in loops { histogram[count, default: 0] += 1 }
+                let common = histogram.max { ($0.value, -$0.key) < ($1.value, -$1.key) }!.key
+                let plain = side.indices.filter { loops[$0] <= common }.map { side[$0] }
+                let loopy = side.indices.filter { loops[$0] > common }.map { side[$0] }
+                // (Sorting the patterns by their text before splitting was measured: 60% more states
+                // on EasyList than the list's own order.)
+                pending += [loopy[...], plain[...]].filter { !$0.isEmpty }.map { (set, $0) }
+            }
         }
         // Groups are built in rounds, each round's groups in parallel (they share nothing); a
         // group that turns out too big comes back in the next round as two halves. The DFAs are
         // then put in a fixed order (group, then position in it), whatever the timing.
-        var round = pending.enumerated().map { (origin: $0.offset, group: $0.element) }
+        var round = pending.enumerated().map { (origin: $0.offset, group: $0.element.group) }
         var built: [(origin: Int, start: Int, product: Product, sizes: GroupSizes)] = []
         while !round.isEmpty {
             // Surely too big for one DFA: split before spending a construction on it. (The
@@ -160,19 +169,22 @@ public enum DFAPartitioner {
                 case .split:
                     round += halves(item.group).map { (item.origin, $0) }
                 case .failed(let error):
-                    result.failures.append(error)
+                    results[pending[item.origin].set].failures.append(error)
                 }
             }
         }
         built.sort { ($0.origin, $0.start) < ($1.origin, $1.start) }
-        result.failures.sort { $0.patterns.first ?? PatternID(0) < $1.patterns.first ?? PatternID(0) }
-        for item in built {
-            result.dfas.append(item.product)
-            result.nfaStates += item.sizes.nfa
-            result.statesBeforeMinimization += item.sizes.beforeMinimization
-            result.states += item.sizes.minimal
+        for index in results.indices {
+            results[index].failures.sort { $0.patterns.first ?? PatternID(0) < $1.patterns.first ?? PatternID(0) }
         }
-        return result
+        for item in built {
+            let set = pending[item.origin].set
+            results[set].dfas.append(item.product)
+            results[set].nfaStates += item.sizes.nfa
+            results[set].statesBeforeMinimization += item.sizes.beforeMinimization
+            results[set].states += item.sizes.minimal
+        }
+        return results
     }
 
     struct GroupSizes: Sendable {
