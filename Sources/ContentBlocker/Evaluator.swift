@@ -129,7 +129,12 @@ public final class Evaluator {
         var framePatterns: [UInt32]?
         var universal: [UInt64: Universal] = [:]
         var lastUse = 0
-        init(_ key: PageKey) { self.key = key }
+        /// The main document's registrable domain (third party or not, per request).
+        let mainDocumentDomain: String?
+        init(_ key: PageKey, mainDocumentDomain: String?) {
+            self.key = key
+            self.mainDocumentDomain = mainDocumentDomain
+        }
     }
 
     /// The rules that match every URL and apply to a page for one set of flags.
@@ -196,7 +201,7 @@ public final class Evaluator {
         if let known = pages[key] {
             page = known
         } else {
-            page = Page(key)
+            page = Page(key, mainDocumentDomain: request.mainDocumentURL.registrableDomain)
             if pageCapacity > 0 {
                 if pages.count >= pageCapacity, let oldest = pages.values.min(by: { $0.lastUse < $1.lastUse }) {
                     pages[oldest.key] = nil
@@ -210,9 +215,9 @@ public final class Evaluator {
     }
 
     /// Whether the rule in `slot` applies to `request` on `page`, its url-filter aside (step 2).
-    private func applies(_ slot: UInt32, _ request: Request, _ page: Page, thirdParty: inout Bool?) -> Bool {
+    private func applies(_ slot: UInt32, _ request: Request, _ page: Page, thirdParty: Bool) -> Bool {
         let rule = file.rules[Int(slot)]
-        guard Self.flagsAccept(rule, request, thirdParty: &thirdParty) else { return false }
+        guard Self.flagsAccept(rule, request, thirdParty: thirdParty) else { return false }
         switch rule.condition {
         case .none: return true
         case .never: return false
@@ -226,16 +231,14 @@ public final class Evaluator {
         }
     }
 
-    /// Whether `rule`'s flags accept `request` (third party worked out once, when a rule asks).
+    /// Whether `rule`'s flags accept `request` (`thirdParty`: worked out once per request).
     @inline(__always)
-    private static func flagsAccept(_ rule: RuleRecord, _ request: Request, thirdParty: inout Bool?) -> Bool {
+    private static func flagsAccept(_ rule: RuleRecord, _ request: Request, thirdParty: Bool) -> Bool {
         if rule.resourceTypes != 0 && rule.resourceTypes & request.resourceType.rawValue == 0 { return false }
         if rule.loadContexts != 0 && rule.loadContexts & request.loadContext.rawValue == 0 { return false }
         if rule.method != 0 && rule.method != methodCode(request) { return false }
         if rule.loadTypes != 0 {
-            let isThirdParty = thirdParty ?? request.isThirdParty
-            thirdParty = isThirdParty
-            let loadType = isThirdParty ? LoadTypes.thirdParty.rawValue : LoadTypes.firstParty.rawValue
+            let loadType = thirdParty ? LoadTypes.thirdParty.rawValue : LoadTypes.firstParty.rawValue
             if rule.loadTypes & loadType == 0 { return false }
         }
         return true
@@ -295,31 +298,29 @@ public final class Evaluator {
     }
 
     /// The flags a page's universal rules are kept by: the ones they can look at.
-    private func flagsKey(_ request: Request, thirdParty: inout Bool?) -> UInt64 {
+    private func flagsKey(_ request: Request, thirdParty: Bool) -> UInt64 {
         var key = UInt64(request.resourceType.rawValue)
         key |= UInt64(request.loadContext.rawValue) << 16
         key |= UInt64(Self.methodCode(request)) << 24
         if universalUsesLoadType {
-            let isThirdParty = thirdParty ?? request.isThirdParty
-            thirdParty = isThirdParty
-            key |= (isThirdParty ? 1 : 2) << 32
+            key |= (thirdParty ? 1 : 2) << 32
         }
         if universalMakesHTTPS && Self.isUpgradable(request) { key |= 1 << 34 }
         return key
     }
 
-    private func universal(_ request: Request, _ page: Page, _ key: UInt64, thirdParty: inout Bool?) -> Universal {
+    private func universal(_ request: Request, _ page: Page, _ key: UInt64, thirdParty: Bool) -> Universal {
         if let known = page.universal[key] { return known }
         let universal = pageCapacity > 0
-            ? editedBase(request, page, key, thirdParty: &thirdParty) : checkingEveryRule(request, page, thirdParty: &thirdParty)
+            ? editedBase(request, page, key, thirdParty: thirdParty) : checkingEveryRule(request, page, thirdParty: thirdParty)
         if pageCapacity > 0 { page.universal[key] = universal }
         return universal
     }
 
     /// Step 2 for the rules that match every URL, read as written: each rule's flags, then (the
     /// condition programs run only when a rule they decide is left) its condition.
-    private func checkingEveryRule(_ request: Request, _ page: Page, thirdParty: inout Bool?) -> Universal {
-        var (slots, readsTop, readsFrame) = acceptedByFlags(request, thirdParty: &thirdParty)
+    private func checkingEveryRule(_ request: Request, _ page: Page, thirdParty: Bool) -> Universal {
+        var (slots, readsTop, readsFrame) = acceptedByFlags(request, thirdParty: thirdParty)
         if readsTop { markTop(page, request) }
         if readsFrame { markFrame(page, request) }
         file.rules.withUnsafeBufferPointer { rules in
@@ -341,12 +342,12 @@ public final class Evaluator {
 
     /// The universal rules whose flags accept `request`, and whether any of them has a top-url or
     /// frame-url condition.
-    private func acceptedByFlags(_ request: Request, thirdParty: inout Bool?) -> (slots: [UInt32], readsTop: Bool, readsFrame: Bool) {
+    private func acceptedByFlags(_ request: Request, thirdParty: Bool) -> (slots: [UInt32], readsTop: Bool, readsFrame: Bool) {
         var slots: [UInt32] = []
         var readsTop = false
         var readsFrame = false
         universalRecords.withUnsafeBufferPointer { records in
-            for (index, slot) in file.universalRules.enumerated() where Self.flagsAccept(records[index], request, thirdParty: &thirdParty) {
+            for (index, slot) in file.universalRules.enumerated() where Self.flagsAccept(records[index], request, thirdParty: thirdParty) {
                 slots.append(slot)
                 switch records[index].condition {
                 case .ifTopURL, .unlessTopURL: readsTop = true
@@ -375,9 +376,9 @@ public final class Evaluator {
     }
 
     /// The flags' base list (made once per flags).
-    private func base(_ request: Request, _ key: UInt64, thirdParty: inout Bool?) -> Base {
+    private func base(_ request: Request, _ key: UInt64, thirdParty: Bool) -> Base {
         if let known = bases[key] { return known }
-        let (accepted, readsTop, readsFrame) = acceptedByFlags(request, thirdParty: &thirdParty)
+        let (accepted, readsTop, readsFrame) = acceptedByFlags(request, thirdParty: thirdParty)
         let slots = accepted.filter {
             switch file.rules[Int($0)].condition {
             case .none, .unlessTopURL, .unlessFrameURL: true
@@ -401,8 +402,8 @@ public final class Evaluator {
 
     /// The page's list: the flags' base, without the unless- rules and with the if- rules that
     /// the page's matched condition patterns name.
-    private func editedBase(_ request: Request, _ page: Page, _ key: UInt64, thirdParty: inout Bool?) -> Universal {
-        let base = base(request, key, thirdParty: &thirdParty)
+    private func editedBase(_ request: Request, _ page: Page, _ key: UInt64, thirdParty: Bool) -> Universal {
+        let base = base(request, key, thirdParty: thirdParty)
         if base.readsTop { markTop(page, request) }
         if base.readsFrame { markFrame(page, request) }
         // The rules named by a matched pattern: only their conditions can differ from the base's.
@@ -422,7 +423,7 @@ public final class Evaluator {
                 frameSeen.withUnsafeBufferPointer { frame in
                     for (index, slot) in named.enumerated() where index == 0 || named[index - 1] != slot {
                         let rule = file.rules[Int(slot)]
-                        guard Self.flagsAccept(rule, request, thirdParty: &thirdParty) else { continue }
+                        guard Self.flagsAccept(rule, request, thirdParty: thirdParty) else { continue }
                         let inBase = rule.condition == .unlessTopURL || rule.condition == .unlessFrameURL
                         let applies = Self.holds(rule, conditions: conditions, top: top, frame: frame)
                         if inBase && !applies { leaving.append(slot) }
@@ -534,9 +535,9 @@ public final class Evaluator {
     public func outcome(for request: Request) -> MatchOutcome {
         guard request.url.isMatchable else { return .none }
         let page = page(for: request)
-        var thirdParty: Bool?
-        let key = flagsKey(request, thirdParty: &thirdParty)
-        let universal = universal(request, page, key, thirdParty: &thirdParty)
+        let thirdParty = request.isThirdParty(mainDocumentDomain: page.mainDocumentDomain)
+        let key = flagsKey(request, thirdParty: thirdParty)
+        let universal = universal(request, page, key, thirdParty: thirdParty)
 
         // 1. The rules of the patterns the URL programs report (a few), in rule order; 2. those
         // that apply.
@@ -551,7 +552,7 @@ public final class Evaluator {
         matchedURLPatterns.removeAll(keepingCapacity: true)
         matchedRules.sort()
         extra.removeAll(keepingCapacity: true)
-        for slot in matchedRules where applies(slot, request, page, thirdParty: &thirdParty) { extra.append(slot) }
+        for slot in matchedRules where applies(slot, request, page, thirdParty: thirdParty) { extra.append(slot) }
         if let marked = markedTop { for pattern in marked { topSeen[Int(pattern)] = false } }
         if let marked = markedFrame { for pattern in marked { frameSeen[Int(pattern)] = false } }
         markedTop = nil

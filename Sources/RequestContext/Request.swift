@@ -46,4 +46,15 @@ extension Request {
         guard let domain = mainDocumentURL.registrableDomain else { return true }
         return !(url.host == domain || url.host.hasSuffix("." + domain))
     }
+
+    /// `isThirdParty` given the main document's registrable domain, without building a string: for
+    /// a caller that sees many requests of one page and looks the domain up once (the evaluator).
+    public func isThirdParty(mainDocumentDomain: String?) -> Bool {
+        guard let domain = mainDocumentDomain else { return true }
+        let host = url.host.utf8
+        let suffix = domain.utf8
+        guard host.count >= suffix.count, host.suffix(suffix.count).elementsEqual(suffix) else { return true }
+        // The domain itself, or a subdomain of it: a dot just before.
+        return host.count > suffix.count && host.dropLast(suffix.count).last != UInt8(ascii: ".")
+    }
 }

@@ -57,4 +57,24 @@ import RequestContext
         #expect(request("http://tracker.test/", page: "https://example.co.uk/").isThirdParty)
         #expect(!request("http://a.example.co.uk/", page: "https://b.example.co.uk/").isThirdParty)
     }
+
+    @Test func thirdPartyFromTheDomainAnswersTheSame() {
+        // The evaluator's form (the page's domain looked up once) against the property, on hosts
+        // around each page's domain: equal, subdomains, lookalikes, shorter, IPs, none.
+        let pages = ["https://www.example.com/", "https://example.co.uk/", "http://127.0.0.1/", "http://localhost:8080/", "data:text/plain,x"]
+        let hosts = [
+            "example.com", "www.example.com", "a.b.example.com", "notexample.com", "example.com.evil", "com", "xample.com",
+            "example.co.uk", "x.example.co.uk", "co.uk", "127.0.0.1", "1.127.0.0.1", "localhost", "sub.localhost", "e.com",
+        ]
+        for page in pages {
+            for host in hosts + ["data:text/plain,y"] {
+                let url = host.hasPrefix("data:") ? host : "http://\(host)/a.png"
+                let request = Request(
+                    url: CanonicalURL(url), mainDocumentURL: CanonicalURL(page), frameURL: CanonicalURL(page), resourceType: .image)
+                #expect(
+                    request.isThirdParty(mainDocumentDomain: request.mainDocumentURL.registrableDomain) == request.isThirdParty,
+                    "\(url) on \(page)")
+            }
+        }
+    }
 }
