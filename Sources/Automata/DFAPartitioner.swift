@@ -45,21 +45,44 @@ public enum DFAPartitioner {
     }
 
     /// Builds the DFAs of `patterns` and makes `product` of each as soon as it is built (timed
-    /// as the emit phase), on the thread that built it.
-    ///
-    /// The patterns are consumed: a pattern built in a stage is held only as its suffix once the
-    /// stages are planned, and each stage's suffixes only until the stage is built (a list's
-    /// parsed patterns were a third of its compile's memory).
+    /// as the emit phase), on the thread that built it: `plan`, then `build` of the plan.
     public static func build<Product: Sendable>(
         _ patterns: consuming [(id: PatternID, filter: URLFilter)], limits: AutomataLimits = .default, minimizing: Bool = true,
         phaseTimer: inout PhaseTimer, product: @escaping @Sendable (DFA) -> Product
     ) -> Partitioned<Product> {
+        let planned = plan(consume patterns, limits: limits, phaseTimer: &phaseTimer)
+        return build(consume planned, limits: limits, minimizing: minimizing, phaseTimer: &phaseTimer, product: product)
+    }
+
+    /// Patterns set apart into stages, or to be built whole (`plan`), before any automaton.
+    public struct Plan: Sendable {
+        var whole: [(id: PatternID, filter: URLFilter)]
+        var stages: [PlannedStage]
+    }
+
+    /// The stages of `patterns` (StagePlanner.swift), those that match everything left out. A
+    /// serial step: a caller may build other automata meanwhile.
+    ///
+    /// The patterns are consumed: a pattern built in a stage is held only as its suffix once the
+    /// stages are planned, and each stage's suffixes only until the stage is built (a list's
+    /// parsed patterns were a third of its compile's memory).
+    public static func plan(
+        _ patterns: consuming [(id: PatternID, filter: URLFilter)], limits: AutomataLimits, phaseTimer: inout PhaseTimer
+    ) -> Plan {
         let automatic = (consume patterns).filter { !$0.filter.matchesEverything }
         // (Not in a closure: one capturing `automatic` would keep the patterns' terms shared, and
         // the planner could no longer edit them in place.)
         let planning = ContinuousClock.now
-        var plan = StagePlanner.plan(consume automatic, minimumPatternsPerStage: limits.minimumPatternsPerStage)
+        let (whole, stages) = StagePlanner.plan(consume automatic, minimumPatternsPerStage: limits.minimumPatternsPerStage)
         phaseTimer.add(.plan, since: planning)
+        return Plan(whole: whole, stages: stages)
+    }
+
+    /// Builds the DFAs of a plan, making `product` of each as soon as it is built.
+    public static func build<Product: Sendable>(
+        _ plan: consuming Plan, limits: AutomataLimits = .default, minimizing: Bool = true,
+        phaseTimer: inout PhaseTimer, product: @escaping @Sendable (DFA) -> Product
+    ) -> Partitioned<Product> {
         let whole = plan.whole
         plan.whole = []
         var stages = plan.stages

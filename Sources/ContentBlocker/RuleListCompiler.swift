@@ -339,16 +339,20 @@ private struct Builder {
 
     mutating func build(limits: AutomataLimits, minimizing: Bool) throws(CompileError) -> CompiledFile {
         // The condition programs (EasyList: 100,000 states, 0.1 s, mostly one group: one core)
-        // are built on a thread of their own while the url programs start: their planning is
-        // serial too. Each pool's parsed patterns are handed over and let go as its programs are
+        // are built on a thread of their own while the url patterns are planned, a serial step;
+        // the url automata come after both, so that the condition automata never add to theirs
+        // in memory. Each pool's parsed patterns are handed over and let go as its programs are
         // built. A failure is still reported for the url patterns first.
         let conditionPatterns = [topPool.takeFilters(), framePool.takeFilters()]
-        let (conditionPrograms, url) = Parallel.both(consume conditionPatterns) { (patterns: consuming [[URLFilter]]) in
+        let (conditionPrograms, urlPlan) = Parallel.both(consume conditionPatterns) { (patterns: consuming [[URLFilter]]) in
             let top = PoolPrograms(patterns.removeFirst(), limits: limits, minimizing: minimizing)
             return (top: top, frame: PoolPrograms(patterns.removeFirst(), limits: limits, minimizing: minimizing))
         } _: {
-            PoolPrograms(urlPool.takeFilters(), limits: limits, minimizing: minimizing)
+            var timer = PhaseTimer()
+            let plan = PoolPrograms.plan(urlPool.takeFilters(), limits: limits, timer: &timer)
+            return (plan: plan, timer: timer)
         }
+        let url = PoolPrograms(urlPlan.plan, timer: urlPlan.timer, limits: limits, minimizing: minimizing)
         let urlPrograms = try finish(url, \.urlPool, into: \.url)
         let topPrograms = try finish(conditionPrograms.top, \.topPool, into: \.topURL)
         let framePrograms = try finish(conditionPrograms.frame, \.framePool, into: \.frameURL)
@@ -396,10 +400,23 @@ private struct Builder {
 /// The programs of one pool's patterns (consumed), as the partitioner made them, with its time.
 struct PoolPrograms: Sendable {
     var partition: Partitioned<Program>
-    var timer = PhaseTimer()
+    var timer: PhaseTimer
 
     init(_ filters: consuming [URLFilter], limits: AutomataLimits, minimizing: Bool) {
+        var timer = PhaseTimer()
+        let plan = Self.plan(consume filters, limits: limits, timer: &timer)
+        self.init(consume plan, timer: timer, limits: limits, minimizing: minimizing)
+    }
+
+    /// The programs of a pool's plan (`plan`); `timer` has the planning's time.
+    init(_ plan: consuming DFAPartitioner.Plan, timer: PhaseTimer, limits: AutomataLimits, minimizing: Bool) {
+        self.timer = timer
+        partition = DFAPartitioner.build(consume plan, limits: limits, minimizing: minimizing, phaseTimer: &self.timer) { Program($0) }
+    }
+
+    /// A pool's patterns (consumed) planned into stages, numbered as the pool numbers them.
+    static func plan(_ filters: consuming [URLFilter], limits: AutomataLimits, timer: inout PhaseTimer) -> DFAPartitioner.Plan {
         let patterns = (consume filters).enumerated().map { (id: PatternID($0.offset), filter: $0.element) }
-        partition = DFAPartitioner.build(consume patterns, limits: limits, minimizing: minimizing, phaseTimer: &timer) { Program($0) }
+        return DFAPartitioner.plan(consume patterns, limits: limits, phaseTimer: &timer)
     }
 }
