@@ -29,41 +29,17 @@ public enum RuleListParser {
 
     /// Everything a linter needs: the verdict, every error (in WebKit's order, the verdict first),
     /// and the status of every kept rule's url-filter.
-    public static func check(_ bytes: [UInt8], collectingEveryError: Bool = true) -> RuleListCheck {
-        let json: JSONValue
-        do {
-            json = try JSONReader.parse(bytes)
-        } catch {
-            return RuleListCheck(failure: ContentRuleListError(.jsonInvalid, detail: error.description))
-        }
-        guard case .array(let elements) = json else {
-            return RuleListCheck(failure: ContentRuleListError(.jsonTopLevelStructureNotAnArray, detail: "found \(json.kindDescription)"))
-        }
-        guard elements.count <= maximumRuleCount else {
-            return RuleListCheck(failure: ContentRuleListError(
-                .jsonTooManyRules, detail: "\(elements.count) rules; the limit is \(maximumRuleCount)"))
-        }
-
-        var errors: [ContentRuleListError] = []
-        var rules: [Rule] = []
-        var dropped: [DroppedRule] = []
-        rules.reserveCapacity(elements.count)
-        for (position, element) in elements.enumerated() {
-            let index = RuleIndex(position)
-            do throws(ContentRuleListError) {
-                guard case .object(let object) = element else {
-                    throw ContentRuleListError(.jsonInvalidRule, detail: "found \(element.kindDescription)")
-                }
-                switch try RuleReader.read(object, index: index) {
-                case .kept(let rule): rules.append(rule)
-                case .dropped(let rule): dropped.append(rule)
-                }
-            } catch {
-                var error = error
-                error.ruleIndex = position
-                errors.append(error)
-                if !collectingEveryError { break }
-            }
+    /// The bytes are consumed: a caller passing its last reference has them freed with the JSON
+    /// tree, before the patterns are parsed.
+    public static func check(_ bytes: consuming [UInt8], collectingEveryError: Bool = true) -> RuleListCheck {
+        // The rules first, in a function of their own: the JSON tree is let go before the
+        // patterns are parsed, so that their trees do not sit among its freed allocations.
+        let rules: [Rule]
+        let dropped: [DroppedRule]
+        var errors: [ContentRuleListError]
+        switch readRules(consume bytes, collectingEveryError: collectingEveryError) {
+        case .failure(let failure): return RuleListCheck(failure: failure)
+        case .success(let read): (rules, dropped, errors) = read
         }
         if errors.isEmpty && rules.isEmpty {
             errors.append(ContentRuleListError(
@@ -91,6 +67,50 @@ public enum RuleListParser {
         return RuleListCheck(
             verdict: errors.first.map { .failure($0) } ?? .success(list),
             errors: errors, list: list, urlFilterStatuses: statuses, patterns: patterns)
+    }
+}
+
+extension RuleListParser {
+    /// The structure of every rule (the verdict's first part): the rules kept, those dropped for
+    /// their selector and the structural errors; or a failure of the list as a whole.
+    fileprivate static func readRules(
+        _ bytes: consuming [UInt8], collectingEveryError: Bool
+    ) -> Result<(rules: [Rule], dropped: [DroppedRule], errors: [ContentRuleListError]), ContentRuleListError> {
+        let json: JSONValue
+        do {
+            json = try JSONReader.parse(consume bytes)
+        } catch {
+            return .failure(ContentRuleListError(.jsonInvalid, detail: error.description))
+        }
+        guard case .array(let elements) = json else {
+            return .failure(ContentRuleListError(.jsonTopLevelStructureNotAnArray, detail: "found \(json.kindDescription)"))
+        }
+        guard elements.count <= maximumRuleCount else {
+            return .failure(ContentRuleListError(
+                .jsonTooManyRules, detail: "\(elements.count) rules; the limit is \(maximumRuleCount)"))
+        }
+        var errors: [ContentRuleListError] = []
+        var rules: [Rule] = []
+        var dropped: [DroppedRule] = []
+        rules.reserveCapacity(elements.count)
+        for (position, element) in elements.enumerated() {
+            let index = RuleIndex(position)
+            do throws(ContentRuleListError) {
+                guard case .object(let object) = element else {
+                    throw ContentRuleListError(.jsonInvalidRule, detail: "found \(element.kindDescription)")
+                }
+                switch try RuleReader.read(object, index: index) {
+                case .kept(let rule): rules.append(rule)
+                case .dropped(let rule): dropped.append(rule)
+                }
+            } catch {
+                var error = error
+                error.ruleIndex = position
+                errors.append(error)
+                if !collectingEveryError { break }
+            }
+        }
+        return .success((rules, dropped, errors))
     }
 }
 
