@@ -225,6 +225,23 @@ private func sampleFile() throws -> CompiledFile {
         #expect(accepted > 0)
     }
 
+    /// The eight-bytes-a-step CRC against the standard check value and the byte-wise definition,
+    /// at every length and alignment up to 3 words, and over a seed (as the writer chains it).
+    @Test func crcMatchesTheByteWiseDefinition() {
+        #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
+        #expect(CRC32.reference(Array("123456789".utf8)) == 0xCBF4_3926)
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<40).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        for start in 0..<8 {
+            for end in start...bytes.count {
+                let slice = bytes[start..<end]
+                #expect(CRC32.checksum(slice) == CRC32.reference(slice), "bytes \(start)..<\(end)")
+                #expect(CRC32.checksum(slice, seed: 0x1234_5678) == CRC32.reference(slice, seed: 0x1234_5678))
+            }
+        }
+        #expect(CRC32.checksum(bytes.lazy.map { $0 }) == CRC32.reference(bytes))
+    }
+
     @Test func zigzagVarintsRoundTripEitherSign() throws {
         let values: [Int64] = [0, -1, 1, -2, 63, -64, 64, 1 << 20, -(1 << 20), Int64(Int32.max), Int64(Int32.min)]
         var writer = ByteWriter()

@@ -73,6 +73,13 @@ public protocol BenchEngine: AnyObject {
     func compile(_ list: BenchList) throws -> CompileRun
     /// An answerer over `list`, compiled (untimed) if the engine has not compiled it yet.
     func matcher(for list: BenchList) throws -> any BenchMatcher
+    /// Seconds to load what the last compile of `list` made, as a browser does on start; nil
+    /// when the engine cannot say. Timed by the engine, outside the compile's time.
+    func loadSeconds(_ list: BenchList) throws -> Double?
+}
+
+extension BenchEngine {
+    public func loadSeconds(_ list: BenchList) throws -> Double? { nil }
 }
 
 public protocol BenchMatcher: AnyObject {
@@ -156,6 +163,16 @@ public final class BlockBenchEngine: BenchEngine {
         run.counters.append(NamedValue("rules", Double(report.rules)))
         run.counters.append(NamedValue("url patterns", Double(report.urlPatterns)))
         return run
+    }
+
+    /// The compiled file's bytes validated and read, then an evaluator made of them.
+    public func loadSeconds(_ list: BenchList) throws -> Double? {
+        if compiled[list.name] == nil { _ = try compile(list) }
+        let bytes = compiled[list.name]!.serialized()
+        let started = monotonicNanoseconds()
+        let loaded = try CompiledRuleList(validating: bytes)
+        withExtendedLifetime(Evaluator(loaded)) {}
+        return Double(monotonicNanoseconds() - started) / 1e9
     }
 
     public func matcher(for list: BenchList) throws -> any BenchMatcher {

@@ -196,6 +196,8 @@ public final class BenchmarkRunner {
         result.bytes = medianRun.run.bytes
         result.sections = medianRun.run.sections
         result.counters = medianRun.run.counters
+        let loads = try runs.compactMap { _ in try engine.loadSeconds(list) }
+        result.loadSeconds = loads.isEmpty ? nil : median(loads)
         result.peakMemoryBytes = medianRun.peak
         result.memoryGrowthBytes = medianRun.growth
         if engine.name == "blockbench", let compiler = ownProcessCompiler, let path = list.path {

@@ -236,6 +236,7 @@ public struct HistoryLine: Codable, Hashable, Sendable {
         add("peak memory", engine.peakMemoryBytes.map(Double.init), "B")
         add("memory growth", engine.memoryGrowthBytes.map(Double.init), "B")
         add("peak memory, own process", engine.ownProcessPeakMemoryBytes.map(Double.init), "B")
+        add("load seconds", engine.loadSeconds, "s")
         add("requests", engine.requests.map(Double.init), "")
         add("requests with actions", engine.answers.map { Double($0.requestsWithActions) }, "")
         add("actions", engine.answers.map { Double($0.actions) }, "")

@@ -51,6 +51,7 @@ public struct ResultTable: Sendable {
                     : dfas.joined(separator: ", ") + " DFAs/states"
                 let phases = (engine.phases ?? []).filter { $0.value >= 0.0005 }
                     .map { "\($0.name) \(Figures.duration(seconds: $0.value))" }.joined(separator: ", ")
+                    + (engine.loadSeconds.map { "; load \(Figures.duration(seconds: $0))" } ?? "")
                 rows.append([engine.engine, Figures.duration(seconds: engine.seconds ?? 0) + ratio, runs, bytes, memory, automata, phases])
             case .match:
                 let requests = Figures.count(engine.requests ?? 0)
