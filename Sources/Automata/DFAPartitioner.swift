@@ -134,11 +134,29 @@ public enum DFAPartitioner {
     static let blowUpFactor = 8
     static let smallestGroupLimit = 4_096
 
+    /// A group of patterns to build as one DFA: the set it came from, where it starts in that
+    /// set's order (the DFAs are put in that order), and its patterns, which it alone holds.
+    struct Group: Sendable {
+        var origin: Int
+        var start: Int
+        var patterns: [(id: PatternID, filter: URLFilter)]
+
+        /// The two halves, the second first (rounds are taken from the end).
+        consuming func halves() -> [Group] {
+            let middle = patterns.count / 2
+            return [
+                Group(origin: origin, start: start + middle, patterns: Array(patterns[middle...])),
+                Group(origin: origin, start: start, patterns: Array(patterns[..<middle])),
+            ]
+        }
+    }
+
     /// The DFAs of each set of patterns (each built whole from the URL's start, or from where a
-    /// stage's prefix ends), the groups of all sets built in shared rounds.
+    /// stage's prefix ends), the groups of all sets built in shared rounds. The sets are consumed:
+    /// each group's patterns are let go as soon as its DFA is built, not when every group is.
     static func partition<Product: Sendable>(
-        _ sets: [[(id: PatternID, filter: URLFilter)]], limits: AutomataLimits, minimizing: Bool, phaseTimer: inout PhaseTimer,
-        product: @escaping @Sendable (DFA) -> Product
+        _ sets: consuming [[(id: PatternID, filter: URLFilter)]], limits: AutomataLimits, minimizing: Bool,
+        phaseTimer: inout PhaseTimer, product: @escaping @Sendable (DFA) -> Product
     ) -> [Partitioned<Product>] {
         var results = [Partitioned<Product>](repeating: Partitioned<Product>(), count: sets.count)
         // Anchored and unanchored patterns never share a DFA: the unanchored ones run at every
@@ -146,8 +164,9 @@ public enum DFAPartitioner {
         // Within each, patterns with more loops than the most common count (`.*` inside, say) go
         // apart too: each such loop stays alive to the end of the URL and multiplies the states of
         // whatever runs beside it.
-        var pending: [(set: Int, group: ArraySlice<(id: PatternID, filter: URLFilter)>)] = []
-        for (set, automatic) in sets.enumerated() {
+        var setOfOrigin: [Int] = []
+        var round: [Group] = []
+        for (set, automatic) in (consume sets).enumerated() {
             for anchored in [false, true] {
                 let side = automatic.filter { $0.filter.hasStartAnchor == anchored }
                 guard !side.isEmpty else { continue }
@@ -160,39 +179,43 @@ public enum DFAPartitioner {
                 let loopy = side.indices.filter { loops[$0] > common }.map { side[$0] }
                 // (Sorting the patterns by their text before splitting was measured: 60% more states
                 // on EasyList than the list's own order.)
-                pending += [loopy[...], plain[...]].filter { !$0.isEmpty }.map { (set, $0) }
+                for patterns in [loopy, plain] where !patterns.isEmpty {
+                    round.append(Group(origin: setOfOrigin.count, start: 0, patterns: patterns))
+                    setOfOrigin.append(set)
+                }
             }
         }
         // Groups are built in rounds, each round's groups in parallel (they share nothing); a
         // group that turns out too big comes back in the next round as two halves. The DFAs are
         // then put in a fixed order (group, then position in it), whatever the timing.
-        var round = pending.enumerated().map { (origin: $0.offset, group: $0.element.group) }
         var built: [(origin: Int, start: Int, product: Product, sizes: GroupSizes)] = []
         while !round.isEmpty {
             // Surely too big for one DFA: split before spending a construction on it. (The
             // estimate is the NFA's states before prefixes are shared: an upper bound, and cheap.)
-            var groups: [(origin: Int, group: ArraySlice<(id: PatternID, filter: URLFilter)>)] = []
-            while let (origin, group) = round.popLast() {
-                if group.count > 1 && group.reduce(0, { $0 + $1.filter.terms.stateEstimate }) > 2 * limits.preferredNFAStatesPerDFA {
-                    round += halves(group).map { (origin, $0) }
+            var groups: [Group] = []
+            while let group = round.popLast() {
+                if group.patterns.count > 1
+                    && group.patterns.reduce(0, { $0 + $1.filter.terms.stateEstimate }) > 2 * limits.preferredNFAStatesPerDFA {
+                    round += group.halves()
                 } else {
-                    groups.append((origin, group))
+                    groups.append(group)
                 }
             }
-            let outcomes = Parallel.map(groups) { _, item in
+            let places = groups.map { (origin: $0.origin, start: $0.start) }
+            let outcomes = Parallel.map(handingOver: consume groups) { _, group in
                 var timer = PhaseTimer()
-                let outcome = Self.build(item.group, limits: limits, minimizing: minimizing, phaseTimer: &timer, product: product)
+                let outcome = Self.build(group, limits: limits, minimizing: minimizing, phaseTimer: &timer, product: product)
                 return (outcome, timer)
             }
-            for (item, (outcome, timer)) in zip(groups, outcomes) {
+            for (place, (outcome, timer)) in zip(places, outcomes) {
                 phaseTimer.add(timer)
                 switch outcome {
                 case .built(let made, let sizes):
-                    built.append((item.origin, item.group.startIndex, made, sizes))
-                case .split:
-                    round += halves(item.group).map { (item.origin, $0) }
+                    built.append((place.origin, place.start, made, sizes))
+                case .split(let group):
+                    round += group.halves()
                 case .failed(let error):
-                    results[pending[item.origin].set].failures.append(error)
+                    results[setOfOrigin[place.origin]].failures.append(error)
                 }
             }
         }
@@ -201,7 +224,7 @@ public enum DFAPartitioner {
             results[index].failures.sort { $0.patterns.first ?? PatternID(0) < $1.patterns.first ?? PatternID(0) }
         }
         for item in built {
-            let set = pending[item.origin].set
+            let set = setOfOrigin[item.origin]
             results[set].dfas.append(item.product)
             results[set].nfaStates += item.sizes.nfa
             results[set].statesBeforeMinimization += item.sizes.beforeMinimization
@@ -216,45 +239,45 @@ public enum DFAPartitioner {
         var minimal: Int
     }
 
-    /// A group's two halves, the second first (rounds are taken from the end).
-    static func halves<Group: Collection>(_ group: Group) -> [Group.SubSequence] {
-        let middle = group.index(group.startIndex, offsetBy: group.count / 2)
-        return [group[middle...], group[..<middle]]
-    }
-
     enum GroupOutcome<Product: Sendable>: Sendable {
         case built(Product, GroupSizes)
-        /// Too big for one DFA: build its halves.
-        case split
+        /// Too big for one DFA: build its halves (the group is handed back).
+        case split(Group)
         /// One pattern too big alone.
         case failed(AutomataError)
     }
 
-    /// One group's minimal DFA, or why not.
+    /// One group's minimal DFA, or why not. The group is consumed: its patterns are let go once
+    /// its DFA is built (or handed back to be split).
     static func build<Product: Sendable>(
-        _ group: ArraySlice<(id: PatternID, filter: URLFilter)>, limits: AutomataLimits, minimizing: Bool, phaseTimer: inout PhaseTimer,
+        _ group: consuming Group, limits: AutomataLimits, minimizing: Bool, phaseTimer: inout PhaseTimer,
         product: (DFA) -> Product
     ) -> GroupOutcome<Product> {
-        let nfa = phaseTimer.measure(.nfa) { NFA(patterns: Array(group)) }
-        if nfa.stateCount > limits.preferredNFAStatesPerDFA && group.count > 1 { return .split }
+        let count = group.patterns.count
+        let nfa = phaseTimer.measure(.nfa) { NFA(patterns: group.patterns) }
+        if nfa.stateCount > limits.preferredNFAStatesPerDFA && count > 1 { return .split(group) }
         // Patterns whose loops multiply one another's states are better apart: a group's DFA
         // may have at most `blowUpFactor` times its NFA's states (a trie or an Aho-Corasick
         // automaton has about as many), else the group is split. A pattern alone gets the
         // whole limit.
         var groupLimits = limits
-        if group.count > 1 {
+        if count > 1 {
             groupLimits.maximumDFAStates = min(limits.maximumDFAStates, max(Self.smallestGroupLimit, Self.blowUpFactor * nfa.stateCount))
         }
+        let dfa: DFA
         do {
-            let dfa = try phaseTimer.measure(.dfa) { () throws(AutomataError) -> DFA in
+            dfa = try phaseTimer.measure(.dfa) { () throws(AutomataError) -> DFA in
                 try SubsetConstruction.determinize(nfa, limits: groupLimits)
             }
-            let minimal = minimizing ? phaseTimer.measure(.minimize) { Minimizer.minimize(dfa) } : dfa
-            let sizes = GroupSizes(nfa: nfa.stateCount, beforeMinimization: dfa.stateCount, minimal: minimal.stateCount)
-            return .built(phaseTimer.measure(.emit) { product(minimal) }, sizes)
         } catch {
-            return group.count == 1 ? .failed(error) : .split
+            return count == 1 ? .failed(error) : .split(group)
         }
+        let nfaStates = nfa.stateCount
+        _ = consume group
+        _ = consume nfa
+        let minimal = minimizing ? phaseTimer.measure(.minimize) { Minimizer.minimize(dfa) } : dfa
+        let sizes = GroupSizes(nfa: nfaStates, beforeMinimization: dfa.stateCount, minimal: minimal.stateCount)
+        return .built(phaseTimer.measure(.emit) { product(minimal) }, sizes)
     }
 }
 

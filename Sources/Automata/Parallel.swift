@@ -27,6 +27,29 @@ public enum Parallel {
         return results.map { $0! }
     }
 
+    /// `map`, the items handed over: each is moved to the worker that transforms it, so that a
+    /// caller passing its last reference has each item freed as soon as its transform is done
+    /// with it, not when every item is.
+    public static func map<Item: Sendable, Result: Sendable>(
+        handingOver items: consuming [Item], _ transform: @escaping @Sendable (Int, consuming Item) -> Result
+    ) -> [Result] {
+        let count = items.count
+        nonisolated(unsafe) let handedOver = UnsafeMutableBufferPointer<Item>.allocate(capacity: count)
+        _ = handedOver.initialize(from: consume items)
+        nonisolated(unsafe) let results = UnsafeMutableBufferPointer<Result?>.allocate(capacity: count)
+        results.initialize(repeating: nil)
+        defer {
+            handedOver.deallocate()
+            results.deinitialize()
+            results.deallocate()
+        }
+        // Each worker moves out only its own item and writes only its own result.
+        DispatchQueue.concurrentPerform(iterations: count) { index in
+            results[index] = transform(index, (handedOver.baseAddress! + index).move())
+        }
+        return results.map { $0! }
+    }
+
     /// `first(input)` on a thread of its own while the calling thread runs `second`; both results
     /// once both are done. The input is handed over (a caller passing its last reference lets
     /// `first` edit it in place and free it). Unlike two items of `map`, `second` may itself use
