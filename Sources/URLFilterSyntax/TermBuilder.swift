@@ -87,7 +87,7 @@ struct TermBuilder {
         guard value < 0x80 else { return fail(.nonASCII, span) }
         sinkFloatingTerm()
         let unit = UInt8(value)
-        floating = .term(URLFilterTerm(atom: .character(unit, matches: matches(unit)), span: span))
+        floating = .term(URLFilterTerm(atom: .character(matches: matches(unit), unit: unit), span: span))
     }
 
     mutating func character(_ unit: UInt8, _ span: SourceSpan) {
@@ -187,7 +187,7 @@ struct TermBuilder {
         guard !failed, let open = openClass else { return }
         openClass = nil
         let members = open.inverted ? open.members.complementWithinAnyCharacter : open.members
-        floating = .term(URLFilterTerm(atom: .characterClass(inverted: open.inverted, matches: members), span: span))
+        floating = .term(URLFilterTerm(atom: .characterClass(matches: members, inverted: open.inverted), span: span))
     }
 
     /// The terms, or the first unsupported construct.

@@ -7,7 +7,7 @@
 // Tested by URLFilterSyntaxTests/URLFilterParserTests.swift (golden dumps).
 
 /// A half-open range of UTF-8 byte offsets into the pattern. Stored in 32 bits (a pattern is a
-/// JSON string, far shorter): a term is then 40 bytes instead of 48, and a compiler keeps every
+/// JSON string, far shorter): a term is then 32 bytes instead of 40, and a compiler keeps every
 /// parsed term of a list until its automata are built.
 public struct SourceSpan: Hashable, Sendable, CustomStringConvertible {
     private var lower: Int32
@@ -39,14 +39,17 @@ public enum URLFilterQuantifier: String, Hashable, Sendable {
 
 /// One term of a pattern: an atom and its quantifier.
 public struct URLFilterTerm: Hashable, Sendable {
+    /// (The set comes first in each payload: a byte after 16 bytes leaves room for the case tag,
+    /// the quantifier and the span in 32 bytes a term, where a byte before them took 40; a
+    /// compiler holds every term of a list while it builds the first automata.)
     public enum Atom: Hashable, Sendable {
         /// One character of the pattern (after escapes), and what it matches (both cases of a
         /// letter unless the rule is case-sensitive).
-        case character(UInt8, matches: ASCIISet)
+        case character(matches: ASCIISet, unit: UInt8)
         /// `.`: any character but NUL.
         case anyCharacter
         /// `[...]` or `[^...]`; `matches` is final (folded, then complemented when inverted).
-        case characterClass(inverted: Bool, matches: ASCIISet)
+        case characterClass(matches: ASCIISet, inverted: Bool)
         /// `(...)`, `(?:...)` or `(?<name>...)`; captures mean nothing to a content blocker.
         case group([URLFilterTerm])
     }
@@ -64,7 +67,7 @@ public struct URLFilterTerm: Hashable, Sendable {
     /// The characters a single-character atom matches; nil for a group.
     public var characterSet: ASCIISet? {
         switch atom {
-        case .character(_, let matches), .characterClass(_, let matches): matches
+        case .character(let matches, _), .characterClass(let matches, _): matches
         case .anyCharacter: .anyCharacter
         case .group: nil
         }
@@ -75,8 +78,8 @@ public struct URLFilterTerm: Hashable, Sendable {
     /// nothing may follow it, and it consumes no character of the URL.
     public var isEndOfURLMarker: Bool {
         switch atom {
-        case .character(0, _): true
-        case .characterClass(false, let matches): matches == .nul
+        case .character(_, 0): true
+        case .characterClass(let matches, false): matches == .nul
         default: false
         }
     }
@@ -151,11 +154,11 @@ extension URLFilter {
             let quantifier = term.quantifier == .one ? "" : " " + term.quantifier.rawValue
             let span = " @\(term.span)"
             switch term.atom {
-            case .character(let unit, let matches):
+            case .character(let matches, let unit):
                 out += "\(indent)\(number) char \(quoteUnit(unit)) \(matches)\(quantifier)\(span)\n"
             case .anyCharacter:
                 out += "\(indent)\(number) any .\(quantifier)\(span)\n"
-            case .characterClass(let inverted, let matches):
+            case .characterClass(let matches, let inverted):
                 out += "\(indent)\(number) class\(inverted ? " inverted" : "") \(matches)\(quantifier)\(span)\n"
             case .group(let inner):
                 out += "\(indent)\(number) group\(quantifier)\(span)\n"
