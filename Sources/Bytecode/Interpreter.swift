@@ -193,6 +193,23 @@ extension Program {
         }
     }
 
+    /// Whether the program reports at its start and comes back to its start on every byte from 1
+    /// to 127: a stage's empty prefix (its patterns share no prefix, so each may start anywhere).
+    /// Run over a URL, such a program reports after 0, 1, 2, ... bytes, up to the URL's end or its
+    /// first byte from 128 on, whatever its other transitions: a caller may list those places
+    /// without running it.
+    public var reportsAtEveryPosition: Bool {
+        code.withUnsafeBufferPointer { code in
+            guard code[0] & Self.acceptsFlag != 0, code[0] & Self.chainFlag == 0 else { return false }
+            let transitions = Self.skipAccepts(code, state: 0)
+            return (1..<128).allSatisfy { byte in
+                Self.transition(
+                    code, state: 0, transitions: transitions, byteClass: classOfByte[byte], width: targetWidth,
+                    nowhere: nowhere, reference: referenceState, referenceTransitions: referenceTransitions) == 0
+            }
+        }
+    }
+
     /// Every byte (the end-of-URL NUL included): a run reporting something goes on whatever the
     /// next byte, and `ASCIISet` has no room for the bytes from 128 on, which stop a run.
     public static let everyByte = ASCIISet(0...127)

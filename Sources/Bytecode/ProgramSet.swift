@@ -83,6 +83,10 @@ public struct ProgramSet: Hashable, Sendable {
         @usableFromInline var entries: [Entry] = []
         /// Per stage: its prefix's entry, and where its 130 first-byte slots start in `firstByteStart`.
         @usableFromInline var stagePrefixes: [Int32] = []
+        /// Per stage: its prefix reports at every position (`Program.reportsAtEveryPosition`), so
+        /// the places are listed, not found by a run (EasyList's unanchored suffixes: a third of
+        /// the interpreter's time, the prefix's report at every byte the costliest step there is).
+        @usableFromInline var stageStartsEverywhere: [Bool] = []
         /// Per stage and byte b (128: every byte from 128 on; 129 ends the list), where the entries
         /// of the suffixes that go on from b start in `startingSuffixes` (`Stage.suffixStarts`).
         @usableFromInline var firstByteStart: [Int32] = []
@@ -103,6 +107,7 @@ public struct ProgramSet: Hashable, Sendable {
             for program in programs { add(program) }
             for stage in stages {
                 stagePrefixes.append(Int32(entries.count))
+                stageStartsEverywhere.append(stage.prefix.reportsAtEveryPosition)
                 add(stage.prefix)
                 let firstSuffix = entries.count
                 for suffix in stage.suffixes { add(suffix) }
@@ -145,12 +150,22 @@ public struct ProgramSet: Hashable, Sendable {
                     for index in 0..<programs.count { steps += execute(index, url) { pattern, _ in report(pattern) } }
                     for stage in 0..<image.stagePrefixes.count {
                         ends.removeAll(keepingCapacity: true)
-                        steps += execute(Int(image.stagePrefixes[stage]), url) { _, end in
-                            // A prefix never reads the end-of-URL NUL (the planner keeps end markers out of
-                            // prefixes); the bound also holds for a valid file built otherwise.
-                            if end <= url.count && ends.last != end { ends.append(end) }
+                        if image.stageStartsEverywhere[stage] {
+                            // What the prefix's run would report, without the run (nor its steps).
+                            var end = 0
+                            while true {
+                                ends.append(end)
+                                if end == url.count || url[end] >= 128 { break }
+                                end += 1
+                            }
+                        } else {
+                            steps += execute(Int(image.stagePrefixes[stage]), url) { _, end in
+                                // A prefix never reads the end-of-URL NUL (the planner keeps end markers out
+                                // of prefixes); the bound also holds for a valid file built otherwise.
+                                if end <= url.count && ends.last != end { ends.append(end) }
+                            }
+                            runs += 1
                         }
-                        runs += 1
                         let slots = stage * 130
                         for end in ends {
                             let rest = UnsafeBufferPointer(rebasing: url[end...])

@@ -76,6 +76,7 @@ private func sampleFile() throws -> CompiledFile {
         let quantifiers = ["", "", "", "?", "*", "+"]
         let alphabet = Array("ab.:/x".utf8)
         var stagedLists = 0
+        var listsStartingEverywhere = 0
         var checked = 0
         for _ in 0..<120 {
             let sources = (0..<(2 + next(10))).map { _ in
@@ -91,6 +92,7 @@ private func sampleFile() throws -> CompiledFile {
             guard partition.failures.isEmpty else { continue }
             let programs = ProgramSet(partition)
             if !programs.stages.isEmpty { stagedLists += 1 }
+            if programs.stages.contains(where: { $0.prefix.reportsAtEveryPosition }) { listsStartingEverywhere += 1 }
             let whole = NFA(patterns: patterns)
             for _ in 0..<80 {
                 let url = Array((next(3) == 0 ? "" : "http://").utf8) + (0..<next(12)).map { _ in alphabet[next(alphabet.count)] }
@@ -102,7 +104,31 @@ private func sampleFile() throws -> CompiledFile {
             }
         }
         #expect(stagedLists > 60, "most generated lists have a stage")
+        #expect(listsStartingEverywhere > 20, "many have an empty prefix, whose places are listed, not run")
         #expect(checked > 8_000)
+    }
+
+    /// Unanchored patterns with a loop inside become suffixes of the empty prefix, whose places
+    /// (every position, up to the end or the first byte from 128 on) are listed, not run: the
+    /// first and the last places count, and a byte from 128 on ends them.
+    @Test func theEmptyPrefixStartsSuffixesEverywhere() throws {
+        let sources = ["a+b", "b[^/]*c", "c.*\\0", "x/*a"]
+        let patterns = sources.enumerated().map { item -> (id: PatternID, filter: URLFilter) in
+            guard case .success(let filter) = URLFilterParser.parse(item.element) else { fatalError(item.element) }
+            return (PatternID(item.offset), filter)
+        }
+        var timer = PhaseTimer()
+        let programs = ProgramSet(DFAPartitioner.build(patterns, limits: AutomataLimits(minimumPatternsPerStage: 2), phaseTimer: &timer))
+        #expect(programs.programs.isEmpty && programs.stages.count == 1)
+        #expect(programs.stages.allSatisfy { $0.prefix.reportsAtEveryPosition })
+        let whole = NFA(patterns: patterns)
+        for url in ["ab", "zab", "bc", "xbc", "c", "zc", "zzc", "x", "xa", "bxc\u{80}c", "a\u{80}b", "\u{80}ab", "b/c", "xx//a"] {
+            let bytes = Array(url.utf8)
+            var found = Set<UInt32>()
+            var ends: [Int] = []
+            _ = bytes.withUnsafeBufferPointer { programs.run($0, ends: &ends) { found.insert($0) } }
+            #expect(found.sorted() == whole.matches(bytes).map(\.rawValue), "\(url)")
+        }
     }
 
     @Test func disassemblyOfASmallProgram() throws {
