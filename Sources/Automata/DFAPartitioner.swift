@@ -1,8 +1,9 @@
 // DFAPartitioner.swift — Automata
 //
 // Many patterns -> a few minimal DFAs. All patterns are first tried as one automaton; a group
-// whose DFA outgrows the limits is split in two halves (patterns stay in the order given, which
-// the caller chooses so that related patterns sit together) and each half is built again. A
+// whose DFA outgrows the limits is split in two halves (patterns built whole stay in the order
+// given, which the caller chooses so that related patterns sit together; a stage's suffixes are
+// put in the order of their text) and each half is built again. A
 // single pattern that outgrows the limits alone is reported, with the numbers, and left out.
 // Before that, patterns sharing a looping prefix are set apart in stages (StagePlanner.swift).
 
@@ -114,7 +115,7 @@ public enum DFAPartitioner {
             result.statesBeforeMinimization += prefix.stateCount
             result.states += minimalPrefix.stateCount
             prefixes.append(phaseTimer.measure(.emit) { product(minimalPrefix) })
-            patternSets.append(stage.suffixes)
+            patternSets.append(Self.inTextOrder(stage.suffixes))
         }
         let built = partition(consume patternSets, limits: limits, minimizing: minimizing, phaseTimer: &phaseTimer, product: product)
         for (prefix, part) in zip(prefixes, built) {
@@ -129,6 +130,19 @@ public enum DFAPartitioner {
             result.states += part.states
         }
         return result
+    }
+
+    /// A stage's suffixes in the order of their text, letters folded (ties in the order given).
+    /// The groups split from them in halves then each hold a range of first bytes: from a place
+    /// where the prefix ends, only the suffix DFAs whose range holds the next bytes run (the rest
+    /// are skipped by their first and second bytes), and suffixes that start alike share states
+    /// in one trie instead of repeating them in several.
+    static func inTextOrder(_ suffixes: [(id: PatternID, filter: URLFilter)]) -> [(id: PatternID, filter: URLFilter)] {
+        let keys = suffixes.map { suffix in
+            suffix.filter.source.utf8.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 }
+        }
+        let order = suffixes.indices.sorted { keys[$0].lexicographicallyPrecedes(keys[$1]) || keys[$0] == keys[$1] && $0 < $1 }
+        return order.map { suffixes[$0] }
     }
 
     static let blowUpFactor = 8
