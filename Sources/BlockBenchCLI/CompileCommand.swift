@@ -115,7 +115,7 @@ struct CompileFigures: Encodable {
         let phases = PhaseTimer.Phase.allCases.map { String(format: "%@ %.3f", $0.rawValue, seconds[$0.rawValue] ?? 0) }
         lines.append("  seconds   " + phases.joined(separator: ", ") + String(format: "; total %.3f", seconds["total"] ?? 0))
         if let loadSeconds { lines.append(String(format: "  load      %.2f ms (the file validated and read, an evaluator made)", loadSeconds * 1000)) }
-        if let peakMemoryBytes { lines.append("  memory    \((peakMemoryBytes / 1024).grouped) KB resident at the peak (this process)") }
+        if let peakMemoryBytes { lines.append("  memory    \((peakMemoryBytes / 1024).grouped) KiB resident at the peak (this process)") }
         return lines.joined(separator: "\n") + "\n"
     }
 }
