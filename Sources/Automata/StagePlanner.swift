@@ -59,58 +59,68 @@ public enum StagePlanner {
         var patterns = consume given
         guard minimumPatternsPerStage >= 2 else { return (patterns, []) }
         // The prefix tree of the patterns' first terms: node ids, how many patterns pass each.
+        // (Terms are read through borrowed buffers and the paths kept end to end: copying each
+        // pattern and slicing its terms retained and released them, a quarter of this step.)
         var nodes = ShapeEdges()
         var passing: [Int32] = [0, 0]  // 0: the anchored root, 1: the unanchored root
-        var paths: [[Int32]] = []
-        paths.reserveCapacity(patterns.count)
-        for (_, filter) in patterns {
-            // Only a prefix that can end before the end-of-URL marker, within the searched terms,
-            // and ends with a loop is worth a stage; walk a few terms past the last loop to see
-            // what the patterns sharing it share after it.
-            let searched = filter.terms.prefix(Self.searchedTerms).prefix { !$0.containsEndOfURLMarker }
-            guard let lastLoop = searched.lastIndex(where: { $0.containsLoop }) else {
-                paths.append([])
-                continue
-            }
-            var node: Int32 = filter.hasStartAnchor ? 0 : 1
-            var path: [Int32] = []
-            for term in searched.prefix(lastLoop + 1 + 8) {
-                let shape = TermShape(term)
-                let hash = ShapeEdges.hash(UInt32(node), shape)
-                if let known = nodes.child(UInt32(node), shape, hash: hash) {
-                    node = Int32(known)
-                } else {
-                    nodes.insert(UInt32(node), shape, hash: hash, child: UInt32(passing.count))
-                    node = Int32(passing.count)
-                    passing.append(0)
+        var pathNodes: [Int32] = []
+        var pathStart: [Int] = [0]
+        pathStart.reserveCapacity(patterns.count + 1)
+        for index in patterns.indices {
+            let hasStartAnchor = patterns[index].filter.hasStartAnchor
+            patterns[index].filter.terms.withUnsafeBufferPointer { terms in
+                // Only a prefix that can end before the end-of-URL marker, within the searched terms,
+                // and ends with a loop is worth a stage; walk a few terms past the last loop to see
+                // what the patterns sharing it share after it.
+                var searched = 0
+                var lastLoop = -1
+                while searched < min(terms.count, Self.searchedTerms) && !terms[searched].containsEndOfURLMarker {
+                    if terms[searched].containsLoop { lastLoop = searched }
+                    searched += 1
                 }
-                passing[Int(node)] += 1
-                path.append(node)
+                guard lastLoop >= 0 else { return }
+                var node: Int32 = hasStartAnchor ? 0 : 1
+                for term in terms[..<min(searched, lastLoop + 1 + 8)] {
+                    let shape = TermShape(term)
+                    let hash = ShapeEdges.hash(UInt32(node), shape)
+                    if let known = nodes.child(UInt32(node), shape, hash: hash) {
+                        node = Int32(known)
+                    } else {
+                        nodes.insert(UInt32(node), shape, hash: hash, child: UInt32(passing.count))
+                        node = Int32(passing.count)
+                        passing.append(0)
+                    }
+                    passing[Int(node)] += 1
+                    pathNodes.append(node)
+                }
             }
-            paths.append(path)
+            pathStart.append(pathNodes.count)
         }
 
         var whole: [Int] = []
         var groups: [Int32: Int] = [:]
         var stages: [(node: Int32, length: Int, members: [Int])] = []
-        for (index, (_, filter)) in patterns.enumerated() {
-            let path = paths[index]
-            let threshold = Int32(minimumPatternsPerStage)
-            // The deepest loop-ending prefix shared widely enough...
-            guard var length = path.indices.last(where: { filter.terms[$0].containsLoop && passing[Int(path[$0])] >= threshold })
-                .map({ $0 + 1 })
-            else {
-                whole.append(index)
-                continue
-            }
-            // ...extended by what all of its patterns share next.
-            while length < path.count && passing[Int(path[length])] == passing[Int(path[length - 1])] { length += 1 }
-            guard filter.terms[length...].contains(where: { $0.mustConsumeCharacter }) else {
+        let threshold = Int32(minimumPatternsPerStage)
+        for index in patterns.indices {
+            let path = pathNodes[pathStart[index]..<pathStart[index + 1]]
+            let stagedLength = patterns[index].filter.terms.withUnsafeBufferPointer { terms -> Int? in
+                // The deepest loop-ending prefix shared widely enough...
+                guard var length = (0..<path.count).last(where: {
+                    terms[$0].containsLoop && passing[Int(path[path.startIndex + $0])] >= threshold
+                }).map({ $0 + 1 })
+                else { return nil }
+                // ...extended by what all of its patterns share next.
+                while length < path.count && passing[Int(path[path.startIndex + length])] == passing[Int(path[path.startIndex + length - 1])] {
+                    length += 1
+                }
                 // The rest would match everything at the prefix's end: the pattern stays whole.
+                return terms[length...].contains(where: { $0.mustConsumeCharacter }) ? length : nil
+            }
+            guard let length = stagedLength else {
                 whole.append(index)
                 continue
             }
-            let node = path[length - 1]
+            let node = path[path.startIndex + length - 1]
             if let stage = groups[node] {
                 stages[stage].members.append(index)
             } else {
