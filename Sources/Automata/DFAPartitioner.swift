@@ -186,7 +186,7 @@ public enum DFAPartitioner {
                 guard !side.isEmpty else { continue }
                 var histogram: [Int: Int] = [:]
                 // (Loops the automaton drops, like a trailing `.*`, do not count.)
-                let loops = side.map { loopCount(Array($0.filter.matchedTerms)) }
+                let loops = side.map { loopCount($0.filter.matchedTerms) }
                 for count in loops { histogram[count, default: 0] += 1 }
                 let common = histogram.max { ($0.value, -$0.key) < ($1.value, -$1.key) }!.key
                 let plain = side.indices.filter { loops[$0] <= common }.map { side[$0] }
@@ -307,7 +307,7 @@ extension [URLFilterTerm] {
 }
 
 /// The terms that repeat (`*`, `+`), groups included, at any depth.
-func loopCount(_ terms: [URLFilterTerm]) -> Int {
+func loopCount<Terms: Collection<URLFilterTerm>>(_ terms: Terms) -> Int {
     terms.reduce(0) { count, term in
         var inner = 0
         if case .group(let terms) = term.atom { inner = loopCount(terms) }

@@ -166,13 +166,17 @@ public struct Program: Hashable, Sendable {
         var position = [Int](repeating: -1, count: dfa.stateCount)
         var incoming = [Int](repeating: 0, count: dfa.stateCount)
         var pending: [Int] = [0]
+        // (The targets read from an array of their own: a closure reading them from `dfa` copied
+        // the DFA, retaining each of its arrays, at every state.)
+        let liveTargets = dfa.liveTargets
         while let state = pending.popLast() {
             guard position[state] < 0 else { continue }
             position[state] = order.count
             order.append(state)
-            for target in dfa.row(state).reversed().lazy.map({ dfa.liveTargets[$0] }) {
-                incoming[Int(target)] += 1
-                if position[Int(target)] < 0 { pending.append(Int(target)) }
+            for live in dfa.row(state).reversed() {
+                let target = Int(liveTargets[live])
+                incoming[target] += 1
+                if position[target] < 0 { pending.append(target) }
             }
         }
         // Plan each state's form (costs compared at W = 3), then size the program with the
