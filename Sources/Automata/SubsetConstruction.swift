@@ -35,12 +35,36 @@ private struct Construction {
     init(nfa: NFA, limits: AutomataLimits) {
         self.nfa = nfa
         self.limits = limits
-        var sets = Array(Set(nfa.edgeSets))
-        sets.sort { ($0.low, $0.high) < ($1.low, $1.high) }
-        byteClasses = ByteClasses(refining: [.nul] + sets)
-        var cache: [ASCIISet: ASCIISet] = [:]
-        for set in sets { cache[set] = byteClasses.classes(of: set) }
-        edgeClasses = nfa.edgeSets.map { cache[$0]! }
+        // Each distinct edge set numbered once, in an open-addressing table with a cheap hash
+        // (hashing every edge's set with SipHash, twice, was a tenth of the construction).
+        var sets: [ASCIISet] = []
+        var slots = [Int32](repeating: -1, count: 1024)
+        var setOfEdge: [Int32] = []
+        setOfEdge.reserveCapacity(nfa.edgeSets.count)
+        for set in nfa.edgeSets {
+            var slot = Int(truncatingIfNeeded: mixHash(mixHash(0, set.low), set.high)) & (slots.count - 1)
+            while slots[slot] >= 0 && sets[Int(slots[slot])] != set { slot = (slot + 1) & (slots.count - 1) }
+            if slots[slot] < 0 {
+                slots[slot] = Int32(sets.count)
+                sets.append(set)
+                if 2 * sets.count > slots.count {
+                    slots = [Int32](repeating: -1, count: 2 * slots.count)
+                    for (index, known) in sets.enumerated() {
+                        var free = Int(truncatingIfNeeded: mixHash(mixHash(0, known.low), known.high)) & (slots.count - 1)
+                        while slots[free] >= 0 { free = (free + 1) & (slots.count - 1) }
+                        slots[free] = Int32(index)
+                    }
+                }
+                setOfEdge.append(Int32(sets.count - 1))
+            } else {
+                setOfEdge.append(slots[slot])
+            }
+        }
+        let sorted = sets.sorted { ($0.low, $0.high) < ($1.low, $1.high) }
+        let refined = ByteClasses(refining: [.nul] + sorted)
+        byteClasses = refined
+        let classesOfSet = sets.map { refined.classes(of: $0) }
+        edgeClasses = setOfEdge.map { classesOfSet[Int($0)] }
         isImportant = (0..<nfa.stateCount).map { state in
             nfa.edgeStart[state] != nfa.edgeStart[state + 1] || nfa.acceptedPattern[state] != UInt32.max
         }
