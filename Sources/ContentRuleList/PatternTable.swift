@@ -71,5 +71,4 @@ public struct PatternTable: Sendable {
 
     /// The parsed pattern of an accepted text.
     public subscript(number: Int32) -> Result<URLFilter, URLFilterParseError> { results[Int(number)] }
-
 }

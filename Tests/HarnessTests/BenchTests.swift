@@ -79,6 +79,9 @@ private let kablockMatch = BenchmarkDefinition(
         #expect((ours.counter("url DFAs") ?? 0) >= 1)
         #expect(ours.peakMemoryBytes != nil)
         #expect(ours.ownProcessPeakMemoryBytes == nil, "no executable given: not measured")
+        #expect((ours.loadSeconds ?? 0) > 0, "BlockBench's compiled file loaded, timed")
+        #expect(result.engines[1].loadSeconds == nil, "an engine that cannot say leaves it out")
+        #expect(HistoryLine.metrics(of: ours).contains { $0.name == "load seconds" })
         #expect(result.engines[1].bytes ?? 0 > 0)
     }
 

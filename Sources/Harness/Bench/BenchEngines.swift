@@ -165,10 +165,14 @@ public final class BlockBenchEngine: BenchEngine {
         return run
     }
 
-    /// The compiled file's bytes validated and read, then an evaluator made of them.
     public func loadSeconds(_ list: BenchList) throws -> Double? {
         if compiled[list.name] == nil { _ = try compile(list) }
-        let bytes = compiled[list.name]!.serialized()
+        return try Self.loadSeconds(of: compiled[list.name]!.serialized())
+    }
+
+    /// What loading a compiled file costs a browser on start: its bytes validated and read, then
+    /// an evaluator made of them (also `blockbench compile`'s `load` line).
+    public static func loadSeconds(of bytes: [UInt8]) throws -> Double {
         let started = monotonicNanoseconds()
         let loaded = try CompiledRuleList(validating: bytes)
         withExtendedLifetime(Evaluator(loaded)) {}

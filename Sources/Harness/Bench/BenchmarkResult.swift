@@ -73,7 +73,8 @@ public struct EngineResult: Codable, Hashable, Sendable {
     /// BlockBench's peak resident memory compiling the list with `blockbench compile` in a process
     /// of its own (`BenchmarkRunner.ownProcessCompiler`): the figure a user of the command sees.
     public var ownProcessPeakMemoryBytes: Int?
-    /// Loading the compiled list (`CompileRun.loadSeconds`), the median over the runs.
+    /// Loading what the compile made (`BenchEngine.loadSeconds`), the median of as many loads as
+    /// there were measured compile runs; nil for an engine that cannot say.
     public var loadSeconds: Double?
     public var verdict: String?
 

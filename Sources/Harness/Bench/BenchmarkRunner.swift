@@ -196,7 +196,7 @@ public final class BenchmarkRunner {
         result.bytes = medianRun.run.bytes
         result.sections = medianRun.run.sections
         result.counters = medianRun.run.counters
-        let loads = try runs.compactMap { _ in try engine.loadSeconds(list) }
+        let loads = try (0..<runs.count).compactMap { _ in try engine.loadSeconds(list) }
         result.loadSeconds = loads.isEmpty ? nil : median(loads)
         result.peakMemoryBytes = medianRun.peak
         result.memoryGrowthBytes = medianRun.growth
