@@ -33,14 +33,14 @@ extension Program {
         }
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     static func readTarget(_ code: UnsafeBufferPointer<UInt8>, _ offset: Int, width: Int) -> UInt32 {
         switch width {
-        case 2: return UInt32(code[offset]) | UInt32(code[offset + 1]) << 8
-        case 3: return UInt32(code[offset]) | UInt32(code[offset + 1]) << 8 | UInt32(code[offset + 2]) << 16
+        case 2: return UInt32(code[offset]) | UInt32(code[offset &+ 1]) << 8
+        case 3: return UInt32(code[offset]) | UInt32(code[offset &+ 1]) << 8 | UInt32(code[offset &+ 2]) << 16
         default:
-            return UInt32(code[offset]) | UInt32(code[offset + 1]) << 8 | UInt32(code[offset + 2]) << 16
-                | UInt32(code[offset + 3]) << 24
+            return UInt32(code[offset]) | UInt32(code[offset &+ 1]) << 8 | UInt32(code[offset &+ 2]) << 16
+                | UInt32(code[offset &+ 3]) << 24
         }
     }
 
@@ -83,7 +83,7 @@ extension Program {
     @inlinable @inline(__always)
     static func transition(
         _ code: UnsafeBufferPointer<UInt8>, state: Int, transitions: Int, byteClass: UInt8, width: Int, nowhere: UInt32,
-        reference: Int, referenceTransitions: Int
+        reference: Int, referenceTransitions: Int, referenceRow: UnsafeBufferPointer<UInt32> = UnsafeBufferPointer(start: nil, count: 0)
     ) -> UInt32 {
         var header = code[state]
         var offset = transitions
@@ -92,86 +92,113 @@ extension Program {
             case TransitionForm.stop.rawValue:
                 return nowhere
             case TransitionForm.dense.rawValue:
-                return readTarget(code, offset + Int(byteClass) * width, width: width)
+                return readTarget(code, offset &+ Int(byteClass) &* width, width: width)
             default:
                 var fallback = nowhere
                 if header & 0b11 == TransitionForm.fallback.rawValue {
                     fallback = readTarget(code, offset, width: width)
-                    offset += width
+                    offset &+= width
                 }
                 if header & nextFlag != 0 {
                     if header & firstNextFlag == 0 {
                         // One class, leading to the next instruction (right after this one).
-                        if code[offset] == byteClass { return UInt32(truncatingIfNeeded: offset + 1) }
+                        if code[offset] == byteClass { return UInt32(truncatingIfNeeded: offset &+ 1) }
                     } else {
                         // Several classes, all leading to the next instruction.
                         let count = Int(code[offset])
-                        for at in offset + 1...offset + count {
+                        let end = offset &+ 1 &+ count
+                        var at = offset &+ 1
+                        while at != end {
                             let candidate = code[at]
                             if candidate >= byteClass {
-                                if candidate == byteClass { return UInt32(truncatingIfNeeded: offset + 1 + count) }
+                                if candidate == byteClass { return UInt32(truncatingIfNeeded: end) }
                                 break
                             }
+                            at &+= 1
                         }
                     }
                 } else {
+                    // Offsets stay within a validated program: wrapping arithmetic, no overflow checks.
                     var count = Int(code[offset])
-                    offset += 1
-                    let entry = 1 + width
+                    offset &+= 1
+                    let entry = 1 &+ width
                     if header & firstNextFlag != 0 {
                         // The first class leads to the instruction after this one's entries.
-                        count -= 1
-                        if code[offset] == byteClass { return UInt32(truncatingIfNeeded: offset + 1 + count * entry) }
-                        offset += 1
+                        count &-= 1
+                        if code[offset] == byteClass { return UInt32(truncatingIfNeeded: offset &+ 1 &+ count &* entry) }
+                        offset &+= 1
                     }
-                    for exception in 0..<count {
-                        let at = offset + exception * entry
+                    var at = offset
+                    let end = offset &+ count &* entry
+                    while at != end {
                         let candidate = code[at]
                         if candidate >= byteClass {
-                            if candidate == byteClass { return readTarget(code, at + 1, width: width) }
+                            if candidate == byteClass { return readTarget(code, at &+ 1, width: width) }
                             break
                         }
+                        at &+= entry
                     }
                 }
                 guard header & deltaFlag != 0 else { return fallback }
+                if !referenceRow.isEmpty { return referenceRow[Int(byteClass)] }
                 header = code[reference]
                 offset = referenceTransitions
             }
         }
     }
 
+    /// `referenceRow`, when not empty, is the reference state's target per class (`referenceRow(_:)`):
+    /// a step from the reference, or through it from a delta state, is then one read, not a scan
+    /// of its exceptions (in an unanchored DFA most steps are; empty: the reference is decoded).
     @inlinable
     static func execute(
         code: UnsafeBufferPointer<UInt8>, classOf: UnsafeBufferPointer<UInt8>, width: Int, nowhere: UInt32, reference: Int,
-        referenceTransitions: Int, url: UnsafeBufferPointer<UInt8>, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void
+        referenceTransitions: Int, referenceRow: UnsafeBufferPointer<UInt32> = UnsafeBufferPointer(start: nil, count: 0),
+        url: UnsafeBufferPointer<UInt8>, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void
     ) -> Int {
         var state = 0
         var index = 0
         while true {
             let bytesRead = index
-            let offset = reportAccepts(code, state: state) { report($0, bytesRead) }
-            if code[state] & chainFlag != 0 {
+            let header = code[state]
+            // Most states report nothing: their transitions follow the header.
+            let offset = header & acceptsFlag == 0 ? state &+ 1 : reportAccepts(code, state: state) { report($0, bytesRead) }
+            if header & chainFlag != 0 {
                 // L states of one class each, then the next instruction: a step per byte as ever.
                 let length = Int(code[offset])
-                let classes = offset + 1
+                let classes = offset &+ 1
                 for member in 0..<length {
                     guard index <= url.count else { return index }
                     let byte = index < url.count ? url[index] : 0
-                    index += 1
-                    guard byte < 128, classOf[Int(byte)] == code[classes + member] else { return index }
+                    index &+= 1
+                    guard byte < 128, classOf[Int(byte)] == code[classes &+ member] else { return index }
                 }
-                state = classes + length
+                state = classes &+ length
                 continue
             }
             guard index <= url.count else { return index }
             let byte = index < url.count ? url[index] : 0
-            index += 1
+            index &+= 1
             guard byte < 128 else { return index }
-            let next = transition(
-                code, state: state, transitions: offset, byteClass: classOf[Int(byte)], width: width, nowhere: nowhere,
-                reference: reference, referenceTransitions: referenceTransitions)
+            let byteClass = classOf[Int(byte)]
+            let next = state == reference && !referenceRow.isEmpty ? referenceRow[Int(byteClass)] : transition(
+                code, state: state, transitions: offset, byteClass: byteClass, width: width, nowhere: nowhere,
+                reference: reference, referenceTransitions: referenceTransitions, referenceRow: referenceRow)
             guard next != nowhere else { return index }
             state = Int(next)
+        }
+    }
+
+    /// The reference state's target for each class (nowhere: all-ones), for `execute`; empty when
+    /// no state uses the delta form. Only for a valid program (built from a DFA or validated).
+    public func referenceRow() -> [UInt32] {
+        guard reference != nowhere else { return [] }
+        return code.withUnsafeBufferPointer { code in
+            (0..<classCount).map { byteClass in
+                Self.transition(
+                    code, state: referenceState, transitions: referenceTransitions, byteClass: UInt8(byteClass), width: targetWidth,
+                    nowhere: nowhere, reference: referenceState, referenceTransitions: referenceTransitions)
+            }
         }
     }
 

@@ -76,9 +76,22 @@ public struct ProgramSet: Hashable, Sendable {
             @usableFromInline var nowhere: UInt32
             @usableFromInline var reference: Int
             @usableFromInline var referenceTransitions: Int
+            /// The reference state's row in `referenceRows` (`Program.referenceRow()`; count 0: none).
+            @usableFromInline var referenceRowStart: Int
+            @usableFromInline var referenceRowCount: Int
+            /// The program's dense table (`DenseTable`) in `denseEntries` and `denseAcceptStart`,
+            /// when it has one (class count 0: none); its accept starts count in `denseAccepts`.
+            @usableFromInline var denseStart = 0
+            @usableFromInline var denseClassCount = 0
+            @usableFromInline var denseAcceptStartStart = 0
+            @usableFromInline var denseStartReports = false
         }
         @usableFromInline var code: [UInt8] = []
         @usableFromInline var classes: [UInt8] = []
+        @usableFromInline var referenceRows: [UInt32] = []
+        @usableFromInline var denseEntries: [UInt16] = []
+        @usableFromInline var denseAcceptStart: [Int32] = []
+        @usableFromInline var denseAccepts: [UInt32] = []
         /// The whole programs, then per stage its prefix and its suffixes.
         @usableFromInline var entries: [Entry] = []
         /// Per stage: its prefix's entry, and where its 130 first-byte slots start in `firstByteStart`.
@@ -95,12 +108,82 @@ public struct ProgramSet: Hashable, Sendable {
         /// something (`Program.secondBytes(after:)`).
         @usableFromInline var secondBytes: [ASCIISet] = []
 
+        /// The image's arrays as buffers, for one run over a URL.
+        @usableFromInline struct Buffers {
+            @usableFromInline let code: UnsafeBufferPointer<UInt8>
+            @usableFromInline let classes: UnsafeBufferPointer<UInt8>
+            @usableFromInline let referenceRows: UnsafeBufferPointer<UInt32>
+            @usableFromInline let denseEntries: UnsafeBufferPointer<UInt16>
+            @usableFromInline let denseAcceptStart: UnsafeBufferPointer<Int32>
+            @usableFromInline let denseAccepts: UnsafeBufferPointer<UInt32>
+            @usableFromInline let entries: UnsafeBufferPointer<Entry>
+
+            @inlinable init(
+                code: UnsafeBufferPointer<UInt8>, classes: UnsafeBufferPointer<UInt8>, referenceRows: UnsafeBufferPointer<UInt32>,
+                denseEntries: UnsafeBufferPointer<UInt16>, denseAcceptStart: UnsafeBufferPointer<Int32>,
+                denseAccepts: UnsafeBufferPointer<UInt32>, entries: UnsafeBufferPointer<Entry>
+            ) {
+                self.code = code
+                self.classes = classes
+                self.referenceRows = referenceRows
+                self.denseEntries = denseEntries
+                self.denseAcceptStart = denseAcceptStart
+                self.denseAccepts = denseAccepts
+                self.entries = entries
+            }
+
+            /// Runs entry `index` over `url`, by its dense table when it has one; returns the steps.
+            @inlinable @inline(__always)
+            func execute(_ index: Int, _ url: UnsafeBufferPointer<UInt8>, _ report: (UInt32, Int) -> Void) -> Int {
+                let entry = entries[index]
+                let classOf = UnsafeBufferPointer(rebasing: classes[entry.classStart..<entry.classStart + 128])
+                if entry.denseClassCount != 0 {
+                    return Program.executeDense(
+                        entries: UnsafeBufferPointer(rebasing: denseEntries[entry.denseStart...]),
+                        acceptStart: UnsafeBufferPointer(rebasing: denseAcceptStart[entry.denseAcceptStartStart...]),
+                        accepts: denseAccepts, classCount: entry.denseClassCount, startReports: entry.denseStartReports,
+                        classOf: classOf, url: url, report: report)
+                }
+                return Program.execute(
+                    code: UnsafeBufferPointer(rebasing: code[entry.codeStart..<entry.codeEnd]), classOf: classOf,
+                    width: entry.width, nowhere: entry.nowhere, reference: entry.reference,
+                    referenceTransitions: entry.referenceTransitions,
+                    referenceRow: UnsafeBufferPointer(
+                        rebasing: referenceRows[entry.referenceRowStart..<entry.referenceRowStart + entry.referenceRowCount]),
+                    url: url, report: report)
+            }
+        }
+
+        @inlinable @inline(__always)
+        func withBuffers<Result>(_ body: (Buffers) -> Result) -> Result {
+            code.withUnsafeBufferPointer { code in
+                classes.withUnsafeBufferPointer { classes in
+                    referenceRows.withUnsafeBufferPointer { referenceRows in
+                        denseEntries.withUnsafeBufferPointer { denseEntries in
+                            denseAcceptStart.withUnsafeBufferPointer { denseAcceptStart in
+                                denseAccepts.withUnsafeBufferPointer { denseAccepts in
+                                    entries.withUnsafeBufferPointer { entries in
+                                        body(Buffers(
+                                            code: code, classes: classes, referenceRows: referenceRows, denseEntries: denseEntries,
+                                            denseAcceptStart: denseAcceptStart, denseAccepts: denseAccepts, entries: entries))
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
         init(programs: [Program], stages: [Stage]) {
             func add(_ program: Program) {
+                let row = program.referenceRow()
                 entries.append(Entry(
                     codeStart: code.count, codeEnd: code.count + program.code.count, classStart: classes.count,
                     width: program.targetWidth, nowhere: program.nowhere, reference: program.referenceState,
-                    referenceTransitions: program.referenceTransitions))
+                    referenceTransitions: program.referenceTransitions, referenceRowStart: referenceRows.count,
+                    referenceRowCount: row.count))
+                referenceRows += row
                 code += program.code
                 classes += program.classOfByte
             }
@@ -120,6 +203,34 @@ public struct ProgramSet: Hashable, Sendable {
                 }
                 firstByteStart.append(Int32(startingSuffixes.count))
             }
+            // Dense tables: the programs that run over the whole URL first (the whole programs and
+            // the prefixes that are run), then the suffixes, while the budget lasts.
+            var order = Array(0..<programs.count)
+            var suffixEntries: [Int] = []
+            var all = programs
+            for (stage, item) in stages.enumerated() {
+                if !stageStartsEverywhere[stage] { order.append(all.count) }
+                all.append(item.prefix)
+                for suffix in item.suffixes {
+                    suffixEntries.append(all.count)
+                    all.append(suffix)
+                }
+            }
+            for index in order + suffixEntries {
+                guard denseEntries.count < DenseTable.budget else { break }
+                let program = all[index]
+                guard program.stateCount * program.classCount <= DenseTable.maximumEntries,
+                    let table = DenseTable(program), denseEntries.count + table.entries.count <= DenseTable.budget
+                else { continue }
+                entries[index].denseStart = denseEntries.count
+                entries[index].denseClassCount = table.classCount
+                entries[index].denseAcceptStartStart = denseAcceptStart.count
+                entries[index].denseStartReports = table.startReports
+                denseEntries += table.entries
+                let base = Int32(denseAccepts.count)
+                denseAcceptStart += table.acceptStart.map { $0 + base }
+                denseAccepts += table.accepts
+            }
         }
     }
 
@@ -136,50 +247,38 @@ public struct ProgramSet: Hashable, Sendable {
     public func run(_ url: UnsafeBufferPointer<UInt8>, ends: inout [Int], report: (UInt32) -> Void) -> (steps: Int, runs: Int) {
         var steps = 0
         var runs = programs.count
-        image.code.withUnsafeBufferPointer { code in
-            image.classes.withUnsafeBufferPointer { classes in
-                image.entries.withUnsafeBufferPointer { entries in
-                    func execute(_ entry: Int, _ url: UnsafeBufferPointer<UInt8>, _ report: (UInt32, Int) -> Void) -> Int {
-                        let entry = entries[entry]
-                        return Program.execute(
-                            code: UnsafeBufferPointer(rebasing: code[entry.codeStart..<entry.codeEnd]),
-                            classOf: UnsafeBufferPointer(rebasing: classes[entry.classStart..<entry.classStart + 128]),
-                            width: entry.width, nowhere: entry.nowhere, reference: entry.reference,
-                            referenceTransitions: entry.referenceTransitions, url: url, report: report)
+        image.withBuffers { buffers in
+            for index in 0..<programs.count { steps += buffers.execute(index, url) { pattern, _ in report(pattern) } }
+            for stage in 0..<image.stagePrefixes.count {
+                ends.removeAll(keepingCapacity: true)
+                if image.stageStartsEverywhere[stage] {
+                    // What the prefix's run would report, without the run (nor its steps).
+                    var end = 0
+                    while true {
+                        ends.append(end)
+                        if end == url.count || url[end] >= 128 { break }
+                        end += 1
                     }
-                    for index in 0..<programs.count { steps += execute(index, url) { pattern, _ in report(pattern) } }
-                    for stage in 0..<image.stagePrefixes.count {
-                        ends.removeAll(keepingCapacity: true)
-                        if image.stageStartsEverywhere[stage] {
-                            // What the prefix's run would report, without the run (nor its steps).
-                            var end = 0
-                            while true {
-                                ends.append(end)
-                                if end == url.count || url[end] >= 128 { break }
-                                end += 1
-                            }
-                        } else {
-                            steps += execute(Int(image.stagePrefixes[stage]), url) { _, end in
-                                // A prefix never reads the end-of-URL NUL (the planner keeps end markers out
-                                // of prefixes); the bound also holds for a valid file built otherwise.
-                                if end <= url.count && ends.last != end { ends.append(end) }
-                            }
-                            runs += 1
-                        }
-                        let slots = stage * 130
-                        for end in ends {
-                            let rest = UnsafeBufferPointer(rebasing: url[end...])
-                            let byte = min(end < url.count ? Int(url[end]) : 0, 128)
-                            // The input after it: the URL's next byte, the end-of-URL NUL, or none
-                            // (128 also stands for bytes from 128 on: the run stops there).
-                            let second = end + 1 < url.count ? min(url[end + 1], 128) : end + 1 == url.count ? 0 : 128
-                            for at in Int(image.firstByteStart[slots + byte])..<Int(image.firstByteStart[slots + byte + 1]) {
-                                let goesOn = image.secondBytes[at]
-                                guard second < 128 ? goesOn.contains(second) : goesOn == Program.everyByte else { continue }
-                                steps += execute(Int(image.startingSuffixes[at]), rest) { pattern, _ in report(pattern) }
-                                runs += 1
-                            }
-                        }
+                } else {
+                    steps += buffers.execute(Int(image.stagePrefixes[stage]), url) { _, end in
+                        // A prefix never reads the end-of-URL NUL (the planner keeps end markers out
+                        // of prefixes); the bound also holds for a valid file built otherwise.
+                        if end <= url.count && ends.last != end { ends.append(end) }
+                    }
+                    runs += 1
+                }
+                let slots = stage * 130
+                for end in ends {
+                    let rest = UnsafeBufferPointer(rebasing: url[end...])
+                    let byte = min(end < url.count ? Int(url[end]) : 0, 128)
+                    // The input after it: the URL's next byte, the end-of-URL NUL, or none
+                    // (128 also stands for bytes from 128 on: the run stops there).
+                    let second = end + 1 < url.count ? min(url[end + 1], 128) : end + 1 == url.count ? 0 : 128
+                    for at in Int(image.firstByteStart[slots + byte])..<Int(image.firstByteStart[slots + byte + 1]) {
+                        let goesOn = image.secondBytes[at]
+                        guard second < 128 ? goesOn.contains(second) : goesOn == Program.everyByte else { continue }
+                        steps += buffers.execute(Int(image.startingSuffixes[at]), rest) { pattern, _ in report(pattern) }
+                        runs += 1
                     }
                 }
             }

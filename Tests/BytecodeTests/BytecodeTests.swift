@@ -60,6 +60,51 @@ private func sampleFile() throws -> CompiledFile {
         }
     }
 
+    /// A small program's dense table (the interpreter's expansion of it) reports the same patterns
+    /// after the same bytes, in the same order, and takes the same steps as the compact program:
+    /// chains (their first state reporting), the delta, fallback and next forms, accepts on the
+    /// end-of-URL NUL, bytes from 128 on.
+    @Test func denseTablesRunLikeTheirPrograms() throws {
+        var random = UInt64(5)
+        func next(_ bound: Int) -> Int {
+            random = random &* 6364136223846793005 &+ 1442695040888963407
+            return Int((random >> 33) % UInt64(bound))
+        }
+        let lists = [
+            ["^ab", "a[b-c]+$", "x.*y", "^(ab)+c", "[^/]+\\.png", "Z", "track(er)?\\.js", "^http:\\/\\/(www\\.)?x"],
+            ["doubleclick", "doubleclick\\.net/ad", "^a*b", "b\\0", "ab$"],
+            ["^doubleclick\\.net/ad", "^doubleclick\\.com", "^double$", "^xyz\\0"],
+            ["^[^:]+://+([^:/]+\\.)?", "[a-z][a-z+.-]*:\\/\\/"],
+        ]
+        let alphabet = Array("abcxyzZ./:htpwrke.jsng0doubleclik".utf8) + [0x80]
+        let fragments = ["double", "click", ".net", "/ad", ".com", "xyz", "\0", "a", "b", "ab", "x", "y", "http://", "www.", ".png", "\u{80}"]
+        var chains = 0
+        for sources in lists {
+            let program = Program(try dfa(sources))
+            if program.disassemble().contains("chain") { chains += 1 }
+            let table = try #require(DenseTable(program))
+            for _ in 0..<3_000 {
+                let url = next(2) == 0 ? (0..<next(16)).map { _ in alphabet[next(alphabet.count)] }
+                    : (0..<next(5)).flatMap { _ in Array(fragments[next(fragments.count)].utf8) }
+                var compact: [String] = []
+                var dense: [String] = []
+                let (compactSteps, denseSteps) = url.withUnsafeBufferPointer { bytes in
+                    var patterns: [UInt32] = []
+                    var ends: [Int] = []
+                    let steps = program.run(bytes) { patterns.append($0) }
+                    program.runReportingEnds(bytes) { ends.append($0) }
+                    compact = zip(patterns, ends).map { "p\($0.0)@\($0.1)" }
+                    let denseSteps = table.run(bytes) { dense.append("p\($0)@\($1)") }
+                    return (steps, denseSteps)
+                }
+                #expect(dense == compact && denseSteps == compactSteps, "\(sources) on \(url)")
+            }
+        }
+        #expect(chains > 0, "some program has a chain")
+        let big = Program(try dfa((0..<400).map { "w\($0)x\($0 * 7)y" }))
+        #expect(big.stateCount * big.classCount > DenseTable.maximumEntries && DenseTable(big) == nil, "a big program has no table")
+    }
+
     /// Stages (a shared looping prefix, then each pattern's rest from wherever the prefix ended)
     /// answer exactly like one automaton of the whole patterns: generated lists built around the
     /// idioms of real lists, with a planner that stages any two patterns sharing a prefix.
