@@ -89,22 +89,18 @@ public struct DenseTable: Hashable, Sendable {
             stateCount += max(0, item.chain.count - 1)
         }
         guard stateCount <= maximumStates, stateCount * classCount < Int(Self.dead) else { return nil }
-        var reports = [Bool](repeating: false, count: stateCount)
+        // Only the compact states (numbered first) report; a chain's later members never do.
         var acceptStart: [Int32] = []
         var accepts: [UInt32] = []
-        var acceptsOf = [[UInt32]](repeating: [], count: stateCount)
-        for (state, accepted) in stateAccepts.enumerated() {
-            acceptsOf[state] = accepted
-            reports[state] = !accepted.isEmpty
-        }
-        for state in 0..<stateCount {
+        for accepted in stateAccepts {
             acceptStart.append(Int32(accepts.count))
-            accepts += acceptsOf[state]
+            accepts += accepted
         }
-        acceptStart.append(Int32(accepts.count))
+        acceptStart += [Int32](repeating: Int32(accepts.count), count: stateCount - stateAccepts.count + 1)
         func entry(_ state: Int?) -> UInt16 {
             guard let state else { return Self.dead }
-            return UInt16(state * classCount) | (reports[state] ? Self.reportsBit : 0)
+            let reports = state < stateAccepts.count && !stateAccepts[state].isEmpty
+            return UInt16(state * classCount) | (reports ? Self.reportsBit : 0)
         }
         var entries = [UInt16](repeating: Self.dead, count: stateCount * classCount)
         program.code.withUnsafeBufferPointer { code in
@@ -130,7 +126,7 @@ public struct DenseTable: Hashable, Sendable {
         self.classCount = classCount
         self.classOfByte = program.classOfByte
         self.entries = entries
-        self.startReports = reports[0]
+        self.startReports = !stateAccepts[0].isEmpty
         self.acceptStart = acceptStart
         self.accepts = accepts
     }
