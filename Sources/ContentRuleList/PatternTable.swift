@@ -66,7 +66,9 @@ public struct PatternTable: Sendable {
     /// Parses the keys numbered since the last call, on every core.
     public mutating func parseNewKeys() {
         guard results.count < keys.count else { return }
-        results += URLFilterParser.parse(keys[results.count...].map { ($0.source, $0.isCaseSensitive) })
+        let parsed = URLFilterParser.parse(keys[results.count...].map { ($0.source, $0.isCaseSensitive) })
+        // (The first parse is most of a list's patterns: taken as it is, not copied.)
+        if results.isEmpty { results = parsed } else { results += parsed }
     }
 
     /// The parsed pattern of an accepted text.

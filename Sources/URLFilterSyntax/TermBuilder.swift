@@ -35,8 +35,12 @@ struct TermBuilder {
     /// A `$` has been sunk: sinking anything after it is an error.
     private var processedEndOfLine = false
 
-    init(isCaseSensitive: Bool) {
+    /// `length`: the pattern's bytes, at least its top-level terms: room for them up front, so that
+    /// the terms grow in one allocation, not by doubling from one (then `finish` copies them to
+    /// their exact size once).
+    init(isCaseSensitive: Bool, length: Int = 0) {
         self.isCaseSensitive = isCaseSensitive
+        sunk.reserveCapacity(length)
     }
 
     private var failed: Bool { failure != nil }

@@ -65,7 +65,7 @@ public enum URLFilterParser {
         if bytes.isEmpty {
             return .failure(URLFilterParseError(status: .emptyPattern, pattern: pattern, span: SourceSpan(0, 0)))
         }
-        var reader = PatternReader(bytes: bytes, builder: TermBuilder(isCaseSensitive: isCaseSensitive))
+        var reader = PatternReader(bytes: bytes, builder: TermBuilder(isCaseSensitive: isCaseSensitive, length: bytes.count))
         do {
             try reader.parse()
         } catch {
@@ -84,24 +84,21 @@ public enum URLFilterParser {
     /// Parses many patterns, in chunks on every core; the results in the patterns' order.
     public static func parse(_ patterns: [(source: String, isCaseSensitive: Bool)]) -> [Result<URLFilter, URLFilterParseError>] {
         let chunk = 1_024
-        let chunkCount = (patterns.count + chunk - 1) / chunk
+        let count = patterns.count
+        let chunkCount = (count + chunk - 1) / chunk
         guard chunkCount > 1 else { return patterns.map { parse($0.source, isCaseSensitive: $0.isCaseSensitive) } }
-        nonisolated(unsafe) let results = UnsafeMutableBufferPointer<[Result<URLFilter, URLFilterParseError>]>.allocate(capacity: chunkCount)
-        results.initialize(repeating: [])
-        defer {
-            results.deinitialize()
-            results.deallocate()
-        }
-        // Each worker writes only its own chunk's slot.
-        DispatchQueue.concurrentPerform(iterations: chunkCount) { index in
-            results[index] = patterns[index * chunk..<min(index * chunk + chunk, patterns.count)].map {
-                parse($0.source, isCaseSensitive: $0.isCaseSensitive)
+        // Each worker initializes only its own chunk of the result, in place: results gathered
+        // from per-chunk arrays were copied once more, a retain and a release per pattern (10 ms
+        // of EasyList's compile, on one core).
+        return [Result<URLFilter, URLFilterParseError>](unsafeUninitializedCapacity: count) { buffer, initialized in
+            nonisolated(unsafe) let results = buffer
+            DispatchQueue.concurrentPerform(iterations: chunkCount) { index in
+                for position in index * chunk..<min(index * chunk + chunk, count) {
+                    (results.baseAddress! + position).initialize(to: parse(patterns[position].source, isCaseSensitive: patterns[position].isCaseSensitive))
+                }
             }
+            initialized = count
         }
-        var all: [Result<URLFilter, URLFilterParseError>] = []
-        all.reserveCapacity(patterns.count)
-        for index in 0..<chunkCount { all += results[index] }
-        return all
     }
 
     /// WebKit's status for a pattern.
