@@ -187,7 +187,15 @@ public struct Program: Hashable, Sendable {
         let acceptBytes = order.map { Self.acceptListSize(dfa.accepted(by: DFAStateID($0))) }
         let nextState = order.indices.map { index in index + 1 < order.count ? UInt32(order[index + 1]) : dead }
         var plans = order.indices.map { index in
-            Self.plan(
+            // A state that stops, or has one class to the next state laid out (most of a trie's
+            // states), is planned from its live transitions: writing and scanning a dense row for
+            // each was most of a suffix trie's emission. `plan` gives both the same plans.
+            let live = dfa.row(order[index])
+            if live.isEmpty { return StatePlan(form: .stop, cost: 1 + acceptBytes[index]) }
+            if live.count == 1 && liveTargets[live.lowerBound] == nextState[index] && 1 + 4 <= classCount * 3 {
+                return StatePlan(form: .sparse, isNext: true, exceptionCount: 1, cost: 1 + acceptBytes[index] + 1)
+            }
+            return Self.plan(
                 row(order[index]), acceptBytes: acceptBytes[index], reference: nil, next: nextState[index], classCount: classCount,
                 scratch: &scratch)
         }
@@ -302,6 +310,12 @@ public struct Program: Hashable, Sendable {
                 for member in order[index..<index + plan.chainLength] {
                     writer.u8(dfa.liveClasses[dfa.row(member).lowerBound])
                 }
+                continue
+            }
+            if plan.form == .stop { continue }
+            if plan.isNext && !plan.isDelta {
+                // The one live class (`exceptions` would find it in the dense row).
+                writer.u8(dfa.liveClasses[dfa.row(state).lowerBound])
                 continue
             }
             let transitions = row(state)
