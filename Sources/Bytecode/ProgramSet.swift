@@ -250,16 +250,12 @@ public struct ProgramSet: Hashable, Sendable {
         image.withBuffers { buffers in
             for index in 0..<programs.count { steps += buffers.execute(index, url) { pattern, _ in report(pattern) } }
             for stage in 0..<image.stagePrefixes.count {
-                ends.removeAll(keepingCapacity: true)
-                if image.stageStartsEverywhere[stage] {
-                    // What the prefix's run would report, without the run (nor its steps).
-                    var end = 0
-                    while true {
-                        ends.append(end)
-                        if end == url.count || url[end] >= 128 { break }
-                        end += 1
-                    }
-                } else {
+                // The every-position stage's ends are every place up to the URL's end or its first
+                // byte from 128 on: counted, not listed (an append per byte of every URL); other
+                // stages' ends are the places where the prefix's run reports.
+                let everywhere = image.stageStartsEverywhere[stage]
+                if !everywhere {
+                    ends.removeAll(keepingCapacity: true)
                     steps += buffers.execute(Int(image.stagePrefixes[stage]), url) { _, end in
                         // A prefix never reads the end-of-URL NUL (the planner keeps end markers out
                         // of prefixes); the bound also holds for a valid file built otherwise.
@@ -268,8 +264,17 @@ public struct ProgramSet: Hashable, Sendable {
                     runs += 1
                 }
                 let slots = stage * 130
-                for end in ends {
-                    let rest = UnsafeBufferPointer(rebasing: url[end...])
+                var next = 0
+                while true {
+                    let end: Int
+                    if everywhere {
+                        guard next <= url.count else { break }
+                        end = next
+                    } else {
+                        guard next < ends.count else { break }
+                        end = ends[next]
+                    }
+                    next += 1
                     let byte = min(end < url.count ? Int(url[end]) : 0, 128)
                     // The input after it: the URL's next byte, the end-of-URL NUL, or none
                     // (128 also stands for bytes from 128 on: the run stops there).
@@ -277,9 +282,12 @@ public struct ProgramSet: Hashable, Sendable {
                     for at in Int(image.firstByteStart[slots + byte])..<Int(image.firstByteStart[slots + byte + 1]) {
                         let goesOn = image.secondBytes[at]
                         guard second < 128 ? goesOn.contains(second) : goesOn == Program.everyByte else { continue }
+                        let rest = UnsafeBufferPointer(rebasing: url[end...])
                         steps += buffers.execute(Int(image.startingSuffixes[at]), rest) { pattern, _ in report(pattern) }
                         runs += 1
                     }
+                    // (A byte from 128 on stops every run: no place after it counts.)
+                    if everywhere && byte == 128 { break }
                 }
             }
         }
