@@ -130,7 +130,7 @@ let package = Package(
         .testTarget(
             name: "BlockBenchCLITests",
             dependencies: [
-                "BlockBenchCLI", "ContentRuleList", "Harness", "Fuzzing",
+                "BlockBenchCLI", "Bytecode", "ContentBlocker", "ContentRuleList", "Harness", "Fuzzing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             exclude: ["Fixtures"],

@@ -51,6 +51,10 @@ public struct ProgramSet: Hashable, Sendable {
         image = Image(programs: programs, stages: stages)
     }
 
+    /// How many of these programs (prefixes and suffixes included) the interpreter runs from a
+    /// dense table (`DenseTable`), of `allPrograms.count`.
+    public var denseProgramCount: Int { image.entries.count { $0.denseClassCount != 0 } }
+
     /// The programs the partitioner made (`DFAPartitioner.build(_:limits:minimizing:phaseTimer:product:)`
     /// with `Program.init`).
     public init(_ partition: Partitioned<Program>) {

@@ -2,6 +2,8 @@
 // vector runner. Covers Sources/BlockBenchCLI.
 
 import ArgumentParser
+import Bytecode
+import ContentBlocker
 import Foundation
 import Fuzzing
 import Harness
@@ -168,5 +170,31 @@ func exitCode(_ arguments: [String]) -> Int32 {
         #expect(exitCode(["conform", "--rules", "kablock", "--requests", "adblock-rust-requests", "--shard", "2/3", "--json", "--corpora", corpora]) == 0)
         #expect(exitCode(["conform", "--rules", "kablock", "--shard", "4/3", "--corpora", corpora]) != 0)
         #expect(exitCode(["conform", "--rules", "no-such-list", "--corpora", corpora]) != 0)
+    }
+}
+
+@Suite struct ProfileCommandTests {
+    /// The rows add up: the programs run alone take, together, the steps and runs of the whole set
+    /// (a stage's row includes its prefix's run), and every program of the set is in some row.
+    @Test func rowsAddUpToTheWholeSet() throws {
+        let bytes = try CorpusFiles.read(repositoryRoot + "/Corpora/rules/easylist.adguard-safari26.json.gz")
+        let programs = try RuleListCompiler.compile(json: bytes).0.file.urlPrograms
+        let set = try RequestSets.load(
+            path: repositoryRoot + "/Corpora/urls/adblock-rust-matching-test-requests.json.gz", kind: "requests-json", name: "requests")
+        let urls = set.requests.prefix(500).map { Array($0.request.url.string.utf8) }
+        let rows = ProfileCommand.rows(programs, urls: urls, rounds: 1)
+        let parts = rows.dropLast().filter { !$0.name.hasSuffix(" prefix") }
+        let whole = try #require(rows.last)
+        #expect(whole.name == "every url program")
+        #expect(parts.count == programs.programs.count + programs.stages.count)
+        #expect(parts.reduce(0) { $0 + $1.steps } == whole.steps)
+        #expect(parts.reduce(0) { $0 + $1.runs } == whole.runs)
+        #expect(parts.reduce(0) { $0 + $1.programs } == programs.allPrograms.count)
+        #expect(whole.steps > 0 && whole.runs >= urls.count)
+    }
+
+    @Test func missingRequestSetIsAnError() {
+        #expect(exitCode(["profile", repositoryRoot + "/Corpora/rules/kablock-blockerList.json", "--requests", "/nonexistent.json"]) != 0)
+        #expect(exitCode(["profile", repositoryRoot + "/Corpora/rules/kablock-blockerList.json", "--rounds", "0"]) != 0)
     }
 }

@@ -1,0 +1,145 @@
+// `blockbench profile RULES`: where a request's matching time goes, program by program. Each url
+// program of the compiled list is run alone (in a program set of its own, as the evaluator runs
+// the whole set) over every URL of a request set, and timed; then the whole set, then the
+// evaluator's full answer. The figures the README's breakdown of a request comes from.
+
+import ArgumentParser
+import Bytecode
+import ContentBlocker
+import ContentRuleList
+import Foundation
+import Harness
+import RequestContext
+
+struct ProfileCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "profile",
+        abstract: "Time each url program of a rule list alone over a request set's URLs.",
+        discussion: """
+            RULES is a rule list (JSON, optionally gzip-compressed) or a file written by `blockbench compile`.
+            For each url program (the whole-pattern DFAs, then each stage: its prefix alone, then the
+            stage with its suffixes), one line: its code bytes and states, how many of its programs run
+            from a dense table, and per URL the mean nanoseconds, interpreter steps and program runs. Then every url
+            program together, and the evaluator's whole answer per request (median and mean). Times
+            are the best of --rounds passes over every URL; steps and runs are exact.
+            """)
+
+    @Argument(help: "A rule list, or a file written by `blockbench compile`.")
+    var rules: String
+
+    @Option(help: "The request set (a file of Corpora/urls).")
+    var requests = "Corpora/urls/adblock-rust-matching-test-requests.json.gz"
+
+    @Option(help: "Its kind: \(RequestSets.kinds.joined(separator: ", ")).")
+    var kind = "requests-json"
+
+    @Option(help: "Timed passes over every URL; the fastest counts.")
+    var rounds = 5
+
+    func run() throws {
+        let bytes = try CorpusFiles.read(rules)
+        let compiled: CompiledRuleList
+        if bytes.starts(with: CompiledFile.label) {
+            do { compiled = try CompiledRuleList(validating: bytes) } catch {
+                print("\(rules): refused: \(error)")
+                throw ExitCode(1)
+            }
+        } else {
+            do { compiled = try RuleListCompiler.compile(json: bytes).0 } catch {
+                print("\(rules): \(error)")
+                throw ExitCode(1)
+            }
+        }
+        guard rounds > 0 else { throw ValidationError("--rounds must be at least 1") }
+        let set = try RequestSets.load(path: requests, kind: kind, name: requests)
+        let requestList = set.requests.map(\.request)
+        guard !requestList.isEmpty else { throw ValidationError("\(requests): no requests") }
+        let urls = requestList.map { Array($0.url.string.utf8) }
+        let urlBytes = urls.reduce(0) { $0 + $1.count }
+        print("\(rules) over \(requests): \(urls.count) URLs, \(String(format: "%.1f", Double(urlBytes) / Double(urls.count))) bytes each")
+        print("  program                         code bytes   states    dense    ns/URL  steps/URL  runs/URL")
+        for row in Self.rows(compiled.file.urlPrograms, urls: urls, rounds: rounds) {
+            let count = Double(urls.count)
+            print(
+                "  " + row.name.padding(toLength: 30, withPad: " ", startingAt: 0) + pad(row.codeBytes.map(String.init) ?? "", 12)
+                    + pad(row.states.map(String.init) ?? "", 9) + pad("\(row.densePrograms) of \(row.programs)", 9)
+                    + pad(String(format: "%.0f", Double(row.nanoseconds) / count), 10)
+                    + pad(String(format: "%.1f", Double(row.steps) / count), 11) + pad(String(format: "%.2f", Double(row.runs) / count), 10))
+        }
+
+        var sink = 0
+        // The evaluator's whole answer, per request (pages made as they come, as in `blockbench bench`).
+        let evaluator = Evaluator(compiled)
+        var times: [UInt64] = []
+        times.reserveCapacity(requestList.count * rounds)
+        for _ in 0..<rounds {
+            for request in requestList {
+                let start = DispatchTime.now().uptimeNanoseconds
+                sink &+= evaluator.outcome(for: request).actions.count
+                times.append(DispatchTime.now().uptimeNanoseconds - start)
+            }
+        }
+        times.sort()
+        let mean = Double(times.reduce(0, +)) / Double(times.count)
+        print("  evaluator, whole answer: median \(times[times.count / 2]) ns, mean \(String(format: "%.0f", mean)) ns per request")
+        if sink == 42 { print("") }  // (keeps the runs from being optimized away)
+    }
+
+    /// One line of the profile: a program (or a stage, or every url program) run alone over every
+    /// URL. Steps and runs are totals over one pass; `nanoseconds` the fastest pass.
+    struct Row {
+        var name: String
+        var codeBytes: Int?
+        var states: Int?
+        var programs: Int
+        var densePrograms: Int
+        var nanoseconds: UInt64
+        var steps: Int
+        var runs: Int
+    }
+
+    /// The rows of `urlPrograms`: each whole program, each stage's prefix (unless it ends everywhere:
+    /// then it is never run) and each stage with its suffixes, then every program together.
+    static func rows(_ urlPrograms: ProgramSet, urls: [[UInt8]], rounds: Int) -> [Row] {
+        var sink = 0
+        func row(_ name: String, _ programs: ProgramSet, code: Int?, states: Int?) -> Row {
+            var steps = 0
+            var runs = 0
+            var ends: [Int] = []
+            var best = UInt64.max
+            for round in 0..<rounds {
+                let start = DispatchTime.now().uptimeNanoseconds
+                for url in urls {
+                    let (urlSteps, urlRuns) = url.withUnsafeBufferPointer { programs.run($0, ends: &ends) { sink &+= Int($0) } }
+                    if round == 0 {
+                        steps += urlSteps
+                        runs += urlRuns
+                    }
+                }
+                best = min(best, DispatchTime.now().uptimeNanoseconds - start)
+            }
+            return Row(
+                name: name, codeBytes: code, states: states, programs: programs.allPrograms.count,
+                densePrograms: programs.denseProgramCount, nanoseconds: best, steps: steps, runs: runs)
+        }
+        var rows: [Row] = []
+        for (index, program) in urlPrograms.programs.enumerated() {
+            rows.append(row("whole \(index)", ProgramSet(programs: [program]), code: program.code.count, states: program.stateCount))
+        }
+        for (index, stage) in urlPrograms.stages.enumerated() {
+            if !stage.prefix.reportsAtEveryPosition {
+                rows.append(row("stage \(index) prefix", ProgramSet(programs: [stage.prefix]), code: stage.prefix.code.count, states: stage.prefix.stateCount))
+            }
+            rows.append(row(
+                "stage \(index), \(stage.suffixes.count) suffix DFAs", ProgramSet(programs: [], stages: [stage]),
+                code: stage.suffixes.reduce(0) { $0 + $1.code.count }, states: stage.suffixes.reduce(0) { $0 + $1.stateCount }))
+        }
+        rows.append(row("every url program", urlPrograms, code: nil, states: nil))
+        if sink == 42 { print("") }  // (keeps the runs from being optimized away)
+        return rows
+    }
+
+    private func pad(_ text: String, _ width: Int) -> String {
+        String(repeating: " ", count: max(0, width - text.count)) + text
+    }
+}
