@@ -175,12 +175,7 @@ public enum DFAPartitioner {
             order.sort(by: precedes)
         }
         var source = consume suffixes
-        return order.map { index in
-            // Each suffix moved out, not copied: its terms keep one holder.
-            var moved = (id: PatternID(0), filter: URLFilter.empty)
-            swap(&moved, &source[index])
-            return moved
-        }
+        return taking(order, from: &source)
     }
 
     static let blowUpFactor = 8
@@ -237,12 +232,7 @@ public enum DFAPartitioner {
                 for wantsLoopy in [true, false] {
                     let members = side.filter { (loops[$0] > common) == wantsLoopy }
                     guard !members.isEmpty else { continue }
-                    let moved = members.map { index in
-                        var taken = (id: PatternID(0), filter: URLFilter.empty)
-                        swap(&taken, &patterns[index])
-                        return taken
-                    }
-                    round.append(Group(origin: setOfOrigin.count, start: 0, patterns: moved))
+                    round.append(Group(origin: setOfOrigin.count, start: 0, patterns: taking(members, from: &patterns)))
                     setOfOrigin.append(set)
                 }
             }
@@ -280,11 +270,7 @@ public enum DFAPartitioner {
                 }
                 split(patterns.indices)
                 for range in ranges {
-                    let part = Group(origin: group.origin, start: group.start + range.lowerBound, patterns: range.map { index in
-                        var taken = (id: PatternID(0), filter: URLFilter.empty)
-                        swap(&taken, &patterns[index])
-                        return taken
-                    })
+                    let part = Group(origin: group.origin, start: group.start + range.lowerBound, patterns: taking(range, from: &patterns))
                     groups.append((part, cost[range.upperBound] - cost[range.lowerBound]))
                 }
             }
@@ -377,9 +363,17 @@ public enum DFAPartitioner {
     }
 }
 
-extension URLFilter {
-    /// A placeholder left where a pattern was moved out of an array.
-    static var empty: URLFilter { URLFilter(source: "", isCaseSensitive: false, hasStartAnchor: false, hasEndAnchor: false, terms: []) }
+/// The patterns at `indices`, in that order, moved out of `patterns` (an empty pattern is left in
+/// each place): not copied, so that each keeps its terms' only reference and is freed with the
+/// group that takes it.
+func taking<Indices: Sequence<Int>>(
+    _ indices: Indices, from patterns: inout [(id: PatternID, filter: URLFilter)]
+) -> [(id: PatternID, filter: URLFilter)] {
+    indices.map { index in
+        var taken = (id: PatternID(0), filter: URLFilter(source: "", isCaseSensitive: false, hasStartAnchor: false, hasEndAnchor: false, terms: []))
+        swap(&taken, &patterns[index])
+        return taken
+    }
 }
 
 extension [URLFilterTerm] {

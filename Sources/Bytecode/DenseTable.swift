@@ -45,7 +45,10 @@ public struct DenseTable: Hashable, Sendable {
         var number: [Int: Int] = [0: 0]
         var pending = [0]
         var stateAccepts: [[UInt32]] = []
-        var decoded: [(offset: Int, chain: [UInt8], chainEnd: Int)] = []
+        // Per state met: a chain's classes and the offset after it, or where its targets start in
+        // `targets` (a program offset per class, -1 for nowhere), kept for the rows below.
+        var decoded: [(chain: [UInt8], chainEnd: Int, targetsStart: Int)] = []
+        var targets: [Int] = []
         let ok = program.code.withUnsafeBufferPointer { code -> Bool in
             var index = 0
             while index < pending.count {
@@ -58,17 +61,18 @@ public struct DenseTable: Hashable, Sendable {
                     let length = Int(code[transitions])
                     let classes = Array(code[transitions + 1 ..< transitions + 1 + length])
                     let end = transitions + 1 + length
-                    decoded.append((state, classes, end))
+                    decoded.append((classes, end, 0))
                     if number[end] == nil {
                         number[end] = number.count
                         pending.append(end)
                     }
                 } else {
-                    decoded.append((state, [], 0))
+                    decoded.append(([], 0, targets.count))
                     for byteClass in 0..<classCount {
                         let next = Program.transition(
                             code, state: state, transitions: transitions, byteClass: UInt8(byteClass), width: program.targetWidth,
                             nowhere: program.nowhere, reference: program.referenceState, referenceTransitions: program.referenceTransitions)
+                        targets.append(next == program.nowhere ? -1 : Int(next))
                         if next != program.nowhere, number[Int(next)] == nil {
                             number[Int(next)] = number.count
                             pending.append(Int(next))
@@ -103,24 +107,19 @@ public struct DenseTable: Hashable, Sendable {
             return UInt16(state * classCount) | (reports ? Self.reportsBit : 0)
         }
         var entries = [UInt16](repeating: Self.dead, count: stateCount * classCount)
-        program.code.withUnsafeBufferPointer { code in
-            for (state, item) in decoded.enumerated() {
-                if !item.chain.isEmpty {
-                    // Member k leads on its class to member k + 1; the last to the next instruction.
-                    let members = [state] + (0..<item.chain.count - 1).map { memberBase[state] + $0 }
-                    for (k, byteClass) in item.chain.enumerated() {
-                        let next = k + 1 < members.count ? members[k + 1] : number[item.chainEnd]!
-                        entries[members[k] * classCount + Int(byteClass)] = entry(next)
-                    }
-                    continue
+        for (state, item) in decoded.enumerated() {
+            if !item.chain.isEmpty {
+                // Member k leads on its class to member k + 1; the last to the next instruction.
+                let members = [state] + (0..<item.chain.count - 1).map { memberBase[state] + $0 }
+                for (k, byteClass) in item.chain.enumerated() {
+                    let next = k + 1 < members.count ? members[k + 1] : number[item.chainEnd]!
+                    entries[members[k] * classCount + Int(byteClass)] = entry(next)
                 }
-                let transitions = Program.reportAccepts(code, state: item.offset) { _ in }
-                for byteClass in 0..<classCount {
-                    let next = Program.transition(
-                        code, state: item.offset, transitions: transitions, byteClass: UInt8(byteClass), width: program.targetWidth,
-                        nowhere: program.nowhere, reference: program.referenceState, referenceTransitions: program.referenceTransitions)
-                    entries[state * classCount + byteClass] = entry(next == program.nowhere ? nil : number[Int(next)]!)
-                }
+                continue
+            }
+            for byteClass in 0..<classCount {
+                let target = targets[item.targetsStart + byteClass]
+                entries[state * classCount + byteClass] = entry(target < 0 ? nil : number[target]!)
             }
         }
         self.classCount = classCount

@@ -149,12 +149,12 @@ private func sampleFile() throws -> CompiledFile {
             }
         }
         #expect(stagedLists > 60, "most generated lists have a stage")
-        #expect(listsStartingEverywhere > 20, "many have an empty prefix, whose places are listed, not run")
+        #expect(listsStartingEverywhere > 20, "many have an empty prefix, whose places are counted, not run")
         #expect(checked > 8_000)
     }
 
     /// Unanchored patterns with a loop inside become suffixes of the empty prefix, whose places
-    /// (every position, up to the end or the first byte from 128 on) are listed, not run: the
+    /// (every position, up to the end or the first byte from 128 on) are counted, not run: the
     /// first and the last places count, and a byte from 128 on ends them.
     @Test func theEmptyPrefixStartsSuffixesEverywhere() throws {
         let sources = ["a+b", "b[^/]*c", "c.*\\0", "x/*a"]
