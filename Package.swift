@@ -6,6 +6,7 @@
 // Modules follow the pipeline. The engine modules (everything a browser would embed) never import
 // PCRE2, the corpora or the reporting code:
 //
+//   Parallelism        independent work on every core, or serially (to count it exactly)
 //   URLFilterSyntax    url-filter pattern -> syntax tree with spans, WebKit's parse statuses
 //   CSSSelectorSyntax  CSS selector grammar, to drop css-display-none rules WebKit would drop
 //   ContentRuleList    JSON reader, the rule-list model, validation with WebKit's verdicts
@@ -18,6 +19,7 @@
 //                      against the oracle, shrinking, exhaustive small worlds, the vector files
 //   Harness            corpora (manifest, files, request sets), conformance (engine vs oracle),
 //                      benchmarks (definitions in Benchmarks/, engines as runners) and reports
+//   CValgrind          the measured region's markers for Valgrind's callgrind (no-ops outside it)
 //   CZlib              system library (zlib), to read the gzip-compressed corpora
 //   CPCRE2             system library (libpcre2-8), oracle side only
 //   CLibPSL, CIDN2     system libraries (libpsl, libidn2): registrable domains and IDNA hosts
@@ -45,13 +47,14 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
-        .target(name: "URLFilterSyntax", swiftSettings: swiftSettings),
+        .target(name: "Parallelism", swiftSettings: swiftSettings),
+        .target(name: "URLFilterSyntax", dependencies: ["Parallelism"], swiftSettings: swiftSettings),
         .target(name: "CSSSelectorSyntax", swiftSettings: swiftSettings),
         .target(
             name: "ContentRuleList",
             dependencies: ["URLFilterSyntax", "CSSSelectorSyntax"],
             swiftSettings: swiftSettings),
-        .target(name: "Automata", dependencies: ["URLFilterSyntax"], swiftSettings: swiftSettings),
+        .target(name: "Automata", dependencies: ["URLFilterSyntax", "Parallelism"], swiftSettings: swiftSettings),
         .target(name: "Bytecode", dependencies: ["Automata", "ContentRuleList", "URLFilterSyntax"], swiftSettings: swiftSettings),
         .systemLibrary(name: "CLibPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
         .systemLibrary(name: "CIDN2", pkgConfig: "libidn2", providers: [.apt(["libidn2-dev"])]),
@@ -61,7 +64,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .target(
             name: "ContentBlocker",
-            dependencies: ["ContentRuleList", "URLFilterSyntax", "Automata", "Bytecode", "RequestContext"],
+            dependencies: ["ContentRuleList", "URLFilterSyntax", "Automata", "Bytecode", "RequestContext", "Parallelism"],
             swiftSettings: swiftSettings),
         .target(
             name: "PCRE2Oracle",
@@ -76,10 +79,13 @@ let package = Package(
         .target(
             name: "Harness",
             dependencies: [
-                "CZlib", "ContentRuleList", "RequestContext", "Automata", "ContentBlocker", "PCRE2Oracle",
+                "CZlib", "CValgrind", "Parallelism", "ContentRuleList", "RequestContext", "Automata", "ContentBlocker", "Bytecode", "PCRE2Oracle",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: swiftSettings),
+        // DWARF 4: Valgrind 3.19 (Debian 12) cannot read the DWARF 5 that clang writes by default,
+        // and gives up on the whole executable.
+        .target(name: "CValgrind", cSettings: [.unsafeFlags(["-gdwarf-4"])]),
         .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",
@@ -125,7 +131,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "HarnessTests",
-            dependencies: ["Harness", "ContentBlocker", "ContentRuleList", "RequestContext", "PCRE2Oracle"],
+            dependencies: ["Harness", "ContentBlocker", "ContentRuleList", "RequestContext", "PCRE2Oracle", "Automata", "URLFilterSyntax", "Parallelism"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "BlockBenchCLITests",

@@ -8,6 +8,7 @@
 // Before that, patterns sharing a looping prefix are set apart in stages (StagePlanner.swift).
 
 public import URLFilterSyntax
+internal import Parallelism
 
 /// What the partitioner made of each minimal DFA (the DFA itself, or its program: made on the
 /// thread that built the DFA, so that a list's dense transition tables are never all in memory).
@@ -73,9 +74,9 @@ public enum DFAPartitioner {
         let automatic = (consume patterns).filter { !$0.filter.matchesEverything }
         // (Not in a closure: one capturing `automatic` would keep the patterns' terms shared, and
         // the planner could no longer edit them in place.)
-        let planning = ContinuousClock.now
+        let planning = phaseTimer.begin(.plan)
         let (whole, stages) = StagePlanner.plan(consume automatic, minimumPatternsPerStage: limits.minimumPatternsPerStage)
-        phaseTimer.add(.plan, since: planning)
+        phaseTimer.end(planning)
         return Plan(whole: whole, stages: stages)
     }
 
@@ -396,10 +397,26 @@ func loopCount<Terms: Collection<URLFilterTerm>>(_ terms: Terms) -> Int {
     }
 }
 
-/// Wall time per compilation phase.
+/// Wall time per compilation phase. Each phase's start and end are also told to `PhaseTimer.marker`
+/// when one is installed: an instruction counter's region markers (Harness/Cost).
 public struct PhaseTimer: Sendable {
     public enum Phase: String, CaseIterable, Sendable {
         case parse, plan, nfa, dfa, minimize, emit
+    }
+
+    /// Told where each phase starts and ends, on the thread that runs it.
+    public protocol Marker: AnyObject, Sendable {
+        func began(_ phase: Phase)
+        func ended(_ phase: Phase)
+    }
+
+    /// The marker of this process: installed once, before anything is compiled (nil: none).
+    nonisolated(unsafe) public static var marker: (any Marker)?
+
+    /// A phase under way (`begin`), for a phase whose start and end are not in one closure.
+    public struct Started: Sendable {
+        let phase: Phase
+        let instant: ContinuousClock.Instant
     }
 
     public private(set) var nanoseconds: [Phase: UInt64] = [:]
@@ -407,20 +424,22 @@ public struct PhaseTimer: Sendable {
     public init() {}
 
     public mutating func measure<T, E: Error>(_ phase: Phase, _ body: () throws(E) -> T) throws(E) -> T {
-        let clock = ContinuousClock()
-        let start = clock.now
-        defer {
-            let elapsed = start.duration(to: clock.now)
-            let (seconds, attoseconds) = elapsed.components
-            nanoseconds[phase, default: 0] += UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
-        }
+        let started = begin(phase)
+        defer { end(started) }
         return try body()
     }
 
-    /// Adds the time since `start` to `phase`.
-    public mutating func add(_ phase: Phase, since start: ContinuousClock.Instant) {
-        let (seconds, attoseconds) = start.duration(to: ContinuousClock.now).components
-        nanoseconds[phase, default: 0] += UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
+    /// Starts `phase`; `end` adds its time.
+    public func begin(_ phase: Phase) -> Started {
+        Self.marker?.began(phase)
+        return Started(phase: phase, instant: ContinuousClock.now)
+    }
+
+    /// Adds the time since `started` to its phase.
+    public mutating func end(_ started: Started) {
+        let (seconds, attoseconds) = started.instant.duration(to: ContinuousClock.now).components
+        nanoseconds[started.phase, default: 0] += UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
+        Self.marker?.ended(started.phase)
     }
 
     public func seconds(_ phase: Phase) -> Double { Double(nanoseconds[phase] ?? 0) / 1e9 }

@@ -4,8 +4,9 @@
 // (Reports/baseline.json): a table of metric, baseline, now, change and verdict.
 //
 // Exit 0 pass; 2 regression (a correctness failure, a list that starts or stops compiling, a
-// changed answer, a metric beyond its tolerance or no longer measured); 4 improvement only (it
-// says how to accept it); 1 error. Every run appends a line to Reports/history.jsonl.
+// changed answer, a metric beyond its tolerance or no longer measured); 3 nothing failed, but the
+// instruction and heap counts were taken on another setup than the baseline's (it says how to
+// compare them: `--against`); 4 improvement only (it says how to accept it); 1 error. Every run appends a line to Reports/history.jsonl.
 //
 // `--update-baseline` rewrites the baseline from this run (keeping the tolerances) and prints what
 // moved; it refuses while anything is incorrect.
@@ -17,7 +18,7 @@ import Harness
 struct GateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gate",
-        abstract: "Run the main job and compare it with Reports/baseline.json (exit 0 pass, 2 regression, 4 improvement only, 1 error).")
+        abstract: "Run the main job and compare it with Reports/baseline.json (exit 0 pass, 2 regression, 3 counts not comparable, 4 improvement only, 1 error).")
 
     @Option(help: "The baseline file.")
     var baseline = "Reports/baseline.json"
@@ -48,12 +49,13 @@ struct GateCommand: ParsableCommand {
         print("\n== summary")
         print(MainJob.summary(outcome))
         let metrics = GateMetrics.measure(outcome)
-        let comparison = previous.map { GateComparison(baseline: $0, now: metrics) }
+        let comparison = previous.map { GateComparison(baseline: $0, now: metrics, fingerprint: outcome.costFingerprint) }
         let verdict: String =
             switch comparison?.status {
             case .pass?: "pass"
             case .regression?: "regression"
             case .improvementOnly?: "improvement"
+            case .notComparable?: "not comparable"
             case nil: "new baseline"
             }
         let writer = ReportWriter(reportsFolder: folders.reports)
@@ -82,6 +84,11 @@ struct GateCommand: ParsableCommand {
             let failing = comparison.rows.filter(\.verdict.fails).map(\.metric)
             print("failing: " + failing.prefix(12).joined(separator: "; ") + (failing.count > 12 ? "; …" : ""))
             throw ExitCode(comparison.status.rawValue)
+        case .notComparable:
+            print("The instruction and heap counts were taken on another setup than the baseline's (\(comparison.notComparableBecause ?? "")),")
+            print("so they were not compared. Count the baseline's revision and this tree in one run instead:")
+            print("`swift run -c release blockbench gate --against \(previous.produced.revision)`.")
+            throw ExitCode(comparison.status.rawValue)
         case .improvementOnly:
             print("Better than the baseline. To hold the gain: `swift run -c release blockbench gate --update-baseline`,")
             print("then commit \(baseline) (and Reports/history.jsonl) with the change that made it.")
@@ -97,7 +104,7 @@ struct GateCommand: ParsableCommand {
             print("baseline NOT updated: this run is not correct (\(incorrect.keys.sorted().joined(separator: ", ")))")
             throw ExitCode(GateComparison.Status.regression.rawValue)
         }
-        let new = GateBaseline(metrics: metrics, meta: meta, previous: previous)
+        let new = GateBaseline(metrics: metrics, meta: meta, costFingerprint: outcome.costFingerprint, previous: previous)
         try new.write(to: baseline)
         guard let comparison else {
             print("\n== baseline written: \(baseline), \(metrics.count) metrics (there was none)")

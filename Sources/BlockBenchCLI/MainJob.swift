@@ -30,6 +30,9 @@ struct MainJob {
     /// The `blockbench` executable the compile benchmarks also run in a process of their own, for
     /// its peak memory (the shipped-corpora job: this executable; nil: not measured).
     var ownProcessCompiler: String?
+    /// Counts BlockBench's instructions and heap peak under Valgrind (the shipped-corpora job:
+    /// this executable's; nil: not counted).
+    var costCounter: CostCounter?
 
     init(manifest: CorpusManifest, definitions: [BenchmarkDefinition], engine: BlockBenchEngine, otherEngines: [any BenchEngine]) {
         self.manifest = manifest
@@ -47,12 +50,24 @@ struct MainJob {
             manifest: manifest, definitions: try BenchmarkDefinition.loadAll(from: benchmarks, engines: names), engine: engine,
             otherEngines: others)
         ownProcessCompiler = OwnProcessMemory.currentExecutable
+        if let executable = ownProcessCompiler {
+            if let reason = CostCounter.unavailableReason() {
+                unavailableCost = reason
+            } else {
+                costCounter = CostCounter(executable: executable, toolchain: ReportMeta.ofThisRun().toolchain)
+            }
+        }
     }
+
+    /// Why the shipped-corpora job counts no instructions, when it does not.
+    var unavailableCost: String?
 
     func run() throws -> MainJobOutcome {
         var outcome = MainJobOutcome()
         let runner = BenchmarkRunner(manifest: manifest, engines: [engine] + otherEngines)
         runner.ownProcessCompiler = ownProcessCompiler
+        runner.costCounter = costCounter
+        if let unavailableCost { output("instruction and heap counts: \(unavailableCost)") }
         func runBenchmarks(_ model: BenchmarkDefinition.Model) throws {
             var suite = BenchSuite(runner: runner, definitions: definitions.filter { $0.model == model })
             suite.progress = progress
@@ -140,6 +155,7 @@ struct MainJob {
                 outcome.failures.append("\(result.name): \(engine.engine) is \(engine.status.rawValue): \(engine.message ?? "")")
             }
         }
+        outcome.costFingerprint = costCounter?.fingerprint
         return outcome
     }
 

@@ -9,6 +9,7 @@
 
 public import Automata
 internal import Bytecode
+internal import Parallelism
 public import ContentRuleList
 internal import URLFilterSyntax
 
@@ -59,9 +60,9 @@ public enum RuleListCompiler {
         json bytes: consuming [UInt8], limits: AutomataLimits = .default, minimizingDFAs: Bool = true
     ) throws(CompileError) -> (CompiledRuleList, CompilationReport) {
         var timer = PhaseTimer()
-        let parsing = ContinuousClock.now
+        let parsing = timer.begin(.parse)
         let check = RuleListParser.check(consume bytes, collectingEveryError: false)
-        timer.add(.parse, since: parsing)
+        timer.end(parsing)
         if case .failure(let error) = check.verdict { throw .invalidRuleList(error) }
         // The check's list and table go on alone: the table is edited (domains) without a copy,
         // and the list is let go before the automata are built.
@@ -186,9 +187,9 @@ private struct Builder {
 
     mutating func collect(patterns: consuming PatternTable?) throws(CompileError) {
         let firstIgnorePrevious = list.rules.firstIndex { $0.action == .ignorePreviousRules } ?? list.rules.count
-        let numbering = ContinuousClock.now
+        let numbering = timer.begin(.parse)
         var texts = PatternTexts(patterns ?? PatternTable(rules: list.rules))
-        timer.add(.parse, since: numbering)
+        timer.end(numbering)
         timer.measure(.parse) {
             // Each rule's pattern numbers in the order read below: the table's, with those of
             // the rule's domains in place; the domain patterns parsed at once.

@@ -31,6 +31,8 @@ public struct MainJobOutcome: Sendable {
     public var results: [BenchmarkResult] = []
     public var vectorsPassed = 0
     public var vectorsFailed = 0
+    /// What the instruction and heap counts were taken on (nil: none were counted).
+    public var costFingerprint: CostFingerprint?
     /// Everything that went wrong, one line each (empty: the job passed).
     public var failures: [String] = []
 

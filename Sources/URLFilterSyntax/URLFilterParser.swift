@@ -13,7 +13,7 @@
 // probes of the real WebKitGTK compiler (Benchmarks/WebKit). Tested by
 // URLFilterSyntaxTests/URLFilterParserTests.swift.
 
-import Dispatch
+internal import Parallelism
 
 /// A pattern WebKit rejects: the status, its message, and where in the pattern.
 public struct URLFilterParseError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -92,7 +92,7 @@ public enum URLFilterParser {
         // of EasyList's compile, on one core).
         return [Result<URLFilter, URLFilterParseError>](unsafeUninitializedCapacity: count) { buffer, initialized in
             nonisolated(unsafe) let results = buffer
-            DispatchQueue.concurrentPerform(iterations: chunkCount) { index in
+            Parallel.forEach(iterations: chunkCount) { index in
                 for position in index * chunk..<min(index * chunk + chunk, count) {
                     (results.baseAddress! + position).initialize(to: parse(patterns[position].source, isCaseSensitive: patterns[position].isCaseSensitive))
                 }

@@ -73,6 +73,12 @@ public struct EngineResult: Codable, Hashable, Sendable {
     /// BlockBench's peak resident memory compiling the list with `blockbench compile` in a process
     /// of its own (`BenchmarkRunner.ownProcessCompiler`): the figure a user of the command sees.
     public var ownProcessPeakMemoryBytes: Int?
+    /// BlockBench's exact cost, counted under Valgrind in a serial run of its own (CostCounter):
+    /// compile, instructions per phase part and `total`; match, instructions per request (the
+    /// second pass) and per request of the first pass (a fresh evaluator).
+    public var instructions: [NamedValue]?
+    /// BlockBench's peak of live heap bytes compiling the list serially (massif).
+    public var heapPeakBytes: Int?
     /// Loading what the compile made (`BenchEngine.loadSeconds`), the median of as many loads as
     /// there were measured compile runs; nil for an engine that cannot say.
     public var loadSeconds: Double?

@@ -32,6 +32,9 @@ public final class BenchmarkRunner {
     /// A `blockbench` executable: when set, each compile benchmark also runs `blockbench compile`
     /// on its list once in a process of its own and records that process's peak memory.
     public var ownProcessCompiler: String?
+    /// When set, BlockBench's compile and match benchmarks also get their exact cost (instructions
+    /// and heap peak, under Valgrind); a count that fails makes the result an error.
+    public var costCounter: CostCounter?
 
     private var lists: [String: BenchList] = [:]
     private var ruleCounts: [String: Int] = [:]
@@ -208,7 +211,43 @@ public final class BenchmarkRunner {
             }
             result.ownProcessPeakMemoryBytes = peak
         }
+        if engine.name == "blockbench", let counter = costCounter, let path = list.path {
+            progress?("\(list.name): instructions and heap peak of a serial compile, under Valgrind")
+            let cost: CompileCost
+            do { cost = try counter.compile(rules: path) } catch {
+                return EngineResult(engine: engine.name, status: .error, message: "\(error)")
+            }
+            guard cost.bytes == result.bytes else {
+                return EngineResult(
+                    engine: engine.name, status: .wrong,
+                    message: "its counted compile made \(cost.bytes) bytes, not \(result.bytes ?? 0)")
+            }
+            result.instructions = cost.instructions + [NamedValue("total", cost.totalInstructions)]
+            result.heapPeakBytes = cost.heapPeakBytes
+        }
         return result
+    }
+
+    /// BlockBench's instructions per request on the whole set, counted by answering it from the
+    /// list's compiled file in a process of its own; its answers must be the oracle's.
+    private func countMatch(_ list: BenchList, requestSet: String, engine: any BenchEngine, oracle: [RequestAnswer]) throws -> [NamedValue]? {
+        guard engine.name == "blockbench", let counter = costCounter,
+            let compiled = (engine as? BlockBenchEngine)?.compiledList(named: list.name)
+        else { return nil }
+        progress?("\(list.name) × \(requestSet): instructions per request, under Valgrind")
+        let folder = try CostCounter.scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let file = folder + "/\(list.name).bbc"
+        try Data(compiled.serialized()).write(to: URL(fileURLWithPath: file))
+        let cost = try counter.match(file: file, corpora: manifest.root, requests: requestSet)
+        let expected = RequestAnswer.counts(oracle)
+        guard cost.answers == expected else {
+            throw BenchmarkRunnerError.counted("its counted answers differ from the oracle's (counted: \(cost.answers.text); oracle: \(expected.text))")
+        }
+        return [
+            NamedValue("per request", cost.perRequest), NamedValue("per request, first pass", cost.firstPassPerRequest),
+            NamedValue("to load", cost.load),
+        ]
     }
 
     private func measureMatch(
@@ -240,6 +279,11 @@ public final class BenchmarkRunner {
         }
         result.counters = zip(countersBefore, countersAfter).map { before, after in
             NamedValue(before.name + " per request", (after.value - before.value) / Double(max(1, indices.count)))
+        }
+        do {
+            result.instructions = try countMatch(list, requestSet: requestSet, engine: engine, oracle: oracle)
+        } catch {
+            return EngineResult(engine: engine.name, status: error is BenchmarkRunnerError ? .wrong : .error, message: "\(error)")
         }
 
         let urlBytes = indices.reduce(0) { $0 + requests[$1].url.string.utf8.count }
@@ -313,9 +357,11 @@ public final class BenchmarkRunner {
 
 public enum BenchmarkRunnerError: Error, CustomStringConvertible {
     case oracle(String)
+    /// A counted run (CostCounter) answered or made something else than the measured one.
+    case counted(String)
     public var description: String {
         switch self {
-        case .oracle(let message): message
+        case .oracle(let message), .counted(let message): message
         }
     }
 }
@@ -329,7 +375,20 @@ struct RequestAnswer: Hashable, Sendable {
         actions = outcome.actions.count
         var hash = FNV1a()
         for action in outcome.actions {
-            hash.add(String(describing: action))
+            // Each action's type and text (String(describing:) reflects, slowly, on the millions
+            // of css-display-none actions of a request set).
+            switch action {
+            case .cssDisplayNone(let selector):
+                hash.add(action.typeName + "\u{2}")
+                hash.add(selector)
+            case .notify(let notification):
+                hash.add(action.typeName + "\u{2}")
+                hash.add(notification)
+            case .redirect, .modifyHeaders:
+                hash.add(String(describing: action))
+            case .block, .blockCookies, .ignorePreviousRules, .ignoreFollowingRules, .makeHTTPS:
+                hash.add(action.typeName)
+            }
             hash.add("\u{1}")
         }
         digest = hash.value

@@ -9,9 +9,13 @@
 //   missing      the baseline has it, this run did not measure it                -> exit 2
 //   improvement  fell beyond the tolerance                                       -> exit 4
 //   new          this run measured it, the baseline does not have it             -> exit 4
+//   not comparable  an instruction or heap count taken with another cost
+//                fingerprint (toolchain, libc, Valgrind, CPU features) than the
+//                baseline's: not compared; `gate --against REV` counts both here  -> exit 3
 //
 // Exit 0 when every row passes; 4 when nothing failed but something improved or is new (the
-// baseline should be updated to hold the gain); 2 on any failing row.
+// baseline should be updated to hold the gain); 3 when nothing failed but the counts could not be
+// compared; 2 on any failing row.
 
 internal import Foundation
 
@@ -24,6 +28,8 @@ public struct GateBaseline: Codable, Sendable {
         public var toolchain: String
         public var pcre2: String
         public var command: String
+        /// What the instruction and heap counts were taken on (nil: none were).
+        public var costFingerprint: CostFingerprint?
     }
 
     public var about: String
@@ -37,11 +43,11 @@ public struct GateBaseline: Codable, Sendable {
         + "(a metric's own `tolerance` wins and is kept across updates); see Sources/Harness/Gate/GateMetrics.swift."
 
     /// A baseline of `metrics`, keeping `previous`'s tolerances (per kind and per metric).
-    public init(metrics: [String: GateMetric], meta: ReportMeta, previous: GateBaseline?) {
+    public init(metrics: [String: GateMetric], meta: ReportMeta, costFingerprint: CostFingerprint? = nil, previous: GateBaseline?) {
         about = Self.about
         produced = Produced(
             date: meta.date, revision: meta.revision, machine: "\(meta.machine), \(meta.cores) cores", toolchain: meta.toolchain,
-            pcre2: meta.pcre2, command: meta.command)
+            pcre2: meta.pcre2, command: meta.command, costFingerprint: costFingerprint)
         var tolerances = previous?.tolerances ?? [:]
         for (kind, tolerance) in GateTolerance.defaults where tolerances[kind.rawValue] == nil { tolerances[kind.rawValue] = tolerance }
         self.tolerances = tolerances
@@ -96,6 +102,7 @@ public enum GateError: Error, CustomStringConvertible {
 public struct GateRow: Hashable, Sendable {
     public enum Verdict: String, Hashable, Sendable {
         case pass, regression, changed, missing, improvement, new
+        case notComparable = "not comparable"
 
         public var fails: Bool { self == .regression || self == .changed || self == .missing }
     }
@@ -115,18 +122,30 @@ public struct GateComparison: Sendable {
     public enum Status: Int32, Sendable {
         case pass = 0
         case regression = 2
+        case notComparable = 3
         case improvementOnly = 4
     }
 
     public var status: Status {
         if rows.contains(where: \.verdict.fails) { return .regression }
+        if rows.contains(where: { $0.verdict == .notComparable }) { return .notComparable }
         if rows.contains(where: { $0.verdict == .improvement || $0.verdict == .new }) { return .improvementOnly }
         return .pass
     }
 
+    /// Why the cost rows were not compared (nil: they were, or there were none).
+    public var notComparableBecause: String?
+
     public func count(_ verdict: GateRow.Verdict) -> Int { rows.filter { $0.verdict == verdict }.count }
 
-    public init(baseline: GateBaseline, now: [String: GateMetric]) {
+    /// `now` measured with `fingerprint` (nil: no cost was counted); the baseline's instruction and
+    /// heap counts are compared only with counts of an equal fingerprint.
+    public init(baseline: GateBaseline, now: [String: GateMetric], fingerprint: CostFingerprint? = nil) {
+        var comparable = true
+        if let then = baseline.produced.costFingerprint, let fingerprint, then != fingerprint {
+            comparable = false
+            notComparableBecause = fingerprint.differences(from: then)
+        }
         for name in Set(baseline.metrics.keys).union(now.keys).sorted(by: Self.order) {
             let old = baseline.metrics[name]
             let new = now[name]
@@ -139,6 +158,8 @@ public struct GateComparison: Sendable {
                 row.verdict = kind == .correctness && (new?.value ?? 0) != 0 ? .regression : .new
             case (_, nil):
                 row.verdict = .missing
+            case (_?, _?) where kind.isCost && !comparable:
+                row.verdict = .notComparable
             case (let old?, let new?):
                 row.change = GateFormat.change(from: old.value, to: new.value, kind: kind)
                 row.verdict = Self.verdict(old: old, new: new, tolerance: baseline.tolerance(of: name))
@@ -153,7 +174,7 @@ public struct GateComparison: Sendable {
             return new.value == 0 ? .pass : .regression
         case .verdict, .answers:
             return old.value == new.value && old.text == new.text ? .pass : .changed
-        case .count, .memory, .timeRatio, .timeRatioMean:
+        case .count, .instructions, .heap, .memory, .timeRatio, .timeRatioMean:
             let tolerance = tolerance ?? GateTolerance(percent: 0)
             // Per-request averages are sums over the same requests divided the same way: equal to
             // the last bit on an unchanged tree; the slack only absorbs decimal round trips.
@@ -190,13 +211,14 @@ public struct GateComparison: Sendable {
 
     /// One line: the verdict and the counts.
     public var summary: String {
-        let counts = [GateRow.Verdict.pass, .regression, .changed, .missing, .improvement, .new]
+        let counts = [GateRow.Verdict.pass, .regression, .changed, .missing, .improvement, .new, .notComparable]
             .map { ($0, count($0)) }.filter { $0.1 > 0 }
             .map { "\($0.1) \($0.0.rawValue)" }.joined(separator: ", ")
         let verdict = switch status {
         case .pass: "PASS"
         case .regression: "FAIL"
         case .improvementOnly: "PASS with improvements"
+        case .notComparable: "PASS, but the instruction and heap counts were not compared"
         }
         return "gate: \(verdict) (\(rows.count) metrics: \(counts))"
     }
@@ -225,7 +247,7 @@ public enum GateFormat {
             return ""
         case .timeRatio, .timeRatioMean:
             return old > 0 ? String(format: "x%.2f", new / old) : ""
-        case .answers, .count, .memory:
+        case .answers, .count, .instructions, .heap, .memory:
             guard old != 0 else { return "+" + number(new - old) }
             let percent = (new - old) / abs(old) * 100
             return (percent > 0 ? "+" : "") + String(format: abs(percent) < 0.01 ? "%.4f%%" : "%.2f%%", percent)

@@ -102,7 +102,9 @@ public struct ReportWriter {
             try encoder.encode(report).write(to: URL(fileURLWithPath: staging + "/results.json"))
             try Data(Self.csv(report).utf8).write(to: URL(fileURLWithPath: staging + "/results.csv"))
             try Data(Self.markdown(report).utf8).write(to: URL(fileURLWithPath: staging + "/README.md"))
-            try Data(HTMLReport(report: report, history: lines).html.utf8).write(to: URL(fileURLWithPath: staging + "/index.html"))
+            let baseline = try? GateBaseline.load(reportsFolder + "/baseline.json")
+            try Data(HTMLReport(report: report, history: lines, baseline: baseline).html.utf8)
+                .write(to: URL(fileURLWithPath: staging + "/index.html"))
             if fileManager.fileExists(atPath: final) {
                 let old = reportsFolder + "/.replaced-" + UUID().uuidString
                 try fileManager.moveItem(atPath: final, toPath: old)
@@ -237,6 +239,8 @@ public struct HistoryLine: Codable, Hashable, Sendable {
         add("memory growth", engine.memoryGrowthBytes.map(Double.init), "B")
         add("peak memory, own process", engine.ownProcessPeakMemoryBytes.map(Double.init), "B")
         add("load seconds", engine.loadSeconds, "s")
+        add("heap peak", engine.heapPeakBytes.map(Double.init), "B")
+        for part in engine.instructions ?? [] { add("instructions " + part.name, part.value, "") }
         add("requests", engine.requests.map(Double.init), "")
         add("requests with actions", engine.answers.map { Double($0.requestsWithActions) }, "")
         add("actions", engine.answers.map { Double($0.actions) }, "")

@@ -1,0 +1,113 @@
+// `blockbench cost compile RULES` and `blockbench cost match FILE --requests SET`: the exact cost
+// of a compile (instructions per phase, heap peak) or of answering a request set (instructions
+// per request), counted under Valgrind in a process of its own (Harness/Cost). The same counts
+// are what `blockbench gate` holds.
+//
+// With `--inside` the command is the measured process itself: it runs the region with its marks
+// and prints its figures as one JSON line (CostCounter runs it so under Valgrind).
+
+import ArgumentParser
+import ContentBlocker
+import Foundation
+import Harness
+
+struct CostCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cost",
+        abstract: "Count the instructions of a compile or of answering requests, exactly, under Valgrind.",
+        subcommands: [CostCompile.self, CostMatch.self])
+}
+
+/// Options both subcommands share.
+struct CostOptions: ParsableArguments {
+    @Flag(help: "Print the figures as JSON.")
+    var json = false
+
+    @Flag(help: .hidden)
+    var inside = false
+
+    func counter() throws -> CostCounter {
+        if let reason = CostCounter.unavailableReason() {
+            print(reason)
+            throw ExitCode(1)
+        }
+        guard let executable = OwnProcessMemory.currentExecutable else { throw ValidationError("cannot find this executable") }
+        return CostCounter(executable: executable, toolchain: ReportMeta.ofThisRun().toolchain)
+    }
+
+    func printInside(_ figures: CostRegionFigures) throws {
+        print(String(decoding: try JSONEncoder().encode(figures), as: UTF8.self))
+    }
+
+    func printJSON(_ value: some Encodable) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        print(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+}
+
+struct CostCompile: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compile",
+        abstract: "Instructions per compile phase and the heap peak of compiling a rule list (serially, under Valgrind).")
+
+    @Argument(help: "A rule list (JSON, optionally gzip-compressed).")
+    var rules: String
+
+    @Flag(help: "Skip the heap peak (massif's run).")
+    var noHeap = false
+
+    @OptionGroup var options: CostOptions
+
+    func run() throws {
+        if options.inside {
+            try options.printInside(try CostRegion.compile(json: try CorpusFiles.read(rules)))
+            return
+        }
+        let counter = try options.counter()
+        counter.measuresHeap = !noHeap
+        let cost = try counter.compile(rules: rules)
+        if options.json { return try options.printJSON(cost) }
+        print("\(rules): \(Figures.count(cost.bytes)) bytes compiled")
+        for part in cost.instructions { print("  \(part.name.padding(toLength: 9, withPad: " ", startingAt: 0)) \(Figures.count(Int(part.value)).leftPadded(16)) instructions") }
+        print("  total     \(Figures.count(Int(cost.totalInstructions)).leftPadded(16)) instructions")
+        if let heap = cost.heapPeakBytes { print("  heap peak \(Figures.count(heap).leftPadded(16)) bytes live") }
+        if let fingerprint = counter.fingerprint { print("counted on: \(fingerprint.text)") }
+    }
+}
+
+struct CostMatch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "match",
+        abstract: "Instructions per request of answering a shipped request set with a compiled file (under Valgrind).")
+
+    @Argument(help: "A file written by `blockbench compile`.")
+    var file: String
+
+    @Option(help: "A request set's name in the corpus manifest.")
+    var requests: String
+
+    @Option(help: "The corpora folder.")
+    var corpora = "Corpora"
+
+    @OptionGroup var options: CostOptions
+
+    func run() throws {
+        if options.inside {
+            let bytes = try CorpusFiles.read(file)
+            let manifest = try CorpusManifest.load(root: corpora)
+            guard let entry = manifest.corpora.first(where: { $0.name == requests && RequestSets.kinds.contains($0.kind) }) else {
+                throw ValidationError("no request set \(requests) in \(corpora)/manifest.json")
+            }
+            let set = try RequestSets.load(entry, from: manifest)
+            try options.printInside(try CostRegion.match(set.requests.map(\.request)) { try CostRegion.evaluator(ofFile: bytes) })
+            return
+        }
+        let cost = try options.counter().match(file: file, corpora: corpora, requests: requests)
+        if options.json { return try options.printJSON(cost) }
+        print("\(file) × \(requests): \(Figures.count(cost.requests)) requests, \(cost.answers.text)")
+        print("  load        \(Figures.count(Int(cost.load))) instructions (the file validated, an evaluator made)")
+        print(String(format: "  first pass  %.1f instructions per request", cost.firstPassPerRequest))
+        print(String(format: "  requests    %.1f instructions per request", cost.perRequest))
+    }
+}
