@@ -10,6 +10,10 @@
 //
 // `--update-baseline` rewrites the baseline from this run (keeping the tolerances) and prints what
 // moved; it refuses while anything is incorrect.
+//
+// `--against REV` compares the instruction and heap counts with REV's instead of the baseline's:
+// REV is built (release, in a worktree) and counted on this machine in this run, which is valid
+// whatever the machine; the other metrics are still compared with the baseline.
 
 import ArgumentParser
 import Foundation
@@ -32,6 +36,9 @@ struct GateCommand: ParsableCommand {
     @Flag(help: "Also write a report folder under Reports/.")
     var report = false
 
+    @Option(help: "Compare the instruction and heap counts with this revision's, built and counted here in this run, instead of the baseline's.")
+    var against: String?
+
     @OptionGroup var folders: Folders
 
     func run() throws {
@@ -44,12 +51,15 @@ struct GateCommand: ParsableCommand {
         } catch GateError.noBaseline(_) where updateBaseline {
             previous = nil
         }
+        if against != nil && updateBaseline { throw ValidationError("--against compares with a revision; it does not update the baseline") }
+        // The revision's counts first: a build that fails fails before the job's minutes.
+        let reference = try against.map { try countRevision($0, baseline: previous!, toolchain: meta.toolchain) }
 
         let outcome = try MainJob(corpora: folders.corpora, benchmarks: folders.benchmarks).run()
         print("\n== summary")
         print(MainJob.summary(outcome))
         let metrics = GateMetrics.measure(outcome)
-        let comparison = previous.map { GateComparison(baseline: $0, now: metrics, fingerprint: outcome.costFingerprint) }
+        let comparison = (reference ?? previous).map { GateComparison(baseline: $0, now: metrics, fingerprint: outcome.costFingerprint) }
         let verdict: String =
             switch comparison?.status {
             case .pass?: "pass"
@@ -74,6 +84,7 @@ struct GateCommand: ParsableCommand {
         }
         guard let previous, let comparison else { return }
         print("\n== gate: this run against \(baseline) (revision \(previous.produced.revision), \(previous.produced.date.prefix(10)), \(previous.produced.machine))")
+        if let against { print("instructions and heap against \(against), built and counted in this run") }
         print("tolerances: " + Self.tolerances(previous))
         print(comparison.table(changedOnly: changedOnly))
         print(comparison.summary)
@@ -119,6 +130,22 @@ struct GateCommand: ParsableCommand {
             shown.rows = moved
             print(shown.table())
         }
+    }
+
+    /// The baseline with its instruction and heap counts replaced by `revision`'s, counted here.
+    func countRevision(_ revision: String, baseline: GateBaseline, toolchain: String) throws -> GateBaseline {
+        let top = try RevisionCost.repositoryTop()
+        var counted = try RevisionCost(revision: revision, repository: top)
+        counted.progress = Progress.line
+        let executable = try counted.build()
+        let manifest = try CorpusManifest.load(root: folders.corpora)
+        let definitions = try BenchmarkDefinition.loadAll(
+            from: folders.benchmarks, engines: Set(BenchEngines.standard().map(\.name)))
+        let (theirs, fingerprint) = try counted.metrics(of: executable, definitions: definitions, manifest: manifest, toolchain: toolchain)
+        var reference = baseline
+        reference.metrics = baseline.metrics.filter { !$0.value.kind.isCost }.merging(theirs) { _, counted in counted }
+        reference.produced.costFingerprint = fingerprint
+        return reference
     }
 
     static func tolerances(_ baseline: GateBaseline) -> String {

@@ -129,12 +129,22 @@ private func failing(_ comparison: GateComparison) -> [String] { comparison.rows
         #expect(improved.rows[0].change == "-0.10%")
     }
 
-    @Test func timeRatiosMayTriple() {
+    @Test func timeRatiosMayQuadruple() {
         let ratio = { (value: Double) in GateMetric(kind: .timeRatio, value: value, unit: "x") }
-        #expect(compare(["t": ratio(0.01)], ["t": ratio(0.0299)]).status == .pass)
-        #expect(compare(["t": ratio(0.01)], ["t": ratio(0.0301)]).status == .regression)
-        #expect(compare(["t": ratio(0.01)], ["t": ratio(0.0034)]).status == .pass)
-        #expect(compare(["t": ratio(0.01)], ["t": ratio(0.0033)]).status == .improvementOnly)
+        #expect(compare(["t": ratio(0.01)], ["t": ratio(0.0399)]).status == .pass)
+        #expect(compare(["t": ratio(0.01)], ["t": ratio(0.0401)]).status == .regression)
+        #expect(compare(["t": ratio(0.01)], ["t": ratio(0.0026)]).status == .pass)
+        #expect(compare(["t": ratio(0.01)], ["t": ratio(0.0024)]).status == .improvementOnly)
+    }
+
+    @Test func instructionsAndHeapMayMoveByOnePercent() {
+        for kind in [GateMetric.Kind.instructions, .heap] {
+            let metric = { (value: Double) in GateMetric(kind: kind, value: value) }
+            #expect(compare(["i": metric(1_000_000)], ["i": metric(1_009_999)]).status == .pass)
+            #expect(compare(["i": metric(1_000_000)], ["i": metric(1_010_001)]).status == .regression)
+            #expect(compare(["i": metric(1_000_000)], ["i": metric(990_100)]).status == .pass)
+            #expect(compare(["i": metric(1_000_000)], ["i": metric(990_000)]).status == .improvementOnly)
+        }
     }
 
     @Test func memoryHasARelativeAndAnAbsoluteSlack() {

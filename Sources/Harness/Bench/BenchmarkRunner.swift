@@ -222,7 +222,7 @@ public final class BenchmarkRunner {
                     engine: engine.name, status: .wrong,
                     message: "its counted compile made \(cost.bytes) bytes, not \(result.bytes ?? 0)")
             }
-            result.instructions = cost.instructions + [NamedValue("total", cost.totalInstructions)]
+            result.instructions = cost.recorded
             result.heapPeakBytes = cost.heapPeakBytes
         }
         return result
@@ -244,10 +244,7 @@ public final class BenchmarkRunner {
         guard cost.answers == expected else {
             throw BenchmarkRunnerError.counted("its counted answers differ from the oracle's (counted: \(cost.answers.text); oracle: \(expected.text))")
         }
-        return [
-            NamedValue("per request", cost.perRequest), NamedValue("per request, first pass", cost.firstPassPerRequest),
-            NamedValue("to load", cost.load),
-        ]
+        return cost.recorded
     }
 
     private func measureMatch(

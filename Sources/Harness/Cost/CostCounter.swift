@@ -55,6 +55,8 @@ public struct CompileCost: Codable, Hashable, Sendable {
     /// Instructions per part (CostRegion.compileLabels), in that order.
     public var instructions: [NamedValue]
     public var totalInstructions: Double { instructions.reduce(0) { $0 + $1.value } }
+    /// The parts and their `total`, as a result records them (EngineResult.instructions).
+    public var recorded: [NamedValue] { instructions + [NamedValue("total", totalInstructions)] }
     /// Peak of live heap bytes of the whole compile process (nil: not measured).
     public var heapPeakBytes: Int?
     /// The compiled file's size, as the measured process made it.
@@ -71,6 +73,11 @@ public struct MatchCost: Codable, Hashable, Sendable {
     public var perRequest: Double
     /// The first pass's answers.
     public var answers: AnswerCounts
+
+    /// The figures as a result records them (EngineResult.instructions).
+    public var recorded: [NamedValue] {
+        [NamedValue("per request", perRequest), NamedValue("per request, first pass", firstPassPerRequest), NamedValue("to load", load)]
+    }
 }
 
 public enum CostCounterError: Error, CustomStringConvertible {
@@ -288,15 +295,18 @@ public final class CostCounter: @unchecked Sendable {
         return folder
     }
 
-    /// Runs a command to its end (stopped after `timeout` seconds); its exit status and standard output.
-    static func run(_ argv: [String], environment: [String: String]? = nil, timeout: Double = 60) throws -> (status: Int32, output: String) {
+    /// Runs a command to its end (stopped after `timeout` seconds); its exit status and standard
+    /// output (with its standard error when `mergingErrors`).
+    static func run(
+        _ argv: [String], environment: [String: String]? = nil, timeout: Double = 60, mergingErrors: Bool = false
+    ) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: argv[0].hasPrefix("/") ? argv[0] : "/usr/bin/env")
         process.arguments = argv[0].hasPrefix("/") ? Array(argv.dropFirst()) : argv
         if let environment { process.environment = environment }
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        process.standardError = mergingErrors ? output : FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
         try process.run()
         let timer = DispatchWorkItem { if process.isRunning { process.terminate() } }
