@@ -202,11 +202,7 @@ public final class CostCounter: @unchecked Sendable {
     /// Runs `arguments` under Valgrind with `tool` options; the figures the process printed.
     private func measure(_ tool: [String], _ arguments: [String], environment added: [String: String] = [:], folder: String) throws -> CostRegionFigures {
         let log = folder + "/valgrind.log"
-        // Without address-space randomization (setarch -R): where the heap and the mappings land
-        // changes the paths libc's copy routines take, which makes a large compile's count differ
-        // between runs by tenths of a percent with it, and by thousandths of one without.
-        let noRandomization = FileManager.default.isExecutableFile(atPath: Self.setarch) ? [Self.setarch, "-R"] : []
-        let argv = noRandomization + [valgrind] + tool + ["--log-file=" + log, executable] + arguments
+        let argv = [valgrind] + tool + ["--log-file=" + log, executable] + arguments
         var environment = ProcessInfo.processInfo.environment
         environment["SWIFT_DETERMINISTIC_HASHING"] = "1"
         environment["SWIFT_BACKTRACE"] = "enable=no"
@@ -284,8 +280,6 @@ public final class CostCounter: @unchecked Sendable {
         }
         return (try? run([fallback, "--version"]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? "valgrind"
     }
-
-    static let setarch = "/usr/bin/setarch"
 
     static var libcVersion: String { String(cString: bb_libc_version()) }
 
