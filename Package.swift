@@ -119,7 +119,7 @@ let package = Package(
         .testTarget(name: "RequestContextTests", dependencies: ["RequestContext", "ContentRuleList"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ContentBlockerTests",
-            dependencies: ["ContentBlocker", "ContentRuleList", "RequestContext", "PCRE2Oracle"],
+            dependencies: ["ContentBlocker", "Bytecode", "ContentRuleList", "RequestContext", "PCRE2Oracle"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PCRE2OracleTests",

@@ -98,8 +98,8 @@ public enum ActionCoding {
         default:
             var lists: [[ModifyHeaders.Operation]] = []
             for _ in 0..<2 {
-                let count = Int(try reader.varint())
-                guard count <= reader.remaining else { throw .truncated(at: reader.offset) }
+                // An operation takes 2 bytes at least (its kind, its header's length).
+                let count = try reader.varintCount(of: "header operations", itemBytes: 2)
                 var operations: [ModifyHeaders.Operation] = []
                 for _ in 0..<count {
                     let kindAt = reader.offset
@@ -139,8 +139,8 @@ public enum ActionCoding {
         transform.query = try field(7)
         if mask & (1 << 8) != 0 {
             var query = QueryTransform()
-            let addCount = Int(try reader.varint())
-            guard addCount <= reader.remaining else { throw .truncated(at: reader.offset) }
+            // A parameter to add takes 3 bytes at least (two string lengths, its flag).
+            let addCount = try reader.varintCount(of: "query parameters to add", itemBytes: 3)
             for _ in 0..<addCount {
                 let key = try reader.string()
                 let value = try reader.string()
@@ -149,8 +149,7 @@ public enum ActionCoding {
                 guard flag <= 1 else { throw .malformed(at: flagAt, "replace-only flag \(flag)") }
                 query.addOrReplaceParameters.append(.init(key: key, value: value, replaceOnly: flag == 1))
             }
-            let removeCount = Int(try reader.varint())
-            guard removeCount <= reader.remaining else { throw .truncated(at: reader.offset) }
+            let removeCount = try reader.varintCount(of: "query parameters to remove", itemBytes: 1)
             for _ in 0..<removeCount { query.removeParameters.append(try reader.string()) }
             transform.queryTransform = query
         }

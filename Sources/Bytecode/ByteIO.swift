@@ -1,7 +1,8 @@
 // ByteIO.swift — Bytecode
 //
 // Little-endian writing and bounds-checked reading. Every read of an untrusted file goes through
-// `ByteReader`, which throws `BytecodeError.truncated` instead of reading past its end.
+// `ByteReader`, which throws `BytecodeError.truncated` instead of reading past its end, and
+// `BytecodeError.countTooLarge` for a count of more items than the bytes left can hold.
 
 /// Appends little-endian integers, LEB128 varints and length-prefixed strings.
 public struct ByteWriter: Sendable {
@@ -114,6 +115,25 @@ public struct ByteReader: Sendable {
         guard let text = String(validating: slice, as: UTF8.self) else { throw .malformed(at: offset, "string is not UTF-8") }
         offset += length
         return text
+    }
+
+    /// A 4-byte count of `what`, each at least `itemBytes` bytes long: refused unless that many fit
+    /// in the bytes left, so that nothing sized by a count is larger than the file.
+    public mutating func u32Count(of what: String, itemBytes: Int) throws(BytecodeError) -> Int {
+        let at = offset
+        return try Self.checked(Int(try u32()), at: at, of: what, limit: remaining / itemBytes)
+    }
+
+    /// A varint count of `what`, each at least `itemBytes` bytes long, checked as `u32Count` is.
+    public mutating func varintCount(of what: String, itemBytes: Int) throws(BytecodeError) -> Int {
+        let at = offset
+        return try Self.checked(Int(try varint()), at: at, of: what, limit: remaining / itemBytes)
+    }
+
+    /// `count`, read at `at`, when at most `limit`; otherwise `BytecodeError.countTooLarge`.
+    public static func checked(_ count: Int, at: Int, of what: String, limit: Int) throws(BytecodeError) -> Int {
+        guard count <= limit else { throw .countTooLarge(at: at, what: what, count: count, limit: limit) }
+        return count
     }
 
     public mutating func take(_ count: Int) throws(BytecodeError) -> ArraySlice<UInt8> {

@@ -17,6 +17,9 @@ public enum BytecodeError: Error, Hashable, Sendable, CustomStringConvertible {
     case checksumMismatch(expected: UInt32, computed: UInt32)
     /// A structure at `at` is inconsistent (a jump outside its program, a section out of bounds).
     case malformed(at: Int, String)
+    /// A count read at `at` says more items (`what`) than the bytes left can hold (at most
+    /// `limit`): refused before anything is sized by it.
+    case countTooLarge(at: Int, what: String, count: Int, limit: Int)
 
     public var description: String {
         switch self {
@@ -28,6 +31,8 @@ public enum BytecodeError: Error, Hashable, Sendable, CustomStringConvertible {
         case .checksumMismatch(let expected, let computed):
             "checksum mismatch: header 0x\(String(expected, radix: 16)), content 0x\(String(computed, radix: 16))"
         case .malformed(let offset, let reason): "malformed at byte \(offset): \(reason)"
+        case .countTooLarge(let offset, let what, let count, let limit):
+            "count too large at byte \(offset): \(count) \(what), more than the \(limit) the file's bytes can hold"
         }
     }
 }

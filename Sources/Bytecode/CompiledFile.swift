@@ -307,15 +307,24 @@ public struct CompiledFile: Hashable, Sendable {
             guard reader.isAtEnd else { throw .malformed(at: reader.offset, "bytes left at the end of section \(kind)") }
         }
 
-        // Counts first: programs and records are checked against them.
+        // Counts first: programs and records are checked against them. Every count is bounded by
+        // the bytes its items take before anything is sized by it (a count of N items of at least
+        // k bytes: N * k <= the bytes left).
         var patterns = section(.patterns)
+        let countsAt = patterns.offset
         let urlPatternCount = Int(try patterns.u32())
         let topPatternCount = Int(try patterns.u32())
         let framePatternCount = Int(try patterns.u32())
-        guard urlPatternCount <= patterns.remaining else { throw .truncated(at: patterns.offset) }
+        // A url pattern takes 1 byte here at least (its slots' varint).
+        _ = try ByteReader.checked(urlPatternCount, at: countsAt, of: "url patterns", limit: patterns.remaining)
+        // Condition patterns have no bytes of their own: each is reported by its programs or named
+        // by a condition, a byte at least somewhere in the file. The evaluator keeps a flag and an
+        // index entry per pattern, so their counts are held to the file's length.
+        _ = try ByteReader.checked(topPatternCount, at: countsAt + 4, of: "top-url patterns", limit: bytes.count)
+        _ = try ByteReader.checked(framePatternCount, at: countsAt + 8, of: "frame-url patterns", limit: bytes.count)
         var rulesReader = section(.rules)
-        let ruleCount = Int(try rulesReader.u32())
-        guard ruleCount <= rulesReader.remaining else { throw .truncated(at: rulesReader.offset) }
+        // A rule takes 1 byte at least (its record's head).
+        let ruleCount = try rulesReader.u32Count(of: "rules", itemBytes: 1)
 
         var patternRuleStart: [UInt32] = [0]
         patternRuleStart.reserveCapacity(urlPatternCount + 1)
@@ -327,7 +336,7 @@ public struct CompiledFile: Hashable, Sendable {
             let head = try patterns.varint()
             let zigzag = Int64(head >> 1)
             var slot = previousSlot + (zigzag & 1 == 0 ? zigzag >> 1 : ~(zigzag >> 1))
-            let count = head & 1 == 0 ? 1 : Int(try patterns.varint()) + 2
+            let count = head & 1 == 0 ? 1 : try patterns.varintCount(of: "further rule slots", itemBytes: 1) + 2
             guard count <= ruleCount else { throw .malformed(at: at, "pattern rule list of \(count) slots") }
             for index in 0..<count {
                 if index > 0 { slot += try patterns.zigzag() }
@@ -337,8 +346,7 @@ public struct CompiledFile: Hashable, Sendable {
             previousSlot = slot
             patternRuleStart.append(UInt32(patternRules.count))
         }
-        let universalCount = Int(try patterns.u32())
-        guard universalCount <= patterns.remaining else { throw .truncated(at: patterns.offset) }
+        let universalCount = try patterns.u32Count(of: "universal rules", itemBytes: 1)
         var universalRules: [UInt32] = []
         for index in 0..<universalCount {
             let at = patterns.offset
@@ -352,22 +360,19 @@ public struct CompiledFile: Hashable, Sendable {
         try finish(patterns, .patterns)
 
         var conditionsReader = section(.conditions)
-        let conditionCount = Int(try conditionsReader.u32())
-        guard conditionCount <= conditionsReader.remaining else { throw .truncated(at: conditionsReader.offset) }
+        let conditionCount = try conditionsReader.u32Count(of: "condition patterns", itemBytes: 1)
         var conditions: [UInt32] = []
         conditions.reserveCapacity(conditionCount)
         for _ in 0..<conditionCount { conditions.append(try conditionsReader.varint()) }
         try finish(conditionsReader, .conditions)
 
         var actionsReader = section(.actions)
-        let actionCount = Int(try actionsReader.u32())
-        guard actionCount <= actionsReader.remaining else { throw .truncated(at: actionsReader.offset) }
+        let actionCount = try actionsReader.u32Count(of: "actions", itemBytes: 1)
         var actions: [Action] = []
         for _ in 0..<actionCount { actions.append(try ActionCoding.read(from: &actionsReader)) }
         try finish(actionsReader, .actions)
 
-        let profileCount = Int(try rulesReader.varint())
-        guard profileCount <= rulesReader.remaining / 3 else { throw .truncated(at: rulesReader.offset) }
+        let profileCount = try rulesReader.varintCount(of: "rule profiles", itemBytes: 3)
         var profiles: [(types: UInt32, flags: UInt8, condition: ConditionKind, role: RuleRole, method: UInt8)] = []
         for _ in 0..<profileCount {
             let at = rulesReader.offset
@@ -381,6 +386,7 @@ public struct CompiledFile: Hashable, Sendable {
             else { throw .malformed(at: at, "rule profile out of range") }
             profiles.append((types, flags, condition, role, method))
         }
+        _ = try ByteReader.checked(ruleCount, at: ranges[.rules]!.0, of: "rules", limit: rulesReader.remaining)
         var rules: [RuleRecord] = []
         rules.reserveCapacity(ruleCount)
         var previousLocation: Int64 = 0

@@ -312,15 +312,13 @@ public struct ProgramSet: Hashable, Sendable {
     /// Reads and validates a programs section's content.
     static func read(from reader: inout ByteReader, patternCount: Int) throws(BytecodeError) -> ProgramSet {
         func programs() throws(BytecodeError) -> [Program] {
-            let count = Int(try reader.u32())
-            guard count <= reader.remaining / Program.smallestEncoding else { throw .truncated(at: reader.offset) }
+            let count = try reader.u32Count(of: "programs", itemBytes: Program.smallestEncoding)
             var result: [Program] = []
             for _ in 0..<count { result.append(try Program.read(from: &reader, patternCount: patternCount)) }
             return result
         }
         let whole = try programs()
-        let stageCount = Int(try reader.u32())
-        guard stageCount <= reader.remaining / (Program.smallestEncoding + 4) else { throw .truncated(at: reader.offset) }
+        let stageCount = try reader.u32Count(of: "stages", itemBytes: Program.smallestEncoding + 4)
         var stages: [Stage] = []
         for _ in 0..<stageCount {
             let prefix = try Program.read(from: &reader, patternCount: 1)
