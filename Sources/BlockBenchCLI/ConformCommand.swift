@@ -133,7 +133,7 @@ extension ConformCommand {
         }
         if let patterns {
             let text = String(decoding: try CorpusFiles.read(patterns), as: UTF8.self)
-            let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter { !$0.isEmpty }
+            let lines = CorpusFiles.lines(text).map(String.init).filter { !$0.isEmpty }
             batches.append((patterns, lines.enumerated().map { ParityCase.pattern($0.element, id: "line \($0.offset + 1)") }))
         }
         if generated > 0 {

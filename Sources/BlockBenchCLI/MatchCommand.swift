@@ -73,7 +73,7 @@ struct MatchCommand: ParsableCommand {
         var lines: [RequestLine] = []
         if let requests {
             let text = String(decoding: try CorpusFiles.read(requests), as: UTF8.self)
-            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            for (number, line) in CorpusFiles.lines(text).enumerated()
             where !line.allSatisfy(\.isWhitespace) {
                 do {
                     lines.append(try JSONDecoder().decode(RequestLine.self, from: Data(line.utf8)))

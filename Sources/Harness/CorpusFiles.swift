@@ -30,6 +30,15 @@ public enum CorpusFiles {
         return try gunzip(bytes, path: path)
     }
 
+    /// The lines of a text, without their ends: a line ends at LF or CRLF (a CR left at the very
+    /// end goes too), so that a file saved with Windows line ends reads like one saved with LF.
+    /// Empty lines are kept, so that a line's index + 1 is its number in the file.
+    public static func lines(_ text: String) -> [Substring] {
+        // "\r\n" is one Character: splitting on "\n" alone leaves it inside the line.
+        text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
+            .map { $0.last == "\r" ? $0.dropLast() : $0 }
+    }
+
     static func gunzip(_ input: [UInt8], path: String) throws(CorpusFileError) -> [UInt8] {
         var stream = z_stream()
         // 16 + MAX_WBITS: gzip wrapper only.

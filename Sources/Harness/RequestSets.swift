@@ -96,7 +96,7 @@ public enum RequestSets {
 
     static func tsv(_ bytes: [UInt8], path: String) throws -> [CorpusRequest] {
         var requests: [CorpusRequest] = []
-        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = CorpusFiles.lines(String(decoding: bytes, as: UTF8.self))
         for (number, line) in lines.enumerated() where number > 0 && !line.isEmpty {
             let columns = line.split(separator: "\t", omittingEmptySubsequences: false)
             guard columns.count >= 3 else {
@@ -110,7 +110,7 @@ public enum RequestSets {
     static func sitelist(_ bytes: [UInt8]) -> [CorpusRequest] {
         var requests: [CorpusRequest] = []
         var page: CanonicalURL?
-        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = CorpusFiles.lines(String(decoding: bytes, as: UTF8.self))
         for (number, line) in lines.enumerated() where !line.isEmpty {
             let url = CanonicalURL(String(line))
             let isRoot = url.isValid && (url.scheme == "http" || url.scheme == "https") && url.string.hasSuffix("://" + url.host + "/")

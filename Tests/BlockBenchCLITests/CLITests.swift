@@ -45,6 +45,13 @@ func exitCode(_ arguments: [String]) -> Int32 {
         #expect(throws: CorpusFileError.self) { try CorpusFiles.read(path) }
     }
 
+    @Test func linesEndAtLFOrCRLF() {
+        #expect(CorpusFiles.lines("a\r\nb\n\r\nc\r") == ["a", "b", "", "c"])
+        #expect(CorpusFiles.lines("a\nb\n") == ["a", "b", ""])
+        #expect(CorpusFiles.lines("a\r\nb\r\n") == CorpusFiles.lines("a\nb\n"))
+        #expect(CorpusFiles.lines("") == [""])
+    }
+
     @Test func manifestNamesEveryShippedFile() throws {
         let manifest = try CorpusManifest.load(root: repositoryRoot + "/Corpora")
         #expect(manifest.entries(ofKind: "rules").count == 4)
@@ -159,6 +166,15 @@ func exitCode(_ arguments: [String]) -> Int32 {
         let requests = try temporaryFile(Array("{\"url\":\"http://ads.example/\"}\n\n{\"url\":\"http://x.example/\",\"resourceType\":\"image\"}\n".utf8), suffix: ".jsonl")
         #expect(exitCode(["match", rules, "--requests", requests]) == 0)
         let bad = try temporaryFile(Array("{\"url\":1}\n".utf8), suffix: ".jsonl")
+        #expect(exitCode(["match", rules, "--requests", bad]) != 0)
+    }
+
+    /// A request file saved with Windows line ends reads like one with LF ends.
+    @Test func matchReadsJSONLinesWithCRLFEnds() throws {
+        let rules = try temporaryFile(Array(#"[{"trigger":{"url-filter":"ads"},"action":{"type":"block"}}]"#.utf8))
+        let requests = try temporaryFile(Array("{\"url\":\"http://ads.example/\"}\r\n\r\n{\"url\":\"http://x.example/\"}\r\n".utf8), suffix: ".jsonl")
+        #expect(exitCode(["match", rules, "--requests", requests]) == 0)
+        let bad = try temporaryFile(Array("{\"url\":\"http://x.example/\"}\r\n{\"url\":1}\r\n".utf8), suffix: ".jsonl")
         #expect(exitCode(["match", rules, "--requests", bad]) != 0)
     }
 }

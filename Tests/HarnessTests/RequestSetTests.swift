@@ -18,6 +18,28 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         }
     }
 
+    /// The line-based corpora (tsv, sitelist) saved with Windows line ends read as with LF ends.
+    @Test func lineBasedSetsReadTheSameWithCRLFEnds() throws {
+        let manifest = try CorpusManifest.load(root: repositoryRoot + "/Corpora")
+        for kind in ["requests-tsv", "requests-sitelist"] {
+            let entry = manifest.corpora.first { $0.kind == kind }!
+            let lf = try RequestSets.load(entry, from: manifest).requests
+            var crlf: [UInt8] = []
+            for byte in try CorpusFiles.read(manifest.path(of: entry)) {
+                if byte == UInt8(ascii: "\n") { crlf.append(UInt8(ascii: "\r")) }
+                crlf.append(byte)
+            }
+            let path = NSTemporaryDirectory() + "blockbench-test-\(UUID().uuidString).txt"
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            try Data(crlf).write(to: URL(fileURLWithPath: path))
+            let read = try RequestSets.load(path: path, kind: kind, name: entry.name).requests
+            #expect(read.count == lf.count, "\(kind)")
+            for (a, b) in zip(read, lf) {
+                #expect(a.row == b.row && a.corpusType == b.corpusType && a.request == b.request, "\(kind) row \(b.row)")
+            }
+        }
+    }
+
     @Test func siteListGroupsStartAtASiteRootAndTypeSubresourcesByExtension() throws {
         let manifest = try CorpusManifest.load(root: repositoryRoot + "/Corpora")
         let entry = manifest.corpora.first { $0.kind == "requests-sitelist" }!

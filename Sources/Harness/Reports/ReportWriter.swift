@@ -261,7 +261,7 @@ public struct HistoryLine: Codable, Hashable, Sendable {
     public static func load(_ path: String) -> [HistoryLine] {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
         let decoder = JSONDecoder()
-        return text.split(separator: "\n").compactMap { try? decoder.decode(HistoryLine.self, from: Data($0.utf8)) }
+        return CorpusFiles.lines(text).compactMap { try? decoder.decode(HistoryLine.self, from: Data($0.utf8)) }
     }
 
     /// Appends `line`, rewriting the file atomically.
