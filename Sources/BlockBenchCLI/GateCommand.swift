@@ -53,7 +53,10 @@ struct GateCommand: ParsableCommand {
         }
         if against != nil && updateBaseline { throw ValidationError("--against compares with a revision; it does not update the baseline") }
         // The revision's counts first: a build that fails fails before the job's minutes.
-        let reference = try against.map { try countRevision($0, baseline: previous!, toolchain: meta.toolchain) }
+        let reference = try against.map { revision in
+            guard let previous else { throw ValidationError("--against needs the baseline for every other metric: \(baseline)") }
+            return try countRevision(revision, baseline: previous, toolchain: meta.toolchain)
+        }
 
         let outcome = try MainJob(corpora: folders.corpora, benchmarks: folders.benchmarks).run()
         print("\n== summary")
