@@ -378,11 +378,11 @@ func taking<Indices: Sequence<Int>>(
 }
 
 extension [URLFilterTerm] {
-    /// The states Thompson's construction makes for these terms, at most 3 per term (groups
-    /// counted inside), plus 2 for a pattern's end.
+    /// The states Thompson's construction makes for these terms, at most 3 per term (a group's
+    /// terms counted inside it, 4 more per group), plus 2 for a pattern's end.
     var stateEstimate: Int {
         reduce(2) { count, term in
-            if case .group(let terms) = term.atom { return count + 2 + terms.stateEstimate }
+            if case .group(let group) = term.atom { return count + 4 + group.leafTerms + 4 * group.innerGroups }
             return count + 1
         }
     }
@@ -392,7 +392,7 @@ extension [URLFilterTerm] {
 func loopCount<Terms: Collection<URLFilterTerm>>(_ terms: Terms) -> Int {
     terms.reduce(0) { count, term in
         var inner = 0
-        if case .group(let terms) = term.atom { inner = loopCount(terms) }
+        if case .group(let group) = term.atom { inner = group.repeatingTerms }
         return count + inner + (term.quantifier.allowsMany ? 1 : 0)
     }
 }

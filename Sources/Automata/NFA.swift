@@ -157,59 +157,87 @@ struct NFABuilder {
     }
 
     /// Thompson's construction for one term starting at `from`; returns the state where the
-    /// term's matches end.
+    /// term's matches end. Groups are entered and left with a stack of open groups, in the order
+    /// a recursive construction would take: the same states, edges and epsilons in the same order.
     private mutating func build(_ term: URLFilterTerm, from: UInt32) -> UInt32 {
-        switch term.atom {
-        case .character, .anyCharacter, .characterClass:
-            let set = term.characterSet!
-            switch term.quantifier {
-            case .one:
-                let to = newState()
-                edges.append((set, from, to))
-                return to
-            case .zeroOrOne:
-                let to = newState()
-                edges.append((set, from, to))
-                epsilons.append((from, to))
-                return to
-            case .zeroOrMore:
-                let loop = newState()
-                epsilons.append((from, loop))
-                edges.append((set, loop, loop))
-                return loop
-            case .oneOrMore:
-                let loop = newState()
-                edges.append((set, from, loop))
-                edges.append((set, loop, loop))
-                return loop
+        guard case .group(let group) = term.atom else { return buildSingle(term, from: from) }
+        var open: [(group: URLFilterGroup, quantifier: URLFilterQuantifier, entry: UInt32, next: Int, state: UInt32)] = []
+        open.append(enter(group, term.quantifier, from: from))
+        while true {
+            let top = open.count - 1
+            if open[top].next < open[top].group.count {
+                let inner = open[top].group[open[top].next]
+                open[top].next += 1
+                if case .group(let innerGroup) = inner.atom {
+                    open.append(enter(innerGroup, inner.quantifier, from: open[top].state))
+                } else {
+                    open[top].state = buildSingle(inner, from: open[top].state)
+                }
+                continue
             }
-        case .group(let terms):
-            switch term.quantifier {
-            case .one:
-                return terms.reduce(from) { state, inner in build(inner, from: state) }
-            case .zeroOrOne:
-                let entry = newState()
-                epsilons.append((from, entry))
-                let end = terms.reduce(entry) { state, inner in build(inner, from: state) }
-                let exit = newState()
-                epsilons.append((end, exit))
-                epsilons.append((entry, exit))
-                return exit
-            case .zeroOrMore:
-                let entry = newState()
-                epsilons.append((from, entry))
-                let end = terms.reduce(entry) { state, inner in build(inner, from: state) }
-                epsilons.append((end, entry))
-                return entry
-            case .oneOrMore:
-                let entry = newState()
-                epsilons.append((from, entry))
-                let end = terms.reduce(entry) { state, inner in build(inner, from: state) }
-                let exit = newState()
-                epsilons.append((end, exit))
-                epsilons.append((exit, entry))
-                return exit
-            }
+            let closed = open.removeLast()
+            let end = leave(quantifier: closed.quantifier, entry: closed.entry, end: closed.state)
+            if open.isEmpty { return end }
+            open[open.count - 1].state = end
+        }
+    }
+
+    /// A group's entry state (a new one unless the group is unquantified) and the frame that
+    /// builds its terms from it.
+    private mutating func enter(
+        _ group: URLFilterGroup, _ quantifier: URLFilterQuantifier, from: UInt32
+    ) -> (group: URLFilterGroup, quantifier: URLFilterQuantifier, entry: UInt32, next: Int, state: UInt32) {
+        guard quantifier != .one else { return (group, quantifier, from, 0, from) }
+        let entry = newState()
+        epsilons.append((from, entry))
+        return (group, quantifier, entry, 0, entry)
+    }
+
+    /// The quantifier's states and epsilons around a group's terms, which end at `end`; returns
+    /// where the group's matches end.
+    private mutating func leave(quantifier: URLFilterQuantifier, entry: UInt32, end: UInt32) -> UInt32 {
+        switch quantifier {
+        case .one:
+            return end
+        case .zeroOrOne:
+            let exit = newState()
+            epsilons.append((end, exit))
+            epsilons.append((entry, exit))
+            return exit
+        case .zeroOrMore:
+            epsilons.append((end, entry))
+            return entry
+        case .oneOrMore:
+            let exit = newState()
+            epsilons.append((end, exit))
+            epsilons.append((exit, entry))
+            return exit
+        }
+    }
+
+    /// A single-character term (character, `.` or class) with its quantifier.
+    private mutating func buildSingle(_ term: URLFilterTerm, from: UInt32) -> UInt32 {
+        let set = term.characterSet!
+        switch term.quantifier {
+        case .one:
+            let to = newState()
+            edges.append((set, from, to))
+            return to
+        case .zeroOrOne:
+            let to = newState()
+            edges.append((set, from, to))
+            epsilons.append((from, to))
+            return to
+        case .zeroOrMore:
+            let loop = newState()
+            epsilons.append((from, loop))
+            edges.append((set, loop, loop))
+            return loop
+        case .oneOrMore:
+            let loop = newState()
+            edges.append((set, from, loop))
+            edges.append((set, loop, loop))
+            return loop
         }
     }
 

@@ -9,25 +9,38 @@ internal import URLFilterSyntax
 
 enum TermShape: Hashable {
     case set(ASCIISet, URLFilterQuantifier)
-    case group([TermShape], URLFilterQuantifier)
+    case group(URLFilterGroup, URLFilterQuantifier)
 
     init(_ term: URLFilterTerm) {
-        if case .group(let terms) = term.atom {
-            self = .group(terms.map(TermShape.init), term.quantifier)
+        if case .group(let group) = term.atom {
+            self = .group(group, term.quantifier)
         } else {
             self = .set(term.characterSet!, term.quantifier)
         }
     }
+
+    static func == (lhs: TermShape, rhs: TermShape) -> Bool {
+        switch (lhs, rhs) {
+        case (.set(let a, let p), .set(let b, let q)): a == b && p == q
+        case (.group(let a, let p), .group(let b, let q)): p == q && a.hasSameShape(as: b)
+        default: false
+        }
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(mixedHash)
+    }
 }
 
 extension TermShape {
-    /// A multiply-xorshift hash (Hashing.swift), for `ShapeEdges`.
+    /// A multiply-xorshift hash (Hashing.swift), for `ShapeEdges`. A group's comes from the hash of
+    /// its shape that the parser computed: no walk of its terms.
     var mixedHash: UInt64 {
         switch self {
         case .set(let set, let quantifier):
             return mixHash(mixHash(mixHash(0x243F_6A88_85A3_08D3, set.low), set.high), quantifier.code)
-        case .group(let shapes, let quantifier):
-            return shapes.reduce(mixHash(0x1319_8A2E_0370_7344, quantifier.code)) { mixHash($0, $1.mixedHash) }
+        case .group(let group, let quantifier):
+            return mixHash(mixHash(0x1319_8A2E_0370_7344, quantifier.code), group.shapeHash)
         }
     }
 }
@@ -96,22 +109,6 @@ struct ShapeEdges {
         var slot = Int(truncatingIfNeeded: hashes[edge]) & mask
         while slots[slot] >= 0 { slot = (slot + 1) & mask }
         slots[slot] = Int32(edge)
-    }
-}
-
-extension URLFilterTerm {
-    /// The term repeats (`*`, `+`), itself or inside its group, at any depth.
-    var containsLoop: Bool {
-        if quantifier.allowsMany { return true }
-        if case .group(let terms) = atom { return terms.contains { $0.containsLoop } }
-        return false
-    }
-
-    /// The term can match the end-of-URL NUL, itself or inside its group.
-    var containsEndOfURLMarker: Bool {
-        if isEndOfURLMarker { return true }
-        if case .group(let terms) = atom { return terms.contains { $0.containsEndOfURLMarker } }
-        return false
     }
 }
 

@@ -162,7 +162,7 @@ struct TermBuilder {
         guard !failed else { return }
         sinkFloatingTerm()
         guard let group = openGroups.popLast() else { return }
-        floating = .term(URLFilterTerm(atom: .group(group.terms.exactlySized), span: SourceSpan(group.start, span.upperBound)))
+        floating = .term(URLFilterTerm(atom: .group(URLFilterGroup(group.terms)), span: SourceSpan(group.start, span.upperBound)))
     }
 
     mutating func classBegin(inverted: Bool, at start: Int) {

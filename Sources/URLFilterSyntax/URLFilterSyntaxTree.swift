@@ -4,6 +4,11 @@
 // `?`, `*`, `+` on any of them, with `^` and `$` as flags (WebKit allows `^` only as the first
 // term and `$` only as the last top-level term). Case folding is resolved by the parser: every
 // atom carries the set of ASCII units it matches under the rule's case sensitivity.
+//
+// Groups nest as deep as the input says (WebKit accepts 60,000 levels), so nothing here or in the
+// compiler walks the tree by recursion: a group carries what the compiler asks of its whole
+// subtree, computed once when the parser closes it; equality, teardown and the dump use explicit
+// stacks.
 // Tested by URLFilterSyntaxTests/URLFilterParserTests.swift (golden dumps).
 
 /// A half-open range of UTF-8 byte offsets into the pattern. Stored in 32 bits (a pattern is a
@@ -51,7 +56,7 @@ public struct URLFilterTerm: Hashable, Sendable {
         /// `[...]` or `[^...]`; `matches` is final (folded, then complemented when inverted).
         case characterClass(matches: ASCIISet, inverted: Bool)
         /// `(...)`, `(?:...)` or `(?<name>...)`; captures mean nothing to a content blocker.
-        case group([URLFilterTerm])
+        case group(URLFilterGroup)
     }
 
     public var atom: Atom
@@ -90,7 +95,183 @@ public struct URLFilterTerm: Hashable, Sendable {
         if quantifier.allowsZero || isEndOfURLMarker { return false }
         switch atom {
         case .character, .anyCharacter, .characterClass: return true
-        case .group(let terms): return terms.contains { $0.mustConsumeCharacter }
+        case .group(let group): return group.mustConsumeCharacter
+        }
+    }
+
+    /// The term repeats (`*`, `+`), itself or inside its group, at any depth.
+    public var containsLoop: Bool {
+        if quantifier.allowsMany { return true }
+        if case .group(let group) = atom { return group.repeatingTerms > 0 }
+        return false
+    }
+
+    /// The term can match the end-of-URL NUL, itself or inside its group, at any depth.
+    public var containsEndOfURLMarker: Bool {
+        if isEndOfURLMarker { return true }
+        if case .group(let group) = atom { return group.containsEndOfURLMarker }
+        return false
+    }
+}
+
+/// The terms of a group, and what the compiler asks of the whole subtree: whether it must consume
+/// a character, whether it can match the end-of-URL NUL, how many terms, groups and repeating
+/// terms it holds at any depth, and a hash of its shape (its terms without their spans). All of
+/// it is computed from the inner groups' own figures when the group is made, so no question about
+/// a tree recurses into it.
+///
+/// One allocation per group: the figures and the terms share it. Tearing a deep tree down is a
+/// loop too (a chain of 60,000 nested arrays released one inside the other overflows the stack).
+/// Sendable: the storage is never written after it is made (its deinit aside).
+public struct URLFilterGroup: RandomAccessCollection, Hashable, @unchecked Sendable, ExpressibleByArrayLiteral {
+    struct Figures {
+        var count: Int32
+        /// Terms at any depth that are not groups, and groups at any depth.
+        var leaves: Int32
+        var groups: Int32
+        /// Terms at any depth whose quantifier is `*` or `+` (groups included).
+        var repeating: Int32
+        var mustConsumeCharacter: Bool
+        var containsEndOfURLMarker: Bool
+        var shapeHash: UInt64
+    }
+
+    final class Storage: ManagedBuffer<Figures, URLFilterTerm> {
+        deinit {
+            // Each storage this one holds the last reference to is emptied here, in a loop, before
+            // it is released: its own deinit then finds nothing left to release.
+            var pending: [Storage] = []
+            detachTerms(into: &pending)
+            while var next = pending.popLast() {
+                if isKnownUniquelyReferenced(&next) { next.detachTerms(into: &pending) }
+            }
+        }
+
+        /// Releases this storage's terms, keeping a reference to each inner group's storage in
+        /// `pending` first.
+        private func detachTerms(into pending: inout [Storage]) {
+            withUnsafeMutablePointers { figures, terms in
+                let count = Int(figures.pointee.count)
+                for index in 0..<count {
+                    if case .group(let inner) = terms[index].atom { pending.append(inner.storage) }
+                }
+                terms.deinitialize(count: count)
+                figures.pointee.count = 0
+            }
+        }
+    }
+
+    let storage: Storage
+
+    public init<Terms: Collection<URLFilterTerm>>(_ terms: Terms) {
+        var figures = Figures(
+            count: Int32(terms.count), leaves: 0, groups: 0, repeating: 0, mustConsumeCharacter: false,
+            containsEndOfURLMarker: false, shapeHash: Self.mix(0x1319_8A2E_0370_7344, UInt64(terms.count)))
+        for term in terms {
+            if term.quantifier.allowsMany { figures.repeating += 1 }
+            if term.mustConsumeCharacter { figures.mustConsumeCharacter = true }
+            if term.containsEndOfURLMarker { figures.containsEndOfURLMarker = true }
+            figures.shapeHash = Self.mix(figures.shapeHash, term.shapeHash)
+            if case .group(let inner) = term.atom {
+                let innerFigures = inner.figures
+                figures.groups += 1 + innerFigures.groups
+                figures.leaves += innerFigures.leaves
+                figures.repeating += innerFigures.repeating
+            } else {
+                figures.leaves += 1
+            }
+        }
+        let storage = Storage.create(minimumCapacity: terms.count) { _ in figures }
+        storage.withUnsafeMutablePointerToElements { elements in
+            _ = UnsafeMutableBufferPointer(start: elements, count: terms.count).initialize(from: terms)
+        }
+        self.storage = storage as! Storage
+    }
+
+    public init(arrayLiteral terms: URLFilterTerm...) {
+        self.init(terms)
+    }
+
+    var figures: Figures { storage.header }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { Int(storage.header.count) }
+    public subscript(position: Int) -> URLFilterTerm {
+        precondition(position >= 0 && position < endIndex, "index out of range")
+        return storage.withUnsafeMutablePointerToElements { $0[position] }
+    }
+
+    /// Whether every match of the group consumes at least one character.
+    public var mustConsumeCharacter: Bool { figures.mustConsumeCharacter }
+    /// Whether a term inside, at any depth, can match the end-of-URL NUL.
+    public var containsEndOfURLMarker: Bool { figures.containsEndOfURLMarker }
+    /// Terms inside at any depth that are not groups.
+    public var leafTerms: Int { Int(figures.leaves) }
+    /// Groups inside at any depth.
+    public var innerGroups: Int { Int(figures.groups) }
+    /// Terms inside at any depth that repeat (`*`, `+`), groups included.
+    public var repeatingTerms: Int { Int(figures.repeating) }
+    /// A hash of the group's shape: equal for groups whose terms match the same strings term by
+    /// term, whatever their spans.
+    public var shapeHash: UInt64 { figures.shapeHash }
+
+    /// Whether the two groups have the same terms, quantifiers and character sets at every depth,
+    /// spans aside: they match the same strings the same way.
+    public func hasSameShape(as other: URLFilterGroup) -> Bool {
+        Self.compare(self, other, spans: false)
+    }
+
+    public static func == (lhs: URLFilterGroup, rhs: URLFilterGroup) -> Bool {
+        compare(lhs, rhs, spans: true)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(shapeHash)
+    }
+
+    /// The two trees side by side, with a stack of the groups being compared.
+    private static func compare(_ lhs: URLFilterGroup, _ rhs: URLFilterGroup, spans: Bool) -> Bool {
+        var pending: [(URLFilterGroup, URLFilterGroup)] = [(lhs, rhs)]
+        while let (left, right) = pending.popLast() {
+            if left.storage === right.storage { continue }
+            guard left.count == right.count, left.shapeHash == right.shapeHash else { return false }
+            for index in 0..<left.count {
+                let (a, b) = (left[index], right[index])
+                guard a.quantifier == b.quantifier, !spans || a.span == b.span else { return false }
+                switch (a.atom, b.atom) {
+                case (.group(let innerA), .group(let innerB)): pending.append((innerA, innerB))
+                case (.group, _), (_, .group): return false
+                default:
+                    if spans ? a.atom != b.atom : a.characterSet != b.characterSet { return false }
+                }
+            }
+        }
+        return true
+    }
+
+    /// One multiply-xorshift step.
+    static func mix(_ hash: UInt64, _ value: UInt64) -> UInt64 {
+        var mixed = (hash ^ value) &* 0xBF58_476D_1CE4_E5B9
+        mixed ^= mixed >> 31
+        return mixed
+    }
+}
+
+extension URLFilterTerm {
+    /// A hash of the term without its span (`URLFilterGroup.shapeHash` for a group's terms).
+    public var shapeHash: UInt64 {
+        let quantifierCode: UInt64 = switch quantifier {
+        case .one: 0
+        case .zeroOrOne: 1
+        case .zeroOrMore: 2
+        case .oneOrMore: 3
+        }
+        switch atom {
+        case .group(let group):
+            return URLFilterGroup.mix(URLFilterGroup.mix(0x243F_6A88_85A3_08D3, group.shapeHash), quantifierCode)
+        default:
+            let set = characterSet!
+            return URLFilterGroup.mix(URLFilterGroup.mix(URLFilterGroup.mix(0xA409_3822_299F_31D0, set.low), set.high), quantifierCode)
         }
     }
 }
@@ -143,14 +324,37 @@ extension URLFilter {
         var out = "pattern \(Self.quote(source)) \(isCaseSensitive ? "case-sensitive" : "case-insensitive")"
         if !anchors.isEmpty { out += ", anchored at " + anchors.joined(separator: " and ") }
         out += "\n"
-        Self.dump(terms, prefix: "", indent: "", into: &out)
+        Self.dump(terms, into: &out)
         out += "status \(status.name)\n"
         return out
     }
 
-    private static func dump(_ terms: [URLFilterTerm], prefix: String, indent: String, into out: inout String) {
-        for (index, term) in terms.enumerated() {
-            let number = prefix + String(index)
+    /// Terms in order, each group's terms after its own line (a stack of the groups being
+    /// printed). Beyond `shownLevels` levels a line shows the first and last parts of its number
+    /// and keeps the indent of that level, so the dump grows with the pattern, not with the
+    /// square of its depth.
+    private static func dump(_ terms: [URLFilterTerm], into out: inout String) {
+        let shownLevels = 8
+        var pending: [(terms: URLFilterGroup, next: Int)] = [(URLFilterGroup(terms), 0)]
+        var path: [Int] = []
+        while !pending.isEmpty {
+            let (group, index) = pending[pending.count - 1]
+            guard index < group.count else {
+                pending.removeLast()
+                _ = path.popLast()
+                continue
+            }
+            pending[pending.count - 1].next += 1
+            let term = group[index]
+            let depth = pending.count - 1
+            let indent = String(repeating: "  ", count: min(depth, shownLevels))
+            let number: String
+            if depth < shownLevels {
+                number = (path + [index]).map(String.init).joined(separator: ".")
+            } else {
+                number = path.prefix(2).map(String.init).joined(separator: ".") + ".(\(depth - 3) levels)."
+                    + (path.suffix(1) + [index]).map(String.init).joined(separator: ".")
+            }
             let quantifier = term.quantifier == .one ? "" : " " + term.quantifier.rawValue
             let span = " @\(term.span)"
             switch term.atom {
@@ -162,7 +366,8 @@ extension URLFilter {
                 out += "\(indent)\(number) class\(inverted ? " inverted" : "") \(matches)\(quantifier)\(span)\n"
             case .group(let inner):
                 out += "\(indent)\(number) group\(quantifier)\(span)\n"
-                dump(inner, prefix: number + ".", indent: indent + "  ", into: &out)
+                path.append(index)
+                pending.append((inner, 0))
             }
         }
     }

@@ -54,6 +54,19 @@ private func patterns(_ sources: [String]) -> [(id: PatternID, filter: URLFilter
         #expect(Minimizer.minimize(dfa).matches(bytes) == nfa.matches(bytes))
     }
 
+    /// Thompson's construction walks groups with a stack of its own: 60,000 nested groups build
+    /// the automaton of the flat pattern they amount to.
+    @Test func deeplyNestedGroupsBuildLikeTheirFlatPattern() throws {
+        let depth = 60_000
+        let nested = "x" + String(repeating: "(", count: depth) + "ab" + String(repeating: ")", count: depth) + "(c(d)+)?e$"
+        let deep = Minimizer.minimize(try SubsetConstruction.determinize(NFA(patterns: patterns([nested]))))
+        let flat = Minimizer.minimize(try SubsetConstruction.determinize(NFA(patterns: patterns(["xab(c(d)+)?e$"]))))
+        #expect(deep.dump() == flat.dump())
+        for url in ["xab", "xabe", "xabcde", "xabcdddde", "xabce", "-xabe"] {
+            #expect(deep.matches(Array(url.utf8)) == flat.matches(Array(url.utf8)))
+        }
+    }
+
     @Test func dfaAgreesWithNFASimulationOnGeneratedInput() throws {
         var random = SplitMix64(seed: 42)
         var checked = 0

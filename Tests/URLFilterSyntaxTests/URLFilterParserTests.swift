@@ -253,6 +253,42 @@ let webKitPatternVerdicts: [(pattern: String, status: URLFilterParseStatus?)] = 
         #expect(MemoryLayout<URLFilterTerm.Atom>.size <= 18)
     }
 
+    /// WebKit accepts 60,000 nested groups. Parsing, the subtree figures, equality, the dump and
+    /// the tree's release must not recurse that deep (each would overflow the stack), and the
+    /// dump must stay linear in the pattern.
+    @Test func deeplyNestedGroupsParseCompareDumpAndRelease() throws {
+        let depth = 100_000
+        let plain = String(repeating: "(", count: depth) + "a" + String(repeating: ")", count: depth)
+        let quantified = "x" + String(repeating: "(a", count: depth) + "b" + String(repeating: ")?", count: depth)
+        do {
+            let tree = try URLFilterParser.parse(plain).get()
+            #expect(tree.status == .ok)
+            guard case .group(let outer) = tree.terms[0].atom else { Issue.record("no group"); return }
+            #expect(outer.innerGroups == depth - 1 && outer.leafTerms == 1 && outer.repeatingTerms == 0)
+            #expect(outer.mustConsumeCharacter)
+            let again = try URLFilterParser.parse(plain).get()
+            #expect(tree == again)
+            #expect(tree.hashValue == again.hashValue)
+            let dump = tree.dump()
+            #expect(dump.count < 100 * depth)
+            #expect(dump.hasSuffix("0.0.(\(depth - 3) levels).0.0 char 'a' [Aa] @\(depth)..<\(depth + 1)\nstatus Ok\n"))
+        }
+        do {
+            let tree = try URLFilterParser.parse(quantified).get()
+            #expect(tree.status == .ok)
+            guard case .group(let outer) = tree.terms[1].atom else { Issue.record("no group"); return }
+            #expect(outer.innerGroups == depth - 1 && outer.leafTerms == depth + 1)
+            #expect(outer.mustConsumeCharacter && tree.terms[1].quantifier == .zeroOrOne)
+            let differentSpans = try URLFilterParser.parse("yy" + quantified.dropFirst()).get()
+            #expect(tree != differentSpans)
+            guard case .group(let other) = differentSpans.terms[2].atom else { Issue.record("no group"); return }
+            #expect(outer.hasSameShape(as: other) && outer != other)
+            let shallower = try URLFilterParser.parse(String(quantified.dropLast(2).dropFirst(2))).get()
+            guard case .group(let inner) = shallower.terms[1].atom else { Issue.record("no group"); return }
+            #expect(!outer.hasSameShape(as: inner))
+        }
+    }
+
     @Test func forwardReferenceIsUnreachable() {
         // WebKit parses with forward references disallowed: `\k<n>` before `(?<n>` is a syntax error.
         #expect(URLFilterParser.status(of: #"\k<n>(?<n>a)"#) == .yarrError)
