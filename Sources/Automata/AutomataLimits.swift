@@ -14,6 +14,13 @@ public struct AutomataLimits: Hashable, Sendable {
     /// construction's memory.
     public var maximumSubsetEntries: Int
 
+    /// The most transitions all the DFAs of one set of patterns (a list's url, top-url or
+    /// frame-url patterns) may hold together, counted as each DFA is built (before minimization):
+    /// the compile's memory and the compiled file grow with it (about 4 bytes of program per
+    /// transition). Past it the compile stops with `tooManyTransitionsInAll`, whichever DFA
+    /// crossed it.
+    public var maximumTotalTransitions: Int
+
     /// Groups of patterns whose NFA has more states are split before any DFA is built for them.
     public var preferredNFAStatesPerDFA: Int
 
@@ -23,8 +30,9 @@ public struct AutomataLimits: Hashable, Sendable {
 
     public init(
         maximumDFAStates: Int = 300_000, maximumTransitionTableEntries: Int = 16_000_000, maximumSubsetEntries: Int = 10_000_000,
-        preferredNFAStatesPerDFA: Int = 200_000, minimumPatternsPerStage: Int = 32
+        maximumTotalTransitions: Int = 16_000_000, preferredNFAStatesPerDFA: Int = 200_000, minimumPatternsPerStage: Int = 32
     ) {
+        self.maximumTotalTransitions = maximumTotalTransitions
         self.preferredNFAStatesPerDFA = preferredNFAStatesPerDFA
         self.minimumPatternsPerStage = minimumPatternsPerStage
         self.maximumDFAStates = maximumDFAStates
@@ -42,6 +50,9 @@ public enum AutomataError: Error, Hashable, Sendable, CustomStringConvertible {
     case tooManyTransitions(limit: Int, reached: Int, patterns: [PatternID])
     /// The DFA's states together hold more than `limit` NFA states.
     case tooManySubsetEntries(limit: Int, reached: Int, patterns: [PatternID])
+    /// The DFAs of a whole set of patterns need more than `limit` transitions together; `reached`
+    /// were built when it stopped. No one pattern is to blame.
+    case tooManyTransitionsInAll(limit: Int, reached: Int)
 
     public var description: String {
         switch self {
@@ -51,12 +62,15 @@ public enum AutomataError: Error, Hashable, Sendable, CustomStringConvertible {
             "too many DFA transitions: limit \(limit), reached \(reached) for \(Self.describe(patterns))"
         case .tooManySubsetEntries(let limit, let reached, let patterns):
             "too many NFA states in the DFA's subsets: limit \(limit), reached \(reached) for \(Self.describe(patterns))"
+        case .tooManyTransitionsInAll(let limit, let reached):
+            "too many DFA transitions for the patterns together: limit \(limit), reached \(reached)"
         }
     }
 
     public var patterns: [PatternID] {
         switch self {
         case .tooManyStates(_, _, let patterns), .tooManyTransitions(_, _, let patterns), .tooManySubsetEntries(_, _, let patterns): patterns
+        case .tooManyTransitionsInAll: []
         }
     }
 

@@ -9,6 +9,7 @@
 
 public import URLFilterSyntax
 internal import Parallelism
+internal import Synchronization
 
 /// What the partitioner made of each minimal DFA (the DFA itself, or its program: made on the
 /// thread that built the DFA, so that a list's dense transition tables are never all in memory).
@@ -29,6 +30,8 @@ public struct Partitioned<Product: Sendable>: Sendable {
     public var nfaStates = 0
     public var statesBeforeMinimization = 0
     public var states = 0
+    /// The DFAs' transitions before minimization (what `AutomataLimits.maximumTotalTransitions` holds).
+    public var transitions = 0
     /// Every product: the whole patterns', then each stage's prefix and suffixes.
     public var all: [Product] { dfas + stages.flatMap { [$0.prefix] + $0.suffixes } }
 }
@@ -131,6 +134,7 @@ public enum DFAPartitioner {
             result.statesBeforeMinimization += part.statesBeforeMinimization
             result.nfaStates += part.nfaStates
             result.states += part.states
+            result.transitions += part.transitions
         }
         return result
     }
@@ -242,7 +246,11 @@ public enum DFAPartitioner {
         // group that turns out too big comes back in the next round as two halves. The DFAs are
         // then put in a fixed order (group, then position in it), whatever the timing.
         var built: [(origin: Int, start: Int, product: Product, sizes: GroupSizes)] = []
-        while !round.isEmpty {
+        // The transitions built so far, in every round: once past the limit, the groups not yet
+        // started are not built (which ones depends on timing; that the limit is passed does not).
+        let transitions = Atomic<Int>(0)
+        var overLimit = false
+        while !round.isEmpty && !overLimit {
             // Surely too big for one DFA: split in halves, and halves of halves, before spending a
             // construction on it. (The estimate is the NFA's states before prefixes are shared: an
             // upper bound, and cheap; read once per pattern, the halves found on its sums.)
@@ -287,7 +295,11 @@ public enum DFAPartitioner {
             groups = []  // (`items` the groups' only holder: each is let go once built)
             let outcomes = Parallel.map(handingOver: consume items) { _, group in
                 var timer = PhaseTimer()
+                guard transitions.load(ordering: .relaxed) <= limits.maximumTotalTransitions else {
+                    return (GroupOutcome<Product>.skipped, timer)
+                }
                 let outcome = Self.build(group, limits: limits, minimizing: minimizing, phaseTimer: &timer, product: product)
+                if case .built(_, let sizes) = outcome { transitions.add(sizes.transitions, ordering: .relaxed) }
                 return (outcome, timer)
             }
             for (place, (outcome, timer)) in zip(places, outcomes) {
@@ -299,7 +311,14 @@ public enum DFAPartitioner {
                     round += group.halves()
                 case .failed(let error):
                     results[setOfOrigin[place.origin]].failures.append(error)
+                case .skipped:
+                    break
                 }
+            }
+            let total = transitions.load(ordering: .relaxed)
+            if total > limits.maximumTotalTransitions {
+                overLimit = true
+                results[0].failures.append(.tooManyTransitionsInAll(limit: limits.maximumTotalTransitions, reached: total))
             }
         }
         built.sort { ($0.origin, $0.start) < ($1.origin, $1.start) }
@@ -312,6 +331,7 @@ public enum DFAPartitioner {
             results[set].nfaStates += item.sizes.nfa
             results[set].statesBeforeMinimization += item.sizes.beforeMinimization
             results[set].states += item.sizes.minimal
+            results[set].transitions += item.sizes.transitions
         }
         return results
     }
@@ -320,6 +340,7 @@ public enum DFAPartitioner {
         var nfa: Int
         var beforeMinimization: Int
         var minimal: Int
+        var transitions: Int
     }
 
     enum GroupOutcome<Product: Sendable>: Sendable {
@@ -328,6 +349,8 @@ public enum DFAPartitioner {
         case split(Group)
         /// One pattern too big alone.
         case failed(AutomataError)
+        /// Not built: the DFAs built before it passed `maximumTotalTransitions`.
+        case skipped
     }
 
     /// One group's minimal DFA, or why not. The group is consumed: its patterns are let go once
@@ -359,7 +382,8 @@ public enum DFAPartitioner {
         _ = consume group
         _ = consume nfa
         let minimal = minimizing ? phaseTimer.measure(.minimize) { Minimizer.minimize(dfa) } : dfa
-        let sizes = GroupSizes(nfa: nfaStates, beforeMinimization: dfa.stateCount, minimal: minimal.stateCount)
+        let sizes = GroupSizes(
+            nfa: nfaStates, beforeMinimization: dfa.stateCount, minimal: minimal.stateCount, transitions: dfa.liveTargets.count)
         return .built(phaseTimer.measure(.emit) { product(minimal) }, sizes)
     }
 }

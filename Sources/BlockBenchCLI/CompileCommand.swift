@@ -61,6 +61,8 @@ struct CompileFigures: Encodable {
         var nfaStates: Int
         var statesBeforeMinimization: Int
         var states: Int
+        /// The DFAs' transitions before minimization (the limit `AutomataLimits.maximumTotalTransitions` holds).
+        var transitions: Int
     }
     var path: String
     var rules: Int
@@ -83,7 +85,7 @@ struct CompileFigures: Encodable {
         func automata(_ figures: CompilationReport.Automata, _ patterns: Int) -> Automata {
             Automata(
                 patterns: patterns, dfas: figures.dfas, stages: figures.stages, nfaStates: figures.nfaStates,
-                statesBeforeMinimization: figures.statesBeforeMinimization, states: figures.states)
+                statesBeforeMinimization: figures.statesBeforeMinimization, states: figures.states, transitions: figures.transitions)
         }
         url = automata(report.url, report.urlPatterns)
         topURL = automata(report.topURL, report.topPatterns)
@@ -102,7 +104,8 @@ struct CompileFigures: Encodable {
             lines.append(
                 "  \(name.padding(toLength: 9, withPad: " ", startingAt: 0)) \(figures.patterns.grouped) patterns -> \(figures.dfas) DFAs"
                     + (figures.stages > 0 ? " (\(figures.stages) stage\(figures.stages == 1 ? "" : "s"))" : "") + ", "
-                    + "\(figures.states.grouped) states (\(figures.statesBeforeMinimization.grouped) before minimization, NFA \(figures.nfaStates.grouped))")
+                    + "\(figures.states.grouped) states (\(figures.statesBeforeMinimization.grouped) before minimization, NFA \(figures.nfaStates.grouped)), "
+                    + "\(figures.transitions.grouped) transitions")
         }
         lines.append("  bytecode  \(bytes.grouped) bytes")
         for kind in SectionKind.allCases {

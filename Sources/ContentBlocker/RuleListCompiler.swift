@@ -19,12 +19,17 @@ public enum CompileError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalidRuleList(ContentRuleListError)
     /// A pattern's automaton outgrew the limits on its own.
     case patternTooComplex(pattern: String, rules: [RuleIndex], AutomataError)
+    /// The automata of all the list's url (or top-url, or frame-url) patterns together outgrew
+    /// the limits: no one pattern is to blame.
+    case listTooComplex(patterns: String, AutomataError)
 
     public var description: String {
         switch self {
         case .invalidRuleList(let error): "\(error)"
         case .patternTooComplex(let pattern, let rules, let error):
             "pattern \"\(pattern)\" (rule\(rules.count == 1 ? "" : "s") \(rules.map(\.description).joined(separator: ", "))): \(error)"
+        case .listTooComplex(let patterns, let error):
+            "the list's \(patterns) patterns: \(error)"
         }
     }
 }
@@ -43,6 +48,8 @@ public struct CompilationReport: Sendable {
         public var nfaStates: Int = 0
         public var statesBeforeMinimization: Int = 0
         public var states: Int = 0
+        /// The DFAs' transitions before minimization (`AutomataLimits.maximumTotalTransitions`).
+        public var transitions: Int = 0
     }
     public var url = Automata()
     public var topURL = Automata()
@@ -406,6 +413,9 @@ private struct Builder {
         _ built: PoolPrograms, _ pool: KeyPath<Builder, PatternPool>, into figures: WritableKeyPath<CompilationReport, CompilationReport.Automata>
     ) throws(CompileError) -> ProgramSet {
         timer.add(built.timer)
+        if let failure = built.partition.failures.first(where: \.patterns.isEmpty) {
+            throw .listTooComplex(patterns: figures == \.url ? "url" : figures == \.topURL ? "top-url" : "frame-url", failure)
+        }
         if let failure = built.partition.failures.first {
             let id = Int(failure.patterns[0].rawValue)
             throw .patternTooComplex(pattern: self[keyPath: pool].sources[id], rules: self[keyPath: pool].users[id], failure)
@@ -416,6 +426,7 @@ private struct Builder {
         report[keyPath: figures].nfaStates = partition.nfaStates
         report[keyPath: figures].statesBeforeMinimization = partition.statesBeforeMinimization
         report[keyPath: figures].states = partition.states
+        report[keyPath: figures].transitions = partition.transitions
         return ProgramSet(partition)
     }
 }

@@ -182,7 +182,7 @@ public struct CaseRunner: Sendable {
         let engine: (Request) -> MatchOutcome
         do {
             engine = try listEngine.compile(list, patternEngine.limits)
-        } catch CompileError.patternTooComplex {
+        } catch CompileError.patternTooComplex, CompileError.listTooComplex {
             tally.limits += 1
             return nil
         } catch {

@@ -147,4 +147,24 @@ private func list(_ rules: String...) -> String { "[" + rules.joined(separator: 
             return rules == [RuleIndex(0)]
         }
     }
+
+    /// Distinct random literals make an Aho-Corasick automaton: every state has a transition to
+    /// each first letter, and a list of 150,000 of them would take gigabytes. The list as a whole
+    /// passes the transitions limit (no one pattern does) and stops with a typed error; under the
+    /// limit it compiles.
+    @Test func aListWhoseAutomataTogetherOutgrowTheLimitIsATypedError() throws {
+        var random = SystemRandomNumberGenerator()
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        let rules = (0..<400).map { _ in rule(String((0..<24).map { _ in alphabet.randomElement(using: &random)! }), "block") }
+        let json = Array(list(rules.joined(separator: ",")).utf8)
+        let (_, report) = try RuleListCompiler.compile(json: json)
+        #expect(report.url.transitions > 100_000)
+        #expect {
+            _ = try RuleListCompiler.compile(json: json, limits: .init(maximumTotalTransitions: 100_000, preferredNFAStatesPerDFA: 1_000))
+        } throws: { error in
+            guard case CompileError.listTooComplex("url", .tooManyTransitionsInAll(limit: 100_000, let reached)) = error else { return false }
+            return reached > 100_000 && "\(error)".contains("too many DFA transitions for the patterns together")
+        }
+        _ = try RuleListCompiler.compile(json: json, limits: .init(maximumTotalTransitions: report.url.transitions))
+    }
 }
