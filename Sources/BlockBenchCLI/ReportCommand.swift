@@ -14,11 +14,9 @@ struct ReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
         abstract: "Run the benchmarks and write a report folder under Reports/ (exit 2 when an engine gives wrong answers).",
-        discussion: """
-            With --readme, runs no benchmark: rewrites the block of README.md between its
-            `<!-- figures:begin` and `<!-- figures:end -->` lines from a report's results.json (the
-            newest under the reports folder, or --from), leaving every other line as it was.
-            """)
+        discussion: "With --readme, runs no benchmark: rewrites the block of README.md between its `<!-- figures:begin` and "
+            + "`<!-- figures:end -->` lines from a report's results.json (the newest under the reports folder, or --from), "
+            + "leaving every other line as it was.")
 
     @Argument(help: "Benchmark names (default: every one).")
     var names: [String] = []
