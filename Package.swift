@@ -103,7 +103,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings),
         .executableTarget(name: "blockbench", dependencies: ["BlockBenchCLI"], swiftSettings: swiftSettings),
-        // libFuzzer's entry point (README: blockbench fuzz); a normal build replays input files.
+        // libFuzzer's entry point (docs/CLI.md: blockbench fuzz); a normal build replays input files.
         .executableTarget(name: "blockbench-fuzz-entry", dependencies: ["Fuzzing"], swiftSettings: swiftSettings),
         .testTarget(name: "URLFilterSyntaxTests", dependencies: ["URLFilterSyntax"], swiftSettings: swiftSettings),
         .testTarget(name: "CSSSelectorSyntaxTests", dependencies: ["CSSSelectorSyntax"], swiftSettings: swiftSettings),

@@ -6,7 +6,7 @@ Standard library only.  Usage:
 
     python3 Benchmarks/WebKit/probe.py [--out DIR] [--only A,B,C,D] [--skip-huge]
 
-Writes (default DIR = /tmp/webkit-probe):
+Writes (default DIR: a new folder in the temporary directory, $TMPDIR or /tmp):
     results-vectors.jsonl   A: compilerErrorVectors of the conformance corpus
     results-patterns.jsonl  B: url-filter regex patterns
     results-order.jsonl     C: which error wins inside a trigger / rule / list
@@ -31,13 +31,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOL = os.path.join(HERE, "webkit-compile")
-CORPUS = os.path.join(
-    os.path.dirname(os.path.dirname(HERE)), "..", "shared", "corpora", "conformance", "webkit-vectors.json"
-)
-CORPUS_CANDIDATES = [
-    "/work/shared/corpora/conformance/webkit-vectors.json",
-    os.path.normpath(CORPUS),
-]
+# The repository's copy of WebKit's vectors (Corpora/manifest.json: webkit-vectors).
+CORPUS = os.path.join(os.path.dirname(os.path.dirname(HERE)), "Corpora", "conformance", "webkit-vectors.json")
 
 # WebKit's ContentExtensionError messages (the GError message text), mapped to
 # the enum case names used in our expectation files.
@@ -266,11 +261,10 @@ def md_code(s):
 
 
 def load_corpus():
-    for p in CORPUS_CANDIDATES:
-        if os.path.exists(p):
-            with open(p, encoding="utf-8") as f:
-                return json.load(f)
-    sys.exit("probe.py: webkit-vectors.json not found")
+    if not os.path.exists(CORPUS):
+        sys.exit("probe.py: %s not found" % CORPUS)
+    with open(CORPUS, encoding="utf-8") as f:
+        return json.load(f)
 
 
 def section_a():
@@ -1166,11 +1160,14 @@ def tables(a, b, c, d):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", default="/tmp/webkit-probe")
+    ap.add_argument("--out", default=None,
+                    help="folder for the results (default: a new folder in the temporary directory, $TMPDIR)")
     ap.add_argument("--only", default="A,B,C,D")
     ap.add_argument("--skip-huge", action="store_true", help="skip the 150000-rule lists of D")
     args = ap.parse_args()
     ensure_tool()
+    if args.out is None:
+        args.out = tempfile.mkdtemp(prefix="webkit-probe-")
     os.makedirs(args.out, exist_ok=True)
     only = set(args.only.upper().split(","))
     a = b = c = d = None

@@ -1,5 +1,5 @@
 // Every error WebKit gives a rule list, with WebKit's name and message, and where it is.
-// SEMANTICS.md section 1; redirect and modify-headers errors as WebKit 2.50 names them.
+// docs/SEMANTICS.md §1; redirect and modify-headers errors as WebKit 2.50 names them.
 // Tested by ContentRuleListTests/RuleListParserTests.swift (one case per error name at least).
 
 public import URLFilterSyntax

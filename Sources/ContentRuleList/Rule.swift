@@ -1,5 +1,5 @@
-// The rule-list model: a rule is a trigger (when) and an action (what). SEMANTICS.md sections 2
-// and 4 say what each field means; RuleListParser builds these from JSON with WebKit's checks.
+// The rule-list model: a rule is a trigger (when) and an action (what). docs/SEMANTICS.md §2
+// and §4 say what each field means; RuleListParser builds these from JSON with WebKit's checks.
 
 /// A parsed, valid rule list: the rules WebKit keeps, in order.
 public struct RuleList: Hashable, Sendable {
@@ -81,7 +81,7 @@ public struct ResourceTypes: OptionSet, Hashable, Sendable {
     public static let other = ResourceTypes(rawValue: 1 << 12)
     public static let cspReport = ResourceTypes(rawValue: 1 << 13)
 
-    /// The JSON names and what each stands for (SEMANTICS.md section 2).
+    /// The JSON names and what each stands for (docs/SEMANTICS.md §2).
     public static let jsonNames: [(name: String, types: ResourceTypes)] = [
         ("document", [.topDocument, .childDocument]),
         ("top-document", .topDocument),

@@ -3,7 +3,7 @@
 // The generators' own model of a url-filter: a tree of terms that knows how it is written (every
 // spelling the legacy JavaScript grammar allows for a character, a class, a group or a
 // quantifier) and what WebKit should say about it, independently of URLFilterParser. A tree is
-// either inside the subset (SEMANTICS.md section 3) or carries exactly one `Defect`, a construct
+// either inside the subset (docs/SEMANTICS.md §3) or carries exactly one `Defect`, a construct
 // just outside it, whose status WebKit gives the whole pattern. Shrinking edits these trees, so
 // a shrunk pattern is always rendered by the same rules.
 // Tested by FuzzingTests (the status level runs on these trees; the small world renders them).

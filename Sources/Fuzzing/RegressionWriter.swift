@@ -96,7 +96,7 @@ public struct RegressionWriter: Sendable {
         case .matchesEverything(let pattern, _, _):
             // "Matches everything" shows in a list: a css-display-none rule whose url-filter matches
             // everything (no flags, no condition) joins the global style sheet instead of being
-            // listed. WebKit decides it from the terms (SEMANTICS.md section 3), as our parser does:
+            // listed. WebKit decides it from the terms (docs/SEMANTICS.md §3), as our parser does:
             // the engine's outcome is the expectation.
             var rule = FuzzRule(urlFilter: pattern)
             rule.action = .cssDisplayNone(".fuzz")

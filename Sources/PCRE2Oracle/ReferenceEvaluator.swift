@@ -196,7 +196,7 @@ public final class ReferenceRuleList: Sendable {
 
     static func trigram(_ a: UInt8, _ b: UInt8, _ c: UInt8) -> UInt32 { UInt32(a) << 16 | UInt32(b) << 8 | UInt32(c) }
 
-    /// WebKit's pattern for a domain condition over the main document URL (SEMANTICS.md section 2):
+    /// WebKit's pattern for a domain condition over the main document URL (docs/SEMANTICS.md §2):
     /// a scheme, `://`, any subdomains when the domain starts with `*`, the domain, then `:` or `/`.
     static func domainPattern(_ domain: String) -> String {
         var name = Substring(domain)

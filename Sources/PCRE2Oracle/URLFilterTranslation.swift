@@ -1,7 +1,7 @@
 // URLFilterTranslation.swift — PCRE2Oracle
 //
 // The one place that says how a url-filter (JavaScript legacy regex syntax, WebKit's subset,
-// SEMANTICS.md section 3) becomes a PCRE2 pattern with the same meaning over canonical URLs. It
+// docs/SEMANTICS.md §3) becomes a PCRE2 pattern with the same meaning over canonical URLs. It
 // reads the pattern text itself; it shares nothing with the engine's parser. Every choice:
 //
 //  - The subject is the URL's bytes followed by one NUL, as WebKit's interpreter reads a URL: its
@@ -206,7 +206,7 @@ private struct Translator {
     /// Writes one character; a plain top-level character may join the required literal.
     mutating func character(_ code: UInt32) {
         if code == 0 {
-            // WebKit's end-of-URL marker (README: "Where WebKit's behaviour comes from").
+            // WebKit's end-of-URL marker (docs/SEMANTICS.md §3).
             emit("\\x{00}", everything: "(?:$)")
             endRun()
             return

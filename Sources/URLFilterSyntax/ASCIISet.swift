@@ -1,6 +1,6 @@
 // ASCIISet: a set of ASCII code units (0...127) in two machine words.
 //
-// The url-filter subset only ever matches ASCII (SEMANTICS.md section 3 and 5: WebKit rejects
+// The url-filter subset only ever matches ASCII (docs/SEMANTICS.md §3 and §5: WebKit rejects
 // non-ASCII patterns and matches canonical, ASCII-only URLs), so every character, `.` and every
 // class of a pattern is one of these sets. The automata build their byte classes from them.
 // Tested by URLFilterSyntaxTests/ASCIISetTests.swift.

@@ -1,5 +1,5 @@
 // The verdicts WebKit's url-filter parser gives a pattern, with WebKit's names and messages
-// (SEMANTICS.md section 3). Tested by URLFilterSyntaxTests/URLFilterParserTests.swift.
+// (docs/SEMANTICS.md §3). Tested by URLFilterSyntaxTests/URLFilterParserTests.swift.
 
 /// What WebKit makes of a url-filter pattern. `ok` and `matchesEverything` compile; every other
 /// status makes the rule list fail with `JSONInvalidRegex`.
