@@ -13,7 +13,8 @@ public struct BlockBenchCommand: ParsableCommand {
         abstract: "Compile Safari content-blocker rule lists like WebKit, and prove it.",
         subcommands: [
             RunCommand.self, CheckCommand.self, CompileCommand.self, MatchCommand.self, ConformCommand.self, BenchCommand.self,
-            GateCommand.self, CostCommand.self, ReportCommand.self, FuzzCommand.self, DumpCommand.self, ProfileCommand.self,
+            GateCommand.self, CostCommand.self, ReportCommand.self, FuzzCommand.self, HostileCommand.self, DumpCommand.self,
+            ProfileCommand.self,
         ],
         defaultSubcommand: RunCommand.self)
 

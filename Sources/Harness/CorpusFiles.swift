@@ -8,9 +8,12 @@ public enum CorpusFileError: Error, CustomStringConvertible {
     case unreadable(path: String, reason: String)
     case badGzip(path: String, reason: String)
     case badManifest(path: String, reason: String)
+    /// A gzip file that decompresses to more than `limit` bytes (a gzip bomb, or not a corpus).
+    case tooLarge(path: String, limit: Int)
 
     public var description: String {
         switch self {
+        case .tooLarge(let path, let limit): "\(path) decompresses to more than \(limit / (1 << 20)) MiB: refused"
         case .unreadable(let path, let reason): "cannot read \(path): \(reason)"
         case .badGzip(let path, let reason): "\(path) is not valid gzip: \(reason)"
         case .badManifest(let path, let reason): "\(path): \(reason)"
@@ -19,15 +22,21 @@ public enum CorpusFileError: Error, CustomStringConvertible {
 }
 
 public enum CorpusFiles {
-    /// The bytes of a file, decompressed when it starts with the gzip magic number.
-    public static func read(_ path: String) throws(CorpusFileError) -> [UInt8] {
+    /// The most bytes a gzip file may decompress to: far more than any rule list or request set
+    /// (WebKit takes at most 150,000 rules), and a bound on what a gzip bomb (about 1,000 times
+    /// its size) can make this process allocate.
+    public static let maximumDecompressedBytes = 256 << 20
+
+    /// The bytes of a file, decompressed when it starts with the gzip magic number (to at most
+    /// `limit` bytes).
+    public static func read(_ path: String, limit: Int = maximumDecompressedBytes) throws(CorpusFileError) -> [UInt8] {
         guard let data = FileManager.default.contents(atPath: path) else {
             let reason = FileManager.default.fileExists(atPath: path) ? "permission denied or not a file" : "no such file"
             throw .unreadable(path: path, reason: reason)
         }
         let bytes = [UInt8](data)
         guard bytes.count >= 2, bytes[0] == 0x1F, bytes[1] == 0x8B else { return bytes }
-        return try gunzip(bytes, path: path)
+        return try gunzip(bytes, path: path, limit: limit)
     }
 
     /// The lines of a text, without their ends: a line ends at LF or CRLF (a CR left at the very
@@ -39,7 +48,7 @@ public enum CorpusFiles {
             .map { $0.last == "\r" ? $0.dropLast() : $0 }
     }
 
-    static func gunzip(_ input: [UInt8], path: String) throws(CorpusFileError) -> [UInt8] {
+    static func gunzip(_ input: [UInt8], path: String, limit: Int = maximumDecompressedBytes) throws(CorpusFileError) -> [UInt8] {
         var stream = z_stream()
         // 16 + MAX_WBITS: gzip wrapper only.
         guard inflateInit2_(&stream, 16 + MAX_WBITS, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
@@ -47,7 +56,7 @@ public enum CorpusFiles {
         }
         defer { inflateEnd(&stream) }
         var output: [UInt8] = []
-        output.reserveCapacity(input.count * 8)
+        output.reserveCapacity(min(input.count * 8, limit))
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         var input = input
         var status: Int32 = Z_OK
@@ -61,8 +70,9 @@ public enum CorpusFiles {
                     status = inflate(&stream, Z_NO_FLUSH)
                     output.append(contentsOf: chunkBuffer[0..<(chunkBuffer.count - Int(stream.avail_out))])
                 }
-            } while status == Z_OK
+            } while status == Z_OK && output.count <= limit
         }
+        guard output.count <= limit else { throw .tooLarge(path: path, limit: limit) }
         guard status == Z_STREAM_END else {
             let reason = status == Z_BUF_ERROR ? "truncated" : (stream.msg.map { String(cString: $0) } ?? "zlib error \(status)")
             throw .badGzip(path: path, reason: reason)

@@ -19,6 +19,29 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     }
 
     /// The line-based corpora (tsv, sitelist) saved with Windows line ends read as with LF ends.
+    /// A gzip bomb stops at the decompression limit with a typed error instead of filling memory.
+    @Test func aGzipFileThatDecompressesPastTheLimitIsRefused() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bb-gzip-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let plain = folder.appendingPathComponent("zeros.json")
+        try Data(count: 3 << 20).write(to: plain)
+        let gzip = Process()
+        gzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        gzip.arguments = ["-k", plain.path]
+        try gzip.run()
+        gzip.waitUntilExit()
+        let path = plain.path + ".gz"
+        #expect(try CorpusFiles.read(path).count == 3 << 20)
+        #expect(try CorpusFiles.read(path, limit: 3 << 20).count == 3 << 20)
+        #expect {
+            _ = try CorpusFiles.read(path, limit: 1 << 20)
+        } throws: { error in
+            guard case CorpusFileError.tooLarge(path, limit: 1 << 20) = error else { return false }
+            return "\(error)".hasSuffix("decompresses to more than 1 MiB: refused")
+        }
+    }
+
     @Test func lineBasedSetsReadTheSameWithCRLFEnds() throws {
         let manifest = try CorpusManifest.load(root: repositoryRoot + "/Corpora")
         for kind in ["requests-tsv", "requests-sitelist"] {
