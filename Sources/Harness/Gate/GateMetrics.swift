@@ -44,14 +44,6 @@ public struct GateMetric: Codable, Hashable, Sendable {
         case timeRatio = "time ratio"
         case timeRatioMean = "time ratio mean"
 
-        /// Whether only a smaller value is better (the others must stay equal, or 0).
-        var lowerIsBetter: Bool {
-            switch self {
-            case .count, .instructions, .heap, .memory, .timeRatio, .timeRatioMean: true
-            case .correctness, .verdict, .answers: false
-            }
-        }
-
         /// Counted under Valgrind: comparable only with the same cost fingerprint.
         public var isCost: Bool { self == .instructions || self == .heap }
     }
