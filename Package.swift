@@ -20,7 +20,7 @@
 //   Harness            corpora (manifest, files, request sets), conformance (engine vs oracle),
 //                      benchmarks (definitions in Benchmarks/, engines as runners) and reports
 //   CValgrind          the measured region's markers for Valgrind's callgrind (no-ops outside it)
-//   CZlib              system library (zlib), to read the gzip-compressed corpora
+//   CZlib              system library (zlib): the compiled file's CRC-32, the gzip-compressed corpora
 //   CPCRE2             system library (libpcre2-8), oracle side only
 //   CLibPSL, CIDN2     system libraries (libpsl, libidn2): registrable domains and IDNA hosts
 //   BlockBenchCLI      the `blockbench` subcommands
@@ -55,7 +55,7 @@ let package = Package(
             dependencies: ["URLFilterSyntax", "CSSSelectorSyntax"],
             swiftSettings: swiftSettings),
         .target(name: "Automata", dependencies: ["URLFilterSyntax", "Parallelism"], swiftSettings: swiftSettings),
-        .target(name: "Bytecode", dependencies: ["Automata", "ContentRuleList", "URLFilterSyntax"], swiftSettings: swiftSettings),
+        .target(name: "Bytecode", dependencies: ["Automata", "ContentRuleList", "URLFilterSyntax", "CZlib"], swiftSettings: swiftSettings),
         .systemLibrary(name: "CLibPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
         .systemLibrary(name: "CIDN2", pkgConfig: "libidn2", providers: [.apt(["libidn2-dev"])]),
         .target(
