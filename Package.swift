@@ -105,11 +105,13 @@ let package = Package(
         .executableTarget(name: "blockbench", dependencies: ["BlockBenchCLI"], swiftSettings: swiftSettings),
         // libFuzzer's entry point (README: blockbench fuzz); a normal build replays input files.
         .executableTarget(name: "blockbench-fuzz-entry", dependencies: ["Fuzzing"], swiftSettings: swiftSettings),
-        .testTarget(name: "URLFilterSyntaxTests", dependencies: ["URLFilterSyntax"], swiftSettings: swiftSettings),
+        // What the test targets share (the repository's root), a library of their own.
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        .testTarget(name: "URLFilterSyntaxTests", dependencies: ["URLFilterSyntax", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "CSSSelectorSyntaxTests", dependencies: ["CSSSelectorSyntax"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ContentRuleListTests",
-            dependencies: ["ContentRuleList", "URLFilterSyntax"],
+            dependencies: ["ContentRuleList", "URLFilterSyntax", "TestSupport"],
             resources: [],
             swiftSettings: swiftSettings),
         .testTarget(name: "AutomataTests", dependencies: ["Automata", "URLFilterSyntax"], swiftSettings: swiftSettings),
@@ -119,24 +121,24 @@ let package = Package(
         .testTarget(name: "RequestContextTests", dependencies: ["RequestContext", "ContentRuleList"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ContentBlockerTests",
-            dependencies: ["ContentBlocker", "Bytecode", "ContentRuleList", "RequestContext", "PCRE2Oracle"],
+            dependencies: ["ContentBlocker", "Bytecode", "ContentRuleList", "RequestContext", "PCRE2Oracle", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PCRE2OracleTests",
-            dependencies: ["PCRE2Oracle", "ContentRuleList", "RequestContext"],
+            dependencies: ["PCRE2Oracle", "ContentRuleList", "RequestContext", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "FuzzingTests",
-            dependencies: ["Fuzzing", "Automata", "ContentBlocker", "ContentRuleList", "RequestContext", "URLFilterSyntax"],
+            dependencies: ["Fuzzing", "Automata", "ContentBlocker", "ContentRuleList", "RequestContext", "URLFilterSyntax", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "HarnessTests",
-            dependencies: ["Harness", "ContentBlocker", "ContentRuleList", "RequestContext", "PCRE2Oracle", "Automata", "URLFilterSyntax", "Parallelism"],
+            dependencies: ["Harness", "ContentBlocker", "ContentRuleList", "RequestContext", "PCRE2Oracle", "Automata", "URLFilterSyntax", "Parallelism", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "BlockBenchCLITests",
             dependencies: [
-                "BlockBenchCLI", "Bytecode", "ContentBlocker", "ContentRuleList", "Harness", "Fuzzing",
+                "BlockBenchCLI", "Bytecode", "ContentBlocker", "ContentRuleList", "Harness", "Fuzzing", "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             exclude: ["Fixtures"],

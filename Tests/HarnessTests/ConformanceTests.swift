@@ -8,6 +8,7 @@ import ContentRuleList
 import Harness
 import PCRE2Oracle
 import RequestContext
+import TestSupport
 
 private func shippedList(_ name: String) throws -> (json: [UInt8], list: RuleList) {
     let manifest = try CorpusManifest.load(root: repositoryRoot + "/Corpora")

@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 @testable import URLFilterSyntax
+import TestSupport
 
 /// Verdicts of WebKitGTK 2.50.6's compiler for one-rule lists `{"url-filter": pattern}`, produced
 /// with Benchmarks/WebKit/webkit-compile (nil: the list compiles; otherwise the status WebKit
@@ -328,8 +329,7 @@ struct ConformanceVectors: Decodable {
     var urlFilterParseStatusVectors: [Vector]
 
     static func load() throws -> [Vector] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let data = try Data(contentsOf: root.appendingPathComponent("Corpora/conformance/webkit-vectors.json"))
+        let data = try Data(contentsOf: repositoryURL("Corpora/conformance/webkit-vectors.json"))
         return try JSONDecoder().decode(ConformanceVectors.self, from: data).urlFilterParseStatusVectors
     }
 }
