@@ -108,7 +108,10 @@ let package = Package(
         // What the test targets share (the repository's root), a library of their own.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "URLFilterSyntaxTests", dependencies: ["URLFilterSyntax", "TestSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "CSSSelectorSyntaxTests", dependencies: ["CSSSelectorSyntax"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "CSSSelectorSyntaxTests", dependencies: ["CSSSelectorSyntax"],
+            resources: [.copy("WebKitSelectorVerdicts.json")],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "ContentRuleListTests",
             dependencies: ["ContentRuleList", "URLFilterSyntax", "TestSupport"],
