@@ -246,9 +246,9 @@ let webKitPatternVerdicts: [(pattern: String, status: URLFilterParseStatus?)] = 
         #expect(URLFilterParser.status(of: pattern) == status)
     }
 
-    /// A compiler holds every parsed term of a list while it builds its first automata (EasyList's
-    /// took 46 MB of heap at 40 bytes a term). A new field, or the set moved after a byte in an
-    /// atom's payload, shows here first.
+    /// A compiler holds every parsed term of a list while it builds its first automata (EasyList
+    /// has over a million: each 8 bytes a term costs some 9 MB). A new field, or the set moved
+    /// after a byte in an atom's payload, shows here first.
     @Test func aTermIsThirtyTwoBytes() {
         #expect(MemoryLayout<URLFilterTerm>.stride == 32)
         #expect(MemoryLayout<URLFilterTerm.Atom>.size <= 18)
