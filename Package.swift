@@ -20,7 +20,7 @@
 //   Harness            corpora (manifest, files, request sets), conformance (engine vs oracle),
 //                      benchmarks (definitions in Benchmarks/, engines as runners) and reports
 //   CValgrind          the measured region's markers for Valgrind's callgrind (no-ops outside it)
-//   CZlib              system library (zlib), to read the gzip-compressed corpora
+//   CZlib              system library (zlib): the compiled file's CRC-32, the gzip-compressed corpora
 //   CPCRE2             system library (libpcre2-8), oracle side only
 //   CLibPSL, CIDN2     system libraries (libpsl, libidn2): registrable domains and IDNA hosts
 //   BlockBenchCLI      the `blockbench` subcommands
@@ -55,7 +55,7 @@ let package = Package(
             dependencies: ["URLFilterSyntax", "CSSSelectorSyntax"],
             swiftSettings: swiftSettings),
         .target(name: "Automata", dependencies: ["URLFilterSyntax", "Parallelism"], swiftSettings: swiftSettings),
-        .target(name: "Bytecode", dependencies: ["Automata", "ContentRuleList", "URLFilterSyntax"], swiftSettings: swiftSettings),
+        .target(name: "Bytecode", dependencies: ["Automata", "ContentRuleList", "URLFilterSyntax", "CZlib"], swiftSettings: swiftSettings),
         .systemLibrary(name: "CLibPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
         .systemLibrary(name: "CIDN2", pkgConfig: "libidn2", providers: [.apt(["libidn2-dev"])]),
         .target(
@@ -105,11 +105,16 @@ let package = Package(
         .executableTarget(name: "blockbench", dependencies: ["BlockBenchCLI"], swiftSettings: swiftSettings),
         // libFuzzer's entry point (docs/CLI.md: blockbench fuzz); a normal build replays input files.
         .executableTarget(name: "blockbench-fuzz-entry", dependencies: ["Fuzzing"], swiftSettings: swiftSettings),
-        .testTarget(name: "URLFilterSyntaxTests", dependencies: ["URLFilterSyntax"], swiftSettings: swiftSettings),
-        .testTarget(name: "CSSSelectorSyntaxTests", dependencies: ["CSSSelectorSyntax"], swiftSettings: swiftSettings),
+        // What the test targets share (the repository's root), a library of their own.
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        .testTarget(name: "URLFilterSyntaxTests", dependencies: ["URLFilterSyntax", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "CSSSelectorSyntaxTests", dependencies: ["CSSSelectorSyntax"],
+            resources: [.copy("WebKitSelectorVerdicts.json")],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "ContentRuleListTests",
-            dependencies: ["ContentRuleList", "URLFilterSyntax"],
+            dependencies: ["ContentRuleList", "URLFilterSyntax", "TestSupport"],
             resources: [],
             swiftSettings: swiftSettings),
         .testTarget(name: "AutomataTests", dependencies: ["Automata", "URLFilterSyntax"], swiftSettings: swiftSettings),
@@ -119,24 +124,24 @@ let package = Package(
         .testTarget(name: "RequestContextTests", dependencies: ["RequestContext", "ContentRuleList"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ContentBlockerTests",
-            dependencies: ["ContentBlocker", "Bytecode", "ContentRuleList", "RequestContext", "PCRE2Oracle"],
+            dependencies: ["ContentBlocker", "Bytecode", "ContentRuleList", "RequestContext", "PCRE2Oracle", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PCRE2OracleTests",
-            dependencies: ["PCRE2Oracle", "ContentRuleList", "RequestContext"],
+            dependencies: ["PCRE2Oracle", "ContentRuleList", "RequestContext", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "FuzzingTests",
-            dependencies: ["Fuzzing", "Automata", "ContentBlocker", "ContentRuleList", "RequestContext", "URLFilterSyntax"],
+            dependencies: ["Fuzzing", "Automata", "ContentBlocker", "ContentRuleList", "RequestContext", "URLFilterSyntax", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "HarnessTests",
-            dependencies: ["Harness", "ContentBlocker", "ContentRuleList", "RequestContext", "PCRE2Oracle", "Automata", "URLFilterSyntax", "Parallelism"],
+            dependencies: ["Harness", "ContentBlocker", "ContentRuleList", "RequestContext", "PCRE2Oracle", "Automata", "URLFilterSyntax", "Parallelism", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "BlockBenchCLITests",
             dependencies: [
-                "BlockBenchCLI", "Bytecode", "ContentBlocker", "ContentRuleList", "Harness", "Fuzzing",
+                "BlockBenchCLI", "Bytecode", "ContentBlocker", "ContentRuleList", "Harness", "Fuzzing", "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             exclude: ["Fixtures"],

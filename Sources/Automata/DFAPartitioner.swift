@@ -69,8 +69,8 @@ public enum DFAPartitioner {
     /// serial step: a caller may build other automata meanwhile.
     ///
     /// The patterns are consumed: a pattern built in a stage is held only as its suffix once the
-    /// stages are planned, and each stage's suffixes only until the stage is built (a list's
-    /// parsed patterns were a third of its compile's memory).
+    /// stages are planned, and each stage's suffixes only until the stage is built (held to the
+    /// end, a list's parsed patterns would be a third of its compile's memory).
     public static func plan(
         _ patterns: consuming [(id: PatternID, filter: URLFilter)], limits: AutomataLimits, phaseTimer: inout PhaseTimer
     ) -> Plan {
@@ -146,9 +146,9 @@ public enum DFAPartitioner {
     /// in one trie instead of repeating them in several.
     static func inTextOrder(_ suffixes: consuming [(id: PatternID, filter: URLFilter)]) -> [(id: PatternID, filter: URLFilter)] {
         // Every key folded into one buffer, and its first 8 bytes as a number that compares
-        // alike: most comparisons end there. (An array per key, compared as arrays, and the
-        // suffixes copied into the new order took 19 ms of EasyList's compile, on one core while
-        // the other waited; 8 ms now.)
+        // alike: most comparisons end there. (An array per key, compared as arrays, with the
+        // suffixes copied into the new order, takes more than twice as long, on one core while
+        // the other waits.)
         var folded: [UInt8] = []
         var keyStart: [Int] = [0]
         var leads: [UInt64] = []
@@ -231,9 +231,9 @@ public enum DFAPartitioner {
                 var histogram: [Int: Int] = [:]
                 for index in side { histogram[loops[index], default: 0] += 1 }
                 let common = histogram.max { ($0.value, -$0.key) < ($1.value, -$1.key) }!.key
-                // (Sorting the whole patterns by their text before splitting was measured: 60% more
-                // states on EasyList than the list's own order. A stage's suffixes, anchored tries,
-                // are sorted: `inTextOrder`.)
+                // (Whole patterns stay in the list's order: sorted by their text before splitting,
+                // EasyList's give 60% more states. A stage's suffixes, anchored tries, are sorted:
+                // `inTextOrder`.)
                 for wantsLoopy in [true, false] {
                     let members = side.filter { (loops[$0] > common) == wantsLoopy }
                     guard !members.isEmpty else { continue }
@@ -285,10 +285,10 @@ public enum DFAPartitioner {
             }
             // The costliest first (estimated as the states times the loops, which multiply the
             // subset construction's work), so that the small groups fill the cores' last gaps: in
-            // the order the groups were split, EasyList's 1,251 loopy patterns (45 ms) were built
-            // last, alone on one core; by cost they come after its four 12,000-suffix tries (70 ms
-            // each) and before the small groups, and the round took 191 ms instead of 209. The
-            // results are put back in order below.
+            // the order the groups are split, a list's loopy patterns (EasyList: 1,251 of them)
+            // can come last and be built alone on one core while the other idles; by cost they
+            // come after the biggest suffix tries and before the small groups, and EasyList's round
+            // ends about 9% sooner. The results are put back in order below.
             groups.sort { $0.cost > $1.cost || $0.cost == $1.cost && ($0.group.origin, $0.group.start) < ($1.group.origin, $1.group.start) }
             let places = groups.map { (origin: $0.group.origin, start: $0.group.start) }
             let items = groups.map(\.group)

@@ -2,7 +2,8 @@
 //
 // The construction's own hash tables (the subset construction's state sets, the prefix trees of
 // terms, the acyclic minimizer's signatures) key on small integers and hash them with one
-// multiply-xorshift step per value: Swift's Hasher (SipHash) was most of each of those passes.
+// multiply-xorshift step per value: with Swift's Hasher (SipHash), hashing would be most of each
+// of those passes.
 
 /// `hash` with `value` mixed in.
 @inline(__always)

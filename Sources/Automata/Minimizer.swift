@@ -11,8 +11,8 @@
 // DFAs with partial transition functions", 2008): O((n + m) log n) for n states and m defined
 // transitions, with no dead state added, the initial partition grouping states by the patterns
 // they report. Both find the same (coarsest) partition, and the minimal DFA is numbered from it
-// alike, so the choice never changes a byte; the refinement cost a sixth of EasyList's compile on
-// tries it could not shrink.
+// alike, so the choice never changes a byte, only the time: on the tries, which it cannot shrink,
+// the refinement would take a sixth of EasyList's compile.
 
 public enum Minimizer {
     public static func minimize(_ dfa: DFA) -> DFA {
@@ -111,7 +111,7 @@ public enum Minimizer {
         }
 
         // Cords of transitions, seeded by label: a counting sort (labels are byte classes, fewer
-        // than 257), which callgrind measured at a sixth of KaBlock's compile as a comparison sort.
+        // than 257), where a comparison sort would be a sixth of KaBlock's compile.
         var cords = RefinablePartition(count: m)
         if m > 0 {
             var labelStart = [Int](repeating: 0, count: k + 1)
@@ -160,9 +160,10 @@ public enum Minimizer {
     /// their first state.
     static func quotient(_ dfa: DFA, by classes: (classOf: [Int32], count: Int)) -> DFA {
         let n = dfa.stateCount
-        // Every state its own class: the DFA was minimal, and the numbering below would give each
-        // state its own number. (The tries of a stage's suffixes: EasyList's 170,000-state groups
-        // lose no state, and a copy of their tables was a fifth of the compile's memory.)
+        // Every state its own class: the DFA is minimal already, and the numbering below would
+        // give each state its own number. (The tries of a stage's suffixes: EasyList's
+        // 170,000-state groups lose no state, and a copy of their tables would be a fifth of the
+        // compile's memory.)
         if classes.count == n { return dfa }
         let classOf = classes.classOf
         var number = [Int](repeating: -1, count: classes.count)
@@ -193,8 +194,8 @@ public enum Minimizer {
 
 /// A partition of 0..<count into sets, refined by marking elements and splitting each touched set
 /// into its marked and unmarked parts (the smaller part becomes the new set). Stored as Int32: the
-/// partition of transitions has an entry per transition in six arrays, and 8-byte entries made
-/// the minimizer a fifth of EasyList's compile memory.
+/// partition of transitions has an entry per transition in six arrays, and with 8-byte entries
+/// the minimizer would be a fifth of EasyList's compile memory.
 private struct RefinablePartition {
     var setCount: Int
     var elements: [Int32]

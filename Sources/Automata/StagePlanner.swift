@@ -20,7 +20,7 @@
 // combined DFA blow up) and is shared by at least `minimumPatternsPerStage` patterns, extended
 // by the terms after it that all those patterns share too (`:\/\/` after `[a-z+.-]*`, so that the
 // prefix ends at few places). Patterns that share no such prefix, or whose rest would match
-// nothing, are built as before.
+// nothing, are built whole.
 
 public import URLFilterSyntax
 
@@ -51,8 +51,8 @@ public enum StagePlanner {
     /// 1 would make every pattern its own stage: anything below 2 turns staging off.
     ///
     /// The patterns are consumed: a staged pattern's terms become its suffix's, its prefix's terms
-    /// removed in place (a copy of every staged pattern's rest was a seventh of EasyList's compile
-    /// memory).
+    /// removed in place (a copy of every staged pattern's rest would be a seventh of EasyList's
+    /// compile memory).
     public static func plan(
         _ given: consuming [(id: PatternID, filter: URLFilter)], minimumPatternsPerStage: Int
     ) -> (whole: [(id: PatternID, filter: URLFilter)], stages: [PlannedStage]) {
@@ -60,7 +60,7 @@ public enum StagePlanner {
         guard minimumPatternsPerStage >= 2 else { return (patterns, []) }
         // The prefix tree of the patterns' first terms: node ids, how many patterns pass each.
         // (Terms are read through borrowed buffers and the paths kept end to end: copying each
-        // pattern and slicing its terms retained and released them, a quarter of this step.)
+        // pattern and slicing its terms would retain and release them, a quarter of this step.)
         var nodes = ShapeEdges()
         var passing: [Int32] = [0, 0]  // 0: the anchored root, 1: the unanchored root
         var pathNodes: [Int32] = []

@@ -58,8 +58,8 @@ extension URLFilterQuantifier {
 
 /// The edges of a prefix tree of terms: (node, term shape) -> child node. An open-addressing table
 /// (linear probing, at most half full) with a multiply-xorshift hash (Hashing.swift): a Dictionary
-/// hashed every term of every pattern with SipHash, which with its equality checks was a seventh
-/// of EasyList's compile (the NFA builder's prefix tree and the stage planner's).
+/// would hash every term of every pattern with SipHash, which with its equality checks would be a
+/// seventh of EasyList's compile (the NFA builder's prefix tree and the stage planner's).
 struct ShapeEdges {
     private var parents: [UInt32] = []
     private var shapes: [TermShape] = []

@@ -1,5 +1,5 @@
-// The `blockbench` command: subcommands added issue by issue. With no subcommand it runs the
-// main job on the shipped corpora.
+// The `blockbench` command and its subcommands. With no subcommand it runs the main job on the
+// shipped corpora.
 
 public import ArgumentParser
 import ContentBlocker

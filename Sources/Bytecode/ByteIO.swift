@@ -47,11 +47,6 @@ public struct ByteWriter: Sendable {
     }
 
     public mutating func append<C: Collection<UInt8>>(contentsOf other: C) { bytes.append(contentsOf: other) }
-
-    /// Overwrites 4 bytes at `offset` (a length or a checksum written after the fact).
-    public mutating func patchU32(_ value: UInt32, at offset: Int) {
-        for index in 0..<4 { bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * UInt32(index))) }
-    }
 }
 
 /// Reads what `ByteWriter` wrote, never past `end`.

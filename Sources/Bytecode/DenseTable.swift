@@ -2,10 +2,10 @@
 //
 // A small program's states expanded, in memory, into a table of one row per state and one entry
 // per byte class: a step is then one read, where the compact form decodes the state's header and
-// scans its exceptions (about 5 ns a step on this machine for a 287-byte program, which stays in
-// cache: decoding, not memory, is its cost). Only programs whose table stays small are expanded
-// (`DenseTable.maximumEntries`), so building every table of a list is bounded work whatever the
-// list's size, and the file keeps the compact form: the table is the interpreter's, not the format's.
+// scans its exceptions (a small program stays in cache: decoding, not memory, is its cost). Only
+// programs whose table stays small are expanded (`DenseTable.maximumEntries`), so building every
+// table of a list is bounded work whatever the list's size, and the file keeps the compact form:
+// the table is the interpreter's, not the format's.
 //
 // An entry is the next state's row offset (its state number times the class count), with the high
 // bit set when that state reports patterns; `dead` (0x7FFF) stops the run. A chain instruction's

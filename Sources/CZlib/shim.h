@@ -1,4 +1,4 @@
-// zlib, to read the gzip-compressed corpora. Harness side only; the engine never imports it.
+// zlib: the compiled file's CRC-32 (Bytecode) and the gzip-compressed corpora (Harness).
 #ifndef BLOCKBENCH_CZLIB_SHIM_H
 #define BLOCKBENCH_CZLIB_SHIM_H
 #include <zlib.h>

@@ -26,7 +26,7 @@
 // (the rules without a condition and the unless- ones: `Base`); a new page then costs its
 // condition programs' runs and an edit of that list by the few rules whose patterns its URLs
 // matched (an unless-domain rule leaves, an if-domain rule joins), not a check of every rule
-// (EasyList: ~6,000, ~90 µs a page). An evaluator that keeps no page checks every rule instead,
+// (EasyList: ~6,000). An evaluator that keeps no page checks every rule instead,
 // the plain reading of step 2, which the tests hold the index to.
 //
 // The evaluator keeps its working memory (pattern marks, candidate lists) between requests: after
@@ -247,7 +247,7 @@ public final class Evaluator {
     /// Whether `rule`'s condition holds, the page's top-url and frame-url patterns marked in `top`
     /// and `frame`. Buffers, not the arrays: reading a class's array property checks exclusive
     /// access each time, and slicing `conditions` retains its storage; with ~6,000 rules that match
-    /// every URL checked per page (EasyList), those were a third of a new page's cost.
+    /// every URL checked per page (EasyList), those would be a third of a new page's cost.
     @inline(__always)
     private static func holds(
         _ rule: RuleRecord, conditions: UnsafeBufferPointer<UInt32>, top: UnsafeBufferPointer<Bool>, frame: UnsafeBufferPointer<Bool>

@@ -5,7 +5,7 @@
 // punycode (libidn2), `\` read as `/` and a `/` path after the host in special URLs, the default
 // port removed, path, query and fragment percent-encoded with their own sets. Expected values in
 // the tests were checked against node's WHATWG `URL`.
-// Not yet: dot segments (`/a/../b`), IPv4 number forms (`0x7f.1`), IPv6 compression, and the
+// Not handled: dot segments (`/a/../b`), IPv4 number forms (`0x7f.1`), IPv6 compression, and the
 // rejection of forbidden host code points (such URLs keep their text here).
 
 public struct CanonicalURL: Hashable, Sendable {

@@ -63,13 +63,6 @@ public struct ASCIISet: Hashable, Sendable {
         return result
     }
 
-    public func intersection(_ other: ASCIISet) -> ASCIISet {
-        var result = self
-        result.low &= other.low
-        result.high &= other.high
-        return result
-    }
-
     /// The complement within what `.` matches (1...127): how `[^...]` is read.
     public var complementWithinAnyCharacter: ASCIISet {
         var result = ASCIISet()

@@ -205,7 +205,7 @@ struct TermBuilder {
 
 extension Array {
     /// A copy without the room appending left: a compiler keeps a list's parsed patterns until
-    /// their automata are built, and the slack of growth by doubling was a quarter of them.
+    /// their automata are built, and the slack of growth by doubling would be a quarter of them.
     var exactlySized: [Element] {
         capacity == count ? self : withUnsafeBufferPointer { Array($0) }
     }

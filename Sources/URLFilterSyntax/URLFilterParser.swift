@@ -88,8 +88,8 @@ public enum URLFilterParser {
         let chunkCount = (count + chunk - 1) / chunk
         guard chunkCount > 1 else { return patterns.map { parse($0.source, isCaseSensitive: $0.isCaseSensitive) } }
         // Each worker initializes only its own chunk of the result, in place: results gathered
-        // from per-chunk arrays were copied once more, a retain and a release per pattern (10 ms
-        // of EasyList's compile, on one core).
+        // from per-chunk arrays would be copied once more, a retain and a release per pattern, on
+        // one core.
         return [Result<URLFilter, URLFilterParseError>](unsafeUninitializedCapacity: count) { buffer, initialized in
             nonisolated(unsafe) let results = buffer
             Parallel.forEach(iterations: chunkCount) { index in

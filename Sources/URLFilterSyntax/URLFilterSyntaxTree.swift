@@ -12,8 +12,8 @@
 // Tested by URLFilterSyntaxTests/URLFilterParserTests.swift (golden dumps).
 
 /// A half-open range of UTF-8 byte offsets into the pattern. Stored in 32 bits (a pattern is a
-/// JSON string, far shorter): a term is then 32 bytes instead of 40, and a compiler keeps every
-/// parsed term of a list until its automata are built.
+/// JSON string, far shorter): a term is then 32 bytes, where two 64-bit offsets would make it 40,
+/// and a compiler keeps every parsed term of a list until its automata are built.
 public struct SourceSpan: Hashable, Sendable, CustomStringConvertible {
     private var lower: Int32
     private var upper: Int32
@@ -45,7 +45,7 @@ public enum URLFilterQuantifier: String, Hashable, Sendable {
 /// One term of a pattern: an atom and its quantifier.
 public struct URLFilterTerm: Hashable, Sendable {
     /// (The set comes first in each payload: a byte after 16 bytes leaves room for the case tag,
-    /// the quantifier and the span in 32 bytes a term, where a byte before them took 40; a
+    /// the quantifier and the span in 32 bytes a term, where a byte before them would make 40; a
     /// compiler holds every term of a list while it builds the first automata.)
     public enum Atom: Hashable, Sendable {
         /// One character of the pattern (after escapes), and what it matches (both cases of a

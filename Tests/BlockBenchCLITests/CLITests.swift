@@ -10,8 +10,7 @@ import Harness
 import Testing
 @testable import BlockBenchCLI
 @testable import ContentRuleList
-
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+import TestSupport
 
 func temporaryFile(_ contents: [UInt8], suffix: String = ".json") throws -> String {
     let path = NSTemporaryDirectory() + "blockbench-test-\(UUID().uuidString)\(suffix)"

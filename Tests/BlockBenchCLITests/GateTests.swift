@@ -9,6 +9,7 @@ import Foundation
 import Testing
 @testable import BlockBenchCLI
 @testable import Harness
+import TestSupport
 
 /// KaBlock and 13 rules of EasyList with frame-url conditions (Fixtures/README.md): compiled by
 /// compile benchmarks, conformed over the 8,276 adblock-rust requests, KaBlock matched by

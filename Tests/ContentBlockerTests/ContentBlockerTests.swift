@@ -7,6 +7,7 @@ import Foundation
 import ContentBlocker
 import ContentRuleList
 import RequestContext
+import TestSupport
 
 private func compile(_ json: String) throws -> CompiledRuleList {
     let (list, _) = try RuleListCompiler.compile(json: Array(json.utf8))
@@ -122,8 +123,7 @@ private func list(_ rules: String...) -> String { "[" + rules.joined(separator: 
     }
 
     @Test func savingThenLoadingGivesTheSameBytesAndAnswers() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let bytes = try [UInt8](Data(contentsOf: root.appendingPathComponent("Corpora/rules/kablock-blockerList.json")))
+        let bytes = try [UInt8](Data(contentsOf: repositoryURL("Corpora/rules/kablock-blockerList.json")))
         let (compiled, _) = try RuleListCompiler.compile(json: bytes)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("blockbench-test-\(getpid()).bbc").path
         defer { try? FileManager.default.removeItem(atPath: path) }

@@ -9,9 +9,7 @@ import Bytecode
 import ContentBlocker
 import ContentRuleList
 import RequestContext
-
-private let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent()
+import TestSupport
 
 /// A small list with what the shipped ones lack: frame-url conditions, header operations, a
 /// redirect's query transform.
@@ -28,7 +26,7 @@ private let extrasList = #"""
 private func compiledBytes(_ json: [UInt8]) throws -> [UInt8] { try RuleListCompiler.compile(json: json).0.serialized() }
 
 private func shippedList(_ name: String) throws -> [UInt8] {
-    try [UInt8](Data(contentsOf: repositoryRoot.appendingPathComponent("Corpora/rules/" + name)))
+    try [UInt8](Data(contentsOf: repositoryURL("Corpora/rules/" + name)))
 }
 
 /// Writes the checksum of bytes 32... into the header (offset 24), as a hostile writer would.

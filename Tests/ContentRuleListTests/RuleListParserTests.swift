@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 @testable import ContentRuleList
+import TestSupport
 
 /// Verdicts of WebKitGTK 2.50.6 on rule lists (nil: compiles; otherwise WebKit's error name),
 /// produced with Benchmarks/WebKit/webkit-compile by Benchmarks/WebKit/probe.py: the compile-error
@@ -717,8 +718,7 @@ let webKitRuleListVerdicts: [(rules: String, error: String?)] = [
     }
 
     @Test func passesWebKitCompilerErrorVectors() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let data = try Data(contentsOf: root.appendingPathComponent("Corpora/conformance/webkit-vectors.json"))
+        let data = try Data(contentsOf: repositoryURL("Corpora/conformance/webkit-vectors.json"))
         struct File: Decodable {
             struct Vector: Decodable { var rules: String; var expectedError: String? }
             var compilerErrorVectors: [Vector]
@@ -840,8 +840,7 @@ let webKitRuleListVerdicts: [(rules: String, error: String?)] = [
     }
 
     @Test func truncatedAndRandomInputNeverCrashes() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let bytes = [UInt8](try Data(contentsOf: root.appendingPathComponent("Corpora/rules/ddg-tds-reference-rules.json")))
+        let bytes = [UInt8](try Data(contentsOf: repositoryURL("Corpora/rules/ddg-tds-reference-rules.json")))
         #expect((try? RuleListParser.parse(bytes).get())?.rules.count == 127)
         for length in stride(from: 0, to: bytes.count, by: 97) {
             guard case .failure(let error) = RuleListParser.parse(Array(bytes[0..<length])) else {

@@ -7,8 +7,7 @@ import Foundation
 import Automata
 import Fuzzing
 import URLFilterSyntax
-
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+import TestSupport
 
 @Suite struct DeterminismTests {
     @Test func theGeneratorIsSplitMix64() {

@@ -1,5 +1,5 @@
 // SmallWorldTests.swift — the exhaustive small world: every pattern of up to 3 atoms against every
-// string of up to 4 characters, engine against PCRE2 (the done criterion), and its
+// string of up to 4 characters, engine against PCRE2 (they must agree on all of it), and its
 // enumeration checked by counting.
 
 import Testing

@@ -7,6 +7,7 @@ import Foundation
 import ContentRuleList
 @testable import Harness
 import RequestContext
+import TestSupport
 
 private func runner(_ engines: [any BenchEngine]) throws -> BenchmarkRunner {
     BenchmarkRunner(manifest: try CorpusManifest.load(root: repositoryRoot + "/Corpora"), engines: engines)

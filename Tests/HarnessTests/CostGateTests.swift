@@ -23,6 +23,7 @@ import XCTest
 import Parallelism
 import RequestContext
 import URLFilterSyntax
+import TestSupport
 
 private enum CostChild {
     static let variable = "BLOCKBENCH_COST_CHILD"

@@ -4,8 +4,7 @@ import Testing
 import Foundation
 import Harness
 import RequestContext
-
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+import TestSupport
 
 @Suite struct RequestSetTests {
     @Test func everyShippedRequestSetLoadsWithItsManifestRowCount() throws {

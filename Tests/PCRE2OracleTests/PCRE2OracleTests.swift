@@ -7,6 +7,7 @@ import Foundation
 import ContentRuleList
 import PCRE2Oracle
 import RequestContext
+import TestSupport
 
 private func matches(_ filter: String, _ url: String, caseSensitive: Bool = false) throws -> Bool {
     let escaped = filter.replacingOccurrences(of: "\\", with: "\\\\")
@@ -99,8 +100,7 @@ private func matches(_ filter: String, _ url: String, caseSensitive: Bool = fals
 /// The `requestVectorTests` of Corpora/conformance/webkit-vectors.json, answered by the oracle.
 @Suite struct OracleVectorTests {
     @Test func theOraclePassesWebKitsRequestVectors() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let data = try Data(contentsOf: root.appendingPathComponent("Corpora/conformance/webkit-vectors.json"))
+        let data = try Data(contentsOf: repositoryURL("Corpora/conformance/webkit-vectors.json"))
         let file = try JSONSerialization.jsonObject(with: data) as! [String: Any]
         var passed = 0
         var failures: [String] = []

@@ -1,5 +1,5 @@
-// RequestContextTests.swift — canonical URLs (the part done so far), registrable domains through
-// libpsl, and the third-party test.
+// RequestContextTests.swift — canonical URLs (what CanonicalURL.swift handles), registrable
+// domains through libpsl, and the third-party test.
 
 import Testing
 import ContentRuleList

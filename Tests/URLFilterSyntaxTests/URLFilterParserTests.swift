@@ -4,6 +4,7 @@
 import Foundation
 import Testing
 @testable import URLFilterSyntax
+import TestSupport
 
 /// Verdicts of WebKitGTK 2.50.6's compiler for one-rule lists `{"url-filter": pattern}`, produced
 /// with Benchmarks/WebKit/webkit-compile (nil: the list compiles; otherwise the status WebKit
@@ -245,9 +246,9 @@ let webKitPatternVerdicts: [(pattern: String, status: URLFilterParseStatus?)] = 
         #expect(URLFilterParser.status(of: pattern) == status)
     }
 
-    /// A compiler holds every parsed term of a list while it builds its first automata (EasyList's
-    /// took 46 MB of heap at 40 bytes a term). A new field, or the set moved after a byte in an
-    /// atom's payload, shows here first.
+    /// A compiler holds every parsed term of a list while it builds its first automata (EasyList
+    /// has over a million: each 8 bytes a term costs some 9 MB). A new field, or the set moved
+    /// after a byte in an atom's payload, shows here first.
     @Test func aTermIsThirtyTwoBytes() {
         #expect(MemoryLayout<URLFilterTerm>.stride == 32)
         #expect(MemoryLayout<URLFilterTerm.Atom>.size <= 18)
@@ -364,8 +365,7 @@ struct ConformanceVectors: Decodable {
     var urlFilterParseStatusVectors: [Vector]
 
     static func load() throws -> [Vector] {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let data = try Data(contentsOf: root.appendingPathComponent("Corpora/conformance/webkit-vectors.json"))
+        let data = try Data(contentsOf: repositoryURL("Corpora/conformance/webkit-vectors.json"))
         return try JSONDecoder().decode(ConformanceVectors.self, from: data).urlFilterParseStatusVectors
     }
 }

@@ -44,14 +44,6 @@ public struct GateMetric: Codable, Hashable, Sendable {
         case timeRatio = "time ratio"
         case timeRatioMean = "time ratio mean"
 
-        /// Whether only a smaller value is better (the others must stay equal, or 0).
-        var lowerIsBetter: Bool {
-            switch self {
-            case .count, .instructions, .heap, .memory, .timeRatio, .timeRatioMean: true
-            case .correctness, .verdict, .answers: false
-            }
-        }
-
         /// Counted under Valgrind: comparable only with the same cost fingerprint.
         public var isCost: Bool { self == .instructions || self == .heap }
     }
@@ -93,12 +85,12 @@ public struct GateTolerance: Codable, Hashable, Sendable {
     ///    docs/METHODOLOGY.md), so 1% is noise-free and still sees 3% more work in one phase
     ///    or per request.
     ///  - heap: 1%: a serial compile's heap peak is the same bytes every run.
-    ///  - memory: 25% and 32 MiB: resident pages of a parallel run; runs of one tree moved the
-    ///    own-process peak by 5%, growth inside the job's process more: gross growth only.
-    ///  - time ratio: 300% (the ratio may quadruple): two runs of an unchanged tree on this 2-core
-    ///    VM, one beside a busy loop, moved single benchmarks' ratios by 0.42x-1.96x, most on
+    ///  - memory: 25% and 32 MiB: resident pages of a parallel run; runs of one tree move the
+    ///    own-process peak by up to 5%, growth inside the job's process more: gross growth only.
+    ///  - time ratio: 300% (the ratio may quadruple): two runs of an unchanged tree on a 2-core
+    ///    VM, one beside a busy loop, can move single benchmarks' ratios by 0.42x-1.96x, most on
     ///    sets of a few requests: a catastrophe check (instructions hold CPU cost).
-    ///  - time ratio mean: 150%: the same runs moved a model's mean by up to 1.68x.
+    ///  - time ratio mean: 150%: the same runs move a model's mean by up to 1.68x.
     public static let defaults: [GateMetric.Kind: GateTolerance] = [
         .count: GateTolerance(percent: 0),
         .instructions: GateTolerance(percent: 1),
