@@ -185,7 +185,7 @@ public struct URLFilterGroup: RandomAccessCollection, Hashable, @unchecked Senda
         storage.withUnsafeMutablePointerToElements { elements in
             _ = UnsafeMutableBufferPointer(start: elements, count: terms.count).initialize(from: terms)
         }
-        self.storage = storage as! Storage
+        self.storage = unsafeDowncast(storage, to: Storage.self)
     }
 
     public init(arrayLiteral terms: URLFilterTerm...) {
@@ -229,10 +229,14 @@ public struct URLFilterGroup: RandomAccessCollection, Hashable, @unchecked Senda
         hasher.combine(shapeHash)
     }
 
-    /// The two trees side by side, with a stack of the groups being compared.
+    /// The two trees side by side. A stack of the groups still to compare is made only when a
+    /// group holds a group: most groups hold characters and classes only, and a prefix tree
+    /// compares a group's shape at every lookup.
     private static func compare(_ lhs: URLFilterGroup, _ rhs: URLFilterGroup, spans: Bool) -> Bool {
-        var pending: [(URLFilterGroup, URLFilterGroup)] = [(lhs, rhs)]
-        while let (left, right) = pending.popLast() {
+        var pending: [(URLFilterGroup, URLFilterGroup)] = []
+        var next: (URLFilterGroup, URLFilterGroup)? = (lhs, rhs)
+        while let (left, right) = next {
+            next = pending.popLast()
             if left.storage === right.storage { continue }
             guard left.count == right.count, left.shapeHash == right.shapeHash else { return false }
             for index in 0..<left.count {
@@ -245,6 +249,7 @@ public struct URLFilterGroup: RandomAccessCollection, Hashable, @unchecked Senda
                     if spans ? a.atom != b.atom : a.characterSet != b.characterSet { return false }
                 }
             }
+            if next == nil { next = pending.popLast() }
         }
         return true
     }
