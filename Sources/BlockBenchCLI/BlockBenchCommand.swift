@@ -1,5 +1,5 @@
-// The `blockbench` command and its subcommands. With no subcommand it runs the main job on the
-// shipped corpora.
+// The `blockbench` command and its subcommands, one file each. With no subcommand it runs the
+// main job (Harness/MainJob.swift) on the shipped corpora.
 
 public import ArgumentParser
 import ContentBlocker
@@ -21,7 +21,7 @@ public struct BlockBenchCommand: ParsableCommand {
     public init() {}
 }
 
-/// The main job: every stage of MainJob.swift on the shipped corpora, then the report
+/// The main job: every stage of Harness/MainJob.swift on the shipped corpora, then the report
 /// (Reports/<date>-<revision>/ and a line of Reports/history.jsonl) and a summary. Exit 1 when
 /// anything disagrees or fails.
 struct RunCommand: ParsableCommand {
@@ -50,11 +50,5 @@ struct RunCommand: ParsableCommand {
             print("FAILED: " + outcome.failures.joined(separator: "; "))
             throw ExitCode(1)
         }
-    }
-}
-
-extension String {
-    func leftPadded(_ width: Int) -> String {
-        count >= width ? self : String(repeating: " ", count: width - count) + self
     }
 }

@@ -16,6 +16,7 @@
 internal import Automata
 internal import ContentBlocker
 internal import ContentRuleList
+internal import Harness
 internal import PCRE2Oracle
 internal import RequestContext
 internal import URLFilterSyntax

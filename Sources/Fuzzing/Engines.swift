@@ -6,7 +6,8 @@
 //    stage, so a disagreement names the first stage that goes wrong;
 //  - `ListEngine`: a whole rule list compiled, serialized and loaded back (validated), answering
 //    requests, as a browser runs it;
-//  - `PatternOracle`: the same url-filter through the PCRE2 translation (PCRE2Oracle).
+//  - `PatternOracle` (PCRE2Oracle/PatternOracle.swift): the same url-filter through the PCRE2
+//    translation.
 // The engine modules are used as they are; the only way to make them wrong is a test-only fault
 // set on these values (`alteringMinimalDFA`, a broken `ListEngine`).
 
@@ -14,7 +15,7 @@ public import Automata
 internal import Bytecode
 internal import ContentBlocker
 public import ContentRuleList
-public import PCRE2Oracle
+internal import PCRE2Oracle
 public import RequestContext
 public import URLFilterSyntax
 
@@ -87,43 +88,6 @@ public struct BuiltPattern: Sendable {
     public func matches(_ subject: [UInt8]) -> Bool {
         guard let program else { return true }
         return !program.matches(subject).isEmpty
-    }
-}
-
-/// One url-filter through the PCRE2 oracle.
-public struct PatternOracle {
-    public let pattern: OraclePattern
-    private let data = PCRE2MatchData()
-
-    /// Why the oracle could not take a pattern the engine accepts.
-    public struct Refusal: Error, Sendable, CustomStringConvertible {
-        /// "translation" or "pcre2".
-        public var stage: String
-        public var reason: String
-        public var description: String { "\(stage): \(reason)" }
-    }
-
-    public init(source: String, caseSensitive: Bool) throws(Refusal) {
-        let translation: URLFilterTranslation
-        do {
-            translation = try URLFilterTranslation.translate(source, caseSensitive: caseSensitive)
-        } catch {
-            throw Refusal(stage: "translation", reason: error.reason)
-        }
-        do {
-            // PCRE2's interpreter: compiling JIT code costs more than a few short subjects save.
-            pattern = try OraclePattern(translation, jit: false)
-        } catch {
-            throw Refusal(stage: "pcre2", reason: "\(error.message) (PCRE2 pattern \(translation.pattern))")
-        }
-    }
-
-    public var matchesEverything: Bool { pattern.matchesEverything }
-
-    /// Whether the pattern matches `subject` (the URL's bytes; the oracle reads the end-of-URL
-    /// NUL after them, as WebKit does).
-    public func matches(_ subject: [UInt8]) throws(PCRE2Error) -> Bool {
-        try (subject + [0]).withUnsafeBufferPointer { bytes throws(PCRE2Error) in try pattern.matches(bytes, using: data) }
     }
 }
 

@@ -7,7 +7,6 @@
 
 import Foundation
 import Testing
-@testable import BlockBenchCLI
 @testable import Harness
 import TestSupport
 
@@ -19,7 +18,7 @@ private func smallJob(_ engine: BlockBenchEngine = BlockBenchEngine()) throws ->
     manifest.corpora = manifest.corpora.filter { $0.name == "kablock" || $0.name == "adblock-rust-requests" }
     manifest.corpora.append(
         CorpusManifest.Entry(
-            name: "easylist-frame-url", file: "../Tests/BlockBenchCLITests/Fixtures/easylist-frame-url-rules.json", kind: "rules",
+            name: "easylist-frame-url", file: "../Tests/HarnessTests/Fixtures/easylist-frame-url-rules.json", kind: "rules",
             rows: 13, origin: "EasyList", licence: "CC-BY-SA-3.0"))
     let definitions = [
         BenchmarkDefinition(name: "compile-kablock", rules: "kablock", model: .compile, engines: ["blockbench"], runs: 1, warmupRuns: 0),
