@@ -37,19 +37,7 @@ struct ProfileCommand: ParsableCommand {
     var rounds = 5
 
     func run() throws {
-        let bytes = try CorpusFiles.read(rules)
-        let compiled: CompiledRuleList
-        if bytes.starts(with: CompiledFile.label) {
-            do { compiled = try CompiledRuleList(validating: bytes) } catch {
-                print("\(rules): refused: \(error)")
-                throw ExitCode(1)
-            }
-        } else {
-            do { compiled = try RuleListCompiler.compile(json: bytes).0 } catch {
-                print("\(rules): \(error)")
-                throw ExitCode(1)
-            }
-        }
+        let compiled = try RuleListInput.load(rules)
         guard rounds > 0 else { throw ValidationError("--rounds must be at least 1") }
         let set = try RequestSets.load(path: requests, kind: kind, name: requests)
         let requestList = set.requests.map(\.request)

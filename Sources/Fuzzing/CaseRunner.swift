@@ -58,7 +58,7 @@ public struct CaseResult: Sendable {
 }
 
 public struct CaseRunner: Sendable {
-    public var patternEngine = PatternEngine()
+    public var patternEngine: any PatternPipeline = PatternEngine()
     public var listEngine = ListEngine.blockBench
     public var shrinker = Shrinker()
     public var statusGenerator = PatternGenerator(defectPercent: 35)

@@ -1,15 +1,16 @@
 // Engines.swift — Fuzzing
 //
 // The two sides every level compares, behind small values a test can replace:
-//  - `PatternEngine`: one url-filter through the engine's pipeline (syntax tree -> Thompson NFA ->
-//    subset construction under limits -> minimal DFA -> bytecode program), answering at every
-//    stage, so a disagreement names the first stage that goes wrong;
+//  - `PatternPipeline`: one url-filter through the engine's pipeline (syntax tree -> Thompson NFA
+//    -> subset construction under limits -> minimal DFA -> bytecode program), answering at every
+//    stage, so a disagreement names the first stage that goes wrong; `PatternEngine` is the
+//    engine's own;
 //  - `ListEngine`: a whole rule list compiled, serialized and loaded back (validated), answering
 //    requests, as a browser runs it;
 //  - `PatternOracle` (PCRE2Oracle/PatternOracle.swift): the same url-filter through the PCRE2
 //    translation.
-// The engine modules are used as they are; the only way to make them wrong is a test-only fault
-// set on these values (`alteringMinimalDFA`, a broken `ListEngine`).
+// The engine modules are used as they are; a test makes them wrong with a pipeline of its own (a
+// seeded bug in the minimal DFA) or a broken `ListEngine`, defined in the test.
 
 public import Automata
 internal import Bytecode
@@ -31,12 +32,30 @@ public enum EngineStage: String, Sendable, Codable, CaseIterable {
     case bytecode
 }
 
-/// One url-filter through the engine's pipeline.
-public struct PatternEngine: Sendable {
+/// One url-filter through the engine's pipeline: what the match levels and the small world compare
+/// with the oracle. `PatternEngine` is the engine's; a test supplies another (its `minimize` wrong
+/// on purpose) to check that the fuzzer finds and shrinks the bug.
+public protocol PatternPipeline: Sendable {
+    /// What the subset construction may spend.
+    var limits: AutomataLimits { get }
+    /// The minimal DFA of the subset construction's `dfa`: the `minimize` stage.
+    func minimize(_ dfa: DFA) -> DFA
+}
+
+extension PatternPipeline {
+    /// The automata of an accepted pattern; a pattern that matches everything has none.
+    public func build(_ filter: URLFilter) throws(AutomataError) -> BuiltPattern {
+        guard !filter.matchesEverything else { return BuiltPattern(matchesEverything: true, nfa: nil, dfa: nil, minimal: nil, program: nil) }
+        let nfa = NFA(patterns: [(PatternID(0), filter)])
+        let dfa = try SubsetConstruction.determinize(nfa, limits: limits)
+        let minimal = minimize(dfa)
+        return BuiltPattern(matchesEverything: false, nfa: nfa, dfa: dfa, minimal: minimal, program: Program(minimal))
+    }
+}
+
+/// The engine's pipeline, as the compiler runs it.
+public struct PatternEngine: PatternPipeline {
     public var limits: AutomataLimits
-    /// Test-only: alters the minimal DFA before it becomes a program (a seeded engine bug, so a
-    /// test can check that the fuzzer finds and shrinks it). Never set outside tests.
-    public var alteringMinimalDFA: (@Sendable (DFA) -> DFA)?
 
     /// Small limits: a pattern whose DFA would need more states ends in the typed limit error
     /// within a few milliseconds, which the fuzzer counts apart.
@@ -46,20 +65,11 @@ public struct PatternEngine: Sendable {
         maximumDFAStates: 20_000, maximumTransitionTableEntries: 2_000_000, maximumSubsetEntries: 2_000_000,
         minimumPatternsPerStage: 2)
 
-    public init(limits: AutomataLimits = PatternEngine.fuzzingLimits, alteringMinimalDFA: (@Sendable (DFA) -> DFA)? = nil) {
+    public init(limits: AutomataLimits = PatternEngine.fuzzingLimits) {
         self.limits = limits
-        self.alteringMinimalDFA = alteringMinimalDFA
     }
 
-    /// The automata of an accepted pattern; a pattern that matches everything has none.
-    public func build(_ filter: URLFilter) throws(AutomataError) -> BuiltPattern {
-        guard !filter.matchesEverything else { return BuiltPattern(matchesEverything: true, nfa: nil, dfa: nil, minimal: nil, program: nil) }
-        let nfa = NFA(patterns: [(PatternID(0), filter)])
-        let dfa = try SubsetConstruction.determinize(nfa, limits: limits)
-        var minimal = Minimizer.minimize(dfa)
-        if let alteringMinimalDFA { minimal = alteringMinimalDFA(minimal) }
-        return BuiltPattern(matchesEverything: false, nfa: nfa, dfa: dfa, minimal: minimal, program: Program(minimal))
-    }
+    public func minimize(_ dfa: DFA) -> DFA { Minimizer.minimize(dfa) }
 }
 
 /// A url-filter's automata, ready to answer.

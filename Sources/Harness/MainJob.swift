@@ -21,7 +21,7 @@ public struct MainJob {
     public var manifest: CorpusManifest
     public var definitions: [BenchmarkDefinition]
     /// BlockBench, whose compiled lists the conformance stage reads back.
-    public var engine: BlockBenchEngine
+    public var engine: any CompiledListEngine
     /// The other engines of the benchmarks.
     public var otherEngines: [any BenchEngine]
     /// Where the job's text goes, a line at a time.
@@ -35,7 +35,9 @@ public struct MainJob {
     /// this executable's; nil: not counted).
     public var costCounter: CostCounter?
 
-    public init(manifest: CorpusManifest, definitions: [BenchmarkDefinition], engine: BlockBenchEngine, otherEngines: [any BenchEngine]) {
+    public init(
+        manifest: CorpusManifest, definitions: [BenchmarkDefinition], engine: any CompiledListEngine, otherEngines: [any BenchEngine]
+    ) {
         self.manifest = manifest
         self.definitions = definitions
         self.engine = engine
@@ -43,7 +45,7 @@ public struct MainJob {
     }
 
     /// The shipped corpora and definitions with the standard engines.
-    public init(corpora: String, benchmarks: String, engine: BlockBenchEngine = BlockBenchEngine()) throws {
+    public init(corpora: String, benchmarks: String, engine: any CompiledListEngine = BlockBenchEngine()) throws {
         let manifest = try CorpusManifest.load(root: corpora)
         let others: [any BenchEngine] = [WebKitEngine(), PCRE2Engine(jit: true), PCRE2Engine(jit: false)]
         let names = Set([engine.name] + others.map(\.name))

@@ -1,5 +1,5 @@
 // GateTests.swift — the CI gate: two runs of an unchanged tree pass; a seeded conformance bug, a
-// change that grows the bytecode and a slowed interpreter (test-only hooks on the engine) fail it;
+// change that grows the bytecode and a slowed interpreter (faults of FaultyEngines.swift) fail it;
 // the comparison's verdicts, tolerances and exit statuses on made-up figures.
 //
 // The jobs run the main job's stages (MainJob) on KaBlock and the adblock-rust requests: a few
@@ -13,7 +13,7 @@ import TestSupport
 /// KaBlock and 13 rules of EasyList with frame-url conditions (Fixtures/README.md): compiled by
 /// compile benchmarks, conformed over the 8,276 adblock-rust requests, KaBlock matched by
 /// BlockBench (an evenly spaced sample of 2,000) and pcre2-jit (400).
-private func smallJob(_ engine: BlockBenchEngine = BlockBenchEngine()) throws -> MainJobOutcome {
+private func smallJob(_ engine: any CompiledListEngine = BlockBenchEngine()) throws -> MainJobOutcome {
     var manifest = try CorpusManifest.load(root: repositoryRoot + "/Corpora")
     manifest.corpora = manifest.corpora.filter { $0.name == "kablock" || $0.name == "adblock-rust-requests" }
     manifest.corpora.append(
@@ -70,7 +70,7 @@ private func failing(_ comparison: GateComparison) -> [String] { comparison.rows
 
     /// A test-only fault: the engine drops the last action of every answer that has one.
     @Test func aSeededConformanceBugFailsTheGate() throws {
-        let wrong = BlockBenchEngine(alteringOutcomes: { outcome in
+        let wrong = FaultyEngine(alteringOutcomes: { outcome in
             var altered = outcome
             if !altered.actions.isEmpty { altered.actions.removeLast() }
             return altered
@@ -90,7 +90,7 @@ private func failing(_ comparison: GateComparison) -> [String] { comparison.rows
     /// bigger file; KaBlock's DFAs come out of the subset construction minimal already, the
     /// frame-url DFA of the EasyList rules does not).
     @Test func aChangeThatGrowsTheBytecodeFailsTheGate() throws {
-        let outcome = try smallJob(BlockBenchEngine(minimizingDFAs: false))
+        let outcome = try smallJob(FaultyEngine(minimizingDFAs: false))
         #expect(outcome.failures.isEmpty)
         let comparison = GateComparison(baseline: baseline, now: measure(outcome))
         #expect(comparison.status == .regression)
@@ -105,7 +105,7 @@ private func failing(_ comparison: GateComparison) -> [String] { comparison.rows
     /// A test-only fault: every request answered 20 times (the work counted once), like an
     /// interpreter 20 times slower doing the same steps. Only the time ratio catches it.
     @Test func aSlowedInterpreterFailsTheGate() throws {
-        let outcome = try smallJob(BlockBenchEngine(slowdown: 20))
+        let outcome = try smallJob(FaultyEngine(slowdown: 20))
         #expect(outcome.failures.isEmpty)
         let comparison = GateComparison(baseline: baseline, now: measure(outcome))
         #expect(comparison.status == .regression)

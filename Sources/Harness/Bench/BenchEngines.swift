@@ -105,9 +105,23 @@ public enum BenchEngineError: Error, CustomStringConvertible {
 
 // MARK: - BlockBench
 
+/// An engine that answers from BlockBench's compiled files: the main job reads each list it
+/// compiled back from its bytes (validated) and conforms the file read back; the cost counter
+/// answers a match benchmark's requests from the same file. `BlockBenchEngine` is the one; tests
+/// wrap it to seed faults the gate must catch.
+public protocol CompiledListEngine: BenchEngine {
+    /// The list compiled last under `name`.
+    func compiledList(named name: String) -> CompiledRuleList?
+    /// Hands the engine a list compiled elsewhere (the main job's file read back), to match with.
+    func adopt(_ list: CompiledRuleList, as name: String)
+    /// The engine as conformance runs it: `list` answered by `file`, one evaluator per worker; the
+    /// sub-lists a mismatch is reduced to are compiled afresh.
+    func conformanceEngine(for list: RuleList, file: CompiledRuleList) -> ConformanceEngine
+}
+
 /// Our engine. Keeps the last compiled list per name, so a `match` benchmark reuses the bytecode a
 /// `compile` benchmark (or the main job) made.
-public final class BlockBenchEngine: BenchEngine {
+public final class BlockBenchEngine: CompiledListEngine {
     public let name = "blockbench"
     public let about = "BlockBench: rule list -> minimal DFAs -> bytecode file, run by the bytecode interpreter"
     public let unavailable: String? = nil
@@ -115,42 +129,27 @@ public final class BlockBenchEngine: BenchEngine {
     private var compiled: [String: CompiledRuleList] = [:]
     /// What the automata construction may spend (and how patterns are grouped into DFAs).
     public let limits: AutomataLimits
-    /// For tests: DFAs kept unminimized (a bigger file with the same answers).
-    let minimizesDFAs: Bool
-    /// For tests: a change to every outcome (a deliberately wrong engine).
-    let alter: (@Sendable (MatchOutcome) -> MatchOutcome)?
-    /// For tests: every answer is computed this many times, the work counted once (an interpreter
-    /// that does the same steps, slower).
-    let slowdown: Int
 
     public init(limits: AutomataLimits = .default) {
         self.limits = limits
-        minimizesDFAs = true
-        alter = nil
-        slowdown = 1
     }
 
-    init(
-        limits: AutomataLimits = .default, minimizingDFAs: Bool = true,
-        alteringOutcomes alter: (@Sendable (MatchOutcome) -> MatchOutcome)? = nil, slowdown: Int = 1
-    ) {
-        self.limits = limits
-        minimizesDFAs = minimizingDFAs
-        self.alter = alter
-        self.slowdown = max(1, slowdown)
-    }
-
-    /// Hands the engine a list compiled elsewhere (the main job's), to match with.
     public func adopt(_ list: CompiledRuleList, as name: String) { compiled[name] = list }
 
-    /// The list compiled last under `name`.
     public func compiledList(named name: String) -> CompiledRuleList? { compiled[name] }
 
     public func compile(_ list: BenchList) throws -> CompileRun {
-        let (compiledList, compileReport) = try RuleListCompiler.compile(json: list.json, limits: limits, minimizingDFAs: minimizesDFAs)
+        let (compiledList, report) = try RuleListCompiler.compile(json: list.json, limits: limits)
+        return keep(compiledList, report: report, as: list.name)
+    }
+
+    /// Keeps `compiledList` as the list `name` and says what its compile made: the report's phases
+    /// (with `emit`, the file's bytes written, timed here), the file's sections and the automata's
+    /// counts. `compile` ends here; so does a test's engine that compiles differently.
+    public func keep(_ compiledList: CompiledRuleList, report compileReport: CompilationReport, as name: String) -> CompileRun {
         var report = compileReport
         let bytes = report.timer.measure(.emit) { compiledList.serialized() }
-        compiled[list.name] = compiledList
+        compiled[name] = compiledList
         var run = CompileRun()
         run.phases = PhaseTimer.Phase.allCases.map { NamedValue($0.rawValue, report.timer.seconds($0)) }
         run.bytes = bytes.count
@@ -181,47 +180,26 @@ public final class BlockBenchEngine: BenchEngine {
 
     public func matcher(for list: BenchList) throws -> any BenchMatcher {
         if compiled[list.name] == nil { _ = try compile(list) }
-        let file = compiled[list.name]!
-        return Matcher(Evaluator(file), alter: alter, repeats: slowdown > 1 ? Evaluator(file) : nil, times: slowdown - 1)
+        return Matcher(Evaluator(compiled[list.name]!))
     }
 
-    /// The engine as conformance runs it: `list` answered by `file` (a compiled file read back), one
-    /// evaluator per worker; the sub-lists a mismatch is reduced to are compiled afresh. Test faults
-    /// apply here as in `matcher(for:)`.
     public func conformanceEngine(for list: RuleList, file: CompiledRuleList) -> ConformanceEngine {
-        let alter = alter
         let limits = limits
         return ConformanceEngine(name: name) { candidate in
             let answering = candidate == list ? file : try CompiledRuleList(validating: RuleListCompiler.compile(candidate, limits: limits).0.serialized())
             return {
                 let evaluator = Evaluator(answering)
-                guard let alter else { return { evaluator.outcome(for: $0) } }
-                return { alter(evaluator.outcome(for: $0)) }
+                return { evaluator.outcome(for: $0) }
             }
         }
     }
 
     final class Matcher: BenchMatcher {
         let evaluator: Evaluator
-        let alter: (@Sendable (MatchOutcome) -> MatchOutcome)?
-        /// The test-only slowdown: a second evaluator (its counters unread) answers again.
-        let repeats: Evaluator?
-        let times: Int
 
-        init(_ evaluator: Evaluator, alter: (@Sendable (MatchOutcome) -> MatchOutcome)?, repeats: Evaluator?, times: Int) {
-            self.evaluator = evaluator
-            self.alter = alter
-            self.repeats = repeats
-            self.times = times
-        }
+        init(_ evaluator: Evaluator) { self.evaluator = evaluator }
 
-        func outcome(for request: Request) -> MatchOutcome {
-            let outcome = evaluator.outcome(for: request)
-            if let repeats {
-                for _ in 0..<times { withExtendedLifetime(repeats.outcome(for: request)) {} }
-            }
-            return alter.map { $0(outcome) } ?? outcome
-        }
+        func outcome(for request: Request) -> MatchOutcome { evaluator.outcome(for: request) }
 
         var counters: [NamedValue] {
             [NamedValue("interpreter steps", Double(evaluator.steps)), NamedValue("program runs", Double(evaluator.programRuns))]

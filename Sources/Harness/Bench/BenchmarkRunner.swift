@@ -232,7 +232,7 @@ public final class BenchmarkRunner {
     /// list's compiled file in a process of its own; its answers must be the oracle's.
     private func countMatch(_ list: BenchList, requestSet: String, engine: any BenchEngine, oracle: [RequestAnswer]) throws -> [NamedValue]? {
         guard engine.name == "blockbench", let counter = costCounter,
-            let compiled = (engine as? BlockBenchEngine)?.compiledList(named: list.name)
+            let compiled = (engine as? any CompiledListEngine)?.compiledList(named: list.name)
         else { return nil }
         progress?("\(list.name) × \(requestSet): instructions per request, under Valgrind")
         let folder = try CostCounter.scratchFolder()
