@@ -46,7 +46,7 @@ struct BenchCommand: ParsableCommand {
 }
 
 /// Where the corpora, the benchmark definitions and the reports are.
-struct Folders: ParsableArguments {
+struct FolderOptions: ParsableArguments {
     @Option(help: "The corpora folder.")
     var corpora = "Corpora"
 
@@ -71,7 +71,7 @@ struct BenchSelection: ParsableArguments {
     @Option(help: "Run each benchmark at most this many measured runs (0: as defined).")
     var maxRuns = 0
 
-    @OptionGroup var folders: Folders
+    @OptionGroup var folders: FolderOptions
 
     var reports: String { folders.reports }
 

@@ -87,6 +87,6 @@ final class FaultyEngine: CompiledListEngine {
             return altering.map { $0(outcome) } ?? outcome
         }
 
-        var counters: [NamedValue] { real.counters }
+        var counters: [Figure] { real.counters }
     }
 }

@@ -33,8 +33,9 @@ public struct BenchList: Sendable {
     }
 }
 
-/// A name and a number, in the order an engine gives them (phases, sections, counters).
-public struct NamedValue: Codable, Hashable, Sendable {
+/// A number an engine or a measurement reports, with its name: a phase's seconds, a section's
+/// bytes, a counter's count, a phase's instructions. Lists of them keep the order they were given in.
+public struct Figure: Codable, Hashable, Sendable {
     public var name: String
     public var value: Double
 
@@ -47,13 +48,13 @@ public struct NamedValue: Codable, Hashable, Sendable {
 /// What one compile run produced, as the engine reports it.
 public struct CompileRun: Sendable {
     /// Seconds per phase, in pipeline order.
-    public var phases: [NamedValue] = []
+    public var phases: [Figure] = []
     /// Everything the engine keeps to match with, in bytes.
     public var bytes: Int = 0
     /// `bytes` by part (file sections for BlockBench).
-    public var sections: [NamedValue] = []
+    public var sections: [Figure] = []
     /// Deterministic counts (DFAs, states, patterns).
-    public var counters: [NamedValue] = []
+    public var counters: [Figure] = []
     /// The compile's time as an engine in another process measured it (the runner's clock would
     /// add the process's start-up and the transfer); the runner then reports no memory figures,
     /// its own process's being beside the point.
@@ -85,7 +86,7 @@ extension BenchEngine {
 public protocol BenchMatcher: AnyObject {
     func outcome(for request: Request) throws -> MatchOutcome
     /// Deterministic work counters since the matcher was made (interpreter steps, patterns tried).
-    var counters: [NamedValue] { get }
+    var counters: [Figure] { get }
 }
 
 public enum BenchEngineError: Error, CustomStringConvertible {
@@ -151,16 +152,16 @@ public final class BlockBenchEngine: CompiledListEngine {
         let bytes = report.timer.measure(.emit) { compiledList.serialized() }
         compiled[name] = compiledList
         var run = CompileRun()
-        run.phases = PhaseTimer.Phase.allCases.map { NamedValue($0.rawValue, report.timer.seconds($0)) }
+        run.phases = PhaseTimer.Phase.allCases.map { Figure($0.rawValue, report.timer.seconds($0)) }
         run.bytes = bytes.count
-        run.sections = CompiledFile.sectionSizes(in: bytes).map { NamedValue("\($0.kind)", Double($0.bytes)) }
+        run.sections = CompiledFile.sectionSizes(in: bytes).map { Figure("\($0.kind)", Double($0.bytes)) }
         for (kind, automata) in [("url", report.url), ("top-url", report.topURL), ("frame-url", report.frameURL)] {
-            run.counters.append(NamedValue("\(kind) DFAs", Double(automata.dfas)))
-            run.counters.append(NamedValue("\(kind) states", Double(automata.states)))
-            run.counters.append(NamedValue("\(kind) states before minimization", Double(automata.statesBeforeMinimization)))
+            run.counters.append(Figure("\(kind) DFAs", Double(automata.dfas)))
+            run.counters.append(Figure("\(kind) states", Double(automata.states)))
+            run.counters.append(Figure("\(kind) states before minimization", Double(automata.statesBeforeMinimization)))
         }
-        run.counters.append(NamedValue("rules", Double(report.rules)))
-        run.counters.append(NamedValue("url patterns", Double(report.urlPatterns)))
+        run.counters.append(Figure("rules", Double(report.rules)))
+        run.counters.append(Figure("url patterns", Double(report.urlPatterns)))
         return run
     }
 
@@ -201,8 +202,8 @@ public final class BlockBenchEngine: CompiledListEngine {
 
         func outcome(for request: Request) -> MatchOutcome { evaluator.outcome(for: request) }
 
-        var counters: [NamedValue] {
-            [NamedValue("interpreter steps", Double(evaluator.steps)), NamedValue("program runs", Double(evaluator.programRuns))]
+        var counters: [Figure] {
+            [Figure("interpreter steps", Double(evaluator.steps)), Figure("program runs", Double(evaluator.programRuns))]
         }
     }
 }
@@ -241,12 +242,12 @@ public final class PCRE2Engine: BenchEngine {
         let done = monotonicNanoseconds()
         prepared[list.name] = reference
         run.phases = [
-            NamedValue("parse", Double(compileStarted - parseStarted) / 1e9),
-            NamedValue(jit ? "pcre2 compile + jit" : "pcre2 compile", Double(done - compileStarted) / 1e9),
+            Figure("parse", Double(compileStarted - parseStarted) / 1e9),
+            Figure(jit ? "pcre2 compile + jit" : "pcre2 compile", Double(done - compileStarted) / 1e9),
         ]
         run.bytes = reference.compiledBytes
-        run.sections = [NamedValue(jit ? "pcre2 code + jit code" : "pcre2 code", Double(reference.compiledBytes))]
-        run.counters = [NamedValue("rules", Double(parsed.rules.count)), NamedValue("patterns", Double(reference.patternCount))]
+        run.sections = [Figure(jit ? "pcre2 code + jit code" : "pcre2 code", Double(reference.compiledBytes))]
+        run.counters = [Figure("rules", Double(parsed.rules.count)), Figure("patterns", Double(reference.patternCount))]
         return run
     }
 
@@ -261,7 +262,7 @@ public final class PCRE2Engine: BenchEngine {
         let evaluator: ReferenceEvaluator
         init(_ evaluator: ReferenceEvaluator) { self.evaluator = evaluator }
         func outcome(for request: Request) throws -> MatchOutcome { try evaluator.outcome(for: request) }
-        var counters: [NamedValue] { [NamedValue("url-filters tried", Double(evaluator.urlFiltersTried))] }
+        var counters: [Figure] { [Figure("url-filters tried", Double(evaluator.urlFiltersTried))] }
     }
 }
 

@@ -125,8 +125,9 @@ func median(_ values: [Double]) -> Double {
     return sorted[(sorted.count - 1) / 2]
 }
 
-/// Human-readable figures for the tables.
-public enum Figures {
+/// Figures as the tables print them: durations, bytes and ratios to three significant digits or
+/// so, counts with thousands separators.
+public enum HumanReadable {
     public static func duration(nanoseconds: Double) -> String {
         switch nanoseconds {
         case ..<1_000: String(format: "%.0f ns", nanoseconds)

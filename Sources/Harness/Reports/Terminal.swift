@@ -23,7 +23,7 @@ public enum Progress {
 
 extension Int {
     /// 58441 -> "58,441".
-    public var grouped: String { Figures.count(self) }
+    public var grouped: String { HumanReadable.count(self) }
 }
 
 extension String {

@@ -1,7 +1,8 @@
-// MainJob.swift — Harness
+// FullRun.swift — Harness
 //
-// The stages of the main job, shared by `blockbench run` (which ends in a report) and
-// `blockbench gate` (which ends in a comparison with the baseline):
+// The full run: every stage on every shipped corpus, what the README and the command line call
+// the main job. `blockbench run` ends it in a report, `blockbench gate` in a comparison with the
+// baseline. The stages:
 //
 //  1. check every shipped list (WebKit's verdict, statistics) and run the check and compile
 //     benchmarks of Benchmarks/ (BlockBench's compile leaves each list's bytecode behind);
@@ -10,14 +11,15 @@
 //  3. run the match benchmarks (every engine's answers checked against the oracle first);
 //  4. run WebKit's vectors through the engine and the oracle.
 //
-// Everything it finds goes into a MainJobOutcome (MainJobOutcome.swift); every failure is also a
+// Everything it finds goes into a FullRunOutcome (FullRunOutcome.swift); every failure is also a
 // line of its `failures`.
 
 internal import ContentBlocker
 internal import ContentRuleList
 internal import Foundation
 
-public struct MainJob {
+/// The main job's stages over a manifest's corpora and a set of benchmark definitions.
+public struct FullRun {
     public var manifest: CorpusManifest
     public var definitions: [BenchmarkDefinition]
     /// BlockBench, whose compiled lists the conformance stage reads back.
@@ -65,8 +67,8 @@ public struct MainJob {
     /// Why the shipped-corpora job counts no instructions, when it does not.
     public var unavailableCost: String?
 
-    public func run() throws -> MainJobOutcome {
-        var outcome = MainJobOutcome()
+    public func run() throws -> FullRunOutcome {
+        var outcome = FullRunOutcome()
         let runner = BenchmarkRunner(manifest: manifest, engines: [engine] + otherEngines)
         runner.ownProcessCompiler = ownProcessCompiler
         runner.costCounter = costCounter
@@ -163,7 +165,7 @@ public struct MainJob {
     }
 
     /// The list table, the conformance total and the benchmark summary.
-    public static func summary(_ outcome: MainJobOutcome) -> String {
+    public static func summary(_ outcome: FullRunOutcome) -> String {
         let nameWidth = max(4, outcome.lists.map(\.name.count).max() ?? 0)
         var lines = ["list".padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  " + "rules".leftPadded(8) + "  verdict"]
         for list in outcome.lists {
