@@ -171,9 +171,9 @@ public enum HumanReadable {
 
 /// The matching floor's unit: nanoseconds per byte of a plain table walk, one dense DFA of 64
 /// states over the 128 ASCII bytes (16 KB of 16-bit targets: it stays in the first-level caches),
-/// one table read per URL byte, over the URLs the engine is timed on. The floor for one
-/// request is then (bytes the engine's DFA passes read) x this: what the same walk would cost if
-/// every pass were a plain table walk over bytes in cache.
+/// one table read per URL byte, over the URLs the engine is timed on. The floor of one request
+/// (`EngineResult.floorNanoseconds`) is then (bytes the engine's DFA passes read) x this: what the
+/// same walk would cost if every pass were a plain table walk over bytes in cache.
 public enum TableWalk {
     /// The least of three measurements of at least 20 ms each.
     public static func nanosecondsPerByte(over urls: [[UInt8]]) -> Double {
