@@ -15,10 +15,12 @@
 //   RequestContext     a request as rules see it: canonical URLs, resource type, third party (libpsl)
 //   ContentBlocker     the engine facade: compile a rule list, save/load, actions for a request
 //   PCRE2Oracle        the reference: every pattern through PCRE2, the semantics rule by rule
+//   Harness            corpora (manifest, files, request sets, the vector files and their runner),
+//                      conformance (engine vs oracle), benchmarks (definitions in Benchmarks/,
+//                      engines as runners), reports, and the main job (`blockbench run` and `gate`)
 //   Fuzzing            differential fuzzing (status, single-pattern match, whole-list outcomes)
-//                      against the oracle, shrinking, exhaustive small worlds, the vector files
-//   Harness            corpora (manifest, files, request sets), conformance (engine vs oracle),
-//                      benchmarks (definitions in Benchmarks/, engines as runners) and reports
+//                      against the oracle, shrinking, exhaustive small worlds; its findings become
+//                      vector files (Harness)
 //   CValgrind          the measured region's markers for Valgrind's callgrind (no-ops outside it)
 //   CZlib              system library (zlib): the compiled file's CRC-32, the gzip-compressed corpora
 //   CPCRE2             system library (libpcre2-8), oracle side only
@@ -40,6 +42,7 @@ let package = Package(
         .library(name: "ContentRuleList", targets: ["ContentRuleList"]),
         .library(name: "URLFilterSyntax", targets: ["URLFilterSyntax"]),
         .library(name: "ContentBlocker", targets: ["ContentBlocker"]),
+        .library(name: "RequestContext", targets: ["RequestContext"]),
         .executable(name: "blockbench", targets: ["blockbench"]),
     ],
     dependencies: [
@@ -74,12 +77,14 @@ let package = Package(
             name: "Fuzzing",
             dependencies: [
                 "URLFilterSyntax", "ContentRuleList", "ContentBlocker", "Automata", "Bytecode", "RequestContext", "PCRE2Oracle",
+                "Harness",
             ],
             swiftSettings: swiftSettings),
         .target(
             name: "Harness",
             dependencies: [
-                "CZlib", "CValgrind", "Parallelism", "ContentRuleList", "RequestContext", "Automata", "ContentBlocker", "Bytecode", "PCRE2Oracle",
+                "CZlib", "CValgrind", "Parallelism", "URLFilterSyntax", "ContentRuleList", "RequestContext", "Automata", "ContentBlocker",
+                "Bytecode", "PCRE2Oracle",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: swiftSettings),
@@ -98,7 +103,7 @@ let package = Package(
             name: "BlockBenchCLI",
             dependencies: [
                 "ContentRuleList", "URLFilterSyntax", "Automata", "Bytecode", "RequestContext",
-                "ContentBlocker", "PCRE2Oracle", "Harness", "Fuzzing",
+                "ContentBlocker", "Harness", "Fuzzing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings),
@@ -132,11 +137,12 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "FuzzingTests",
-            dependencies: ["Fuzzing", "Automata", "ContentBlocker", "ContentRuleList", "RequestContext", "URLFilterSyntax", "TestSupport"],
+            dependencies: ["Fuzzing", "Harness", "Automata", "ContentBlocker", "ContentRuleList", "RequestContext", "URLFilterSyntax", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "HarnessTests",
             dependencies: ["Harness", "ContentBlocker", "ContentRuleList", "RequestContext", "PCRE2Oracle", "Automata", "URLFilterSyntax", "Parallelism", "TestSupport"],
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "BlockBenchCLITests",

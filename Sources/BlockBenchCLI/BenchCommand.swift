@@ -9,7 +9,6 @@
 public import ArgumentParser
 import Foundation
 import Harness
-import PCRE2Oracle
 
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -47,7 +46,7 @@ struct BenchCommand: ParsableCommand {
 }
 
 /// Where the corpora, the benchmark definitions and the reports are.
-struct Folders: ParsableArguments {
+struct FolderOptions: ParsableArguments {
     @Option(help: "The corpora folder.")
     var corpora = "Corpora"
 
@@ -72,7 +71,7 @@ struct BenchSelection: ParsableArguments {
     @Option(help: "Run each benchmark at most this many measured runs (0: as defined).")
     var maxRuns = 0
 
-    @OptionGroup var folders: Folders
+    @OptionGroup var folders: FolderOptions
 
     var reports: String { folders.reports }
 
@@ -111,26 +110,3 @@ struct BenchSelection: ParsableArguments {
 }
 
 extension BenchmarkDefinition.Model: ExpressibleByArgument {}
-
-extension ReportMeta {
-    /// The machine, versions and revision now, and the command line of this run.
-    static func ofThisRun() -> ReportMeta {
-        current(command: (["blockbench"] + CommandLine.arguments.dropFirst()).joined(separator: " "), pcre2: PCRE2Regex.version)
-    }
-}
-
-/// A one-line status on a terminal (nothing when standard error is not one).
-enum Progress {
-    static let isTerminal = isatty(STDERR_FILENO) != 0
-
-    static func line(_ text: String) {
-        guard isTerminal else { return }
-        let clipped = text.count > 100 ? String(text.prefix(99)) + "…" : text
-        FileHandle.standardError.write(Data(("\r\u{1B}[K" + clipped).utf8))
-    }
-
-    static func clear() {
-        guard isTerminal else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
-    }
-}

@@ -1,5 +1,5 @@
-// The `blockbench` command and its subcommands. With no subcommand it runs the main job on the
-// shipped corpora.
+// The `blockbench` command and its subcommands, one file each. With no subcommand it runs the
+// main job (Harness/FullRun.swift) on the shipped corpora.
 
 public import ArgumentParser
 import ContentBlocker
@@ -21,7 +21,7 @@ public struct BlockBenchCommand: ParsableCommand {
     public init() {}
 }
 
-/// The main job: every stage of MainJob.swift on the shipped corpora, then the report
+/// The main job: every stage of Harness/FullRun.swift on the shipped corpora, then the report
 /// (Reports/<date>-<revision>/ and a line of Reports/history.jsonl) and a summary. Exit 1 when
 /// anything disagrees or fails.
 struct RunCommand: ParsableCommand {
@@ -29,7 +29,7 @@ struct RunCommand: ParsableCommand {
         commandName: "run",
         abstract: "The main job on the shipped corpora: check, compile, conform and benchmark every rule list, run WebKit's vectors, write a report.")
 
-    @OptionGroup var folders: Folders
+    @OptionGroup var folders: FolderOptions
 
     @Flag(help: "Do not write a report (print only).")
     var noReport = false
@@ -38,9 +38,9 @@ struct RunCommand: ParsableCommand {
         let started = ContinuousClock.now
         // The revision and tree state measured are those at the start.
         let meta = ReportMeta.ofThisRun()
-        let outcome = try MainJob(corpora: folders.corpora, benchmarks: folders.benchmarks).run()
+        let outcome = try FullRun(corpora: folders.corpora, benchmarks: folders.benchmarks).run()
         print("\n== summary")
-        print(MainJob.summary(outcome))
+        print(FullRun.summary(outcome))
         if !noReport {
             let folder = try ReportWriter(reportsFolder: folders.reports).write(results: outcome.results, meta: meta)
             print("report: \(folder)/README.md (page: \(folder)/index.html)")
@@ -50,11 +50,5 @@ struct RunCommand: ParsableCommand {
             print("FAILED: " + outcome.failures.joined(separator: "; "))
             throw ExitCode(1)
         }
-    }
-}
-
-extension String {
-    func leftPadded(_ width: Int) -> String {
-        count >= width ? self : String(repeating: " ", count: width - count) + self
     }
 }

@@ -68,10 +68,10 @@ struct CostCompile: ParsableCommand {
         counter.measuresHeap = !noHeap
         let cost = try counter.compile(rules: rules)
         if options.json { return try options.printJSON(cost) }
-        print("\(rules): \(Figures.count(cost.bytes)) bytes compiled")
-        for part in cost.instructions { print("  \(part.name.padding(toLength: 9, withPad: " ", startingAt: 0)) \(Figures.count(Int(part.value)).leftPadded(16)) instructions") }
-        print("  total     \(Figures.count(Int(cost.totalInstructions)).leftPadded(16)) instructions")
-        if let heap = cost.heapPeakBytes { print("  heap peak \(Figures.count(heap).leftPadded(16)) bytes live") }
+        print("\(rules): \(HumanReadable.count(cost.bytes)) bytes compiled")
+        for part in cost.instructions { print("  \(part.name.padding(toLength: 9, withPad: " ", startingAt: 0)) \(HumanReadable.count(Int(part.value)).leftPadded(16)) instructions") }
+        print("  total     \(HumanReadable.count(Int(cost.totalInstructions)).leftPadded(16)) instructions")
+        if let heap = cost.heapPeakBytes { print("  heap peak \(HumanReadable.count(heap).leftPadded(16)) bytes live") }
         if let fingerprint = counter.fingerprint { print("counted on: \(fingerprint.text)") }
     }
 }
@@ -105,8 +105,8 @@ struct CostMatch: ParsableCommand {
         }
         let cost = try options.counter().match(file: file, corpora: corpora, requests: requests)
         if options.json { return try options.printJSON(cost) }
-        print("\(file) × \(requests): \(Figures.count(cost.requests)) requests, \(cost.answers.text)")
-        print("  load        \(Figures.count(Int(cost.load))) instructions (the file validated, an evaluator made)")
+        print("\(file) × \(requests): \(HumanReadable.count(cost.requests)) requests, \(cost.answers.text)")
+        print("  load        \(HumanReadable.count(Int(cost.load))) instructions (the file validated, an evaluator made)")
         print(String(format: "  first pass  %.1f instructions per request", cost.firstPassPerRequest))
         print(String(format: "  requests    %.1f instructions per request", cost.perRequest))
     }

@@ -12,6 +12,7 @@
 import ArgumentParser
 import Foundation
 import Fuzzing
+import Harness
 
 struct FuzzCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

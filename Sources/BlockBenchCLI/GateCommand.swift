@@ -1,4 +1,4 @@
-// `blockbench gate`: the command CI runs. It runs the main job's stages (MainJob.swift: check,
+// `blockbench gate`: the command CI runs. It runs the main job's stages (FullRun.swift: check,
 // compile, conform, benchmark, vectors) on the shipped corpora, reads the gate's metrics from them
 // (Harness/Gate/GateMetrics.swift) and compares them with the committed baseline
 // (Reports/baseline.json): a table of metric, baseline, now, change and verdict.
@@ -39,7 +39,7 @@ struct GateCommand: ParsableCommand {
     @Option(help: "Compare the instruction and heap counts with this revision's, built and counted here in this run, instead of the baseline's.")
     var against: String?
 
-    @OptionGroup var folders: Folders
+    @OptionGroup var folders: FolderOptions
 
     func run() throws {
         let started = ContinuousClock.now
@@ -58,9 +58,9 @@ struct GateCommand: ParsableCommand {
             return try countRevision(revision, baseline: previous, toolchain: meta.toolchain)
         }
 
-        let outcome = try MainJob(corpora: folders.corpora, benchmarks: folders.benchmarks).run()
+        let outcome = try FullRun(corpora: folders.corpora, benchmarks: folders.benchmarks).run()
         print("\n== summary")
-        print(MainJob.summary(outcome))
+        print(FullRun.summary(outcome))
         let metrics = GateMetrics.measure(outcome)
         let comparison = (reference ?? previous).map { GateComparison(baseline: $0, now: metrics, fingerprint: outcome.costFingerprint) }
         let verdict: String =
@@ -111,7 +111,7 @@ struct GateCommand: ParsableCommand {
     }
 
     func update(
-        metrics: [String: GateMetric], outcome: MainJobOutcome, meta: ReportMeta, previous: GateBaseline?, comparison: GateComparison?
+        metrics: [String: GateMetric], outcome: FullRunOutcome, meta: ReportMeta, previous: GateBaseline?, comparison: GateComparison?
     ) throws {
         let incorrect = metrics.filter { $0.value.kind == .correctness && $0.value.value != 0 }
         if !incorrect.isEmpty {

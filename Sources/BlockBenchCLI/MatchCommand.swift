@@ -2,7 +2,6 @@
 // file, validated before use) for requests given as flags or as a JSON-lines file.
 
 import ArgumentParser
-import Bytecode
 import ContentBlocker
 import ContentRuleList
 import Foundation
@@ -57,19 +56,7 @@ struct MatchCommand: ParsableCommand {
     }
 
     func run() throws {
-        let bytes = try CorpusFiles.read(rules)
-        let compiled: CompiledRuleList
-        if bytes.starts(with: CompiledFile.label) {
-            do { compiled = try CompiledRuleList(validating: bytes) } catch {
-                print("\(rules): refused: \(error)")
-                throw ExitCode(1)
-            }
-        } else {
-            do { compiled = try RuleListCompiler.compile(json: bytes).0 } catch {
-                print("\(rules): \(error)")
-                throw ExitCode(1)
-            }
-        }
+        let compiled = try RuleListInput.load(rules)
         var lines: [RequestLine] = []
         if let requests {
             let text = String(decoding: try CorpusFiles.read(requests), as: UTF8.self)

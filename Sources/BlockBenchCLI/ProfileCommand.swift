@@ -37,19 +37,7 @@ struct ProfileCommand: ParsableCommand {
     var rounds = 5
 
     func run() throws {
-        let bytes = try CorpusFiles.read(rules)
-        let compiled: CompiledRuleList
-        if bytes.starts(with: CompiledFile.label) {
-            do { compiled = try CompiledRuleList(validating: bytes) } catch {
-                print("\(rules): refused: \(error)")
-                throw ExitCode(1)
-            }
-        } else {
-            do { compiled = try RuleListCompiler.compile(json: bytes).0 } catch {
-                print("\(rules): \(error)")
-                throw ExitCode(1)
-            }
-        }
+        let compiled = try RuleListInput.load(rules)
         guard rounds > 0 else { throw ValidationError("--rounds must be at least 1") }
         let set = try RequestSets.load(path: requests, kind: kind, name: requests)
         let requestList = set.requests.map(\.request)
@@ -68,21 +56,20 @@ struct ProfileCommand: ParsableCommand {
         }
 
         var sink = 0
-        // The evaluator's whole answer, per request (pages made as they come, as in `blockbench bench`).
+        // The evaluator's whole answer, each request timed on its own as `blockbench bench` times
+        // it (pages made as they come).
         let evaluator = Evaluator(compiled)
-        var times: [UInt64] = []
-        times.reserveCapacity(requestList.count * rounds)
+        var latencies = LatencyHistogram()
         for _ in 0..<rounds {
             for request in requestList {
-                let start = DispatchTime.now().uptimeNanoseconds
+                let started = monotonicNanoseconds()
                 sink &+= evaluator.outcome(for: request).actions.count
-                times.append(DispatchTime.now().uptimeNanoseconds - start)
+                latencies.record(nanoseconds: monotonicNanoseconds() - started)
             }
         }
-        times.sort()
-        let mean = Double(times.reduce(0, +)) / Double(times.count)
-        print("  evaluator, whole answer: median \(times[times.count / 2]) ns, mean \(String(format: "%.0f", mean)) ns per request")
-        if sink == 42 { print("") }  // (keeps the runs from being optimized away)
+        consumeMeasured(sink)
+        print(
+            "  evaluator, whole answer: median \(Int(latencies.percentile(50))) ns, mean \(String(format: "%.0f", latencies.mean)) ns per request")
     }
 
     /// One line of the profile: a program (or a stage, or every url program) run alone over every
@@ -106,9 +93,7 @@ struct ProfileCommand: ParsableCommand {
             var steps = 0
             var runs = 0
             var ends: [Int] = []
-            var best = UInt64.max
-            for round in 0..<rounds {
-                let start = DispatchTime.now().uptimeNanoseconds
+            let best = fastestPass(rounds: rounds) { round in
                 for url in urls {
                     let (urlSteps, urlRuns) = url.withUnsafeBufferPointer { programs.run($0, ends: &ends) { sink &+= Int($0) } }
                     if round == 0 {
@@ -116,7 +101,6 @@ struct ProfileCommand: ParsableCommand {
                         runs += urlRuns
                     }
                 }
-                best = min(best, DispatchTime.now().uptimeNanoseconds - start)
             }
             return Row(
                 name: name, codeBytes: code, states: states, programs: programs.allPrograms.count,
@@ -135,7 +119,7 @@ struct ProfileCommand: ParsableCommand {
                 code: stage.suffixes.reduce(0) { $0 + $1.code.count }, states: stage.suffixes.reduce(0) { $0 + $1.stateCount }))
         }
         rows.append(row("every url program", urlPrograms, code: nil, states: nil))
-        if sink == 42 { print("") }  // (keeps the runs from being optimized away)
+        consumeMeasured(sink)
         return rows
     }
 

@@ -262,123 +262,194 @@ public struct CompiledFile: Hashable, Sendable {
     // MARK: Reading
 
     /// Reads and validates a file: the header, the checksum, every section's bounds, every program
-    /// (see ProgramCoding.swift), every index. Nothing of a file that fails is used.
+    /// (see ProgramCoding.swift), every index. Nothing of a file that fails is used. The sections
+    /// are read in the order their checks depend on: the pattern counts and the rule count first
+    /// (programs and records are checked against them), then the patterns' rule slots, the
+    /// conditions, the actions, the rule records (checked against the conditions and actions),
+    /// and the three program sets.
     public init(validating bytes: [UInt8]) throws(BytecodeError) {
-        var header = ByteReader(bytes)
-        guard bytes.count >= Self.label.count, Array(bytes.prefix(Self.label.count)) == Self.label else {
-            throw bytes.count < Self.label.count && Self.label.starts(with: bytes) ? .truncated(at: 0) : .notACompiledRuleList
-        }
-        _ = try header.take(Self.label.count)
-        let version = try header.u16()
-        let endianness = try header.u16()
-        guard endianness != 0x0201 else { throw .wrongEndianness }
-        guard version == Self.version else { throw .unsupportedVersion(found: version, supported: Self.version) }
-        guard endianness == 0x0102 else { throw .malformed(at: 10, "endianness mark 0x\(String(endianness, radix: 16))") }
-        let sectionCount = Int(try header.u16())
-        guard try header.u16() == 0 else { throw .malformed(at: 14, "reserved bytes not zero") }
-        let length = try header.u64()
-        guard length == UInt64(bytes.count) else {
-            throw length > UInt64(bytes.count) ? .truncated(at: bytes.count) : .lengthMismatch(header: length, file: bytes.count)
-        }
-        let checksum = try header.u32()
-        guard try header.u32() == 0 else { throw .malformed(at: 28, "reserved bytes not zero") }
-        let computed = CRC32.checksum(bytes[Self.headerSize...])
-        guard computed == checksum else { throw .checksumMismatch(expected: checksum, computed: computed) }
-        guard sectionCount == SectionKind.allCases.count else {
-            throw .malformed(at: 12, "\(sectionCount) sections, version \(Self.version) has \(SectionKind.allCases.count)")
-        }
-        var ranges: [SectionKind: (Int, Int)] = [:]
-        var expectedOffset = Self.headerSize + sectionCount * 12
-        for kind in SectionKind.allCases {
-            let entry = header.offset
-            guard try header.u32() == kind.rawValue else { throw .malformed(at: entry, "section \(kind) expected here") }
-            let offset = Int(try header.u32())
-            let size = Int(try header.u32())
-            guard offset == expectedOffset, size <= bytes.count - offset else {
-                throw .malformed(at: entry, "section \(kind) at \(offset)+\(size) out of place")
-            }
-            ranges[kind] = (offset, offset + size)
-            expectedOffset = offset + size
-        }
-        guard expectedOffset == bytes.count else { throw .malformed(at: expectedOffset, "bytes after the last section") }
+        let sections = try Sections(validating: bytes)
+        var patterns = sections.reader(.patterns)
+        let counts = try PatternCounts(reading: &patterns, fileLength: bytes.count)
+        var rulesReader = sections.reader(.rules)
+        // A rule takes 1 byte at least (its record's head).
+        let ruleCount = try rulesReader.u32Count(of: "rules", itemBytes: 1)
+        let slots = try PatternSlots(reading: &patterns, urlPatternCount: counts.url, ruleCount: ruleCount)
+        try Sections.finish(patterns, .patterns)
+        let conditions = try Self.readConditions(sections.reader(.conditions))
+        let actions = try Self.readActions(sections.reader(.actions))
+        let rules = try Self.readRules(
+            &rulesReader, count: ruleCount, sectionStart: sections.range(.rules).start, conditions: conditions,
+            actionCount: actions.count, counts: counts)
+        try Sections.finish(rulesReader, .rules)
+        self.init(
+            urlPrograms: try sections.programs(.urlPrograms, patternCount: counts.url),
+            topURLPrograms: try sections.programs(.topURLPrograms, patternCount: counts.top),
+            framePrograms: try sections.programs(.framePrograms, patternCount: counts.frame),
+            urlPatternCount: counts.url, topPatternCount: counts.top, framePatternCount: counts.frame,
+            patternRuleStart: slots.ruleStart, patternRules: slots.rules, universalRules: slots.universal, rules: rules,
+            conditions: conditions, actions: actions)
+    }
 
-        func section(_ kind: SectionKind) -> ByteReader { ByteReader(bytes, from: ranges[kind]!.0, to: ranges[kind]!.1) }
-        func finish(_ reader: ByteReader, _ kind: SectionKind) throws(BytecodeError) {
+    /// The header and the directory, validated: where each section lies.
+    private struct Sections {
+        let bytes: [UInt8]
+        var ranges: [SectionKind: (start: Int, end: Int)] = [:]
+
+        init(validating bytes: [UInt8]) throws(BytecodeError) {
+            self.bytes = bytes
+            var header = ByteReader(bytes)
+            guard bytes.count >= CompiledFile.label.count, Array(bytes.prefix(CompiledFile.label.count)) == CompiledFile.label else {
+                throw bytes.count < CompiledFile.label.count && CompiledFile.label.starts(with: bytes) ? .truncated(at: 0) : .notACompiledRuleList
+            }
+            _ = try header.take(CompiledFile.label.count)
+            let version = try header.u16()
+            let endianness = try header.u16()
+            guard endianness != 0x0201 else { throw .wrongEndianness }
+            guard version == CompiledFile.version else { throw .unsupportedVersion(found: version, supported: CompiledFile.version) }
+            guard endianness == 0x0102 else { throw .malformed(at: 10, "endianness mark 0x\(String(endianness, radix: 16))") }
+            let sectionCount = Int(try header.u16())
+            guard try header.u16() == 0 else { throw .malformed(at: 14, "reserved bytes not zero") }
+            let length = try header.u64()
+            guard length == UInt64(bytes.count) else {
+                throw length > UInt64(bytes.count) ? .truncated(at: bytes.count) : .lengthMismatch(header: length, file: bytes.count)
+            }
+            let checksum = try header.u32()
+            guard try header.u32() == 0 else { throw .malformed(at: 28, "reserved bytes not zero") }
+            let computed = CRC32.checksum(bytes[CompiledFile.headerSize...])
+            guard computed == checksum else { throw .checksumMismatch(expected: checksum, computed: computed) }
+            guard sectionCount == SectionKind.allCases.count else {
+                throw .malformed(at: 12, "\(sectionCount) sections, version \(CompiledFile.version) has \(SectionKind.allCases.count)")
+            }
+            var expectedOffset = CompiledFile.headerSize + sectionCount * 12
+            for kind in SectionKind.allCases {
+                let entry = header.offset
+                guard try header.u32() == kind.rawValue else { throw .malformed(at: entry, "section \(kind) expected here") }
+                let offset = Int(try header.u32())
+                let size = Int(try header.u32())
+                guard offset == expectedOffset, size <= bytes.count - offset else {
+                    throw .malformed(at: entry, "section \(kind) at \(offset)+\(size) out of place")
+                }
+                ranges[kind] = (offset, offset + size)
+                expectedOffset = offset + size
+            }
+            guard expectedOffset == bytes.count else { throw .malformed(at: expectedOffset, "bytes after the last section") }
+        }
+
+        func range(_ kind: SectionKind) -> (start: Int, end: Int) { ranges[kind]! }
+
+        func reader(_ kind: SectionKind) -> ByteReader { ByteReader(bytes, from: range(kind).start, to: range(kind).end) }
+
+        /// A section read must end where its bytes do.
+        static func finish(_ reader: ByteReader, _ kind: SectionKind) throws(BytecodeError) {
             guard reader.isAtEnd else { throw .malformed(at: reader.offset, "bytes left at the end of section \(kind)") }
         }
 
-        // Counts first: programs and records are checked against them. Every count is bounded by
-        // the bytes its items take before anything is sized by it (a count of N items of at least
-        // k bytes: N * k <= the bytes left).
-        var patterns = section(.patterns)
-        let countsAt = patterns.offset
-        let urlPatternCount = Int(try patterns.u32())
-        let topPatternCount = Int(try patterns.u32())
-        let framePatternCount = Int(try patterns.u32())
-        // A url pattern takes 1 byte here at least (its slots' varint).
-        _ = try ByteReader.checked(urlPatternCount, at: countsAt, of: "url patterns", limit: patterns.remaining)
-        // Condition patterns have no bytes of their own: each is reported by its programs or named
-        // by a condition, a byte at least somewhere in the file. The evaluator keeps a flag and an
-        // index entry per pattern, so their counts are held to the file's length.
-        _ = try ByteReader.checked(topPatternCount, at: countsAt + 4, of: "top-url patterns", limit: bytes.count)
-        _ = try ByteReader.checked(framePatternCount, at: countsAt + 8, of: "frame-url patterns", limit: bytes.count)
-        var rulesReader = section(.rules)
-        // A rule takes 1 byte at least (its record's head).
-        let ruleCount = try rulesReader.u32Count(of: "rules", itemBytes: 1)
-
-        var patternRuleStart: [UInt32] = [0]
-        patternRuleStart.reserveCapacity(urlPatternCount + 1)
-        var patternRules: [UInt32] = []
-        patternRules.reserveCapacity(urlPatternCount)
-        var previousSlot: Int64 = 0
-        for _ in 0..<urlPatternCount {
-            let at = patterns.offset
-            let head = try patterns.varint()
-            let zigzag = Int64(head >> 1)
-            var slot = previousSlot + (zigzag & 1 == 0 ? zigzag >> 1 : ~(zigzag >> 1))
-            let count = head & 1 == 0 ? 1 : try patterns.varintCount(of: "further rule slots", itemBytes: 1) + 2
-            guard count <= ruleCount else { throw .malformed(at: at, "pattern rule list of \(count) slots") }
-            for index in 0..<count {
-                if index > 0 { slot += try patterns.zigzag() }
-                guard slot >= 0, slot < ruleCount else { throw .malformed(at: at, "rule slot \(slot) of \(ruleCount)") }
-                patternRules.append(UInt32(slot))
-            }
-            previousSlot = slot
-            patternRuleStart.append(UInt32(patternRules.count))
+        /// A program set section, its programs checked against the patterns they may report.
+        func programs(_ kind: SectionKind, patternCount: Int) throws(BytecodeError) -> ProgramSet {
+            var reader = reader(kind)
+            let result = try ProgramSet.read(from: &reader, patternCount: patternCount)
+            try Self.finish(reader, kind)
+            return result
         }
-        let universalCount = try patterns.u32Count(of: "universal rules", itemBytes: 1)
-        var universalRules: [UInt32] = []
-        for index in 0..<universalCount {
-            let at = patterns.offset
-            let gap = UInt64(try patterns.varint())
-            let slot = index == 0 ? gap : UInt64(universalRules.last!) + gap
-            guard index == 0 || gap >= 1, slot < UInt64(ruleCount) else {
-                throw .malformed(at: at, "universal rule slot \(slot) out of order or of \(ruleCount)")
-            }
-            universalRules.append(UInt32(slot))
-        }
-        try finish(patterns, .patterns)
+    }
 
-        var conditionsReader = section(.conditions)
-        let conditionCount = try conditionsReader.u32Count(of: "condition patterns", itemBytes: 1)
+    /// The patterns section's counts. Every count is bounded by the bytes its items take before
+    /// anything is sized by it (a count of N items of at least k bytes: N * k <= the bytes left).
+    private struct PatternCounts {
+        var url: Int
+        var top: Int
+        var frame: Int
+
+        init(reading patterns: inout ByteReader, fileLength: Int) throws(BytecodeError) {
+            let countsAt = patterns.offset
+            url = Int(try patterns.u32())
+            top = Int(try patterns.u32())
+            frame = Int(try patterns.u32())
+            // A url pattern takes 1 byte here at least (its slots' varint).
+            _ = try ByteReader.checked(url, at: countsAt, of: "url patterns", limit: patterns.remaining)
+            // Condition patterns have no bytes of their own: each is reported by its programs or
+            // named by a condition, a byte at least somewhere in the file. The evaluator keeps a
+            // flag and an index entry per pattern, so their counts are held to the file's length.
+            _ = try ByteReader.checked(top, at: countsAt + 4, of: "top-url patterns", limit: fileLength)
+            _ = try ByteReader.checked(frame, at: countsAt + 8, of: "frame-url patterns", limit: fileLength)
+        }
+    }
+
+    /// The rest of the patterns section: each url pattern's rule slots, then the rules whose
+    /// url-filter matches every URL.
+    private struct PatternSlots {
+        var ruleStart: [UInt32] = [0]
+        var rules: [UInt32] = []
+        var universal: [UInt32] = []
+
+        init(reading patterns: inout ByteReader, urlPatternCount: Int, ruleCount: Int) throws(BytecodeError) {
+            ruleStart.reserveCapacity(urlPatternCount + 1)
+            rules.reserveCapacity(urlPatternCount)
+            var previousSlot: Int64 = 0
+            for _ in 0..<urlPatternCount {
+                let at = patterns.offset
+                let head = try patterns.varint()
+                let zigzag = Int64(head >> 1)
+                var slot = previousSlot + (zigzag & 1 == 0 ? zigzag >> 1 : ~(zigzag >> 1))
+                let count = head & 1 == 0 ? 1 : try patterns.varintCount(of: "further rule slots", itemBytes: 1) + 2
+                guard count <= ruleCount else { throw .malformed(at: at, "pattern rule list of \(count) slots") }
+                for index in 0..<count {
+                    if index > 0 { slot += try patterns.zigzag() }
+                    guard slot >= 0, slot < ruleCount else { throw .malformed(at: at, "rule slot \(slot) of \(ruleCount)") }
+                    rules.append(UInt32(slot))
+                }
+                previousSlot = slot
+                ruleStart.append(UInt32(rules.count))
+            }
+            let universalCount = try patterns.u32Count(of: "universal rules", itemBytes: 1)
+            for index in 0..<universalCount {
+                let at = patterns.offset
+                let gap = UInt64(try patterns.varint())
+                let slot = index == 0 ? gap : UInt64(universal.last!) + gap
+                guard index == 0 || gap >= 1, slot < UInt64(ruleCount) else {
+                    throw .malformed(at: at, "universal rule slot \(slot) out of order or of \(ruleCount)")
+                }
+                universal.append(UInt32(slot))
+            }
+        }
+    }
+
+    /// The conditions section: condition pattern ids (checked against the pattern counts with the
+    /// rules that list them).
+    private static func readConditions(_ section: ByteReader) throws(BytecodeError) -> [UInt32] {
+        var reader = section
+        let count = try reader.u32Count(of: "condition patterns", itemBytes: 1)
         var conditions: [UInt32] = []
-        conditions.reserveCapacity(conditionCount)
-        for _ in 0..<conditionCount { conditions.append(try conditionsReader.varint()) }
-        try finish(conditionsReader, .conditions)
+        conditions.reserveCapacity(count)
+        for _ in 0..<count { conditions.append(try reader.varint()) }
+        try Sections.finish(reader, .conditions)
+        return conditions
+    }
 
-        var actionsReader = section(.actions)
-        let actionCount = try actionsReader.u32Count(of: "actions", itemBytes: 1)
+    /// The actions section.
+    private static func readActions(_ section: ByteReader) throws(BytecodeError) -> [Action] {
+        var reader = section
+        let count = try reader.u32Count(of: "actions", itemBytes: 1)
         var actions: [Action] = []
-        for _ in 0..<actionCount { actions.append(try ActionCoding.read(from: &actionsReader)) }
-        try finish(actionsReader, .actions)
+        for _ in 0..<count { actions.append(try ActionCoding.read(from: &reader)) }
+        try Sections.finish(reader, .actions)
+        return actions
+    }
 
-        let profileCount = try rulesReader.varintCount(of: "rule profiles", itemBytes: 3)
+    /// The rules section after its count: the profiles, then `count` records, each checked against
+    /// its profile, the actions and the conditions.
+    private static func readRules(
+        _ reader: inout ByteReader, count ruleCount: Int, sectionStart: Int, conditions: [UInt32], actionCount: Int,
+        counts: PatternCounts
+    ) throws(BytecodeError) -> [RuleRecord] {
+        let profileCount = try reader.varintCount(of: "rule profiles", itemBytes: 3)
         var profiles: [(types: UInt32, flags: UInt8, condition: ConditionKind, role: RuleRole, method: UInt8)] = []
         for _ in 0..<profileCount {
-            let at = rulesReader.offset
-            let types = try rulesReader.varint()
-            let flags = try rulesReader.u8()
-            let kinds = try rulesReader.u8()
+            let at = reader.offset
+            let types = try reader.varint()
+            let flags = try reader.u8()
+            let kinds = try reader.u8()
             let method = kinds >> 3
             guard types < 1 << 14, flags & 0x80 == 0, kinds & 0x80 == 0,
                   let condition = ConditionKind(rawValue: kinds & 0b111), let role = RuleRole(rawValue: flags >> 4),
@@ -386,15 +457,15 @@ public struct CompiledFile: Hashable, Sendable {
             else { throw .malformed(at: at, "rule profile out of range") }
             profiles.append((types, flags, condition, role, method))
         }
-        _ = try ByteReader.checked(ruleCount, at: ranges[.rules]!.0, of: "rules", limit: rulesReader.remaining)
+        _ = try ByteReader.checked(ruleCount, at: sectionStart, of: "rules", limit: reader.remaining)
         var rules: [RuleRecord] = []
         rules.reserveCapacity(ruleCount)
         var previousLocation: Int64 = 0
         for _ in 0..<ruleCount {
-            let at = rulesReader.offset
-            let head = try rulesReader.varint()
+            let at = reader.offset
+            let head = try reader.varint()
             let profileNumber = Int(head >> 2)
-            let gap = head & 1 != 0 ? UInt64(try rulesReader.varint()) : 0
+            let gap = head & 1 != 0 ? UInt64(try reader.varint()) : 0
             let index = rules.last.map { UInt64($0.ruleIndex) + 1 + gap } ?? gap
             guard index <= UInt64(UInt32.max), profileNumber < profileCount, head & 1 == 0 || gap > 0 else {
                 throw .malformed(at: at, "rule record out of range")
@@ -404,7 +475,7 @@ public struct CompiledFile: Hashable, Sendable {
             let ruleIndex = UInt32(index)
             var location = RuleRecord.notListed
             if role.isListed {
-                let difference = head & 2 != 0 ? try rulesReader.zigzag() : 0
+                let difference = head & 2 != 0 ? try reader.zigzag() : 0
                 guard head & 2 == 0 || difference != 0 else { throw .malformed(at: at, "a location difference of 0 written") }
                 let value = previousLocation + difference
                 guard value >= 0, value < actionCount else { throw .malformed(at: at, "action location \(value) of \(actionCount)") }
@@ -414,13 +485,13 @@ public struct CompiledFile: Hashable, Sendable {
             var count: UInt32 = 0
             var conditionStart: UInt32 = 0
             if condition.hasList {
-                count = try rulesReader.varint()
-                conditionStart = try rulesReader.varint()
+                count = try reader.varint()
+                conditionStart = try reader.varint()
             }
-            guard UInt64(conditionStart) + UInt64(count) <= UInt64(conditionCount), condition.hasList == (count > 0) else {
+            guard UInt64(conditionStart) + UInt64(count) <= UInt64(conditions.count), condition.hasList == (count > 0) else {
                 throw .malformed(at: at, "condition list out of range")
             }
-            let limit = condition == .ifFrameURL || condition == .unlessFrameURL ? framePatternCount : topPatternCount
+            let limit = condition == .ifFrameURL || condition == .unlessFrameURL ? counts.frame : counts.top
             for entry in conditions[Int(conditionStart)..<Int(conditionStart + count)] where entry >= limit {
                 throw .malformed(at: at, "condition pattern \(entry) of \(limit)")
             }
@@ -432,21 +503,7 @@ public struct CompiledFile: Hashable, Sendable {
                 method: method, condition: condition, role: role, actionLocation: location, conditionStart: conditionStart,
                 conditionCount: count))
         }
-        try finish(rulesReader, .rules)
-
-        func programs(_ kind: SectionKind, patternCount: Int) throws(BytecodeError) -> ProgramSet {
-            var reader = section(kind)
-            let result = try ProgramSet.read(from: &reader, patternCount: patternCount)
-            try finish(reader, kind)
-            return result
-        }
-        self.init(
-            urlPrograms: try programs(.urlPrograms, patternCount: urlPatternCount),
-            topURLPrograms: try programs(.topURLPrograms, patternCount: topPatternCount),
-            framePrograms: try programs(.framePrograms, patternCount: framePatternCount),
-            urlPatternCount: urlPatternCount, topPatternCount: topPatternCount, framePatternCount: framePatternCount,
-            patternRuleStart: patternRuleStart, patternRules: patternRules, universalRules: universalRules, rules: rules,
-            conditions: conditions, actions: actions)
+        return rules
     }
 
     /// Bytes per section of the serialized file, for reports.

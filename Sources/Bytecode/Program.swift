@@ -145,212 +145,285 @@ public struct Program: Hashable, Sendable {
             stateCount: stateCount, reference: reference)
     }
 
+    /// The program's code, target width, state count and reference offset, in the phases below.
     private static func encode(
         _ dfa: DFA, rowBuffer: UnsafeMutableBufferPointer<UInt32>, referenceBuffer: UnsafeMutableBufferPointer<UInt32>
     ) -> (code: [UInt8], width: Int, stateCount: Int, reference: UInt32) {
-        let classCount = dfa.classCount
-        let dead = DFAStateID.dead.rawValue
+        var encoding = Encoding(dfa, rowBuffer: rowBuffer, referenceBuffer: referenceBuffer)
+        encoding.planForms()
+        encoding.chooseReference()
+        encoding.planChains()
+        encoding.planBranches()
+        let (width, offsets) = encoding.narrowestWidth()
+        let code = encoding.write(width: width, offsets: offsets)
+        let nowhere: UInt32 = width == 4 ? UInt32.max : (UInt32(1) << (8 * UInt32(width))) - 1
+        let reference = encoding.reference.map { UInt32(offsets[encoding.position[$0]]) } ?? nowhere
+        return (code, width, encoding.order.count, reference)
+    }
+
+    /// One DFA on its way to code. Built in order: the layout (`init`), each state's form
+    /// (`planForms`), the reference state (`chooseReference`), chains (`planChains`), branches
+    /// (`planBranches`), the target width (`narrowestWidth`), the bytes (`write`).
+    private struct Encoding {
+        let dfa: DFA
+        let classCount: Int
+        let rowBuffer: UnsafeMutableBufferPointer<UInt32>
+        let referenceBuffer: UnsafeMutableBufferPointer<UInt32>
+        /// The targets, read from an array of their own: a closure reading them from `dfa` would
+        /// copy the DFA, retaining each of its arrays, at every state.
+        let liveTargets: [UInt32]
+        /// The states in layout order, each state's place in it, and its incoming transitions.
+        var order: [Int] = []
+        var position: [Int]
+        var incoming: [Int]
+        /// Per state in layout order: the bytes of its accept list, the state laid out after it
+        /// (dead for the last), and how it will be written.
+        var acceptBytes: [Int] = []
+        var nextState: [UInt32] = []
+        var plans: [StatePlan] = []
+        /// The state the delta form refers to, when one saves bytes; its row, read once chosen.
+        var reference: Int?
+        var referenceRow: UnsafeBufferPointer<UInt32>?
+
+        /// Lays the states out depth first from the start state, targets by class: a state's
+        /// first target not yet placed comes right after it.
+        init(_ dfa: DFA, rowBuffer: UnsafeMutableBufferPointer<UInt32>, referenceBuffer: UnsafeMutableBufferPointer<UInt32>) {
+            self.dfa = dfa
+            classCount = dfa.classCount
+            self.rowBuffer = rowBuffer
+            self.referenceBuffer = referenceBuffer
+            liveTargets = dfa.liveTargets
+            position = [Int](repeating: -1, count: dfa.stateCount)
+            incoming = [Int](repeating: 0, count: dfa.stateCount)
+            var pending: [Int] = [0]
+            while let state = pending.popLast() {
+                guard position[state] < 0 else { continue }
+                position[state] = order.count
+                order.append(state)
+                for live in dfa.row(state).reversed() {
+                    let target = Int(liveTargets[live])
+                    incoming[target] += 1
+                    if position[target] < 0 { pending.append(target) }
+                }
+            }
+        }
+
         /// `state`'s row, dense, valid until the next call.
         func row(_ state: Int) -> UnsafeBufferPointer<UInt32> {
             dfa.write(row: state, into: rowBuffer)
             return UnsafeBufferPointer(rowBuffer)
         }
+
         /// The same in the reference's buffer, valid until the next call of this one.
         func referenceRowOf(_ state: Int) -> UnsafeBufferPointer<UInt32> {
             dfa.write(row: state, into: referenceBuffer)
             return UnsafeBufferPointer(referenceBuffer)
         }
-        // Depth-first order from the start state, targets by class: a state's first target not
-        // yet placed comes right after it.
-        var order: [Int] = []
-        var position = [Int](repeating: -1, count: dfa.stateCount)
-        var incoming = [Int](repeating: 0, count: dfa.stateCount)
-        var pending: [Int] = [0]
-        // (The targets read from an array of their own: a closure reading them from `dfa` copied
-        // the DFA, retaining each of its arrays, at every state.)
-        let liveTargets = dfa.liveTargets
-        while let state = pending.popLast() {
-            guard position[state] < 0 else { continue }
-            position[state] = order.count
-            order.append(state)
-            for live in dfa.row(state).reversed() {
-                let target = Int(liveTargets[live])
-                incoming[target] += 1
-                if position[target] < 0 { pending.append(target) }
-            }
-        }
-        // Plan each state's form (costs compared at W = 3), then size the program with the
-        // narrowest width that fits. Plans are a few integers: exceptions and accept lists are
-        // written from the DFA's rows at the end, so planning allocates nothing per state.
-        var scratch: [UInt32] = []
-        scratch.reserveCapacity(classCount)
-        let acceptBytes = order.map { Self.acceptListSize(dfa.accepted(by: DFAStateID($0))) }
-        let nextState = order.indices.map { index in index + 1 < order.count ? UInt32(order[index + 1]) : dead }
-        var plans = order.indices.map { index in
-            // A state that stops, or has one class to the next state laid out (most of a trie's
-            // states), is planned from its live transitions: writing and scanning a dense row for
-            // each was most of a suffix trie's emission. `plan` gives both the same plans.
-            let live = dfa.row(order[index])
-            if live.isEmpty { return StatePlan(form: .stop, cost: 1 + acceptBytes[index]) }
-            if live.count == 1 && liveTargets[live.lowerBound] == nextState[index] && 1 + 4 <= classCount * 3 {
-                return StatePlan(form: .sparse, isNext: true, exceptionCount: 1, cost: 1 + acceptBytes[index] + 1)
-            }
-            return Self.plan(
-                row(order[index]), acceptBytes: acceptBytes[index], reference: nil, next: nextState[index], classCount: classCount,
-                scratch: &scratch)
-        }
-        // The reference: the start state or the most targeted one, whichever saves more.
-        let mostTargeted = incoming.indices.max { incoming[$0] < incoming[$1] } ?? 0
-        var best: (reference: Int, plans: [StatePlan], size: Int)?
-        let plainSize = plans.reduce(0) { $0 + $1.cost }
-        for candidate in Set([0, mostTargeted]).sorted() {
-            let reference = referenceRowOf(candidate)
-            var size = 0
-            let candidatePlans = order.indices.map { index in
-                let state = order[index]
-                // A state that stops or has one class to the next state gets that plan whatever the
-                // reference (`plan` returns it before looking at one): most of a trie's states.
-                let plan = state == candidate || plans[index].form == .stop || plans[index].isNext
-                    ? plans[index]
-                    : Self.plan(
-                        row(state), acceptBytes: acceptBytes[index], reference: reference, next: nextState[index], classCount: classCount,
-                        scratch: &scratch)
-                size += plan.cost
-                return plan
-            }
-            if size < plainSize && size < best?.size ?? Int.max { best = (candidate, candidatePlans, size) }
-        }
-        if let best { plans = best.plans }
-        let referenceRow = best.map { referenceRowOf($0.reference) }
-        // Chains: next-form states one after another, each entered only from the one before
-        // (and none the reference, whose header the delta form reads), become one instruction.
-        var head = 0
-        while head < plans.count {
-            guard plans[head].isNext && !plans[head].isDelta && order[head] != best?.reference else {
-                head += 1
-                continue
-            }
-            var end = head + 1
-            while end < plans.count, end - head < 255, plans[end].isNext, !plans[end].isDelta, acceptBytes[end] == 0,
-                  incoming[order[end]] == 1, order[end] != best?.reference {
-                end += 1
-            }
-            guard end - head >= Self.shortestChain else {
-                head += 1
-                continue
-            }
-            plans[head].chainLength = end - head
-            for member in head + 1..<end { plans[member].isChainMember = true }
-            head = end
-        }
-        // Branches: a listed class leading to the state laid out next needs no target.
-        for index in plans.indices where !plans[index].isNext && !plans[index].isAllNext && !plans[index].isChainMember
-            && index + 1 < plans.count {
-            let plan = plans[index]
-            guard plan.form == .sparse || plan.form == .fallback else { continue }
-            let next = UInt32(order[index + 1])
-            for (offset, target) in row(order[index]).enumerated() where target == next {
-                let unlisted = plan.isDelta ? referenceRow![referenceRow!.startIndex + offset] : plan.fallback
-                if target != unlisted {
-                    plans[index].firstNextClass = offset
-                    break
+
+        /// Plans each state's form without a reference (costs compared at W = 3). Plans are a few
+        /// integers: exceptions and accept lists are written from the DFA's rows at the end, so
+        /// planning allocates nothing per state.
+        mutating func planForms() {
+            let dead = DFAStateID.dead.rawValue
+            let order = order
+            acceptBytes = order.map { Program.acceptListSize(dfa.accepted(by: DFAStateID($0))) }
+            nextState = order.indices.map { index in index + 1 < order.count ? UInt32(order[index + 1]) : dead }
+            var scratch: [UInt32] = []
+            scratch.reserveCapacity(classCount)
+            plans = order.indices.map { index in
+                // A state that stops, or has one class to the next state laid out (most of a
+                // trie's states), is planned from its live transitions: writing and scanning a
+                // dense row for each would be most of a suffix trie's emission. `plan` gives both
+                // the same plans.
+                let live = dfa.row(order[index])
+                if live.isEmpty { return StatePlan(form: .stop, cost: 1 + acceptBytes[index]) }
+                if live.count == 1 && liveTargets[live.lowerBound] == nextState[index] && 1 + 4 <= classCount * 3 {
+                    return StatePlan(form: .sparse, isNext: true, exceptionCount: 1, cost: 1 + acceptBytes[index] + 1)
                 }
+                return Program.plan(
+                    row(order[index]), acceptBytes: acceptBytes[index], reference: nil, next: nextState[index], classCount: classCount,
+                    scratch: &scratch)
             }
         }
 
-        func size(_ plan: StatePlan, acceptBytes: Int, width: Int) -> Int {
-            if plan.isChainMember { return 0 }
-            if plan.chainLength > 0 { return 1 + acceptBytes + 1 + plan.chainLength }
-            let transitions = switch plan.form {
-            case .stop: 0
-            case .sparse: plan.isNext ? 1 : plan.isAllNext ? 1 + plan.exceptionCount : 1 + plan.exceptionCount * (1 + width)
-            case .fallback: width + 1 + plan.exceptionCount * (1 + width)
-            case .dense: classCount * width
-            }
-            if plan.firstNextClass != nil { return 1 + acceptBytes + transitions - width }
-            return 1 + acceptBytes + transitions
-        }
-        var width = 2
-        var offsets: [Int] = []
-        while true {
-            offsets.removeAll(keepingCapacity: true)
-            var total = 0
-            for (index, plan) in plans.enumerated() {
-                offsets.append(total)
-                total += size(plan, acceptBytes: acceptBytes[index], width: width)
-            }
-            if width == 4 || total < (1 << (8 * width)) - 1 { break }
-            width += 1
-        }
-        let nowhere: UInt32 = width == 4 ? UInt32.max : (UInt32(1) << (8 * UInt32(width))) - 1
-        var writer = ByteWriter()
-        func target(_ state: UInt32) {
-            writer.integer(state == dead ? nowhere : UInt32(offsets[position[Int(state)]]), width: width)
-        }
-        for (index, plan) in plans.enumerated() where !plan.isChainMember {
-            let state = order[index]
-            let accepted = dfa.accepted(by: DFAStateID(state))
-            writer.u8(
-                plan.form.rawValue | (accepted.isEmpty ? 0 : Self.acceptsFlag) | (plan.isDelta ? Self.deltaFlag : 0)
-                    | (plan.isNext || plan.isAllNext ? Self.nextFlag : 0) | (plan.chainLength > 0 ? Self.chainFlag : 0)
-                    | (plan.firstNextClass != nil || plan.isAllNext ? Self.firstNextFlag : 0)
-                    | (accepted.count == 1 ? Self.oneAcceptFlag : 0))
-            if accepted.count == 1 {
-                writer.varint(accepted.first!.rawValue)
-            } else if !accepted.isEmpty {
-                writer.varint(UInt32(accepted.count))
-                var previous: UInt32 = 0
-                for (index, pattern) in accepted.enumerated() {
-                    writer.varint(index == 0 ? pattern.rawValue : pattern.rawValue - previous)
-                    previous = pattern.rawValue
+        /// The reference: the start state or the most targeted one, whichever saves more, when
+        /// either saves bytes; the states replanned with the delta form against it.
+        mutating func chooseReference() {
+            let order = order
+            let mostTargeted = incoming.indices.max { incoming[$0] < incoming[$1] } ?? 0
+            var best: (reference: Int, plans: [StatePlan], size: Int)?
+            let plainSize = plans.reduce(0) { $0 + $1.cost }
+            var scratch: [UInt32] = []
+            scratch.reserveCapacity(classCount)
+            for candidate in Set([0, mostTargeted]).sorted() {
+                let referenceRow = referenceRowOf(candidate)
+                var size = 0
+                let candidatePlans = order.indices.map { index in
+                    let state = order[index]
+                    // A state that stops or has one class to the next state gets that plan whatever
+                    // the reference (`plan` returns it before looking at one): most of a trie's
+                    // states.
+                    let plan = state == candidate || plans[index].form == .stop || plans[index].isNext
+                        ? plans[index]
+                        : Program.plan(
+                            row(state), acceptBytes: acceptBytes[index], reference: referenceRow, next: nextState[index],
+                            classCount: classCount, scratch: &scratch)
+                    size += plan.cost
+                    return plan
                 }
+                if size < plainSize && size < best?.size ?? Int.max { best = (candidate, candidatePlans, size) }
             }
-            if plan.chainLength > 0 {
-                writer.u8(UInt8(plan.chainLength))
-                for member in order[index..<index + plan.chainLength] {
-                    writer.u8(dfa.liveClasses[dfa.row(member).lowerBound])
+            if let best {
+                plans = best.plans
+                reference = best.reference
+                referenceRow = referenceRowOf(best.reference)
+            }
+        }
+
+        /// Chains: next-form states one after another, each entered only from the one before
+        /// (and none the reference, whose header the delta form reads), become one instruction.
+        mutating func planChains() {
+            var head = 0
+            while head < plans.count {
+                guard plans[head].isNext && !plans[head].isDelta && order[head] != reference else {
+                    head += 1
+                    continue
                 }
-                continue
-            }
-            if plan.form == .stop { continue }
-            if plan.isNext && !plan.isDelta {
-                // The one live class (`exceptions` would find it in the dense row).
-                writer.u8(dfa.liveClasses[dfa.row(state).lowerBound])
-                continue
-            }
-            let transitions = row(state)
-            // The classes listed: those that differ from what the form gives unlisted classes.
-            func exceptions() {
-                if !plan.isNext { writer.u8(UInt8(plan.exceptionCount)) }
-                if plan.isAllNext {
-                    for (offset, next) in transitions.enumerated() where next != dead { writer.u8(UInt8(offset)) }
-                    return
+                var end = head + 1
+                while end < plans.count, end - head < 255, plans[end].isNext, !plans[end].isDelta, acceptBytes[end] == 0,
+                      incoming[order[end]] == 1, order[end] != reference {
+                    end += 1
                 }
-                if let first = plan.firstNextClass { writer.u8(UInt8(first)) }
-                for (offset, next) in transitions.enumerated() where offset != plan.firstNextClass {
+                guard end - head >= Program.shortestChain else {
+                    head += 1
+                    continue
+                }
+                plans[head].chainLength = end - head
+                for member in head + 1..<end { plans[member].isChainMember = true }
+                head = end
+            }
+        }
+
+        /// Branches: a listed class leading to the state laid out next needs no target.
+        mutating func planBranches() {
+            for index in plans.indices where !plans[index].isNext && !plans[index].isAllNext && !plans[index].isChainMember
+                && index + 1 < plans.count {
+                let plan = plans[index]
+                guard plan.form == .sparse || plan.form == .fallback else { continue }
+                let next = UInt32(order[index + 1])
+                for (offset, target) in row(order[index]).enumerated() where target == next {
                     let unlisted = plan.isDelta ? referenceRow![referenceRow!.startIndex + offset] : plan.fallback
-                    if next != unlisted {
-                        writer.u8(UInt8(offset))
-                        if !plan.isNext { target(next) }
+                    if target != unlisted {
+                        plans[index].firstNextClass = offset
+                        break
                     }
                 }
             }
-            switch plan.form {
-            case .stop: break
-            case .sparse: exceptions()
-            case .fallback:
-                target(plan.fallback)
-                exceptions()
-            case .dense:
-                for next in transitions { target(next) }
-            }
         }
-        return (writer.bytes, width, order.count, best.map { UInt32(offsets[position[$0.reference]]) } ?? nowhere)
+
+        /// The narrowest target width (2, 3 or 4 bytes) whose offsets all fit, with each planned
+        /// instruction's offset at that width.
+        func narrowestWidth() -> (width: Int, offsets: [Int]) {
+            func size(_ plan: StatePlan, acceptBytes: Int, width: Int) -> Int {
+                if plan.isChainMember { return 0 }
+                if plan.chainLength > 0 { return 1 + acceptBytes + 1 + plan.chainLength }
+                let transitions = switch plan.form {
+                case .stop: 0
+                case .sparse: plan.isNext ? 1 : plan.isAllNext ? 1 + plan.exceptionCount : 1 + plan.exceptionCount * (1 + width)
+                case .fallback: width + 1 + plan.exceptionCount * (1 + width)
+                case .dense: classCount * width
+                }
+                if plan.firstNextClass != nil { return 1 + acceptBytes + transitions - width }
+                return 1 + acceptBytes + transitions
+            }
+            var width = 2
+            var offsets: [Int] = []
+            while true {
+                offsets.removeAll(keepingCapacity: true)
+                var total = 0
+                for (index, plan) in plans.enumerated() {
+                    offsets.append(total)
+                    total += size(plan, acceptBytes: acceptBytes[index], width: width)
+                }
+                if width == 4 || total < (1 << (8 * width)) - 1 { break }
+                width += 1
+            }
+            return (width, offsets)
+        }
+
+        /// The code: each planned instruction, its targets `width` bytes wide.
+        func write(width: Int, offsets: [Int]) -> [UInt8] {
+            let dead = DFAStateID.dead.rawValue
+            let nowhere: UInt32 = width == 4 ? UInt32.max : (UInt32(1) << (8 * UInt32(width))) - 1
+            var writer = ByteWriter()
+            func target(_ state: UInt32) {
+                writer.integer(state == dead ? nowhere : UInt32(offsets[position[Int(state)]]), width: width)
+            }
+            for (index, plan) in plans.enumerated() where !plan.isChainMember {
+                let state = order[index]
+                let accepted = dfa.accepted(by: DFAStateID(state))
+                writer.u8(
+                    plan.form.rawValue | (accepted.isEmpty ? 0 : Program.acceptsFlag) | (plan.isDelta ? Program.deltaFlag : 0)
+                        | (plan.isNext || plan.isAllNext ? Program.nextFlag : 0) | (plan.chainLength > 0 ? Program.chainFlag : 0)
+                        | (plan.firstNextClass != nil || plan.isAllNext ? Program.firstNextFlag : 0)
+                        | (accepted.count == 1 ? Program.oneAcceptFlag : 0))
+                if accepted.count == 1 {
+                    writer.varint(accepted.first!.rawValue)
+                } else if !accepted.isEmpty {
+                    writer.varint(UInt32(accepted.count))
+                    var previous: UInt32 = 0
+                    for (index, pattern) in accepted.enumerated() {
+                        writer.varint(index == 0 ? pattern.rawValue : pattern.rawValue - previous)
+                        previous = pattern.rawValue
+                    }
+                }
+                if plan.chainLength > 0 {
+                    writer.u8(UInt8(plan.chainLength))
+                    for member in order[index..<index + plan.chainLength] {
+                        writer.u8(dfa.liveClasses[dfa.row(member).lowerBound])
+                    }
+                    continue
+                }
+                if plan.form == .stop { continue }
+                if plan.isNext && !plan.isDelta {
+                    // The one live class (`exceptions` would find it in the dense row).
+                    writer.u8(dfa.liveClasses[dfa.row(state).lowerBound])
+                    continue
+                }
+                let transitions = row(state)
+                // The classes listed: those that differ from what the form gives unlisted classes.
+                func exceptions() {
+                    if !plan.isNext { writer.u8(UInt8(plan.exceptionCount)) }
+                    if plan.isAllNext {
+                        for (offset, next) in transitions.enumerated() where next != dead { writer.u8(UInt8(offset)) }
+                        return
+                    }
+                    if let first = plan.firstNextClass { writer.u8(UInt8(first)) }
+                    for (offset, next) in transitions.enumerated() where offset != plan.firstNextClass {
+                        let unlisted = plan.isDelta ? referenceRow![referenceRow!.startIndex + offset] : plan.fallback
+                        if next != unlisted {
+                            writer.u8(UInt8(offset))
+                            if !plan.isNext { target(next) }
+                        }
+                    }
+                }
+                switch plan.form {
+                case .stop: break
+                case .sparse: exceptions()
+                case .fallback:
+                    target(plan.fallback)
+                    exceptions()
+                case .dense:
+                    for next in transitions { target(next) }
+                }
+            }
+            return writer.bytes
+        }
     }
 
-    /// How one state will be written: its form and how many classes it lists. Stored in 20 bytes
-    /// (a program's three lists of plans, one per reference candidate, were a fifth of a compile's
-    /// memory at 56 bytes a plan).
+    /// How one state will be written: its form and how many classes it lists. Stored in 20 bytes:
+    /// a program has three lists of plans (one per reference candidate), which at 56 bytes a plan
+    /// would be a fifth of a compile's memory.
     struct StatePlan {
         var form: TransitionForm
         var isDelta = false
@@ -430,7 +503,7 @@ public struct Program: Hashable, Sendable {
         }
         if live > 1 {
             // The most common live target (the smallest of equally common ones): sorted runs, not
-            // a dictionary (hashing every transition was a tenth of KaBlock's compile).
+            // a dictionary (hashing every transition would cost a tenth of KaBlock's compile).
             scratch.removeAll(keepingCapacity: true)
             for target in row where target != dead { scratch.append(target) }
             scratch.sort()

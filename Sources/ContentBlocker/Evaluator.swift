@@ -22,12 +22,12 @@
 // alone (`cutOutcome`).
 //
 // A new page. The rules that match every URL are indexed by the condition patterns they name:
-// per flags, the evaluator keeps once the list for a page whose URLs match no condition pattern
-// (the rules without a condition and the unless- ones: `Base`); a new page then costs its
-// condition programs' runs and an edit of that list by the few rules whose patterns its URLs
-// matched (an unless-domain rule leaves, an if-domain rule joins), not a check of every rule
-// (EasyList: ~6,000). An evaluator that keeps no page checks every rule instead,
-// the plain reading of step 2, which the tests hold the index to.
+// per flags, the evaluator keeps once the base list, for a page whose URLs match no condition
+// pattern (the rules without a condition and the unless- ones: `UniversalsForFlags`); a new page
+// then costs its condition programs' runs and an edit of that list by the few rules whose
+// patterns its URLs matched (an unless-domain rule leaves, an if-domain rule joins), giving its
+// `UniversalsForPage`, not a check of every rule (EasyList: ~6,000). An evaluator that keeps no
+// page checks every rule instead, the plain reading of step 2, which the tests hold the index to.
 //
 // The evaluator keeps its working memory (pattern marks, candidate lists) between requests: after
 // the first few requests, matching allocates only the outcome it returns. One evaluator serves
@@ -68,7 +68,7 @@ public final class Evaluator {
     private let universalOfFrame: [UInt32]
     /// Per flags, the rules that match every URL and apply on a page that matches no condition
     /// pattern. Flags seen are few (resource types x contexts x party); past `baseCapacity`, all go.
-    private var bases: [UInt64: Base] = [:]
+    private var bases: [UInt64: UniversalsForFlags] = [:]
     private static let baseCapacity = 64
     /// Interpreter steps (bytes read by every program run) since this evaluator was made: a
     /// machine-independent measure of matching work.
@@ -127,7 +127,7 @@ public final class Evaluator {
         let key: PageKey
         var topPatterns: [UInt32]?
         var framePatterns: [UInt32]?
-        var universal: [UInt64: Universal] = [:]
+        var universal: [UInt64: UniversalsForPage] = [:]
         var lastUse = 0
         /// The main document's registrable domain (third party or not, per request).
         let mainDocumentDomain: String?
@@ -137,8 +137,9 @@ public final class Evaluator {
         }
     }
 
-    /// The rules that match every URL and apply to a page for one set of flags.
-    private struct Universal {
+    /// The rules that match every URL and apply on one page for one set of flags, with their cuts
+    /// and the actions they list.
+    private struct UniversalsForPage {
         var slots: [UInt32]
         var rules: [RuleIndex]
         /// Their ignore-previous-rules and ignore-following-rules rules' slots, in order.
@@ -159,10 +160,12 @@ public final class Evaluator {
         func acts(_ slot: UInt32) -> Bool { slot <= high && low.map { slot > $0 } ?? true }
     }
 
-    /// The rules that match every URL and apply, for one set of flags, on a page whose URLs match
-    /// none of their condition patterns: those without a condition and the unless- ones.
-    private struct Base {
-        var universal: Universal
+    /// The base list of one set of flags: the rules that match every URL and apply, for these
+    /// flags, on a page whose URLs match none of their condition patterns (those without a
+    /// condition and the unless- ones). A page's `UniversalsForPage` is this list edited by the
+    /// patterns its URLs match.
+    private struct UniversalsForFlags {
+        var universal: UniversalsForPage
         /// Without an ignore rule: how many of its rules list each of `universal.locations`.
         var locationUses: [Int]
         /// Whether a rule the flags accept has a top-url (frame-url) condition.
@@ -309,7 +312,7 @@ public final class Evaluator {
         return key
     }
 
-    private func universal(_ request: Request, _ page: Page, _ key: UInt64, thirdParty: Bool) -> Universal {
+    private func universal(_ request: Request, _ page: Page, _ key: UInt64, thirdParty: Bool) -> UniversalsForPage {
         if let known = page.universal[key] { return known }
         let universal = pageCapacity > 0
             ? editedBase(request, page, key, thirdParty: thirdParty) : checkingEveryRule(request, page, thirdParty: thirdParty)
@@ -319,7 +322,7 @@ public final class Evaluator {
 
     /// Step 2 for the rules that match every URL, read as written: each rule's flags, then (the
     /// condition programs run only when a rule they decide is left) its condition.
-    private func checkingEveryRule(_ request: Request, _ page: Page, thirdParty: Bool) -> Universal {
+    private func checkingEveryRule(_ request: Request, _ page: Page, thirdParty: Bool) -> UniversalsForPage {
         var (slots, readsTop, readsFrame) = acceptedByFlags(request, thirdParty: thirdParty)
         if readsTop { markTop(page, request) }
         if readsFrame { markFrame(page, request) }
@@ -360,8 +363,8 @@ public final class Evaluator {
     }
 
     /// The page's list of applying universal rules `slots` (sorted), with what outcomes read of it.
-    private func universal(of slots: [UInt32], upgradable: Bool) -> Universal {
-        var universal = Universal(
+    private func universal(of slots: [UInt32], upgradable: Bool) -> UniversalsForPage {
+        var universal = UniversalsForPage(
             slots: slots, rules: slots.map { RuleIndex(Int(file.rules[Int($0)].ruleIndex)) },
             ignorePrevious: slots.filter { file.rules[Int($0)].role == .ignorePreviousRules },
             ignoreFollowing: slots.filter { file.rules[Int($0)].role == .ignoreFollowingRules }, low: nil, high: .max,
@@ -376,7 +379,7 @@ public final class Evaluator {
     }
 
     /// The flags' base list (made once per flags).
-    private func base(_ request: Request, _ key: UInt64, thirdParty: Bool) -> Base {
+    private func base(_ request: Request, _ key: UInt64, thirdParty: Bool) -> UniversalsForFlags {
         if let known = bases[key] { return known }
         let (accepted, readsTop, readsFrame) = acceptedByFlags(request, thirdParty: thirdParty)
         let slots = accepted.filter {
@@ -394,7 +397,7 @@ public final class Evaluator {
                 uses[Self.lowerBound(location, in: universal.locations)] += 1
             }
         }
-        let base = Base(universal: universal, locationUses: uses, readsTop: readsTop, readsFrame: readsFrame)
+        let base = UniversalsForFlags(universal: universal, locationUses: uses, readsTop: readsTop, readsFrame: readsFrame)
         if bases.count >= Self.baseCapacity { bases.removeAll() }
         bases[key] = base
         return base
@@ -402,7 +405,7 @@ public final class Evaluator {
 
     /// The page's list: the flags' base, without the unless- rules and with the if- rules that
     /// the page's matched condition patterns name.
-    private func editedBase(_ request: Request, _ page: Page, _ key: UInt64, thirdParty: Bool) -> Universal {
+    private func editedBase(_ request: Request, _ page: Page, _ key: UInt64, thirdParty: Bool) -> UniversalsForPage {
         let base = base(request, key, thirdParty: thirdParty)
         if base.readsTop { markTop(page, request) }
         if base.readsFrame { markFrame(page, request) }
@@ -439,7 +442,9 @@ public final class Evaluator {
         var universal = old
         (universal.slots, universal.rules) = Self.edited(
             old.slots, old.rules, removing: leaving, adding: joining.map { ($0, ruleIndex($0)) })
-        for (ignoreRole, path) in [(RuleRole.ignorePreviousRules, \Universal.ignorePrevious), (.ignoreFollowingRules, \.ignoreFollowing)] {
+        for (ignoreRole, path) in [
+            (RuleRole.ignorePreviousRules, \UniversalsForPage.ignorePrevious), (.ignoreFollowingRules, \.ignoreFollowing),
+        ] {
             let removing = leaving.filter { role($0) == ignoreRole }
             let adding = joining.filter { role($0) == ignoreRole }
             if !removing.isEmpty || !adding.isEmpty {
@@ -583,7 +588,7 @@ public final class Evaluator {
     }
 
     /// Every applying rule: the page's, shared, with this request's inserted.
-    private func matchingRules(_ universal: Universal) -> SharedList<RuleIndex> {
+    private func matchingRules(_ universal: UniversalsForPage) -> SharedList<RuleIndex> {
         SharedList(base: universal.rules, inserting: extra.map { slot in
             (offset: Self.lowerBound(slot, in: universal.slots), element: RuleIndex(Int(file.rules[Int(slot)].ruleIndex)))
         })
@@ -594,7 +599,7 @@ public final class Evaluator {
     /// ignore-previous-rules before it, and the rules left list their actions. Only the rules
     /// between the cuts are read, found by binary search in the page's list, not the page's
     /// thousands merged with the request's.
-    private func cutOutcome(_ universal: Universal, _ request: Request) -> MatchOutcome {
+    private func cutOutcome(_ universal: UniversalsForPage, _ request: Request) -> MatchOutcome {
         let role = { (slot: UInt32) in self.file.rules[Int(slot)].role }
         // The acting slots: after `low` (the last ignore-previous-rules), up to and including
         // `high` (the first ignore-following-rules).

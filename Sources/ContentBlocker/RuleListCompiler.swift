@@ -96,9 +96,10 @@ public enum RuleListCompiler {
     }
 }
 
-/// A pool of patterns numbered in first-seen order; identical text and case (one `PatternTexts`
-/// number) share a number.
-struct PatternPool {
+/// The patterns of one program kind (url, top-url or frame-url), numbered in first-seen order:
+/// the ids their DFAs report and the file indexes them by. Identical text and case (one
+/// `PatternTableWithDomains` number) share an id; each id keeps its text and the rules that use it.
+struct PatternIDs {
     private var ids: [Int32: Int] = [:]
     /// The parsed patterns, until their programs are built (`takeFilters`).
     private var filters: [URLFilter] = []
@@ -119,7 +120,7 @@ struct PatternPool {
         return sources.count - 1
     }
 
-    /// The parsed patterns, which the pool no longer holds.
+    /// The parsed patterns, which are no longer held here.
     mutating func takeFilters() -> [URLFilter] {
         defer { filters = [] }
         return filters
@@ -129,7 +130,7 @@ struct PatternPool {
 /// The list's pattern table (url-filters, top-url and frame-url patterns) with the pattern of
 /// each domain of its domain conditions added (built once per domain: domains recur across
 /// thousands of rules).
-struct PatternTexts {
+struct PatternTableWithDomains {
     var table: PatternTable
     /// Domain -> the number of its pattern.
     private var domains: [String: Int32] = [:]
@@ -177,9 +178,9 @@ private struct Builder {
     var list: RuleList
     var timer: PhaseTimer
     var report: CompilationReport
-    var urlPool = PatternPool()
-    var topPool = PatternPool()
-    var framePool = PatternPool()
+    var urlIDs = PatternIDs()
+    var topIDs = PatternIDs()
+    var frameIDs = PatternIDs()
     /// The url pattern of each rule slot, nil when it matches everything.
     var urlPatternOfRule: [Int?] = []
     var records: [RuleRecord] = []
@@ -195,7 +196,7 @@ private struct Builder {
     mutating func collect(patterns: consuming PatternTable?) throws(CompileError) {
         let firstIgnorePrevious = list.rules.firstIndex { $0.action == .ignorePreviousRules } ?? list.rules.count
         let numbering = timer.begin(.parse)
-        var texts = PatternTexts(patterns ?? PatternTable(rules: list.rules))
+        var allPatterns = PatternTableWithDomains(patterns ?? PatternTable(rules: list.rules))
         timer.end(numbering)
         timer.measure(.parse) {
             // Each rule's pattern numbers in the order read below: the table's, with those of
@@ -204,30 +205,30 @@ private struct Builder {
             var tableCursor = 0
             func fromTable() -> Int32 {
                 defer { tableCursor += 1 }
-                return texts.table.numbersOfRules[tableCursor]
+                return allPatterns.table.numbersOfRules[tableCursor]
             }
             for rule in list.rules {
                 ruleTexts.append(fromTable())
                 switch rule.trigger.condition {
                 case nil: break
                 case .ifDomain(let domains), .unlessDomain(let domains):
-                    for domain in domains { ruleTexts.append(texts.number(ofDomain: domain)) }
+                    for domain in domains { ruleTexts.append(allPatterns.number(ofDomain: domain)) }
                 case .ifTopURL(let patterns), .unlessTopURL(let patterns), .ifFrameURL(let patterns), .unlessFrameURL(let patterns):
                     for _ in patterns { ruleTexts.append(fromTable()) }
                 }
             }
-            texts.table.parseNewKeys()
+            allPatterns.table.parseNewKeys()
             var cursor = 0
             func nextText() -> (number: Int32, filter: URLFilter) {
                 let number = ruleTexts[cursor]
                 cursor += 1
-                return (number, texts.filter(number))
+                return (number, allPatterns.filter(number))
             }
 
             for (slot, rule) in list.rules.enumerated() {
                 let trigger = rule.trigger
                 let (urlText, filter) = nextText()
-                urlPatternOfRule.append(filter.matchesEverything ? nil : urlPool.id(for: urlText, filter, rule: rule.index))
+                urlPatternOfRule.append(filter.matchesEverything ? nil : urlIDs.id(for: urlText, filter, rule: rule.index))
 
                 var kind = ConditionKind.none
                 let start = conditions.count
@@ -240,7 +241,7 @@ private struct Builder {
                         isFrame = false
                         for _ in domains {
                             let (text, domainFilter) = nextText()
-                            entries.append(topPool.id(for: text, domainFilter, rule: rule.index))
+                            entries.append(topIDs.id(for: text, domainFilter, rule: rule.index))
                         }
                     case .ifTopURL(let patterns), .unlessTopURL(let patterns), .ifFrameURL(let patterns), .unlessFrameURL(let patterns):
                         isFrame = if case .ifFrameURL = condition { true } else if case .unlessFrameURL = condition { true } else { false }
@@ -249,9 +250,9 @@ private struct Builder {
                             if conditionFilter.matchesEverything {
                                 everything = true
                             } else if isFrame {
-                                entries.append(framePool.id(for: text, conditionFilter, rule: rule.index))
+                                entries.append(frameIDs.id(for: text, conditionFilter, rule: rule.index))
                             } else {
-                                entries.append(topPool.id(for: text, conditionFilter, rule: rule.index))
+                                entries.append(topIDs.id(for: text, conditionFilter, rule: rule.index))
                             }
                         }
                     }
@@ -342,9 +343,9 @@ private struct Builder {
         return actions
     }
 
-    /// What the condition programs' thread is handed: their patterns, and the rules and records
-    /// whose action locations it assigns.
-    struct SideWork: Sendable {
+    /// What the thread that builds the condition programs is handed: their patterns, and the rules
+    /// and records whose action locations it assigns first.
+    struct ConditionThreadWork: Sendable {
         var patterns: [[URLFilter]]
         var rules: [Rule]
         var records: [RuleRecord]
@@ -359,37 +360,37 @@ private struct Builder {
         // The condition programs (EasyList: 100,000 states, mostly one group: one core)
         // are built on a thread of their own while the url patterns are planned, a serial step;
         // the url automata come after both, so that the condition automata never add to theirs
-        // in memory. Each pool's parsed patterns are handed over and let go as its programs are
+        // in memory. Each kind's parsed patterns are handed over and let go as its programs are
         // built. A failure is still reported for the url patterns first.
         // The rules' action locations are assigned on the same thread, before the condition
         // programs (EasyList: both together still end before the url patterns' plan); the list
         // is let go there, once they are.
-        let conditionPatterns = [topPool.takeFilters(), framePool.takeFilters()]
-        let sideWork = SideWork(patterns: conditionPatterns, rules: list.rules, records: records)
+        let conditionPatterns = [topIDs.takeFilters(), frameIDs.takeFilters()]
+        let conditionThreadWork = ConditionThreadWork(patterns: conditionPatterns, rules: list.rules, records: records)
         list = RuleList(rules: [])
         records = []
-        let (conditionPrograms, urlPlan) = Parallel.both(consume sideWork) { (given: consuming SideWork) in
+        let (conditionPrograms, urlPlan) = Parallel.both(consume conditionThreadWork) { (given: consuming ConditionThreadWork) in
             var work = given
             let actions = Builder.assignActionLocations(work.rules, &work.records)
             work.rules = []  // (the list let go before the condition automata are built)
-            let top = PoolPrograms(work.patterns.removeFirst(), limits: limits, minimizing: minimizing)
-            let frame = PoolPrograms(work.patterns.removeFirst(), limits: limits, minimizing: minimizing)
+            let top = PartitionedPrograms(work.patterns.removeFirst(), limits: limits, minimizing: minimizing)
+            let frame = PartitionedPrograms(work.patterns.removeFirst(), limits: limits, minimizing: minimizing)
             return (top: top, frame: frame, records: work.records, actions: actions)
         } _: {
             var timer = PhaseTimer()
-            let plan = PoolPrograms.plan(urlPool.takeFilters(), limits: limits, timer: &timer)
+            let plan = PartitionedPrograms.plan(urlIDs.takeFilters(), limits: limits, timer: &timer)
             return (plan: plan, timer: timer)
         }
         records = conditionPrograms.records
         actions = conditionPrograms.actions
-        let url = PoolPrograms(urlPlan.plan, timer: urlPlan.timer, limits: limits, minimizing: minimizing)
-        let urlPrograms = try finish(url, \.urlPool, into: \.url)
-        let topPrograms = try finish(conditionPrograms.top, \.topPool, into: \.topURL)
-        let framePrograms = try finish(conditionPrograms.frame, \.framePool, into: \.frameURL)
+        let url = PartitionedPrograms(urlPlan.plan, timer: urlPlan.timer, limits: limits, minimizing: minimizing)
+        let urlPrograms = try finish(url, \.urlIDs, into: \.url)
+        let topPrograms = try finish(conditionPrograms.top, \.topIDs, into: \.topURL)
+        let framePrograms = try finish(conditionPrograms.frame, \.frameIDs, into: \.frameURL)
         var patternRuleStart: [UInt32] = [0]
         var patternRules: [UInt32] = []
         var universal: [UInt32] = []
-        var rulesOfPattern = [[UInt32]](repeating: [], count: urlPool.count)
+        var rulesOfPattern = [[UInt32]](repeating: [], count: urlIDs.count)
         for (slot, pattern) in urlPatternOfRule.enumerated() {
             if let pattern { rulesOfPattern[pattern].append(UInt32(slot)) } else { universal.append(UInt32(slot)) }
         }
@@ -397,20 +398,20 @@ private struct Builder {
             patternRules += rules
             patternRuleStart.append(UInt32(patternRules.count))
         }
-        report.urlPatterns = urlPool.count
+        report.urlPatterns = urlIDs.count
         report.universalRules = universal.count
-        report.topPatterns = topPool.count
-        report.framePatterns = framePool.count
+        report.topPatterns = topIDs.count
+        report.framePatterns = frameIDs.count
         return CompiledFile(
             urlPrograms: urlPrograms, topURLPrograms: topPrograms, framePrograms: framePrograms,
-            urlPatternCount: urlPool.count, topPatternCount: topPool.count,
-            framePatternCount: framePool.count, patternRuleStart: patternRuleStart, patternRules: patternRules,
+            urlPatternCount: urlIDs.count, topPatternCount: topIDs.count,
+            framePatternCount: frameIDs.count, patternRuleStart: patternRuleStart, patternRules: patternRules,
             universalRules: universal, rules: records, conditions: conditions, actions: actions)
     }
 
-    /// A pool's programs and figures, or its first failure.
+    /// One kind's programs and figures, or its first failure.
     mutating func finish(
-        _ built: PoolPrograms, _ pool: KeyPath<Builder, PatternPool>, into figures: WritableKeyPath<CompilationReport, CompilationReport.Automata>
+        _ built: PartitionedPrograms, _ ids: KeyPath<Builder, PatternIDs>, into figures: WritableKeyPath<CompilationReport, CompilationReport.Automata>
     ) throws(CompileError) -> ProgramSet {
         timer.add(built.timer)
         if let failure = built.partition.failures.first(where: \.patterns.isEmpty) {
@@ -418,7 +419,7 @@ private struct Builder {
         }
         if let failure = built.partition.failures.first {
             let id = Int(failure.patterns[0].rawValue)
-            throw .patternTooComplex(pattern: self[keyPath: pool].sources[id], rules: self[keyPath: pool].users[id], failure)
+            throw .patternTooComplex(pattern: self[keyPath: ids].sources[id], rules: self[keyPath: ids].users[id], failure)
         }
         let partition = built.partition
         report[keyPath: figures].dfas = partition.all.count
@@ -431,8 +432,8 @@ private struct Builder {
     }
 }
 
-/// The programs of one pool's patterns (consumed), as the partitioner made them, with its time.
-struct PoolPrograms: Sendable {
+/// The programs of one kind's patterns (consumed), as the partitioner made them, with its time.
+struct PartitionedPrograms: Sendable {
     var partition: Partitioned<Program>
     var timer: PhaseTimer
 
@@ -442,13 +443,13 @@ struct PoolPrograms: Sendable {
         self.init(consume plan, timer: timer, limits: limits, minimizing: minimizing)
     }
 
-    /// The programs of a pool's plan (`plan`); `timer` has the planning's time.
+    /// The programs of one kind's plan (`plan`); `timer` has the planning's time.
     init(_ plan: consuming DFAPartitioner.Plan, timer: PhaseTimer, limits: AutomataLimits, minimizing: Bool) {
         self.timer = timer
         partition = DFAPartitioner.build(consume plan, limits: limits, minimizing: minimizing, phaseTimer: &self.timer) { Program($0) }
     }
 
-    /// A pool's patterns (consumed) planned into stages, numbered as the pool numbers them.
+    /// One kind's patterns (consumed) planned into stages, numbered by their ids.
     static func plan(_ filters: consuming [URLFilter], limits: AutomataLimits, timer: inout PhaseTimer) -> DFAPartitioner.Plan {
         let patterns = (consume filters).enumerated().map { (id: PatternID($0.offset), filter: $0.element) }
         return DFAPartitioner.plan(consume patterns, limits: limits, phaseTimer: &timer)

@@ -16,6 +16,7 @@
 internal import Automata
 internal import ContentBlocker
 internal import ContentRuleList
+internal import Harness
 internal import PCRE2Oracle
 internal import RequestContext
 internal import URLFilterSyntax
@@ -57,7 +58,7 @@ public struct CaseResult: Sendable {
 }
 
 public struct CaseRunner: Sendable {
-    public var patternEngine = PatternEngine()
+    public var patternEngine: any PatternPipeline = PatternEngine()
     public var listEngine = ListEngine.blockBench
     public var shrinker = Shrinker()
     public var statusGenerator = PatternGenerator(defectPercent: 35)

@@ -1,20 +1,22 @@
 // Engines.swift — Fuzzing
 //
 // The two sides every level compares, behind small values a test can replace:
-//  - `PatternEngine`: one url-filter through the engine's pipeline (syntax tree -> Thompson NFA ->
-//    subset construction under limits -> minimal DFA -> bytecode program), answering at every
-//    stage, so a disagreement names the first stage that goes wrong;
+//  - `PatternPipeline`: one url-filter through the engine's pipeline (syntax tree -> Thompson NFA
+//    -> subset construction under limits -> minimal DFA -> bytecode program), answering at every
+//    stage, so a disagreement names the first stage that goes wrong; `PatternEngine` is the
+//    engine's own;
 //  - `ListEngine`: a whole rule list compiled, serialized and loaded back (validated), answering
 //    requests, as a browser runs it;
-//  - `PatternOracle`: the same url-filter through the PCRE2 translation (PCRE2Oracle).
-// The engine modules are used as they are; the only way to make them wrong is a test-only fault
-// set on these values (`alteringMinimalDFA`, a broken `ListEngine`).
+//  - `PatternOracle` (PCRE2Oracle/PatternOracle.swift): the same url-filter through the PCRE2
+//    translation.
+// The engine modules are used as they are; a test makes them wrong with a pipeline of its own (a
+// seeded bug in the minimal DFA) or a broken `ListEngine`, defined in the test.
 
 public import Automata
 internal import Bytecode
 internal import ContentBlocker
 public import ContentRuleList
-public import PCRE2Oracle
+internal import PCRE2Oracle
 public import RequestContext
 public import URLFilterSyntax
 
@@ -30,12 +32,30 @@ public enum EngineStage: String, Sendable, Codable, CaseIterable {
     case bytecode
 }
 
-/// One url-filter through the engine's pipeline.
-public struct PatternEngine: Sendable {
+/// One url-filter through the engine's pipeline: what the match levels and the small world compare
+/// with the oracle. `PatternEngine` is the engine's; a test supplies another (its `minimize` wrong
+/// on purpose) to check that the fuzzer finds and shrinks the bug.
+public protocol PatternPipeline: Sendable {
+    /// What the subset construction may spend.
+    var limits: AutomataLimits { get }
+    /// The minimal DFA of the subset construction's `dfa`: the `minimize` stage.
+    func minimize(_ dfa: DFA) -> DFA
+}
+
+extension PatternPipeline {
+    /// The automata of an accepted pattern; a pattern that matches everything has none.
+    public func build(_ filter: URLFilter) throws(AutomataError) -> BuiltPattern {
+        guard !filter.matchesEverything else { return BuiltPattern(matchesEverything: true, nfa: nil, dfa: nil, minimal: nil, program: nil) }
+        let nfa = NFA(patterns: [(PatternID(0), filter)])
+        let dfa = try SubsetConstruction.determinize(nfa, limits: limits)
+        let minimal = minimize(dfa)
+        return BuiltPattern(matchesEverything: false, nfa: nfa, dfa: dfa, minimal: minimal, program: Program(minimal))
+    }
+}
+
+/// The engine's pipeline, as the compiler runs it.
+public struct PatternEngine: PatternPipeline {
     public var limits: AutomataLimits
-    /// Test-only: alters the minimal DFA before it becomes a program (a seeded engine bug, so a
-    /// test can check that the fuzzer finds and shrinks it). Never set outside tests.
-    public var alteringMinimalDFA: (@Sendable (DFA) -> DFA)?
 
     /// Small limits: a pattern whose DFA would need more states ends in the typed limit error
     /// within a few milliseconds, which the fuzzer counts apart.
@@ -45,20 +65,11 @@ public struct PatternEngine: Sendable {
         maximumDFAStates: 20_000, maximumTransitionTableEntries: 2_000_000, maximumSubsetEntries: 2_000_000,
         minimumPatternsPerStage: 2)
 
-    public init(limits: AutomataLimits = PatternEngine.fuzzingLimits, alteringMinimalDFA: (@Sendable (DFA) -> DFA)? = nil) {
+    public init(limits: AutomataLimits = PatternEngine.fuzzingLimits) {
         self.limits = limits
-        self.alteringMinimalDFA = alteringMinimalDFA
     }
 
-    /// The automata of an accepted pattern; a pattern that matches everything has none.
-    public func build(_ filter: URLFilter) throws(AutomataError) -> BuiltPattern {
-        guard !filter.matchesEverything else { return BuiltPattern(matchesEverything: true, nfa: nil, dfa: nil, minimal: nil, program: nil) }
-        let nfa = NFA(patterns: [(PatternID(0), filter)])
-        let dfa = try SubsetConstruction.determinize(nfa, limits: limits)
-        var minimal = Minimizer.minimize(dfa)
-        if let alteringMinimalDFA { minimal = alteringMinimalDFA(minimal) }
-        return BuiltPattern(matchesEverything: false, nfa: nfa, dfa: dfa, minimal: minimal, program: Program(minimal))
-    }
+    public func minimize(_ dfa: DFA) -> DFA { Minimizer.minimize(dfa) }
 }
 
 /// A url-filter's automata, ready to answer.
@@ -87,43 +98,6 @@ public struct BuiltPattern: Sendable {
     public func matches(_ subject: [UInt8]) -> Bool {
         guard let program else { return true }
         return !program.matches(subject).isEmpty
-    }
-}
-
-/// One url-filter through the PCRE2 oracle.
-public struct PatternOracle {
-    public let pattern: OraclePattern
-    private let data = PCRE2MatchData()
-
-    /// Why the oracle could not take a pattern the engine accepts.
-    public struct Refusal: Error, Sendable, CustomStringConvertible {
-        /// "translation" or "pcre2".
-        public var stage: String
-        public var reason: String
-        public var description: String { "\(stage): \(reason)" }
-    }
-
-    public init(source: String, caseSensitive: Bool) throws(Refusal) {
-        let translation: URLFilterTranslation
-        do {
-            translation = try URLFilterTranslation.translate(source, caseSensitive: caseSensitive)
-        } catch {
-            throw Refusal(stage: "translation", reason: error.reason)
-        }
-        do {
-            // PCRE2's interpreter: compiling JIT code costs more than a few short subjects save.
-            pattern = try OraclePattern(translation, jit: false)
-        } catch {
-            throw Refusal(stage: "pcre2", reason: "\(error.message) (PCRE2 pattern \(translation.pattern))")
-        }
-    }
-
-    public var matchesEverything: Bool { pattern.matchesEverything }
-
-    /// Whether the pattern matches `subject` (the URL's bytes; the oracle reads the end-of-URL
-    /// NUL after them, as WebKit does).
-    public func matches(_ subject: [UInt8]) throws(PCRE2Error) -> Bool {
-        try (subject + [0]).withUnsafeBufferPointer { bytes throws(PCRE2Error) in try pattern.matches(bytes, using: data) }
     }
 }
 

@@ -12,6 +12,8 @@
 // A disagreement is returned; the entry target traps on it so that libFuzzer keeps the input.
 // Tested by FuzzingTests (EntryPointTests).
 
+internal import Harness
+internal import PCRE2Oracle
 internal import URLFilterSyntax
 
 public enum FuzzEntryPoint {

@@ -11,6 +11,7 @@
 import Foundation
 internal import ContentBlocker
 internal import ContentRuleList
+public import Harness
 internal import RequestContext
 internal import URLFilterSyntax
 

@@ -25,7 +25,7 @@ public struct SmallWorld: Sendable {
     public var atoms: Int
     public var length: Int
     public var subjectAlphabet: [UInt8] = Array("abAc".utf8)
-    public var engine = PatternEngine(limits: .default)
+    public var engine: any PatternPipeline = PatternEngine(limits: .default)
     /// Patterns per combined DFA.
     public var batchSize = 16
     /// The case modes: case-insensitive (WebKit's default) only, or both.
@@ -222,8 +222,7 @@ public struct SmallWorld: Sendable {
     private func build(_ batch: [Member], cache: EngineCache, report: inout Report) {
         do {
             let nfa = NFA(patterns: batch.enumerated().map { (PatternID($0.offset), $0.element.filter) })
-            var dfa = Minimizer.minimize(try SubsetConstruction.determinize(nfa, limits: engine.limits))
-            if let altering = engine.alteringMinimalDFA { dfa = altering(dfa) }
+            let dfa = engine.minimize(try SubsetConstruction.determinize(nfa, limits: engine.limits))
             let masks = Self.trieMasks(dfa, alphabet: subjectAlphabet, length: length)
             report.dfas += 1
             // Transpose: per member, one bit per string.

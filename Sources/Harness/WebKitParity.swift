@@ -106,8 +106,8 @@ public struct ParityResult: Sendable {
     public var unexplained: Int { differences.filter { $0.quirk == nil }.count }
 
     public var text: String {
-        "\(source): \(Figures.count(cases)) lists, \(Figures.count(bothAccept)) accepted by both, \(Figures.count(bothReject)) rejected by both "
-            + "with the same error, \(Figures.count(differences.count)) different (\(Figures.count(unexplained)) unexplained); "
+        "\(source): \(HumanReadable.count(cases)) lists, \(HumanReadable.count(bothAccept)) accepted by both, \(HumanReadable.count(bothReject)) rejected by both "
+            + "with the same error, \(HumanReadable.count(differences.count)) different (\(HumanReadable.count(unexplained)) unexplained); "
             + String(format: "WebKit compiled for %.1f s", webKitSeconds)
     }
 }

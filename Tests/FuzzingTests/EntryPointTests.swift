@@ -22,7 +22,7 @@ import Fuzzing
 
     @Test func aSeededBugShowsThroughEitherMode() {
         var runner = CaseRunner()
-        runner.patternEngine = PatternEngine(alteringMinimalDFA: forgetsTheEndOfTheURL)
+        runner.patternEngine = ForgetsTheEndOfTheURL()
         #expect(FuzzEntryPoint.check([0xC0] + Array("a$\na".utf8), runner: runner) != nil)
     }
 }

@@ -6,6 +6,7 @@ import Testing
 import Foundation
 import Automata
 import Fuzzing
+import Harness
 import URLFilterSyntax
 import TestSupport
 

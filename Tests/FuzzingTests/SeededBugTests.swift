@@ -8,13 +8,21 @@ import ContentBlocker
 import ContentRuleList
 import Fuzzing
 
-/// A test-only fault: every transition on the end-of-URL NUL is dropped from the minimal DFA, as an
-/// interpreter that stops before reading the end marker would behave: `$` never matches.
-let forgetsTheEndOfTheURL: @Sendable (DFA) -> DFA = { dfa in
-    let endClass = Int(dfa.byteClasses.classOfByte[0])
-    var transitions = dfa.transitions
-    for state in 0..<dfa.stateCount { transitions[state * dfa.classCount + endClass] = DFAStateID.dead.rawValue }
-    return DFA(byteClasses: dfa.byteClasses, transitions: transitions, acceptStart: dfa.acceptStart, acceptedPatterns: dfa.acceptedPatterns)
+/// A test-only fault: the engine's pipeline with every transition on the end-of-URL NUL dropped
+/// from the minimal DFA, as an interpreter that stops before reading the end marker would behave:
+/// `$` never matches.
+struct ForgetsTheEndOfTheURL: PatternPipeline {
+    var limits = PatternEngine.fuzzingLimits
+
+    func minimize(_ dfa: DFA) -> DFA {
+        let minimal = Minimizer.minimize(dfa)
+        let endClass = Int(minimal.byteClasses.classOfByte[0])
+        var transitions = minimal.transitions
+        for state in 0..<minimal.stateCount { transitions[state * minimal.classCount + endClass] = DFAStateID.dead.rawValue }
+        return DFA(
+            byteClasses: minimal.byteClasses, transitions: transitions, acceptStart: minimal.acceptStart,
+            acceptedPatterns: minimal.acceptedPatterns)
+    }
 }
 
 @Suite struct SeededBugTests {
@@ -24,7 +32,7 @@ let forgetsTheEndOfTheURL: @Sendable (DFA) -> DFA = { dfa in
         options.levels = [.match]
         options.cases = 200
         options.maximumFindings = 3
-        options.runner.patternEngine = PatternEngine(alteringMinimalDFA: forgetsTheEndOfTheURL)
+        options.runner.patternEngine = ForgetsTheEndOfTheURL()
         let report = Fuzzer(options: options).run()[0]
         #expect(report.tally.disagreements > 0)
         let finding = try #require(report.findings.first)
@@ -68,7 +76,7 @@ let forgetsTheEndOfTheURL: @Sendable (DFA) -> DFA = { dfa in
 
     @Test func theSmallWorldFindsTheSeededDFABugToo() {
         var world = SmallWorld(atoms: 1, length: 2)
-        world.engine = PatternEngine(limits: .default, alteringMinimalDFA: forgetsTheEndOfTheURL)
+        world.engine = ForgetsTheEndOfTheURL(limits: .default)
         let report = world.run(world.patterns()[...])
         #expect(report.disagreementCount > 0)
         #expect(report.disagreements.contains {

@@ -34,10 +34,10 @@ private let kablockMatch = BenchmarkDefinition(
         #expect(engine.timeRatio == 1)
     }
 
-    /// A test-only fault: an engine that drops the last action of every answer. The count check
-    /// rejects it before any of its time is measured.
+    /// A test-only fault (FaultyEngines.swift): an engine that drops the last action of every
+    /// answer. The count check rejects it before any of its time is measured.
     @Test func aWrongEngineIsReportedAsWrongNeverAsFast() throws {
-        let wrong = BlockBenchEngine(alteringOutcomes: { outcome in
+        let wrong = FaultyEngine(alteringOutcomes: { outcome in
             var altered = outcome
             if !altered.actions.isEmpty { altered.actions.removeLast() }
             return altered
@@ -55,7 +55,7 @@ private let kablockMatch = BenchmarkDefinition(
 
     /// The digest catches a wrong answer that keeps both counts (one action swapped for another).
     @Test func aWrongAnswerWithTheRightCountsIsCaughtByTheDigest() throws {
-        let swapped = BlockBenchEngine(alteringOutcomes: { outcome in
+        let swapped = FaultyEngine(alteringOutcomes: { outcome in
             var altered = outcome
             if altered.actions.first == .block { altered.actions[0] = .blockCookies }
             return altered

@@ -119,15 +119,15 @@ private func metrics(_ name: String, model: BenchmarkDefinition.Model, _ region:
     switch model {
     case .match:
         engine.instructions = [
-            NamedValue("per request", region[CostRegion.requestsLabel]! / Double(CostChild.requestCount)),
-            NamedValue("per request, first pass", region[CostRegion.firstPassLabel]! / Double(CostChild.requestCount)),
-            NamedValue("to load", region[CostRegion.loadLabel]!),
+            Figure("per request", region[CostRegion.requestsLabel]! / Double(CostChild.requestCount)),
+            Figure("per request, first pass", region[CostRegion.firstPassLabel]! / Double(CostChild.requestCount)),
+            Figure("to load", region[CostRegion.loadLabel]!),
         ]
     default:
-        let parts = CostRegion.compileLabels.map { NamedValue($0, region[$0] ?? 0) }
-        engine.instructions = parts + [NamedValue("total", parts.reduce(0) { $0 + $1.value })]
+        let parts = CostRegion.compileLabels.map { Figure($0, region[$0] ?? 0) }
+        engine.instructions = parts + [Figure("total", parts.reduce(0) { $0 + $1.value })]
     }
-    var outcome = MainJobOutcome()
+    var outcome = FullRunOutcome()
     outcome.results = [BenchmarkResult(name: name, model: model, rules: "ddg-tds-reference", ruleCount: 127, engines: [engine])]
     return GateMetrics.measure(outcome).filter { $0.value.kind == .instructions }
 }

@@ -33,8 +33,9 @@ public struct BenchList: Sendable {
     }
 }
 
-/// A name and a number, in the order an engine gives them (phases, sections, counters).
-public struct NamedValue: Codable, Hashable, Sendable {
+/// A number an engine or a measurement reports, with its name: a phase's seconds, a section's
+/// bytes, a counter's count, a phase's instructions. Lists of them keep the order they were given in.
+public struct Figure: Codable, Hashable, Sendable {
     public var name: String
     public var value: Double
 
@@ -47,13 +48,13 @@ public struct NamedValue: Codable, Hashable, Sendable {
 /// What one compile run produced, as the engine reports it.
 public struct CompileRun: Sendable {
     /// Seconds per phase, in pipeline order.
-    public var phases: [NamedValue] = []
+    public var phases: [Figure] = []
     /// Everything the engine keeps to match with, in bytes.
     public var bytes: Int = 0
     /// `bytes` by part (file sections for BlockBench).
-    public var sections: [NamedValue] = []
+    public var sections: [Figure] = []
     /// Deterministic counts (DFAs, states, patterns).
-    public var counters: [NamedValue] = []
+    public var counters: [Figure] = []
     /// The compile's time as an engine in another process measured it (the runner's clock would
     /// add the process's start-up and the transfer); the runner then reports no memory figures,
     /// its own process's being beside the point.
@@ -85,7 +86,7 @@ extension BenchEngine {
 public protocol BenchMatcher: AnyObject {
     func outcome(for request: Request) throws -> MatchOutcome
     /// Deterministic work counters since the matcher was made (interpreter steps, patterns tried).
-    var counters: [NamedValue] { get }
+    var counters: [Figure] { get }
 }
 
 public enum BenchEngineError: Error, CustomStringConvertible {
@@ -105,9 +106,23 @@ public enum BenchEngineError: Error, CustomStringConvertible {
 
 // MARK: - BlockBench
 
+/// An engine that answers from BlockBench's compiled files: the main job reads each list it
+/// compiled back from its bytes (validated) and conforms the file read back; the cost counter
+/// answers a match benchmark's requests from the same file. `BlockBenchEngine` is the one; tests
+/// wrap it to seed faults the gate must catch.
+public protocol CompiledListEngine: BenchEngine {
+    /// The list compiled last under `name`.
+    func compiledList(named name: String) -> CompiledRuleList?
+    /// Hands the engine a list compiled elsewhere (the main job's file read back), to match with.
+    func adopt(_ list: CompiledRuleList, as name: String)
+    /// The engine as conformance runs it: `list` answered by `file`, one evaluator per worker; the
+    /// sub-lists a mismatch is reduced to are compiled afresh.
+    func conformanceEngine(for list: RuleList, file: CompiledRuleList) -> ConformanceEngine
+}
+
 /// Our engine. Keeps the last compiled list per name, so a `match` benchmark reuses the bytecode a
 /// `compile` benchmark (or the main job) made.
-public final class BlockBenchEngine: BenchEngine {
+public final class BlockBenchEngine: CompiledListEngine {
     public let name = "blockbench"
     public let about = "BlockBench: rule list -> minimal DFAs -> bytecode file, run by the bytecode interpreter"
     public let unavailable: String? = nil
@@ -115,53 +130,38 @@ public final class BlockBenchEngine: BenchEngine {
     private var compiled: [String: CompiledRuleList] = [:]
     /// What the automata construction may spend (and how patterns are grouped into DFAs).
     public let limits: AutomataLimits
-    /// For tests: DFAs kept unminimized (a bigger file with the same answers).
-    let minimizesDFAs: Bool
-    /// For tests: a change to every outcome (a deliberately wrong engine).
-    let alter: (@Sendable (MatchOutcome) -> MatchOutcome)?
-    /// For tests: every answer is computed this many times, the work counted once (an interpreter
-    /// that does the same steps, slower).
-    let slowdown: Int
 
     public init(limits: AutomataLimits = .default) {
         self.limits = limits
-        minimizesDFAs = true
-        alter = nil
-        slowdown = 1
     }
 
-    init(
-        limits: AutomataLimits = .default, minimizingDFAs: Bool = true,
-        alteringOutcomes alter: (@Sendable (MatchOutcome) -> MatchOutcome)? = nil, slowdown: Int = 1
-    ) {
-        self.limits = limits
-        minimizesDFAs = minimizingDFAs
-        self.alter = alter
-        self.slowdown = max(1, slowdown)
-    }
-
-    /// Hands the engine a list compiled elsewhere (the main job's), to match with.
     public func adopt(_ list: CompiledRuleList, as name: String) { compiled[name] = list }
 
-    /// The list compiled last under `name`.
     public func compiledList(named name: String) -> CompiledRuleList? { compiled[name] }
 
     public func compile(_ list: BenchList) throws -> CompileRun {
-        let (compiledList, compileReport) = try RuleListCompiler.compile(json: list.json, limits: limits, minimizingDFAs: minimizesDFAs)
+        let (compiledList, report) = try RuleListCompiler.compile(json: list.json, limits: limits)
+        return keep(compiledList, report: report, as: list.name)
+    }
+
+    /// Keeps `compiledList` as the list `name` and says what its compile made: the report's phases
+    /// (with `emit`, the file's bytes written, timed here), the file's sections and the automata's
+    /// counts. `compile` ends here; so does a test's engine that compiles differently.
+    public func keep(_ compiledList: CompiledRuleList, report compileReport: CompilationReport, as name: String) -> CompileRun {
         var report = compileReport
         let bytes = report.timer.measure(.emit) { compiledList.serialized() }
-        compiled[list.name] = compiledList
+        compiled[name] = compiledList
         var run = CompileRun()
-        run.phases = PhaseTimer.Phase.allCases.map { NamedValue($0.rawValue, report.timer.seconds($0)) }
+        run.phases = PhaseTimer.Phase.allCases.map { Figure($0.rawValue, report.timer.seconds($0)) }
         run.bytes = bytes.count
-        run.sections = CompiledFile.sectionSizes(in: bytes).map { NamedValue("\($0.kind)", Double($0.bytes)) }
+        run.sections = CompiledFile.sectionSizes(in: bytes).map { Figure("\($0.kind)", Double($0.bytes)) }
         for (kind, automata) in [("url", report.url), ("top-url", report.topURL), ("frame-url", report.frameURL)] {
-            run.counters.append(NamedValue("\(kind) DFAs", Double(automata.dfas)))
-            run.counters.append(NamedValue("\(kind) states", Double(automata.states)))
-            run.counters.append(NamedValue("\(kind) states before minimization", Double(automata.statesBeforeMinimization)))
+            run.counters.append(Figure("\(kind) DFAs", Double(automata.dfas)))
+            run.counters.append(Figure("\(kind) states", Double(automata.states)))
+            run.counters.append(Figure("\(kind) states before minimization", Double(automata.statesBeforeMinimization)))
         }
-        run.counters.append(NamedValue("rules", Double(report.rules)))
-        run.counters.append(NamedValue("url patterns", Double(report.urlPatterns)))
+        run.counters.append(Figure("rules", Double(report.rules)))
+        run.counters.append(Figure("url patterns", Double(report.urlPatterns)))
         return run
     }
 
@@ -181,50 +181,29 @@ public final class BlockBenchEngine: BenchEngine {
 
     public func matcher(for list: BenchList) throws -> any BenchMatcher {
         if compiled[list.name] == nil { _ = try compile(list) }
-        let file = compiled[list.name]!
-        return Matcher(Evaluator(file), alter: alter, repeats: slowdown > 1 ? Evaluator(file) : nil, times: slowdown - 1)
+        return Matcher(Evaluator(compiled[list.name]!))
     }
 
-    /// The engine as conformance runs it: `list` answered by `file` (a compiled file read back), one
-    /// evaluator per worker; the sub-lists a mismatch is reduced to are compiled afresh. Test faults
-    /// apply here as in `matcher(for:)`.
     public func conformanceEngine(for list: RuleList, file: CompiledRuleList) -> ConformanceEngine {
-        let alter = alter
         let limits = limits
         return ConformanceEngine(name: name) { candidate in
             let answering = candidate == list ? file : try CompiledRuleList(validating: RuleListCompiler.compile(candidate, limits: limits).0.serialized())
             return {
                 let evaluator = Evaluator(answering)
-                guard let alter else { return { evaluator.outcome(for: $0) } }
-                return { alter(evaluator.outcome(for: $0)) }
+                return { evaluator.outcome(for: $0) }
             }
         }
     }
 
     final class Matcher: BenchMatcher {
         let evaluator: Evaluator
-        let alter: (@Sendable (MatchOutcome) -> MatchOutcome)?
-        /// The test-only slowdown: a second evaluator (its counters unread) answers again.
-        let repeats: Evaluator?
-        let times: Int
 
-        init(_ evaluator: Evaluator, alter: (@Sendable (MatchOutcome) -> MatchOutcome)?, repeats: Evaluator?, times: Int) {
-            self.evaluator = evaluator
-            self.alter = alter
-            self.repeats = repeats
-            self.times = times
-        }
+        init(_ evaluator: Evaluator) { self.evaluator = evaluator }
 
-        func outcome(for request: Request) -> MatchOutcome {
-            let outcome = evaluator.outcome(for: request)
-            if let repeats {
-                for _ in 0..<times { withExtendedLifetime(repeats.outcome(for: request)) {} }
-            }
-            return alter.map { $0(outcome) } ?? outcome
-        }
+        func outcome(for request: Request) -> MatchOutcome { evaluator.outcome(for: request) }
 
-        var counters: [NamedValue] {
-            [NamedValue("interpreter steps", Double(evaluator.steps)), NamedValue("program runs", Double(evaluator.programRuns))]
+        var counters: [Figure] {
+            [Figure("interpreter steps", Double(evaluator.steps)), Figure("program runs", Double(evaluator.programRuns))]
         }
     }
 }
@@ -263,12 +242,12 @@ public final class PCRE2Engine: BenchEngine {
         let done = monotonicNanoseconds()
         prepared[list.name] = reference
         run.phases = [
-            NamedValue("parse", Double(compileStarted - parseStarted) / 1e9),
-            NamedValue(jit ? "pcre2 compile + jit" : "pcre2 compile", Double(done - compileStarted) / 1e9),
+            Figure("parse", Double(compileStarted - parseStarted) / 1e9),
+            Figure(jit ? "pcre2 compile + jit" : "pcre2 compile", Double(done - compileStarted) / 1e9),
         ]
         run.bytes = reference.compiledBytes
-        run.sections = [NamedValue(jit ? "pcre2 code + jit code" : "pcre2 code", Double(reference.compiledBytes))]
-        run.counters = [NamedValue("rules", Double(parsed.rules.count)), NamedValue("patterns", Double(reference.patternCount))]
+        run.sections = [Figure(jit ? "pcre2 code + jit code" : "pcre2 code", Double(reference.compiledBytes))]
+        run.counters = [Figure("rules", Double(parsed.rules.count)), Figure("patterns", Double(reference.patternCount))]
         return run
     }
 
@@ -283,7 +262,7 @@ public final class PCRE2Engine: BenchEngine {
         let evaluator: ReferenceEvaluator
         init(_ evaluator: ReferenceEvaluator) { self.evaluator = evaluator }
         func outcome(for request: Request) throws -> MatchOutcome { try evaluator.outcome(for: request) }
-        var counters: [NamedValue] { [NamedValue("url-filters tried", Double(evaluator.urlFiltersTried))] }
+        var counters: [Figure] { [Figure("url-filters tried", Double(evaluator.urlFiltersTried))] }
     }
 }
 

@@ -15,7 +15,7 @@ public struct AnswerCounts: Codable, Hashable, Sendable {
     public init() {}
 
     public var text: String {
-        "\(Figures.count(requestsWithActions)) with actions, \(Figures.count(actions)) actions"
+        "\(HumanReadable.count(requestsWithActions)) with actions, \(HumanReadable.count(actions)) actions"
     }
 }
 
@@ -63,9 +63,9 @@ public struct EngineResult: Codable, Hashable, Sendable {
     public var seconds: Double?
 
     // compile and check
-    public var phases: [NamedValue]?
+    public var phases: [Figure]?
     public var bytes: Int?
-    public var sections: [NamedValue]?
+    public var sections: [Figure]?
     /// The process's peak resident memory during the median run, and its growth over the memory
     /// resident when the run started.
     public var peakMemoryBytes: Int?
@@ -76,7 +76,7 @@ public struct EngineResult: Codable, Hashable, Sendable {
     /// BlockBench's exact cost, counted under Valgrind in a serial run of its own (CostCounter):
     /// compile, instructions per phase part and `total`; match, instructions per request (the
     /// second pass) and per request of the first pass (a fresh evaluator).
-    public var instructions: [NamedValue]?
+    public var instructions: [Figure]?
     /// BlockBench's peak of live heap bytes compiling the list serially (massif).
     public var heapPeakBytes: Int?
     /// Loading what the compile made (`BenchEngine.loadSeconds`), the median of as many loads as
@@ -104,7 +104,7 @@ public struct EngineResult: Codable, Hashable, Sendable {
     }
 
     /// Deterministic counts: compile (DFAs, states, patterns) or per request (interpreter steps).
-    public var counters: [NamedValue] = []
+    public var counters: [Figure] = []
 
     /// This engine's headline figure over the best engine's in the same run (time: compile and
     /// check seconds, match median latency; bytes: compile output).
@@ -141,9 +141,9 @@ public struct BenchmarkResult: Codable, Hashable, Sendable {
 
     public var title: String {
         switch model {
-        case .match: "\(rules) × \(requests ?? "?") (match, \(Figures.count(requestCount ?? 0)) requests)"
-        case .compile: "\(rules) (compile, \(Figures.count(ruleCount)) rules)"
-        case .check: "\(rules) (check, \(Figures.count(ruleCount)) rules)"
+        case .match: "\(rules) × \(requests ?? "?") (match, \(HumanReadable.count(requestCount ?? 0)) requests)"
+        case .compile: "\(rules) (compile, \(HumanReadable.count(ruleCount)) rules)"
+        case .check: "\(rules) (check, \(HumanReadable.count(ruleCount)) rules)"
         }
     }
 

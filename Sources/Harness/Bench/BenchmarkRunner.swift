@@ -162,7 +162,7 @@ public final class BenchmarkRunner {
         case .success: result.verdict = "compiles"
         case .failure(let error): result.verdict = "rejected: \(error.code.name)"
         }
-        result.counters = [NamedValue("rules", Double(check.list.rules.count)), NamedValue("errors", Double(check.errors.count))]
+        result.counters = [Figure("rules", Double(check.list.rules.count)), Figure("errors", Double(check.errors.count))]
         return result
     }
 
@@ -194,7 +194,7 @@ public final class BenchmarkRunner {
                 message: "its output size changed from run to run: \(sizes.sorted().map(String.init).joined(separator: ", ")) bytes")
         }
         result.phases = medianRun.run.phases.indices.map { index in
-            NamedValue(medianRun.run.phases[index].name, median(runs.map { $0.value.run.phases[index].value }))
+            Figure(medianRun.run.phases[index].name, median(runs.map { $0.value.run.phases[index].value }))
         }
         result.bytes = medianRun.run.bytes
         result.sections = medianRun.run.sections
@@ -230,9 +230,9 @@ public final class BenchmarkRunner {
 
     /// BlockBench's instructions per request on the whole set, counted by answering it from the
     /// list's compiled file in a process of its own; its answers must be the oracle's.
-    private func countMatch(_ list: BenchList, requestSet: String, engine: any BenchEngine, oracle: [RequestAnswer]) throws -> [NamedValue]? {
+    private func countMatch(_ list: BenchList, requestSet: String, engine: any BenchEngine, oracle: [RequestAnswer]) throws -> [Figure]? {
         guard engine.name == "blockbench", let counter = costCounter,
-            let compiled = (engine as? BlockBenchEngine)?.compiledList(named: list.name)
+            let compiled = (engine as? any CompiledListEngine)?.compiledList(named: list.name)
         else { return nil }
         progress?("\(list.name) × \(requestSet): instructions per request, under Valgrind")
         let folder = try CostCounter.scratchFolder()
@@ -275,7 +275,7 @@ public final class BenchmarkRunner {
             return result
         }
         result.counters = zip(countersBefore, countersAfter).map { before, after in
-            NamedValue(before.name + " per request", (after.value - before.value) / Double(max(1, indices.count)))
+            Figure(before.name + " per request", (after.value - before.value) / Double(max(1, indices.count)))
         }
         do {
             result.instructions = try countMatch(list, requestSet: requestSet, engine: engine, oracle: oracle)
@@ -322,7 +322,7 @@ public final class BenchmarkRunner {
     private func oracleAnswers(_ list: BenchList, requestSet: String, requests: [Request]) throws -> [RequestAnswer] {
         let key = list.name + "\u{0}" + requestSet
         if let known = oracleAnswers[key] { return known }
-        progress?("oracle: \(list.name) × \(requestSet), \(Figures.count(requests.count)) requests")
+        progress?("oracle: \(list.name) × \(requestSet), \(HumanReadable.count(requests.count)) requests")
         let parsed: RuleList
         switch RuleListParser.parse(list.json) {
         case .success(let rules): parsed = rules

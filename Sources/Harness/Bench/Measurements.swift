@@ -8,13 +8,30 @@
 internal import Foundation
 internal import Histogram
 
-/// Nanoseconds on the monotonic clock.
+/// Nanoseconds on the monotonic clock: every time the harness and `blockbench profile` measure.
 @inline(__always)
-func monotonicNanoseconds() -> UInt64 {
+public func monotonicNanoseconds() -> UInt64 {
     var time = timespec()
     clock_gettime(CLOCK_MONOTONIC, &time)
     return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
 }
+
+/// The fastest of `rounds` timed passes (at least one), in nanoseconds; `pass` is told which
+/// round it is (0 first), so it can count its work once.
+public func fastestPass(rounds: Int, _ pass: (_ round: Int) -> Void) -> UInt64 {
+    var best = UInt64.max
+    for round in 0..<max(1, rounds) {
+        let started = monotonicNanoseconds()
+        pass(round)
+        best = min(best, monotonicNanoseconds() - started)
+    }
+    return best
+}
+
+/// Takes a measured loop's result where the optimizer cannot see: a result nobody reads would let
+/// it remove the loop as dead code.
+@inline(never) @_optimize(none)
+public func consumeMeasured(_ value: Int) {}
 
 /// The process's resident memory: its peak since the last `reset()` and now.
 public enum PeakMemory {
@@ -77,7 +94,7 @@ public struct LatencyHistogram: Sendable {
 
     public init() {}
 
-    mutating func record(nanoseconds: UInt64) {
+    public mutating func record(nanoseconds: UInt64) {
         _ = histogram.record(Swift.max(1, Swift.min(nanoseconds, 3_600_000_000_000)))
     }
 
@@ -108,8 +125,9 @@ func median(_ values: [Double]) -> Double {
     return sorted[(sorted.count - 1) / 2]
 }
 
-/// Human-readable figures for the tables.
-public enum Figures {
+/// Figures as the tables print them: durations, bytes and ratios to three significant digits or
+/// so, counts with thousands separators.
+public enum HumanReadable {
     public static func duration(nanoseconds: Double) -> String {
         switch nanoseconds {
         case ..<1_000: String(format: "%.0f ns", nanoseconds)
@@ -153,9 +171,9 @@ public enum Figures {
 
 /// The matching floor's unit: nanoseconds per byte of a plain table walk, one dense DFA of 64
 /// states over the 128 ASCII bytes (16 KB of 16-bit targets: it stays in the first-level caches),
-/// one table read per URL byte, over the URLs the engine is timed on. The floor for one
-/// request is then (bytes the engine's DFA passes read) x this: what the same walk would cost if
-/// every pass were a plain table walk over bytes in cache.
+/// one table read per URL byte, over the URLs the engine is timed on. The floor of one request
+/// (`EngineResult.floorNanoseconds`) is then (bytes the engine's DFA passes read) x this: what the
+/// same walk would cost if every pass were a plain table walk over bytes in cache.
 public enum TableWalk {
     /// The least of three measurements of at least 20 ms each.
     public static func nanosecondsPerByte(over urls: [[UInt8]]) -> Double {
@@ -190,11 +208,7 @@ public enum TableWalk {
                 best = min(best, Double(elapsed) / Double(walked))
             }
         }
-        consume(sink)
+        consumeMeasured(sink)
         return best
     }
-
-    /// Takes the walks' result where the optimizer cannot see: unused, they would be dead code.
-    @inline(never) @_optimize(none)
-    static func consume(_ value: Int) {}
 }

@@ -86,13 +86,13 @@ public final class WebKitEngine: BenchEngine {
         }
         var run = CompileRun()
         run.ownSeconds = seconds
-        run.phases = [NamedValue("compile", seconds)]
+        run.phases = [Figure("compile", seconds)]
         run.sections = [
-            NamedValue("actions", Double(header.actions)), NamedValue("url", Double(header.url)),
-            NamedValue("topURL", Double(header.topURL)), NamedValue("frameURL", Double(header.frameURL)),
+            Figure("actions", Double(header.actions)), Figure("url", Double(header.url)),
+            Figure("topURL", Double(header.topURL)), Figure("frameURL", Double(header.frameURL)),
         ]
         run.bytes = header.actions + header.url + header.topURL + header.frameURL
-        run.counters = [NamedValue("file bytes with the source copy", Double(verdict.fileBytes ?? 0))]
+        run.counters = [Figure("file bytes with the source copy", Double(verdict.fileBytes ?? 0))]
         return run
     }
 

@@ -53,10 +53,10 @@ public struct CostFingerprint: Codable, Hashable, Sendable {
 /// A compile's exact cost.
 public struct CompileCost: Codable, Hashable, Sendable {
     /// Instructions per part (CostRegion.compileLabels), in that order.
-    public var instructions: [NamedValue]
+    public var instructions: [Figure]
     public var totalInstructions: Double { instructions.reduce(0) { $0 + $1.value } }
     /// The parts and their `total`, as a result records them (EngineResult.instructions).
-    public var recorded: [NamedValue] { instructions + [NamedValue("total", totalInstructions)] }
+    public var recorded: [Figure] { instructions + [Figure("total", totalInstructions)] }
     /// Peak of live heap bytes of the whole compile process (nil: not measured).
     public var heapPeakBytes: Int?
     /// The compiled file's size, as the measured process made it.
@@ -75,8 +75,8 @@ public struct MatchCost: Codable, Hashable, Sendable {
     public var answers: AnswerCounts
 
     /// The figures as a result records them (EngineResult.instructions).
-    public var recorded: [NamedValue] {
-        [NamedValue("per request", perRequest), NamedValue("per request, first pass", firstPassPerRequest), NamedValue("to load", load)]
+    public var recorded: [Figure] {
+        [Figure("per request", perRequest), Figure("per request, first pass", firstPassPerRequest), Figure("to load", load)]
     }
 }
 
@@ -124,8 +124,8 @@ public final class CostCounter: @unchecked Sendable {
         let arguments = ["cost", "compile", rules, "--inside"]
         let (parts, figures) = try count(arguments)
         guard let bytes = figures.bytes else { throw CostCounterError.failed(command: command(arguments), reason: "reported no file size") }
-        var instructions: [NamedValue] = []
-        for label in CostRegion.compileLabels { instructions.append(NamedValue(label, Double(parts[label] ?? 0))) }
+        var instructions: [Figure] = []
+        for label in CostRegion.compileLabels { instructions.append(Figure(label, Double(parts[label] ?? 0))) }
         let unknown = Set(parts.keys).subtracting(CostRegion.compileLabels)
         if !unknown.isEmpty {
             throw CostCounterError.failed(command: command(arguments), reason: "unknown parts \(unknown.sorted())")

@@ -227,7 +227,7 @@ public struct GateComparison: Sendable {
 /// How the gate's table prints numbers.
 public enum GateFormat {
     static func number(_ value: Double) -> String {
-        if value == value.rounded(), abs(value) < 1e15 { return Figures.count(Int(value)) }
+        if value == value.rounded(), abs(value) < 1e15 { return HumanReadable.count(Int(value)) }
         return String(format: abs(value) >= 100 ? "%.1f" : "%.3g", value)
     }
 

@@ -121,7 +121,7 @@ public enum GateMetrics {
     public static let yardstick = "pcre2-jit"
 
     /// Every metric of one main-job run, by name ("<benchmark>/<figure>", "list/<name>", ...).
-    public static func measure(_ outcome: MainJobOutcome) -> [String: GateMetric] {
+    public static func measure(_ outcome: FullRunOutcome) -> [String: GateMetric] {
         var metrics: [String: GateMetric] = [:]
         func add(_ name: String, _ kind: GateMetric.Kind, _ value: Double, unit: String? = nil, text: String? = nil) {
             metrics[name] = GateMetric(kind: kind, value: value, text: text, unit: unit)

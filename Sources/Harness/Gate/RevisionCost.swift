@@ -70,7 +70,7 @@ public struct RevisionCost {
         let folder = try CostCounter.scratchFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var compiledFiles: [String: String] = [:]
-        var outcome = MainJobOutcome()
+        var outcome = FullRunOutcome()
         for definition in definitions where definition.engines.contains("blockbench") && definition.model != .check {
             guard let entry = manifest.corpora.first(where: { $0.name == definition.rules && $0.kind == "rules" }) else { continue }
             let rules = manifest.path(of: entry)

@@ -19,12 +19,12 @@ public struct BenchSummary: Sendable {
             return [result.name] + engines.map { name in
                 guard let engine = result.engines.first(where: { $0.engine == name }) else { return "" }
                 guard engine.status == .ok, let time = engine.headlineTime else { return engine.status.rawValue }
-                var cell = Figures.duration(nanoseconds: time)
-                if let bytes = engine.bytes { cell += ", " + Figures.bytes(bytes) }
+                var cell = HumanReadable.duration(nanoseconds: time)
+                if let bytes = engine.bytes { cell += ", " + HumanReadable.bytes(bytes) }
                 if name != "blockbench", let ours, let base = ours.headlineTime, base > 0 {
-                    cell += " (" + Figures.ratio(time / base)
+                    cell += " (" + HumanReadable.ratio(time / base)
                     if let bytes = engine.bytes, let ourBytes = ours.bytes, ourBytes > 0 {
-                        cell += ", " + Figures.ratio(Double(bytes) / Double(ourBytes))
+                        cell += ", " + HumanReadable.ratio(Double(bytes) / Double(ourBytes))
                     }
                     cell += ")"
                 }

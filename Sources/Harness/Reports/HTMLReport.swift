@@ -89,7 +89,7 @@ struct HTMLReport {
         for d in 0...decades {
             let x = labelWidth + plot * Double(d) / Double(decades)
             parts.append("<line class=grid x1=\(f(x)) y1=14 x2=\(f(x)) y2=HEIGHT />")
-            parts.append("<text x=\(f(x)) y=10 text-anchor=middle>\(Figures.count(Int(pow(10, Double(d)))))x</text>")
+            parts.append("<text x=\(f(x)) y=10 text-anchor=middle>\(HumanReadable.count(Int(pow(10, Double(d)))))x</text>")
         }
         for result in report.benchmarks {
             parts.append("<text x=0 y=\(f(y + 11)) font-weight=600>\(escape(result.name))</text>")
@@ -100,9 +100,9 @@ struct HTMLReport {
                     let length = max(2, plot * log10(max(1, ratio)) / Double(decades))
                     parts.append(
                         "<rect x=\(f(labelWidth)) y=\(f(y + 2)) width=\(f(length)) height=11 fill=\"\(Self.color(engine.engine))\" />")
-                    let headline = engine.latency.map { Figures.duration(nanoseconds: $0.medianNanoseconds) }
-                        ?? Figures.duration(seconds: engine.seconds ?? 0)
-                    parts.append("<text x=\(f(labelWidth + length + 4)) y=\(f(y + 11))>\(headline) (\(Figures.ratio(ratio)))</text>")
+                    let headline = engine.latency.map { HumanReadable.duration(nanoseconds: $0.medianNanoseconds) }
+                        ?? HumanReadable.duration(seconds: engine.seconds ?? 0)
+                    parts.append("<text x=\(f(labelWidth + length + 4)) y=\(f(y + 11))>\(headline) (\(HumanReadable.ratio(ratio)))</text>")
                 } else {
                     let label = engine.status == .ok ? "" : engine.status.rawValue
                     parts.append("<text x=\(f(labelWidth + 4)) y=\(f(y + 11)) fill=\"#cf222e\">\(escape(label))</text>")
@@ -142,7 +142,7 @@ struct HTMLReport {
         for decade in Int(lowDecade)...Int(highDecade) {
             let value = pow(10, Double(decade))
             parts.append("<line class=grid x1=\(f(left)) y1=\(f(y(value))) x2=\(f(width - right)) y2=\(f(y(value))) />")
-            parts.append("<text x=\(f(left - 4)) y=\(f(y(value) + 4)) text-anchor=end>\(Figures.duration(nanoseconds: value))</text>")
+            parts.append("<text x=\(f(left - 4)) y=\(f(y(value) + 4)) text-anchor=end>\(HumanReadable.duration(nanoseconds: value))</text>")
         }
         for (label, percentile) in [("0", 0.0), ("90", 90), ("99", 99), ("99.9", 99.9), ("99.99", 99.99)] {
             parts.append("<text x=\(f(x(percentile))) y=\(f(height - bottom + 14)) text-anchor=middle>\(label)</text>")
@@ -154,7 +154,7 @@ struct HTMLReport {
             let path = visible.map { "\(f(x($0.percentile))),\(f(y($0.nanoseconds)))" }.joined(separator: " ")
             parts.append("<polyline fill=none stroke=\"\(Self.color(engine))\" stroke-width=2 points=\"\(path)\" />")
             if let last = points.last {
-                parts.append("<circle cx=\(f(width - right - 2)) cy=\(f(y(last.nanoseconds))) r=3 fill=\"\(Self.color(engine))\"><title>\(escape(engine)) max \(Figures.duration(nanoseconds: last.nanoseconds))</title></circle>")
+                parts.append("<circle cx=\(f(width - right - 2)) cy=\(f(y(last.nanoseconds))) r=3 fill=\"\(Self.color(engine))\"><title>\(escape(engine)) max \(HumanReadable.duration(nanoseconds: last.nanoseconds))</title></circle>")
             }
         }
         return "<svg width=\(f(width)) height=\(f(height)) viewBox=\"0 0 \(f(width)) \(f(height))\" role=img>\(parts.joined())</svg>"
@@ -225,9 +225,9 @@ struct HTMLReport {
         func y(_ value: Double) -> Double { height - bottom - (height - bottom - top) * value / max(ceiling, 1e-12) }
         func label(_ value: Double) -> String {
             switch unit {
-            case "s": Figures.duration(seconds: value)
-            case "ns": Figures.duration(nanoseconds: value)
-            case "B": Figures.bytes(Int(value))
+            case "s": HumanReadable.duration(seconds: value)
+            case "ns": HumanReadable.duration(nanoseconds: value)
+            case "B": HumanReadable.bytes(Int(value))
             default: value >= 1e6 ? String(format: "%.3gM", value / 1e6) : String(format: "%.3g", value)
             }
         }

@@ -120,7 +120,7 @@ public enum ReadmeFigures {
                 let ours = result.engines.first { $0.engine == "blockbench" }
                 let what = model == .compile ? result.rules : "\(result.rules) × \(result.requests ?? "?")"
                 let size = model == .compile ? result.ruleCount : (result.requestCount ?? ours?.requests ?? 0)
-                var cells = [what, Figures.count(size)]
+                var cells = [what, HumanReadable.count(size)]
                 for name in engines {
                     let cell = self.cell(result.engines.first { $0.engine == name }, ours: name == "blockbench" ? nil : ours)
                     if cell.hasSuffix("*") { sampled = true }
@@ -164,8 +164,8 @@ public enum ReadmeFigures {
     static func cell(_ engine: EngineResult?, ours: EngineResult?) -> String {
         guard let engine else { return "" }
         guard engine.status == .ok, let time = engine.headlineTime else { return engine.status.rawValue }
-        var text = Figures.duration(nanoseconds: time)
-        if engine.latency == nil, let bytes = engine.bytes { text += ", " + Figures.bytes(bytes) }
+        var text = HumanReadable.duration(nanoseconds: time)
+        if engine.latency == nil, let bytes = engine.bytes { text += ", " + HumanReadable.bytes(bytes) }
         if let ours, let base = ours.headlineTime, base > 0 {
             var ratios = [ratio(time / base)]
             if engine.latency == nil, let bytes = engine.bytes, let ourBytes = ours.bytes, ourBytes > 0 {
@@ -179,7 +179,7 @@ public enum ReadmeFigures {
 
     /// `0.83x`, `42.7x`, `24,735x`.
     static func ratio(_ value: Double) -> String {
-        value < 1000 ? Figures.ratio(value) : Figures.count(Int(value.rounded())) + "x"
+        value < 1000 ? HumanReadable.ratio(value) : HumanReadable.count(Int(value.rounded())) + "x"
     }
 
     static func row(_ cells: [String]) -> String { "| " + cells.joined(separator: " | ") + " |" }

@@ -12,6 +12,7 @@
 // atomically. A second report of the same revision on the same day replaces the first.
 
 internal import Foundation
+internal import PCRE2Oracle
 
 /// Where and with what a report was measured.
 public struct ReportMeta: Codable, Hashable, Sendable {
@@ -25,6 +26,11 @@ public struct ReportMeta: Codable, Hashable, Sendable {
     public var toolchain: String
     public var pcre2: String
     public var webkit: String
+
+    /// The machine, versions and revision now, and the command line of this run.
+    public static func ofThisRun() -> ReportMeta {
+        current(command: (["blockbench"] + CommandLine.arguments.dropFirst()).joined(separator: " "), pcre2: PCRE2Regex.version)
+    }
 
     /// Reads the machine, the git revision and the tools' versions now.
     public static func current(command: String, pcre2: String) -> ReportMeta {

@@ -29,32 +29,32 @@ public struct ResultTable: Sendable {
                 notes.append("\(engine.engine): \(label.lowercased()): \(engine.message ?? "")")
                 continue
             }
-            let ratio = engine.timeRatio.map { " (\(Figures.ratio($0)))" } ?? ""
+            let ratio = engine.timeRatio.map { " (\(HumanReadable.ratio($0)))" } ?? ""
             let runs = "\(engine.runs)" + (engine.warmupRuns > 0 ? " +\(engine.warmupRuns) warm-up" : "")
             switch result.model {
             case .check:
                 rows.append([
-                    engine.engine, Figures.duration(seconds: engine.seconds ?? 0) + ratio, runs, engine.verdict ?? "",
-                    Figures.count(Int(engine.counter("rules") ?? 0)),
+                    engine.engine, HumanReadable.duration(seconds: engine.seconds ?? 0) + ratio, runs, engine.verdict ?? "",
+                    HumanReadable.count(Int(engine.counter("rules") ?? 0)),
                 ])
             case .compile:
-                let bytes = engine.bytes.map { Figures.bytes($0) + (engine.bytesRatio.map { " (\(Figures.ratio($0)))" } ?? "") } ?? ""
+                let bytes = engine.bytes.map { HumanReadable.bytes($0) + (engine.bytesRatio.map { " (\(HumanReadable.ratio($0)))" } ?? "") } ?? ""
                 let memory = (engine.peakMemoryBytes.map { peak in
-                    Figures.bytes(peak) + (engine.memoryGrowthBytes.map { " (+\(Figures.bytes(max(0, $0))))" } ?? "")
-                } ?? "n/a") + (engine.ownProcessPeakMemoryBytes.map { "; alone \(Figures.bytes($0))" } ?? "")
+                    HumanReadable.bytes(peak) + (engine.memoryGrowthBytes.map { " (+\(HumanReadable.bytes(max(0, $0))))" } ?? "")
+                } ?? "n/a") + (engine.ownProcessPeakMemoryBytes.map { "; alone \(HumanReadable.bytes($0))" } ?? "")
                 let dfas = ["url", "top-url", "frame-url"].compactMap { kind -> String? in
                     guard let count = engine.counter("\(kind) DFAs"), let states = engine.counter("\(kind) states"), count > 0 else { return nil }
-                    return "\(kind) \(Int(count))/\(Figures.count(Int(states)))"
+                    return "\(kind) \(Int(count))/\(HumanReadable.count(Int(states)))"
                 }
                 let automata = dfas.isEmpty
-                    ? (engine.counter("patterns").map { "\(Figures.count(Int($0))) patterns" } ?? "")
+                    ? (engine.counter("patterns").map { "\(HumanReadable.count(Int($0))) patterns" } ?? "")
                     : dfas.joined(separator: ", ") + " DFAs/states"
                 let phases = (engine.phases ?? []).filter { $0.value >= 0.0005 }
-                    .map { "\($0.name) \(Figures.duration(seconds: $0.value))" }.joined(separator: ", ")
-                    + (engine.loadSeconds.map { "; load \(Figures.duration(seconds: $0))" } ?? "")
-                rows.append([engine.engine, Figures.duration(seconds: engine.seconds ?? 0) + ratio, runs, bytes, memory, automata, phases])
+                    .map { "\($0.name) \(HumanReadable.duration(seconds: $0.value))" }.joined(separator: ", ")
+                    + (engine.loadSeconds.map { "; load \(HumanReadable.duration(seconds: $0))" } ?? "")
+                rows.append([engine.engine, HumanReadable.duration(seconds: engine.seconds ?? 0) + ratio, runs, bytes, memory, automata, phases])
             case .match:
-                let requests = Figures.count(engine.requests ?? 0)
+                let requests = HumanReadable.count(engine.requests ?? 0)
                     + ((engine.sampled ?? false) ? " (sample)" : "")
                 let answers = engine.answers.map { $0.text + ($0 == engine.oracleAnswers ? " ✓" : " ✗") } ?? ""
                 let latency = engine.latency
@@ -62,13 +62,13 @@ public struct ResultTable: Sendable {
                     .joined(separator: ", ")
                 rows.append([
                     engine.engine, requests, answers,
-                    latency.map { Figures.duration(nanoseconds: $0.medianNanoseconds) + ratio } ?? "",
-                    latency.map { Figures.duration(nanoseconds: $0.p99Nanoseconds) } ?? "",
-                    latency.map { Figures.duration(nanoseconds: $0.maxNanoseconds) } ?? "",
+                    latency.map { HumanReadable.duration(nanoseconds: $0.medianNanoseconds) + ratio } ?? "",
+                    latency.map { HumanReadable.duration(nanoseconds: $0.p99Nanoseconds) } ?? "",
+                    latency.map { HumanReadable.duration(nanoseconds: $0.maxNanoseconds) } ?? "",
                     engine.requestsPerSecond.map { Self.compact($0) } ?? "",
                     engine.nanosecondsPerURLByte.map { Self.compact($0) } ?? "",
                     engine.floorNanoseconds.map { floor in
-                        Figures.duration(nanoseconds: floor) + (engine.timesFloor.map { " (median \(Self.compact($0))x)" } ?? "")
+                        HumanReadable.duration(nanoseconds: floor) + (engine.timesFloor.map { " (median \(Self.compact($0))x)" } ?? "")
                     } ?? "",
                     work,
                 ])
@@ -80,7 +80,7 @@ public struct ResultTable: Sendable {
         switch value {
         case ..<10: return String(format: "%.2f", value)
         case ..<1000: return String(format: "%.1f", value)
-        default: return Figures.count(Int(value.rounded()))
+        default: return HumanReadable.count(Int(value.rounded()))
         }
     }
 

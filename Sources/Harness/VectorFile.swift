@@ -1,9 +1,10 @@
-// VectorFile.swift — Fuzzing
+// VectorFile.swift — Harness
 //
 // The vector file format (Corpora/conformance/webkit-vectors.json, Corpora/regressions/*.json)
-// and its runner. It lives here, below the command line, because the fuzzer writes its
-// regressions in it and the tests replay them; `blockbench conform --vectors` and the main job
-// run every kind through the same runner.
+// and its runner. The format is a corpus kind of the manifest (`vectors`), so it lives with the
+// corpora; the fuzzer (Fuzzing, which depends on Harness for it) writes its regressions in it and
+// its tests replay them; `blockbench conform --vectors` and the main job run every kind through
+// the same runner.
 //
 // Kinds (every key optional):
 //  - `requestVectorTests[]`: `{test, vectors: [{rules (JSON text), request {url, mainDocumentURL,
@@ -16,13 +17,15 @@
 //  - `urlFilterMatchVectors[]`: `{test, pattern, [caseSensitive], subject, expectedMatch,
 //    [knownFailure]}`: one url-filter against one string (the URL's bytes), through the engine's
 //    pipeline and through the PCRE2 oracle.
-// `knownFailure` (a reason) marks a vector that fails today: it is counted apart, and fails the
-// run once it passes, so the mark is removed with the fix.
+// `knownFailure` (a reason) marks a vector that fails: it is counted apart, and fails the run once
+// it passes, so the mark goes with the fix.
 // Tested by BlockBenchCLITests (VectorRunnerTests) and FuzzingTests (regression replay).
 
-import Foundation
+internal import Automata
+internal import Bytecode
 internal import ContentBlocker
 internal import ContentRuleList
+internal import Foundation
 internal import PCRE2Oracle
 internal import RequestContext
 internal import URLFilterSyntax
@@ -33,6 +36,12 @@ public struct VectorFile: Codable, Sendable {
         public var test: String
         public var rules: String
         public var expectedError: String?
+
+        public init(test: String, rules: String, expectedError: String?) {
+            self.test = test
+            self.rules = rules
+            self.expectedError = expectedError
+        }
     }
 
     public struct ParseStatusVector: Codable, Sendable {
@@ -77,6 +86,18 @@ public struct VectorFile: Codable, Sendable {
                 public var resourceType: String
                 public var mainFrameContext: Bool?
                 public var requestMethod: String?
+
+                public init(
+                    url: String, mainDocumentURL: String, frameURL: String, resourceType: String, mainFrameContext: Bool?,
+                    requestMethod: String?
+                ) {
+                    self.url = url
+                    self.mainDocumentURL = mainDocumentURL
+                    self.frameURL = frameURL
+                    self.resourceType = resourceType
+                    self.mainFrameContext = mainFrameContext
+                    self.requestMethod = requestMethod
+                }
             }
             public var rules: String
             public var request: RequestFields
@@ -86,9 +107,26 @@ public struct VectorFile: Codable, Sendable {
             /// The whole outcome (`OutcomeText`); when present it is what is compared.
             public var expectedOutcome: String?
             public var knownFailure: String?
+
+            public init(
+                rules: String, request: RequestFields, expectedActions: [String], expectedStylesheetLists: Int?, expectedOutcome: String?,
+                knownFailure: String?
+            ) {
+                self.rules = rules
+                self.request = request
+                self.expectedActions = expectedActions
+                self.expectedStylesheetLists = expectedStylesheetLists
+                self.expectedOutcome = expectedOutcome
+                self.knownFailure = knownFailure
+            }
         }
         public var test: String
         public var vectors: [Vector]
+
+        public init(test: String, vectors: [Vector]) {
+            self.test = test
+            self.vectors = vectors
+        }
     }
 
     public var requestVectorTests: [RequestVectorTest] = []
@@ -120,6 +158,17 @@ public struct VectorFile: Codable, Sendable {
         try JSONDecoder().decode(VectorFile.self, from: Data(bytes))
     }
 
+    /// Reads a vector file (gzip or not). A file that is read but does not decode throws
+    /// `VectorFileError.notAVectorFile`.
+    public static func load(_ path: String) throws -> VectorFile {
+        let bytes = try CorpusFiles.read(path)
+        do {
+            return try decode(bytes)
+        } catch {
+            throw VectorFileError.notAVectorFile(path: path, reason: "\(error)")
+        }
+    }
+
     /// The file's text: sorted keys, one level of indentation per nesting, a final newline.
     public func encoded() throws -> String {
         let encoder = JSONEncoder()
@@ -131,6 +180,16 @@ public struct VectorFile: Codable, Sendable {
     public var count: Int {
         requestVectorTests.reduce(0) { $0 + $1.vectors.count } + compilerErrorVectors.count + urlFilterParseStatusVectors.count
             + urlFilterMatchVectors.count
+    }
+}
+
+public enum VectorFileError: Error, CustomStringConvertible {
+    case notAVectorFile(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .notAVectorFile(let path, let reason): "\(path) is not a vector file: \(reason)"
+        }
     }
 }
 
@@ -298,14 +357,19 @@ extension VectorRunner {
         }
     }
 
-    /// The engine's answer for a match vector: the pattern compiled as a rule list would compile
-    /// it (default limits), the subject run through the bytecode.
+    /// The engine's answer for a match vector: the pattern alone through the engine's pipeline
+    /// (Thompson NFA, subset construction under the default limits, minimal DFA, bytecode
+    /// program), the subject run through the program. A pattern that matches everything has no
+    /// program and matches.
     static func engineMatch(_ vector: VectorFile.MatchVector) -> Result<Bool, Problem> {
         switch URLFilterParser.parse(vector.pattern, isCaseSensitive: vector.caseSensitive ?? false) {
         case .failure(let error): return .failure(Problem(description: "rejected: \(error.message)"))
         case .success(let filter):
+            guard !filter.matchesEverything else { return .success(true) }
             do {
-                return .success(try PatternEngine(limits: .default).build(filter).matches(Array(vector.subject.utf8)))
+                let dfa = try SubsetConstruction.determinize(NFA(patterns: [(PatternID(0), filter)]), limits: .default)
+                let program = Program(Minimizer.minimize(dfa))
+                return .success(!program.matches(Array(vector.subject.utf8)).isEmpty)
             } catch {
                 return .failure(Problem(description: "\(error)"))
             }

@@ -1,7 +1,8 @@
-// MainJob.swift — BlockBenchCLI
+// FullRun.swift — Harness
 //
-// The stages of the main job, shared by `blockbench run` (which ends in a report) and
-// `blockbench gate` (which ends in a comparison with the baseline):
+// The full run: every stage on every shipped corpus, what the README and the command line call
+// the main job. `blockbench run` ends it in a report, `blockbench gate` in a comparison with the
+// baseline. The stages:
 //
 //  1. check every shipped list (WebKit's verdict, statistics) and run the check and compile
 //     benchmarks of Benchmarks/ (BlockBench's compile leaves each list's bytecode behind);
@@ -10,31 +11,35 @@
 //  3. run the match benchmarks (every engine's answers checked against the oracle first);
 //  4. run WebKit's vectors through the engine and the oracle.
 //
-// Everything it finds goes into a MainJobOutcome; every failure is also a line of its `failures`.
+// Everything it finds goes into a FullRunOutcome (FullRunOutcome.swift); every failure is also a
+// line of its `failures`.
 
-import ContentBlocker
-import ContentRuleList
-import Foundation
-import Fuzzing
-import Harness
+internal import ContentBlocker
+internal import ContentRuleList
+internal import Foundation
 
-struct MainJob {
-    var manifest: CorpusManifest
-    var definitions: [BenchmarkDefinition]
+/// The main job's stages over a manifest's corpora and a set of benchmark definitions.
+public struct FullRun {
+    public var manifest: CorpusManifest
+    public var definitions: [BenchmarkDefinition]
     /// BlockBench, whose compiled lists the conformance stage reads back.
-    var engine: BlockBenchEngine
+    public var engine: any CompiledListEngine
     /// The other engines of the benchmarks.
-    var otherEngines: [any BenchEngine]
-    var output: (String) -> Void = { print($0) }
-    var progress: ((String) -> Void)? = Progress.line
+    public var otherEngines: [any BenchEngine]
+    /// Where the job's text goes, a line at a time.
+    public var output: (String) -> Void = { print($0) }
+    /// A one-line status, overwritten by the next (nil: none).
+    public var progress: ((String) -> Void)? = Progress.line
     /// The `blockbench` executable the compile benchmarks also run in a process of their own, for
     /// its peak memory (the shipped-corpora job: this executable; nil: not measured).
-    var ownProcessCompiler: String?
+    public var ownProcessCompiler: String?
     /// Counts BlockBench's instructions and heap peak under Valgrind (the shipped-corpora job:
     /// this executable's; nil: not counted).
-    var costCounter: CostCounter?
+    public var costCounter: CostCounter?
 
-    init(manifest: CorpusManifest, definitions: [BenchmarkDefinition], engine: BlockBenchEngine, otherEngines: [any BenchEngine]) {
+    public init(
+        manifest: CorpusManifest, definitions: [BenchmarkDefinition], engine: any CompiledListEngine, otherEngines: [any BenchEngine]
+    ) {
         self.manifest = manifest
         self.definitions = definitions
         self.engine = engine
@@ -42,7 +47,7 @@ struct MainJob {
     }
 
     /// The shipped corpora and definitions with the standard engines.
-    init(corpora: String, benchmarks: String, engine: BlockBenchEngine = BlockBenchEngine()) throws {
+    public init(corpora: String, benchmarks: String, engine: any CompiledListEngine = BlockBenchEngine()) throws {
         let manifest = try CorpusManifest.load(root: corpora)
         let others: [any BenchEngine] = [WebKitEngine(), PCRE2Engine(jit: true), PCRE2Engine(jit: false)]
         let names = Set([engine.name] + others.map(\.name))
@@ -60,10 +65,10 @@ struct MainJob {
     }
 
     /// Why the shipped-corpora job counts no instructions, when it does not.
-    var unavailableCost: String?
+    public var unavailableCost: String?
 
-    func run() throws -> MainJobOutcome {
-        var outcome = MainJobOutcome()
+    public func run() throws -> FullRunOutcome {
+        var outcome = FullRunOutcome()
         let runner = BenchmarkRunner(manifest: manifest, engines: [engine] + otherEngines)
         runner.ownProcessCompiler = ownProcessCompiler
         runner.costCounter = costCounter
@@ -160,7 +165,7 @@ struct MainJob {
     }
 
     /// The list table, the conformance total and the benchmark summary.
-    static func summary(_ outcome: MainJobOutcome) -> String {
+    public static func summary(_ outcome: FullRunOutcome) -> String {
         let nameWidth = max(4, outcome.lists.map(\.name.count).max() ?? 0)
         var lines = ["list".padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  " + "rules".leftPadded(8) + "  verdict"]
         for list in outcome.lists {

@@ -1,25 +1,24 @@
 // GateTests.swift — the CI gate: two runs of an unchanged tree pass; a seeded conformance bug, a
-// change that grows the bytecode and a slowed interpreter (test-only hooks on the engine) fail it;
+// change that grows the bytecode and a slowed interpreter (faults of FaultyEngines.swift) fail it;
 // the comparison's verdicts, tolerances and exit statuses on made-up figures.
 //
-// The jobs run the main job's stages (MainJob) on KaBlock and the adblock-rust requests: a few
+// The jobs run the main job's stages (FullRun) on KaBlock and the adblock-rust requests: a few
 // seconds each in a debug build.
 
 import Foundation
 import Testing
-@testable import BlockBenchCLI
 @testable import Harness
 import TestSupport
 
 /// KaBlock and 13 rules of EasyList with frame-url conditions (Fixtures/README.md): compiled by
 /// compile benchmarks, conformed over the 8,276 adblock-rust requests, KaBlock matched by
 /// BlockBench (an evenly spaced sample of 2,000) and pcre2-jit (400).
-private func smallJob(_ engine: BlockBenchEngine = BlockBenchEngine()) throws -> MainJobOutcome {
+private func smallRun(_ engine: any CompiledListEngine = BlockBenchEngine()) throws -> FullRunOutcome {
     var manifest = try CorpusManifest.load(root: repositoryRoot + "/Corpora")
     manifest.corpora = manifest.corpora.filter { $0.name == "kablock" || $0.name == "adblock-rust-requests" }
     manifest.corpora.append(
         CorpusManifest.Entry(
-            name: "easylist-frame-url", file: "../Tests/BlockBenchCLITests/Fixtures/easylist-frame-url-rules.json", kind: "rules",
+            name: "easylist-frame-url", file: "../Tests/HarnessTests/Fixtures/easylist-frame-url-rules.json", kind: "rules",
             rows: 13, origin: "EasyList", licence: "CC-BY-SA-3.0"))
     let definitions = [
         BenchmarkDefinition(name: "compile-kablock", rules: "kablock", model: .compile, engines: ["blockbench"], runs: 1, warmupRuns: 0),
@@ -30,7 +29,7 @@ private func smallJob(_ engine: BlockBenchEngine = BlockBenchEngine()) throws ->
             name: "match-kablock-requests", rules: "kablock", requests: "adblock-rust-requests", model: .match,
             engines: ["blockbench", "pcre2-jit"], samples: ["blockbench": 2000, "pcre2-jit": 400], runs: 3, warmupRuns: 1),
     ]
-    var job = MainJob(manifest: manifest, definitions: definitions, engine: engine, otherEngines: [PCRE2Engine(jit: true)])
+    var job = FullRun(manifest: manifest, definitions: definitions, engine: engine, otherEngines: [PCRE2Engine(jit: true)])
     job.output = { _ in }
     job.progress = nil
     return try job.run()
@@ -38,7 +37,7 @@ private func smallJob(_ engine: BlockBenchEngine = BlockBenchEngine()) throws ->
 
 /// The gate's metrics of a test job, without memory: the test process's resident memory is shared
 /// with the suites running beside it, so its growth says nothing here (the real gate runs alone).
-private func measure(_ outcome: MainJobOutcome) -> [String: GateMetric] {
+private func measure(_ outcome: FullRunOutcome) -> [String: GateMetric] {
     GateMetrics.measure(outcome).filter { $0.value.kind != .memory }
 }
 
@@ -50,7 +49,7 @@ private let meta = ReportMeta(
 private let baseline: GateBaseline = {
     let path = NSTemporaryDirectory() + "blockbench-baseline-\(UUID().uuidString).json"
     defer { try? FileManager.default.removeItem(atPath: path) }
-    try! GateBaseline(metrics: measure(try! smallJob()), meta: meta, previous: nil).write(to: path)
+    try! GateBaseline(metrics: measure(try! smallRun()), meta: meta, previous: nil).write(to: path)
     return try! GateBaseline.load(path)
 }()
 
@@ -64,19 +63,19 @@ private func failing(_ comparison: GateComparison) -> [String] { comparison.rows
         #expect((baseline.metrics["match-kablock-requests/interpreter steps per request"]?.value ?? 0) > 0)
         #expect(baseline.metrics["match-kablock-requests/time ratio to pcre2-jit"]?.kind == .timeRatio)
         for _ in 0..<2 {
-            let comparison = GateComparison(baseline: baseline, now: measure(try smallJob()))
+            let comparison = GateComparison(baseline: baseline, now: measure(try smallRun()))
             #expect(comparison.status == .pass, "\(comparison.table(changedOnly: true))")
         }
     }
 
     /// A test-only fault: the engine drops the last action of every answer that has one.
     @Test func aSeededConformanceBugFailsTheGate() throws {
-        let wrong = BlockBenchEngine(alteringOutcomes: { outcome in
+        let wrong = FaultyEngine(alteringOutcomes: { outcome in
             var altered = outcome
             if !altered.actions.isEmpty { altered.actions.removeLast() }
             return altered
         })
-        let outcome = try smallJob(wrong)
+        let outcome = try smallRun(wrong)
         #expect(outcome.conformMismatches > 0)
         let comparison = GateComparison(baseline: baseline, now: measure(outcome))
         #expect(comparison.status == .regression)
@@ -91,7 +90,7 @@ private func failing(_ comparison: GateComparison) -> [String] { comparison.rows
     /// bigger file; KaBlock's DFAs come out of the subset construction minimal already, the
     /// frame-url DFA of the EasyList rules does not).
     @Test func aChangeThatGrowsTheBytecodeFailsTheGate() throws {
-        let outcome = try smallJob(BlockBenchEngine(minimizingDFAs: false))
+        let outcome = try smallRun(FaultyEngine(minimizingDFAs: false))
         #expect(outcome.failures.isEmpty)
         let comparison = GateComparison(baseline: baseline, now: measure(outcome))
         #expect(comparison.status == .regression)
@@ -106,7 +105,7 @@ private func failing(_ comparison: GateComparison) -> [String] { comparison.rows
     /// A test-only fault: every request answered 20 times (the work counted once), like an
     /// interpreter 20 times slower doing the same steps. Only the time ratio catches it.
     @Test func aSlowedInterpreterFailsTheGate() throws {
-        let outcome = try smallJob(BlockBenchEngine(slowdown: 20))
+        let outcome = try smallRun(FaultyEngine(slowdown: 20))
         #expect(outcome.failures.isEmpty)
         let comparison = GateComparison(baseline: baseline, now: measure(outcome))
         #expect(comparison.status == .regression)

@@ -1,7 +1,7 @@
-// MainJobOutcome.swift — Harness
+// FullRunOutcome.swift — Harness
 //
-// What one run of the main job found (`blockbench run`, and `blockbench gate`, which runs the same
-// stages and compares them with the baseline): each shipped list's verdict, conformance, WebKit's
+// What one full run (the main job: FullRun.swift) found, in `blockbench run` or in `blockbench
+// gate`, which compares it with the baseline: each shipped list's verdict, conformance, WebKit's
 // vectors and every benchmark result. The gate's metrics are read from it (Gate/GateMetrics.swift).
 
 /// One shipped rule list in the main job.
@@ -26,7 +26,7 @@ public struct ListOutcome: Codable, Hashable, Sendable {
     }
 }
 
-public struct MainJobOutcome: Sendable {
+public struct FullRunOutcome: Sendable {
     public var lists: [ListOutcome] = []
     public var results: [BenchmarkResult] = []
     public var vectorsPassed = 0
