@@ -4,6 +4,7 @@
 
 import Foundation
 import Harness
+import TestSupport
 import Testing
 @testable import BlockBenchCLI
 
