@@ -161,7 +161,7 @@ struct NFABuilder {
     /// a recursive construction would take: the same states, edges and epsilons in the same order.
     private mutating func build(_ term: URLFilterTerm, from: UInt32) -> UInt32 {
         guard case .group(let group) = term.atom else { return buildSingle(term, from: from) }
-        var open: [(group: URLFilterGroup, quantifier: URLFilterQuantifier, entry: UInt32, next: Int, state: UInt32)] = []
+        var open: [OpenGroup] = []
         open.append(enter(group, term.quantifier, from: from))
         while true {
             let top = open.count - 1
@@ -182,15 +182,21 @@ struct NFABuilder {
         }
     }
 
-    /// A group's entry state (a new one unless the group is unquantified) and the frame that
-    /// builds its terms from it.
-    private mutating func enter(
-        _ group: URLFilterGroup, _ quantifier: URLFilterQuantifier, from: UInt32
-    ) -> (group: URLFilterGroup, quantifier: URLFilterQuantifier, entry: UInt32, next: Int, state: UInt32) {
-        guard quantifier != .one else { return (group, quantifier, from, 0, from) }
+    /// A group being built: its next term, and the state the terms built so far end at.
+    private struct OpenGroup {
+        var group: URLFilterGroup
+        var quantifier: URLFilterQuantifier
+        var entry: UInt32
+        var next = 0
+        var state: UInt32
+    }
+
+    /// A group's entry state (a new one unless the group is unquantified), where its terms start.
+    private mutating func enter(_ group: URLFilterGroup, _ quantifier: URLFilterQuantifier, from: UInt32) -> OpenGroup {
+        guard quantifier != .one else { return OpenGroup(group: group, quantifier: quantifier, entry: from, state: from) }
         let entry = newState()
         epsilons.append((from, entry))
-        return (group, quantifier, entry, 0, entry)
+        return OpenGroup(group: group, quantifier: quantifier, entry: entry, state: entry)
     }
 
     /// The quantifier's states and epsilons around a group's terms, which end at `end`; returns

@@ -80,7 +80,7 @@ public struct HostileRunner: Sendable {
             usleep(5_000)
         }
         process.waitUntilExit()
-        let seconds = Self.seconds(ContinuousClock.now - started)
+        let seconds = (ContinuousClock.now - started).seconds
         // The message: the first line on standard error, or else on standard output (where
         // `check` says why WebKit rejects a list).
         let errorLine = Self.firstLine(of: errorPath)
@@ -134,9 +134,5 @@ public struct HostileRunner: Sendable {
         case SIGFPE: "SIGFPE"
         default: "signal \(signal)"
         }
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }
