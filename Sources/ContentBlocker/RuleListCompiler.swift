@@ -4,7 +4,7 @@
 // one pattern; filters that match everything go to the universal list instead); domains and
 // top-url patterns become the top-url programs, frame-url patterns the frame programs; each rule
 // gets a record with its flags, its condition and the location of its action, assigned as
-// MatchOutcome.swift defines (segments at ignore-previous-rules, shared locations, batched
+// MatchOutcome.swift defines (segments at every ignore rule, shared locations, batched
 // css-display-none, the global style sheet).
 
 public import Automata
@@ -194,7 +194,8 @@ private struct Builder {
     }
 
     mutating func collect(patterns: consuming PatternTable?) throws(CompileError) {
-        let firstIgnorePrevious = list.rules.firstIndex { $0.action == .ignorePreviousRules } ?? list.rules.count
+        let firstIgnore = list.rules.firstIndex { $0.action == .ignorePreviousRules || $0.action == .ignoreFollowingRules }
+            ?? list.rules.count
         let numbering = timer.begin(.parse)
         var allPatterns = PatternTableWithDomains(patterns ?? PatternTable(rules: list.rules))
         timer.end(numbering)
@@ -273,7 +274,7 @@ private struct Builder {
                     case .ignorePreviousRules: .ignorePreviousRules
                     case .ignoreFollowingRules: .ignoreFollowingRules
                     case .makeHTTPS: .makeHTTPS
-                    case .cssDisplayNone where slot < firstIgnorePrevious && filter.matchesEverything && trigger.resourceTypes.isEmpty
+                    case .cssDisplayNone where slot < firstIgnore && filter.matchesEverything && trigger.resourceTypes.isEmpty
                         && trigger.loadTypes.isEmpty && trigger.loadContexts.isEmpty && trigger.requestMethod == nil
                         && trigger.condition == nil:
                         .globalStyleSheet
@@ -295,10 +296,12 @@ private struct Builder {
     /// patterns are planned, so that it adds nothing to the compile's serial part.
     static func assignActionLocations(_ rules: [Rule], _ records: inout [RuleRecord]) -> [Action] {
         var actions: [Action] = []
+        // Per segment: the location of each (action, flags) of the rules without a condition, and
+        // the css-display-none batches (whole trigger -> selectors and rules), in first-rule order.
         var shared: [SharedKey: UInt32] = [:]
         var pendingStyles: [Trigger: (selectors: [String], slots: [Int])] = [:]
         var pendingOrder: [Trigger] = []
-        func flushStyles() {
+        func closeSegment() {
             for trigger in pendingOrder {
                 let pending = pendingStyles[trigger]!
                 let location = UInt32(actions.count)
@@ -307,39 +310,40 @@ private struct Builder {
             }
             pendingStyles.removeAll()
             pendingOrder.removeAll()
+            shared.removeAll()
+        }
+        func listAlone(_ action: Action, slot: Int) {
+            records[slot].actionLocation = UInt32(actions.count)
+            actions.append(action)
         }
         for (slot, rule) in rules.enumerated() {
             switch records[slot].role {
-            case .ignorePreviousRules:
-                flushStyles()
-                shared.removeAll()
-            case .ignoreFollowingRules, .globalStyleSheet:
+            case .ignorePreviousRules, .ignoreFollowingRules:
+                closeSegment()
+            case .globalStyleSheet:
                 break
             case .listed, .makeHTTPS:
-                if case .cssDisplayNone(let selector) = rule.action {
+                if rule.trigger.condition != nil {
+                    listAlone(rule.action, slot: slot)
+                } else if case .cssDisplayNone(let selector) = rule.action {
                     if pendingStyles[rule.trigger] == nil {
                         pendingOrder.append(rule.trigger)
                         pendingStyles[rule.trigger] = ([], [])
                     }
                     pendingStyles[rule.trigger]!.selectors.append(selector)
                     pendingStyles[rule.trigger]!.slots.append(slot)
-                    continue
-                }
-                var trigger = rule.trigger
-                trigger.urlFilter = ""
-                trigger.urlFilterIsCaseSensitive = false
-                let key = SharedKey(action: rule.action, trigger: trigger)
-                if let location = shared[key] {
-                    records[slot].actionLocation = location
                 } else {
-                    let location = UInt32(actions.count)
-                    actions.append(rule.action)
-                    shared[key] = location
-                    records[slot].actionLocation = location
+                    let key = SharedKey(action: rule.action, flags: rule.trigger.flags)
+                    if let location = shared[key] {
+                        records[slot].actionLocation = location
+                    } else {
+                        shared[key] = UInt32(actions.count)
+                        listAlone(rule.action, slot: slot)
+                    }
                 }
             }
         }
-        flushStyles()
+        closeSegment()
         return actions
     }
 
@@ -353,7 +357,7 @@ private struct Builder {
 
     struct SharedKey: Hashable {
         var action: Action
-        var trigger: Trigger
+        var flags: Trigger.Flags
     }
 
     mutating func build(limits: AutomataLimits, minimizing: Bool) throws(CompileError) -> CompiledFile {

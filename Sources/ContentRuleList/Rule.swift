@@ -59,6 +59,20 @@ public struct Trigger: Hashable, Sendable {
     public init(urlFilter: String) {
         self.urlFilter = urlFilter
     }
+
+    /// The request properties a trigger tests besides its url-filter and condition. Rules without a
+    /// condition whose flags and action are equal report one action per segment (MatchOutcome.swift);
+    /// the case-sensitivity switches are not among them.
+    public struct Flags: Hashable, Sendable {
+        public var resourceTypes: ResourceTypes
+        public var loadTypes: LoadTypes
+        public var loadContexts: LoadContexts
+        public var requestMethod: RequestMethod?
+    }
+
+    public var flags: Flags {
+        Flags(resourceTypes: resourceTypes, loadTypes: loadTypes, loadContexts: loadContexts, requestMethod: requestMethod)
+    }
 }
 
 /// The request types a trigger names. Some JSON names stand for several of these.

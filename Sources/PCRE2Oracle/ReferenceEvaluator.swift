@@ -215,10 +215,10 @@ public final class ReferenceRuleList: Sendable {
     /// Step 4 and 5 of the definition, worked out per rule.
     static func listings(_ rules: [Rule], matchesEverything: [Bool]) -> [Listing?] {
         var segment = 0
-        var beforeFirstIgnorePrevious = true
+        var beforeFirstIgnore = true
         var listings: [Listing?] = []
-        // Per segment: the first rule of each (action, trigger without url-filter), and the css
-        // batches (whole trigger -> first rule, selectors).
+        // Per segment: the first rule of each (action, flags) among the rules without a condition,
+        // and the css batches (whole trigger -> first rule, selectors).
         var firstOfShared: [SharedKey: Int] = [:]
         var styleBatches: [Trigger: (first: Int, selectors: [String], members: [Int])] = [:]
         func closeSegment() {
@@ -230,29 +230,27 @@ public final class ReferenceRuleList: Sendable {
             }
             styleBatches = [:]
             firstOfShared = [:]
+            segment += 1
+            beforeFirstIgnore = false
         }
         for (slot, rule) in rules.enumerated() {
             listings.append(nil)
             let trigger = rule.trigger
             switch rule.action {
-            case .ignorePreviousRules:
+            case .ignorePreviousRules, .ignoreFollowingRules:
                 closeSegment()
-                segment += 1
-                beforeFirstIgnorePrevious = false
-            case .ignoreFollowingRules:
-                break
+            case _ where trigger.condition != nil:
+                listings[slot] = Listing(key: ListingKey(segment: segment, isStyleBatch: false, firstRule: slot), action: rule.action)
             case .cssDisplayNone(let selector):
-                let global = beforeFirstIgnorePrevious && matchesEverything[slot] && trigger.resourceTypes.isEmpty
+                let global = beforeFirstIgnore && matchesEverything[slot] && trigger.resourceTypes.isEmpty
                     && trigger.loadTypes.isEmpty && trigger.loadContexts.isEmpty && trigger.requestMethod == nil
-                    && trigger.condition == nil
                 if global { break }
                 styleBatches[trigger, default: (slot, [], [])].selectors.append(selector)
                 styleBatches[trigger]!.members.append(slot)
             default:
-                var flagsAndCondition = trigger
-                flagsAndCondition.urlFilter = ""
-                flagsAndCondition.urlFilterIsCaseSensitive = false
-                let key = SharedKey(action: rule.action, trigger: flagsAndCondition)
+                let key = SharedKey(
+                    action: rule.action, resourceTypes: trigger.resourceTypes, loadTypes: trigger.loadTypes,
+                    loadContexts: trigger.loadContexts, requestMethod: trigger.requestMethod)
                 let first = firstOfShared[key] ?? slot
                 firstOfShared[key] = first
                 listings[slot] = Listing(key: ListingKey(segment: segment, isStyleBatch: false, firstRule: first), action: rule.action)
@@ -262,9 +260,14 @@ public final class ReferenceRuleList: Sendable {
         return listings
     }
 
+    /// What makes two rules without a condition report one action within a segment: the action
+    /// and the flags (not the url-filter, nor any case-sensitivity switch).
     struct SharedKey: Hashable {
         var action: Action
-        var trigger: Trigger
+        var resourceTypes: ResourceTypes
+        var loadTypes: LoadTypes
+        var loadContexts: LoadContexts
+        var requestMethod: RequestMethod?
     }
 }
 

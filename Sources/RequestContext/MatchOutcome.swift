@@ -15,17 +15,24 @@
 //    `ignore-following-rules`; then, if an `ignore-previous-rules` is among them, only those after
 //    the last one.
 // 4. `actions`: the actions of the rules that act, each at its *location*, in location order.
-//    As WebKit serializes actions, the list is cut into segments at each `ignore-previous-rules`;
-//    within a segment, rules with the same action and the same trigger apart from the url-filter
-//    (flags and condition) share the location of the first of them, so the action is listed once;
-//    css-display-none rules with the same whole trigger share one action whose selector is their
-//    selectors comma-joined in rule order, and these combined actions are placed at the end of their
-//    segment (after every other action of the segment), ordered by their first rule. The
-//    css-display-none rules of the global style sheet (below) are not listed. `make-https` is
+//    As WebKit serializes actions, the list is cut into segments at every ignore rule
+//    (`ignore-previous-rules` and `ignore-following-rules` alike), and nothing is shared across a
+//    cut. Within a segment:
+//    - a rule with a condition has a location of its own, at its place in rule order, whatever its
+//      action (two identical conditional rules list their action twice);
+//    - rules without a condition with the same action and the same flags (resource types, load
+//      types, load contexts, request method; not the url-filter nor any case-sensitivity switch)
+//      share the location of the first of them, so the action is listed once;
+//    - css-display-none rules without a condition and with the same whole trigger share one action
+//      whose selector is their selectors comma-joined in rule order; these combined actions are
+//      placed at the end of their segment (after every other action of the segment), ordered by
+//      their first rule. (WebKit orders them by a hash table's iteration; first-rule order is this
+//      definition's stand-in for that unspecified order.)
+//    The css-display-none rules of the global style sheet (below) are not listed. `make-https` is
 //    listed only for `http:` and `ws:` URLs without an explicit non-default port. The ignore
 //    actions themselves are never listed.
 // 5. The global style sheet: css-display-none rules whose url-filter matches everything, with no
-//    flag and no condition, standing before the first `ignore-previous-rules`.
+//    flag and no condition, standing before the first ignore rule of either kind.
 //    `appliesGlobalStyleSheet` is true unless an `ignore-previous-rules` rule acts (3), whether or
 //    not the list has such rules (WebKit's "style sheet lists" for one rule list: 1 or 0).
 
