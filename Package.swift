@@ -9,6 +9,7 @@
 //   Parallelism        independent work on every core, or serially (to count it exactly)
 //   URLFilterSyntax    url-filter pattern -> syntax tree with spans, WebKit's parse statuses
 //   CSSSelectorSyntax  CSS selector grammar, to drop css-display-none rules WebKit would drop
+//   URLStandard        the WHATWG URL Standard's host parser and URL validity; IDNA (libidn2)
 //   ContentRuleList    JSON reader, the rule-list model, validation with WebKit's verdicts
 //   Automata           syntax trees -> combined NFA -> DFAs over byte classes -> minimal DFAs
 //   Bytecode           the versioned compiled-file format: compiler, validator, interpreter, disassembler
@@ -53,9 +54,10 @@ let package = Package(
         .target(name: "Parallelism", swiftSettings: swiftSettings),
         .target(name: "URLFilterSyntax", dependencies: ["Parallelism"], swiftSettings: swiftSettings),
         .target(name: "CSSSelectorSyntax", swiftSettings: swiftSettings),
+        .target(name: "URLStandard", dependencies: ["CIDN2"], swiftSettings: swiftSettings),
         .target(
             name: "ContentRuleList",
-            dependencies: ["URLFilterSyntax", "CSSSelectorSyntax"],
+            dependencies: ["URLFilterSyntax", "CSSSelectorSyntax", "URLStandard"],
             swiftSettings: swiftSettings),
         .target(name: "Automata", dependencies: ["URLFilterSyntax", "Parallelism"], swiftSettings: swiftSettings),
         .target(name: "Bytecode", dependencies: ["Automata", "ContentRuleList", "URLFilterSyntax", "CZlib"], swiftSettings: swiftSettings),
@@ -63,7 +65,7 @@ let package = Package(
         .systemLibrary(name: "CIDN2", pkgConfig: "libidn2", providers: [.apt(["libidn2-dev"])]),
         .target(
             name: "RequestContext",
-            dependencies: ["ContentRuleList", "CLibPSL", "CIDN2"],
+            dependencies: ["ContentRuleList", "CLibPSL", "URLStandard"],
             swiftSettings: swiftSettings),
         .target(
             name: "ContentBlocker",
@@ -126,6 +128,7 @@ let package = Package(
         .testTarget(
             name: "BytecodeTests", dependencies: ["Bytecode", "Automata", "URLFilterSyntax", "ContentRuleList"],
             swiftSettings: swiftSettings),
+        .testTarget(name: "URLStandardTests", dependencies: ["URLStandard"], swiftSettings: swiftSettings),
         .testTarget(name: "RequestContextTests", dependencies: ["RequestContext", "ContentRuleList"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ContentBlockerTests",

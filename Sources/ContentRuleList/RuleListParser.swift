@@ -13,6 +13,7 @@
 
 public import URLFilterSyntax
 import CSSSelectorSyntax
+import URLStandard
 
 public enum RuleListParser {
     /// WebKit rejects lists with more rules than this.
@@ -346,7 +347,8 @@ private enum RuleReader {
             return .transform(try readTransform(transform))
         }
         if let url = redirect["url"]?.stringValue {
-            guard let scheme = URLSchemes.scheme(ofAbsoluteURL: url) else {
+            // WebKit's URL parser decides, as the WHATWG URL Standard does (`https://127..1/` fails).
+            guard let scheme = URLSchemes.scheme(ofAbsoluteURL: url), URLValidity.isValid(url) else {
                 throw ContentRuleListError(.jsonRedirectURLInvalid, keyPath: "action.redirect.url", detail: "\"\(url)\"")
             }
             if scheme == "javascript" {

@@ -8,6 +8,8 @@
 // Not handled: dot segments (`/a/../b`), IPv4 number forms (`0x7f.1`), IPv6 compression, and the
 // rejection of forbidden host code points (such URLs keep their text here).
 
+internal import URLStandard
+
 public struct CanonicalURL: Hashable, Sendable {
     /// The canonical serialization: the string rules match. The input as given when invalid.
     public let string: String
