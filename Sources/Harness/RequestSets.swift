@@ -12,7 +12,10 @@
 //    current page's registrable domain; that URL is the page. Within a group, URLs of the page's
 //    registrable domain with the path `/` are the page again (redirects: top-document); the other
 //    lines are subresources typed by their path's extension (script, style-sheet, image, font,
-//    media; anything else is other).
+//    media; anything else is other). The lines are page loads in one web view, one after another:
+//    a top-document load's frame URL is the document the frame held before it (the previous
+//    top-document load; the page itself for the first), as WebKit evaluates frame-url conditions
+//    of a navigation (docs/SEMANTICS.md §2).
 //
 // Every load comes from the main frame (load-context top-frame), as the corpora record no frames.
 
@@ -110,6 +113,7 @@ public enum RequestSets {
     static func sitelist(_ bytes: [UInt8]) -> [CorpusRequest] {
         var requests: [CorpusRequest] = []
         var page: CanonicalURL?
+        var previousDocument: CanonicalURL?
         let lines = CorpusFiles.lines(String(decoding: bytes, as: UTF8.self))
         for (number, line) in lines.enumerated() where !line.isEmpty {
             let url = CanonicalURL(String(line))
@@ -120,14 +124,17 @@ public enum RequestSets {
             let current = page ?? url
             let type: ResourceTypes
             let corpusType: String
+            var frame = current
             if isRoot && domain == current.registrableDomain {
                 (type, corpusType) = (.topDocument, "main_frame")
+                frame = previousDocument ?? url
+                previousDocument = url
             } else {
                 (type, corpusType) = typeOfPath(url.string)
             }
             requests.append(CorpusRequest(
                 row: number + 1,
-                request: Request(url: url, mainDocumentURL: current, frameURL: current, resourceType: type, isMainFrameContext: true),
+                request: Request(url: url, mainDocumentURL: current, frameURL: frame, resourceType: type, isMainFrameContext: true),
                 corpusType: corpusType))
         }
         return requests

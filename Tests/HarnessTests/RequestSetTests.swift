@@ -3,6 +3,7 @@
 import Testing
 import Foundation
 import Harness
+import ContentRuleList
 import RequestContext
 import TestSupport
 
@@ -79,6 +80,23 @@ import TestSupport
         #expect(hao.request.mainDocumentURL.string == "http://hao123.com/")
         let pages = Set(requests.map(\.request.mainDocumentURL.string))
         #expect(pages.count > 400 && pages.count < 600)
+    }
+
+    /// A site list is page loads in one web view: a top-document load's frame URL is the document
+    /// loaded before it (the page itself for the first), its subresources' frame is their page.
+    @Test func aTopDocumentLoadsFrameIsThePreviousDocument() throws {
+        let lines = ["http://google.com/", "http://google.com/a.png", "http://other.com/", "http://other.com/", "http://google.com/"]
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("sitelist-\(UUID().uuidString).txt").path
+        try lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let requests = try RequestSets.load(path: path, kind: "requests-sitelist", name: "loads").requests.map(\.request)
+        #expect(requests.map(\.resourceType) == [ResourceTypes.topDocument, .image, .topDocument, .topDocument, .topDocument])
+        #expect(requests.map(\.frameURL.string) == [
+            "http://google.com/", "http://google.com/", "http://google.com/", "http://other.com/", "http://other.com/",
+        ])
+        #expect(requests.map(\.mainDocumentURL.string) == [
+            "http://google.com/", "http://google.com/", "http://other.com/", "http://other.com/", "http://google.com/",
+        ])
     }
 
     @Test func webRequestTypesMapAsTheCorporaReadmeSays() throws {
