@@ -8,25 +8,28 @@
 // the table is the interpreter's, not the format's.
 //
 // An entry is the next state's row offset (its state number times the class count), with the high
-// bit set when that state reports patterns; `dead` (0x7FFF) stops the run. A chain instruction's
+// bit set when that state reports patterns; `dead` (0x7FFF_FFFF) stops the run. Entries are 32-bit
+// so that a suffix DFA of a few thousand states over fifty classes (EasyList's every-position stage)
+// can be expanded too; the programs that run over the whole URL are small and stay in cache. A chain instruction's
 // states become a state each, so a run takes exactly the steps, and reports exactly the patterns
 // after exactly the bytes, that the compact program's does.
 
 public struct DenseTable: Hashable, Sendable {
-    /// At most this many entries (states x classes): 32 KB of table, which stays in the first-level
-    /// cache beside the URL. EasyList's anchored and prefix programs are 56 x 25 entries and fewer.
-    public static let maximumEntries = 16_384
-    /// At most this many entries over all the tables of one program set (1 MB): programs that run
+    /// At most this many entries (states x classes) in one table: 512 KB, a second-level cache's
+    /// worth. EasyList's anchored and prefix programs are 56 x 25 entries and fewer; its
+    /// every-position suffix DFAs 1,909 x 54.
+    public static let maximumEntries = 131_072
+    /// At most this many entries over all the tables of one program set (2 MB): programs that run
     /// over the whole URL are expanded first, then suffixes, while the budget lasts.
     public static let budget = 1 << 19
-    public static let dead: UInt16 = 0x7FFF
-    public static let reportsBit: UInt16 = 0x8000
+    public static let dead: UInt32 = 0x7FFF_FFFF
+    public static let reportsBit: UInt32 = 0x8000_0000
 
     public let classCount: Int
     /// The program's class of each byte 0...127.
     public let classOfByte: [UInt8]
     /// `entries[row + class]`, rows `classCount` apart, the start state's first.
-    public let entries: [UInt16]
+    public let entries: [UInt32]
     /// Whether the start state reports patterns (entries say it of every other state).
     public let startReports: Bool
     /// The patterns each state reports: `accepts[acceptStart[s] ..< acceptStart[s + 1]]`, in the
@@ -101,12 +104,12 @@ public struct DenseTable: Hashable, Sendable {
             accepts += accepted
         }
         acceptStart += [Int32](repeating: Int32(accepts.count), count: stateCount - stateAccepts.count + 1)
-        func entry(_ state: Int?) -> UInt16 {
+        func entry(_ state: Int?) -> UInt32 {
             guard let state else { return Self.dead }
             let reports = state < stateAccepts.count && !stateAccepts[state].isEmpty
-            return UInt16(state * classCount) | (reports ? Self.reportsBit : 0)
+            return UInt32(state * classCount) | (reports ? Self.reportsBit : 0)
         }
-        var entries = [UInt16](repeating: Self.dead, count: stateCount * classCount)
+        var entries = [UInt32](repeating: Self.dead, count: stateCount * classCount)
         for (state, item) in decoded.enumerated() {
             if !item.chain.isEmpty {
                 // Member k leads on its class to member k + 1; the last to the next instruction.
@@ -154,7 +157,7 @@ extension Program {
     /// runs the compact program it came from: the same reports after the same bytes, the same steps.
     @inlinable
     static func executeDense(
-        entries: UnsafeBufferPointer<UInt16>, acceptStart: UnsafeBufferPointer<Int32>, accepts: UnsafeBufferPointer<UInt32>,
+        entries: UnsafeBufferPointer<UInt32>, acceptStart: UnsafeBufferPointer<Int32>, accepts: UnsafeBufferPointer<UInt32>,
         classCount: Int, startReports: Bool, classOf: UnsafeBufferPointer<UInt8>, url: UnsafeBufferPointer<UInt8>,
         report: (_ pattern: UInt32, _ bytesRead: Int) -> Void
     ) -> Int {

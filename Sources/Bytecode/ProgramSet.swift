@@ -93,7 +93,7 @@ public struct ProgramSet: Hashable, Sendable {
         @usableFromInline var code: [UInt8] = []
         @usableFromInline var classes: [UInt8] = []
         @usableFromInline var referenceRows: [UInt32] = []
-        @usableFromInline var denseEntries: [UInt16] = []
+        @usableFromInline var denseEntries: [UInt32] = []
         @usableFromInline var denseAcceptStart: [Int32] = []
         @usableFromInline var denseAccepts: [UInt32] = []
         /// The whole programs, then per stage its prefix and its suffixes.
@@ -117,14 +117,14 @@ public struct ProgramSet: Hashable, Sendable {
             @usableFromInline let code: UnsafeBufferPointer<UInt8>
             @usableFromInline let classes: UnsafeBufferPointer<UInt8>
             @usableFromInline let referenceRows: UnsafeBufferPointer<UInt32>
-            @usableFromInline let denseEntries: UnsafeBufferPointer<UInt16>
+            @usableFromInline let denseEntries: UnsafeBufferPointer<UInt32>
             @usableFromInline let denseAcceptStart: UnsafeBufferPointer<Int32>
             @usableFromInline let denseAccepts: UnsafeBufferPointer<UInt32>
             @usableFromInline let entries: UnsafeBufferPointer<Entry>
 
             @inlinable init(
                 code: UnsafeBufferPointer<UInt8>, classes: UnsafeBufferPointer<UInt8>, referenceRows: UnsafeBufferPointer<UInt32>,
-                denseEntries: UnsafeBufferPointer<UInt16>, denseAcceptStart: UnsafeBufferPointer<Int32>,
+                denseEntries: UnsafeBufferPointer<UInt32>, denseAcceptStart: UnsafeBufferPointer<Int32>,
                 denseAccepts: UnsafeBufferPointer<UInt32>, entries: UnsafeBufferPointer<Entry>
             ) {
                 self.code = code

@@ -112,7 +112,7 @@ private func sampleFile() throws -> CompiledFile {
             }
         }
         #expect(chains > 0, "some program has a chain")
-        let big = Program(try dfa((0..<400).map { "w\($0)x\($0 * 7)y" }))
+        let big = Program(try dfa((0..<3000).map { "w\($0)x\($0 * 7)y" }))
         #expect(big.stateCount * big.classCount > DenseTable.maximumEntries && DenseTable(big) == nil, "a big program has no table")
     }
 
