@@ -54,9 +54,19 @@ public struct URLFilterTerm: Hashable, Sendable {
         /// `.`: any character but NUL.
         case anyCharacter
         /// `[...]` or `[^...]`; `matches` is final (folded, then complemented when inverted).
-        case characterClass(matches: ASCIISet, inverted: Bool)
+        case characterClass(matches: ASCIISet, form: ClassForm)
         /// `(...)`, `(?:...)` or `(?<name>...)`; captures mean nothing to a content blocker.
         case group(URLFilterGroup)
+    }
+
+    /// How a class was written. WebKit decides where an end-of-line assertion may stand from a
+    /// class's written members, before inversion: `[^\0]` counts as one (nothing may follow it,
+    /// and it consumes no character for "matches everything") while it matches what `.` matches.
+    public enum ClassForm: UInt8, Hashable, Sendable {
+        case plain
+        case inverted
+        /// `[^\0]`: inverted, with NUL as its only member.
+        case invertedNUL
     }
 
     public var atom: Atom
@@ -84,9 +94,20 @@ public struct URLFilterTerm: Hashable, Sendable {
     public var isEndOfURLMarker: Bool {
         switch atom {
         case .character(_, 0): true
-        case .characterClass(let matches, false): matches == .nul
+        case .characterClass(let matches, .plain): matches == .nul
         default: false
         }
+    }
+
+    /// A term WebKit places as an end-of-line assertion: an end-of-URL marker, or `[^\0]` (with
+    /// any quantifier). Nothing may follow it, and it does not count as consuming a character
+    /// when WebKit decides MatchesEverything: `[^\0]` alone matches everything and `[^\0]a` is
+    /// MisplacedEndOfLine, yet `a[^\0]` matches as `a.` does, consuming a character (all three
+    /// measured with WebKitGTK 2.50.6).
+    public var countsAsEndOfLine: Bool {
+        if isEndOfURLMarker { return true }
+        if case .characterClass(_, .invertedNUL) = atom { return true }
+        return false
     }
 
     /// Whether every match of this term consumes at least one character. A pattern none of whose
@@ -302,8 +323,9 @@ public struct URLFilter: Hashable, Sendable {
     }
 
     /// WebKit's MatchesEverything: no term must consume a character, so the pattern matches
-    /// every URL (anchors notwithstanding: `^$` and `^a?$` match every URL too).
-    public var matchesEverything: Bool { !terms.contains { $0.mustConsumeCharacter } }
+    /// every URL (anchors notwithstanding: `^$` and `^a?$` match every URL too). A last `[^\0]`
+    /// does not count: WebKit takes it for an end-of-line assertion here.
+    public var matchesEverything: Bool { !terms.contains { $0.mustConsumeCharacter && !$0.countsAsEndOfLine } }
 
     /// The status WebKit gives this accepted pattern.
     public var status: URLFilterParseStatus { matchesEverything ? .matchesEverything : .ok }
@@ -367,8 +389,13 @@ extension URLFilter {
                 out += "\(indent)\(number) char \(quoteUnit(unit)) \(matches)\(quantifier)\(span)\n"
             case .anyCharacter:
                 out += "\(indent)\(number) any .\(quantifier)\(span)\n"
-            case .characterClass(let matches, let inverted):
-                out += "\(indent)\(number) class\(inverted ? " inverted" : "") \(matches)\(quantifier)\(span)\n"
+            case .characterClass(let matches, let form):
+                let written = switch form {
+                case .plain: ""
+                case .inverted: " inverted"
+                case .invertedNUL: " inverted NUL"
+                }
+                out += "\(indent)\(number) class\(written) \(matches)\(quantifier)\(span)\n"
             case .group(let inner):
                 out += "\(indent)\(number) group\(quantifier)\(span)\n"
                 path.append(index)

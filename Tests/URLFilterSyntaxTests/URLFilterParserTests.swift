@@ -228,6 +228,24 @@ let webKitPatternVerdicts: [(pattern: String, status: URLFilterParseStatus?)] = 
         }
     }
 
+    /// WebKit places a class by its written members: `[^\0]` stands where `$` may stand and
+    /// consumes no character for "matches everything", but matches what `.` matches. Measured with
+    /// WebKitGTK 2.50.6: `[^\0]` and `[^\0]+` compile to the program of `.*`, `a[^\0]` to that
+    /// of `a.`, and `[^\0]a` is rejected.
+    @Test func invertedNULClassIsPlacedAsAnEndOfLineAssertion() throws {
+        #expect(URLFilterParser.status(of: #"[^\0]"#) == .matchesEverything)
+        #expect(URLFilterParser.status(of: #"[^\0]+"#) == .matchesEverything)
+        #expect(URLFilterParser.status(of: #"[^\x00]"#) == .matchesEverything)
+        #expect(URLFilterParser.status(of: #"[^\0]a"#) == .misplacedEndOfLine)
+        #expect(URLFilterParser.status(of: #"a[^\0]b"#) == .misplacedEndOfLine)
+        #expect(URLFilterParser.status(of: #"(?:[^\0])"#) == .misplacedEndOfLine)
+        #expect(URLFilterParser.status(of: #"[^\0a]"#) == .ok)
+        #expect(URLFilterParser.status(of: #"[^]"#) == .ok)
+        let filter = try URLFilterParser.parse(#"a[^\0]"#).get()
+        #expect(filter.terms[1].characterSet == .anyCharacter)
+        #expect(!filter.terms[1].isEndOfURLMarker)
+    }
+
     @Test func passesWebKitParseStatusVectors() throws {
         let vectors = try ConformanceVectors.load()
         #expect(vectors.count >= 46)
