@@ -404,6 +404,58 @@ extension URLFilter {
         }
     }
 
+    /// A pattern in double quotes, as a message shows it (shortened when long: `excerpt`).
+    public static func quotedForMessage(_ pattern: String) -> String {
+        excerpt(Array(quote(pattern)), mark: nil).text
+    }
+
+    /// Characters a shortened pattern keeps at each end, and on each side of its marked part.
+    static let excerptEdge = 60
+    static let excerptContext = 20
+
+    /// `text` (a quoted pattern) as a message shows it: whole up to `4 × excerptEdge` characters;
+    /// longer, its first and last `excerptEdge` characters and the marked columns with
+    /// `excerptContext` on each side, every part left out written `…(N characters)…`. A message
+    /// about a 2 MB url-filter then stays a line long. Returns the mark's columns in the result
+    /// (the mark is cut to `excerptEdge` characters).
+    static func excerpt(_ text: [Character], mark: Range<Int>?) -> (text: String, mark: Range<Int>?) {
+        let count = text.count
+        guard count > 4 * excerptEdge else { return (String(text), mark) }
+        var mark = mark.map { $0.clamped(to: 0..<count) }
+        if let shown = mark { mark = shown.lowerBound..<min(shown.upperBound, shown.lowerBound + excerptEdge) }
+        var kept = [0..<excerptEdge, count - excerptEdge..<count]
+        if let mark { kept.append(max(0, mark.lowerBound - excerptContext)..<min(count, mark.upperBound + excerptContext)) }
+        kept.sort { $0.lowerBound < $1.lowerBound }
+        // Parts closer than a marker's width are joined: leaving out a few characters saves nothing.
+        var merged: [Range<Int>] = []
+        for range in kept {
+            if let last = merged.last, range.lowerBound <= last.upperBound + excerptContext {
+                merged[merged.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
+            } else {
+                merged.append(range)
+            }
+        }
+        var out = ""
+        var column = 0
+        var shownMark: Range<Int>?
+        var previousEnd = 0
+        for range in merged {
+            if range.lowerBound > previousEnd {
+                let gap = "…(\(range.lowerBound - previousEnd) characters)…"
+                out += gap
+                column += gap.count
+            }
+            if let mark, shownMark == nil, range.contains(mark.lowerBound) {
+                let start = column + mark.lowerBound - range.lowerBound
+                shownMark = start..<(column + min(mark.upperBound, range.upperBound) - range.lowerBound)
+            }
+            out += String(text[range])
+            column += range.count
+            previousEnd = range.upperBound
+        }
+        return (out, shownMark)
+    }
+
     static func quote(_ text: String) -> String {
         var out = "\""
         for unit in text.utf8 {

@@ -246,6 +246,32 @@ let webKitPatternVerdicts: [(pattern: String, status: URLFilterParseStatus?)] = 
         #expect(!filter.terms[1].isEndOfURLMarker)
     }
 
+    /// A long pattern is shortened in messages around the offending span, and the caret still
+    /// points at it.
+    @Test func longPatternsAreShortenedInMessages() throws {
+        let pattern = String(repeating: "a", count: 1_000_000) + "|" + String(repeating: "b", count: 1_000_000)
+        guard case .failure(let error) = URLFilterParser.parse(pattern) else {
+            Issue.record("a disjunction must be rejected")
+            return
+        }
+        let lines = error.caretDiagram.split(separator: "\n", omittingEmptySubsequences: false).map { Array($0) }
+        try #require(lines.count == 2)
+        #expect(lines[0].count < 300)
+        #expect(String(lines[0]).contains("…(999921 characters)…"))
+        #expect(String(lines[0]).hasPrefix("\"" + String(repeating: "a", count: 59) + "…"))
+        #expect(String(lines[0]).hasSuffix("…" + String(repeating: "b", count: 59) + "\""))
+        let caret = try #require(lines[1].firstIndex(of: "^"))
+        #expect(lines[0][caret] == "|")
+        #expect(lines[1].count == caret + 1)
+        // Short patterns are shown whole.
+        guard case .failure(let short) = URLFilterParser.parse("ab|c") else {
+            Issue.record("a disjunction must be rejected")
+            return
+        }
+        #expect(short.caretDiagram == "\"ab|c\"\n   ^")
+        #expect(URLFilter.quotedForMessage(pattern).count < 300)
+    }
+
     @Test func passesWebKitParseStatusVectors() throws {
         let vectors = try ConformanceVectors.load()
         #expect(vectors.count >= 46)
