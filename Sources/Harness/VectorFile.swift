@@ -487,8 +487,11 @@ extension VectorRunner {
     }
 }
 
-/// A string in double quotes with JSON's escapes, for failure lines.
+/// A string in double quotes with JSON's escapes, for failure lines; a long one keeps its first
+/// 200 and last 60 characters, with `…(N characters)…` between.
 func quoted(_ text: String) -> String {
     guard let data = try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes]) else { return text }
-    return String(String(decoding: data, as: UTF8.self).dropFirst().dropLast())
+    let whole = String(decoding: data, as: UTF8.self).dropFirst().dropLast()
+    guard whole.count > 400 else { return String(whole) }
+    return whole.prefix(200) + "…(\(whole.count - 260) characters)…" + whole.suffix(60)
 }
