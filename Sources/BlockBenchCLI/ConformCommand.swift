@@ -14,9 +14,13 @@
 // the same vector on its own.
 //
 // `--against webkit` compares verdicts with the real WebKit compiler instead (WebKitParity.swift):
-// the shipped lists (or `--rules`), every list and pattern of the vectors (or `--vectors`), and
+// the shipped lists (or `--rules`), every list and pattern of every shipped vector file (or
+// `--vectors`), and
 // the patterns of `--patterns FILE` (one per line) and `--generated N` patterns from the fuzzer's
-// generator, each accepted or rejected by both with the same error. Exit 2 on any difference that is not a documented WebKit quirk.
+// generator, each accepted or rejected by both with the same error. Where a vector records
+// WebKit's answer (an error, a pattern status, a list compiled to the same program), WebKit's
+// actual answer is checked against it too. Exit 2 on any difference that is not a documented
+// WebKit quirk.
 
 import ArgumentParser
 import Foundation
@@ -123,10 +127,19 @@ extension ConformCommand {
             batches.append(("rule lists", try lists.map { ParityCase(id: $0.name, json: try CorpusFiles.read($0.path)) }))
         }
         if !onlyPatterns || vectors != nil {
-            let path = vectors ?? manifest.entries(ofKind: "vectors").first.map(manifest.path(of:))
-            if let path {
+            // Every vector file of the manifest, or the one named.
+            let paths = vectors.map { [$0] } ?? manifest.entries(ofKind: "vectors").map(manifest.path(of:))
+            for path in paths {
                 let file = try VectorFile.load(path)
-                batches.append(("compile-error vectors", file.compilerErrorVectors.map { ParityCase(id: $0.test, json: Array($0.rules.utf8)) }))
+                let name = paths.count > 1 ? URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent + ": " : ""
+                var compileCases: [ParityCase] = []
+                for vector in file.compilerErrorVectors {
+                    guard let expected = ParityExpectation(vector) else {
+                        throw ValidationError("\(path): vector \(vector.test) names an unknown error or status")
+                    }
+                    compileCases.append(ParityCase(id: vector.test, json: vector.bytes, expected: expected))
+                }
+                batches.append((name + "compile-error vectors", compileCases))
                 var seen = Set<String>()
                 var requestLists: [ParityCase] = []
                 for test in file.requestVectorTests {
@@ -134,8 +147,18 @@ extension ConformCommand {
                         requestLists.append(ParityCase(id: test.test, json: Array(vector.rules.utf8)))
                     }
                 }
-                batches.append(("request vectors' lists", requestLists))
-                batches.append(("parse-status vectors", file.urlFilterParseStatusVectors.map { ParityCase.pattern($0.pattern, id: $0.test) }))
+                batches.append((name + "request vectors' lists", requestLists))
+                var statusCases: [ParityCase] = []
+                for vector in file.urlFilterParseStatusVectors {
+                    guard let expected = ParityExpectation(vector) else {
+                        throw ValidationError("\(path): vector \(vector.test) names an unknown status \(vector.expectedStatus)")
+                    }
+                    statusCases.append(ParityCase.pattern(vector.pattern, id: vector.test, expected: expected))
+                }
+                batches.append((name + "parse-status vectors", statusCases))
+                var seenPatterns = Set<String>()
+                let matchPatterns = file.urlFilterMatchVectors.filter { $0.caseSensitive != true && seenPatterns.insert($0.pattern).inserted }
+                batches.append((name + "match vectors' patterns", matchPatterns.map { ParityCase.pattern($0.pattern, id: $0.test) }))
             }
         }
         if let patterns {
@@ -158,7 +181,7 @@ extension ConformCommand {
             batches.append(("generated patterns (seed \(seed))", cases))
         }
         var unexplained = 0
-        for (source, cases) in batches {
+        for (source, cases) in batches where !cases.isEmpty {
             let result = try WebKitParity.run(cases, source: source, webKit: webKit) { done, total in
                 Progress.line("\(source): \(done) / \(total)")
             }
@@ -168,6 +191,11 @@ extension ConformCommand {
                 print("  \(difference.quirk == nil ? "DIFFERENT" : "quirk") \(difference.id): ours \(difference.ours); WebKit \(difference.webKit)")
                 print("    \(difference.excerpt)")
                 if let quirk = difference.quirk { print("    \(quirk)") }
+            }
+            for wrong in result.wrongExpectations.prefix(reproductions * 4) {
+                print("  \(wrong.quirk == nil ? "NOT WEBKIT'S ANSWER" : "quirk") \(wrong.id): the vector says \(wrong.expected); WebKit \(wrong.webKit)")
+                print("    \(wrong.excerpt)")
+                if let quirk = wrong.quirk { print("    \(quirk)") }
             }
             unexplained += result.unexplained
         }

@@ -27,7 +27,7 @@ public enum CompileError: Error, Hashable, Sendable, CustomStringConvertible {
         switch self {
         case .invalidRuleList(let error): "\(error)"
         case .patternTooComplex(let pattern, let rules, let error):
-            "pattern \"\(pattern)\" (rule\(rules.count == 1 ? "" : "s") \(rules.map(\.description).joined(separator: ", "))): \(error)"
+            "pattern \(URLFilter.quotedForMessage(pattern)) (rule\(rules.count == 1 ? "" : "s") \(rules.map(\.description).joined(separator: ", "))): \(error)"
         case .listTooComplex(let patterns, let error):
             "the list's \(patterns) patterns: \(error)"
         }

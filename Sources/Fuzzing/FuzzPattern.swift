@@ -185,7 +185,7 @@ public struct FuzzPattern: Hashable, Sendable {
         if source.isEmpty { return .emptyPattern }
         if let defect { return defect.status }
         // An end-of-URL marker must be the last top-level term, and not followed by `$`.
-        if let marker = terms.firstIndex(where: Self.isEndMarker), marker != terms.count - 1 || endAnchor {
+        if let marker = terms.firstIndex(where: Self.countsAsEndOfLine), marker != terms.count - 1 || endAnchor {
             return .misplacedEndOfLine
         }
         if terms.contains(where: { Self.containsEndMarker($0, nested: false) }) { return .misplacedEndOfLine }
@@ -204,16 +204,26 @@ public struct FuzzPattern: Hashable, Sendable {
         }
     }
 
-    /// Whether an end marker sits inside a group (where it can never be last).
+    /// An end marker, or `[^\0]`: WebKit places a class by its written members, so `[^\0]` must
+    /// be last and consumes no character for "matches everything", though it matches like `.`.
+    static func countsAsEndOfLine(_ term: FuzzTerm) -> Bool {
+        if isEndMarker(term) { return true }
+        guard case .characterClass(true, let items) = term.atom else { return false }
+        return !items.isEmpty && items.allSatisfy {
+            if case .character(0, _) = $0 { true } else if case .range(0, _, 0, _) = $0 { true } else { false }
+        }
+    }
+
+    /// Whether an end marker (or `[^\0]`) sits inside a group (where it can never be last).
     static func containsEndMarker(_ term: FuzzTerm, nested: Bool) -> Bool {
-        if nested && isEndMarker(term) { return true }
+        if nested && countsAsEndOfLine(term) { return true }
         if case .group(_, let inner) = term.atom { return inner.contains { containsEndMarker($0, nested: true) } }
         return false
     }
 
     static func mustConsume(_ term: FuzzTerm) -> Bool {
         let quantifier = term.quantifier.meaning
-        guard quantifier == .one || quantifier == .oneOrMore, !isEndMarker(term) else { return false }
+        guard quantifier == .one || quantifier == .oneOrMore, !countsAsEndOfLine(term) else { return false }
         switch term.atom {
         case .character, .any, .characterClass: return true
         case .group(_, let inner): return inner.contains(where: mustConsume)

@@ -12,7 +12,11 @@
 //    [expectedStylesheetLists], [expectedOutcome], [knownFailure]}]}`; with `expectedOutcome`
 //    (`OutcomeText`: actions with their selectors, matching rules, style sheet) the whole outcome
 //    is compared, not only the action types;
-//  - `compilerErrorVectors[]`: `{test, rules, expectedError}` (an error name, or null = compiles);
+//  - `compilerErrorVectors[]`: `{test, rules | rulesBase64, expectedError, [expectedPatternStatus],
+//    [sameProgramAs]}`: `expectedError` is an error name, or null = compiles; `rulesBase64` gives
+//    bytes that are not UTF-8 text; `expectedPatternStatus` is the status of the url-filter that
+//    makes the list JSONInvalidRegex; `sameProgramAs` is another list that WebKit compiles to the
+//    same actions and bytecode (BlockBench must compile the two to the same file);
 //  - `urlFilterParseStatusVectors[]`: `{test, pattern, expectedStatus, [knownFailure]}`;
 //  - `urlFilterMatchVectors[]`: `{test, pattern, [caseSensitive], subject, expectedMatch,
 //    [knownFailure]}`: one url-filter against one string (the URL's bytes), through the engine's
@@ -34,13 +38,60 @@ internal import URLFilterSyntax
 public struct VectorFile: Codable, Sendable {
     public struct CompilerErrorVector: Codable, Sendable {
         public var test: String
+        /// The list's text; empty when `rulesBase64` gives its bytes.
         public var rules: String
+        /// The list's exact bytes, base64-encoded, for input that is not UTF-8 text.
+        public var rulesBase64: String?
         public var expectedError: String?
+        /// For JSONInvalidRegex: the status of the pattern WebKit logs as failing.
+        public var expectedPatternStatus: String?
+        /// A list WebKit compiles to the same program (actions and bytecode) as this one.
+        public var sameProgramAs: String?
 
-        public init(test: String, rules: String, expectedError: String?) {
+        public init(
+            test: String, rules: String, expectedError: String?, rulesBase64: String? = nil, expectedPatternStatus: String? = nil,
+            sameProgramAs: String? = nil
+        ) {
             self.test = test
             self.rules = rules
+            self.rulesBase64 = rulesBase64
             self.expectedError = expectedError
+            self.expectedPatternStatus = expectedPatternStatus
+            self.sameProgramAs = sameProgramAs
+        }
+
+        enum CodingKeys: String, CodingKey { case test, rules, rulesBase64, expectedError, expectedPatternStatus, sameProgramAs }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            test = try container.decode(String.self, forKey: .test)
+            rulesBase64 = try container.decodeIfPresent(String.self, forKey: .rulesBase64)
+            rules = try container.decodeIfPresent(String.self, forKey: .rules) ?? ""
+            if rulesBase64 == nil && !container.contains(.rules) {
+                throw DecodingError.keyNotFound(CodingKeys.rules, .init(codingPath: container.codingPath, debugDescription: "a vector needs rules or rulesBase64"))
+            }
+            if let rulesBase64, Data(base64Encoded: rulesBase64) == nil {
+                throw DecodingError.dataCorruptedError(forKey: .rulesBase64, in: container, debugDescription: "not base64")
+            }
+            // Absent and null both mean "compiles".
+            expectedError = try container.decodeIfPresent(String.self, forKey: .expectedError)
+            expectedPatternStatus = try container.decodeIfPresent(String.self, forKey: .expectedPatternStatus)
+            sameProgramAs = try container.decodeIfPresent(String.self, forKey: .sameProgramAs)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(test, forKey: .test)
+            if let rulesBase64 { try container.encode(rulesBase64, forKey: .rulesBase64) } else { try container.encode(rules, forKey: .rules) }
+            try container.encode(expectedError, forKey: .expectedError)
+            try container.encodeIfPresent(expectedPatternStatus, forKey: .expectedPatternStatus)
+            try container.encodeIfPresent(sameProgramAs, forKey: .sameProgramAs)
+        }
+
+        /// The list's bytes: `rulesBase64` decoded, or `rules` as UTF-8.
+        public var bytes: [UInt8] {
+            if let rulesBase64, let data = Data(base64Encoded: rulesBase64) { return Array(data) }
+            return Array(rules.utf8)
         }
     }
 
@@ -210,15 +261,31 @@ public enum VectorRunner {
         var kindFailed = 0
         for vector in file.compilerErrorVectors {
             let got: String?
-            switch RuleListParser.parse(vector.rules) {
+            var gotStatus: String?
+            switch RuleListParser.parse(vector.bytes) {
             case .success: got = nil
-            case .failure(let error): got = error.code.name
+            case .failure(let error):
+                got = error.code.name
+                gotStatus = error.patternError?.status.name
             }
-            if got == vector.expectedError {
+            var problems: [String] = []
+            if got != vector.expectedError {
+                problems.append("expected \(vector.expectedError ?? "no error"), got \(got ?? "no error")")
+            } else if let status = vector.expectedPatternStatus, status != gotStatus {
+                problems.append("expected the pattern status \(status), got \(gotStatus ?? "none")")
+            }
+            if let reference = vector.sameProgramAs, problems.isEmpty, got == nil {
+                switch sameProgram(vector.bytes, Array(reference.utf8)) {
+                case .success(true): break
+                case .success(false): problems.append("expected the same compiled program as \(quoted(reference)), got a different one")
+                case .failure(let problem): problems.append("expected the same compiled program as \(quoted(reference)), got \(problem)")
+                }
+            }
+            if problems.isEmpty {
                 kindPassed += 1
             } else {
                 kindFailed += 1
-                outcome.lines.append("FAIL compile-error \(vector.test): rules \(quoted(vector.rules)): expected \(vector.expectedError ?? "no error"), got \(got ?? "no error")")
+                outcome.lines.append("FAIL compile-error \(vector.test): rules \(vectorText(vector)): " + problems.joined(separator: "; "))
             }
         }
         outcome.lines.append("compile-error vectors: \(kindPassed) passed, \(kindFailed) failed")
@@ -296,6 +363,28 @@ public enum VectorRunner {
 extension VectorRunner {
     struct Problem: Error, CustomStringConvertible {
         var description: String
+    }
+
+    /// Whether BlockBench compiles two lists to the same bytes, each rule numbered by its place
+    /// among the kept rules: WebKit's program does not number rules, while our file keeps each
+    /// rule's index in the source list, which a dropped rule shifts.
+    static func sameProgram(_ list: [UInt8], _ reference: [UInt8]) -> Result<Bool, Problem> {
+        func compiled(_ json: [UInt8]) throws -> [UInt8] {
+            var parsed = try RuleListParser.parse(json).get()
+            for position in parsed.rules.indices { parsed.rules[position].index = RuleIndex(position) }
+            parsed.droppedRules = []
+            return try RuleListCompiler.compile(parsed).0.serialized()
+        }
+        do {
+            return .success(try compiled(list) == compiled(reference))
+        } catch {
+            return .failure(Problem(description: "\(error)"))
+        }
+    }
+
+    /// A compile-error vector's list for failure lines: its text, or its base64 form.
+    static func vectorText(_ vector: VectorFile.CompilerErrorVector) -> String {
+        vector.rulesBase64.map { "base64 " + $0 } ?? quoted(vector.rules)
     }
 
     /// `[actions] stylesheets N`, the form both sides of a request vector are compared in (or the
@@ -398,8 +487,11 @@ extension VectorRunner {
     }
 }
 
-/// A string in double quotes with JSON's escapes, for failure lines.
+/// A string in double quotes with JSON's escapes, for failure lines; a long one keeps its first
+/// 200 and last 60 characters, with `…(N characters)…` between.
 func quoted(_ text: String) -> String {
     guard let data = try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes]) else { return text }
-    return String(String(decoding: data, as: UTF8.self).dropFirst().dropLast())
+    let whole = String(decoding: data, as: UTF8.self).dropFirst().dropLast()
+    guard whole.count > 400 else { return String(whole) }
+    return whole.prefix(200) + "…(\(whole.count - 260) characters)…" + whole.suffix(60)
 }

@@ -33,7 +33,9 @@
 //    PCRE2 itself: the filter without its anchors matches the empty string (with no NUL after it).
 //    For that question the end-of-URL marker is `(?:$)`, which consumes nothing, and a class
 //    holding NUL among other characters is only those characters: WebKit counts such a class as
-//    consuming a character (`[\09]` does not match everything; `[\0]` alone does).
+//    consuming a character (`[\09]` does not match everything; `[\0]` alone does). `[^\0]` is
+//    counted the same way as `[\0]` there (WebKit looks at the written member, not the
+//    inversion), though it matches one character 1..127 like `.`.
 //  - The required literal (for the oracle's prefilter): the longest run of plain characters the
 //    pattern must contain at its top level, read from this text.
 
@@ -455,7 +457,10 @@ private struct Translator {
             return range.lowerBound == upper ? low : low + "-\\x{" + String(upper, radix: 16) + "}"
         }
         if negated {
-            emit("[^" + written.joined() + "\\x{00}\\x{80}-\\x{ff}]")
+            // `[^\0]` matches what `.` matches, but WebKit counts it as an end-of-line assertion
+            // (by its written member), which consumes no character for "matches everything".
+            let onlyNUL = !members.isEmpty && members.allSatisfy { $0 == 0...0 }
+            emit("[^" + written.joined() + "\\x{00}\\x{80}-\\x{ff}]", everything: onlyNUL ? "(?:)" : nil)
         } else if matchesEnd {
             // With other members WebKit counts the class as consuming a character (Term's
             // matchesAtLeastOneCharacter); NUL alone is the end-of-URL marker.

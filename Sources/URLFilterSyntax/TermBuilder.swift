@@ -69,8 +69,9 @@ struct TermBuilder {
             if openGroups.isEmpty { hasEndAnchor = true }
         case .term(let term):
             // A term matching only NUL is WebKit's end-of-URL marker, which `$` also becomes:
-            // nothing may follow it either (`\0a`, `a[\0]b` and `\0*a` are MisplacedEndOfLine).
-            if term.isEndOfURLMarker { processedEndOfLine = true }
+            // nothing may follow it either (`\0a`, `a[\0]b` and `\0*a` are MisplacedEndOfLine);
+            // nor may anything follow `[^\0]`, which WebKit places by its written member.
+            if term.countsAsEndOfLine { processedEndOfLine = true }
             if openGroups.isEmpty {
                 sunk.append(term)
             } else {
@@ -191,7 +192,8 @@ struct TermBuilder {
         guard !failed, let open = openClass else { return }
         openClass = nil
         let members = open.inverted ? open.members.complementWithinAnyCharacter : open.members
-        floating = .term(URLFilterTerm(atom: .characterClass(matches: members, inverted: open.inverted), span: span))
+        let form: URLFilterTerm.ClassForm = !open.inverted ? .plain : open.members == .nul ? .invertedNUL : .inverted
+        floating = .term(URLFilterTerm(atom: .characterClass(matches: members, form: form), span: span))
     }
 
     /// The terms, or the first unsupported construct.

@@ -38,16 +38,19 @@ public struct URLFilterParseError: Error, Hashable, Sendable, CustomStringConver
         return text
     }
 
-    /// The pattern with a caret line under the offending span.
+    /// The pattern with a caret line under the offending span; a long pattern is shortened
+    /// around the span (`URLFilter.excerpt`), so every message that shows one stays short.
     public var caretDiagram: String {
-        let shown = URLFilter.quote(pattern)
+        let quoted = Array(URLFilter.quote(pattern))
         // Column of a byte offset in the quoted rendering (quotes and escapes widen it).
         func column(_ offset: Int) -> Int {
             URLFilter.quote(String(decoding: pattern.utf8.prefix(offset), as: UTF8.self)).count - 1
         }
         let start = column(span.lowerBound)
         let end = max(column(span.upperBound), start + 1)
-        return shown + "\n" + String(repeating: " ", count: start) + String(repeating: "^", count: end - start)
+        let (shown, mark) = URLFilter.excerpt(quoted, mark: start..<end)
+        let caret = mark ?? start..<end
+        return shown + "\n" + String(repeating: " ", count: caret.lowerBound) + String(repeating: "^", count: max(caret.count, 1))
     }
 
     public var description: String { message + "\n" + caretDiagram }

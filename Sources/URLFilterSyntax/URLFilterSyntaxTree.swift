@@ -54,9 +54,19 @@ public struct URLFilterTerm: Hashable, Sendable {
         /// `.`: any character but NUL.
         case anyCharacter
         /// `[...]` or `[^...]`; `matches` is final (folded, then complemented when inverted).
-        case characterClass(matches: ASCIISet, inverted: Bool)
+        case characterClass(matches: ASCIISet, form: ClassForm)
         /// `(...)`, `(?:...)` or `(?<name>...)`; captures mean nothing to a content blocker.
         case group(URLFilterGroup)
+    }
+
+    /// How a class was written. WebKit decides where an end-of-line assertion may stand from a
+    /// class's written members, before inversion: `[^\0]` counts as one (nothing may follow it,
+    /// and it consumes no character for "matches everything") while it matches what `.` matches.
+    public enum ClassForm: UInt8, Hashable, Sendable {
+        case plain
+        case inverted
+        /// `[^\0]`: inverted, with NUL as its only member.
+        case invertedNUL
     }
 
     public var atom: Atom
@@ -84,9 +94,20 @@ public struct URLFilterTerm: Hashable, Sendable {
     public var isEndOfURLMarker: Bool {
         switch atom {
         case .character(_, 0): true
-        case .characterClass(let matches, false): matches == .nul
+        case .characterClass(let matches, .plain): matches == .nul
         default: false
         }
+    }
+
+    /// A term WebKit places as an end-of-line assertion: an end-of-URL marker, or `[^\0]` (with
+    /// any quantifier). Nothing may follow it, and it does not count as consuming a character
+    /// when WebKit decides MatchesEverything: `[^\0]` alone matches everything and `[^\0]a` is
+    /// MisplacedEndOfLine, yet `a[^\0]` matches as `a.` does, consuming a character (all three
+    /// measured with WebKitGTK 2.50.6).
+    public var countsAsEndOfLine: Bool {
+        if isEndOfURLMarker { return true }
+        if case .characterClass(_, .invertedNUL) = atom { return true }
+        return false
     }
 
     /// Whether every match of this term consumes at least one character. A pattern none of whose
@@ -302,8 +323,9 @@ public struct URLFilter: Hashable, Sendable {
     }
 
     /// WebKit's MatchesEverything: no term must consume a character, so the pattern matches
-    /// every URL (anchors notwithstanding: `^$` and `^a?$` match every URL too).
-    public var matchesEverything: Bool { !terms.contains { $0.mustConsumeCharacter } }
+    /// every URL (anchors notwithstanding: `^$` and `^a?$` match every URL too). A last `[^\0]`
+    /// does not count: WebKit takes it for an end-of-line assertion here.
+    public var matchesEverything: Bool { !terms.contains { $0.mustConsumeCharacter && !$0.countsAsEndOfLine } }
 
     /// The status WebKit gives this accepted pattern.
     public var status: URLFilterParseStatus { matchesEverything ? .matchesEverything : .ok }
@@ -367,14 +389,71 @@ extension URLFilter {
                 out += "\(indent)\(number) char \(quoteUnit(unit)) \(matches)\(quantifier)\(span)\n"
             case .anyCharacter:
                 out += "\(indent)\(number) any .\(quantifier)\(span)\n"
-            case .characterClass(let matches, let inverted):
-                out += "\(indent)\(number) class\(inverted ? " inverted" : "") \(matches)\(quantifier)\(span)\n"
+            case .characterClass(let matches, let form):
+                let written = switch form {
+                case .plain: ""
+                case .inverted: " inverted"
+                case .invertedNUL: " inverted NUL"
+                }
+                out += "\(indent)\(number) class\(written) \(matches)\(quantifier)\(span)\n"
             case .group(let inner):
                 out += "\(indent)\(number) group\(quantifier)\(span)\n"
                 path.append(index)
                 pending.append((inner, 0))
             }
         }
+    }
+
+    /// A pattern in double quotes, as a message shows it (shortened when long: `excerpt`).
+    public static func quotedForMessage(_ pattern: String) -> String {
+        excerpt(Array(quote(pattern)), mark: nil).text
+    }
+
+    /// Characters a shortened pattern keeps at each end, and on each side of its marked part.
+    static let excerptEdge = 60
+    static let excerptContext = 20
+
+    /// `text` (a quoted pattern) as a message shows it: whole up to `4 × excerptEdge` characters;
+    /// longer, its first and last `excerptEdge` characters and the marked columns with
+    /// `excerptContext` on each side, every part left out written `…(N characters)…`. A message
+    /// about a 2 MB url-filter then stays a line long. Returns the mark's columns in the result
+    /// (the mark is cut to `excerptEdge` characters).
+    static func excerpt(_ text: [Character], mark: Range<Int>?) -> (text: String, mark: Range<Int>?) {
+        let count = text.count
+        guard count > 4 * excerptEdge else { return (String(text), mark) }
+        var mark = mark.map { $0.clamped(to: 0..<count) }
+        if let shown = mark { mark = shown.lowerBound..<min(shown.upperBound, shown.lowerBound + excerptEdge) }
+        var kept = [0..<excerptEdge, count - excerptEdge..<count]
+        if let mark { kept.append(max(0, mark.lowerBound - excerptContext)..<min(count, mark.upperBound + excerptContext)) }
+        kept.sort { $0.lowerBound < $1.lowerBound }
+        // Parts closer than a marker's width are joined: leaving out a few characters saves nothing.
+        var merged: [Range<Int>] = []
+        for range in kept {
+            if let last = merged.last, range.lowerBound <= last.upperBound + excerptContext {
+                merged[merged.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
+            } else {
+                merged.append(range)
+            }
+        }
+        var out = ""
+        var column = 0
+        var shownMark: Range<Int>?
+        var previousEnd = 0
+        for range in merged {
+            if range.lowerBound > previousEnd {
+                let gap = "…(\(range.lowerBound - previousEnd) characters)…"
+                out += gap
+                column += gap.count
+            }
+            if let mark, shownMark == nil, range.contains(mark.lowerBound) {
+                let start = column + mark.lowerBound - range.lowerBound
+                shownMark = start..<(column + min(mark.upperBound, range.upperBound) - range.lowerBound)
+            }
+            out += String(text[range])
+            column += range.count
+            previousEnd = range.upperBound
+        }
+        return (out, shownMark)
     }
 
     static func quote(_ text: String) -> String {

@@ -119,6 +119,27 @@ func exitCode(_ arguments: [String]) -> Int32 {
         #expect(outcome.lines.contains(#"FAIL url-filter-parse-status U: pattern "a|b": expected Ok, got Disjunction"#))
         #expect(outcome.lines.last == "0 passed, 2 failed, 0 skipped")
     }
+
+    /// The probe files' fields: bytes in base64, the failing pattern's status, a list compiled
+    /// to the same program. Each vector here is wrong in one of them.
+    @Test func probeFieldsAreChecked() throws {
+        let invalidUTF8 = Data([0x5B, 0xFF, 0x5D]).base64EncodedString()
+        let file = #"""
+            {"compilerErrorVectors":[
+             {"test":"B","rulesBase64":"\#(invalidUTF8)","expectedError":"JSONInvalidRule"},
+             {"test":"S","rules":"[{\"trigger\":{\"url-filter\":\"a|b\"},\"action\":{\"type\":\"block\"}}]","expectedError":"JSONInvalidRegex","expectedPatternStatus":"Group"},
+             {"test":"P","rules":"[{\"trigger\":{\"url-filter\":\"a\",\"url-filter\":\"b\"},\"action\":{\"type\":\"block\"}}]","expectedError":null,
+              "sameProgramAs":"[{\"trigger\":{\"url-filter\":\"a\"},\"action\":{\"type\":\"block\"}}]"},
+             {"test":"OK","rules":"[{\"trigger\":{\"url-filter\":\"a\",\"url-filter\":\"b\"},\"action\":{\"type\":\"block\"}}]","expectedError":null,
+              "sameProgramAs":"[{\"trigger\":{\"url-filter\":\"b\"},\"action\":{\"type\":\"block\"}}]"}]}
+            """#
+        let outcome = VectorRunner.run(try VectorFile.load(try temporaryFile(Array(file.utf8))))
+        #expect(outcome.failed == 3)
+        #expect(outcome.passed == 1)
+        #expect(outcome.lines.contains("FAIL compile-error B: rules base64 \(invalidUTF8): expected JSONInvalidRule, got JSONInvalid"))
+        #expect(outcome.lines.contains { $0.hasPrefix("FAIL compile-error S:") && $0.hasSuffix("expected the pattern status Group, got Disjunction") })
+        #expect(outcome.lines.contains { $0.hasPrefix("FAIL compile-error P:") && $0.hasSuffix("got a different one") })
+    }
 }
 
 @Suite struct FuzzCommandTests {

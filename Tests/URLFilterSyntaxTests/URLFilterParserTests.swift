@@ -228,6 +228,50 @@ let webKitPatternVerdicts: [(pattern: String, status: URLFilterParseStatus?)] = 
         }
     }
 
+    /// WebKit places a class by its written members: `[^\0]` stands where `$` may stand and
+    /// consumes no character for "matches everything", but matches what `.` matches. Measured with
+    /// WebKitGTK 2.50.6: `[^\0]` and `[^\0]+` compile to the program of `.*`, `a[^\0]` to that
+    /// of `a.`, and `[^\0]a` is rejected.
+    @Test func invertedNULClassIsPlacedAsAnEndOfLineAssertion() throws {
+        #expect(URLFilterParser.status(of: #"[^\0]"#) == .matchesEverything)
+        #expect(URLFilterParser.status(of: #"[^\0]+"#) == .matchesEverything)
+        #expect(URLFilterParser.status(of: #"[^\x00]"#) == .matchesEverything)
+        #expect(URLFilterParser.status(of: #"[^\0]a"#) == .misplacedEndOfLine)
+        #expect(URLFilterParser.status(of: #"a[^\0]b"#) == .misplacedEndOfLine)
+        #expect(URLFilterParser.status(of: #"(?:[^\0])"#) == .misplacedEndOfLine)
+        #expect(URLFilterParser.status(of: #"[^\0a]"#) == .ok)
+        #expect(URLFilterParser.status(of: #"[^]"#) == .ok)
+        let filter = try URLFilterParser.parse(#"a[^\0]"#).get()
+        #expect(filter.terms[1].characterSet == .anyCharacter)
+        #expect(!filter.terms[1].isEndOfURLMarker)
+    }
+
+    /// A long pattern is shortened in messages around the offending span, and the caret still
+    /// points at it.
+    @Test func longPatternsAreShortenedInMessages() throws {
+        let pattern = String(repeating: "a", count: 1_000_000) + "|" + String(repeating: "b", count: 1_000_000)
+        guard case .failure(let error) = URLFilterParser.parse(pattern) else {
+            Issue.record("a disjunction must be rejected")
+            return
+        }
+        let lines = error.caretDiagram.split(separator: "\n", omittingEmptySubsequences: false).map { Array($0) }
+        try #require(lines.count == 2)
+        #expect(lines[0].count < 300)
+        #expect(String(lines[0]).contains("…(999921 characters)…"))
+        #expect(String(lines[0]).hasPrefix("\"" + String(repeating: "a", count: 59) + "…"))
+        #expect(String(lines[0]).hasSuffix("…" + String(repeating: "b", count: 59) + "\""))
+        let caret = try #require(lines[1].firstIndex(of: "^"))
+        #expect(lines[0][caret] == "|")
+        #expect(lines[1].count == caret + 1)
+        // Short patterns are shown whole.
+        guard case .failure(let short) = URLFilterParser.parse("ab|c") else {
+            Issue.record("a disjunction must be rejected")
+            return
+        }
+        #expect(short.caretDiagram == "\"ab|c\"\n   ^")
+        #expect(URLFilter.quotedForMessage(pattern).count < 300)
+    }
+
     @Test func passesWebKitParseStatusVectors() throws {
         let vectors = try ConformanceVectors.load()
         #expect(vectors.count >= 46)

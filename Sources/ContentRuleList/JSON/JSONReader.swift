@@ -22,7 +22,7 @@ public struct JSONSyntaxError: Error, Hashable, Sendable, CustomStringConvertibl
 
 public struct JSONReader {
     /// Deeper nesting than this is an error: WebKit accepts 1,001 levels (the top-level array
-    /// counts as one) and rejects 1,002 (measured with Benchmarks/WebKit/probe.py).
+    /// counts as one) and rejects 1,002 (measured with WebKitGTK; Corpora/conformance/webkit-probe-json-text.json).
     public static let maximumDepth = 1001
 
     public static func parse(_ text: String) throws(JSONSyntaxError) -> JSONValue {

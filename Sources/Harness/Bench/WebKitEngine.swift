@@ -33,6 +33,9 @@ public struct WebKitVerdict: Decodable, Sendable {
     public var seconds: Double?
     public var header: Header?
     public var fileBytes: Int?
+    /// SHA-256 of the compiled file's actions and bytecode: equal for two lists WebKit compiled
+    /// to the same program.
+    public var compiledSha256: String?
     /// Set when the tool could not read the input line.
     public var inputError: String?
 }
