@@ -55,6 +55,21 @@ public struct Figure: Codable, Hashable, Sendable {
     }
 }
 
+extension Figure {
+    /// Several parts' figures added up by name, in the order the names first appear.
+    static func added(_ parts: [[Figure]]) -> [Figure] {
+        var sums: [Figure] = []
+        for figure in parts.joined() {
+            if let index = sums.firstIndex(where: { $0.name == figure.name }) {
+                sums[index].value += figure.value
+            } else {
+                sums.append(figure)
+            }
+        }
+        return sums
+    }
+}
+
 /// What one compile run produced, as the engine reports it.
 public struct CompileRun: Sendable {
     /// Seconds per phase, in pipeline order.
@@ -77,22 +92,11 @@ public struct CompileRun: Sendable {
     /// Several lists' compiles as one: seconds and counts added up by name, sections named by list.
     public static func joined(_ runs: [(list: String, run: CompileRun)]) -> CompileRun {
         guard runs.count != 1 else { return runs[0].run }
-        func added(_ figures: [[Figure]]) -> [Figure] {
-            var joined: [Figure] = []
-            for figure in figures.joined() {
-                if let index = joined.firstIndex(where: { $0.name == figure.name }) {
-                    joined[index].value += figure.value
-                } else {
-                    joined.append(figure)
-                }
-            }
-            return joined
-        }
         var run = CompileRun()
-        run.phases = added(runs.map(\.run.phases))
+        run.phases = Figure.added(runs.map(\.run.phases))
         run.bytes = runs.reduce(0) { $0 + $1.run.bytes }
         run.sections = runs.flatMap { part in part.run.sections.map { Figure(part.list + " " + $0.name, $0.value) } }
-        run.counters = added(runs.map(\.run.counters))
+        run.counters = Figure.added(runs.map(\.run.counters))
         let own = runs.compactMap(\.run.ownSeconds)
         run.ownSeconds = own.count == runs.count ? own.reduce(0, +) : nil
         let growth = runs.compactMap(\.run.ownMemoryGrowthBytes)

@@ -327,7 +327,9 @@ public final class BenchmarkRunner {
         }
 
         // The counting pass: answers first; its counters are the work.
-        let countersBefore = matchers.flatMap(\.counters)
+        // Work of every list asked, added up by name.
+        func counters() -> [Figure] { Figure.added(matchers.map(\.counters)) }
+        let countersBefore = counters()
         var answers: [RequestAnswer] = []
         answers.reserveCapacity(indices.count)
         if let selfTimed {
@@ -335,7 +337,7 @@ public final class BenchmarkRunner {
         } else {
             for index in indices { answers.append(try answer(requests[index])) }
         }
-        let countersAfter = matchers.flatMap(\.counters)
+        let countersAfter = counters()
         let counts = RequestAnswer.counts(answers)
         result.answers = counts
         if engine.name == "blockbench" {
