@@ -90,6 +90,8 @@ public struct CorpusManifest: Decodable, Sendable {
         public var rows: Int
         public var origin: String
         public var licence: String
+        /// For a `rules-abp` entry: the Safari list (a `rules` entry) converted from this text.
+        public var safariList: String? = nil
     }
 
     public var corpora: [Entry]

@@ -9,8 +9,13 @@
 //               developer would write without us (the oracle's semantics without its prefilter)
 //   pcre2       the same with PCRE2's interpreter (no JIT)
 //   webkit      the real WebKit compiler (WebKitGTK), compile only (WebKitEngine.swift)
+//   adblock-rust  Brave's engine over the lists' Adblock Plus text, a peer: measured, not
+//               conformed (AdblockRustEngine.swift)
 //
 // An engine that cannot run here says why in `unavailable` and the runner reports it and goes on.
+// A peer engine (`conformed` false) has other semantics: its answers are not compared with the
+// oracle's, only its block verdicts counted beside BlockBench's, and it times its own requests
+// (`SelfTimedMatcher`).
 
 public import ContentBlocker
 public import ContentRuleList
@@ -26,10 +31,15 @@ public struct BenchList: Sendable {
     public var json: [UInt8]
     /// The file it was read from, when it was.
     public var path: String?
+    /// The Adblock Plus filter text the list was converted from, one text per source list (the
+    /// manifest's `rules-abp` entries whose `safariList` names it), for engines that read filter
+    /// syntax; nil when the manifest has none.
+    public var abpTexts: [[UInt8]]?
 
-    public init(name: String, json: [UInt8]) {
+    public init(name: String, json: [UInt8], abpTexts: [[UInt8]]? = nil) {
         self.name = name
         self.json = json
+        self.abpTexts = abpTexts
     }
 }
 
@@ -42,6 +52,21 @@ public struct Figure: Codable, Hashable, Sendable {
     public init(_ name: String, _ value: Double) {
         self.name = name
         self.value = value
+    }
+}
+
+extension Figure {
+    /// Several parts' figures added up by name, in the order the names first appear.
+    static func added(_ parts: [[Figure]]) -> [Figure] {
+        var sums: [Figure] = []
+        for figure in parts.joined() {
+            if let index = sums.firstIndex(where: { $0.name == figure.name }) {
+                sums[index].value += figure.value
+            } else {
+                sums.append(figure)
+            }
+        }
+        return sums
     }
 }
 
@@ -59,8 +84,43 @@ public struct CompileRun: Sendable {
     /// add the process's start-up and the transfer); the runner then reports no memory figures,
     /// its own process's being beside the point.
     public var ownSeconds: Double?
+    /// The other process's resident memory growth across the compile, when it measured it.
+    public var ownMemoryGrowthBytes: Int?
 
     public init() {}
+
+    /// Several lists' compiles as one: seconds and counts added up by name, sections named by list.
+    public static func joined(_ runs: [(list: String, run: CompileRun)]) -> CompileRun {
+        guard runs.count != 1 else { return runs[0].run }
+        var run = CompileRun()
+        run.phases = Figure.added(runs.map(\.run.phases))
+        run.bytes = runs.reduce(0) { $0 + $1.run.bytes }
+        run.sections = runs.flatMap { part in part.run.sections.map { Figure(part.list + " " + $0.name, $0.value) } }
+        run.counters = Figure.added(runs.map(\.run.counters))
+        let own = runs.compactMap(\.run.ownSeconds)
+        run.ownSeconds = own.count == runs.count ? own.reduce(0, +) : nil
+        let growth = runs.compactMap(\.run.ownMemoryGrowthBytes)
+        run.ownMemoryGrowthBytes = growth.count == runs.count ? growth.reduce(0, +) : nil
+        return run
+    }
+}
+
+/// One request's block verdict and its time, as an engine that times itself measured it.
+public struct TimedVerdict: Hashable, Sendable {
+    public var blocked: Bool
+    public var nanoseconds: UInt64
+
+    public init(blocked: Bool, nanoseconds: UInt64) {
+        self.blocked = blocked
+        self.nanoseconds = nanoseconds
+    }
+}
+
+/// A matcher in another process, which times each request itself (so the transfer is not
+/// counted) and answers whole batches.
+public protocol SelfTimedMatcher: BenchMatcher {
+    /// Each request's verdict and time, in order.
+    func verdicts(_ requests: [Request]) throws -> [TimedVerdict]
 }
 
 public protocol BenchEngine: AnyObject {
@@ -77,10 +137,18 @@ public protocol BenchEngine: AnyObject {
     /// Seconds to load what the last compile of `list` made, as a browser does on start; nil
     /// when the engine cannot say. Timed by the engine, outside the compile's time.
     func loadSeconds(_ list: BenchList) throws -> Double?
+    /// False for a peer: an engine with other semantics, measured but never compared with the
+    /// oracle (its block verdicts are counted beside BlockBench's instead).
+    var conformed: Bool { get }
+    /// One answerer that asks each of `lists` about every request, for an engine that does that
+    /// itself (nil: the runner asks `matcher(for:)` of each list in turn).
+    func jointMatcher(for lists: [BenchList]) throws -> (any BenchMatcher)?
 }
 
 extension BenchEngine {
     public func loadSeconds(_ list: BenchList) throws -> Double? { nil }
+    public var conformed: Bool { true }
+    public func jointMatcher(for lists: [BenchList]) throws -> (any BenchMatcher)? { nil }
 }
 
 public protocol BenchMatcher: AnyObject {
@@ -269,6 +337,6 @@ public final class PCRE2Engine: BenchEngine {
 public enum BenchEngines {
     /// The engines this build knows, in table order.
     public static func standard() -> [any BenchEngine] {
-        [BlockBenchEngine(), WebKitEngine(), PCRE2Engine(jit: true), PCRE2Engine(jit: false)]
+        [BlockBenchEngine(), WebKitEngine(), PCRE2Engine(jit: true), PCRE2Engine(jit: false), AdblockRustEngine()]
     }
 }

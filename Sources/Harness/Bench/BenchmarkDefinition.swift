@@ -14,6 +14,12 @@
 //       "runs": 5, "warmupRuns": 1, "maxSeconds": 30
 //     }
 //
+// `rules` may also name several lists, `"rules": ["easylist", "easyprivacy"]`: by default they are
+// one list, their rules concatenated in the order named (the benchmark's list is then called
+// "easylist+easyprivacy"); with `"apart": true` each is compiled on its own and every request is
+// put to each of them, their answers joined in that order, as Safari asks each installed
+// extension's list. A compile run then compiles each list in turn and counts their sum.
+//
 // Models: `check` parses and validates the list (WebKit's verdict, no compile); `compile` turns the
 // JSON text into what the engine matches with (for BlockBench: the bytecode file); `match` answers
 // every request of the set (or the engine's stated sample) with an already compiled list.
@@ -34,8 +40,12 @@ public struct BenchmarkDefinition: Codable, Hashable, Sendable {
     /// The file's name without `.json`.
     public var name: String = ""
     public var about: String?
-    /// A rule list's name in the corpus manifest.
+    /// The rule list's name: a manifest name, or the names of `lists` joined by "+".
     public var rules: String
+    /// The manifest names of the lists the benchmark reads (one, or several: see `apart`).
+    public var lists: [String]
+    /// Several lists, each compiled on its own and asked about every request (false: one list).
+    public var apart: Bool
     /// A request set's name in the corpus manifest (`match` only).
     public var requests: String?
     public var model: Model
@@ -49,9 +59,20 @@ public struct BenchmarkDefinition: Codable, Hashable, Sendable {
         name: String, about: String? = nil, rules: String, requests: String? = nil, model: Model, engines: [String],
         samples: [String: Int]? = nil, runs: Int? = nil, warmupRuns: Int? = nil, maxSeconds: Double? = nil
     ) {
+        self.init(
+            name: name, about: about, lists: [rules], apart: false, requests: requests, model: model, engines: engines,
+            samples: samples, runs: runs, warmupRuns: warmupRuns, maxSeconds: maxSeconds)
+    }
+
+    public init(
+        name: String, about: String? = nil, lists: [String], apart: Bool, requests: String? = nil, model: Model, engines: [String],
+        samples: [String: Int]? = nil, runs: Int? = nil, warmupRuns: Int? = nil, maxSeconds: Double? = nil
+    ) {
         self.name = name
         self.about = about
-        self.rules = rules
+        self.lists = lists
+        self.apart = apart
+        self.rules = lists.joined(separator: "+")
         self.requests = requests
         self.model = model
         self.engines = engines
@@ -62,7 +83,39 @@ public struct BenchmarkDefinition: Codable, Hashable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case about, rules, requests, model, engines, samples, runs, warmupRuns, maxSeconds
+        case about, rules, apart, requests, model, engines, samples, runs, warmupRuns, maxSeconds
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let lists: [String]
+        if let one = try? container.decode(String.self, forKey: .rules) {
+            lists = [one]
+        } else {
+            lists = try container.decode([String].self, forKey: .rules)
+        }
+        self.init(
+            name: "", about: try container.decodeIfPresent(String.self, forKey: .about), lists: lists,
+            apart: try container.decodeIfPresent(Bool.self, forKey: .apart) ?? false,
+            requests: try container.decodeIfPresent(String.self, forKey: .requests), model: try container.decode(Model.self, forKey: .model),
+            engines: try container.decode([String].self, forKey: .engines),
+            samples: try container.decodeIfPresent([String: Int].self, forKey: .samples),
+            runs: try container.decodeIfPresent(Int.self, forKey: .runs), warmupRuns: try container.decodeIfPresent(Int.self, forKey: .warmupRuns),
+            maxSeconds: try container.decodeIfPresent(Double.self, forKey: .maxSeconds))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(about, forKey: .about)
+        if lists.count == 1 { try container.encode(lists[0], forKey: .rules) } else { try container.encode(lists, forKey: .rules) }
+        if apart { try container.encode(apart, forKey: .apart) }
+        try container.encodeIfPresent(requests, forKey: .requests)
+        try container.encode(model, forKey: .model)
+        try container.encode(engines, forKey: .engines)
+        try container.encodeIfPresent(samples, forKey: .samples)
+        try container.encodeIfPresent(runs, forKey: .runs)
+        try container.encodeIfPresent(warmupRuns, forKey: .warmupRuns)
+        try container.encodeIfPresent(maxSeconds, forKey: .maxSeconds)
     }
 
     public var measuredRuns: Int { max(1, runs ?? 5) }
@@ -76,6 +129,10 @@ public struct BenchmarkDefinition: Codable, Hashable, Sendable {
     func problems(engines known: Set<String>) -> [String] {
         var problems: [String] = []
         if engines.isEmpty { problems.append("names no engine") }
+        if lists.isEmpty { problems.append("names no rule list") }
+        if Set(lists).count != lists.count { problems.append("names a rule list twice") }
+        if apart && lists.count < 2 { problems.append("is \"apart\" with fewer than two lists") }
+        if apart && model == .check { problems.append("checks lists \"apart\" (check one list, or the lists as one)") }
         for engine in engines where !known.contains(engine) {
             problems.append("names the unknown engine \"\(engine)\" (known: \(known.sorted().joined(separator: ", ")))")
         }

@@ -19,6 +19,30 @@ public struct AnswerCounts: Codable, Hashable, Sendable {
     }
 }
 
+/// How a peer engine's block verdicts compare with BlockBench's on the same requests: information
+/// about two semantics, never a pass or a failure.
+public struct VerdictAgreement: Codable, Hashable, Sendable {
+    /// What the peer was compared with: "blockbench" (its answers in the same benchmark), or
+    /// "oracle" when BlockBench did not run there (its answers equal the oracle's when it does).
+    public var comparedWith: String
+    public var requests = 0
+    public var bothBlock = 0
+    public var neitherBlocks = 0
+    /// Requests only the peer blocks, and only BlockBench blocks.
+    public var onlyPeerBlocks = 0
+    public var onlyBlockBenchBlocks = 0
+
+    public init(comparedWith: String) { self.comparedWith = comparedWith }
+
+    public var agreeing: Int { bothBlock + neitherBlocks }
+
+    public var text: String {
+        let share = requests > 0 ? Double(agreeing) / Double(requests) * 100 : 0
+        return String(format: "%.1f", share) + "% agree with \(comparedWith) on block (both \(HumanReadable.count(bothBlock)), "
+            + "only \(comparedWith) \(HumanReadable.count(onlyBlockBenchBlocks)), only this \(HumanReadable.count(onlyPeerBlocks)))"
+    }
+}
+
 public struct LatencySummary: Codable, Hashable, Sendable {
     public var medianNanoseconds: Double
     public var p90Nanoseconds: Double
@@ -61,6 +85,11 @@ public struct EngineResult: Codable, Hashable, Sendable {
     public var runSeconds: [Double] = []
     /// The median of `runSeconds`.
     public var seconds: Double?
+    /// A peer engine (`BenchEngine.conformed` false): measured, not conformed.
+    public var peer: Bool?
+    /// A compile an engine in another process timed itself (`seconds`): the median of the same
+    /// runs timed by the runner around the call, transfer and all.
+    public var endToEndSeconds: Double?
 
     // compile and check
     public var phases: [Figure]?
@@ -90,6 +119,8 @@ public struct EngineResult: Codable, Hashable, Sendable {
     public var sampled: Bool?
     public var answers: AnswerCounts?
     public var oracleAnswers: AnswerCounts?
+    /// A peer's block verdicts beside BlockBench's.
+    public var agreement: VerdictAgreement?
     public var latency: LatencySummary?
     public var requestsPerSecond: Double?
     public var nanosecondsPerURLByte: Double?
@@ -132,6 +163,8 @@ public struct BenchmarkResult: Codable, Hashable, Sendable {
     public var model: BenchmarkDefinition.Model
     public var rules: String
     public var ruleCount: Int
+    /// Several lists, each compiled on its own and asked about every request (`BenchmarkDefinition.apart`).
+    public var apart: Bool?
     public var requests: String?
     public var requestCount: Int?
     public var engines: [EngineResult]
@@ -141,8 +174,8 @@ public struct BenchmarkResult: Codable, Hashable, Sendable {
 
     public var title: String {
         switch model {
-        case .match: "\(rules) × \(requests ?? "?") (match, \(HumanReadable.count(requestCount ?? 0)) requests)"
-        case .compile: "\(rules) (compile, \(HumanReadable.count(ruleCount)) rules)"
+        case .match: "\(rules) × \(requests ?? "?") (match, \(HumanReadable.count(requestCount ?? 0)) requests\(apart == true ? ", each list asked apart" : ""))"
+        case .compile: "\(rules) (compile, \(HumanReadable.count(ruleCount)) rules\(apart == true ? ", each list apart" : ""))"
         case .check: "\(rules) (check, \(HumanReadable.count(ruleCount)) rules)"
         }
     }

@@ -12,6 +12,16 @@
 //           measured runs, every request timed on its own (HdrHistogram); work counters come from
 //           the untimed counting pass, which also serves as the first warm-up run.
 //
+// A peer engine (`BenchEngine.conformed` false) skips the comparison with the oracle: its block
+// verdicts are counted beside BlockBench's in the same benchmark (`VerdictAgreement`), as
+// information. An engine that times its own requests (`SelfTimedMatcher`) answers each run's
+// requests in batches and its times go into the histogram; the runner's clock gives the end-to-end
+// time beside them.
+//
+// Several lists (`BenchmarkDefinition.lists`) are one list, their JSON arrays concatenated, or,
+// `apart`, each compiled by itself and each asked about every request, the answers joined in list
+// order (the oracle's likewise).
+//
 // Runs repeat until `runs` are done or `maxSeconds` of measured time is spent (at least one run).
 // The oracle (ReferenceEvaluator with its prefilter, on both cores) answers each list × request
 // set once per runner; its answers are kept for every engine and sample.
@@ -40,6 +50,9 @@ public final class BenchmarkRunner {
     private var ruleCounts: [String: Int] = [:]
     private var requestSets: [String: RequestSet] = [:]
     private var oracleAnswers: [String: [RequestAnswer]] = [:]
+    /// BlockBench's block verdicts in the benchmark running now, by request index (for a peer's
+    /// agreement).
+    private var blockBenchBlocks: [Int: Bool] = [:]
 
     public init(manifest: CorpusManifest, engines: [any BenchEngine]) {
         self.manifest = manifest
@@ -68,8 +81,37 @@ public final class BenchmarkRunner {
         let path = manifest.path(of: entry)
         var list = BenchList(name: name, json: try CorpusFiles.read(path))
         list.path = path
+        let abp = manifest.corpora.filter { $0.kind == "rules-abp" && $0.safariList == name }
+        if !abp.isEmpty { list.abpTexts = try abp.map { try CorpusFiles.read(manifest.path(of: $0)) } }
         lists[name] = list
         return list
+    }
+
+    /// Several lists as one: their rules in order, their filter texts in order.
+    func joinedList(_ parts: [BenchList]) -> BenchList {
+        let name = parts.map(\.name).joined(separator: "+")
+        if let list = lists[name] { return list }
+        let texts = parts.compactMap(\.abpTexts)
+        let list = BenchList(
+            name: name, json: Self.concatenatedJSON(parts.map(\.json)), abpTexts: texts.count == parts.count ? texts.flatMap { $0 } : nil)
+        lists[name] = list
+        return list
+    }
+
+    /// One JSON array of every element of `arrays`, in order (an empty array adds nothing).
+    static func concatenatedJSON(_ arrays: [[UInt8]]) -> [UInt8] {
+        var joined: [UInt8] = [UInt8(ascii: "[")]
+        for json in arrays {
+            guard let open = json.firstIndex(of: UInt8(ascii: "[")), let close = json.lastIndex(of: UInt8(ascii: "]")), open < close else {
+                continue
+            }
+            let elements = json[(open + 1)..<close]
+            guard elements.contains(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else { continue }
+            if joined.count > 1 { joined.append(UInt8(ascii: ",")) }
+            joined += elements
+        }
+        joined.append(UInt8(ascii: "]"))
+        return joined
     }
 
     func requestSet(_ name: String) throws -> RequestSet {
@@ -92,10 +134,15 @@ public final class BenchmarkRunner {
     // MARK: Running
 
     public func run(_ definition: BenchmarkDefinition) throws -> BenchmarkResult {
-        let list = try list(definition.rules)
+        let parts = try definition.lists.map(list)
+        let list = parts.count == 1 ? parts[0] : joinedList(parts)
+        // What each engine compiles and asks: the one list, or each list apart.
+        let compiled = definition.apart ? parts : [list]
         var result = BenchmarkResult(
             name: definition.name, about: definition.about, model: definition.model, rules: definition.rules,
-            ruleCount: parsedRuleCount(list), requests: definition.requests, engines: [])
+            ruleCount: parts.reduce(0) { $0 + parsedRuleCount($1) }, requests: definition.requests, engines: [])
+        if definition.apart { result.apart = true }
+        blockBenchBlocks = [:]
         var requests: [Request] = []
         if definition.model == .match, let setName = definition.requests {
             requests = try requestSet(setName).requests.map(\.request)
@@ -119,13 +166,16 @@ public final class BenchmarkRunner {
             do {
                 switch definition.model {
                 case .check: result.engines.append(measureCheck(list, definition: definition, engine: name))
-                case .compile: result.engines.append(try measureCompile(list, definition: definition, engine: engine))
+                case .compile: result.engines.append(try measureCompile(list, parts: compiled, definition: definition, engine: engine))
                 case .match:
                     result.engines.append(
-                        try measureMatch(list, requestSet: definition.requests!, requests: requests, definition: definition, engine: engine))
+                        try measureMatch(
+                            list, parts: compiled, requestSet: definition.requests!, requests: requests, definition: definition, engine: engine))
                 }
             } catch {
-                result.engines.append(EngineResult(engine: name, status: .error, message: "\(error)"))
+                var failed = EngineResult(engine: name, status: .error, message: "\(error)")
+                if !engine.conformed { failed.peer = true }
+                result.engines.append(failed)
             }
         }
         result.computeRatios()
@@ -166,7 +216,10 @@ public final class BenchmarkRunner {
         return result
     }
 
-    private func measureCompile(_ list: BenchList, definition: BenchmarkDefinition, engine: any BenchEngine) throws -> EngineResult {
+    /// Compiles `parts` (the list, or each list apart) in every run.
+    private func measureCompile(
+        _ list: BenchList, parts: [BenchList], definition: BenchmarkDefinition, engine: any BenchEngine
+    ) throws -> EngineResult {
         struct Measured {
             var run: CompileRun
             var peak: Int?
@@ -175,17 +228,19 @@ public final class BenchmarkRunner {
         let runs = try repeatRuns(definition) { _ throws -> Measured in
             let canMeasure = PeakMemory.reset()
             let before = PeakMemory.read()
-            let run = try engine.compile(list)
+            let run = CompileRun.joined(try parts.map { ($0.name, try engine.compile($0)) })
             let after = PeakMemory.read()
             guard canMeasure, let before, let after, run.ownSeconds == nil else { return Measured(run: run) }
             return Measured(run: run, peak: after.peak, growth: after.peak - before.current)
         }
         let timed = runs.map { (seconds: $0.value.run.ownSeconds ?? $0.seconds, value: $0.value) }
         var result = EngineResult(engine: engine.name, status: .ok)
+        if !engine.conformed { result.peer = true }
         result.warmupRuns = definition.warmups
         result.runs = runs.count
         result.runSeconds = timed.map(\.seconds)
         result.seconds = median(result.runSeconds)
+        if runs.allSatisfy({ $0.value.run.ownSeconds != nil }) { result.endToEndSeconds = median(runs.map(\.seconds)) }
         let medianRun = timed.sorted { $0.seconds < $1.seconds }[(timed.count - 1) / 2].value
         let sizes = Set(runs.map(\.value.run.bytes))
         if sizes.count > 1 {
@@ -199,10 +254,13 @@ public final class BenchmarkRunner {
         result.bytes = medianRun.run.bytes
         result.sections = medianRun.run.sections
         result.counters = medianRun.run.counters
-        let loads = try (0..<runs.count).compactMap { _ in try engine.loadSeconds(list) }
+        let loads = try (0..<runs.count).compactMap { _ -> Double? in
+            let each = try parts.map { try engine.loadSeconds($0) }
+            return each.contains(nil) ? nil : each.reduce(0) { $0 + $1! }
+        }
         result.loadSeconds = loads.isEmpty ? nil : median(loads)
         result.peakMemoryBytes = medianRun.peak
-        result.memoryGrowthBytes = medianRun.growth
+        result.memoryGrowthBytes = medianRun.growth ?? medianRun.run.ownMemoryGrowthBytes
         if engine.name == "blockbench", let compiler = ownProcessCompiler, let path = list.path {
             progress?("\(list.name): blockbench compile in a process of its own")
             guard let peak = OwnProcessMemory.peakOfCompile(compiler, rules: path) else {
@@ -248,58 +306,100 @@ public final class BenchmarkRunner {
     }
 
     private func measureMatch(
-        _ list: BenchList, requestSet: String, requests: [Request], definition: BenchmarkDefinition, engine: any BenchEngine
+        _ list: BenchList, parts: [BenchList], requestSet: String, requests: [Request], definition: BenchmarkDefinition,
+        engine: any BenchEngine
     ) throws -> EngineResult {
         let indices = Self.sample(count: requests.count, size: definition.sample(for: engine.name))
-        let oracle = try oracleAnswers(list, requestSet: requestSet, requests: requests)
-        let expected = RequestAnswer.counts(indices.map { oracle[$0] })
-
-        let matcher = try engine.matcher(for: list)
-        // The counting pass: answers first, compared with the oracle's; its counters are the work.
-        let countersBefore = matcher.counters
-        var answers: [RequestAnswer] = []
-        answers.reserveCapacity(indices.count)
-        for index in indices { answers.append(RequestAnswer(try matcher.outcome(for: requests[index]))) }
-        let countersAfter = matcher.counters
-        let counts = RequestAnswer.counts(answers)
         var result = EngineResult(engine: engine.name, status: .ok)
         result.requests = indices.count
         result.sampled = indices.count < requests.count
+        if !engine.conformed { result.peer = true }
+
+        // One answerer per list asked, or one that asks every list itself.
+        let matchers: [any BenchMatcher] =
+            parts.count == 1
+            ? [try engine.matcher(for: parts[0])]
+            : try engine.jointMatcher(for: parts).map { [$0] } ?? parts.map { try engine.matcher(for: $0) }
+        let selfTimed = matchers.count == 1 ? matchers[0] as? any SelfTimedMatcher : nil
+        func answer(_ request: Request) throws -> RequestAnswer {
+            if matchers.count == 1 { return RequestAnswer(try matchers[0].outcome(for: request)) }
+            return RequestAnswer(joining: try matchers.map { RequestAnswer(try $0.outcome(for: request)) })
+        }
+
+        // The counting pass: answers first; its counters are the work.
+        // Work of every list asked, added up by name.
+        func counters() -> [Figure] { Figure.added(matchers.map(\.counters)) }
+        let countersBefore = counters()
+        var answers: [RequestAnswer] = []
+        answers.reserveCapacity(indices.count)
+        if let selfTimed {
+            for verdict in try selfTimed.verdicts(indices.map { requests[$0] }) { answers.append(RequestAnswer(blocked: verdict.blocked)) }
+        } else {
+            for index in indices { answers.append(try answer(requests[index])) }
+        }
+        let countersAfter = counters()
+        let counts = RequestAnswer.counts(answers)
         result.answers = counts
-        result.oracleAnswers = expected
-        guard counts == expected else {
-            result.status = .wrong
-            let first = zip(indices, zip(answers, indices.map { oracle[$0] })).first { $0.1.0 != $0.1.1 }
-            result.message = "answers differ from the oracle's (engine: \(counts.text); oracle: \(expected.text))"
-                + (first.map { "; first at request \($0.0)" } ?? "")
-            return result
+        if engine.name == "blockbench" {
+            for (index, answer) in zip(indices, answers) { blockBenchBlocks[index] = answer.blocks }
         }
-        result.counters = zip(countersBefore, countersAfter).map { before, after in
-            Figure(before.name + " per request", (after.value - before.value) / Double(max(1, indices.count)))
+        if engine.conformed {
+            let oracle = try oracleAnswers(parts, requestSet: requestSet, requests: requests)
+            let expected = RequestAnswer.counts(indices.map { oracle[$0] })
+            result.oracleAnswers = expected
+            guard counts == expected else {
+                result.status = .wrong
+                let first = zip(indices, zip(answers, indices.map { oracle[$0] })).first { $0.1.0 != $0.1.1 }
+                result.message = "answers differ from the oracle's (engine: \(counts.text); oracle: \(expected.text))"
+                    + (first.map { "; first at request \($0.0)" } ?? "")
+                return result
+            }
+            do {
+                if parts.count == 1 { result.instructions = try countMatch(parts[0], requestSet: requestSet, engine: engine, oracle: oracle) }
+            } catch {
+                return EngineResult(engine: engine.name, status: error is BenchmarkRunnerError ? .wrong : .error, message: "\(error)")
+            }
+        } else {
+            result.agreement = try agreement(of: answers, at: indices, parts: parts, requestSet: requestSet, requests: requests)
         }
-        do {
-            result.instructions = try countMatch(list, requestSet: requestSet, engine: engine, oracle: oracle)
-        } catch {
-            return EngineResult(engine: engine.name, status: error is BenchmarkRunnerError ? .wrong : .error, message: "\(error)")
+        if selfTimed != nil {
+            result.counters = countersAfter
+        } else {
+            result.counters = zip(countersBefore, countersAfter).map { before, after in
+                Figure(before.name + " per request", (after.value - before.value) / Double(max(1, indices.count)))
+            }
         }
 
         let urlBytes = indices.reduce(0) { $0 + requests[$1].url.string.utf8.count }
         var histogram = LatencyHistogram()
         var sink = 0
         // The counting pass above was the first warm-up.
-        let runs = try repeatRuns(definition, warmups: max(0, definition.warmups - 1)) { measured throws -> Void in
-            for index in indices {
-                let started = monotonicNanoseconds()
-                let outcome = try matcher.outcome(for: requests[index])
-                let elapsed = monotonicNanoseconds() - started
-                sink &+= outcome.actions.count
-                if measured { histogram.record(nanoseconds: elapsed) }
+        let warmups = max(0, definition.warmups - 1)
+        if let selfTimed {
+            let batch = indices.map { requests[$0] }
+            // Each run's seconds: the sum of its requests' times as the engine measured them.
+            let runs = try repeatRuns(definition, warmups: warmups) { measured throws -> Double in
+                let verdicts = try selfTimed.verdicts(batch)
+                if measured { for verdict in verdicts { histogram.record(nanoseconds: verdict.nanoseconds) } }
+                return Double(verdicts.reduce(0) { $0 + $1.nanoseconds }) / 1e9
             }
+            result.runSeconds = runs.map(\.value)
+            result.endToEndSeconds = median(runs.map(\.seconds))
+            result.runs = runs.count
+        } else {
+            let runs = try repeatRuns(definition, warmups: warmups) { measured throws -> Void in
+                for index in indices {
+                    let started = monotonicNanoseconds()
+                    for matcher in matchers { sink &+= try matcher.outcome(for: requests[index]).actions.count }
+                    let elapsed = monotonicNanoseconds() - started
+                    if measured { histogram.record(nanoseconds: elapsed) }
+                }
+            }
+            result.runSeconds = runs.map(\.seconds)
+            result.runs = runs.count
         }
         withExtendedLifetime(sink) {}
         result.warmupRuns = definition.warmups
-        result.runs = runs.count
-        result.runSeconds = runs.map(\.seconds)
         let medianSeconds = median(result.runSeconds)
         result.seconds = medianSeconds
         result.latency = LatencySummary(histogram)
@@ -312,10 +412,45 @@ public final class BenchmarkRunner {
         return result
     }
 
+    /// A peer's block verdicts beside BlockBench's in this benchmark, or the oracle's when
+    /// BlockBench did not answer these requests here.
+    private func agreement(
+        of answers: [RequestAnswer], at indices: [Int], parts: [BenchList], requestSet: String, requests: [Request]
+    ) throws -> VerdictAgreement {
+        let ours: [Bool]
+        var agreement: VerdictAgreement
+        if indices.allSatisfy({ blockBenchBlocks[$0] != nil }) {
+            ours = indices.map { blockBenchBlocks[$0]! }
+            agreement = VerdictAgreement(comparedWith: "blockbench")
+        } else {
+            let oracle = try oracleAnswers(parts, requestSet: requestSet, requests: requests)
+            ours = indices.map { oracle[$0].blocks }
+            agreement = VerdictAgreement(comparedWith: "oracle")
+        }
+        for (peer, ours) in zip(answers.map(\.blocks), ours) {
+            agreement.requests += 1
+            switch (peer, ours) {
+            case (true, true): agreement.bothBlock += 1
+            case (false, false): agreement.neitherBlocks += 1
+            case (true, false): agreement.onlyPeerBlocks += 1
+            case (false, true): agreement.onlyBlockBenchBlocks += 1
+            }
+        }
+        return agreement
+    }
+
     /// `size` evenly spaced indices of `0..<count` (all of them without a size).
     static func sample(count: Int, size: Int?) -> [Int] {
         guard let size, size < count else { return Array(0..<count) }
         return (0..<size).map { $0 * count / size }
+    }
+
+    /// The oracle's answer to every request of the set for `parts` asked apart (one list: its
+    /// answers), computed once per list.
+    private func oracleAnswers(_ parts: [BenchList], requestSet: String, requests: [Request]) throws -> [RequestAnswer] {
+        if parts.count == 1 { return try oracleAnswers(parts[0], requestSet: requestSet, requests: requests) }
+        let each = try parts.map { try oracleAnswers($0, requestSet: requestSet, requests: requests) }
+        return requests.indices.map { index in RequestAnswer(joining: each.map { $0[index] }) }
     }
 
     /// The oracle's answer to every request of the set, computed once.
@@ -367,9 +502,26 @@ public enum BenchmarkRunnerError: Error, CustomStringConvertible {
 struct RequestAnswer: Hashable, Sendable {
     var actions: Int
     var digest: UInt64
+    /// Whether the request is blocked (a `block` among its actions).
+    var blocks: Bool
+
+    /// A peer's verdict: a `block` action or none.
+    init(blocked: Bool) {
+        self.init(MatchOutcome(actions: blocked ? [.block] : [], matchingRules: [], appliesGlobalStyleSheet: true))
+    }
+
+    /// Several lists' answers to one request, in list order: blocked when any list blocks.
+    init(joining answers: [RequestAnswer]) {
+        actions = answers.reduce(0) { $0 + $1.actions }
+        blocks = answers.contains(where: \.blocks)
+        var hash = FNV1a()
+        for answer in answers { withUnsafeBytes(of: answer.digest.littleEndian) { hash.add($0) } }
+        digest = hash.value
+    }
 
     init(_ outcome: MatchOutcome) {
         actions = outcome.actions.count
+        blocks = outcome.actions.contains { if case .block = $0 { true } else { false } }
         var hash = FNV1a()
         for action in outcome.actions {
             // Each action's type and text (String(describing:) reflects, slowly, on the millions

@@ -17,6 +17,7 @@ struct HTMLReport {
 
     static let palette: [String: String] = [
         "blockbench": "#1f6feb", "pcre2-jit": "#e8590c", "pcre2": "#8250df", "webkit": "#1a7f37",
+        "adblock-rust": "#bf8700",
     ]
     static func color(_ engine: String) -> String { palette[engine] ?? "#6e7781" }
 
@@ -31,7 +32,9 @@ struct HTMLReport {
                 + "<code>swift run -c release \(escape(meta.command))</code></p>")
         body.append(
             "<p>Times are medians of measured runs after warm-up. Ratios compare each engine with the best engine of the same "
-                + "benchmark in this run. Every engine's answers are checked against the PCRE2 oracle before its time counts.</p>")
+                + "benchmark in this run. Every engine's answers are checked against the PCRE2 oracle before its time counts, "
+                + "except a peer's (marked <em>peer</em>: other semantics, measured, not conformed; its block verdicts are "
+                + "compared with BlockBench's in its table).</p>")
         body.append("<h2>Engine ratios</h2><p>Time (compile, check: seconds; match: median latency per request) over the best engine, log scale.</p>")
         body.append(ratioChart())
         let matches = report.benchmarks.filter { $0.model == .match }
@@ -69,10 +72,16 @@ struct HTMLReport {
         let engines = Array(Set(report.benchmarks.flatMap { $0.engines.map(\.engine) })).sorted { a, b in
             (Self.order(a), a) < (Self.order(b), b)
         }
-        return "<p class=legend>" + engines.map { "<span><i style=\"background:\(Self.color($0))\"></i>\(escape($0))</span>" }.joined() + "</p>"
+        let peers = Set(report.benchmarks.flatMap { $0.engines.filter { $0.peer == true }.map(\.engine) })
+        return "<p class=legend>" + engines.map { engine in
+            let label = peers.contains(engine) ? engine + " (peer: measured, not conformed)" : engine
+            return "<span><i style=\"background:\(Self.color(engine))\"></i>\(escape(label))</span>"
+        }.joined() + "</p>"
     }
 
-    static func order(_ engine: String) -> Int { ["blockbench", "webkit", "pcre2-jit", "pcre2"].firstIndex(of: engine) ?? 9 }
+    static func order(_ engine: String) -> Int {
+        ["blockbench", "webkit", "pcre2-jit", "pcre2", "adblock-rust"].firstIndex(of: engine) ?? 9
+    }
 
     // MARK: Ratios
 
@@ -95,7 +104,7 @@ struct HTMLReport {
             parts.append("<text x=0 y=\(f(y + 11)) font-weight=600>\(escape(result.name))</text>")
             y += rowHeight
             for engine in result.engines {
-                parts.append("<text x=16 y=\(f(y + 11))>\(escape(engine.engine))</text>")
+                parts.append("<text x=16 y=\(f(y + 11))>\(escape(engine.engine + (engine.peer == true ? " (peer)" : "")))</text>")
                 if let ratio = engine.timeRatio {
                     let length = max(2, plot * log10(max(1, ratio)) / Double(decades))
                     parts.append(
@@ -125,7 +134,7 @@ struct HTMLReport {
         let bottom = 30.0
         let top = 24.0
         let right = 22.0
-        let series = result.engines.compactMap { engine in engine.latency.map { (engine.engine, $0.distribution) } }
+        let series = result.engines.compactMap { engine in engine.latency.map { (engine.engine, $0.distribution, engine.peer == true) } }
         let values = series.flatMap { $0.1.map(\.nanoseconds) }.filter { $0 > 0 }
         guard let low = values.min(), let high = values.max() else { return "" }
         let lowDecade = floor(log10(low))
@@ -149,10 +158,10 @@ struct HTMLReport {
         }
         parts.append("<text x=\(f((left + width) / 2)) y=\(f(height - 3)) text-anchor=middle>percentile</text>")
         parts.append("<line class=axis x1=\(f(left)) y1=\(f(height - bottom)) x2=\(f(width - right)) y2=\(f(height - bottom)) />")
-        for (engine, points) in series {
+        for (engine, points, peer) in series {
             let visible = points.filter { $0.percentile < 100 }
             let path = visible.map { "\(f(x($0.percentile))),\(f(y($0.nanoseconds)))" }.joined(separator: " ")
-            parts.append("<polyline fill=none stroke=\"\(Self.color(engine))\" stroke-width=2 points=\"\(path)\" />")
+            parts.append("<polyline fill=none stroke=\"\(Self.color(engine))\" stroke-width=2\(peer ? " stroke-dasharray=\"5 3\"" : "") points=\"\(path)\" />")
             if let last = points.last {
                 parts.append("<circle cx=\(f(width - right - 2)) cy=\(f(y(last.nanoseconds))) r=3 fill=\"\(Self.color(engine))\"><title>\(escape(engine)) max \(HumanReadable.duration(nanoseconds: last.nanoseconds))</title></circle>")
             }

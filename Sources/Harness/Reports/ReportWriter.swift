@@ -26,6 +26,8 @@ public struct ReportMeta: Codable, Hashable, Sendable {
     public var toolchain: String
     public var pcre2: String
     public var webkit: String
+    /// The PyPI `adblock` package the adblock-rust peer ran with (nil: not recorded).
+    public var adblockRust: String?
 
     /// The machine, versions and revision now, and the command line of this run.
     public static func ofThisRun() -> ReportMeta {
@@ -52,7 +54,8 @@ public struct ReportMeta: Codable, Hashable, Sendable {
             cores: ProcessInfo.processInfo.activeProcessorCount,
             memoryGiB: (Double(ProcessInfo.processInfo.physicalMemory) / 1_073_741_824 * 10).rounded() / 10,
             os: os + (kernel.isEmpty ? "" : ", Linux \(kernel)"), toolchain: toolchain, pcre2: pcre2,
-            webkit: webkit.isEmpty ? "not installed" : webkit)
+            webkit: webkit.isEmpty ? "not installed" : webkit,
+            adblockRust: AdblockRustEngine.probe(python: "python3", script: "Benchmarks/AdblockRust/adblock_peer.py").version ?? "not installed")
     }
 
     /// `2026-11-23-1a2b3c4d5e`: the report's folder name.
@@ -168,12 +171,15 @@ public struct ReportWriter {
             "| toolchain | \(meta.toolchain) |",
             "| PCRE2 | \(meta.pcre2) |",
             "| WebKitGTK | \(meta.webkit) |",
+            "| adblock-rust (PyPI adblock) | \(meta.adblockRust ?? "not recorded") |",
             "",
             "Regenerate (release build, from the repository's root): `swift run -c release \(meta.command)`",
             "",
             "Times are medians of the measured runs, after warm-up runs; a ratio compares an engine with the best engine",
             "of the same benchmark in this run. An engine's answers are compared with the PCRE2 oracle's before its time",
             "counts (`✓`); a sampled engine answers an evenly spaced sample of the requests and is checked on the same sample.",
+            "A peer engine, marked `(peer)`, has other semantics (adblock-rust reads the lists' Adblock Plus text): it is",
+            "measured, not conformed, and its table gives how often its block verdicts agree with BlockBench's instead.",
             "Work per request (interpreter steps, url-filters tried) does not depend on the machine.",
             "The page with charts: [index.html](index.html); every figure: [results.json](results.json), [results.csv](results.csv).",
             "",

@@ -1,7 +1,9 @@
 // ResultTables.swift — Harness
 //
 // One table per benchmark, as aligned text (the terminal) or Markdown (the report's README). Times
-// carry their ratio to the best engine of the same run: `1.9 ms (1.00x)`, `212 ms (111x)`.
+// carry their ratio to the best engine of the same run: `1.9 ms (1.00x)`, `212 ms (111x)`. A peer
+// engine is named with "(peer)": measured, not conformed; its answers column gives how often its
+// block verdicts agree with BlockBench's instead of the oracle check.
 
 public struct ResultTable: Sendable {
     public var title: String
@@ -23,10 +25,12 @@ public struct ResultTable: Sendable {
             header = ["engine", "requests", "answers = oracle", "median", "p99", "max", "requests/s", "ns/URL byte", "floor", "work/request"]
         }
         for engine in result.engines {
+            let name = engine.peer == true ? engine.engine + " (peer)" : engine.engine
             guard engine.status == .ok else {
                 let label = engine.status == .wrong ? "WRONG" : engine.status == .error ? "ERROR" : "not run"
-                rows.append([engine.engine, label] + Array(repeating: "", count: header.count - 2))
-                notes.append("\(engine.engine): \(label.lowercased()): \(engine.message ?? "")")
+                rows.append([name, label] + Array(repeating: "", count: header.count - 2))
+                let message = engine.message ?? ""
+                notes.append(message.hasPrefix("not run:") ? "\(name): \(message)" : "\(name): \(label.lowercased()): \(message)")
                 continue
             }
             let ratio = engine.timeRatio.map { " (\(HumanReadable.ratio($0)))" } ?? ""
@@ -34,14 +38,14 @@ public struct ResultTable: Sendable {
             switch result.model {
             case .check:
                 rows.append([
-                    engine.engine, HumanReadable.duration(seconds: engine.seconds ?? 0) + ratio, runs, engine.verdict ?? "",
+                    name, HumanReadable.duration(seconds: engine.seconds ?? 0) + ratio, runs, engine.verdict ?? "",
                     HumanReadable.count(Int(engine.counter("rules") ?? 0)),
                 ])
             case .compile:
                 let bytes = engine.bytes.map { HumanReadable.bytes($0) + (engine.bytesRatio.map { " (\(HumanReadable.ratio($0)))" } ?? "") } ?? ""
                 let memory = (engine.peakMemoryBytes.map { peak in
                     HumanReadable.bytes(peak) + (engine.memoryGrowthBytes.map { " (+\(HumanReadable.bytes(max(0, $0))))" } ?? "")
-                } ?? "n/a") + (engine.ownProcessPeakMemoryBytes.map { "; alone \(HumanReadable.bytes($0))" } ?? "")
+                } ?? engine.memoryGrowthBytes.map { "+\(HumanReadable.bytes(max(0, $0))) in its process" } ?? "n/a") + (engine.ownProcessPeakMemoryBytes.map { "; alone \(HumanReadable.bytes($0))" } ?? "")
                 let dfas = ["url", "top-url", "frame-url"].compactMap { kind -> String? in
                     guard let count = engine.counter("\(kind) DFAs"), let states = engine.counter("\(kind) states"), count > 0 else { return nil }
                     return "\(kind) \(Int(count))/\(HumanReadable.count(Int(states)))"
@@ -52,16 +56,19 @@ public struct ResultTable: Sendable {
                 let phases = (engine.phases ?? []).filter { $0.value >= 0.0005 }
                     .map { "\($0.name) \(HumanReadable.duration(seconds: $0.value))" }.joined(separator: ", ")
                     + (engine.loadSeconds.map { "; load \(HumanReadable.duration(seconds: $0))" } ?? "")
-                rows.append([engine.engine, HumanReadable.duration(seconds: engine.seconds ?? 0) + ratio, runs, bytes, memory, automata, phases])
+                    + (engine.endToEndSeconds.map { "; end to end \(HumanReadable.duration(seconds: $0))" } ?? "")
+                rows.append([name, HumanReadable.duration(seconds: engine.seconds ?? 0) + ratio, runs, bytes, memory, automata, phases])
             case .match:
                 let requests = HumanReadable.count(engine.requests ?? 0)
                     + ((engine.sampled ?? false) ? " (sample)" : "")
-                let answers = engine.answers.map { $0.text + ($0 == engine.oracleAnswers ? " ✓" : " ✗") } ?? ""
+                let answers = engine.peer == true
+                    ? "not conformed; " + (engine.agreement?.text ?? "")
+                    : engine.answers.map { $0.text + ($0 == engine.oracleAnswers ? " ✓" : " ✗") } ?? ""
                 let latency = engine.latency
                 let work = engine.counters.map { "\(Self.compact($0.value)) \($0.name.replacingOccurrences(of: " per request", with: ""))" }
                     .joined(separator: ", ")
                 rows.append([
-                    engine.engine, requests, answers,
+                    name, requests, answers,
                     latency.map { HumanReadable.duration(nanoseconds: $0.medianNanoseconds) + ratio } ?? "",
                     latency.map { HumanReadable.duration(nanoseconds: $0.p99Nanoseconds) } ?? "",
                     latency.map { HumanReadable.duration(nanoseconds: $0.maxNanoseconds) } ?? "",
@@ -73,6 +80,11 @@ public struct ResultTable: Sendable {
                     work,
                 ])
             }
+        }
+        if result.model == .match, let peer = result.engines.first(where: { $0.peer == true && $0.status == .ok }) {
+            notes.append(
+                "\(peer.engine) (peer): measured, not conformed (Adblock Plus semantics); its times are measured inside its own process, "
+                    + "per request" + (peer.endToEndSeconds.map { ", a run end to end \(HumanReadable.duration(seconds: $0)) with the pipe" } ?? ""))
         }
     }
 
