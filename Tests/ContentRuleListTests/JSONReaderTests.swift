@@ -1,5 +1,6 @@
 // Covers Sources/ContentRuleList/JSON (JSONReader, JSONValue): WebKit's reading of JSON, as
-// measured with Benchmarks/WebKit/probe.py.
+// measured with WebKit (Corpora/conformance/webkit-probe-json-text.json, checked by
+// `blockbench conform --against webkit`).
 import Testing
 @testable import ContentRuleList
 

@@ -8,7 +8,8 @@ import TestSupport
 
 /// Verdicts of WebKitGTK 2.50.6's compiler for one-rule lists `{"url-filter": pattern}`, produced
 /// with Benchmarks/WebKit/webkit-compile (nil: the list compiles; otherwise the status WebKit
-/// logged). Regenerate with Benchmarks/WebKit/probe.py.
+/// logged). The same verdicts are vectors in Corpora/conformance/webkit-probe-url-filters.json,
+/// which `blockbench conform --against webkit` checks against WebKit.
 let webKitPatternVerdicts: [(pattern: String, status: URLFilterParseStatus?)] = [
         (#"^^a"#, nil),
         (#"a^"#, .misplacedStartOfLine),
