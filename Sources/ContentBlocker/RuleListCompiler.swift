@@ -274,9 +274,8 @@ private struct Builder {
                     case .ignorePreviousRules: .ignorePreviousRules
                     case .ignoreFollowingRules: .ignoreFollowingRules
                     case .makeHTTPS: .makeHTTPS
-                    case .cssDisplayNone where slot < firstIgnore && filter.matchesEverything && trigger.resourceTypes.isEmpty
-                        && trigger.loadTypes.isEmpty && trigger.loadContexts.isEmpty && trigger.requestMethod == nil
-                        && trigger.condition == nil:
+                    case .cssDisplayNone
+                    where slot < firstIgnore && filter.matchesEverything && trigger.flags == .none && trigger.condition == nil:
                         .globalStyleSheet
                     default: .listed
                     }

@@ -68,6 +68,9 @@ public struct Trigger: Hashable, Sendable {
         public var loadTypes: LoadTypes
         public var loadContexts: LoadContexts
         public var requestMethod: RequestMethod?
+
+        /// No flag: every request passes.
+        public static let none = Flags(resourceTypes: [], loadTypes: [], loadContexts: [], requestMethod: nil)
     }
 
     public var flags: Flags {

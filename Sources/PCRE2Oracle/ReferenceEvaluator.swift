@@ -242,15 +242,11 @@ public final class ReferenceRuleList: Sendable {
             case _ where trigger.condition != nil:
                 listings[slot] = Listing(key: ListingKey(segment: segment, isStyleBatch: false, firstRule: slot), action: rule.action)
             case .cssDisplayNone(let selector):
-                let global = beforeFirstIgnore && matchesEverything[slot] && trigger.resourceTypes.isEmpty
-                    && trigger.loadTypes.isEmpty && trigger.loadContexts.isEmpty && trigger.requestMethod == nil
-                if global { break }
+                if beforeFirstIgnore && matchesEverything[slot] && trigger.flags == .none { break }  // the global style sheet
                 styleBatches[trigger, default: (slot, [], [])].selectors.append(selector)
                 styleBatches[trigger]!.members.append(slot)
             default:
-                let key = SharedKey(
-                    action: rule.action, resourceTypes: trigger.resourceTypes, loadTypes: trigger.loadTypes,
-                    loadContexts: trigger.loadContexts, requestMethod: trigger.requestMethod)
+                let key = SharedKey(action: rule.action, flags: trigger.flags)
                 let first = firstOfShared[key] ?? slot
                 firstOfShared[key] = first
                 listings[slot] = Listing(key: ListingKey(segment: segment, isStyleBatch: false, firstRule: first), action: rule.action)
@@ -264,10 +260,7 @@ public final class ReferenceRuleList: Sendable {
     /// and the flags (not the url-filter, nor any case-sensitivity switch).
     struct SharedKey: Hashable {
         var action: Action
-        var resourceTypes: ResourceTypes
-        var loadTypes: LoadTypes
-        var loadContexts: LoadContexts
-        var requestMethod: RequestMethod?
+        var flags: Trigger.Flags
     }
 }
 

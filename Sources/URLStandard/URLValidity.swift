@@ -15,11 +15,12 @@
 public enum URLValidity {
     /// Whether `text` parses as an absolute URL.
     public static func isValid(_ text: String) -> Bool {
-        var input = Array(text.utf8)
         // Leading and trailing C0 controls and spaces go, then every tab and newline.
-        while let first = input.first, first <= 0x20 { input.removeFirst() }
-        while let last = input.last, last <= 0x20 { input.removeLast() }
-        input.removeAll { $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        let bytes = Array(text.utf8)
+        guard let first = bytes.firstIndex(where: { $0 > 0x20 }), let last = bytes.lastIndex(where: { $0 > 0x20 }) else {
+            return false
+        }
+        let input = bytes[first...last].filter { $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
 
         guard let colon = schemeEnd(input) else { return false }
         let scheme = String(decoding: input[..<colon].map(lowercased), as: UTF8.self)
@@ -104,7 +105,7 @@ public enum URLValidity {
         return Host.parses(Array(host), isOpaque: !special)
     }
 
-    /// The value of a run of decimal digits, nil when empty; saturates above 2^32.
+    /// The value of a run of decimal digits, nil when empty; saturates at 2^33 (above any port).
     static func decimalValue(_ digits: ArraySlice<UInt8>) -> UInt64? {
         guard !digits.isEmpty else { return nil }
         var value: UInt64 = 0

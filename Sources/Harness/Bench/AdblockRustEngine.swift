@@ -36,10 +36,7 @@ public final class AdblockRustEngine: BenchEngine {
 
     private let python: String
     private let script: String
-    private var process: Process?
-    private var input: FileHandle?
-    private var output: FileHandle?
-    private var buffered: [UInt8] = []
+    private let child: LineChild
     /// The lists built in the child, by name.
     private var built: Set<String> = []
     /// The clock's own share of each request time, as the child measured it (nanoseconds).
@@ -49,16 +46,12 @@ public final class AdblockRustEngine: BenchEngine {
     public init(folder: String = "Benchmarks/AdblockRust", python: String = "python3") {
         self.python = python
         script = folder + "/adblock_peer.py"
+        child = LineChild(name: "adblock_peer.py", executable: "/usr/bin/env", arguments: [python, script])
         let probe = Self.probe(python: python, script: script)
         version = probe.version ?? "not installed"
         unavailable = probe.unavailable
         about = "adblock-rust (PyPI adblock \(version)) over the lists' Adblock Plus text, through \(script) in a separate process; "
             + "a peer: measured, not conformed"
-    }
-
-    deinit {
-        try? input?.close()
-        process?.waitUntilExit()
     }
 
     /// Runs `script --version`: the package's version, or why the engine cannot run.
@@ -178,19 +171,13 @@ public final class AdblockRustEngine: BenchEngine {
     /// Sends one command and returns its answer; an answer with `ok` false is an error.
     func ask(_ command: [String: Any]) throws -> [String: Any] {
         if let unavailable { throw BenchEngineError.externalEngine(unavailable) }
-        try start()
-        var line = try JSONSerialization.data(withJSONObject: command)
-        line.append(UInt8(ascii: "\n"))
-        do {
-            try input!.write(contentsOf: line)
-        } catch {
-            stop()
-            throw BenchEngineError.externalEngine("adblock_peer.py stopped taking input: \(error)")
+        if try child.start() {
+            // A new child has built nothing; it tells its clock's cost first.
+            built = []
+            let hello = try ask(["op": "hello"])
+            timerNanoseconds = (hello["timerNanoseconds"] as? NSNumber)?.doubleValue
         }
-        guard let text = readLine() else {
-            stop()
-            throw BenchEngineError.externalEngine("adblock_peer.py ended without an answer (it may have crashed)")
-        }
+        let text = try child.exchange(Array(try JSONSerialization.data(withJSONObject: command)))
         guard let answer = (try? JSONSerialization.jsonObject(with: Data(text))) as? [String: Any] else {
             throw BenchEngineError.externalEngine("adblock_peer.py answered something unreadable: \(String(decoding: text.prefix(200), as: UTF8.self))")
         }
@@ -198,50 +185,5 @@ public final class AdblockRustEngine: BenchEngine {
             throw BenchEngineError.externalEngine("adblock_peer.py: \(answer["error"] as? String ?? "failed")")
         }
         return answer
-    }
-
-    private func start() throws {
-        if process?.isRunning == true { return }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [python, script]
-        let stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            throw BenchEngineError.externalEngine("cannot start \(python) \(script): \(error)")
-        }
-        self.process = process
-        input = stdin.fileHandleForWriting
-        output = stdout.fileHandleForReading
-        buffered = []
-        built = []
-        let hello = try ask(["op": "hello"])
-        timerNanoseconds = (hello["timerNanoseconds"] as? NSNumber)?.doubleValue
-    }
-
-    private func stop() {
-        try? input?.close()
-        process?.terminate()
-        process?.waitUntilExit()
-        process = nil
-        built = []
-    }
-
-    /// The next line of the child's output, without its newline; nil at its end.
-    private func readLine() -> [UInt8]? {
-        while true {
-            if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = Array(buffered[..<newline])
-                buffered.removeSubrange(...newline)
-                return line
-            }
-            guard let chunk = output?.availableData, !chunk.isEmpty else { return nil }
-            buffered += chunk
-        }
     }
 }

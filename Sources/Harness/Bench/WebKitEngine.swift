@@ -48,14 +48,12 @@ public final class WebKitEngine: BenchEngine {
     /// The libwebkit2gtk package and version, or "not installed".
     public let version: String
     private let tool: String
-    private var process: Process?
-    private var input: FileHandle?
-    private var output: FileHandle?
-    private var buffered: [UInt8] = []
+    private let child: LineChild
 
     /// `folder` holds webkit-compile, its source and build.sh.
     public init(folder: String = "Benchmarks/WebKit") {
         tool = folder + "/webkit-compile"
+        child = LineChild(name: "webkit-compile", executable: tool, arguments: ["--batch"])
         version = Shell.output("dpkg-query", ["-W", "-f", "${Package} ${Version}", "libwebkit2gtk-4.1-0"]).flatMap { $0.isEmpty ? nil : $0 }
             ?? "not installed"
         about = "WebKit's own compiler (WebKitGTK, \(version)) through \(folder)/webkit-compile, in a separate process"
@@ -71,11 +69,6 @@ public final class WebKitEngine: BenchEngine {
             }
         }
         unavailable = nil
-    }
-
-    deinit {
-        try? input?.close()
-        process?.waitUntilExit()
     }
 
     public func compile(_ list: BenchList) throws -> CompileRun {
@@ -106,65 +99,11 @@ public final class WebKitEngine: BenchEngine {
     /// WebKit's verdict on one list (any bytes: they go base64-encoded).
     public func verdict(json: [UInt8]) throws -> WebKitVerdict {
         if let unavailable { throw BenchEngineError.externalEngine(unavailable) }
-        try start()
-        let line = "{\"id\":1,\"rulesBase64\":\"\(Data(json).base64EncodedString())\"}\n"
-        do {
-            try input!.write(contentsOf: Data(line.utf8))
-        } catch {
-            stop()
-            throw BenchEngineError.externalEngine("webkit-compile stopped taking input: \(error)")
-        }
-        guard let answer = readLine() else {
-            stop()
-            throw BenchEngineError.externalEngine("webkit-compile ended without an answer (it may have crashed)")
-        }
+        let answer = try child.exchange(Array("{\"id\":1,\"rulesBase64\":\"\(Data(json).base64EncodedString())\"}".utf8))
         do {
             return try JSONDecoder().decode(WebKitVerdict.self, from: Data(answer))
         } catch {
             throw BenchEngineError.externalEngine("webkit-compile answered something unreadable: \(String(decoding: answer.prefix(200), as: UTF8.self))")
-        }
-    }
-
-    private func start() throws {
-        if process?.isRunning == true { return }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = ["--batch"]
-        let stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            throw BenchEngineError.externalEngine("cannot start \(tool): \(error)")
-        }
-        self.process = process
-        input = stdin.fileHandleForWriting
-        output = stdout.fileHandleForReading
-        buffered = []
-    }
-
-    private func stop() {
-        try? input?.close()
-        process?.terminate()
-        process?.waitUntilExit()
-        process = nil
-    }
-
-    /// The next line of the tool's output, without its newline; nil at its end.
-    private func readLine() -> [UInt8]? {
-        while true {
-            if let newline = buffered.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = Array(buffered[..<newline])
-                buffered.removeSubrange(...newline)
-                return line
-            }
-            // `availableData` returns what the pipe holds (waiting for some); `read(upToCount:)`
-            // would wait for the whole count.
-            guard let chunk = output?.availableData, !chunk.isEmpty else { return nil }
-            buffered += chunk
         }
     }
 }
