@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds Benchmarks/WebKit/webkit-compile against WebKitGTK (webkit2gtk-4.1).
+# Builds Benchmarks/WebKit/webkit-compile and Benchmarks/WebKit/webkit-view
+# against WebKitGTK (webkit2gtk-4.1).
 # Exit status 3 when the WebKitGTK development files are not installed.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -13,8 +14,10 @@ if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists "$pc"; then
 fi
 
 cc="${CC:-cc}"
-# shellcheck disable=SC2046
-"$cc" -std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter \
-    -o "$here/webkit-compile" "$here/webkit-compile.c" \
-    $(pkg-config --cflags --libs "$pc")
-echo "built $here/webkit-compile (WebKitGTK $(pkg-config --modversion "$pc"))"
+for tool in webkit-compile webkit-view; do
+    # shellcheck disable=SC2046
+    "$cc" -std=gnu11 -O2 -Wall -Wextra -Wno-unused-parameter \
+        -o "$here/$tool" "$here/$tool.c" \
+        $(pkg-config --cflags --libs "$pc")
+    echo "built $here/$tool (WebKitGTK $(pkg-config --modversion "$pc"))"
+done

@@ -71,8 +71,18 @@ struct ConformCommand: ParsableCommand {
     @Option(help: "With --generated: the generator's seed.")
     var seed: UInt64 = 1
 
+    @Option(help: "With --against webkit-view: page loads spread over the set holding at least this many of its requests (after --shard); 0 = all.")
+    var sample = 0
+
+    @Option(help: "With --against webkit-view: the folder for the generated pages and the web views' logs (default: a new temporary folder).")
+    var scratch: String?
+
+    @Flag(help: "With --against webkit-view --generated: print each difference, reduced, without writing it as a vector to Corpora/regressions.")
+    var noWrite = false
+
     enum Reference: String, ExpressibleByArgument {
         case oracle, webkit
+        case webkitView = "webkit-view"
     }
 
     func run() throws {
@@ -92,18 +102,18 @@ struct ConformCommand: ParsableCommand {
             try runAgainstWebKit()
             return
         }
+        if against == .webkitView {
+            try runAgainstWebView()
+            return
+        }
         if let vectors {
             let outcome = VectorRunner.run(try VectorFile.load(vectors))
             for line in outcome.lines { print(line) }
             if outcome.failed > 0 { throw ExitCode(2) }
             return
         }
-        let parts = shard.split(separator: "/").compactMap { Int($0) }
-        guard parts.count == 2, parts[1] >= 1, (1...parts[1]).contains(parts[0]) else {
-            throw ValidationError("--shard takes i/n with 1 <= i <= n, not \(shard)")
-        }
         var run = ConformanceRun()
-        run.shard = Shard(index: parts[0], count: parts[1])
+        run.shard = try parsedShard()
         run.reproductions = reproductions
         run.workers = workers
         run.usesPrefilter = !noPrefilter
@@ -115,6 +125,111 @@ struct ConformCommand: ParsableCommand {
 }
 
 extension ConformCommand {
+    func parsedShard() throws -> Shard {
+        let parts = shard.split(separator: "/").compactMap { Int($0) }
+        guard parts.count == 2, parts[1] >= 1, (1...parts[1]).contains(parts[0]) else {
+            throw ValidationError("--shard takes i/n with 1 <= i <= n, not \(shard)")
+        }
+        return Shard(index: parts[0], count: parts[1])
+    }
+
+    /// `--against webkit-view`: every list (or `--rules`) against the pages of the adblock-rust
+    /// request set (or `--requests`) in a real WebKitGTK web view.
+    func runAgainstWebView() throws {
+        let runner = WebViewRunner()
+        if let unavailable = runner.unavailable() {
+            print("conform --against webkit-view: skipped: \(unavailable)")
+            return
+        }
+        let manifest = try CorpusManifest.load(root: corpora)
+        let lists = try CorpusConformance.select(rules, kinds: ["rules"], manifest: manifest)
+        let sets = try CorpusConformance.select(requests.isEmpty ? ["adblock-rust-requests"] : requests, kinds: RequestSets.kinds, manifest: manifest)
+        let shard = try parsedShard()
+        let folder = scratch ?? NSTemporaryDirectory() + "blockbench-view-\(ProcessInfo.processInfo.processIdentifier)"
+        var conformance = WebViewConformance(runner: runner, scratch: folder)
+        conformance.progress = { Progress.line($0) }
+        var differences = 0
+        // Web-view vectors: the file named, or (with the corpora) every shipped one.
+        let vectorPaths = vectors.map { [$0] } ?? (generated > 0 ? [] : manifest.entries(ofKind: "vectors").map(manifest.path(of:)))
+        var vectorCount = 0
+        for path in vectorPaths {
+            for vector in try VectorFile.load(path).webViewVectors {
+                vectorCount += 1
+                let (_, problems) = try conformance.check(vector)
+                Progress.clear()
+                if problems.isEmpty == (vector.knownFailure == nil) {
+                    print("\(problems.isEmpty ? "pass" : "KNOWN FAILURE") web-view vector \(vector.test)")
+                } else {
+                    differences += max(1, problems.count)
+                    print("FAIL web-view vector \(vector.test)" + (problems.isEmpty ? ": marked as a known failure, now passes: remove the mark" : ""))
+                    for problem in problems { print("  \(problem)") }
+                }
+            }
+        }
+        if vectors != nil {
+            print("web-view vectors: \(vectorCount), \(differences) problems")
+            if differences > 0 { throw ExitCode(2) }
+            return
+        }
+        if generated > 0 {
+            // Generated worlds: a small list and its pages per case.
+            let generator = ViewWorldGenerator()
+            for number in 1...generated {
+                let caseSeed = FuzzRandom.caseSeed(seed, stream: 7, index: UInt64(number))
+                let world = generator.world(seed: caseSeed)
+                var plan = ViewPlan.make(world.requests)
+                for index in plan.loads.indices { plan.loads[index].targetSelectors = world.selectors }
+                let result = try conformance.run(plan: plan, lists: [(name: "case \(number) (seed \(caseSeed))", json: Array(world.rules.utf8))])[0]
+                Progress.clear()
+                print(result.text)
+                if let first = result.differences.first {
+                    for difference in result.differences.prefix(reproductions * 4) {
+                        print("  DIFFERENT page \(difference.page) \(difference.pageURL) row \(difference.row): \(difference.what) \(difference.url): ours \(difference.ours); WebKit \(difference.webKit)")
+                    }
+                    let writer = RegressionWriter(
+                        folder: noWrite ? NSTemporaryDirectory() + "blockbench-view-vectors" : corpora + "/regressions",
+                        manifest: noWrite ? nil : corpora + "/manifest.json")
+                    let reduced = try ViewFindingWriter(conformance: conformance, writer: writer).reduceAndWrite(
+                        rules: world.rules, plan: plan, difference: first,
+                        origin: "generated by blockbench conform --against webkit-view --generated \(number) --seed \(seed) (case \(number)), reduced")
+                    Progress.clear()
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                    print("  reduced: " + String(decoding: try encoder.encode(reduced.vector), as: UTF8.self))
+                    if let path = reduced.path { print("  written: \(path)") }
+                }
+                differences += result.differences.count
+            }
+            if scratch == nil { try? FileManager.default.removeItem(atPath: folder) }
+            if differences > 0 { throw ExitCode(2) }
+            return
+        }
+        for set in sets {
+            let requestSet = try RequestSets.load(path: set.path, kind: set.kind, name: set.name)
+            var plan = ViewPlan.make(requestSet.requests).shard(shard.index, of: shard.count)
+            if sample > 0 { plan = plan.sample(requests: sample) }
+            let leftOut = plan.leftOut.sorted { $0.key < $1.key }.map { "\($0.value.grouped) \($0.key)" }.joined(separator: ", ")
+            print("\(set.name)\(shard == .whole ? "" : " (shard \(shard))"): \(plan.loads.count.grouped) page loads of \(plan.loads.map(\.subresources.count).reduce(0, +).grouped) requests\(leftOut.isEmpty ? "" : "; rows no element makes: " + leftOut)")
+            let named = try lists.map { (name: $0.name, json: try CorpusFiles.read($0.path)) }
+            for result in try conformance.run(plan: plan, lists: named) {
+                Progress.clear()
+                if json {
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                    print(String(decoding: try encoder.encode(result), as: UTF8.self))
+                } else {
+                    print(result.text)
+                    for difference in result.differences.prefix(reproductions * 4) {
+                        print("  DIFFERENT page \(difference.page) \(difference.pageURL) row \(difference.row): \(difference.what) \(difference.url): ours \(difference.ours); WebKit \(difference.webKit)")
+                    }
+                }
+                differences += result.differences.count
+            }
+        }
+        if scratch == nil { try? FileManager.default.removeItem(atPath: folder) }
+        if differences > 0 { throw ExitCode(2) }
+    }
+
     func runAgainstWebKit() throws {
         let webKit = WebKitEngine()
         if let unavailable = webKit.unavailable { throw ValidationError("WebKit cannot run here: \(unavailable)") }

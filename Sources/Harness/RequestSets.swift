@@ -29,6 +29,12 @@ public struct CorpusRequest: Sendable {
     public var request: Request
     /// The type as the corpus wrote it (a webRequest type, or the sitelist's inferred one).
     public var corpusType: String
+
+    public init(row: Int, request: Request, corpusType: String) {
+        self.row = row
+        self.request = request
+        self.corpusType = corpusType
+    }
 }
 
 public struct RequestSet: Sendable {

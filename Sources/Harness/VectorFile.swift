@@ -20,7 +20,8 @@
 //  - `urlFilterParseStatusVectors[]`: `{test, pattern, expectedStatus, [knownFailure]}`;
 //  - `urlFilterMatchVectors[]`: `{test, pattern, [caseSensitive], subject, expectedMatch,
 //    [knownFailure]}`: one url-filter against one string (the URL's bytes), through the engine's
-//    pipeline and through the PCRE2 oracle.
+//    pipeline and through the PCRE2 oracle;
+//  - `webViewVectors[]`: what a web view showed for a rule list and pages (WebView/WebViewVector.swift).
 // `knownFailure` (a reason) marks a vector that fails: it is counted apart, and fails the run once
 // it passes, so the mark goes with the fix.
 // Tested by BlockBenchCLITests (VectorRunnerTests) and FuzzingTests (regression replay).
@@ -184,8 +185,9 @@ public struct VectorFile: Codable, Sendable {
     public var compilerErrorVectors: [CompilerErrorVector] = []
     public var urlFilterParseStatusVectors: [ParseStatusVector] = []
     public var urlFilterMatchVectors: [MatchVector] = []
+    public var webViewVectors: [WebViewVector] = []
 
-    enum CodingKeys: String, CodingKey { case requestVectorTests, compilerErrorVectors, urlFilterParseStatusVectors, urlFilterMatchVectors }
+    enum CodingKeys: String, CodingKey { case requestVectorTests, compilerErrorVectors, urlFilterParseStatusVectors, urlFilterMatchVectors, webViewVectors }
 
     public init() {}
 
@@ -195,6 +197,7 @@ public struct VectorFile: Codable, Sendable {
         compilerErrorVectors = try container.decodeIfPresent([CompilerErrorVector].self, forKey: .compilerErrorVectors) ?? []
         urlFilterParseStatusVectors = try container.decodeIfPresent([ParseStatusVector].self, forKey: .urlFilterParseStatusVectors) ?? []
         urlFilterMatchVectors = try container.decodeIfPresent([MatchVector].self, forKey: .urlFilterMatchVectors) ?? []
+        webViewVectors = try container.decodeIfPresent([WebViewVector].self, forKey: .webViewVectors) ?? []
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -203,6 +206,7 @@ public struct VectorFile: Codable, Sendable {
         if !compilerErrorVectors.isEmpty { try container.encode(compilerErrorVectors, forKey: .compilerErrorVectors) }
         if !urlFilterParseStatusVectors.isEmpty { try container.encode(urlFilterParseStatusVectors, forKey: .urlFilterParseStatusVectors) }
         if !urlFilterMatchVectors.isEmpty { try container.encode(urlFilterMatchVectors, forKey: .urlFilterMatchVectors) }
+        if !webViewVectors.isEmpty { try container.encode(webViewVectors, forKey: .webViewVectors) }
     }
 
     public static func decode(_ bytes: [UInt8]) throws -> VectorFile {
@@ -321,6 +325,7 @@ public enum VectorRunner {
 
         runRequestVectors(file, into: &outcome, label: "request vectors (compiled to bytecode, saved, loaded and run)", failure: "request", answer: answer)
         runRequestVectors(file, into: &outcome, label: "request vectors (PCRE2 oracle, on its own)", failure: "request (oracle)", answer: oracleAnswer)
+        runWebViewVectors(file, into: &outcome)
 
         outcome.lines.append(
             "\(outcome.passed) passed, \(outcome.failed) failed, \(outcome.skipped) skipped"
