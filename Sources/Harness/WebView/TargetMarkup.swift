@@ -47,8 +47,21 @@ enum TargetMarkup {
     /// The compounds of a selector, each with the combinator before it (" " for the first).
     static func parse(_ selector: String) -> [(combinator: Character, compound: Compound)]? {
         let text = Array(selector.trimmingCharacters(in: .whitespaces))
-        guard !text.isEmpty, !text.contains("\\"), !text.contains(","), !text.contains(":"), !text.contains("|") || text.contains("|=")
-        else { return nil }
+        guard !text.isEmpty, !text.contains("\\") else { return nil }
+        // Pseudo-classes, lists and namespaces are refused; inside an attribute test anything goes.
+        var quote: Character?
+        var inAttribute = false
+        for character in text {
+            if let open = quote {
+                if character == open { quote = nil }
+            } else if inAttribute {
+                if character == "\"" || character == "'" { quote = character } else if character == "]" { inAttribute = false }
+            } else if character == "[" {
+                inAttribute = true
+            } else if ":,|()".contains(character) {
+                return nil
+            }
+        }
         var chain: [(Character, Compound)] = []
         var position = 0
         var combinator: Character = " "
