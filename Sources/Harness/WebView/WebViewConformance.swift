@@ -64,6 +64,8 @@ public struct WebViewResult: Sendable, Codable {
     public var hiddenByBoth = 0
     public var elementsLeftOut: [String: Int] = [:]
     public var differences: [WebViewDifference] = []
+    /// Differences that did not come back when their pages were loaded again.
+    public var unreproduced: [WebViewDifference] = []
     /// Every verdict, when recorded (`WebViewConformance.recordsVerdicts`).
     public var verdicts: [ViewVerdict] = []
     /// The pass with the list, and the control pass (shared by the lists of one run).
@@ -81,6 +83,12 @@ public struct WebViewResult: Sendable, Codable {
         ]
         if !leftOut.isEmpty {
             lines.append("  requests left out: " + leftOut.sorted { $0.key < $1.key }.map { "\($0.value.grouped) \($0.key)" }.joined(separator: ", "))
+        }
+        if !unreproduced.isEmpty {
+            lines.append("  \(unreproduced.count.grouped) differences did not come back when their pages were loaded again (the view's timing):")
+            for difference in unreproduced.prefix(5) {
+                lines.append("    page \(difference.page) \(difference.what) \(difference.url): first ours \(difference.ours), WebKit \(difference.webKit)")
+            }
         }
         if !elementsLeftOut.isEmpty {
             lines.append("  elements left out: " + elementsLeftOut.sorted { $0.key < $1.key }.map { "\($0.value.grouped) \($0.key)" }.joined(separator: ", "))
@@ -100,6 +108,8 @@ public struct WebViewConformance {
     public var globalTargets = 8
     /// Whether results list every request's and element's verdicts (vectors are written from them).
     public var recordsVerdicts = false
+    /// Whether pages that showed differences are loaded again before the differences count.
+    public var rechecksDifferences = true
     public var progress: (@Sendable (String) -> Void)?
 
     public init(runner: WebViewRunner, scratch: String) {
@@ -145,9 +155,39 @@ public struct WebViewConformance {
             result.list = name
             result.seconds = withList.seconds
             result.controlSeconds = controlPass.seconds
+            if !result.differences.isEmpty && rechecksDifferences {
+                result = try recheck(result, plan: listPlan, outcomes: outcomes, json: json)
+            }
             results.append(result)
         }
         return results
+    }
+
+    /// Loads the pages that showed differences again, each after the page before it (so its
+    /// frame URL is the same), with and without the list: a difference that does not come back
+    /// was the view's timing (a load that timed out in one pass), not a verdict. Those are counted
+    /// and listed apart (`unreproduced`); the rest stay differences.
+    func recheck(_ first: WebViewResult, plan: ViewPlan, outcomes: [[MatchOutcome]], json: [UInt8]) throws -> WebViewResult {
+        let pages = Set(first.differences.map(\.page))
+        var keep: [Int] = []
+        for page in pages.sorted() {
+            if page > 0 && !pages.contains(page - 1) && keep.last != page - 1 { keep.append(page - 1) }
+            keep.append(page)
+        }
+        var again = plan
+        again.loads = keep.map { plan.loads[$0] }
+        again = again.sequenced()
+        progress?("\(first.list): loading \(pages.count) pages with differences again")
+        let control = try runner.pass(again, rules: nil, name: "control-again", scratch: scratch)
+        let withList = try runner.pass(again, rules: json, name: "rules-again", scratch: scratch)
+        let second = compare(plan: again, outcomes: keep.map { outcomes[$0] }, control: control, withList: withList)
+        // The second run's differences, numbered as the first run's pages.
+        let persisting = Set(second.differences.map { "\(keep[$0.page]) \($0.what) \($0.url)" })
+        var result = first
+        result.differences = first.differences.filter { persisting.contains("\($0.page) \($0.what) \($0.url)") }
+        result.unreproduced = first.differences.filter { !persisting.contains("\($0.page) \($0.what) \($0.url)") }
+        result.seconds += control.seconds + withList.seconds
+        return result
     }
 
     /// Runs a web-view vector: WebKit must still do what it says, and BlockBench the same. The
