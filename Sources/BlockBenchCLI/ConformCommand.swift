@@ -209,7 +209,7 @@ extension ConformCommand {
             var plan = ViewPlan.make(requestSet.requests).shard(shard.index, of: shard.count)
             if sample > 0 { plan = plan.sample(requests: sample) }
             let leftOut = plan.leftOut.sorted { $0.key < $1.key }.map { "\($0.value.grouped) \($0.key)" }.joined(separator: ", ")
-            print("\(set.name)\(shard == .whole ? "" : " (shard \(shard))"): \(plan.loads.count.grouped) page loads of \(plan.loads.map(\.subresources.count).reduce(0, +).grouped) requests\(leftOut.isEmpty ? "" : "; rows no element makes: " + leftOut)")
+            print("\(set.name)\(shard == .whole ? "" : " (shard \(shard))"): \(plan.loads.count.grouped) page loads of \(plan.loads.map(\.subresources.count).reduce(0, +).grouped) requests\(leftOut.isEmpty ? "" : "; rows left out: " + leftOut)")
             let named = try lists.map { (name: $0.name, json: try CorpusFiles.read($0.path)) }
             for result in try conformance.run(plan: plan, lists: named) {
                 Progress.clear()

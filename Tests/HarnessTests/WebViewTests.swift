@@ -20,13 +20,14 @@ import Testing
     @Test func requestsBecomePageLoadsAsWebKitSeesThem() {
         let plan = ViewPlan.make([
             Self.row("https://ads.example/a.png", page: "https://site.example/", type: "image", row: 1),
-            Self.row("https://ads.example/a.png", page: "https://site.example/", type: "image", row: 2),  // the same URL again
+            Self.row("https://ads.example/a.png", page: "https://site.example/", type: "script", row: 2),  // the same URL, another type
             Self.row("https://cdn.example/f.html", page: "https://site.example/", type: "subdocument", row: 3),
             Self.row("https://t.example/p", page: "https://", type: "xhr", row: 4),  // no page host
             Self.row("https://other.example/", page: "https://other.example/", type: "script", row: 5),  // its own page
             Self.row("wss://ws.example/", page: "https://site.example/", type: "websocket", row: 6),
+            Self.row("https://ads.example/a.png", page: "https://site.example/", type: "image", row: 7),  // row 1 again
         ])
-        #expect(plan.leftOut == ["websocket": 1])
+        #expect(plan.leftOut == ["websocket": 1, "repeats an earlier row": 1])
         #expect(plan.loads.map(\.url) == ["https://site.example/", "https://site.example/", "https://\(ViewPlan.neutralHost)/"])
         #expect(plan.loads[0].subresources.map(\.row) == [1, 3])
         #expect(plan.loads[1].subresources.map(\.row) == [2], "one URL once per load")

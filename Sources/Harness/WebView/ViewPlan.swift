@@ -15,7 +15,8 @@
 //  - a subresource's page and frame are the page, from the main frame; an iframe's own load is a
 //    child-document load from a child frame whose document is still `about:blank`.
 // Each row's webRequest type chooses the element (`ViewElementKind`); rows of a type no element
-// produces (websocket, ping, main_frame) are left out and counted.
+// produces (websocket, ping, main_frame) are left out and counted, and so is a row that repeats
+// an earlier one (the same URL, page and type: the same request).
 
 public import ContentRuleList
 public import RequestContext
@@ -97,7 +98,7 @@ public struct ViewPageLoad: Sendable {
 public struct ViewPlan: Sendable {
     public static let neutralHost = "www.blockbench-view.test"
     public var loads: [ViewPageLoad]
-    /// Rows no element makes, by webRequest type.
+    /// Rows left out: by the webRequest type no element makes, or as a repeat of an earlier row.
     public var leftOut: [String: Int]
 
     /// Pages for `requests`, in the order their pages first appear.
@@ -107,6 +108,7 @@ public struct ViewPlan: Sendable {
         var pageOrder: [String] = []
         var pages: [String: [[ViewRequest]]] = [:]
         var urlsOfLoads: [String: [Set<String>]] = [:]
+        var rowsSeen = Set<[String]>()
         for corpusRequest in requests {
             guard let kind = ViewElementKind(webRequestType: corpusRequest.corpusType) else {
                 leftOut[corpusRequest.corpusType, default: 0] += 1
@@ -114,6 +116,11 @@ public struct ViewPlan: Sendable {
             }
             let (page, viewRequest) = Self.modelled(corpusRequest, kind: kind)
             let url = viewRequest.url
+            // A row that repeats an earlier one (the same URL, page and type) is the same request.
+            guard rowsSeen.insert([url, page, corpusRequest.corpusType]).inserted else {
+                leftOut["repeats an earlier row", default: 0] += 1
+                continue
+            }
             if pages[page] == nil {
                 pageOrder.append(page)
                 pages[page] = []
