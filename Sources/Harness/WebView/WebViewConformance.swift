@@ -383,6 +383,8 @@ public struct WebViewConformance {
                     difference(row: request.row, url: request.url, what: what, ours: judged.ours + " (actions: \(actions))", webKit: judged.webKit)
                     return
                 }
+                // The counts are of the set's requests; a page's own load is compared, not counted.
+                guard request.kind != nil else { return }
                 if judged.ours.hasPrefix("blocked") { result.blockedByBoth += 1 }
                 if judged.ours.hasPrefix("made https") { result.madeHTTPSByBoth += 1 }
                 if judged.cookieChecked && !judged.ours.hasPrefix("blocked") { result.cookieChecks += 1 }
