@@ -118,7 +118,8 @@ public enum ReadmeFigures {
             lines.append(row(Array(repeating: "---", count: engines.count + 2)))
             for result in results {
                 let ours = result.engines.first { $0.engine == "blockbench" }
-                let what = model == .compile ? result.rules : "\(result.rules) × \(result.requests ?? "?")"
+                let lists = result.apart == true ? result.rules + " (apart)" : result.rules
+                let what = model == .compile ? lists : "\(lists) × \(result.requests ?? "?")"
                 let size = model == .compile ? result.ruleCount : (result.requestCount ?? ours?.requests ?? 0)
                 var cells = [what, HumanReadable.count(size)]
                 for name in engines {
@@ -132,6 +133,10 @@ public enum ReadmeFigures {
         if sampled {
             lines.append("")
             lines.append("\\* an evenly spaced sample of the requests (the report's tables give its size).")
+        }
+        if report.benchmarks.contains(where: { $0.apart == true }) {
+            lines.append("")
+            lines.append("(apart): the lists compiled on their own and each asked about every request, as two Safari extensions install them.")
         }
         lines.append(endMarker)
         return lines.joined(separator: "\n")
