@@ -47,6 +47,13 @@ public struct ViewWorldGenerator {
                 (5, ["type": "css-display-none", "selector": random.pick(Self.selectors)]),
                 (2, ["type": "ignore-previous-rules"]), (2, ["type": "ignore-following-rules"]),
             ])
+            // A block or make-https that reaches the page's own load leaves nothing else of the
+            // page to compare: most such rules keep to subresources.
+            let type = action["type"] as? String
+            if (type == "block" || type == "make-https") && trigger["resource-type"] == nil && random.chance(2, in: 3) {
+                trigger["resource-type"] = ["image", "script", "style-sheet", "fetch", "raw", "media", "font"].filter { _ in random.chance(2, in: 3) }
+                if (trigger["resource-type"] as? [String])?.isEmpty == true { trigger["resource-type"] = ["image"] }
+            }
             rules.append(["trigger": trigger, "action": action])
         }
         // Now and then a css-display-none that matches every URL: the global style sheet, or a
