@@ -21,6 +21,12 @@
 // WebKit's answer (an error, a pattern status, a list compiled to the same program), WebKit's
 // actual answer is checked against it too. Exit 2 on any difference that is not a documented
 // WebKit quirk.
+//
+// `--against webkit-view` compares what BlockBench decides with what a real WebKitGTK web view
+// does on generated pages (Harness/WebView): the request set's pages (`--sample`, `--shard` by
+// page) with every list, the web-view vectors, or `--generated N` small worlds whose differences
+// are reduced and written as vectors (Fuzzing/ViewFindingWriter.swift). Skipped, with the reason,
+// where WebKitGTK or Xvfb is missing.
 
 import ArgumentParser
 import Foundation
