@@ -190,7 +190,7 @@ extension ConformCommand {
                 print(result.text)
                 if let first = result.differences.first {
                     for difference in result.differences.prefix(reproductions * 4) {
-                        print("  DIFFERENT page \(difference.page) \(difference.pageURL) row \(difference.row): \(difference.what) \(difference.url): ours \(difference.ours); WebKit \(difference.webKit)")
+                        print(Self.line(difference))
                     }
                     let writer = RegressionWriter(
                         folder: noWrite ? NSTemporaryDirectory() + "blockbench-view-vectors" : corpora + "/regressions",
@@ -226,7 +226,7 @@ extension ConformCommand {
                 } else {
                     print(result.text)
                     for difference in result.differences.prefix(reproductions * 4) {
-                        print("  DIFFERENT page \(difference.page) \(difference.pageURL) row \(difference.row): \(difference.what) \(difference.url): ours \(difference.ours); WebKit \(difference.webKit)")
+                        print(Self.line(difference))
                     }
                 }
                 differences += result.differences.count
@@ -234,6 +234,10 @@ extension ConformCommand {
         }
         if scratch == nil { try? FileManager.default.removeItem(atPath: folder) }
         if differences > 0 { throw ExitCode(2) }
+    }
+
+    static func line(_ difference: WebViewDifference) -> String {
+        "  DIFFERENT page \(difference.page) \(difference.pageURL) row \(difference.row): \(difference.what) \(difference.url): ours \(difference.ours); WebKit \(difference.webKit)"
     }
 
     func runAgainstWebKit() throws {

@@ -99,22 +99,8 @@ public struct ViewFindingWriter {
         plan.loads.map { load in
             WebViewVector.Page(
                 url: load.url,
-                requests: load.subresources.map { .init(url: $0.url, type: Self.webRequestType($0.kind), webKit: "") },
+                requests: load.subresources.map { .init(url: $0.url, type: $0.kind?.webRequestType ?? "other", webKit: "") },
                 elements: (load.targetSelectors ?? load.targets.map(\.selector)).map { .init(selector: $0, webKit: "") })
-        }
-    }
-
-    static func webRequestType(_ kind: ViewElementKind?) -> String {
-        switch kind {
-        case .image: "image"
-        case .script: "script"
-        case .styleSheet: "stylesheet"
-        case .childDocument: "subdocument"
-        case .xhr: "xhr"
-        case .fetch: "fetch"
-        case .media: "media"
-        case .font: "font"
-        case .eventSource, nil: "other"
         }
     }
 
@@ -125,31 +111,5 @@ public struct ViewFindingWriter {
     static func json(_ rules: [Any]) -> String {
         let data = (try? JSONSerialization.data(withJSONObject: rules, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("[]".utf8)
         return String(decoding: data, as: UTF8.self)
-    }
-}
-
-extension RegressionWriter {
-    /// Writes a vector file named `stem-DIGEST.json` with a manifest entry saying `origin`;
-    /// returns its path, or nil when an identical file exists.
-    public func write(_ file: VectorFile, stem: String, origin: String) throws -> String? {
-        let text = try file.encoded()
-        let name = "\(stem)-\(Self.digest(text)).json"
-        let path = folder + "/" + name
-        if FileManager.default.fileExists(atPath: path) { return nil }
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-        if let manifest {
-            var text = try String(contentsOfFile: manifest, encoding: .utf8)
-            guard let close = text.range(of: "\n  ]", options: .backwards) else {
-                throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: manifest])
-            }
-            let folderName = URL(fileURLWithPath: folder).lastPathComponent
-            let entry = ",\n    {\"name\": \"fuzz-\(name.dropLast(".json".count))\", \"file\": \"\(folderName)/\(name)\", \"kind\": \"vectors\", \"rows\": 1,\n"
-                + "     \"origin\": \"\(origin)\",\n"
-                + "     \"licence\": \"BSD-2-Clause, the BlockBench authors\"}"
-            text.insert(contentsOf: entry, at: close.lowerBound)
-            try Data(text.utf8).write(to: URL(fileURLWithPath: manifest), options: .atomic)
-        }
-        return path
     }
 }

@@ -234,7 +234,7 @@ public struct VectorFile: Codable, Sendable {
     /// Vectors of every kind.
     public var count: Int {
         requestVectorTests.reduce(0) { $0 + $1.vectors.count } + compilerErrorVectors.count + urlFilterParseStatusVectors.count
-            + urlFilterMatchVectors.count
+            + urlFilterMatchVectors.count + webViewVectors.count
     }
 }
 

@@ -99,6 +99,23 @@ func exitCode(_ arguments: [String]) -> Int32 {
         #expect(outcome.lines.last == "1661 passed, 0 failed, 0 skipped")
     }
 
+    @Test func theShippedWebViewVectorsHoldForBlockBenchsRequests() throws {
+        let outcome = VectorRunner.run(try VectorFile.load(repositoryRoot + "/Corpora/conformance/webkit-view.json"))
+        #expect(outcome.lines.contains("web-view vectors (requests, without a web view): 13 passed, 0 failed"))
+        #expect(outcome.failed == 0)
+    }
+
+    @Test func aWrongWebViewExpectationFailsWithBothAnswers() throws {
+        let file = #"""
+            {"webViewVectors":[{"test":"W","rules":"[{\"trigger\":{\"url-filter\":\"ads\"},\"action\":{\"type\":\"block\"}}]",
+             "pages":[{"url":"http://page.example/","requests":[{"url":"http://ads.example/a.png","type":"image","webKit":"sent"},
+               {"url":"http://cdn.example/b.png","type":"image","webKit":"sent"}],"elements":[]}]}]}
+            """#
+        let outcome = VectorRunner.run(try VectorFile.load(try temporaryFile(Array(file.utf8))))
+        #expect(outcome.failed == 1)
+        #expect(outcome.lines.contains("FAIL web-view W: http://ads.example/a.png (image): WebKit sent, ours blocked"))
+    }
+
     @Test func aWrongRequestExpectationFailsWithBothAnswers() throws {
         let file = #"""
             {"requestVectorTests":[{"test":"R","vectors":[{"rules":"[{\"trigger\":{\"url-filter\":\"ads\"},\"action\":{\"type\":\"block\"}}]",

@@ -41,6 +41,21 @@ public enum ViewElementKind: String, Sendable, CaseIterable {
         }
     }
 
+    /// The webRequest type that chooses this element.
+    public var webRequestType: String {
+        switch self {
+        case .image: "image"
+        case .script: "script"
+        case .styleSheet: "stylesheet"
+        case .childDocument: "subdocument"
+        case .xhr: "xhr"
+        case .fetch: "fetch"
+        case .media: "media"
+        case .font: "font"
+        case .eventSource: "other"
+        }
+    }
+
     /// The resource type WebKit gives the load this element makes.
     public var resourceType: ResourceTypes {
         switch self {

@@ -22,10 +22,11 @@
 // frame's document, and the global style sheet when any of those loads has no
 // ignore-previous-rules acting.
 
+internal import Bytecode
+internal import ContentBlocker
 internal import ContentRuleList
 import Foundation
 internal import RequestContext
-internal import URLFilterSyntax
 
 public struct WebViewDifference: Sendable, Codable {
     public var page: Int
@@ -129,10 +130,13 @@ public struct WebViewConformance {
             case .success(let parsed): list = parsed
             case .failure(let error): throw WebViewError.failed("\(name) is not a valid rule list: \(error)")
             }
-            let matcher = try ConformanceEngine.blockBench.compile(list)()
+            // As a browser runs it: compiled, written, loaded (validated).
+            let compiled = try CompiledRuleList(validating: RuleListCompiler.compile(list).0.serialized())
+            let evaluator = Evaluator(compiled)
+            let matcher = { evaluator.outcome(for: $0) }
             var listPlan = plan
             var outcomes: [[MatchOutcome]] = []
-            let styleRules = StyleRules(list)
+            let styleRules = StyleRules(list, compiled.file)
             for index in listPlan.loads.indices {
                 let load = listPlan.loads[index]
                 let pageOutcomes = ([load.document] + load.subresources).map { matcher($0.request) }
@@ -213,7 +217,8 @@ public struct WebViewConformance {
         return (result, problems)
     }
 
-    /// The list's css-display-none rules: the global style sheet's selectors and the others.
+    /// The list's css-display-none rules: the global style sheet's selectors (the compiler's
+    /// choice, read from the file) and the others.
     struct StyleRules {
         var global: [String] = []
         var other: [String] = []
@@ -221,20 +226,11 @@ public struct WebViewConformance {
         var globalParts: [String] = []
         var otherParts: [String] = []
 
-        init(_ list: RuleList) {
-            var beforeIgnore = true
+        init(_ list: RuleList, _ file: CompiledFile) {
+            let globalRules = Set(file.rules.filter { $0.role == .globalStyleSheet }.map { RuleIndex(Int($0.ruleIndex)) })
             for rule in list.rules {
-                switch rule.action {
-                case .ignorePreviousRules, .ignoreFollowingRules: beforeIgnore = false
-                case .cssDisplayNone(let selector):
-                    let everything = URLFilterParser.status(of: rule.trigger.urlFilter) == .matchesEverything
-                    if beforeIgnore && everything && rule.trigger.flags == .none && rule.trigger.condition == nil {
-                        global.append(selector)
-                    } else {
-                        other.append(selector)
-                    }
-                default: break
-                }
+                guard case .cssDisplayNone(let selector) = rule.action else { continue }
+                if globalRules.contains(rule.index) { global.append(selector) } else { other.append(selector) }
             }
             globalParts = global.flatMap(WebViewConformance.split).filter { TargetMarkup.parse($0) != nil }
             otherParts = other.flatMap(WebViewConformance.split).filter { TargetMarkup.parse($0) != nil }
@@ -322,15 +318,10 @@ public struct WebViewConformance {
         url.firstIndex(of: "#").map { String(url[..<$0]) } ?? url
     }
 
-    /// The https: form of an http: URL, as make-https rewrites it.
+    /// The https: form of an http: URL, as make-https rewrites it (canonical URLs carry no
+    /// default port).
     static func upgraded(_ url: String) -> String? {
-        guard url.hasPrefix("http://") else { return nil }
-        var rest = String(url.dropFirst("http://".count))
-        // The default port goes with the scheme: :80 is written only when it was.
-        if let slash = rest.firstIndex(of: "/"), rest[..<slash].hasSuffix(":80") {
-            rest.removeSubrange(rest.index(slash, offsetBy: -3)..<slash)
-        }
-        return "https://" + rest
+        url.hasPrefix("http://") ? "https://" + url.dropFirst("http://".count) : nil
     }
 
     /// A request's fate in words: blocked, sent or made https, and whether its cookie was kept
@@ -450,22 +441,5 @@ public struct WebViewConformance {
             }
         }
         return result
-    }
-}
-
-extension Action {
-    /// The action's JSON type name.
-    var typeName: String {
-        switch self {
-        case .block: "block"
-        case .blockCookies: "block-cookies"
-        case .cssDisplayNone: "css-display-none"
-        case .ignorePreviousRules: "ignore-previous-rules"
-        case .ignoreFollowingRules: "ignore-following-rules"
-        case .makeHTTPS: "make-https"
-        case .notify: "notify"
-        case .redirect: "redirect"
-        case .modifyHeaders: "modify-headers"
-        }
     }
 }
