@@ -1,27 +1,28 @@
 // DenseTable.swift — Bytecode
 //
-// A small program's states expanded, in memory, into a table of one row per state and one entry
-// per byte class: a step is then one read, where the compact form decodes the state's header and
-// scans its exceptions (a small program stays in cache: decoding, not memory, is its cost). Only
-// programs whose table stays small are expanded (`DenseTable.maximumEntries`), so building every
-// table of a list is bounded work whatever the list's size, and the file keeps the compact form:
-// the table is the interpreter's, not the format's.
+// A program's states expanded, in memory, into a table of one row per state and one entry per
+// byte class: a step is then one read, where the compact form decodes the state's header and scans
+// its exceptions. Programs are expanded while the tables stay within a budget
+// (`DenseTable.maximumEntries`, `DenseTable.budget`), so building every table of a list is bounded
+// work and memory whatever the list's size, and the file keeps the compact form: the table is the
+// interpreter's, not the format's. A state's row is decoded once (`Program.appendRow`), not a
+// class at a time, so that expanding EasyList and EasyPrivacy's 42,900-state unanchored DFA is a
+// few milliseconds of a load.
 //
 // An entry is the next state's row offset (its state number times the class count), with the high
-// bit set when that state reports patterns; `dead` (0x7FFF_FFFF) stops the run. Entries are 32-bit
-// so that a suffix DFA of a few thousand states over fifty classes (EasyList's every-position stage)
-// can be expanded too; the programs that run over the whole URL are small and stay in cache. A chain instruction's
-// states become a state each, so a run takes exactly the steps, and reports exactly the patterns
-// after exactly the bytes, that the compact program's does.
+// bit set when that state reports patterns; `dead` (0x7FFF_FFFF) stops the run. A chain
+// instruction's states become a state each, so a run takes exactly the steps, and reports exactly
+// the patterns after exactly the bytes, that the compact program's does. Tested by
+// BytecodeTests.denseTablesRunLikeTheirPrograms.
 
 public struct DenseTable: Hashable, Sendable {
-    /// At most this many entries (states x classes) in one table: 512 KB, a second-level cache's
-    /// worth. EasyList's anchored and prefix programs are 56 x 25 entries and fewer; its
-    /// every-position suffix DFAs 1,909 x 54.
-    public static let maximumEntries = 131_072
-    /// At most this many entries over all the tables of one program set (2 MB): programs that run
-    /// over the whole URL are expanded first, then suffixes, while the budget lasts.
-    public static let budget = 1 << 19
+    /// At most this many entries (states x classes) in one table, and over all the tables of one
+    /// program set: 16 MB. Programs that run over the whole URL are expanded first, then
+    /// suffixes, while the budget lasts. A step of a large unanchored program (EasyList and
+    /// EasyPrivacy's whole-pattern DFA: 42,900 states) is then one read of a row near its start
+    /// state, mostly in cache, where the compact form decodes a header and scans exceptions.
+    public static let maximumEntries = 1 << 22
+    public static let budget = 1 << 22
     public static let dead: UInt32 = 0x7FFF_FFFF
     public static let reportsBit: UInt32 = 0x8000_0000
 
@@ -39,52 +40,59 @@ public struct DenseTable: Hashable, Sendable {
 
     /// The table of `program`, or nil when it would exceed `maximumEntries`. Only for a valid
     /// program (built from a DFA or validated).
-    public init?(_ program: Program) {
+    public init?(_ program: Program, maximumEntries: Int = DenseTable.maximumEntries) {
         let classCount = program.classCount
-        guard classCount > 0, classCount <= Self.maximumEntries else { return nil }
-        let maximumStates = Self.maximumEntries / classCount
-        // States are keyed by their offset; a chain's members after the first have no offset of their
-        // own (no target points inside a chain), so they are numbered as they are met and keyed apart.
-        var number: [Int: Int] = [0: 0]
+        guard classCount > 0, classCount <= maximumEntries else { return nil }
+        let maximumStates = maximumEntries / classCount
+        // States are keyed by their offset (`number`, -1: not met yet); a chain's members after
+        // the first have no offset of their own (no target points inside a chain), so they are
+        // numbered as they are met and keyed apart.
+        var number = [Int32](repeating: -1, count: program.code.count + 1)
+        number[0] = 0
         var pending = [0]
         var stateAccepts: [[UInt32]] = []
         // Per state met: a chain's classes and the offset after it, or where its targets start in
         // `targets` (a program offset per class, -1 for nowhere), kept for the rows below.
         var decoded: [(chain: [UInt8], chainEnd: Int, targetsStart: Int)] = []
         var targets: [Int] = []
+        // A delta state's unlisted classes read the reference's row, not its decoded exceptions.
+        let referenceRow = program.referenceRow()
         let ok = program.code.withUnsafeBufferPointer { code -> Bool in
-            var index = 0
-            while index < pending.count {
-                let state = pending[index]
-                index += 1
-                var accepted: [UInt32] = []
-                let transitions = Program.reportAccepts(code, state: state) { accepted.append($0) }
-                stateAccepts.append(accepted)
-                if code[state] & Program.chainFlag != 0 {
-                    let length = Int(code[transitions])
-                    let classes = Array(code[transitions + 1 ..< transitions + 1 + length])
-                    let end = transitions + 1 + length
-                    decoded.append((classes, end, 0))
-                    if number[end] == nil {
-                        number[end] = number.count
-                        pending.append(end)
-                    }
-                } else {
-                    decoded.append(([], 0, targets.count))
-                    for byteClass in 0..<classCount {
-                        let next = Program.transition(
-                            code, state: state, transitions: transitions, byteClass: UInt8(byteClass), width: program.targetWidth,
-                            nowhere: program.nowhere, reference: program.referenceState, referenceTransitions: program.referenceTransitions)
-                        targets.append(next == program.nowhere ? -1 : Int(next))
-                        if next != program.nowhere, number[Int(next)] == nil {
-                            number[Int(next)] = number.count
-                            pending.append(Int(next))
+            referenceRow.withUnsafeBufferPointer { referenceRow -> Bool in
+                var index = 0
+                while index < pending.count {
+                    let state = pending[index]
+                    index += 1
+                    var accepted: [UInt32] = []
+                    let transitions = Program.reportAccepts(code, state: state) { accepted.append($0) }
+                    stateAccepts.append(accepted)
+                    if code[state] & Program.chainFlag != 0 {
+                        let length = Int(code[transitions])
+                        let classes = Array(code[transitions + 1 ..< transitions + 1 + length])
+                        let end = transitions + 1 + length
+                        decoded.append((classes, end, 0))
+                        if number[end] < 0 {
+                            number[end] = Int32(pending.count)
+                            pending.append(end)
+                        }
+                    } else {
+                        let start = targets.count
+                        decoded.append(([], 0, start))
+                        Program.appendRow(
+                            code, state: state, transitions: transitions, classCount: classCount, width: program.targetWidth,
+                            nowhere: program.nowhere, referenceRow: referenceRow, to: &targets)
+                        for at in start..<targets.count {
+                            let next = targets[at]
+                            if next >= 0, number[next] < 0 {
+                                number[next] = Int32(pending.count)
+                                pending.append(next)
+                            }
                         }
                     }
+                    if pending.count > maximumStates { return false }
                 }
-                if pending.count > maximumStates { return false }
+                return true
             }
-            return true
         }
         guard ok else { return nil }
         // Number the states: the compact ones in the order met, then each chain's members after the
@@ -104,25 +112,33 @@ public struct DenseTable: Hashable, Sendable {
             accepts += accepted
         }
         acceptStart += [Int32](repeating: Int32(accepts.count), count: stateCount - stateAccepts.count + 1)
-        func entry(_ state: Int?) -> UInt32 {
-            guard let state else { return Self.dead }
-            let reports = state < stateAccepts.count && !stateAccepts[state].isEmpty
-            return UInt32(state * classCount) | (reports ? Self.reportsBit : 0)
+        // The entry leading to each compact state: its row, and whether it reports.
+        let compactEntry = (0..<pending.count).map { state in
+            UInt32(state * classCount) | (stateAccepts[state].isEmpty ? 0 : Self.reportsBit)
         }
         var entries = [UInt32](repeating: Self.dead, count: stateCount * classCount)
-        for (state, item) in decoded.enumerated() {
-            if !item.chain.isEmpty {
-                // Member k leads on its class to member k + 1; the last to the next instruction.
-                let members = [state] + (0..<item.chain.count - 1).map { memberBase[state] + $0 }
-                for (k, byteClass) in item.chain.enumerated() {
-                    let next = k + 1 < members.count ? members[k + 1] : number[item.chainEnd]!
-                    entries[members[k] * classCount + Int(byteClass)] = entry(next)
+        entries.withUnsafeMutableBufferPointer { entries in
+            targets.withUnsafeBufferPointer { targets in
+                number.withUnsafeBufferPointer { number in
+                    for state in decoded.indices {
+                        let row = state * classCount
+                        let targetsStart = decoded[state].targetsStart
+                        guard decoded[state].chain.isEmpty else { continue }
+                        for byteClass in 0..<classCount {
+                            let target = targets[targetsStart + byteClass]
+                            if target >= 0 { entries[row + byteClass] = compactEntry[Int(number[target])] }
+                        }
+                    }
                 }
-                continue
             }
-            for byteClass in 0..<classCount {
-                let target = targets[item.targetsStart + byteClass]
-                entries[state * classCount + byteClass] = entry(target < 0 ? nil : number[target]!)
+        }
+        for (state, item) in decoded.enumerated() where !item.chain.isEmpty {
+            // Member k leads on its class to member k + 1; the last to the next instruction. Only the
+            // first member may report.
+            let members = [state] + (0..<item.chain.count - 1).map { memberBase[state] + $0 }
+            for (k, byteClass) in item.chain.enumerated() {
+                let next = k + 1 < members.count ? UInt32(members[k + 1] * classCount) : compactEntry[Int(number[item.chainEnd])]
+                entries[members[k] * classCount + Int(byteClass)] = next
             }
         }
         self.classCount = classCount
@@ -177,6 +193,68 @@ extension Program {
             guard next != DenseTable.dead else { return index }
             reports = next & DenseTable.reportsBit != 0
             row = Int(next & ~DenseTable.reportsBit)
+        }
+    }
+}
+
+extension Program {
+    /// Appends the targets of the state whose header is at `state` and whose transitions start at
+    /// `transitions`, one per class (-1: nowhere), decoding its transitions once, where
+    /// `transition` decodes them per class. Not for chains. `referenceRow` is the reference
+    /// state's row (`referenceRow()`), read for the classes a delta state does not list.
+    static func appendRow(
+        _ code: UnsafeBufferPointer<UInt8>, state: Int, transitions: Int, classCount: Int, width: Int, nowhere: UInt32,
+        referenceRow: UnsafeBufferPointer<UInt32>, to targets: inout [Int]
+    ) {
+        func target(_ value: UInt32) -> Int { value == nowhere ? -1 : Int(value) }
+        let header = code[state]
+        let start = targets.count
+        var offset = transitions
+        switch header & 0b11 {
+        case TransitionForm.stop.rawValue:
+            targets.append(contentsOf: repeatElement(-1, count: classCount))
+            return
+        case TransitionForm.dense.rawValue:
+            for byteClass in 0..<classCount { targets.append(target(readTarget(code, offset + byteClass * width, width: width))) }
+            return
+        default:
+            break
+        }
+        // Sparse or fallback: the classes not listed lead where the reference leads (delta), to the
+        // fallback, or nowhere; then the listed ones.
+        var fallback = -1
+        if header & 0b11 == TransitionForm.fallback.rawValue {
+            fallback = target(readTarget(code, offset, width: width))
+            offset += width
+        }
+        if header & deltaFlag != 0 {
+            for byteClass in 0..<classCount { targets.append(target(referenceRow[byteClass])) }
+        } else {
+            targets.append(contentsOf: repeatElement(fallback, count: classCount))
+        }
+        if header & nextFlag != 0 {
+            if header & firstNextFlag == 0 {
+                // One class, leading to the next instruction (right after this one).
+                targets[start + Int(code[offset])] = offset + 1
+            } else {
+                // Several classes, all leading to the next instruction.
+                let count = Int(code[offset])
+                let end = offset + 1 + count
+                for at in offset + 1 ..< end { targets[start + Int(code[at])] = end }
+            }
+            return
+        }
+        var count = Int(code[offset])
+        offset += 1
+        let entry = 1 + width
+        if header & firstNextFlag != 0 {
+            // The first class leads to the instruction after this one's entries.
+            count -= 1
+            targets[start + Int(code[offset])] = offset + 1 + count * entry
+            offset += 1
+        }
+        for at in stride(from: offset, to: offset + count * entry, by: entry) {
+            targets[start + Int(code[at])] = target(readTarget(code, at + 1, width: width))
         }
     }
 }

@@ -113,7 +113,24 @@ private func sampleFile() throws -> CompiledFile {
         }
         #expect(chains > 0, "some program has a chain")
         let big = Program(try dfa((0..<3000).map { "w\($0)x\($0 * 7)y" }))
-        #expect(big.stateCount * big.classCount > DenseTable.maximumEntries && DenseTable(big) == nil, "a big program has no table")
+        #expect(DenseTable(big, maximumEntries: big.stateCount * big.classCount / 2) == nil, "a program over the limit has no table")
+        let bigTable = try #require(DenseTable(big), "a program of thousands of states has a table")
+        for index in stride(from: 0, to: 3000, by: 7) {
+            for url in ["w\(index)x\(index * 7)y", "zzw\(index)x\(index * 7)", "w\(index)x\(index * 7)yw1x7y"] {
+                var compact: [String] = []
+                var dense: [String] = []
+                Array(url.utf8).withUnsafeBufferPointer { bytes in
+                    var patterns: [UInt32] = []
+                    var ends: [Int] = []
+                    let steps = big.run(bytes) { patterns.append($0) }
+                    big.runReportingEnds(bytes) { ends.append($0) }
+                    compact = zip(patterns, ends).map { "p\($0.0)@\($0.1)" } + ["\(steps) steps"]
+                    let denseSteps = bigTable.run(bytes) { dense.append("p\($0)@\($1)") }
+                    dense.append("\(denseSteps) steps")
+                }
+                #expect(dense == compact, "\(url)")
+            }
+        }
     }
 
     /// Stages (a shared looping prefix, then each pattern's rest from wherever the prefix ended)
