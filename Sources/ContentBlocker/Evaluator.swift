@@ -51,6 +51,9 @@ public final class Evaluator {
     private var locations: [UInt32] = []
     private var stageEnds: [Int] = []
     private var pages: [PageKey: Page] = [:]
+    /// Registrable domains by host (`mainDocumentDomain(_:)`); emptied when it reaches its capacity.
+    private var domainOfHost: [String: String?] = [:]
+    private static let domainCapacity = 1024
     private var lastPage: Page?
     private var clock = 0
     /// The records of the rules that match every URL, in their order: read one after another
@@ -204,7 +207,7 @@ public final class Evaluator {
         if let known = pages[key] {
             page = known
         } else {
-            page = Page(key, mainDocumentDomain: request.mainDocumentURL.registrableDomain)
+            page = Page(key, mainDocumentDomain: mainDocumentDomain(request.mainDocumentURL))
             if pageCapacity > 0 {
                 if pages.count >= pageCapacity, let oldest = pages.values.min(by: { $0.lastUse < $1.lastUse }) {
                     pages[oldest.key] = nil
@@ -215,6 +218,16 @@ public final class Evaluator {
         page.lastUse = clock
         lastPage = pageCapacity > 0 ? page : nil
         return page
+    }
+
+    /// The registrable domain of a page's URL, looked up in the public suffix list once per host
+    /// (the lookup was most of a new page's own work; pages of one site share it).
+    private func mainDocumentDomain(_ url: CanonicalURL) -> String? {
+        if let known = domainOfHost[url.host] { return known }
+        let domain = url.registrableDomain
+        if domainOfHost.count >= Self.domainCapacity { domainOfHost.removeAll(keepingCapacity: true) }
+        domainOfHost[url.host] = domain
+        return domain
     }
 
     /// Whether the rule in `slot` applies to `request` on `page`, its url-filter aside (step 2).
