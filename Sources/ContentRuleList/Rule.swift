@@ -194,7 +194,7 @@ public enum Condition: Hashable, Sendable {
     }
 }
 
-public enum Action: Hashable, Sendable {
+public indirect enum Action: Hashable, Sendable {
     case block
     case blockCookies
     case cssDisplayNone(selector: String)
