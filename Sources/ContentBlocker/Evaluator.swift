@@ -50,12 +50,11 @@ public final class Evaluator {
     private var applying: [UInt32] = []
     private var locations: [UInt32] = []
     private var stageEnds: [Int] = []
-    private var pages: [PageKey: Page] = [:]
+    /// The pages kept, most recently used first (at most `pageCapacity`).
+    private var pages: [Page] = []
     /// Registrable domains by host (`mainDocumentDomain(_:)`); emptied when it reaches its capacity.
     private var domainOfHost: [String: String?] = [:]
     private static let domainCapacity = 1024
-    private var lastPage: Page?
-    private var clock = 0
     /// The records of the rules that match every URL, in their order: read one after another
     /// when a page is new, instead of scattered over every rule's records.
     private let universalRecords: [RuleRecord]
@@ -119,7 +118,7 @@ public final class Evaluator {
     }
 
     /// The URLs a request's conditions read.
-    private struct PageKey: Hashable {
+    private struct PageKey: Equatable {
         var mainDocument: String
         var frame: String
     }
@@ -131,7 +130,6 @@ public final class Evaluator {
         var topPatterns: [UInt32]?
         var framePatterns: [UInt32]?
         var universal: [UInt64: UniversalsForPage] = [:]
-        var lastUse = 0
         /// The main document's registrable domain (third party or not, per request).
         let mainDocumentDomain: String?
         init(_ key: PageKey, mainDocumentDomain: String?) {
@@ -195,28 +193,25 @@ public final class Evaluator {
         programRuns += runs
     }
 
-    /// The page of `request`, made (and the least recently used one dropped) when new.
+    /// The page of `request`, made (and the least recently used one dropped) when new. The pages
+    /// are kept most recent first and found by comparing their URLs: a page's requests mostly
+    /// come together, and a scan of a few keys costs less than hashing two URLs per request.
     private func page(for request: Request) -> Page {
-        let key = PageKey(mainDocument: request.mainDocumentURL.string, frame: request.frameURL.string)
-        clock += 1
-        if let lastPage, lastPage.key == key {
-            lastPage.lastUse = clock
-            return lastPage
-        }
-        let page: Page
-        if let known = pages[key] {
-            page = known
-        } else {
-            page = Page(key, mainDocumentDomain: mainDocumentDomain(request.mainDocumentURL))
-            if pageCapacity > 0 {
-                if pages.count >= pageCapacity, let oldest = pages.values.min(by: { $0.lastUse < $1.lastUse }) {
-                    pages[oldest.key] = nil
-                }
-                pages[key] = page
+        let mainDocument = request.mainDocumentURL.string
+        let frame = request.frameURL.string
+        if let index = pages.firstIndex(where: { $0.key.mainDocument == mainDocument && $0.key.frame == frame }) {
+            let page = pages[index]
+            if index > 0 {
+                pages.remove(at: index)
+                pages.insert(page, at: 0)
             }
+            return page
         }
-        page.lastUse = clock
-        lastPage = pageCapacity > 0 ? page : nil
+        let page = Page(PageKey(mainDocument: mainDocument, frame: frame), mainDocumentDomain: mainDocumentDomain(request.mainDocumentURL))
+        if pageCapacity > 0 {
+            if pages.count >= pageCapacity { pages.removeLast() }
+            pages.insert(page, at: 0)
+        }
         return page
     }
 
