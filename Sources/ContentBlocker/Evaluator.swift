@@ -41,15 +41,10 @@ public final class Evaluator {
     let file: CompiledFile
     /// How many pages' universal rules the evaluator keeps (0: none; each request starts afresh).
     public let pageCapacity: Int
-    private var urlSeen: [Bool]
     private var topSeen: [Bool]
     private var frameSeen: [Bool]
-    private var matchedURLPatterns: [UInt32] = []
-    private var matchedRules: [UInt32] = []
-    private var extra: [UInt32] = []
-    private var applying: [UInt32] = []
-    private var locations: [UInt32] = []
-    private var stageEnds: [Int] = []
+    /// An answer's working memory (`Work`), kept between answers so that they allocate nothing.
+    private var work: Work
     /// The pages kept, most recently used first (at most `pageCapacity`).
     private var pages: [Page] = []
     /// Registrable domains by host (`mainDocumentDomain(_:)`); emptied when it reaches its capacity.
@@ -82,11 +77,11 @@ public final class Evaluator {
         let file = list.file
         self.file = file
         self.pageCapacity = pageCapacity
-        urlSeen = [Bool](repeating: false, count: file.urlPatternCount)
+        work = Work(urlSeen: [Bool](repeating: false, count: file.urlPatternCount))
         topSeen = [Bool](repeating: false, count: file.topPatternCount)
         frameSeen = [Bool](repeating: false, count: file.framePatternCount)
-        applying.reserveCapacity(file.rules.count)
-        locations.reserveCapacity(file.actions.count)
+        work.applying.reserveCapacity(file.rules.count)
+        work.locations.reserveCapacity(file.actions.count)
         universalUsesLoadType = file.universalRules.contains { file.rules[Int($0)].loadTypes != 0 }
         universalMakesHTTPS = file.universalRules.contains { file.rules[Int($0)].role == .makeHTTPS }
         universalRecords = file.universalRules.map { file.rules[Int($0)] }
@@ -174,15 +169,33 @@ public final class Evaluator {
         var readsFrame: Bool
     }
 
+    /// The working memory of one answer. `outcome(for:)` moves it out of the evaluator for the
+    /// answer's length: arrays stored in a class check exclusive access at every mutation, which
+    /// in the loops over a request's patterns and rules was a tenth of an answer's instructions.
+    private struct Work {
+        /// The url patterns reported so far (each listed once in `matchedURLPatterns`).
+        var urlSeen: [Bool]
+        var matchedURLPatterns: [UInt32] = []
+        /// The candidates' slots, then those that apply (`extra`) and act (`applying`).
+        var matchedRules: [UInt32] = []
+        var extra: [UInt32] = []
+        var applying: [UInt32] = []
+        /// `listedLocations`' scratch, and the programs' stage ends.
+        var locations: [UInt32] = []
+        var stageEnds: [Int] = []
+    }
+
     /// What a request's marks came from, to undo them.
     private var markedTop: [UInt32]?
     private var markedFrame: [UInt32]?
 
     /// Runs `programs` over `url`, marking each reported pattern once in `seen` and listing it.
-    private func run(_ programs: ProgramSet, over url: String, seen: inout [Bool], into matched: inout [UInt32]) {
+    private func run(
+        _ programs: ProgramSet, over url: String, seen: inout [Bool], into matched: inout [UInt32], ends: inout [Int]
+    ) {
         var url = url
         let (steps, runs) = url.withUTF8 { bytes in
-            programs.run(bytes, ends: &stageEnds) { pattern in
+            programs.run(bytes, ends: &ends) { pattern in
                 if !seen[Int(pattern)] {
                     seen[Int(pattern)] = true
                     matched.append(pattern)
@@ -279,7 +292,8 @@ public final class Evaluator {
         guard markedTop == nil else { return }
         if page.topPatterns == nil {
             var matched: [UInt32] = []
-            run(file.topURLPrograms, over: request.mainDocumentURL.string, seen: &topSeen, into: &matched)
+            var ends: [Int] = []
+            run(file.topURLPrograms, over: request.mainDocumentURL.string, seen: &topSeen, into: &matched, ends: &ends)
             page.topPatterns = matched
         } else {
             for pattern in page.topPatterns! { topSeen[Int(pattern)] = true }
@@ -292,7 +306,8 @@ public final class Evaluator {
         guard markedFrame == nil else { return }
         if page.framePatterns == nil {
             var matched: [UInt32] = []
-            run(file.framePrograms, over: request.frameURL.string, seen: &frameSeen, into: &matched)
+            var ends: [Int] = []
+            run(file.framePrograms, over: request.frameURL.string, seen: &frameSeen, into: &matched, ends: &ends)
             page.framePatterns = matched
         } else {
             for pattern in page.framePatterns! { frameSeen[Int(pattern)] = true }
@@ -381,7 +396,8 @@ public final class Evaluator {
         universal.low = universal.ignorePrevious.last { $0 < universal.high }
         let start = universal.low.map { Self.lowerBound($0 + 1, in: slots) } ?? 0
         let end = universal.high == .max ? slots.count : Self.lowerBound(universal.high + 1, in: slots)
-        universal.locations = listedLocations(slots[start..<end], upgradable: upgradable)
+        var scratch: [UInt32] = []
+        universal.locations = listedLocations(slots[start..<end], upgradable: upgradable, scratch: &scratch)
         universal.actions = universal.locations.map { file.actions[Int($0)] }
         return universal
     }
@@ -533,7 +549,7 @@ public final class Evaluator {
     }
 
     /// The sorted, distinct action locations `acting` lists (step 4).
-    private func listedLocations(_ acting: ArraySlice<UInt32>, upgradable: Bool) -> [UInt32] {
+    private func listedLocations(_ acting: ArraySlice<UInt32>, upgradable: Bool, scratch locations: inout [UInt32]) -> [UInt32] {
         locations.removeAll(keepingCapacity: true)
         for slot in acting {
             if let location = listedLocation(file.rules[Int(slot)], upgradable: upgradable) { locations.append(location) }
@@ -552,51 +568,59 @@ public final class Evaluator {
         let key = flagsKey(request, thirdParty: thirdParty)
         let universal = universal(request, page, key, thirdParty: thirdParty)
 
+        // The working memory, moved out for this answer (no copy: the empty arrays put in its
+        // place allocate nothing) and moved back when it is given.
+        var work = Work(urlSeen: [])
+        swap(&work, &self.work)
+        defer { swap(&work, &self.work) }
+
         // 1. The rules of the patterns the URL programs report (a few), in rule order; 2. those
         // that apply.
-        run(file.urlPrograms, over: request.url.string, seen: &urlSeen, into: &matchedURLPatterns)
-        matchedRules.removeAll(keepingCapacity: true)
-        for pattern in matchedURLPatterns {
-            urlSeen[Int(pattern)] = false
+        run(file.urlPrograms, over: request.url.string, seen: &work.urlSeen, into: &work.matchedURLPatterns, ends: &work.stageEnds)
+        work.matchedRules.removeAll(keepingCapacity: true)
+        for pattern in work.matchedURLPatterns {
+            work.urlSeen[Int(pattern)] = false
             let start = Int(file.patternRuleStart[Int(pattern)])
             let end = Int(file.patternRuleStart[Int(pattern) + 1])
-            matchedRules.append(contentsOf: file.patternRules[start..<end])
+            work.matchedRules.append(contentsOf: file.patternRules[start..<end])
         }
-        matchedURLPatterns.removeAll(keepingCapacity: true)
-        matchedRules.sort()
-        extra.removeAll(keepingCapacity: true)
-        for slot in matchedRules where applies(slot, request, page, thirdParty: thirdParty) { extra.append(slot) }
+        work.matchedURLPatterns.removeAll(keepingCapacity: true)
+        work.matchedRules.sort()
+        work.extra.removeAll(keepingCapacity: true)
+        for slot in work.matchedRules where applies(slot, request, page, thirdParty: thirdParty) { work.extra.append(slot) }
         if let marked = markedTop { for pattern in marked { topSeen[Int(pattern)] = false } }
         if let marked = markedFrame { for pattern in marked { frameSeen[Int(pattern)] = false } }
         markedTop = nil
         markedFrame = nil
 
-        let extraIgnores = extra.contains {
+        let extraIgnores = work.extra.contains {
             file.rules[Int($0)].role == .ignorePreviousRules || file.rules[Int($0)].role == .ignoreFollowingRules
         }
-        guard !extraIgnores else { return cutOutcome(universal, request) }
+        guard !extraIgnores else { return cutOutcome(universal, request, &work) }
 
         // No ignore rule of the request's own: the page's list (its rules between its cuts, all
         // of them on most pages), plus this request's rules between those cuts.
-        var acting = extra[...]
+        let acting: ArraySlice<UInt32>
         if universal.hasIgnoreRule {
-            applying.removeAll(keepingCapacity: true)
-            for slot in extra where universal.acts(slot) { applying.append(slot) }
-            acting = applying[...]
+            work.applying.removeAll(keepingCapacity: true)
+            for slot in work.extra where universal.acts(slot) { work.applying.append(slot) }
+            acting = work.applying[...]
+        } else {
+            acting = work.extra[...]
         }
         var actions: [(offset: Int, element: Action)] = []
-        for location in listedLocations(acting, upgradable: Self.isUpgradable(request)) {
+        for location in listedLocations(acting, upgradable: Self.isUpgradable(request), scratch: &work.locations) {
             let offset = Self.lowerBound(location, in: universal.locations)
             if offset < universal.locations.count && universal.locations[offset] == location { continue }
             actions.append((offset, file.actions[Int(location)]))
         }
         return MatchOutcome(
-            actions: SharedList(base: universal.actions, inserting: actions), matchingRules: matchingRules(universal),
+            actions: SharedList(base: universal.actions, inserting: actions), matchingRules: matchingRules(universal, work.extra),
             appliesGlobalStyleSheet: universal.low == nil)
     }
 
-    /// Every applying rule: the page's, shared, with this request's inserted.
-    private func matchingRules(_ universal: UniversalsForPage) -> SharedList<RuleIndex> {
+    /// Every applying rule: the page's, shared, with this request's (`extra`) inserted.
+    private func matchingRules(_ universal: UniversalsForPage, _ extra: [UInt32]) -> SharedList<RuleIndex> {
         SharedList(base: universal.rules, inserting: extra.map { slot in
             (offset: Self.lowerBound(slot, in: universal.slots), element: RuleIndex(Int(file.rules[Int(slot)].ruleIndex)))
         })
@@ -607,23 +631,25 @@ public final class Evaluator {
     /// ignore-previous-rules before it, and the rules left list their actions. Only the rules
     /// between the cuts are read, found by binary search in the page's list, not the page's
     /// thousands merged with the request's.
-    private func cutOutcome(_ universal: UniversalsForPage, _ request: Request) -> MatchOutcome {
+    private func cutOutcome(_ universal: UniversalsForPage, _ request: Request, _ work: inout Work) -> MatchOutcome {
         let role = { (slot: UInt32) in self.file.rules[Int(slot)].role }
         // The acting slots: after `low` (the last ignore-previous-rules), up to and including
         // `high` (the first ignore-following-rules).
         var high = universal.high
-        if let first = extra.first(where: { role($0) == .ignoreFollowingRules }) { high = min(high, first) }
+        if let first = work.extra.first(where: { role($0) == .ignoreFollowingRules }) { high = min(high, first) }
         let previousInPage = high == .max ? universal.ignorePrevious[...]
             : universal.ignorePrevious[..<Self.lowerBound(high + 1, in: universal.ignorePrevious)]
         var low = previousInPage.last
-        if let last = extra.last(where: { role($0) == .ignorePreviousRules && $0 <= high }) { low = max(low ?? 0, last) }
+        if let last = work.extra.last(where: { role($0) == .ignorePreviousRules && $0 <= high }) { low = max(low ?? 0, last) }
         let start = low.map { Self.lowerBound($0 + 1, in: universal.slots) } ?? 0
         let end = high == .max ? universal.slots.count : Self.lowerBound(high + 1, in: universal.slots)
-        applying.removeAll(keepingCapacity: true)
-        if start < end { applying.append(contentsOf: universal.slots[start..<end]) }
-        for slot in extra where slot <= high && low.map({ slot > $0 }) ?? true { applying.append(slot) }
-        let actions = listedLocations(applying[...], upgradable: Self.isUpgradable(request)).map { file.actions[Int($0)] }
-        return MatchOutcome(actions: SharedList(actions), matchingRules: matchingRules(universal), appliesGlobalStyleSheet: low == nil)
+        work.applying.removeAll(keepingCapacity: true)
+        if start < end { work.applying.append(contentsOf: universal.slots[start..<end]) }
+        for slot in work.extra where slot <= high && low.map({ slot > $0 }) ?? true { work.applying.append(slot) }
+        let actions = listedLocations(work.applying[...], upgradable: Self.isUpgradable(request), scratch: &work.locations)
+            .map { file.actions[Int($0)] }
+        return MatchOutcome(
+            actions: SharedList(actions), matchingRules: matchingRules(universal, work.extra), appliesGlobalStyleSheet: low == nil)
     }
 
     /// The first index of `sorted` (from `start` on) whose value is not below `value`.
