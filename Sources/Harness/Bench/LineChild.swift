@@ -57,10 +57,17 @@ final class LineChild {
         return true
     }
 
-    /// Sends `line` (without its newline) and returns the answer line; the child is stopped when
-    /// it takes no input or ends without answering.
+    /// Sends `line` (without its newline) and returns the answer line. The child is started when
+    /// none runs (never started, or stopped); one that has ended since the last exchange is an
+    /// error, like one that takes no input or ends without answering, and is stopped, so that the
+    /// next exchange starts another. A caller whose child holds state (`start` said so) is never
+    /// sent to a replacement it did not see start.
     func exchange(_ line: [UInt8]) throws -> [UInt8] {
-        try start()
+        if process == nil { try start() }
+        guard process?.isRunning == true else {
+            stop()
+            throw BenchEngineError.externalEngine("\(name) ended before this request (it may have crashed)")
+        }
         do {
             try input!.write(contentsOf: line + [UInt8(ascii: "\n")])
         } catch {
