@@ -6,8 +6,7 @@
 // (`DenseTable.maximumEntries`, `DenseTable.budget`), so building every table of a list is bounded
 // work and memory whatever the list's size, and the file keeps the compact form: the table is the
 // interpreter's, not the format's. A state's row is decoded once (`Program.appendRow`), not a
-// class at a time, so that expanding EasyList and EasyPrivacy's 42,900-state unanchored DFA is a
-// few milliseconds of a load.
+// class at a time: a load expands tables of millions of entries.
 //
 // An entry is the next state's row offset (its state number times the class count), with the high
 // bit set when that state reports patterns; `dead` (0x7FFF_FFFF) stops the run. A chain
@@ -16,13 +15,14 @@
 // BytecodeTests.denseTablesRunLikeTheirPrograms.
 
 public struct DenseTable: Hashable, Sendable {
-    /// At most this many entries (states x classes) in one table, and over all the tables of one
-    /// program set: 16 MB. Programs that run over the whole URL are expanded first, then
-    /// suffixes, while the budget lasts. A step of a large unanchored program (EasyList and
-    /// EasyPrivacy's whole-pattern DFA: 42,900 states) is then one read of a row near its start
-    /// state, mostly in cache, where the compact form decodes a header and scans exceptions.
-    public static let maximumEntries = 1 << 22
+    /// At most this many entries (states x classes) over all the tables of one program set: 16 MB.
+    /// Programs that run over the whole URL are expanded first, then suffixes, while the budget
+    /// lasts. It is large enough for the unanchored whole-pattern DFA of EasyList and EasyPrivacy
+    /// together (42,900 states), whose steps the compact form would decode one header and one
+    /// exception list at a time.
     public static let budget = 1 << 22
+    /// At most this many entries in one table: the whole budget.
+    public static let maximumEntries = budget
     public static let dead: UInt32 = 0x7FFF_FFFF
     public static let reportsBit: UInt32 = 0x8000_0000
 

@@ -170,8 +170,8 @@ public final class Evaluator {
     }
 
     /// The working memory of one answer. `outcome(for:)` moves it out of the evaluator for the
-    /// answer's length: arrays stored in a class check exclusive access at every mutation, which
-    /// in the loops over a request's patterns and rules was a tenth of an answer's instructions.
+    /// answer's length: arrays stored in a class would check exclusive access at every mutation
+    /// in the loops over a request's patterns and rules.
     private struct Work {
         /// The url patterns reported so far (each listed once in `matchedURLPatterns`).
         var urlSeen: [Bool]
@@ -210,9 +210,8 @@ public final class Evaluator {
     /// are kept most recent first and found by comparing their URLs: a page's requests mostly
     /// come together, and a scan of a few keys costs less than hashing two URLs per request.
     private func page(for request: Request) -> Page {
-        let mainDocument = request.mainDocumentURL.string
-        let frame = request.frameURL.string
-        if let index = pages.firstIndex(where: { $0.key.mainDocument == mainDocument && $0.key.frame == frame }) {
+        let key = PageKey(mainDocument: request.mainDocumentURL.string, frame: request.frameURL.string)
+        if let index = pages.firstIndex(where: { $0.key == key }) {
             let page = pages[index]
             if index > 0 {
                 pages.remove(at: index)
@@ -220,7 +219,7 @@ public final class Evaluator {
             }
             return page
         }
-        let page = Page(PageKey(mainDocument: mainDocument, frame: frame), mainDocumentDomain: mainDocumentDomain(request.mainDocumentURL))
+        let page = Page(key, mainDocumentDomain: mainDocumentDomain(request.mainDocumentURL))
         if pageCapacity > 0 {
             if pages.count >= pageCapacity { pages.removeLast() }
             pages.insert(page, at: 0)
@@ -228,8 +227,8 @@ public final class Evaluator {
         return page
     }
 
-    /// The registrable domain of a page's URL, looked up in the public suffix list once per host
-    /// (the lookup was most of a new page's own work; pages of one site share it).
+    /// The registrable domain of a page's URL, looked up in the public suffix list once per host:
+    /// the lookup is most of a new page's own work, and the pages of one site share it.
     private func mainDocumentDomain(_ url: CanonicalURL) -> String? {
         if let known = domainOfHost[url.host] { return known }
         let domain = url.registrableDomain

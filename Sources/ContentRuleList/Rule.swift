@@ -194,6 +194,8 @@ public enum Condition: Hashable, Sendable {
     }
 }
 
+/// Indirect: an action is one reference, so that copying a page's hundreds of actions (the
+/// evaluator's lists) retains each once instead of copying every case's payload.
 public indirect enum Action: Hashable, Sendable {
     case block
     case blockCookies

@@ -81,6 +81,30 @@ import PCRE2Oracle
         #expect(keepingMore.steps < fresh.steps)
     }
 
+    /// The main document's registrable domain is kept per host, and the hosts kept are dropped
+    /// together when there are 1,024 of them: third party answers like the oracle's over more
+    /// sites than that, each visited twice (the second time after the drop).
+    @Test func thirdPartyHoldsOverMoreSitesThanTheDomainsKept() throws {
+        let json = #"[{"trigger":{"url-filter":"ads","load-type":["third-party"]},"action":{"type":"block"}}]"#
+        let (list, _) = try RuleListCompiler.compile(json: Array(json.utf8))
+        let evaluator = Evaluator(try CompiledRuleList(validating: list.serialized()))
+        let oracle = ReferenceEvaluator(try ReferenceRuleList(try RuleListParser.parse(json).get()))
+        let sites = 1_100
+        var blocked = 0
+        for round in 0..<2 {
+            for site in 0..<sites {
+                let page = CanonicalURL("https://www.s\(site).test/")
+                for url in ["https://cdn.s\(site).test/ads", "https://s\((site + 1) % sites).test/ads"] {
+                    let request = Request(url: CanonicalURL(url), mainDocumentURL: page, frameURL: page, resourceType: .image)
+                    let expected = try oracle.outcome(for: request)
+                    #expect(evaluator.outcome(for: request) == expected, "\(url) on \(page.string), round \(round)")
+                    if !expected.actions.isEmpty { blocked += 1 }
+                }
+            }
+        }
+        #expect(blocked == 2 * sites, "the other site's request is blocked, the page's own CDN is not")
+    }
+
     @Test func aSharedListIsTheListItHolds() {
         let base = [10, 20, 30]
         let list = SharedList(base: base, inserting: [(0, 5), (2, 25), (2, 26), (3, 40)])
