@@ -63,6 +63,8 @@ struct CompileFigures: Encodable {
         var states: Int
         /// The DFAs' transitions before minimization (the limit `AutomataLimits.maximumTotalTransitions` holds).
         var transitions: Int
+        /// Patterns in the domain table instead (a hash lookup, no DFA).
+        var domainTable: Int
     }
     var path: String
     var rules: Int
@@ -85,7 +87,8 @@ struct CompileFigures: Encodable {
         func automata(_ figures: CompilationReport.Automata, _ patterns: Int) -> Automata {
             Automata(
                 patterns: patterns, dfas: figures.dfas, stages: figures.stages, nfaStates: figures.nfaStates,
-                statesBeforeMinimization: figures.statesBeforeMinimization, states: figures.states, transitions: figures.transitions)
+                statesBeforeMinimization: figures.statesBeforeMinimization, states: figures.states, transitions: figures.transitions,
+                domainTable: figures.domains)
         }
         url = automata(report.url, report.urlPatterns)
         topURL = automata(report.topURL, report.topPatterns)
@@ -102,7 +105,8 @@ struct CompileFigures: Encodable {
         var lines = ["\(path): \(rules.grouped) rules, \(rulesMatchingEveryURL.grouped) matching every URL"]
         for (name, figures) in [("url", url), ("top-url", topURL), ("frame-url", frameURL)] where figures.patterns > 0 || name == "url" {
             lines.append(
-                "  \(name.padding(toLength: 9, withPad: " ", startingAt: 0)) \(figures.patterns.grouped) patterns -> \(figures.dfas) DFAs"
+                "  \(name.padding(toLength: 9, withPad: " ", startingAt: 0)) \(figures.patterns.grouped) patterns -> "
+                    + (figures.domainTable > 0 ? "\(figures.domainTable.grouped) in the domain table, " : "") + "\(figures.dfas) DFAs"
                     + (figures.stages > 0 ? " (\(figures.stages) stage\(figures.stages == 1 ? "" : "s"))" : "") + ", "
                     + "\(figures.states.grouped) states (\(figures.statesBeforeMinimization.grouped) before minimization, NFA \(figures.nfaStates.grouped)), "
                     + "\(figures.transitions.grouped) transitions")

@@ -13,15 +13,20 @@
 //     programCount   4   then the whole programs (ProgramCoding.swift)
 //     stageCount     4   then per stage: the prefix program (its only pattern is 0), the
 //                        suffix count 4 and the suffix programs
+//     domains            the domain table (DomainTable.swift): patterns of the `||domain^` shape,
+//                        answered by a hash lookup of the URL's host labels, before the programs
 
 public import Automata
 public import URLFilterSyntax
 
 public struct ProgramSet: Hashable, Sendable {
-    public static func == (lhs: ProgramSet, rhs: ProgramSet) -> Bool { lhs.programs == rhs.programs && lhs.stages == rhs.stages }
+    public static func == (lhs: ProgramSet, rhs: ProgramSet) -> Bool {
+        lhs.programs == rhs.programs && lhs.stages == rhs.stages && lhs.domains == rhs.domains
+    }
     public func hash(into hasher: inout Hasher) {
         hasher.combine(programs)
         hasher.combine(stages)
+        hasher.combine(domains)
     }
 
     public struct Stage: Hashable, Sendable {
@@ -42,12 +47,15 @@ public struct ProgramSet: Hashable, Sendable {
     /// Programs run from the URL's start.
     public let programs: [Program]
     public let stages: [Stage]
+    /// Patterns answered without an automaton.
+    public let domains: DomainTable
     /// The same, laid out for the interpreter (`Image`).
     @usableFromInline let image: Image
 
-    public init(programs: [Program], stages: [Stage] = []) {
+    public init(programs: [Program], stages: [Stage] = [], domains: DomainTable = .empty) {
         self.programs = programs
         self.stages = stages
+        self.domains = domains
         image = Image(programs: programs, stages: stages)
     }
 
@@ -57,8 +65,9 @@ public struct ProgramSet: Hashable, Sendable {
 
     /// The programs the partitioner made (`DFAPartitioner.build(_:limits:minimizing:phaseTimer:product:)`
     /// with `Program.init`).
-    public init(_ partition: Partitioned<Program>) {
-        self.init(programs: partition.dfas, stages: partition.stages.map { Stage(prefix: $0.prefix, suffixes: $0.suffixes) })
+    public init(_ partition: Partitioned<Program>, domains: DomainTable = .empty) {
+        self.init(
+            programs: partition.dfas, stages: partition.stages.map { Stage(prefix: $0.prefix, suffixes: $0.suffixes) }, domains: domains)
     }
 
     /// The programs of the DFAs `dfas`.
@@ -104,6 +113,10 @@ public struct ProgramSet: Hashable, Sendable {
         /// the places are listed, not found by a run that reports at every byte (EasyList's
         /// adblock-rust requests: 250.2 -> 213.5 interpreter steps each).
         @usableFromInline var stageStartsEverywhere: [Bool] = []
+        /// Per stage: its prefix is the domain shape's (`ProgramSet.hostLabelPrefix`), so its ends
+        /// are read off the URL's host labels (`DomainTable.HostLabels`) instead of by its run.
+        @usableFromInline var stageReadsHostLabels: [Bool] = []
+        @usableFromInline var readsHostLabels = false
         /// Per stage and byte b (128: every byte from 128 on; 129 ends the list), where the entries
         /// of the suffixes that go on from b start in `startingSuffixes` (`Stage.suffixStarts`).
         @usableFromInline var firstByteStart: [Int32] = []
@@ -192,9 +205,11 @@ public struct ProgramSet: Hashable, Sendable {
                 classes += program.classOfByte
             }
             for program in programs { add(program) }
+            readsHostLabels = stages.contains { $0.prefix == ProgramSet.hostLabelPrefix }
             for stage in stages {
                 stagePrefixes.append(Int32(entries.count))
                 stageStartsEverywhere.append(stage.prefix.reportsAtEveryPosition)
+                stageReadsHostLabels.append(stage.prefix == ProgramSet.hostLabelPrefix)
                 add(stage.prefix)
                 let firstSuffix = entries.count
                 for suffix in stage.suffixes { add(suffix) }
@@ -213,7 +228,7 @@ public struct ProgramSet: Hashable, Sendable {
             var suffixEntries: [Int] = []
             var all = programs
             for (stage, item) in stages.enumerated() {
-                if !stageStartsEverywhere[stage] { order.append(all.count) }
+                if !stageStartsEverywhere[stage] && !stageReadsHostLabels[stage] { order.append(all.count) }
                 all.append(item.prefix)
                 for suffix in item.suffixes {
                     suffixEntries.append(all.count)
@@ -238,10 +253,19 @@ public struct ProgramSet: Hashable, Sendable {
         }
     }
 
+    /// The program the partitioner makes of the domain shape's prefix `^[^:]+:\/\/+([^:/]+\.)?`
+    /// (DomainTable.swift), which every `||` rule of a converted list starts with.
+    public static let hostLabelPrefix: Program? = {
+        guard case .success(let prefix) = URLFilterParser.parse("^[^:]+://+([^:/]+\\.)?"),
+            let dfa = try? SubsetConstruction.determinize(NFA(prefix: prefix, reportingAs: PatternID(0)))
+        else { return nil }
+        return Program(Minimizer.minimize(dfa))
+    }()
+
     /// Every program, prefixes included.
     public var allPrograms: [Program] { programs + stages.flatMap { [$0.prefix] + $0.suffixes } }
 
-    public var isEmpty: Bool { programs.isEmpty && stages.isEmpty }
+    public var isEmpty: Bool { programs.isEmpty && stages.isEmpty && domains.isEmpty }
 
     /// Runs every program over `url` (then the end-of-URL NUL), telling `report` each pattern
     /// found (a pattern may be told more than once). `ends` is working memory, kept by the
@@ -251,6 +275,15 @@ public struct ProgramSet: Hashable, Sendable {
     public func run(_ url: UnsafeBufferPointer<UInt8>, ends: inout [Int], report: (UInt32) -> Void) -> (steps: Int, runs: Int) {
         var steps = 0
         var runs = programs.count
+        // The host labels, read once for the domain table and the stages whose prefix they answer.
+        var labels: DomainTable.HostLabels?
+        if image.readsHostLabels || !domains.isEmpty {
+            labels = DomainTable.hostLabels(url, steps: &steps)
+            if let labels, !domains.isEmpty {
+                domains.lookUp(url, labels, report: report)
+                runs += 1
+            }
+        }
         image.withBuffers { buffers in
             for index in 0..<programs.count { steps += buffers.execute(index, url) { pattern, _ in report(pattern) } }
             for stage in 0..<image.stagePrefixes.count {
@@ -258,7 +291,10 @@ public struct ProgramSet: Hashable, Sendable {
                 // byte from 128 on: counted, not listed (an append per byte of every URL); other
                 // stages' ends are the places where the prefix's run reports.
                 let everywhere = image.stageStartsEverywhere[stage]
-                if !everywhere {
+                if image.stageReadsHostLabels[stage] {
+                    ends.removeAll(keepingCapacity: true)
+                    labels?.appendEnds(url, to: &ends)
+                } else if !everywhere {
                     ends.removeAll(keepingCapacity: true)
                     steps += buffers.execute(Int(image.stagePrefixes[stage]), url) { _, end in
                         // A prefix never reads the end-of-URL NUL (the planner keeps end markers out
@@ -307,6 +343,7 @@ public struct ProgramSet: Hashable, Sendable {
             writer.u32(UInt32(stage.suffixes.count))
             for suffix in stage.suffixes { suffix.write(to: &writer) }
         }
+        domains.write(to: &writer)
     }
 
     /// Reads and validates a programs section's content.
@@ -324,7 +361,8 @@ public struct ProgramSet: Hashable, Sendable {
             let prefix = try Program.read(from: &reader, patternCount: 1)
             stages.append(Stage(prefix: prefix, suffixes: try programs()))
         }
-        return ProgramSet(programs: whole, stages: stages)
+        let domains = try DomainTable.read(from: &reader, patternCount: patternCount)
+        return ProgramSet(programs: whole, stages: stages, domains: domains)
     }
 
     /// Every program as text, headed `name program i`, `name stage i prefix`, `name stage i suffix j`.
@@ -338,6 +376,10 @@ public struct ProgramSet: Hashable, Sendable {
         for (index, stage) in stages.enumerated() {
             add("\(name) stage \(index) prefix (p0: the suffixes start here)", stage.prefix)
             for (suffixIndex, suffix) in stage.suffixes.enumerated() { add("\(name) stage \(index) suffix \(suffixIndex)", suffix) }
+        }
+        if !domains.isEmpty {
+            lines.append("\(name) domain table (^[^:]+:\\/\\/+([^:/]+\\.)?D[/:], \(domains.count) entries):")
+            lines.append(domains.disassemble().split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
         }
         return lines.joined(separator: "\n")
     }

@@ -50,6 +50,8 @@ public struct CompilationReport: Sendable {
         public var states: Int = 0
         /// The DFAs' transitions before minimization (`AutomataLimits.maximumTotalTransitions`).
         public var transitions: Int = 0
+        /// Patterns in the domain table (DomainTable.swift in Bytecode), not in any DFA.
+        public var domains: Int = 0
     }
     public var url = Automata()
     public var topURL = Automata()
@@ -431,13 +433,15 @@ private struct Builder {
         report[keyPath: figures].statesBeforeMinimization = partition.statesBeforeMinimization
         report[keyPath: figures].states = partition.states
         report[keyPath: figures].transitions = partition.transitions
-        return ProgramSet(partition)
+        report[keyPath: figures].domains = built.domains.count
+        return ProgramSet(partition, domains: built.domains)
     }
 }
 
 /// The programs of one kind's patterns (consumed), as the partitioner made them, with its time.
 struct PartitionedPrograms: Sendable {
     var partition: Partitioned<Program>
+    var domains: DomainTable
     var timer: PhaseTimer
 
     init(_ filters: consuming [URLFilter], limits: AutomataLimits, minimizing: Bool) {
@@ -447,14 +451,34 @@ struct PartitionedPrograms: Sendable {
     }
 
     /// The programs of one kind's plan (`plan`); `timer` has the planning's time.
-    init(_ plan: consuming DFAPartitioner.Plan, timer: PhaseTimer, limits: AutomataLimits, minimizing: Bool) {
+    init(_ plan: consuming Planned, timer: PhaseTimer, limits: AutomataLimits, minimizing: Bool) {
         self.timer = timer
-        partition = DFAPartitioner.build(consume plan, limits: limits, minimizing: minimizing, phaseTimer: &self.timer) { Program($0) }
+        let planned = consume plan
+        domains = planned.domains
+        partition = DFAPartitioner.build(planned.automata, limits: limits, minimizing: minimizing, phaseTimer: &self.timer) { Program($0) }
     }
 
-    /// One kind's patterns (consumed) planned into stages, numbered by their ids.
-    static func plan(_ filters: consuming [URLFilter], limits: AutomataLimits, timer: inout PhaseTimer) -> DFAPartitioner.Plan {
-        let patterns = (consume filters).enumerated().map { (id: PatternID($0.offset), filter: $0.element) }
-        return DFAPartitioner.plan(consume patterns, limits: limits, phaseTimer: &timer)
+    /// One kind's patterns: those of the domain table's shape in the table, the others planned
+    /// into stages.
+    struct Planned: Sendable {
+        var automata: DFAPartitioner.Plan
+        var domains: DomainTable
+    }
+
+    /// One kind's patterns (consumed) planned, numbered by their ids.
+    static func plan(_ filters: consuming [URLFilter], limits: AutomataLimits, timer: inout PhaseTimer) -> Planned {
+        var automata: [(id: PatternID, filter: URLFilter)] = []
+        var domains: [(pattern: UInt32, domain: [UInt8])] = []
+        let planning = timer.begin(.plan)
+        for (id, filter) in (consume filters).enumerated() {
+            if let domain = DomainTable.domain(of: filter) {
+                domains.append((UInt32(id), domain))
+            } else {
+                automata.append((PatternID(id), filter))
+            }
+        }
+        let table = DomainTable(domains)
+        timer.end(planning)
+        return Planned(automata: DFAPartitioner.plan(consume automata, limits: limits, phaseTimer: &timer), domains: table)
     }
 }

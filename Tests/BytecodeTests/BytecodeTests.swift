@@ -38,7 +38,9 @@ private func sampleFile() throws -> CompiledFile {
     transform.port = .some(nil)
     transform.host = "example.org"
     return CompiledFile(
-        urlPrograms: ProgramSet(programs: [url, Program(try dfa(["^a[bc]d", "^xb"]))]), topURLPrograms: top, framePrograms: ProgramSet(programs: []), urlPatternCount: 3,
+        urlPrograms: ProgramSet(
+            programs: [url, Program(try dfa(["^a[bc]d", "^xb"]))], domains: DomainTable([(0, Array("ads.example".utf8)), (2, Array("t.co".utf8))])),
+        topURLPrograms: top, framePrograms: ProgramSet(programs: []), urlPatternCount: 3,
         topPatternCount: 2,
         framePatternCount: 0, patternRuleStart: [0, 1, 2, 3], patternRules: [0, 1, 2], universalRules: [3],
         rules: [

@@ -1,0 +1,123 @@
+// DomainTableTests.swift — the domain table's shape (which patterns it takes) and its answers,
+// held to the NFA of the same patterns on URLs built to reach every branch of its reading.
+
+import Testing
+import Automata
+import Bytecode
+import URLFilterSyntax
+
+private let prefix = "^[^:]+://+([^:/]+\\.)?"
+
+private func filter(_ source: String, caseSensitive: Bool = false) -> URLFilter {
+    try! URLFilterParser.parse(source, isCaseSensitive: caseSensitive).get()
+}
+
+private func domain(_ source: String, caseSensitive: Bool = false) -> String? {
+    DomainTable.domain(of: filter(source, caseSensitive: caseSensitive)).map { String(decoding: $0, as: UTF8.self) }
+}
+
+private func answers(_ table: DomainTable, _ url: [UInt8]) -> [UInt32] {
+    var found = Set<UInt32>()
+    _ = url.withUnsafeBufferPointer { table.run($0) { found.insert($0) } }
+    return found.sorted()
+}
+
+@Suite struct DomainTableTests {
+    @Test func takesTheConvertersDomainShapeOnly() {
+        #expect(domain(prefix + "yahoo\\.com[/:]") == "yahoo.com")
+        #expect(domain(prefix + "Ya-Hoo_1\\.com[:/]") == "ya-hoo_1.com", "letters folded; the class in either order")
+        #expect(domain(prefix + "a[/:]") == "a")
+        #expect(domain(prefix + "a\\?b@c[/:]") == "a?b@c", "any byte but / and : can be part of the host")
+        #expect(domain(prefix + "123\\.45[/:]", caseSensitive: true) == "123.45", "no letter: case sensitivity changes nothing")
+        let refused = [
+            prefix + "yahoo\\.com[/:]$",        // the end anchor
+            prefix + "yahoo\\.com[/]",          // another terminator
+            prefix + "yahoo\\.com",             // none
+            prefix + "yahoo\\.com[/:]x",        // more after it
+            prefix + "ya.oo\\.com[/:]",         // a class in the domain
+            prefix + "yah?oo\\.com[/:]",        // a quantifier
+            prefix + "yah(o)o\\.com[/:]",       // a group
+            prefix + "[/:]",                    // no domain
+            "^[^:]+:/+([^:/]+\\.)?yahoo\\.com[/:]",   // one slash
+            "[^:]+://+([^:/]+\\.)?yahoo\\.com[/:]",   // not anchored
+            "^[^:]+://+([^/]+\\.)?yahoo\\.com[/:]",   // another host class
+            "^[^:]+://+([^:/]+\\.)yahoo\\.com[/:]",   // the label group required
+        ]
+        for source in refused { #expect(domain(source) == nil, "\(source)") }
+        #expect(domain(prefix + "yahoo\\.com[/:]", caseSensitive: true) == nil, "case-sensitive letters are left to the automata")
+    }
+
+    /// URLs built to reach every branch of the reading: chosen ones, then random ones from the
+    /// pieces it branches on.
+    static func urls() -> [[UInt8]] {
+        let chosen = [
+            "http://example.com/", "https://www.ads.example.com:443/x", "http://EXAMPLE.COM/", "http://example.com",
+            "http://example.com?/", "http:///example.com/", "http:/example.com/", "://example.com/", "ws://a/",
+            "http://user@a/", "http://a@b/", "http://.dot/", "http://x..dot/", "http://a..b/", "http://x.a..b/",
+            "http://com./", "http://x.com./", "http://b.b.b.b/", "http://ab.ab/", "a:b//example.com/", "x:y://example.com/",
+            "http://example.com:a/", "http://e\u{0}.example.com/", "http://example.com\u{0}/", "http://", "http:///", "h://a",
+            "http:////a/ads", "http://a/ads/x", "http://x.a:80/ads",
+        ]
+        var result = chosen.map { Array($0.utf8) }
+        result.append([0x68, 0x3A, 0x2F, 0x2F, 0x61, 0x2E, 0x80, 0x2E, 0x61, 0x2F])  // h://a.<128>.a/
+        result.append([0x68, 0x3A, 0x2F, 0x2F, 0x62, 0x2E, 0x61, 0x2F, 0x80])         // h://b.a/<128>: after A's end
+        let pieces = ["http", "H", ":", "/", "//", "///", ".", "..", "example", "EXAMPLE", "com", "ads", "co", "uk", "a", "b", "x-y",
+                      "z", "dot", "@", "?", "\u{0}", ":80", "ab", "/ads", "/x"].map { Array($0.utf8) } + [[0x80]]
+        var random = UInt64(26)
+        func next(_ bound: Int) -> Int {
+            random = random &* 6364136223846793005 &+ 1442695040888963407
+            return Int((random >> 33) % UInt64(bound))
+        }
+        for _ in 0..<20_000 {
+            var url: [UInt8] = next(4) == 0 ? [] : Array("http://".utf8)
+            for _ in 0..<next(9) { url += pieces[next(pieces.count)] }
+            result.append(url)
+        }
+        return result
+    }
+
+    @Test func answersLikeTheNFAOfItsPatterns() {
+        let domains = ["example.com", "ads.example.com", "co.uk", "a", "x-y.z", ".dot", "a..b", "com.", "b", "a@b", "ab"]
+        let sources = domains.map { prefix + $0.replacing(".", with: "\\.") + "[/:]" }
+        let filters = sources.map { filter($0) }
+        let table = DomainTable(filters.enumerated().map { (UInt32($0.offset), DomainTable.domain(of: $0.element)!) })
+        #expect(table.count == domains.count)
+        let nfa = NFA(patterns: filters.enumerated().map { (id: PatternID($0.offset), filter: $0.element) })
+        func check(_ text: [UInt8]) {
+            #expect(answers(table, text) == nfa.matches(text).map(\.rawValue), "url \(text)")
+        }
+        for url in Self.urls() { check(url) }
+    }
+
+    @Test func aStageWithTheDomainPrefixStartsWhereTheHostLabelsSay() throws {
+        // `||` rules with a path: a stage whose prefix the host labels answer, beside the table.
+        let sources = ["a\\/ads", "example\\.com\\/x", "\\/ads", "com\\.\\/", ":80", "b[/:]", "x-y\\.z\\/", "\\.dot"].map { prefix + $0 }
+        let filters = sources.map { filter($0) }
+        var timer = PhaseTimer()
+        let staged = filters.enumerated().filter { DomainTable.domain(of: $0.element) == nil }
+        let partition = DFAPartitioner.build(
+            staged.map { (id: PatternID($0.offset), filter: $0.element) }, limits: AutomataLimits(minimumPatternsPerStage: 2), phaseTimer: &timer
+        ) { Program($0) }
+        let table = DomainTable(filters.enumerated().compactMap { item in DomainTable.domain(of: item.element).map { (UInt32(item.offset), $0) } })
+        let set = ProgramSet(partition, domains: table)
+        #expect(set.stages.count == 1 && set.stages[0].prefix == ProgramSet.hostLabelPrefix && table.count == 1)
+        let nfa = NFA(patterns: filters.enumerated().map { (id: PatternID($0.offset), filter: $0.element) })
+        var ends: [Int] = []
+        for url in Self.urls() {
+            var found = Set<UInt32>()
+            _ = url.withUnsafeBufferPointer { set.run($0, ends: &ends) { found.insert($0) } }
+            #expect(found.sorted() == nfa.matches(url).map(\.rawValue), "url \(url)")
+        }
+    }
+
+    @Test func aProgramSetReportsItsTableAndWritesIt() throws {
+        let table = DomainTable([(1, Array("example.com".utf8)), (4, Array("ads.net".utf8))])
+        let set = ProgramSet(programs: [], domains: table)
+        var ends: [Int] = []
+        var found: [UInt32] = []
+        let url = Array("https://cdn.ads.net/x".utf8)
+        let (steps, runs) = url.withUnsafeBufferPointer { set.run($0, ends: &ends) { found.append($0) } }
+        #expect(found == [4] && runs == 1 && steps > 0)
+        #expect(set.disassemble(name: "url").contains("p4 ads.net"))
+    }
+}
