@@ -1,28 +1,44 @@
 // DomainTable.swift — Bytecode
 //
-// Patterns of one exact shape answered by hashing instead of by an automaton. Converters write
+// Patterns of two exact shapes answered by hashing instead of by an automaton. Converters write
 // an ABP rule `||domain^` as
 //
 //     ^[^:]+:\/\/+([^:/]+\.)?D[/:]        D a literal without `:` or `/` (case-insensitive)
 //
-// and such rules are most of a real list (EasyList and EasyPrivacy together: 94,777 of 112,805).
-// Built as automata they are a trie of a million states behind a stage prefix, run from every
-// label of the host. What the shape means is simpler than that trie: in a URL whose first `:` is
-// followed by at least two `/`, let A be the bytes after that run of `/` up to the next `/` or `:`
-// (the URL must go on with one of them); the pattern matches exactly when D equals A from its
-// start, or from the byte after a `.` that is not A's first byte. (`[^:]+`, `[^:/]+` and D exclude
-// NUL and bytes from 128 on, so such a byte before A's end rules every pattern out.) A URL is then
-// read once up to A's end, and A's candidates, a handful, are looked up by a hash computed from
-// A's end backwards. The same reading gives the places where the shape's prefix ends, so a stage
-// with that prefix (the `||` patterns with a path) starts its suffixes there without running its
-// prefix program (ProgramSet.swift). (Tests: DomainTableTests.)
+// and such rules are most of a real list (EasyList and EasyPrivacy together: 91,652 of their
+// 103,482 distinct url-filters). Built as automata they are a trie of a million states behind a
+// stage prefix, run from every label of the host. What the shape means is simpler than that
+// trie: in a URL whose first `:` is followed by at least two `/`, let A be the bytes after that
+// run of `/` up to the next `/` or `:` (the URL must go on with one of them); the pattern matches
+// exactly when D equals A from its start, or from the byte after a `.` that is not A's first
+// byte. (`[^:]+`, `[^:/]+` and D exclude NUL and bytes from 128 on, so such a byte before A's end
+// rules every pattern out.) A URL is then read once up to A's end, and A's candidates, a
+// handful, are looked up by a hash computed from A's end backwards.
+//
+// The second shape has a path: `^[^:]+:\/\/+([^:/]+\.)?D T`, T a sequence of single characters
+// or classes (no group, no quantifier), the first of `/` and `:` only (`||domain/ads/`: 6,304
+// more in the pair). D holds neither `/` nor `:`, so it can only end where A does, and the
+// pattern matches exactly when D is found as above and T matches from A's end. Such an entry
+// keeps T, and a domain found checks its T against the bytes from A's end (then the end-of-URL
+// NUL), a set a byte. Paths with a loop or an optional part stay with the automata.
+//
+// The same reading gives the places where the shapes' prefix ends, so a stage with that prefix
+// (the other `||` rules) starts its suffixes there without running its prefix program
+// (ProgramSet.swift). (Tests: DomainTableTests.)
 //
 // In a file (at the end of a programs section, ProgramSet.swift):
 //
 //     count      varint   entries, in increasing pattern order
 //     per entry  varint   its pattern minus the previous entry's pattern + 1 (the first: itself)
-//                varint   D's length (>= 1), then D's bytes: ASCII 1...127 but `/`, `:` and
-//                         upper-case letters (D is matched with letters folded to lower case)
+//                varint   D's length (>= 1) << 1, bit 0 set when T follows; then D's bytes: ASCII
+//                         1...127 but `/`, `:` and upper-case letters (D is matched with letters
+//                         folded to lower case)
+//                [varint] T's length in bytes (>= 1), then T, each set in its one shortest form:
+//                         0x80 `/` and `:`; a lower-case letter: it in both cases; 0xC1...0xDA,
+//                         0xE1...0xFA: the letter minus 0x80 alone; another byte from 1 to 127: it
+//                         alone; 0: any other set, in the next 16 bytes (bit b % 8 of byte b / 8
+//                         set: byte b is in the set). An end anchor is a last set of NUL alone.
+//                         Without T, T is `[/:]`.
 
 public import URLFilterSyntax
 
@@ -31,18 +47,24 @@ public struct DomainTable: Hashable, Sendable {
     public private(set) var patterns: [UInt32] = []
     private var starts: [UInt32] = [0]
     private var bytes: [UInt8] = []
+    /// Per entry: its T's encoding in `tails` (empty: `[/:]`, which A's end already satisfies).
+    private var tailStarts: [UInt32] = [0]
+    private var tails: [UInt8] = []
     /// The lookup, derived from the entries: an open-addressing table of 32-bit slots, at most
-    /// two thirds full, a slot holding entry + 1 (0: empty) in its low `entryBits` bits and the
-    /// top bits of the entry's hash (`hash(_:)`) above them, so that a probe that finds another
-    /// domain reads nothing else, and the table is small enough to stay in a core's cache
-    /// (EasyList and EasyPrivacy: 512 KB).
+    /// two thirds full, one per distinct domain, a slot holding its first entry + 1 (0: empty) in
+    /// its low `entryBits` bits and the top bits of the domain's hash (`hash(_:)`) above them, so
+    /// that a probe that finds another domain reads nothing else, and the table is small enough
+    /// to stay in a core's cache (EasyList and EasyPrivacy: 1 MB).
     private var slots: [UInt32] = []
+    /// Per entry: the next entry with the same domain (-1: none); only the first has a slot.
+    private var sameDomain: [Int32] = []
     private var shift: UInt64 = 64
     private var entryBits: UInt32 = 32
     private var entryMask: UInt32 = 0
 
     public static func == (lhs: DomainTable, rhs: DomainTable) -> Bool {
-        lhs.patterns == rhs.patterns && lhs.starts == rhs.starts && lhs.bytes == rhs.bytes
+        lhs.patterns == rhs.patterns && lhs.starts == rhs.starts && lhs.bytes == rhs.bytes && lhs.tailStarts == rhs.tailStarts
+            && lhs.tails == rhs.tails
     }
 
     public func hash(into hasher: inout Hasher) {
@@ -54,16 +76,24 @@ public struct DomainTable: Hashable, Sendable {
 
     private init() {}
 
-    /// The table of `entries` (patterns in increasing order, each domain `domain(of:)` made).
-    public init(_ entries: [(pattern: UInt32, domain: [UInt8])]) {
+    /// The table of `entries` (patterns in increasing order, each domain and tail as `split(_:)`
+    /// made them; an empty tail: `[/:]`).
+    public init(_ entries: [(pattern: UInt32, domain: [UInt8], tail: [UInt8])]) {
         for entry in entries {
-            // (Domains come from `domain(of:)`, which checked them.)
+            // (Domains and tails come from `split(_:)`, which checked them.)
             precondition(patterns.last.map { $0 < entry.pattern } ?? true)
             patterns.append(entry.pattern)
             bytes += entry.domain
             starts.append(UInt32(bytes.count))
+            tails += entry.tail
+            tailStarts.append(UInt32(tails.count))
         }
         index()
+    }
+
+    /// The table of entries without tails.
+    public init(_ entries: [(pattern: UInt32, domain: [UInt8])]) {
+        self.init(entries.map { (pattern: $0.pattern, domain: $0.domain, tail: []) })
     }
 
     public var count: Int { patterns.count }
@@ -71,6 +101,8 @@ public struct DomainTable: Hashable, Sendable {
 
     /// Entry `entry`'s domain.
     public func domain(_ entry: Int) -> ArraySlice<UInt8> { bytes[Int(starts[entry])..<Int(starts[entry + 1])] }
+    /// Entry `entry`'s T, encoded (empty: `[/:]`).
+    public func tail(_ entry: Int) -> ArraySlice<UInt8> { tails[Int(tailStarts[entry])..<Int(tailStarts[entry + 1])] }
 
     // MARK: The shape
 
@@ -81,23 +113,111 @@ public struct DomainTable: Hashable, Sendable {
     }()
     private static let terminator = ASCIISet([0x2F, 0x3A])
 
-    /// D, lower case, when `filter` has exactly the shape this table answers; nil otherwise.
-    public static func domain(of filter: URLFilter) -> [UInt8]? {
+    /// What the table makes of `filter`: D, lower case, and T encoded (empty when T is `[/:]`);
+    /// nil when `filter` has neither shape.
+    public static func split(_ filter: URLFilter) -> (domain: [UInt8], tail: [UInt8])? {
         let terms = filter.terms
         let prefixCount = prefixTerms.count
-        guard filter.hasStartAnchor, !filter.hasEndAnchor, terms.count >= prefixCount + 2,
-            let last = terms.last, last.quantifier == .one, case .characterClass(let ends, _) = last.atom, ends == terminator,
-            zip(terms, prefixTerms).allSatisfy(Self.sameShape)
-        else { return nil }
-        var domain: [UInt8] = []
-        domain.reserveCapacity(terms.count - prefixCount - 1)
-        for term in terms[prefixCount..<(terms.count - 1)] {
-            guard term.quantifier == .one, case .character(let matches, let unit) = term.atom else { return nil }
-            let lower = folded(unit)
-            guard matches == ASCIISet(lower).caseFolded else { return nil }
-            domain.append(lower)
+        guard filter.hasStartAnchor, terms.count >= prefixCount + 2, zip(terms, prefixTerms).allSatisfy(Self.sameShape) else {
+            return nil
         }
-        return isValid(domain[...]) ? domain : nil
+        var domain: [UInt8] = []
+        var at = prefixCount
+        while at < terms.count, terms[at].quantifier == .one, case .character(let matches, let unit) = terms[at].atom {
+            let lower = folded(unit)
+            guard matches == ASCIISet(lower).caseFolded, domainBytes.contains(lower) else { break }
+            domain.append(lower)
+            at += 1
+        }
+        // D, then T: sets without quantifiers, the first of `/` and `:` only.
+        guard !domain.isEmpty, at < terms.count, let first = terms[at].characterSet, !first.isEmpty,
+            first.union(terminator) == terminator
+        else { return nil }
+        if at == terms.count - 1 && first == terminator && !filter.hasEndAnchor && terms[at].quantifier == .one { return (domain, []) }
+        var tail: [UInt8] = []
+        for term in terms[at...] {
+            guard term.quantifier == .one, let set = term.characterSet else { return nil }
+            encode(set, into: &tail)
+        }
+        if filter.hasEndAnchor { encode(.nul, into: &tail) }
+        return (domain, tail)
+    }
+
+    /// D, lower case, when `filter` has the shape without a path (T is `[/:]`); nil otherwise.
+    public static func domain(of filter: URLFilter) -> [UInt8]? {
+        guard let (domain, tail) = split(filter), tail.isEmpty else { return nil }
+        return domain
+    }
+
+    /// A set of T as its bytes (see the file's layout above): each set in one way only, the
+    /// shortest.
+    static func encode(_ set: ASCIISet, into tail: inout [UInt8]) {
+        if let code = shortCode(set) {
+            tail.append(code)
+            return
+        }
+        tail.append(0)
+        for index in 0..<16 {
+            var byte: UInt8 = 0
+            for bit in 0..<8 where set.contains(UInt8(index * 8 + bit)) { byte |= 1 << bit }
+            tail.append(byte)
+        }
+    }
+
+    /// The one-byte code of `set`, when it has one: `/` and `:`; a letter in both cases (lower
+    /// case); another byte but NUL alone (itself); a letter alone (with 0x80).
+    private static func shortCode(_ set: ASCIISet) -> UInt8? {
+        if set == terminator { return 0x80 }
+        let members = set.members
+        if members.count == 2, members[1] &- members[0] == 0x20, (0x41...0x5A).contains(members[0]) { return members[1] }
+        guard members.count == 1, members[0] != 0 else { return nil }
+        return isLetter(members[0]) ? members[0] | 0x80 : members[0]
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool { (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) }
+
+    /// Whether T's encoding `tail` matches `url` from `start` (the end-of-URL NUL after its last
+    /// byte). Only for an encoding `encode` made or `read` checked.
+    static func tailMatches(_ tail: ArraySlice<UInt8>, _ url: UnsafeBufferPointer<UInt8>, from start: Int) -> Bool {
+        var at = tail.startIndex
+        var place = start
+        while at < tail.endIndex {
+            guard place <= url.count else { return false }
+            let byte = place < url.count ? url[place] : 0
+            let code = tail[at]
+            let matches: Bool
+            switch code {
+            case 0:
+                matches = byte < 128 && tail[at + 1 + Int(byte >> 3)] >> (byte & 7) & 1 == 1
+                at += 16
+            case 0x80: matches = byte == 0x2F || byte == 0x3A
+            case 0x81...: matches = byte == code & 0x7F
+            default: matches = byte != 0 && folded(byte) == code
+            }
+            guard matches else { return false }
+            at += 1
+            place += 1
+        }
+        return true
+    }
+
+    /// Whether `tail` is an encoding `encode` makes: whole sets, none empty, each in its one form
+    /// (so `tailMatches` may read it, and a changed byte is more often refused than read).
+    static func isValidTail(_ tail: ArraySlice<UInt8>) -> Bool {
+        var at = tail.startIndex
+        while at < tail.endIndex {
+            let code = tail[at]
+            if code == 0 {
+                guard tail.endIndex - at > 16 else { return false }
+                let set = ASCIISet((0..<128).filter { tail[at + 1 + $0 / 8] >> ($0 % 8) & 1 == 1 }.map(UInt8.init))
+                guard !set.isEmpty, shortCode(set) == nil else { return false }
+                at += 16
+            } else if code < 0x80 ? (0x41...0x5A).contains(code) : code > 0x80 && !isLetter(code & 0x7F) {
+                return false
+            }
+            at += 1
+        }
+        return !tail.isEmpty
     }
 
     /// Whether two terms match the same strings the same way, spans aside.
@@ -142,10 +262,22 @@ public struct DomainTable: Hashable, Sendable {
         entryBits = UInt32(UInt32.bitWidth - UInt32(count).leadingZeroBitCount)
         entryMask = entryBits == 32 ? .max : (1 << entryBits) - 1
         slots = [UInt32](repeating: 0, count: capacity)
-        for entry in 0..<count {
+        sameDomain = [Int32](repeating: -1, count: count)
+        var lastOfDomain = [Int32](repeating: -1, count: count)
+        entries: for entry in 0..<count {
             let hash = Self.hash(domain(entry))
             var slot = slot(of: hash)
-            while slots[slot] != 0 { slot = (slot + 1) & (capacity - 1) }
+            while slots[slot] != 0 {
+                // An entry whose domain has a slot already is chained after the others.
+                let first = Int(slots[slot] & entryMask) - 1
+                if slots[slot] & ~entryMask == fingerprint(hash) && domain(first) == domain(entry) {
+                    let last = lastOfDomain[first] < 0 ? first : Int(lastOfDomain[first])
+                    sameDomain[last] = Int32(entry)
+                    lastOfDomain[first] = Int32(entry)
+                    continue entries
+                }
+                slot = (slot + 1) & (capacity - 1)
+            }
             slots[slot] = fingerprint(hash) | UInt32(entry + 1)
         }
     }
@@ -232,8 +364,17 @@ public struct DomainTable: Hashable, Sendable {
                 let expected = fingerprint(hash)
                 while slots[slot] != 0 {
                     if slots[slot] & ~entryMask == expected {
-                        let entry = Int(slots[slot] & entryMask) - 1
-                        if matches(entry, url, candidate..<end) { report(patterns[entry]) }
+                        var entry = Int(slots[slot] & entryMask) - 1
+                        if matches(entry, url, candidate..<end) {
+                            // The domain's entries: each reports unless its path does not match.
+                            while entry >= 0 {
+                                if tailStarts[entry] == tailStarts[entry + 1] || Self.tailMatches(tail(entry), url, from: end) {
+                                    report(patterns[entry])
+                                }
+                                entry = Int(sameDomain[entry])
+                            }
+                            break
+                        }
                     }
                     slot = (slot + 1) & (slots.count - 1)
                 }
@@ -257,8 +398,13 @@ public struct DomainTable: Hashable, Sendable {
             writer.varint(patterns[entry] - next)
             next = patterns[entry] + 1
             let domain = domain(entry)
-            writer.varint(UInt32(domain.count))
+            let tail = tail(entry)
+            writer.varint(UInt32(domain.count) << 1 | (tail.isEmpty ? 0 : 1))
             writer.append(contentsOf: domain)
+            if !tail.isEmpty {
+                writer.varint(UInt32(tail.count))
+                writer.append(contentsOf: tail)
+            }
         }
     }
 
@@ -272,20 +418,47 @@ public struct DomainTable: Hashable, Sendable {
             let pattern = next + Int(try reader.varint())
             guard pattern < patternCount else { throw .malformed(at: at, "domain table: pattern \(pattern) of \(patternCount)") }
             let lengthAt = reader.offset
-            let length = Int(try reader.varint())
+            let word = try reader.varint()
+            let length = Int(word >> 1)
             let domain = try reader.take(length)
             guard isValid(domain) else { throw .malformed(at: lengthAt, "domain table: a domain of \(length) bytes with a byte it cannot match") }
+            if word & 1 == 1 {
+                let tailAt = reader.offset
+                let tail = try reader.take(Int(try reader.varint()))
+                guard isValidTail(tail) else { throw .malformed(at: tailAt, "domain table: a path that is not a sequence of sets") }
+                table.tails += tail
+            }
             table.patterns.append(UInt32(pattern))
             table.bytes += domain
             table.starts.append(UInt32(table.bytes.count))
+            table.tailStarts.append(UInt32(table.tails.count))
             next = pattern + 1
         }
         table.index()
         return table
     }
 
-    /// The entries as text: `p<pattern> <domain>`, a line each.
+    /// The entries as text: `p<pattern> <domain>`, then its path's sets when it has one, a line each.
     public func disassemble() -> String {
-        (0..<count).map { "p\(patterns[$0]) \(String(decoding: domain($0), as: UTF8.self))" }.joined(separator: "\n")
+        (0..<count).map { entry in
+            var line = "p\(patterns[entry]) \(String(decoding: domain(entry), as: UTF8.self))"
+            let tail = tail(entry)
+            var at = tail.startIndex
+            while at < tail.endIndex {
+                let code = tail[at]
+                let set: ASCIISet
+                switch code {
+                case 0:
+                    set = ASCIISet((0..<128).filter { tail[at + 1 + $0 / 8] >> ($0 % 8) & 1 == 1 }.map(UInt8.init))
+                    at += 16
+                case 0x80: set = Self.terminator
+                case 0x81...: set = ASCIISet(code & 0x7F)
+                default: set = ASCIISet(code).caseFolded
+                }
+                line += " " + set.description
+                at += 1
+            }
+            return line
+        }.joined(separator: "\n")
     }
 }

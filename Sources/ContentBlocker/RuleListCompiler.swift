@@ -468,11 +468,11 @@ struct PartitionedPrograms: Sendable {
     /// One kind's patterns (consumed) planned, numbered by their ids.
     static func plan(_ filters: consuming [URLFilter], limits: AutomataLimits, timer: inout PhaseTimer) -> Planned {
         var automata: [(id: PatternID, filter: URLFilter)] = []
-        var domains: [(pattern: UInt32, domain: [UInt8])] = []
+        var domains: [(pattern: UInt32, domain: [UInt8], tail: [UInt8])] = []
         let planning = timer.begin(.plan)
         for (id, filter) in (consume filters).enumerated() {
-            if let domain = DomainTable.domain(of: filter) {
-                domains.append((UInt32(id), domain))
+            if let (domain, tail) = DomainTable.split(filter) {
+                domains.append((UInt32(id), domain, tail))
             } else {
                 automata.append((PatternID(id), filter))
             }

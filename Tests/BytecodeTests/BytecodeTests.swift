@@ -39,7 +39,8 @@ private func sampleFile() throws -> CompiledFile {
     transform.host = "example.org"
     return CompiledFile(
         urlPrograms: ProgramSet(
-            programs: [url, Program(try dfa(["^a[bc]d", "^xb"]))], domains: DomainTable([(0, Array("ads.example".utf8)), (2, Array("t.co".utf8))])),
+            programs: [url, Program(try dfa(["^a[bc]d", "^xb"]))], domains: DomainTable([(0, Array("ads.example".utf8), []), (1, Array("cdn.x".utf8), [0x2F, 0x61, 0]
+                + [UInt8](repeating: 0xFF, count: 16)), (2, Array("t.co".utf8), [])])),
         topURLPrograms: top, framePrograms: ProgramSet(programs: []), urlPatternCount: 3,
         topPatternCount: 2,
         framePatternCount: 0, patternRuleStart: [0, 1, 2, 3], patternRules: [0, 1, 2], universalRules: [3],

@@ -16,6 +16,20 @@ private func domain(_ source: String, caseSensitive: Bool = false) -> String? {
     DomainTable.domain(of: filter(source, caseSensitive: caseSensitive)).map { String(decoding: $0, as: UTF8.self) }
 }
 
+/// What the compiler makes of `filters`: the domain table and the patterns left to the automata.
+private func split(_ filters: [URLFilter]) -> (table: DomainTable, automata: [(id: PatternID, filter: URLFilter)]) {
+    var entries: [(pattern: UInt32, domain: [UInt8], tail: [UInt8])] = []
+    var automata: [(id: PatternID, filter: URLFilter)] = []
+    for (id, filter) in filters.enumerated() {
+        if let (domain, tail) = DomainTable.split(filter) {
+            entries.append((UInt32(id), domain, tail))
+        } else {
+            automata.append((PatternID(id), filter))
+        }
+    }
+    return (DomainTable(entries), automata)
+}
+
 private func answers(_ table: DomainTable, _ url: [UInt8]) -> [UInt32] {
     var found = Set<UInt32>()
     _ = url.withUnsafeBufferPointer { table.run($0) { found.insert($0) } }
@@ -62,7 +76,7 @@ private func answers(_ table: DomainTable, _ url: [UInt8]) -> [UInt32] {
         result.append([0x68, 0x3A, 0x2F, 0x2F, 0x61, 0x2E, 0x80, 0x2E, 0x61, 0x2F])  // h://a.<128>.a/
         result.append([0x68, 0x3A, 0x2F, 0x2F, 0x62, 0x2E, 0x61, 0x2F, 0x80])         // h://b.a/<128>: after A's end
         let pieces = ["http", "H", ":", "/", "//", "///", ".", "..", "example", "EXAMPLE", "com", "ads", "co", "uk", "a", "b", "x-y",
-                      "z", "dot", "@", "?", "\u{0}", ":80", "ab", "/ads", "/x"].map { Array($0.utf8) } + [[0x80]]
+                      "z", "dot", "@", "?", "\u{0}", ":80", "ab", "/ads", "/x", "/", "ads/", "80", "Ads", "/X", "e", "9-1", "1"].map { Array($0.utf8) } + [[0x80]]
         var random = UInt64(26)
         func next(_ bound: Int) -> Int {
             random = random &* 6364136223846793005 &+ 1442695040888963407
@@ -89,18 +103,52 @@ private func answers(_ table: DomainTable, _ url: [UInt8]) -> [UInt32] {
         for url in Self.urls() { check(url) }
     }
 
+    @Test func takesAPathOfSetsAfterTheDomain() {
+        /// D and the number of T's sets, as the table holds them.
+        func path(_ source: String, caseSensitive: Bool = false) -> String? {
+            guard let (domain, tail) = DomainTable.split(filter(prefix + source, caseSensitive: caseSensitive)) else { return nil }
+            let line = DomainTable([(0, domain, tail)]).disassemble().split(separator: " ")
+            return "\(line[1]) \(line.count - 2)"
+        }
+        #expect(path("example\\.com\\/ads") == "example.com 4")
+        #expect(path("a:80") == "a 3")
+        #expect(path("a[/:]x") == "a 2")
+        #expect(path("a[/:]") == "a 0", "the shape without a path")
+        #expect(path("a[/:]$") == "a 2", "an end anchor is a last set of NUL")
+        #expect(path("1\\/.[^a-z]", caseSensitive: true) == "1 3", "a case-sensitive rule whose domain has no letter")
+        #expect(path("1\\/X", caseSensitive: true) == "1 2", "a case-sensitive letter alone")
+        #expect(path("a\\/X", caseSensitive: true) == nil, "a case-sensitive domain is left to the automata")
+        let refused = ["a\\.", "a[/?]", "a\\/?", "a\\/x*", "a\\/(x)", "a\\/x+", "\\/ads", "a[/:]?"]
+        for source in refused { #expect(path(source) == nil, "\(source)") }
+    }
+
+    @Test func pathsAnswerLikeTheNFAOfTheirPatterns() {
+        // Paths after several domains, several paths after one domain, a domain with and without
+        // a path, classes, `.`, case-sensitive letters and the URL's end.
+        let sources = [
+            "a\\/ads", "example\\.com\\/x", "example\\.com\\/ads\\/", "example\\.com:80", "com\\.\\/", "b[/:]", "b\\/",
+            "x-y\\.z\\/$", "a[/:]ads", "co\\.uk\\/.x", "ab:", "a@b\\/\\/", "a\\/[^a-d]", "b[/:][\\x00]", "a\\/\\/$",
+        ].map { prefix + $0 }
+        var filters = sources.map { filter($0) }
+        filters.append(filter(prefix + "80\\/Ads", caseSensitive: true))
+        filters.append(filter(prefix + "9-1\\/X", caseSensitive: true))
+        let (table, automata) = split(filters)
+        #expect(automata.isEmpty && table.count == filters.count)
+        let nfa = NFA(patterns: filters.enumerated().map { (id: PatternID($0.offset), filter: $0.element) })
+        for url in Self.urls() {
+            #expect(answers(table, url) == nfa.matches(url).map(\.rawValue), "url \(url)")
+        }
+    }
+
     @Test func aStageWithTheDomainPrefixStartsWhereTheHostLabelsSay() throws {
-        // `||` rules with a path: a stage whose prefix the host labels answer, beside the table.
-        let sources = ["a\\/ads", "example\\.com\\/x", "\\/ads", "com\\.\\/", ":80", "b[/:]", "x-y\\.z\\/", "\\.dot"].map { prefix + $0 }
+        // `||` rules of neither shape: a stage whose prefix the host labels answer, beside the table.
+        let sources = ["a\\/ads", "example\\.com\\/x*", "\\/ads", "com\\.\\/?", ":80", "b[/:]", "x-y\\.z\\/", "\\.dot"].map { prefix + $0 }
         let filters = sources.map { filter($0) }
+        let (table, automata) = split(filters)
         var timer = PhaseTimer()
-        let staged = filters.enumerated().filter { DomainTable.domain(of: $0.element) == nil }
-        let partition = DFAPartitioner.build(
-            staged.map { (id: PatternID($0.offset), filter: $0.element) }, limits: AutomataLimits(minimumPatternsPerStage: 2), phaseTimer: &timer
-        ) { Program($0) }
-        let table = DomainTable(filters.enumerated().compactMap { item in DomainTable.domain(of: item.element).map { (UInt32(item.offset), $0) } })
+        let partition = DFAPartitioner.build(automata, limits: AutomataLimits(minimumPatternsPerStage: 2), phaseTimer: &timer) { Program($0) }
         let set = ProgramSet(partition, domains: table)
-        #expect(set.stages.count == 1 && set.stages[0].prefix == ProgramSet.hostLabelPrefix && table.count == 1)
+        #expect(set.stages.count == 1 && set.stages[0].prefix == ProgramSet.hostLabelPrefix && table.count == 3)
         let nfa = NFA(patterns: filters.enumerated().map { (id: PatternID($0.offset), filter: $0.element) })
         var ends: [Int] = []
         for url in Self.urls() {
