@@ -46,6 +46,16 @@ public enum StagePlanner {
     /// Prefixes are looked for among a pattern's first terms only: idioms are short.
     static let searchedTerms = 24
 
+    /// The prefix converters write for ABP's `||`, anchored (`^` is the filter's flag):
+    /// `[^:]+:\/\/+([^:/]+\.)?`. Where it ends is read off the URL's host without running its
+    /// program (DomainTable.swift and ProgramSet.swift in Bytecode), so a stage with this prefix
+    /// costs only its suffixes' runs: it is made for any number of patterns, not only for
+    /// `minimumPatternsPerStage`.
+    public static let hostLabelPrefix: [URLFilterTerm] = {
+        guard case .success(let filter) = URLFilterParser.parse("^[^:]+://+([^:/]+\\.)?a") else { preconditionFailure() }
+        return Array(filter.terms.dropLast())
+    }()
+
     /// Splits `patterns` into those built whole (in the order given) and stages (each in the
     /// order of its first pattern; suffixes in the order given). `minimumPatternsPerStage` 0 or
     /// 1 would make every pattern its own stage: anything below 2 turns staging off.
@@ -97,6 +107,19 @@ public enum StagePlanner {
             pathStart.append(pathNodes.count)
         }
 
+        // The node of the `||` prefix, when patterns start with it (its stage has no minimum).
+        var hostLabelNode: Int32 = -1
+        var node: UInt32 = 0
+        for term in Self.hostLabelPrefix {
+            let shape = TermShape(term)
+            guard let child = nodes.child(node, shape, hash: ShapeEdges.hash(node, shape)) else {
+                node = UInt32.max
+                break
+            }
+            node = child
+        }
+        if node != UInt32.max { hostLabelNode = Int32(node) }
+
         var whole: [Int] = []
         var groups: [Int32: Int] = [:]
         var stages: [(node: Int32, length: Int, members: [Int])] = []
@@ -106,11 +129,14 @@ public enum StagePlanner {
             let stagedLength = patterns[index].filter.terms.withUnsafeBufferPointer { terms -> Int? in
                 // The deepest loop-ending prefix shared widely enough...
                 guard var length = (0..<path.count).last(where: {
-                    terms[$0].containsLoop && passing[Int(path[path.startIndex + $0])] >= threshold
+                    let node = path[path.startIndex + $0]
+                    return terms[$0].containsLoop && (passing[Int(node)] >= threshold || node == hostLabelNode)
                 }).map({ $0 + 1 })
                 else { return nil }
-                // ...extended by what all of its patterns share next.
-                while length < path.count && passing[Int(path[path.startIndex + length])] == passing[Int(path[path.startIndex + length - 1])] {
+                // ...extended by what all of its patterns share next (not the `||` prefix: its
+                // ends are read off the host only as it is).
+                while path[path.startIndex + length - 1] != hostLabelNode && length < path.count
+                    && passing[Int(path[path.startIndex + length])] == passing[Int(path[path.startIndex + length - 1])] {
                     length += 1
                 }
                 // The rest would match everything at the prefix's end: the pattern stays whole.
@@ -131,7 +157,7 @@ public enum StagePlanner {
 
         var planned: [PlannedStage] = []
         for stage in stages {
-            guard stage.members.count >= minimumPatternsPerStage else {
+            guard stage.members.count >= minimumPatternsPerStage || stage.node == hostLabelNode else {
                 whole += stage.members
                 continue
             }

@@ -30,9 +30,9 @@
 //
 //     count      varint   entries, in increasing pattern order
 //     per entry  varint   its pattern minus the previous entry's pattern + 1 (the first: itself)
-//                varint   D's length (>= 1) << 1, bit 0 set when T follows; then D's bytes: ASCII
+//                varint   D's length << 1, bit 0 set when T follows; then D's bytes: ASCII
 //                         1...127 but `/`, `:` and upper-case letters (D is matched with letters
-//                         folded to lower case)
+//                         folded to lower case); length 0: D is the previous entry's
 //                [varint] T's length in bytes (>= 1), then T, each set in its one shortest form:
 //                         0x80 `/` and `:`; a lower-case letter: it in both cases; 0xC1...0xDA,
 //                         0xE1...0xFA: the letter minus 0x80 alone; another byte from 1 to 127: it
@@ -41,6 +41,7 @@
 //                         Without T, T is `[/:]`.
 
 public import URLFilterSyntax
+internal import Automata
 
 public struct DomainTable: Hashable, Sendable {
     /// Per entry: the pattern it reports, and its domain's bytes in `bytes`.
@@ -107,10 +108,7 @@ public struct DomainTable: Hashable, Sendable {
     // MARK: The shape
 
     /// The terms before D, as the converters write them (`^` aside: a flag of the filter).
-    private static let prefixTerms: [URLFilterTerm] = {
-        guard case .success(let filter) = URLFilterParser.parse("^[^:]+://+([^:/]+\\.)?a") else { preconditionFailure() }
-        return Array(filter.terms.dropLast())
-    }()
+    private static var prefixTerms: [URLFilterTerm] { StagePlanner.hostLabelPrefix }
     private static let terminator = ASCIISet([0x2F, 0x3A])
 
     /// What the table makes of `filter`: D, lower case, and T encoded (empty when T is `[/:]`);
@@ -399,8 +397,11 @@ public struct DomainTable: Hashable, Sendable {
             next = patterns[entry] + 1
             let domain = domain(entry)
             let tail = tail(entry)
-            writer.varint(UInt32(domain.count) << 1 | (tail.isEmpty ? 0 : 1))
-            writer.append(contentsOf: domain)
+            // (A domain the entry before has too is written as length 0: paths of one domain
+            // are mostly neighbours.)
+            let repeated = entry > 0 && self.domain(entry - 1) == domain
+            writer.varint(UInt32(repeated ? 0 : domain.count) << 1 | (tail.isEmpty ? 0 : 1))
+            if !repeated { writer.append(contentsOf: domain) }
             if !tail.isEmpty {
                 writer.varint(UInt32(tail.count))
                 writer.append(contentsOf: tail)
@@ -410,7 +411,7 @@ public struct DomainTable: Hashable, Sendable {
 
     /// Reads and validates a table whose patterns are below `patternCount`.
     static func read(from reader: inout ByteReader, patternCount: Int) throws(BytecodeError) -> DomainTable {
-        let count = try reader.varintCount(of: "domains", itemBytes: 3)
+        let count = try reader.varintCount(of: "domains", itemBytes: 2)
         var table = DomainTable()
         var next = 0
         for _ in 0..<count {
@@ -420,8 +421,15 @@ public struct DomainTable: Hashable, Sendable {
             let lengthAt = reader.offset
             let word = try reader.varint()
             let length = Int(word >> 1)
-            let domain = try reader.take(length)
-            guard isValid(domain) else { throw .malformed(at: lengthAt, "domain table: a domain of \(length) bytes with a byte it cannot match") }
+            if length == 0 {
+                guard table.count > 0 else { throw .malformed(at: lengthAt, "domain table: the first entry repeats a domain") }
+                // (Copied a byte at a time: a slice of the array would make appending copy it all.)
+                for index in Int(table.starts[table.count - 1])..<Int(table.starts[table.count]) { table.bytes.append(table.bytes[index]) }
+            } else {
+                let domain = try reader.take(length)
+                guard isValid(domain) else { throw .malformed(at: lengthAt, "domain table: a domain of \(length) bytes with a byte it cannot match") }
+                table.bytes += domain
+            }
             if word & 1 == 1 {
                 let tailAt = reader.offset
                 let tail = try reader.take(Int(try reader.varint()))
@@ -429,7 +437,6 @@ public struct DomainTable: Hashable, Sendable {
                 table.tails += tail
             }
             table.patterns.append(UInt32(pattern))
-            table.bytes += domain
             table.starts.append(UInt32(table.bytes.count))
             table.tailStarts.append(UInt32(table.tails.count))
             next = pattern + 1

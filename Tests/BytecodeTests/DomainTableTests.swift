@@ -158,6 +158,20 @@ private func answers(_ table: DomainTable, _ url: [UInt8]) -> [UInt32] {
         }
     }
 
+    @Test func theDomainPrefixMakesAStageOfAnySize() {
+        // Three `||` rules the table does not take: a stage whose prefix costs no run, though
+        // stages need 32 patterns; with another prefix, three patterns are built whole.
+        let staged = StagePlanner.plan(
+            ["a\\/x*", "b\\/?", "c\\."].enumerated().map { (id: PatternID($0.offset), filter: filter(prefix + $0.element)) },
+            minimumPatternsPerStage: 32)
+        #expect(staged.stages.count == 1 && staged.whole.isEmpty)
+        #expect(staged.stages.first.map { URLFilterGroup($0.prefix.terms).hasSameShape(as: URLFilterGroup(StagePlanner.hostLabelPrefix)) } == true)
+        let other = StagePlanner.plan(
+            ["a\\/x*", "b\\/?", "c\\."].enumerated().map { (id: PatternID($0.offset), filter: filter("^[^:]+://+([^/]+\\.)?" + $0.element)) },
+            minimumPatternsPerStage: 32)
+        #expect(other.stages.isEmpty && other.whole.count == 3)
+    }
+
     @Test func aProgramSetReportsItsTableAndWritesIt() throws {
         let table = DomainTable([(1, Array("example.com".utf8)), (4, Array("ads.net".utf8))])
         let set = ProgramSet(programs: [], domains: table)
