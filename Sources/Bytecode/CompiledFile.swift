@@ -1,9 +1,9 @@
 // CompiledFile.swift — Bytecode
 //
 // The compiled rule list, as held in memory and as written to a file. Version 5 of the format
-// (refused by this reader: version 4, without the program sets' domain tables; version 3, with a rule's gap and location always written; version 2,
-// without chain instructions; version 1, without stages, the next flag and class-map runs, with
-// fixed 24-byte rule records):
+// (refused by this reader: version 4, without the program sets' domain tables; version 3, with a
+// rule's gap and location always written; version 2, without chain instructions; version 1,
+// without stages, the next flag and class-map runs, with fixed 24-byte rule records):
 //
 //     header, 32 bytes
 //       0  label          8   "BlkBnch" then 0x1A
@@ -17,7 +17,8 @@
 //     directory, sectionCount x 12 bytes: kind 4, offset 4, length 4 (sections in bounds, in order,
 //       not overlapping)
 //     sections (`SectionKind`):
-//       urlPrograms      a program set (ProgramSet.swift: programs, stages, domain table) over the request URL
+//       urlPrograms      a program set (ProgramSet.swift: programs, stages, domain table) over
+//                        the request URL
 //       topURLPrograms   a program set over the main document URL (domains, top-url patterns)
 //       framePrograms    a program set over the frame URL (frame-url patterns)
 //       patterns         urlPatternCount 4, topPatternCount 4, framePatternCount 4; per url

@@ -207,7 +207,7 @@ public struct DomainTable: Hashable, Sendable {
             let code = tail[at]
             if code == 0 {
                 guard tail.endIndex - at > 16 else { return false }
-                let set = ASCIISet((0..<128).filter { tail[at + 1 + $0 / 8] >> ($0 % 8) & 1 == 1 }.map(UInt8.init))
+                let set = Self.set(in: tail, at: at)
                 guard !set.isEmpty, shortCode(set) == nil else { return false }
                 at += 16
             } else if code < 0x80 ? (0x41...0x5A).contains(code) : code > 0x80 && !isLetter(code & 0x7F) {
@@ -216,6 +216,16 @@ public struct DomainTable: Hashable, Sendable {
             at += 1
         }
         return !tail.isEmpty
+    }
+
+    /// The set whose code starts at `at` in the valid encoding `tail`.
+    private static func set(in tail: ArraySlice<UInt8>, at: Int) -> ASCIISet {
+        switch tail[at] {
+        case 0: ASCIISet((0..<128).filter { tail[at + 1 + $0 / 8] >> ($0 % 8) & 1 == 1 }.map(UInt8.init))
+        case 0x80: terminator
+        case let code where code > 0x80: ASCIISet(code & 0x7F)
+        case let code: ASCIISet(code).caseFolded
+        }
     }
 
     /// Whether two terms match the same strings the same way, spans aside.
@@ -238,15 +248,15 @@ public struct DomainTable: Hashable, Sendable {
 
     private static let domainBytes = ASCIISet((1...127).filter { $0 != 0x2F && $0 != 0x3A && !(0x41...0x5A).contains($0) })
 
-    @inlinable @inline(__always)
+    @inline(__always)
     static func folded(_ byte: UInt8) -> UInt8 { byte &- 0x41 < 26 ? byte | 0x20 : byte }
 
     // MARK: The lookup
 
     /// One step of the hash of a domain read from its end: FNV-1a over its bytes backwards.
-    @inlinable @inline(__always)
+    @inline(__always)
     static func step(_ hash: UInt64, _ byte: UInt8) -> UInt64 { (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-    @usableFromInline static let seed: UInt64 = 0xCBF2_9CE4_8422_2325
+    static let seed: UInt64 = 0xCBF2_9CE4_8422_2325
 
     static func hash(_ domain: ArraySlice<UInt8>) -> UInt64 {
         domain.reversed().reduce(seed) { step($0, $1) }
@@ -452,18 +462,8 @@ public struct DomainTable: Hashable, Sendable {
             let tail = tail(entry)
             var at = tail.startIndex
             while at < tail.endIndex {
-                let code = tail[at]
-                let set: ASCIISet
-                switch code {
-                case 0:
-                    set = ASCIISet((0..<128).filter { tail[at + 1 + $0 / 8] >> ($0 % 8) & 1 == 1 }.map(UInt8.init))
-                    at += 16
-                case 0x80: set = Self.terminator
-                case 0x81...: set = ASCIISet(code & 0x7F)
-                default: set = ASCIISet(code).caseFolded
-                }
-                line += " " + set.description
-                at += 1
+                line += " " + Self.set(in: tail, at: at).description
+                at += tail[at] == 0 ? 17 : 1
             }
             return line
         }.joined(separator: "\n")

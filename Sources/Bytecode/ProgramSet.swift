@@ -13,8 +13,9 @@
 //     programCount   4   then the whole programs (ProgramCoding.swift)
 //     stageCount     4   then per stage: the prefix program (its only pattern is 0), the
 //                        suffix count 4 and the suffix programs
-//     domains            the domain table (DomainTable.swift): patterns of the `||domain^` shape,
-//                        answered by a hash lookup of the URL's host labels, before the programs
+//     domains            the domain table (DomainTable.swift): patterns of the `||domain^` and
+//                        `||domain/path` shapes, answered by a hash lookup of the URL's host
+//                        labels, before the programs
 
 public import Automata
 public import URLFilterSyntax
@@ -116,6 +117,7 @@ public struct ProgramSet: Hashable, Sendable {
         /// Per stage: its prefix is the domain shape's (`ProgramSet.hostLabelPrefix`), so its ends
         /// are read off the URL's host labels (`DomainTable.HostLabels`) instead of by its run.
         @usableFromInline var stageReadsHostLabels: [Bool] = []
+        /// Some stage reads them (`stageReadsHostLabels`), so a run reads them first.
         @usableFromInline var readsHostLabels = false
         /// Per stage and byte b (128: every byte from 128 on; 129 ends the list), where the entries
         /// of the suffixes that go on from b start in `startingSuffixes` (`Stage.suffixStarts`).
@@ -205,7 +207,6 @@ public struct ProgramSet: Hashable, Sendable {
                 classes += program.classOfByte
             }
             for program in programs { add(program) }
-            readsHostLabels = stages.contains { $0.prefix == ProgramSet.hostLabelPrefix }
             for stage in stages {
                 stagePrefixes.append(Int32(entries.count))
                 stageStartsEverywhere.append(stage.prefix.reportsAtEveryPosition)
@@ -222,6 +223,7 @@ public struct ProgramSet: Hashable, Sendable {
                 }
                 firstByteStart.append(Int32(startingSuffixes.count))
             }
+            readsHostLabels = stageReadsHostLabels.contains(true)
             // Dense tables: the programs that run over the whole URL first (the whole programs and
             // the prefixes that are run), then the suffixes, while the budget lasts.
             var order = Array(0..<programs.count)
@@ -253,12 +255,13 @@ public struct ProgramSet: Hashable, Sendable {
         }
     }
 
-    /// The program the partitioner makes of the domain shape's prefix `^[^:]+:\/\/+([^:/]+\.)?`
-    /// (DomainTable.swift), which every `||` rule of a converted list starts with.
+    /// The program the partitioner makes of the `||` prefix (`StagePlanner.hostLabelPrefix`),
+    /// which every `||` rule of a converted list starts with.
     public static let hostLabelPrefix: Program? = {
-        guard case .success(let prefix) = URLFilterParser.parse("^[^:]+://+([^:/]+\\.)?"),
-            let dfa = try? SubsetConstruction.determinize(NFA(prefix: prefix, reportingAs: PatternID(0)))
-        else { return nil }
+        let prefix = URLFilter(
+            source: "^[^:]+://+([^:/]+\\.)?", isCaseSensitive: false, hasStartAnchor: true, hasEndAnchor: false,
+            terms: StagePlanner.hostLabelPrefix)
+        guard let dfa = try? SubsetConstruction.determinize(NFA(prefix: prefix, reportingAs: PatternID(0))) else { return nil }
         return Program(Minimizer.minimize(dfa))
     }()
 
@@ -378,7 +381,7 @@ public struct ProgramSet: Hashable, Sendable {
             for (suffixIndex, suffix) in stage.suffixes.enumerated() { add("\(name) stage \(index) suffix \(suffixIndex)", suffix) }
         }
         if !domains.isEmpty {
-            lines.append("\(name) domain table (^[^:]+:\\/\\/+([^:/]+\\.)?D[/:], \(domains.count) entries):")
+            lines.append("\(name) domain table (^[^:]+:\\/\\/+([^:/]+\\.)?D then [/:] or a path; \(domains.count) entries):")
             lines.append(domains.disassemble().split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
         }
         return lines.joined(separator: "\n")

@@ -296,6 +296,37 @@ private func sampleFile() throws -> CompiledFile {
         #expect(refused == bytes.count * 255)
     }
 
+    /// Each way a domain table can be malformed is refused with its own reason, checksum correct.
+    @Test func aMalformedDomainTableIsRefusedWithItsReason() throws {
+        let bytes = try sampleFile().serialized()
+        func find(_ text: String) throws -> Int {
+            let needle = Array(text.utf8)
+            return try #require((0...(bytes.count - needle.count)).first { Array(bytes[$0..<($0 + needle.count)]) == needle })
+        }
+        func refusal(_ edit: (inout [UInt8]) -> Void) -> String {
+            var corrupt = bytes
+            edit(&corrupt)
+            let crc = CRC32.checksum(corrupt[32...])
+            for index in 0..<4 { corrupt[24 + index] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(index))) }
+            do {
+                _ = try CompiledFile(validating: corrupt)
+                return "accepted"
+            } catch {
+                return error.description
+            }
+        }
+        let first = try find("ads.example")
+        let path = try find("cdn.x") + 6  // after the path's length
+        #expect(refusal { $0[first - 2] = 9 }.contains("domain table: pattern 9 of 3"))
+        #expect(refusal { $0[first - 1] = 0 }.contains("the first entry repeats a domain"))
+        #expect(refusal { $0[first] = UInt8(ascii: "A") }.contains("a byte it cannot match"))
+        #expect(refusal { $0[path + 1] = UInt8(ascii: "A") }.contains("a path that is not a sequence of sets"))
+        #expect(refusal { $0[path] = 0xAF }.contains("a path that is not a sequence of sets"), "`/` alone has a shorter form")
+        #expect(refusal { for index in (path + 3)...(path + 18) { $0[index] = 0 } }.contains("a path that is not a sequence of sets"),
+            "an empty set")
+        #expect(refusal { $0[path] = 0x2F } == "accepted", "the unchanged file loads")
+    }
+
     /// A hostile file carries a correct checksum: the structural checks alone must refuse whatever
     /// could make the interpreter read out of bounds, and what they accept must run safely.
     @Test func corruptionsWithARecomputedChecksumAreRefusedOrRunSafely() throws {
