@@ -166,10 +166,12 @@ public struct DomainTable: Hashable, Sendable {
     /// case); another byte but NUL alone (itself); a letter alone (with 0x80).
     private static func shortCode(_ set: ASCIISet) -> UInt8? {
         if set == terminator { return 0x80 }
-        let members = set.members
-        if members.count == 2, members[1] &- members[0] == 0x20, (0x41...0x5A).contains(members[0]) { return members[1] }
-        guard members.count == 1, members[0] != 0 else { return nil }
-        return isLetter(members[0]) ? members[0] | 0x80 : members[0]
+        guard let lowest = set.lowest else { return nil }
+        switch set.count {
+        case 1: return lowest == 0 ? nil : isLetter(lowest) ? lowest | 0x80 : lowest
+        case 2: return (0x41...0x5A).contains(lowest) && set.contains(lowest + 0x20) ? lowest + 0x20 : nil
+        default: return nil
+        }
     }
 
     private static func isLetter(_ byte: UInt8) -> Bool { (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) }

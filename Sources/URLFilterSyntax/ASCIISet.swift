@@ -83,7 +83,27 @@ public struct ASCIISet: Hashable, Sendable {
     }
 
     /// Members in increasing order.
-    public var members: [UInt8] { (0..<128).compactMap { contains(UInt8($0)) ? UInt8($0) : nil } }
+    public var members: [UInt8] {
+        var result: [UInt8] = []
+        result.reserveCapacity(count)
+        func append(_ word: UInt64, from base: UInt8) {
+            var bits = word
+            while bits != 0 {
+                result.append(base + UInt8(bits.trailingZeroBitCount))
+                bits &= bits &- 1
+            }
+        }
+        append(low, from: 0)
+        append(high, from: 64)
+        return result
+    }
+
+    /// The smallest member; nil when the set is empty.
+    public var lowest: UInt8? {
+        if low != 0 { return UInt8(low.trailingZeroBitCount) }
+        if high != 0 { return 64 + UInt8(high.trailingZeroBitCount) }
+        return nil
+    }
 }
 
 extension ASCIISet: CustomStringConvertible {

@@ -59,6 +59,12 @@ public struct URLFilterParseError: Error, Hashable, Sendable, CustomStringConver
 public enum URLFilterParser {
     /// Parses a url-filter (or an if-top-url / if-frame-url) pattern the way WebKit does.
     public static func parse(_ pattern: String, isCaseSensitive: Bool = false) -> Result<URLFilter, URLFilterParseError> {
+        parse(pattern, isCaseSensitive: isCaseSensitive, flat: true)
+    }
+
+    /// `flat`: try `FlatPatternReader` first (false: the general reader alone, for tests that
+    /// hold the two to each other).
+    static func parse(_ pattern: String, isCaseSensitive: Bool, flat: Bool) -> Result<URLFilter, URLFilterParseError> {
         let bytes = Array(pattern.utf8)
         if let firstNonASCII = bytes.firstIndex(where: { $0 >= 0x80 }) {
             var end = firstNonASCII + 1
@@ -67,6 +73,11 @@ public enum URLFilterParser {
         }
         if bytes.isEmpty {
             return .failure(URLFilterParseError(status: .emptyPattern, pattern: pattern, span: SourceSpan(0, 0)))
+        }
+        if flat, let parts = FlatPatternReader.read(bytes, isCaseSensitive: isCaseSensitive) {
+            return .success(URLFilter(
+                source: pattern, isCaseSensitive: isCaseSensitive, hasStartAnchor: parts.hasStartAnchor,
+                hasEndAnchor: parts.hasEndAnchor, terms: parts.terms))
         }
         var reader = PatternReader(bytes: bytes, builder: TermBuilder(isCaseSensitive: isCaseSensitive, length: bytes.count))
         do {

@@ -1,0 +1,121 @@
+// FlatPatternReader: the terms of a flat pattern, read without the general grammar.
+//
+// Nearly every url-filter of a real list is flat: literal characters, escaped punctuation, `.`
+// and plain classes such as `[/:]`, often after the prefix converters write for `||`
+// (`^[^:]+://+([^:/]+\.)?`), with no quantifier, group or alternative of its own. For such a
+// pattern the general reader's bookkeeping (a floating term that a quantifier may still take,
+// open groups, named groups, escapes of every kind) is most of the work, so this reads it in one
+// pass and gives up (nil) at the first byte it does not take; the general reader then reads the
+// pattern from its start. What it returns is exactly what the general reader returns for the same
+// pattern, spans included: URLFilterSyntaxTests hold the two to each other on every shipped
+// pattern and on generated ones.
+
+enum FlatPatternReader {
+    /// The `||` prefix as converters write it (the slashes escaped or not), with its terms as the
+    /// general reader reads them (case-insensitive, case-sensitive; it has no letter, so the two
+    /// are equal).
+    private static let hostPrefixes: [(bytes: [UInt8], terms: [[URLFilterTerm]])] = {
+        [#"^[^:]+://+([^:/]+\.)?"#, #"^[^:]+:\/\/+([^:/]+\.)?"#].map { source in
+            let terms = [false, true].map { isCaseSensitive -> [URLFilterTerm] in
+                guard case .success(let filter) = URLFilterParser.parse(source, isCaseSensitive: isCaseSensitive, flat: false) else {
+                    preconditionFailure("the `||` prefix is a valid pattern")
+                }
+                return filter.terms
+            }
+            return (Array(source.utf8), terms)
+        }
+    }()
+
+    /// The parts of `bytes` (non-empty, ASCII), or nil when it is not flat.
+    static func read(_ bytes: [UInt8], isCaseSensitive: Bool) -> TermBuilder.Parts? {
+        bytes.withUnsafeBufferPointer { read($0, isCaseSensitive: isCaseSensitive) }
+    }
+
+    private static func read(_ bytes: UnsafeBufferPointer<UInt8>, isCaseSensitive: Bool) -> TermBuilder.Parts? {
+        var terms: [URLFilterTerm] = []
+        var index = 0
+        var hasStartAnchor = false
+        var hasEndAnchor = false
+        if let prefix = hostPrefixes.first(where: { bytes.starts(with: $0.bytes) }) {
+            terms.reserveCapacity(bytes.count - prefix.bytes.count + prefix.terms[0].count)
+            terms += prefix.terms[isCaseSensitive ? 1 : 0]
+            hasStartAnchor = true
+            index = prefix.bytes.count
+        } else {
+            terms.reserveCapacity(bytes.count)
+            if bytes[0] == UInt8(ascii: "^") {
+                hasStartAnchor = true
+                index = 1
+            }
+        }
+        func matches(_ unit: UInt8) -> ASCIISet {
+            isCaseSensitive ? ASCIISet(unit) : ASCIISet(unit).caseFolded
+        }
+        while index < bytes.count {
+            let start = index
+            let unit = bytes[index]
+            switch unit {
+            case UInt8(ascii: "\\"):
+                guard index + 1 < bytes.count, isPunctuation(bytes[index + 1]) else { return nil }
+                let escaped = bytes[index + 1]
+                index += 2
+                terms.append(URLFilterTerm(atom: .character(matches: matches(escaped), unit: escaped), span: SourceSpan(start, index)))
+            case UInt8(ascii: "."):
+                index += 1
+                terms.append(URLFilterTerm(atom: .anyCharacter, span: SourceSpan(start, index)))
+            case UInt8(ascii: "["):
+                index += 1
+                var members = ASCIISet()
+                while index < bytes.count, isClassMember(bytes[index]) {
+                    members = members.union(matches(bytes[index]))
+                    index += 1
+                }
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "]"), !members.isEmpty else { return nil }
+                index += 1
+                terms.append(URLFilterTerm(atom: .characterClass(matches: members, form: .plain), span: SourceSpan(start, index)))
+            case UInt8(ascii: "$") where index == bytes.count - 1:
+                index += 1
+                hasEndAnchor = true
+            default:
+                guard isLiteral(unit) else { return nil }
+                index += 1
+                terms.append(URLFilterTerm(atom: .character(matches: matches(unit), unit: unit), span: SourceSpan(start, index)))
+            }
+        }
+        return TermBuilder.Parts(hasStartAnchor: hasStartAnchor, hasEndAnchor: hasEndAnchor, terms: terms.exactlySized)
+    }
+
+    /// A printable byte that stands for itself outside a class: not a letter of the grammar
+    /// (`\ ^ $ . | ? * + ( ) [ ] { }`). A space is not taken: it is rare enough to leave to the
+    /// general reader.
+    private static func isLiteral(_ unit: UInt8) -> Bool {
+        guard unit > 0x20 && unit < 0x7F else { return false }
+        switch unit {
+        case UInt8(ascii: "\\"), UInt8(ascii: "^"), UInt8(ascii: "$"), UInt8(ascii: "."), UInt8(ascii: "|"),
+            UInt8(ascii: "?"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "("), UInt8(ascii: ")"),
+            UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "{"), UInt8(ascii: "}"):
+            return false
+        default:
+            return true
+        }
+    }
+
+    /// Printable punctuation: escaped, it stands for itself (an identity escape). Letters and
+    /// digits are left to the general reader (`\d`, `\b`, `\0`, `\x41`, `\cA`, `\k<name>`).
+    private static func isPunctuation(_ unit: UInt8) -> Bool {
+        guard unit > 0x20 && unit < 0x7F else { return false }
+        let isLetter = (unit | 0x20) >= UInt8(ascii: "a") && (unit | 0x20) <= UInt8(ascii: "z")
+        let isDigit = unit >= UInt8(ascii: "0") && unit <= UInt8(ascii: "9")
+        return !isLetter && !isDigit
+    }
+
+    /// A printable byte that stands for itself inside a class and starts no range, escape,
+    /// negation or nested class: not `\ ] [ ^ -`.
+    private static func isClassMember(_ unit: UInt8) -> Bool {
+        guard unit > 0x20 && unit < 0x7F else { return false }
+        switch unit {
+        case UInt8(ascii: "\\"), UInt8(ascii: "]"), UInt8(ascii: "["), UInt8(ascii: "^"), UInt8(ascii: "-"): return false
+        default: return true
+        }
+    }
+}
