@@ -32,25 +32,30 @@ enum FlatPatternReader {
     }
 
     private static func read(_ bytes: UnsafeBufferPointer<UInt8>, isCaseSensitive: Bool) -> TermBuilder.Parts? {
+        let prefix = hostPrefixes.first { bytes.starts(with: $0.bytes) }
+        let hasStartAnchor = prefix != nil || bytes[0] == UInt8(ascii: "^")
+        let start = prefix?.bytes.count ?? (hasStartAnchor ? 1 : 0)
+        // Two walks, the first to count: the terms are then made in one allocation of their exact
+        // size, which a compiler keeps until its automata are built.
+        var count = 0
+        guard let hasEndAnchor = walk(bytes, from: start, isCaseSensitive: isCaseSensitive, { _ in count += 1 }) else { return nil }
         var terms: [URLFilterTerm] = []
-        var index = 0
-        var hasStartAnchor = false
-        var hasEndAnchor = false
-        if let prefix = hostPrefixes.first(where: { bytes.starts(with: $0.bytes) }) {
-            terms.reserveCapacity(bytes.count - prefix.bytes.count + prefix.terms[0].count)
-            terms += prefix.terms[isCaseSensitive ? 1 : 0]
-            hasStartAnchor = true
-            index = prefix.bytes.count
-        } else {
-            terms.reserveCapacity(bytes.count)
-            if bytes[0] == UInt8(ascii: "^") {
-                hasStartAnchor = true
-                index = 1
-            }
-        }
+        terms.reserveCapacity((prefix?.terms[0].count ?? 0) + count)
+        if let prefix { terms += prefix.terms[isCaseSensitive ? 1 : 0] }
+        _ = walk(bytes, from: start, isCaseSensitive: isCaseSensitive) { terms.append($0) }
+        return TermBuilder.Parts(hasStartAnchor: hasStartAnchor, hasEndAnchor: hasEndAnchor, terms: terms)
+    }
+
+    /// Tells `emit` the terms of `bytes` from `index` on; returns whether a `$` ends them, or nil
+    /// at the first byte the flat reader does not take.
+    @inline(__always)
+    private static func walk(
+        _ bytes: UnsafeBufferPointer<UInt8>, from index: Int, isCaseSensitive: Bool, _ emit: (URLFilterTerm) -> Void
+    ) -> Bool? {
         func matches(_ unit: UInt8) -> ASCIISet {
             isCaseSensitive ? ASCIISet(unit) : ASCIISet(unit).caseFolded
         }
+        var index = index
         while index < bytes.count {
             let start = index
             let unit = bytes[index]
@@ -59,10 +64,10 @@ enum FlatPatternReader {
                 guard index + 1 < bytes.count, isPunctuation(bytes[index + 1]) else { return nil }
                 let escaped = bytes[index + 1]
                 index += 2
-                terms.append(URLFilterTerm(atom: .character(matches: matches(escaped), unit: escaped), span: SourceSpan(start, index)))
+                emit(URLFilterTerm(atom: .character(matches: matches(escaped), unit: escaped), span: SourceSpan(start, index)))
             case UInt8(ascii: "."):
                 index += 1
-                terms.append(URLFilterTerm(atom: .anyCharacter, span: SourceSpan(start, index)))
+                emit(URLFilterTerm(atom: .anyCharacter, span: SourceSpan(start, index)))
             case UInt8(ascii: "["):
                 index += 1
                 var members = ASCIISet()
@@ -72,17 +77,16 @@ enum FlatPatternReader {
                 }
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "]"), !members.isEmpty else { return nil }
                 index += 1
-                terms.append(URLFilterTerm(atom: .characterClass(matches: members, form: .plain), span: SourceSpan(start, index)))
+                emit(URLFilterTerm(atom: .characterClass(matches: members, form: .plain), span: SourceSpan(start, index)))
             case UInt8(ascii: "$") where index == bytes.count - 1:
-                index += 1
-                hasEndAnchor = true
+                return true
             default:
                 guard isLiteral(unit) else { return nil }
                 index += 1
-                terms.append(URLFilterTerm(atom: .character(matches: matches(unit), unit: unit), span: SourceSpan(start, index)))
+                emit(URLFilterTerm(atom: .character(matches: matches(unit), unit: unit), span: SourceSpan(start, index)))
             }
         }
-        return TermBuilder.Parts(hasStartAnchor: hasStartAnchor, hasEndAnchor: hasEndAnchor, terms: terms.exactlySized)
+        return false
     }
 
     /// A printable byte that stands for itself outside a class: not a letter of the grammar

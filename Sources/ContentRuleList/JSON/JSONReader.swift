@@ -246,9 +246,12 @@ public struct JSONReader {
                 default: throw error("invalid escape in a string", at: index - 2)
                 }
             default:
+                // A run of bytes that stand for themselves, copied at once.
                 flushSurrogate(&scratch)
-                scratch.append(unit)
-                index += 1
+                var end = index + 1
+                while end < bytes.count && bytes[end] != UInt8(ascii: "\"") && bytes[end] != UInt8(ascii: "\\") { end += 1 }
+                scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<end]))
+                index = end
             }
         }
         throw error("unterminated string", at: start)
