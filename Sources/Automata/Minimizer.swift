@@ -99,7 +99,7 @@ public enum Minimizer {
         let m = tails.count
 
         // Blocks of states, seeded by accept sets.
-        var blocks = RefinablePartition(count: n)
+        let blocks = RefinablePartition(count: n)
         var acceptGroups: [ArraySlice<PatternID>: [Int32]] = [:]
         for state in 0..<n {
             let accepts = dfa.accepted(by: DFAStateID(state))
@@ -112,7 +112,7 @@ public enum Minimizer {
 
         // Cords of transitions, seeded by label: a counting sort (labels are byte classes, fewer
         // than 257), where a comparison sort would be a sixth of KaBlock's compile.
-        var cords = RefinablePartition(count: m)
+        let cords = RefinablePartition(count: m)
         if m > 0 {
             var labelStart = [Int](repeating: 0, count: k + 1)
             for t in 0..<m { labelStart[Int(labels[t]) + 1] += 1 }
@@ -153,7 +153,7 @@ public enum Minimizer {
             }
         }
 
-        return (blocks.setOf, blocks.setCount)
+        return (blocks.classes, blocks.setCount)
     }
 
     /// The DFA of the classes: the start state's class is state 0, the others follow in order of
@@ -195,34 +195,61 @@ public enum Minimizer {
 /// A partition of 0..<count into sets, refined by marking elements and splitting each touched set
 /// into its marked and unmarked parts (the smaller part becomes the new set). Stored as Int32: the
 /// partition of transitions has an entry per transition in six arrays, and with 8-byte entries
-/// the minimizer would be a fifth of EasyList's compile memory.
-private struct RefinablePartition {
-    var setCount: Int
-    var elements: [Int32]
-    var location: [Int32]
-    var setOf: [Int32]
-    var first: [Int32]
-    var past: [Int32]
-    var marked: [Int32]
-    var touched: [Int32] = []
+/// the minimizer would be a fifth of EasyList's compile memory. The arrays are raw memory the
+/// partition owns: `mark` runs once per transition and more, and as array writes each of its
+/// six stores paid a uniqueness check and a bounds check (two thirds of the refinement's time).
+private final class RefinablePartition {
+    private(set) var setCount: Int
+    private let count: Int
+    private let capacity: Int
+    /// The elements, each set's members side by side; `location` is each element's place there.
+    let elements: UnsafeMutablePointer<Int32>
+    private let location: UnsafeMutablePointer<Int32>
+    let setOf: UnsafeMutablePointer<Int32>
+    /// Each set's members are `elements[first[set]..<past[set]]`, its marked ones first.
+    private let first: UnsafeMutablePointer<Int32>
+    private let past: UnsafeMutablePointer<Int32>
+    private let marked: UnsafeMutablePointer<Int32>
+    /// The sets with a marked member (each once: at most one per set).
+    private let touched: UnsafeMutablePointer<Int32>
+    private var touchedCount = 0
 
     init(count: Int) {
+        self.count = count
+        capacity = max(count, 1)
         setCount = count > 0 ? 1 : 0
-        elements = Array(0..<Int32(count))
-        location = elements
-        setOf = [Int32](repeating: 0, count: count)
-        first = [Int32](repeating: 0, count: max(count, 1))
-        past = [Int32](repeating: 0, count: max(count, 1))
-        marked = [Int32](repeating: 0, count: max(count, 1) + 1)
+        func allocate(_ size: Int) -> UnsafeMutablePointer<Int32> {
+            let pointer = UnsafeMutablePointer<Int32>.allocate(capacity: size)
+            pointer.initialize(repeating: 0, count: size)
+            return pointer
+        }
+        elements = allocate(capacity)
+        location = allocate(capacity)
+        setOf = allocate(capacity)
+        first = allocate(capacity)
+        past = allocate(capacity)
+        marked = allocate(capacity + 1)
+        touched = allocate(capacity)
+        for element in 0..<count {
+            elements[element] = Int32(element)
+            location[element] = Int32(element)
+        }
         if count > 0 { past[0] = Int32(count) }
     }
 
+    deinit {
+        for pointer in [elements, location, setOf, first, past, marked, touched] { pointer.deallocate() }
+    }
+
+    /// The set of each element.
+    var classes: [Int32] { Array(UnsafeBufferPointer(start: setOf, count: count)) }
+
     /// Replaces the single initial set by the runs of `order` with equal keys.
-    mutating func setInitial(order: [Int32], key: (Int) -> Int32) {
-        elements = order
+    func setInitial(order: [Int32], key: (Int) -> Int32) {
         setCount = 0
         var current: Int32? = nil
         for (position, element) in order.enumerated() {
+            elements[position] = element
             let value = key(Int(element))
             if value != current {
                 if setCount > 0 { past[setCount - 1] = Int32(position) }
@@ -237,27 +264,30 @@ private struct RefinablePartition {
     }
 
     @inline(__always)
-    func set(of element: Int) -> Int { Int(setOf[element]) }
-    @inline(__always)
     func members(_ set: Int) -> Range<Int> { Int(first[set])..<Int(past[set]) }
 
-    mutating func mark(_ element: Int) {
+    @inline(__always)
+    func mark(_ element: Int) {
         let set = Int(setOf[element])
         let i = Int(location[element])
-        let j = Int(first[set] + marked[set])
+        let j = Int(first[set] &+ marked[set])
         guard i >= j else { return }  // already marked
         let moved = elements[j]
         elements[i] = moved
-        location[Int(moved)] = Int32(i)
-        elements[j] = Int32(element)
-        location[element] = Int32(j)
-        if marked[set] == 0 { touched.append(Int32(set)) }
-        marked[set] += 1
+        location[Int(moved)] = Int32(truncatingIfNeeded: i)
+        elements[j] = Int32(truncatingIfNeeded: element)
+        location[element] = Int32(truncatingIfNeeded: j)
+        if marked[set] == 0 {
+            touched[touchedCount] = Int32(truncatingIfNeeded: set)
+            touchedCount += 1
+        }
+        marked[set] &+= 1
     }
 
-    mutating func split() {
-        while let touchedSet = touched.popLast() {
-            let set = Int(touchedSet)
+    func split() {
+        while touchedCount > 0 {
+            touchedCount -= 1
+            let set = Int(touched[touchedCount])
             let j = first[set] + marked[set]
             if j == past[set] {
                 marked[set] = 0
