@@ -136,8 +136,16 @@ private struct Construction {
         var acceptedPatterns: [PatternID] = []
         // Per DFA state, the targets of each byte class (a bucket): counted, then placed end to
         // end in `targets` (two passes over the edges, no array per class).
-        var bucketCount = [Int](repeating: 0, count: classCount)
-        var bucketStart = [Int](repeating: 0, count: classCount)
+        // (Raw memory: written once per edge and class, where array writes would each pay a
+        // uniqueness check.)
+        let bucketCount = UnsafeMutableBufferPointer<Int>.allocate(capacity: max(classCount, 1))
+        let bucketStart = UnsafeMutableBufferPointer<Int>.allocate(capacity: max(classCount, 1))
+        bucketCount.initialize(repeating: 0)
+        bucketStart.initialize(repeating: 0)
+        defer {
+            bucketCount.deallocate()
+            bucketStart.deallocate()
+        }
         var targets: [UInt32] = []
         var touched: [Int] = []
         var set: [UInt32] = []
@@ -170,26 +178,29 @@ private struct Construction {
             }
             targets.removeAll(keepingCapacity: true)
             targets.append(contentsOf: repeatElement(0, count: total))
-            for state in set {
-                for edge in Int(nfa.edgeStart[Int(state)])..<Int(nfa.edgeStart[Int(state) + 1]) {
-                    let target = nfa.edgeTargets[edge]
-                    forEachMember(edgeClasses[edge]) { byteClass in
-                        targets[bucketStart[byteClass]] = target
-                        bucketStart[byteClass] += 1
+            targets.withUnsafeMutableBufferPointer { targets in
+                for state in set {
+                    for edge in Int(nfa.edgeStart[Int(state)])..<Int(nfa.edgeStart[Int(state) + 1]) {
+                        let target = nfa.edgeTargets[edge]
+                        forEachMember(edgeClasses[edge]) { byteClass in
+                            targets[bucketStart[byteClass]] = target
+                            bucketStart[byteClass] += 1
+                        }
                     }
                 }
             }
             // Most classes lead to the same few buckets (a `[^/]+` loop covers nearly every
             // class): close each distinct bucket once.
             distinct.removeAll(keepingCapacity: true)
+            let filled = targets
             for byteClass in touched {
                 let count = bucketCount[byteClass]
                 let start = bucketStart[byteClass] - count
                 bucketCount[byteClass] = 0
-                let bucket = targets[start..<start + count]
+                let bucket = filled[start..<start + count]
                 let hash = SetTable.hash(bucket)
                 var target = dead
-                if let seen = distinct.first(where: { $0.hash == hash && targets[$0.start..<$0.start + $0.count] == bucket }) {
+                if let seen = distinct.first(where: { $0.hash == hash && filled[$0.start..<$0.start + $0.count] == bucket }) {
                     target = seen.target
                 } else {
                     closure(bucket, into: &scratch)

@@ -56,9 +56,12 @@ public struct PatternTable: Sendable {
     /// The number of a text, numbering it when new (then it is parsed by the next `parseNewKeys`).
     public mutating func number(_ source: String, caseSensitive: Bool) -> Int32 {
         let key = Key(source: source, isCaseSensitive: caseSensitive)
-        if let number = numbers[key] { return number }
         let number = Int32(keys.count)
-        numbers[key] = number
+        // One hash of the text for a new one (most are): a repeated text is put back.
+        if let known = numbers.updateValue(number, forKey: key) {
+            numbers[key] = known
+            return known
+        }
         keys.append(key)
         return number
     }
