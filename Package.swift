@@ -57,7 +57,7 @@ let package = Package(
         .target(name: "URLStandard", dependencies: ["CIDN2"], swiftSettings: swiftSettings),
         .target(
             name: "ContentRuleList",
-            dependencies: ["URLFilterSyntax", "CSSSelectorSyntax", "URLStandard"],
+            dependencies: ["URLFilterSyntax", "CSSSelectorSyntax", "URLStandard", "Parallelism"],
             swiftSettings: swiftSettings),
         .target(name: "Automata", dependencies: ["URLFilterSyntax", "Parallelism"], swiftSettings: swiftSettings),
         .target(name: "Bytecode", dependencies: ["Automata", "ContentRuleList", "URLFilterSyntax", "CZlib"], swiftSettings: swiftSettings),

@@ -14,6 +14,7 @@
 public import URLFilterSyntax
 import CSSSelectorSyntax
 import URLStandard
+import Parallelism
 
 public enum RuleListParser {
     /// WebKit rejects lists with more rules than this.
@@ -33,12 +34,18 @@ public enum RuleListParser {
     /// The bytes are consumed: a caller passing its last reference has them freed with the JSON
     /// tree, before the patterns are parsed.
     public static func check(_ bytes: consuming [UInt8], collectingEveryError: Bool = true) -> RuleListCheck {
+        check(bytes, collectingEveryError: collectingEveryError, readingApart: true)
+    }
+
+    /// `readingApart`: read a valid array's elements apart, on every core (false: the whole text's
+    /// tree on one core, for tests that hold the two to each other).
+    static func check(_ bytes: consuming [UInt8], collectingEveryError: Bool, readingApart: Bool) -> RuleListCheck {
         // The rules first, in a function of their own: the JSON tree is let go before the
         // patterns are parsed, so that their trees do not sit among its freed allocations.
         let rules: [Rule]
         let dropped: [DroppedRule]
         var errors: [ContentRuleListError]
-        switch readRules(consume bytes, collectingEveryError: collectingEveryError) {
+        switch readRules(consume bytes, collectingEveryError: collectingEveryError, readingApart: readingApart) {
         case .failure(let failure): return RuleListCheck(failure: failure)
         case .success(let read): (rules, dropped, errors) = read
         }
@@ -75,8 +82,9 @@ extension RuleListParser {
     /// The structure of every rule (the verdict's first part): the rules kept, those dropped for
     /// their selector and the structural errors; or a failure of the list as a whole.
     fileprivate static func readRules(
-        _ bytes: consuming [UInt8], collectingEveryError: Bool
+        _ bytes: consuming [UInt8], collectingEveryError: Bool, readingApart: Bool
     ) -> Result<(rules: [Rule], dropped: [DroppedRule], errors: [ContentRuleListError]), ContentRuleListError> {
+        if readingApart, let read = readRulesApart(bytes, collectingEveryError: collectingEveryError) { return .success(read) }
         let json: JSONValue
         do {
             json = try JSONReader.parse(consume bytes)
@@ -112,6 +120,81 @@ extension RuleListParser {
             }
         }
         return .success((rules, dropped, errors))
+    }
+}
+
+extension RuleListParser {
+    /// The rules of a valid JSON array read element by element, in chunks on every core: each
+    /// element's tree is read into its rule and let go at once, where the whole text's tree would
+    /// be built, read and torn down on one core. Nil when the text is not valid JSON or not an
+    /// array of at most `maximumRuleCount` elements: `readRules` then reads it whole, for the
+    /// error WebKit gives (the position of a syntax error is the whole text's).
+    private static func readRulesApart(
+        _ bytes: borrowing [UInt8], collectingEveryError: Bool
+    ) -> (rules: [Rule], dropped: [DroppedRule], errors: [ContentRuleListError])? {
+        struct Chunk {
+            var rules: [Rule] = []
+            var dropped: [DroppedRule] = []
+            var errors: [ContentRuleListError] = []
+            var isJSON = true
+        }
+        return bytes.withUnsafeBufferPointer { buffer -> (rules: [Rule], dropped: [DroppedRule], errors: [ContentRuleListError])? in
+            guard let elements = JSONReader.topLevelElements(buffer), elements.count <= maximumRuleCount else { return nil }
+            let size = 1_024
+            let chunkCount = (elements.count + size - 1) / size
+            let chunks = UnsafeMutableBufferPointer<Chunk>.allocate(capacity: chunkCount)
+            chunks.initialize(repeating: Chunk())
+            defer {
+                chunks.deinitialize()
+                chunks.deallocate()
+            }
+            nonisolated(unsafe) let text = buffer
+            nonisolated(unsafe) let results = chunks
+            Parallel.forEach(iterations: chunkCount) { chunkIndex in
+                var chunk = Chunk()
+                // After a first error when not collecting every error, the elements are still
+                // parsed: a syntax error anywhere decides the verdict before any rule does.
+                var stopped = false
+                for position in chunkIndex * size..<min(chunkIndex * size + size, elements.count) {
+                    let element: JSONValue
+                    do {
+                        element = try JSONReader.parseElement(UnsafeBufferPointer(rebasing: text[elements[position]]))
+                    } catch {
+                        chunk.isJSON = false
+                        break
+                    }
+                    guard !stopped else { continue }
+                    do throws(ContentRuleListError) {
+                        guard case .object(let object) = element else {
+                            throw ContentRuleListError(.jsonInvalidRule, detail: "found \(element.kindDescription)")
+                        }
+                        switch try RuleReader.read(object, index: RuleIndex(position)) {
+                        case .kept(let rule): chunk.rules.append(rule)
+                        case .dropped(let rule): chunk.dropped.append(rule)
+                        }
+                    } catch {
+                        var error = error
+                        error.ruleIndex = position
+                        chunk.errors.append(error)
+                        stopped = !collectingEveryError
+                    }
+                }
+                results[chunkIndex] = chunk
+            }
+            guard chunks.allSatisfy(\.isJSON) else { return nil }
+            var rules: [Rule] = []
+            var dropped: [DroppedRule] = []
+            var errors: [ContentRuleListError] = []
+            rules.reserveCapacity(elements.count)
+            for chunk in chunks {
+                rules += chunk.rules
+                dropped += chunk.dropped
+                errors += chunk.errors
+                // Not collecting every error, the rules end with the first error, as `readRules`'s do.
+                if !collectingEveryError && !errors.isEmpty { break }
+            }
+            return (rules, dropped, errors)
+        }
     }
 }
 

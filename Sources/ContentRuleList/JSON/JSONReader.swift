@@ -49,6 +49,74 @@ public struct JSONReader {
         return value
     }
 
+    /// The byte ranges of the elements of the text's top-level array, found from its brackets,
+    /// braces, commas and strings alone, without parsing it (a few instructions a byte), so that
+    /// the elements can be parsed apart, on every core. Nil when that scan finds no top-level
+    /// array. A range found may still not hold valid JSON (`parseElement` says): only a text each
+    /// of whose ranges parses is valid JSON, and then it holds exactly these elements.
+    public static func topLevelElements(_ bytes: UnsafeBufferPointer<UInt8>) -> [Range<Int>]? {
+        func isWhitespace(_ unit: UInt8) -> Bool { unit == 0x20 || unit == 0x09 || unit == 0x0A || unit == 0x0D }
+        func skipWhitespace(from index: Int) -> Int {
+            var index = index
+            while index < bytes.count && isWhitespace(bytes[index]) { index += 1 }
+            return index
+        }
+        var index = skipWhitespace(from: 0)
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "[") else { return nil }
+        index = skipWhitespace(from: index + 1)
+        var elements: [Range<Int>] = []
+        if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
+            return skipWhitespace(from: index + 1) == bytes.count ? elements : nil
+        }
+        while true {
+            let start = index
+            var depth = 0
+            scan: while index < bytes.count {
+                switch bytes[index] {
+                case UInt8(ascii: "\""):
+                    index += 1
+                    while index < bytes.count && bytes[index] != UInt8(ascii: "\"") {
+                        index += bytes[index] == UInt8(ascii: "\\") ? 2 : 1
+                    }
+                case UInt8(ascii: "["), UInt8(ascii: "{"):
+                    depth += 1
+                case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                    if depth == 0 { break scan }
+                    depth -= 1
+                case UInt8(ascii: ",") where depth == 0:
+                    break scan
+                default:
+                    break
+                }
+                index += 1
+            }
+            guard index < bytes.count else { return nil }
+            var end = index
+            while end > start && isWhitespace(bytes[end - 1]) { end -= 1 }
+            guard end > start else { return nil }
+            elements.append(start..<end)
+            switch bytes[index] {
+            case UInt8(ascii: ","):
+                index = skipWhitespace(from: index + 1)
+            case UInt8(ascii: "]"):
+                return skipWhitespace(from: index + 1) == bytes.count ? elements : nil
+            default:
+                return nil
+            }
+        }
+    }
+
+    /// One element of a top-level array, alone (a range `topLevelElements` found): nested one
+    /// level deep, as in the array.
+    public static func parseElement(_ buffer: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> JSONValue {
+        var reader = JSONReader(buffer)
+        reader.skipWhitespace()
+        let value = try reader.parseValue(depth: 1)
+        reader.skipWhitespace()
+        guard reader.index == buffer.count else { throw reader.error("unexpected text after the JSON value") }
+        return value
+    }
+
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
     private var scratch: [UInt8] = []
