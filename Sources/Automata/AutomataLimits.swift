@@ -28,10 +28,18 @@ public struct AutomataLimits: Hashable, Sendable {
     /// least this many share it; below 2, never.
     public var minimumPatternsPerStage: Int
 
+    /// The most terms the unanchored patterns without loops may have together and still be built
+    /// whole, as one Aho-Corasick automaton with a transition from each state on every byte that
+    /// starts a pattern; past it they are anchored tries tried at every byte (StagePlanner.swift).
+    /// The shipped lists' have at most about 70,000.
+    public var maximumUnanchoredTrieTerms: Int
+
     public init(
         maximumDFAStates: Int = 300_000, maximumTransitionTableEntries: Int = 16_000_000, maximumSubsetEntries: Int = 10_000_000,
-        maximumTotalTransitions: Int = 16_000_000, preferredNFAStatesPerDFA: Int = 200_000, minimumPatternsPerStage: Int = 32
+        maximumTotalTransitions: Int = 16_000_000, preferredNFAStatesPerDFA: Int = 200_000, minimumPatternsPerStage: Int = 32,
+        maximumUnanchoredTrieTerms: Int = 1_000_000
     ) {
+        self.maximumUnanchoredTrieTerms = maximumUnanchoredTrieTerms
         self.maximumTotalTransitions = maximumTotalTransitions
         self.preferredNFAStatesPerDFA = preferredNFAStatesPerDFA
         self.minimumPatternsPerStage = minimumPatternsPerStage

@@ -78,7 +78,9 @@ public enum DFAPartitioner {
         // (Not in a closure: one capturing `automatic` would keep the patterns' terms shared, and
         // the planner could no longer edit them in place.)
         let planning = phaseTimer.begin(.plan)
-        let (whole, stages) = StagePlanner.plan(consume automatic, minimumPatternsPerStage: limits.minimumPatternsPerStage)
+        let (whole, stages) = StagePlanner.plan(
+            consume automatic, minimumPatternsPerStage: limits.minimumPatternsPerStage,
+            maximumUnanchoredTrieTerms: limits.maximumUnanchoredTrieTerms)
         phaseTimer.end(planning)
         return Plan(whole: whole, stages: stages)
     }

@@ -64,7 +64,8 @@ public enum StagePlanner {
     /// removed in place (a copy of every staged pattern's rest would be a seventh of EasyList's
     /// compile memory).
     public static func plan(
-        _ given: consuming [(id: PatternID, filter: URLFilter)], minimumPatternsPerStage: Int
+        _ given: consuming [(id: PatternID, filter: URLFilter)], minimumPatternsPerStage: Int,
+        maximumUnanchoredTrieTerms: Int = AutomataLimits.default.maximumUnanchoredTrieTerms
     ) -> (whole: [(id: PatternID, filter: URLFilter)], stages: [PlannedStage]) {
         var patterns = consume given
         guard minimumPatternsPerStage >= 2 else { return (patterns, []) }
@@ -187,9 +188,19 @@ public enum StagePlanner {
         // match begun since. As suffixes of the empty prefix, which ends at every byte, they are
         // anchored: a DFA of them is a trie whose loops meet only where patterns share a start.
         whole.sort()
-        let loopy = whole.filter { index in
+        var loopy = whole.filter { index in
             let filter = patterns[index].filter
             return !filter.hasStartAnchor && filter.matchedTerms.contains { $0.containsLoop }
+        }
+        // Unanchored patterns without loops make an Aho-Corasick automaton: about a state per
+        // term of their trie, and from each state a transition on every byte that starts a
+        // pattern. Real lists' make a few tens of thousands of states; a list of a hundred
+        // thousand unrelated literals would make millions, each with dozens of transitions,
+        // past any budget. Past `maximumUnanchoredTrieTerms` (AutomataLimits) they are anchored
+        // tries of the empty prefix too: about a transition a term, tried at every byte.
+        let unanchored = whole.filter { !patterns[$0].filter.hasStartAnchor }
+        if unanchored.reduce(0, { $0 + patterns[$1].filter.terms.count }) > maximumUnanchoredTrieTerms {
+            loopy = unanchored
         }
         if loopy.count >= minimumPatternsPerStage {
             let anywhere = URLFilter(source: "", isCaseSensitive: false, hasStartAnchor: false, hasEndAnchor: false, terms: [])

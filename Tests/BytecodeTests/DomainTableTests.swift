@@ -172,6 +172,34 @@ private func answers(_ table: DomainTable, _ url: [UInt8]) -> [UInt32] {
         #expect(other.stages.isEmpty && other.whole.count == 3)
     }
 
+    @Test func unanchoredPatternsPastTheTrieBudgetAreTriedAtEveryByte() {
+        // Unanchored patterns without loops: built whole (an Aho-Corasick automaton) within the
+        // budget of terms; past it, anchored tries of the empty prefix, which answer alike.
+        let sources = ["ads", "example\\.com", "\\/x", "a.c", "co[/:]", "ab$", "com\\.\\/", "80\\/", "^http:", "b\\/x*y", "q.*r"]
+        let filters = sources.map { filter($0) }
+        let nfa = NFA(patterns: filters.enumerated().map { (id: PatternID($0.offset), filter: $0.element) })
+        for budget in [1_000_000, 12] {
+            var timer = PhaseTimer()
+            let limits = AutomataLimits(minimumPatternsPerStage: 2, maximumUnanchoredTrieTerms: budget)
+            let patterns = filters.enumerated().map { (id: PatternID($0.offset), filter: $0.element) }
+            let dfas = DFAPartitioner.build(patterns, limits: limits, phaseTimer: &timer)
+            let tried = dfas.stages.flatMap { $0.suffixes.flatMap(\.acceptedPatterns) }
+            // `b\/x*y` and `q.*r` have a loop: tried at every byte in both; `^http:` is anchored:
+            // whole in both.
+            #expect(Set(tried) == Set((budget == 12 ? (0..<11).filter { $0 != 8 } : [9, 10]).map { PatternID($0) }), "budget \(budget)")
+            let programs = DFAPartitioner.build(patterns, limits: limits, phaseTimer: &timer) { Program($0) }
+            let set = ProgramSet(programs)
+            #expect(set.stages.count == 1 && set.stages[0].prefix.reportsAtEveryPosition)
+            var ends: [Int] = []
+            // (URLs as canonicalization leaves them: no NUL, no byte from 128 on.)
+            for url in Self.urls() where url.allSatisfy({ (1...127).contains($0) }) {
+                var found = Set<UInt32>()
+                _ = url.withUnsafeBufferPointer { set.run($0, ends: &ends) { found.insert($0) } }
+                #expect(found.sorted() == nfa.matches(url).map(\.rawValue), "budget \(budget), url \(url)")
+            }
+        }
+    }
+
     @Test func aProgramSetReportsItsTableAndWritesIt() throws {
         let table = DomainTable([(1, Array("example.com".utf8)), (4, Array("ads.net".utf8))])
         let set = ProgramSet(programs: [], domains: table)
