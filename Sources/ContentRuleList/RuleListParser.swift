@@ -98,28 +98,39 @@ extension RuleListParser {
             return .failure(ContentRuleListError(
                 .jsonTooManyRules, detail: "\(elements.count) rules; the limit is \(maximumRuleCount)"))
         }
-        var errors: [ContentRuleListError] = []
-        var rules: [Rule] = []
-        var dropped: [DroppedRule] = []
-        rules.reserveCapacity(elements.count)
-        for (position, element) in elements.enumerated() {
-            let index = RuleIndex(position)
-            do throws(ContentRuleListError) {
-                guard case .object(let object) = element else {
-                    throw ContentRuleListError(.jsonInvalidRule, detail: "found \(element.kindDescription)")
-                }
-                switch try RuleReader.read(object, index: index) {
-                case .kept(let rule): rules.append(rule)
-                case .dropped(let rule): dropped.append(rule)
-                }
-            } catch {
-                var error = error
-                error.ruleIndex = position
-                errors.append(error)
-                if !collectingEveryError { break }
-            }
+        var read = ReadRules()
+        read.rules.reserveCapacity(elements.count)
+        for (position, element) in elements.enumerated() where !read.read(element, at: position) && !collectingEveryError {
+            break
         }
-        return .success((rules, dropped, errors))
+        return .success((read.rules, read.dropped, read.errors))
+    }
+}
+
+/// The rules read from a list's elements, those dropped for their selector and the structural
+/// errors, each in the list's order.
+private struct ReadRules {
+    var rules: [Rule] = []
+    var dropped: [DroppedRule] = []
+    var errors: [ContentRuleListError] = []
+
+    /// Reads element `position` of the list's array; false when it is in error.
+    mutating func read(_ element: JSONValue, at position: Int) -> Bool {
+        do throws(ContentRuleListError) {
+            guard case .object(let object) = element else {
+                throw ContentRuleListError(.jsonInvalidRule, detail: "found \(element.kindDescription)")
+            }
+            switch try RuleReader.read(object, index: RuleIndex(position)) {
+            case .kept(let rule): rules.append(rule)
+            case .dropped(let rule): dropped.append(rule)
+            }
+            return true
+        } catch {
+            var error = error
+            error.ruleIndex = position
+            errors.append(error)
+            return false
+        }
     }
 }
 
@@ -133,9 +144,7 @@ extension RuleListParser {
         _ bytes: borrowing [UInt8], collectingEveryError: Bool
     ) -> (rules: [Rule], dropped: [DroppedRule], errors: [ContentRuleListError])? {
         struct Chunk {
-            var rules: [Rule] = []
-            var dropped: [DroppedRule] = []
-            var errors: [ContentRuleListError] = []
+            var read = ReadRules()
             var isJSON = true
         }
         return bytes.withUnsafeBufferPointer { buffer -> (rules: [Rule], dropped: [DroppedRule], errors: [ContentRuleListError])? in
@@ -156,44 +165,25 @@ extension RuleListParser {
                 // parsed: a syntax error anywhere decides the verdict before any rule does.
                 var stopped = false
                 for position in chunkIndex * size..<min(chunkIndex * size + size, elements.count) {
-                    let element: JSONValue
-                    do {
-                        element = try JSONReader.parseElement(UnsafeBufferPointer(rebasing: text[elements[position]]))
-                    } catch {
+                    guard let element = try? JSONReader.parseElement(UnsafeBufferPointer(rebasing: text[elements[position]])) else {
                         chunk.isJSON = false
                         break
                     }
-                    guard !stopped else { continue }
-                    do throws(ContentRuleListError) {
-                        guard case .object(let object) = element else {
-                            throw ContentRuleListError(.jsonInvalidRule, detail: "found \(element.kindDescription)")
-                        }
-                        switch try RuleReader.read(object, index: RuleIndex(position)) {
-                        case .kept(let rule): chunk.rules.append(rule)
-                        case .dropped(let rule): chunk.dropped.append(rule)
-                        }
-                    } catch {
-                        var error = error
-                        error.ruleIndex = position
-                        chunk.errors.append(error)
-                        stopped = !collectingEveryError
-                    }
+                    if !stopped && !chunk.read.read(element, at: position) { stopped = !collectingEveryError }
                 }
                 results[chunkIndex] = chunk
             }
             guard chunks.allSatisfy(\.isJSON) else { return nil }
-            var rules: [Rule] = []
-            var dropped: [DroppedRule] = []
-            var errors: [ContentRuleListError] = []
-            rules.reserveCapacity(elements.count)
+            var read = ReadRules()
+            read.rules.reserveCapacity(elements.count)
             for chunk in chunks {
-                rules += chunk.rules
-                dropped += chunk.dropped
-                errors += chunk.errors
+                read.rules += chunk.read.rules
+                read.dropped += chunk.read.dropped
+                read.errors += chunk.read.errors
                 // Not collecting every error, the rules end with the first error, as `readRules`'s do.
-                if !collectingEveryError && !errors.isEmpty { break }
+                if !collectingEveryError && !read.errors.isEmpty { break }
             }
-            return (rules, dropped, errors)
+            return (read.rules, read.dropped, read.errors)
         }
     }
 }
