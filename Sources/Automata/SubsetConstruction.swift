@@ -192,15 +192,14 @@ private struct Construction {
             // Most classes lead to the same few buckets (a `[^/]+` loop covers nearly every
             // class): close each distinct bucket once.
             distinct.removeAll(keepingCapacity: true)
-            let filled = targets
             for byteClass in touched {
                 let count = bucketCount[byteClass]
                 let start = bucketStart[byteClass] - count
                 bucketCount[byteClass] = 0
-                let bucket = filled[start..<start + count]
+                let bucket = targets[start..<start + count]
                 let hash = SetTable.hash(bucket)
                 var target = dead
-                if let seen = distinct.first(where: { $0.hash == hash && filled[$0.start..<$0.start + $0.count] == bucket }) {
+                if let seen = distinct.first(where: { $0.hash == hash && targets[$0.start..<$0.start + $0.count] == bucket }) {
                     target = seen.target
                 } else {
                     closure(bucket, into: &scratch)
