@@ -54,9 +54,14 @@ public struct DomainTable: Hashable, Sendable {
     /// The lookup, derived from the entries: an open-addressing table of 32-bit slots, at most
     /// two thirds full, one per distinct domain, a slot holding its first entry + 1 (0: empty) in
     /// its low `entryBits` bits and the top bits of the domain's hash (`hash(_:)`) above them, so
-    /// that a probe that finds another domain reads nothing else, and the table is small enough
-    /// to stay in a core's cache (EasyList and EasyPrivacy: 1 MB).
+    /// that a probe that finds another domain reads nothing else (EasyList and EasyPrivacy: 1 MB).
     private var slots: [UInt32] = []
+    /// The lookup's first test, derived from the entries too: a bit per hash of a domain
+    /// (`present(_:)`), at most an eighth of them set. A label whose bit is clear is in no slot;
+    /// most labels of most hosts are in none, and the bits (128 KB for EasyList and EasyPrivacy)
+    /// stay in a core's cache where the slots they spare a read of would miss it.
+    private var presentBits: [UInt64] = []
+    private var presentShift: UInt64 = 64
     /// Per entry: the next entry with the same domain (-1: none); only the first has a slot.
     private var sameDomain: [Int32] = []
     private var shift: UInt64 = 64
@@ -272,6 +277,10 @@ public struct DomainTable: Hashable, Sendable {
         entryBits = UInt32(UInt32.bitWidth - UInt32(count).leadingZeroBitCount)
         entryMask = entryBits == 32 ? .max : (1 << entryBits) - 1
         slots = [UInt32](repeating: 0, count: capacity)
+        var bits = 64
+        while bits < 8 * count { bits *= 2 }
+        presentShift = UInt64(64 - bits.trailingZeroBitCount)
+        presentBits = [UInt64](repeating: 0, count: bits / 64)
         sameDomain = [Int32](repeating: -1, count: count)
         var lastOfDomain = [Int32](repeating: -1, count: count)
         entries: for entry in 0..<count {
@@ -289,8 +298,14 @@ public struct DomainTable: Hashable, Sendable {
                 slot = (slot + 1) & (capacity - 1)
             }
             slots[slot] = fingerprint(hash) | UInt32(entry + 1)
+            let bit = presentBit(hash)
+            presentBits[bit >> 6] |= 1 << UInt64(bit & 63)
         }
     }
+
+    /// The bit of `hash` in `presentBits`: other bits of it than the slot's.
+    @inline(__always)
+    private func presentBit(_ hash: UInt64) -> Int { Int(truncatingIfNeeded: (hash &* 0xC2B2_AE3D_27D4_EB4F) >> presentShift) }
 
     /// The top bits of `hash` above a slot's entry bits.
     private func fingerprint(_ hash: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: hash >> 32) & ~entryMask }
@@ -364,29 +379,33 @@ public struct DomainTable: Hashable, Sendable {
         let (start, end) = (labels.start, labels.end)
         guard labels.terminated, end > start, !isEmpty else { return }
         slots.withUnsafeBufferPointer { slots in
-            var hash = Self.seed
-            var candidate = end
-            while candidate > start {
-                candidate -= 1
-                hash = Self.step(hash, Self.folded(url[candidate]))
-                guard candidate == start || (candidate >= start + 2 && url[candidate - 1] == 0x2E) else { continue }
-                var slot = slot(of: hash)
-                let expected = fingerprint(hash)
-                while slots[slot] != 0 {
-                    if slots[slot] & ~entryMask == expected {
-                        var entry = Int(slots[slot] & entryMask) - 1
-                        if matches(entry, url, candidate..<end) {
-                            // The domain's entries: each reports unless its path does not match.
-                            while entry >= 0 {
-                                if tailStarts[entry] == tailStarts[entry + 1] || Self.tailMatches(tail(entry), url, from: end) {
-                                    report(patterns[entry])
+            presentBits.withUnsafeBufferPointer { presentBits in
+                var hash = Self.seed
+                var candidate = end
+                while candidate > start {
+                    candidate -= 1
+                    hash = Self.step(hash, Self.folded(url[candidate]))
+                    guard candidate == start || (candidate >= start + 2 && url[candidate - 1] == 0x2E) else { continue }
+                    let bit = presentBit(hash)
+                    guard presentBits[bit >> 6] >> UInt64(bit & 63) & 1 != 0 else { continue }
+                    var slot = slot(of: hash)
+                    let expected = fingerprint(hash)
+                    while slots[slot] != 0 {
+                        if slots[slot] & ~entryMask == expected {
+                            var entry = Int(slots[slot] & entryMask) - 1
+                            if matches(entry, url, candidate..<end) {
+                                // The domain's entries: each reports unless its path does not match.
+                                while entry >= 0 {
+                                    if tailStarts[entry] == tailStarts[entry + 1] || Self.tailMatches(tail(entry), url, from: end) {
+                                        report(patterns[entry])
+                                    }
+                                    entry = Int(sameDomain[entry])
                                 }
-                                entry = Int(sameDomain[entry])
+                                break
                             }
-                            break
                         }
+                        slot = (slot + 1) & (slots.count - 1)
                     }
-                    slot = (slot + 1) & (slots.count - 1)
                 }
             }
         }
