@@ -41,9 +41,14 @@ public struct JSONReader {
     }
 
     public static func parse(_ buffer: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> JSONValue {
+        try parse(buffer, depth: 0)
+    }
+
+    /// The one value of `buffer`, nested `depth` levels deep.
+    private static func parse(_ buffer: UnsafeBufferPointer<UInt8>, depth: Int) throws(JSONSyntaxError) -> JSONValue {
         var reader = JSONReader(buffer)
         reader.skipWhitespace()
-        let value = try reader.parseValue(depth: 0)
+        let value = try reader.parseValue(depth: depth)
         reader.skipWhitespace()
         guard reader.index == buffer.count else { throw reader.error("unexpected text after the JSON value") }
         return value
@@ -55,18 +60,20 @@ public struct JSONReader {
     /// array. A range found may still not hold valid JSON (`parseElement` says): only a text each
     /// of whose ranges parses is valid JSON, and then it holds exactly these elements.
     public static func topLevelElements(_ bytes: UnsafeBufferPointer<UInt8>) -> [Range<Int>]? {
-        func isWhitespace(_ unit: UInt8) -> Bool { unit == 0x20 || unit == 0x09 || unit == 0x0A || unit == 0x0D }
-        func skipWhitespace(from index: Int) -> Int {
-            var index = index
-            while index < bytes.count && isWhitespace(bytes[index]) { index += 1 }
-            return index
-        }
-        var index = skipWhitespace(from: 0)
+        var reader = JSONReader(bytes)
+        return reader.scanTopLevelElements()
+    }
+
+    private mutating func scanTopLevelElements() -> [Range<Int>]? {
+        skipWhitespace()
         guard index < bytes.count, bytes[index] == UInt8(ascii: "[") else { return nil }
-        index = skipWhitespace(from: index + 1)
+        index += 1
+        skipWhitespace()
         var elements: [Range<Int>] = []
         if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
-            return skipWhitespace(from: index + 1) == bytes.count ? elements : nil
+            index += 1
+            skipWhitespace()
+            return index == bytes.count ? elements : nil
         }
         while true {
             let start = index
@@ -92,16 +99,16 @@ public struct JSONReader {
             }
             guard index < bytes.count else { return nil }
             var end = index
-            while end > start && isWhitespace(bytes[end - 1]) { end -= 1 }
+            while end > start && Self.isWhitespace(bytes[end - 1]) { end -= 1 }
             guard end > start else { return nil }
             elements.append(start..<end)
-            switch bytes[index] {
-            case UInt8(ascii: ","):
-                index = skipWhitespace(from: index + 1)
-            case UInt8(ascii: "]"):
-                return skipWhitespace(from: index + 1) == bytes.count ? elements : nil
-            default:
-                return nil
+            let separator = bytes[index]
+            index += 1
+            skipWhitespace()
+            switch separator {
+            case UInt8(ascii: ","): continue
+            case UInt8(ascii: "]"): return index == bytes.count ? elements : nil
+            default: return nil
             }
         }
     }
@@ -109,12 +116,7 @@ public struct JSONReader {
     /// One element of a top-level array, alone (a range `topLevelElements` found): nested one
     /// level deep, as in the array.
     public static func parseElement(_ buffer: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> JSONValue {
-        var reader = JSONReader(buffer)
-        reader.skipWhitespace()
-        let value = try reader.parseValue(depth: 1)
-        reader.skipWhitespace()
-        guard reader.index == buffer.count else { throw reader.error("unexpected text after the JSON value") }
-        return value
+        try parse(buffer, depth: 1)
     }
 
     private let bytes: UnsafeBufferPointer<UInt8>
@@ -143,13 +145,10 @@ public struct JSONReader {
         return (0x21...0x7E).contains(unit) ? "'\(UnicodeScalar(unit))'" : "byte 0x" + String(unit, radix: 16)
     }
 
+    private static func isWhitespace(_ unit: UInt8) -> Bool { unit == 0x20 || unit == 0x09 || unit == 0x0A || unit == 0x0D }
+
     private mutating func skipWhitespace() {
-        while index < bytes.count {
-            switch bytes[index] {
-            case 0x20, 0x09, 0x0A, 0x0D: index += 1
-            default: return
-            }
-        }
+        while index < bytes.count && Self.isWhitespace(bytes[index]) { index += 1 }
     }
 
     private mutating func parseValue(depth: Int) throws(JSONSyntaxError) -> JSONValue {
