@@ -34,11 +34,16 @@ public struct AutomataLimits: Hashable, Sendable {
     /// EasyList's and EasyPrivacy's together have 73,609 (in 4,623 patterns).
     public var maximumUnanchoredTrieTerms: Int
 
+    /// Unanchored patterns with a loop inside are run only where their gate occurs (GatePlanner.swift);
+    /// without, they are the every-position stage's tries (or built whole).
+    public var gatesLoopyPatterns: Bool
+
     public init(
         maximumDFAStates: Int = 300_000, maximumTransitionTableEntries: Int = 16_000_000, maximumSubsetEntries: Int = 10_000_000,
         maximumTotalTransitions: Int = 16_000_000, preferredNFAStatesPerDFA: Int = 200_000, minimumPatternsPerStage: Int = 32,
-        maximumUnanchoredTrieTerms: Int = 1_000_000
+        maximumUnanchoredTrieTerms: Int = 1_000_000, gatesLoopyPatterns: Bool = true
     ) {
+        self.gatesLoopyPatterns = gatesLoopyPatterns
         self.maximumUnanchoredTrieTerms = maximumUnanchoredTrieTerms
         self.maximumTotalTransitions = maximumTotalTransitions
         self.preferredNFAStatesPerDFA = preferredNFAStatesPerDFA

@@ -24,6 +24,14 @@ public struct Partitioned<Product: Sendable>: Sendable {
         public var suffixes: [Product]
     }
     public var stages: [Stage] = []
+    /// Gated groups (GatePlanner.swift): the gates' DFA reports pattern g wherever group g's gate
+    /// ends; each group's DFAs are of its patterns whole, run from the URL's start in a URL where
+    /// its gate was reported.
+    public struct Gated: Sendable {
+        public var gates: Product
+        public var groups: [[Product]]
+    }
+    public var gated: Gated?
     /// Patterns whose DFA alone outgrows the limits.
     public var failures: [AutomataError] = []
     /// Sizes, for reports: the NFAs', the DFAs' before minimization and the minimal DFAs'.
@@ -32,8 +40,11 @@ public struct Partitioned<Product: Sendable>: Sendable {
     public var states = 0
     /// The DFAs' transitions before minimization (what `AutomataLimits.maximumTotalTransitions` holds).
     public var transitions = 0
-    /// Every product: the whole patterns', then each stage's prefix and suffixes.
-    public var all: [Product] { dfas + stages.flatMap { [$0.prefix] + $0.suffixes } }
+    /// Every product: the whole patterns', then each stage's prefix and suffixes, then the gates'
+    /// and each gated group's.
+    public var all: [Product] {
+        dfas + stages.flatMap { [$0.prefix] + $0.suffixes } + (gated.map { [$0.gates] + $0.groups.flatMap { $0 } } ?? [])
+    }
 }
 
 public typealias PartitionedDFAs = Partitioned<DFA>
@@ -63,6 +74,7 @@ public enum DFAPartitioner {
     public struct Plan: Sendable {
         var whole: [(id: PatternID, filter: URLFilter)]
         var stages: [PlannedStage]
+        var gated: [GatedGroup]
     }
 
     /// The stages of `patterns` (StagePlanner.swift), those that match everything left out. A
@@ -78,11 +90,11 @@ public enum DFAPartitioner {
         // (Not in a closure: one capturing `automatic` would keep the patterns' terms shared, and
         // the planner could no longer edit them in place.)
         let planning = phaseTimer.begin(.plan)
-        let (whole, stages) = StagePlanner.plan(
+        let (whole, stages, gated) = StagePlanner.plan(
             consume automatic, minimumPatternsPerStage: limits.minimumPatternsPerStage,
-            maximumUnanchoredTrieTerms: limits.maximumUnanchoredTrieTerms)
+            maximumUnanchoredTrieTerms: limits.maximumUnanchoredTrieTerms, gating: limits.gatesLoopyPatterns)
         phaseTimer.end(planning)
-        return Plan(whole: whole, stages: stages)
+        return Plan(whole: whole, stages: stages, gated: gated)
     }
 
     /// Builds the DFAs of a plan, making `product` of each as soon as it is built.
@@ -90,17 +102,42 @@ public enum DFAPartitioner {
         _ plan: consuming Plan, limits: AutomataLimits = .default, minimizing: Bool = true,
         phaseTimer: inout PhaseTimer, product: @escaping @Sendable (DFA) -> Product
     ) -> Partitioned<Product> {
-        let whole = plan.whole
+        var whole = plan.whole
         plan.whole = []
         var stages = plan.stages
         plan.stages = []
+        var groups = plan.gated
+        plan.gated = []
         // Each stage's prefix first (a few states), then the groups of the whole patterns and of
         // every stage's suffixes in shared rounds on every core: a set built alone (EasyList's
         // whole patterns: mostly one group) would leave a core idle.
         var result = Partitioned<Product>()
+        // The gates' DFA (an Aho-Corasick automaton of short runs: small), before the groups'.
+        var gates: Product?
+        if !groups.isEmpty {
+            let gatePatterns = groups.indices.map { (id: PatternID(UInt32($0)), filter: groups[$0].gate) }
+            let nfa = phaseTimer.measure(.nfa) { NFA(patterns: gatePatterns) }
+            if let dfa = try? phaseTimer.measure(.dfa, { () throws(AutomataError) -> DFA in
+                try SubsetConstruction.determinize(nfa, limits: limits)
+            }) {
+                let minimal = minimizing ? phaseTimer.measure(.minimize) { Minimizer.minimize(dfa) } : dfa
+                result.nfaStates += nfa.stateCount
+                result.statesBeforeMinimization += dfa.stateCount
+                result.states += minimal.stateCount
+                gates = phaseTimer.measure(.emit) { product(minimal) }
+            } else {
+                // Gates too many for one DFA (not seen in practice): their patterns are built whole.
+                for index in groups.indices {
+                    whole += groups[index].patterns
+                    groups[index].patterns = []
+                }
+                groups = []
+            }
+        }
         // Per set: the product of its stage's prefix, nil for patterns built whole.
         var prefixes: [Product?] = [nil]
         var patternSets = [whole]
+        whole = []
         for index in stages.indices {
             var stage = stages[index]
             stages[index].suffixes = []
@@ -125,9 +162,18 @@ public enum DFAPartitioner {
             prefixes.append(phaseTimer.measure(.emit) { product(minimalPrefix) })
             patternSets.append(Self.inTextOrder(consume suffixes))
         }
+        let stageSets = patternSets.count
+        for index in groups.indices {
+            patternSets.append(groups[index].patterns)
+            groups[index].patterns = []
+        }
+        groups = []
         let built = partition(consume patternSets, limits: limits, minimizing: minimizing, phaseTimer: &phaseTimer, product: product)
-        for (prefix, part) in zip(prefixes, built) {
-            if let prefix {
+        if let gates { result.gated = Partitioned<Product>.Gated(gates: gates, groups: built[stageSets...].map(\.dfas)) }
+        for (index, part) in built.enumerated() {
+            if index >= stageSets {
+                // (A gated group's DFAs: in `result.gated`.)
+            } else if let prefix = prefixes[index] {
                 result.stages.append(Partitioned<Product>.Stage(prefix: prefix, suffixes: part.dfas))
             } else {
                 result.dfas += part.dfas

@@ -56,19 +56,20 @@ public enum StagePlanner {
         return Array(filter.terms.dropLast())
     }()
 
-    /// Splits `patterns` into those built whole (in the order given) and stages (each in the
-    /// order of its first pattern; suffixes in the order given). `minimumPatternsPerStage` 0 or
-    /// 1 would make every pattern its own stage: anything below 2 turns staging off.
+    /// Splits `patterns` into those built whole (in the order given), stages (each in the
+    /// order of its first pattern; suffixes in the order given) and, with `gating`, the groups of
+    /// the unanchored loopy patterns that have a gate (GatePlanner.swift). `minimumPatternsPerStage`
+    /// 0 or 1 would make every pattern its own stage: anything below 2 turns staging off.
     ///
     /// The patterns are consumed: a staged pattern's terms become its suffix's, its prefix's terms
     /// removed in place (a copy of every staged pattern's rest would be a seventh of EasyList's
     /// compile memory).
     public static func plan(
         _ given: consuming [(id: PatternID, filter: URLFilter)], minimumPatternsPerStage: Int,
-        maximumUnanchoredTrieTerms: Int = AutomataLimits.default.maximumUnanchoredTrieTerms
-    ) -> (whole: [(id: PatternID, filter: URLFilter)], stages: [PlannedStage]) {
+        maximumUnanchoredTrieTerms: Int = AutomataLimits.default.maximumUnanchoredTrieTerms, gating: Bool = true
+    ) -> (whole: [(id: PatternID, filter: URLFilter)], stages: [PlannedStage], gated: [GatedGroup]) {
         var patterns = consume given
-        guard minimumPatternsPerStage >= 2 else { return (patterns, []) }
+        guard minimumPatternsPerStage >= 2 else { return (patterns, [], []) }
         // The prefix tree of the patterns' first terms: node ids, how many patterns pass each.
         // (Terms are read through borrowed buffers and the paths kept end to end: copying each
         // pattern and slicing its terms would retain and release them, a quarter of this step.)
@@ -199,8 +200,15 @@ public enum StagePlanner {
         // past any budget. Past `maximumUnanchoredTrieTerms` (AutomataLimits) they are anchored
         // tries of the empty prefix too: about a transition a term, tried at every byte.
         let unanchored = whole.filter { !patterns[$0].filter.hasStartAnchor }
+        var gated: [GatedGroup] = []
         if unanchored.reduce(0, { $0 + patterns[$1].filter.terms.count }) > maximumUnanchoredTrieTerms {
             loopy = unanchored
+        } else if gating {
+            // The loopy patterns with a gate run only where it occurs (GatePlanner.swift).
+            let staying = loopy
+            (gated, loopy) = GatePlanner.group(staying, of: &patterns, minimumPatternsPerStage: minimumPatternsPerStage)
+            let taken = Set(staying).subtracting(loopy)
+            whole.removeAll { taken.contains($0) }
         }
         if loopy.count >= minimumPatternsPerStage {
             let anywhere = URLFilter(source: "", isCaseSensitive: false, hasStartAnchor: false, hasEndAnchor: false, terms: [])
@@ -214,6 +222,6 @@ public enum StagePlanner {
             let staged = Set(loopy)
             whole.removeAll { staged.contains($0) }
         }
-        return (whole.map { patterns[$0] }, planned)
+        return (whole.map { patterns[$0] }, planned, gated)
     }
 }

@@ -18,7 +18,7 @@ struct ProfileCommand: ParsableCommand {
         discussion: """
             RULES is a rule list (JSON, optionally gzip-compressed) or a file written by `blockbench compile`.
             For each url program (the whole-pattern DFAs, then each stage: its prefix alone, then the
-            stage with its suffixes), one line: its code bytes and states, how many of its programs run
+            stage with its suffixes; then the gated groups' gates alone, then the gates with the groups), one line: its code bytes and states, how many of its programs run
             from a dense table, and per URL the mean nanoseconds, interpreter steps and program runs. Then every url
             program together, and the evaluator's whole answer per request (median and mean). Times
             are the best of --rounds passes over every URL; steps and runs are exact.
@@ -86,7 +86,8 @@ struct ProfileCommand: ParsableCommand {
     }
 
     /// The rows of `urlPrograms`: its domain table, each whole program, each stage's prefix (unless it ends everywhere:
-    /// then it is never run) and each stage with its suffixes, then every program together.
+    /// then it is never run) and each stage with its suffixes, the gates and the gated groups with
+    /// them, then every program together.
     static func rows(_ urlPrograms: ProgramSet, urls: [[UInt8]], rounds: Int) -> [Row] {
         var sink = 0
         // The host labels are read once per URL for the domain table and a stage with the domain
@@ -129,6 +130,14 @@ struct ProfileCommand: ParsableCommand {
                 "stage \(index), \(stage.suffixes.count) suffix DFAs", ProgramSet(programs: [], stages: [stage]),
                 code: stage.suffixes.reduce(0) { $0 + $1.code.count }, states: stage.suffixes.reduce(0) { $0 + $1.stateCount },
                 readingLabelsElsewhere: labelsCounted && stage.prefix == ProgramSet.hostLabelPrefix))
+        }
+        if let gated = urlPrograms.gated {
+            // (Like a stage's: the gates alone, then the groups' row with the gates' run.)
+            rows.append(row("gated prefix", ProgramSet(programs: [gated.gates]), code: gated.gates.code.count, states: gated.gates.stateCount))
+            let programs = gated.groups.joined()
+            rows.append(row(
+                "gated, \(gated.groups.count) groups", ProgramSet(programs: [], gated: gated),
+                code: programs.reduce(0) { $0 + $1.code.count }, states: programs.reduce(0) { $0 + $1.stateCount }))
         }
         rows.append(row("every url program", urlPrograms, code: nil, states: nil))
         consumeMeasured(sink)

@@ -8,11 +8,16 @@
 // and stops on byte p is skipped: the same answer without the run; so is one that would report
 // nothing and stop on the byte after it, half of EasyList's suffix runs.)
 //
+// Gated groups (GatePlanner.swift in Automata): the gates' program reports pattern g wherever
+// group g's gate ends, and each group so reported runs its programs whole over the URL, once.
+//
 // In a file (a programs section):
 //
 //     programCount   4   then the whole programs (ProgramCoding.swift)
 //     stageCount     4   then per stage: the prefix program (its only pattern is 0), the
 //                        suffix count 4 and the suffix programs
+//     groupCount     4   gated groups (0: none); then the gates' program (its patterns: the
+//                        groups, 0 ..< groupCount) and per group its program count 4 and programs
 //     domains            the domain table (DomainTable.swift): patterns of the `||domain^` and
 //                        `||domain/path` shapes, answered by a hash lookup of the URL's host
 //                        labels, before the programs
@@ -22,11 +27,12 @@ public import URLFilterSyntax
 
 public struct ProgramSet: Hashable, Sendable {
     public static func == (lhs: ProgramSet, rhs: ProgramSet) -> Bool {
-        lhs.programs == rhs.programs && lhs.stages == rhs.stages && lhs.domains == rhs.domains
+        lhs.programs == rhs.programs && lhs.stages == rhs.stages && lhs.gated == rhs.gated && lhs.domains == rhs.domains
     }
     public func hash(into hasher: inout Hasher) {
         hasher.combine(programs)
         hasher.combine(stages)
+        hasher.combine(gated)
         hasher.combine(domains)
     }
 
@@ -45,19 +51,33 @@ public struct ProgramSet: Hashable, Sendable {
         }
     }
 
+    /// Gated groups: `gates` reports group g where its gate ends; `groups[g]`'s programs then run
+    /// from the URL's start.
+    public struct Gated: Hashable, Sendable {
+        public let gates: Program
+        public let groups: [[Program]]
+
+        public init(gates: Program, groups: [[Program]]) {
+            self.gates = gates
+            self.groups = groups
+        }
+    }
+
     /// Programs run from the URL's start.
     public let programs: [Program]
     public let stages: [Stage]
+    public let gated: Gated?
     /// Patterns answered without an automaton.
     public let domains: DomainTable
     /// The same, laid out for the interpreter (`Image`).
     @usableFromInline let image: Image
 
-    public init(programs: [Program], stages: [Stage] = [], domains: DomainTable = .empty) {
+    public init(programs: [Program], stages: [Stage] = [], gated: Gated? = nil, domains: DomainTable = .empty) {
         self.programs = programs
         self.stages = stages
+        self.gated = gated
         self.domains = domains
-        image = Image(programs: programs, stages: stages)
+        image = Image(programs: programs, stages: stages, gated: gated)
     }
 
     /// How many of these programs (prefixes and suffixes included) the interpreter runs from a
@@ -68,14 +88,16 @@ public struct ProgramSet: Hashable, Sendable {
     /// with `Program.init`).
     public init(_ partition: Partitioned<Program>, domains: DomainTable = .empty) {
         self.init(
-            programs: partition.dfas, stages: partition.stages.map { Stage(prefix: $0.prefix, suffixes: $0.suffixes) }, domains: domains)
+            programs: partition.dfas, stages: partition.stages.map { Stage(prefix: $0.prefix, suffixes: $0.suffixes) },
+            gated: partition.gated.map { Gated(gates: $0.gates, groups: $0.groups) }, domains: domains)
     }
 
     /// The programs of the DFAs `dfas`.
     public init(_ dfas: PartitionedDFAs) {
         self.init(
             programs: dfas.dfas.map(Program.init),
-            stages: dfas.stages.map { Stage(prefix: Program($0.prefix), suffixes: $0.suffixes.map(Program.init)) })
+            stages: dfas.stages.map { Stage(prefix: Program($0.prefix), suffixes: $0.suffixes.map(Program.init)) },
+            gated: dfas.gated.map { Gated(gates: Program($0.gates), groups: $0.groups.map { $0.map(Program.init) }) })
     }
 
     /// Every program end to end in one code buffer and one class-map buffer, each described by a
@@ -119,6 +141,10 @@ public struct ProgramSet: Hashable, Sendable {
         @usableFromInline var stageReadsHostLabels: [Bool] = []
         /// Some stage reads them (`stageReadsHostLabels`), so a run reads them first.
         @usableFromInline var readsHostLabels = false
+        /// Per stage: the bytes below 128 from which some suffix goes on (`firstByteStart`'s
+        /// non-empty slots): the every-position stage skips the other places without a look at
+        /// their slots (EasyList and EasyPrivacy: most bytes of a URL).
+        @usableFromInline var stageStartBytes: [ASCIISet] = []
         /// Per stage and byte b (128: every byte from 128 on; 129 ends the list), where the entries
         /// of the suffixes that go on from b start in `startingSuffixes` (`Stage.suffixStarts`).
         @usableFromInline var firstByteStart: [Int32] = []
@@ -126,6 +152,10 @@ public struct ProgramSet: Hashable, Sendable {
         /// Alongside `startingSuffixes`: the bytes after the first on which each may report
         /// something (`Program.secondBytes(after:)`).
         @usableFromInline var secondBytes: [ASCIISet] = []
+        /// The gates' entry (-1: none), and per gated group where its programs' entries start
+        /// (then the end of the last).
+        @usableFromInline var gatesEntry = -1
+        @usableFromInline var groupStart: [Int32] = []
 
         /// The image's arrays as buffers, for one run over a URL.
         @usableFromInline struct Buffers {
@@ -194,7 +224,7 @@ public struct ProgramSet: Hashable, Sendable {
             }
         }
 
-        init(programs: [Program], stages: [Stage]) {
+        init(programs: [Program], stages: [Stage], gated: Gated?) {
             func add(_ program: Program) {
                 let row = program.referenceRow()
                 entries.append(Entry(
@@ -214,18 +244,31 @@ public struct ProgramSet: Hashable, Sendable {
                 add(stage.prefix)
                 let firstSuffix = entries.count
                 for suffix in stage.suffixes { add(suffix) }
+                var startBytes = ASCIISet()
                 for byte in 0...128 {
                     firstByteStart.append(Int32(startingSuffixes.count))
                     for (index, start) in stage.suffixStarts.enumerated() where byte < 128 ? start.goesOn(UInt8(byte)) : start.reports {
                         startingSuffixes.append(Int32(firstSuffix + index))
                         secondBytes.append(stage.suffixes[index].secondBytes(after: UInt8(byte)))
+                        if byte < 128 { startBytes.insert(UInt8(byte)) }
                     }
                 }
+                stageStartBytes.append(startBytes)
                 firstByteStart.append(Int32(startingSuffixes.count))
             }
+            if let gated {
+                gatesEntry = entries.count
+                add(gated.gates)
+                for group in gated.groups {
+                    groupStart.append(Int32(entries.count))
+                    for program in group { add(program) }
+                }
+                groupStart.append(Int32(entries.count))
+            }
             readsHostLabels = stageReadsHostLabels.contains(true)
-            // Dense tables: the programs that run over the whole URL first (the whole programs and
-            // the prefixes that are run), then the suffixes, while the budget lasts.
+            // Dense tables: the programs that run over the whole URL first (the whole programs,
+            // the prefixes that are run and the gates), then the suffixes and the gated groups,
+            // while the budget lasts.
             var order = Array(0..<programs.count)
             var suffixEntries: [Int] = []
             var all = programs
@@ -235,6 +278,14 @@ public struct ProgramSet: Hashable, Sendable {
                 for suffix in item.suffixes {
                     suffixEntries.append(all.count)
                     all.append(suffix)
+                }
+            }
+            if let gated {
+                order.append(all.count)
+                all.append(gated.gates)
+                for program in gated.groups.joined() {
+                    suffixEntries.append(all.count)
+                    all.append(program)
                 }
             }
             for index in order + suffixEntries {
@@ -265,10 +316,12 @@ public struct ProgramSet: Hashable, Sendable {
         return Program(Minimizer.minimize(dfa))
     }()
 
-    /// Every program, prefixes included.
-    public var allPrograms: [Program] { programs + stages.flatMap { [$0.prefix] + $0.suffixes } }
+    /// Every program, prefixes and gates included.
+    public var allPrograms: [Program] {
+        programs + stages.flatMap { [$0.prefix] + $0.suffixes } + (gated.map { [$0.gates] + $0.groups.joined() } ?? [])
+    }
 
-    public var isEmpty: Bool { programs.isEmpty && stages.isEmpty && domains.isEmpty }
+    public var isEmpty: Bool { programs.isEmpty && stages.isEmpty && gated == nil && domains.isEmpty }
 
     /// Runs every program over `url` (then the end-of-URL NUL), telling `report` each pattern
     /// found (a pattern may be told more than once). `ends` is working memory, kept by the
@@ -289,6 +342,21 @@ public struct ProgramSet: Hashable, Sendable {
         }
         image.withBuffers { buffers in
             for index in 0..<programs.count { steps += buffers.execute(index, url) { pattern, _ in report(pattern) } }
+            if image.gatesEntry >= 0 {
+                // The groups whose gate occurs, each listed once (a gate may end at several places),
+                // then their programs.
+                ends.removeAll(keepingCapacity: true)
+                steps += buffers.execute(image.gatesEntry, url) { group, _ in
+                    if !ends.contains(Int(group)) { ends.append(Int(group)) }
+                }
+                runs += 1
+                for group in ends {
+                    for entry in Int(image.groupStart[group])..<Int(image.groupStart[group + 1]) {
+                        steps += buffers.execute(entry, url) { pattern, _ in report(pattern) }
+                        runs += 1
+                    }
+                }
+            }
             for stage in 0..<image.stagePrefixes.count {
                 // The every-position stage's ends are every place up to the URL's end or its first
                 // byte from 128 on: counted, not listed (an append per byte of every URL); other
@@ -307,10 +375,14 @@ public struct ProgramSet: Hashable, Sendable {
                     runs += 1
                 }
                 let slots = stage * 130
+                let startBytes = image.stageStartBytes[stage]
                 var next = 0
                 while true {
                     let end: Int
                     if everywhere {
+                        // (Past the places whose byte starts no suffix; the URL's end and a byte
+                        // from 128 on are looked at.)
+                        while next < url.count && url[next] < 128 && !startBytes.contains(url[next]) { next += 1 }
                         guard next <= url.count else { break }
                         end = next
                     } else {
@@ -346,6 +418,14 @@ public struct ProgramSet: Hashable, Sendable {
             writer.u32(UInt32(stage.suffixes.count))
             for suffix in stage.suffixes { suffix.write(to: &writer) }
         }
+        writer.u32(UInt32(gated?.groups.count ?? 0))
+        if let gated {
+            gated.gates.write(to: &writer)
+            for group in gated.groups {
+                writer.u32(UInt32(group.count))
+                for program in group { program.write(to: &writer) }
+            }
+        }
         domains.write(to: &writer)
     }
 
@@ -364,11 +444,20 @@ public struct ProgramSet: Hashable, Sendable {
             let prefix = try Program.read(from: &reader, patternCount: 1)
             stages.append(Stage(prefix: prefix, suffixes: try programs()))
         }
+        let groupCount = try reader.u32Count(of: "gated groups", itemBytes: 4)
+        var gated: Gated?
+        if groupCount > 0 {
+            let gates = try Program.read(from: &reader, patternCount: groupCount)
+            var groups: [[Program]] = []
+            for _ in 0..<groupCount { groups.append(try programs()) }
+            gated = Gated(gates: gates, groups: groups)
+        }
         let domains = try DomainTable.read(from: &reader, patternCount: patternCount)
-        return ProgramSet(programs: whole, stages: stages, domains: domains)
+        return ProgramSet(programs: whole, stages: stages, gated: gated, domains: domains)
     }
 
-    /// Every program as text, headed `name program i`, `name stage i prefix`, `name stage i suffix j`.
+    /// Every program as text, headed `name program i`, `name stage i prefix`, `name stage i suffix j`,
+    /// `name gates`, `name gated group g program i`.
     public func disassemble(name: String) -> String {
         var lines: [String] = []
         func add(_ title: String, _ program: Program) {
@@ -379,6 +468,12 @@ public struct ProgramSet: Hashable, Sendable {
         for (index, stage) in stages.enumerated() {
             add("\(name) stage \(index) prefix (p0: the suffixes start here)", stage.prefix)
             for (suffixIndex, suffix) in stage.suffixes.enumerated() { add("\(name) stage \(index) suffix \(suffixIndex)", suffix) }
+        }
+        if let gated {
+            add("\(name) gates (pg: group g's gate ends here)", gated.gates)
+            for (group, programs) in gated.groups.enumerated() {
+                for (index, program) in programs.enumerated() { add("\(name) gated group \(group) program \(index)", program) }
+            }
         }
         if !domains.isEmpty {
             lines.append("\(name) domain table (^[^:]+:\\/\\/+([^:/]+\\.)?D then [/:] or a path; \(domains.count) entries):")

@@ -145,8 +145,10 @@ private func patterns(_ sources: [String]) -> [(id: PatternID, filter: URLFilter
         let result = DFAPartitioner.build(
             patterns(["abc", exploding, "^x", "y.*z", "q$"]), limits: AutomataLimits(maximumDFAStates: 5_000), phaseTimer: &timer)
         #expect(result.failures.map(\.patterns) == [[PatternID(1)]])
-        // `y.*z` has a loop inside: with the exploding pattern, a stage's suffix (StagePlanner.swift).
-        let covered = (result.dfas + result.stages.flatMap(\.suffixes)).flatMap { dfa in dfa.acceptedPatterns }
+        // `y.*z` has a loop inside: like the exploding pattern, a gated group's (GatePlanner.swift).
+        #expect(result.gated?.groups.count == 2)
+        let gated = result.gated?.groups.flatMap { $0 } ?? []
+        let covered = (result.dfas + result.stages.flatMap(\.suffixes) + gated).flatMap { dfa in dfa.acceptedPatterns }
         #expect(Set(covered) == [PatternID(0), PatternID(2), PatternID(3), PatternID(4)])
     }
 

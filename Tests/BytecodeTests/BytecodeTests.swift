@@ -23,8 +23,8 @@ private func bitwiseCRC32<C: Collection<UInt8>>(_ bytes: C, seed: UInt32 = 0) ->
     return ~crc
 }
 
-/// A small file with every section in use: two url programs' worth of patterns, a condition, actions
-/// with payloads.
+/// A small file with every section in use: two url programs' worth of patterns, a gated group, a
+/// condition, actions with payloads.
 private func sampleFile() throws -> CompiledFile {
     let url = Program(try dfa(["^https?://ads\\.", "track(er)?\\.js", "[0-9]+x[0-9]+\\.gif$"]))
     // Two domains: a stage (its prefix and its suffixes' trie).
@@ -39,7 +39,9 @@ private func sampleFile() throws -> CompiledFile {
     transform.host = "example.org"
     return CompiledFile(
         urlPrograms: ProgramSet(
-            programs: [url, Program(try dfa(["^a[bc]d", "^xb"]))], domains: DomainTable([(0, Array("ads.example".utf8), []), (1, Array("cdn.x".utf8), [0x2F, 0x61, 0]
+            programs: [url, Program(try dfa(["^a[bc]d", "^xb"]))],
+            gated: ProgramSet.Gated(gates: Program(try dfa(["tracker"])), groups: [[Program(try dfa(["tracker.*\\.js"]))]]),
+            domains: DomainTable([(0, Array("ads.example".utf8), []), (1, Array("cdn.x".utf8), [0x2F, 0x61, 0]
                 + [UInt8](repeating: 0xFF, count: 16)), (2, Array("t.co".utf8), [])])),
         topURLPrograms: top, framePrograms: ProgramSet(programs: []), urlPatternCount: 3,
         topPatternCount: 2,

@@ -1,0 +1,120 @@
+// GatePlanner.swift — Automata
+//
+// Unanchored patterns with a loop inside (`\/ezoic\/.*\.js`, `:\/\/analytics\..*\/collect`) are
+// the costliest to run: one DFA of them multiplies their states (every loop stays alive beside
+// every match begun since), and as anchored tries of the empty prefix (StagePlanner.swift) they
+// are tried at every byte that may start them, each try that enters a loop walking to the URL's
+// end. Yet most of them contain a run of plain characters that few URLs contain (`/ezoic/`).
+//
+// A gate is such a run: terms that any match of the pattern matches, one after another, so a URL
+// in which the gate occurs nowhere cannot match the pattern. The patterns are grouped by their
+// gate; one unanchored automaton of every gate (an Aho-Corasick automaton: the gates have no
+// loops) runs over the URL, and each group whose gate it reports runs its own DFA, of its
+// patterns whole, over the URL. A URL pays one pass for all the gates, and a whole run only
+// for the rare patterns whose gate it holds (the adblock-rust requests and EasyList with
+// EasyPrivacy: measured in docs/DESIGN.md).
+//
+// The gate of a pattern: among its runs of single-character terms between its other terms, the
+// one most likely to be rare, by a score that counts letters and digits in full and punctuation
+// that every URL holds (`/`, `.`, `:`) by a quarter. A pattern whose best run scores below
+// `minimumGateScore` (`\/`, `:\/\/`) is better tried at every byte, in the every-position stage,
+// when there are enough such patterns for a stage; the few left of a real list are gated by
+// their best run, whatever it scores (a pass of the every-position stage's places costs more
+// than a weak gate's rare runs).
+
+public import URLFilterSyntax
+
+/// Patterns run only in a URL where their gate occurs (GatePlanner.swift).
+public struct GatedGroup: Sendable {
+    /// The run of terms every match of each pattern matches: unanchored, without loops, with the
+    /// patterns' case sensitivity.
+    public var gate: URLFilter
+    /// The patterns, whole.
+    public var patterns: [(id: PatternID, filter: URLFilter)]
+}
+
+public enum GatePlanner {
+    /// A run scoring less than this (2 letters or digits; `:\/\/` scores 0.75) is no gate.
+    public static let minimumGateScore = 2.0
+    /// The most groups: each is a program of its own, and past a few thousand distinct gates the
+    /// patterns are better tried as the every-position stage's tries (a list of random patterns).
+    static let maximumGroups = 4_096
+
+    /// The groups of the patterns of `candidates` (indices into `patterns`) that have a gate, in
+    /// the order of their first pattern, and the indices of those that have none: those whose
+    /// best run scores less than `minimumGateScore`, when there are at least
+    /// `minimumPatternsPerStage` of them. The gated patterns are moved out of `patterns` (an empty
+    /// pattern left in their place).
+    static func group(
+        _ candidates: [Int], of patterns: inout [(id: PatternID, filter: URLFilter)], minimumPatternsPerStage: Int
+    ) -> (groups: [GatedGroup], ungated: [Int]) {
+        let weak = candidates.filter { Self.gate(of: patterns[$0].filter) == nil }
+        let minimumScore = weak.count >= minimumPatternsPerStage ? Self.minimumGateScore : .leastNonzeroMagnitude
+        var groups: [GatedGroup] = []
+        var groupOfGate: [GateKey: Int] = [:]
+        var ungated: [Int] = []
+        for index in candidates {
+            let filter = patterns[index].filter
+            guard let gate = Self.gate(of: filter, minimumScore: minimumScore) else {
+                ungated.append(index)
+                continue
+            }
+            let key = GateKey(text: gate.source, isCaseSensitive: gate.isCaseSensitive)
+            if let group = groupOfGate[key] {
+                groups[group].patterns += taking([index], from: &patterns)
+            } else if groups.count < Self.maximumGroups {
+                groupOfGate[key] = groups.count
+                groups.append(GatedGroup(gate: gate, patterns: taking([index], from: &patterns)))
+            } else {
+                ungated.append(index)
+            }
+        }
+        return (groups, ungated)
+    }
+
+    private struct GateKey: Hashable {
+        var text: String
+        var isCaseSensitive: Bool
+    }
+
+    /// The gate of `filter`, nil when no run scores `minimumScore`. A run is of top-level terms
+    /// that match one character each (a character or a class, no quantifier, not the end-of-URL
+    /// NUL): every match of the pattern matches each term of such a run in turn.
+    public static func gate(of filter: URLFilter, minimumScore: Double = minimumGateScore) -> URLFilter? {
+        var best: (range: Range<Int>, score: Double)?
+        var start = 0
+        var score = 0.0
+        let terms = filter.terms
+        for index in 0...terms.count {
+            let weight = index < terms.count ? Self.weight(terms[index]) : nil
+            guard let weight else {
+                if index > start && score >= minimumScore && score > best?.score ?? 0 { best = (start..<index, score) }
+                start = index + 1
+                score = 0
+                continue
+            }
+            score += weight
+        }
+        guard let range = best?.range else { return nil }
+        let gateTerms = Array(terms[range])
+        let utf8 = filter.source.utf8
+        let text = utf8.index(utf8.startIndex, offsetBy: gateTerms.first!.span.lowerBound)..<utf8.index(
+            utf8.startIndex, offsetBy: gateTerms.last!.span.upperBound)
+        return URLFilter(
+            source: String(filter.source[text]), isCaseSensitive: filter.isCaseSensitive, hasStartAnchor: false, hasEndAnchor: false,
+            terms: gateTerms)
+    }
+
+    /// What `term` adds to a run's score, nil when it cannot be in a run.
+    private static func weight(_ term: URLFilterTerm) -> Double? {
+        guard term.quantifier == .one, !term.isEndOfURLMarker else { return nil }
+        switch term.atom {
+        case .character(_, let unit):
+            let lower = unit &- 0x41 < 26 ? unit | 0x20 : unit
+            if (0x61...0x7A).contains(lower) || (0x30...0x39).contains(lower) { return 1 }
+            return unit == 0x2F || unit == 0x2E || unit == 0x3A ? 0.25 : 0.5
+        case .characterClass: return 0
+        case .anyCharacter, .group: return nil
+        }
+    }
+}

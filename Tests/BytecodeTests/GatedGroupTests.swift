@@ -1,0 +1,133 @@
+// GatedGroupTests.swift — which run of a pattern becomes its gate, how the planner groups loopy
+// patterns by gate, and that a program set with gated groups answers like the NFA of the same
+// patterns, before and after a file's round trip.
+
+import Testing
+import Automata
+import Bytecode
+import URLFilterSyntax
+
+private func filter(_ source: String, caseSensitive: Bool = false) -> URLFilter {
+    try! URLFilterParser.parse(source, isCaseSensitive: caseSensitive).get()
+}
+
+private func gate(_ source: String) -> String? { GatePlanner.gate(of: filter(source))?.source }
+
+@Suite struct GatedGroupTests {
+    @Test func theGateIsTheBestRunOfSingleCharacters() {
+        #expect(gate(":\\/\\/analytics\\..*\\/collect") == ":\\/\\/analytics\\.")
+        #expect(gate("\\/b\\/.*\\/ezoic\\/") == "\\/ezoic\\/", "a later run scoring more")
+        #expect(gate("\\/x.*\\/banner[0-9]+\\.gif") == "\\/banner", "a quantified term ends a run")
+        #expect(gate("\\/x.*\\/open[/:&?]") == "\\/open[/:&?]", "a class without a quantifier is in the run")
+        #expect(gate("\\/a(ds)?\\/.*\\.js") == "\\.js", "a group ends a run (`\\/a` scores 1.25)")
+        #expect(gate("\\/a(ds)?\\/.*\\.j") == nil)
+        #expect(gate("\\/&.*$") == nil, "punctuation scores a quarter or a half")
+        #expect(gate("a.b.*cd") == "cd", "`.` ends a run")
+        #expect(GatePlanner.gate(of: filter("ABC.*x", caseSensitive: true)).map { ($0.source, $0.isCaseSensitive) }! == ("ABC", true))
+        #expect(GatePlanner.gate(of: filter("abc.*x"))?.hasStartAnchor == false)
+    }
+
+    @Test func loopyUnanchoredPatternsAreGroupedByGate() {
+        let sources = [
+            "\\/ezoic\\/.*\\.js", "\\/ezoic\\/.*\\.css", "\\/EZOIC\\/.*x", "\\/&.*$", "^https?:\\/\\/.*\\/ads\\/", "track.*pixel",
+            "ads\\.", "\\/&.*[/:]",
+        ]
+        let patterns = sources.enumerated().map { (id: PatternID($0.offset), filter: filter($0.element)) }
+        // Two patterns have no gate scoring 2 (`\/&`), enough for a stage when a stage takes 2:
+        // tried at every byte; with fewer than a stage needs, they are gated by their best run.
+        // (With 2, the `\/ezoic\/.*` patterns are a stage of their own first.)
+        let staged = StagePlanner.plan(patterns, minimumPatternsPerStage: 2)
+        #expect(staged.stages.contains { $0.prefix.terms.isEmpty && $0.suffixes.map(\.id.rawValue) == [3, 7] })
+        #expect(staged.gated.map(\.gate.source) == ["track"])
+        // Case-insensitive `\/EZOIC\/` is the same gate as `\/ezoic\/` only by its text: its own group.
+        let planned = StagePlanner.plan(patterns, minimumPatternsPerStage: 32)
+        #expect(planned.gated.map(\.gate.source) == ["\\/ezoic\\/", "\\/EZOIC\\/", "\\/&", "track"])
+        #expect(planned.gated.map { $0.patterns.map(\.id.rawValue) } == [[0, 1], [2], [3, 7], [5]])
+        #expect(planned.stages.isEmpty)
+        // The anchored one and the one without a loop are built whole.
+        #expect(planned.whole.map(\.id.rawValue) == [4, 6] && staged.whole.map(\.id.rawValue) == [4, 6])
+        let ungated = StagePlanner.plan(patterns, minimumPatternsPerStage: 32, gating: false)
+        #expect(ungated.gated.isEmpty && ungated.stages.isEmpty && ungated.whole.count == 8)
+    }
+
+    /// Patterns whose gates occur in many places, overlap one another and end at the URL's end.
+    static let sources = [
+        "\\/ezoic\\/.*\\.js", "\\/ezoic\\/.*\\.css$", "ads\\/.*\\/banner", "ADS\\/.*x", "\\/adsx.*ads", "abab.*b",
+        "http.*:\\/\\/.*ads", "\\/adserver[0-9]*\\/", "xx[^/]*abab", "\\/&.*[/:]", "^https?:\\/\\/.*\\/ads\\/", "ads\\.",
+        "q.*r", "ezoic.*[^a]", "banner.*\\0",
+    ]
+
+    static func urls() -> [[UInt8]] {
+        let pieces = ["http", "://", "/", "ads", "ADS", "/", ".", "ezoic", "/ezoic/", ".js", ".css", "banner", "x", "abab", "ab",
+                      "q", "r", "&", ":", "0", "9", "adsx", "server", "Ads"].map { Array($0.utf8) }
+        var result: [[UInt8]] = [[], Array("/ezoic/".utf8), Array("/ezoic/.css".utf8), Array("ababab".utf8)]
+        var random = UInt64(7)
+        func next(_ bound: Int) -> Int {
+            random = random &* 6364136223846793005 &+ 1442695040888963407
+            return Int((random >> 33) % UInt64(bound))
+        }
+        for _ in 0..<20_000 {
+            var url: [UInt8] = next(3) == 0 ? [] : Array("https://".utf8)
+            for _ in 0..<next(10) { url += pieces[next(pieces.count)] }
+            result.append(url)
+        }
+        return result
+    }
+
+    @Test func gatedGroupsAnswerLikeTheNFA() throws {
+        let patterns = Self.sources.enumerated().map { (id: PatternID($0.offset), filter: filter($0.element)) }
+        let nfa = NFA(patterns: patterns)
+        var timer = PhaseTimer()
+        let set = ProgramSet(DFAPartitioner.build(patterns, limits: AutomataLimits(minimumPatternsPerStage: 2), phaseTimer: &timer) {
+            Program($0)
+        })
+        let gated = try #require(set.gated)
+        #expect(gated.groups.count >= 6, "most of the loopy patterns have a gate")
+        #expect(set.disassemble(name: "url").contains("url gated group 0 program 0"))
+        // The same set through a file: written, validated, read.
+        let file = CompiledFile(
+            urlPrograms: set, topURLPrograms: ProgramSet(programs: []), framePrograms: ProgramSet(programs: []),
+            urlPatternCount: patterns.count, topPatternCount: 0, framePatternCount: 0,
+            patternRuleStart: Array(0...patterns.count).map(UInt32.init), patternRules: (0..<patterns.count).map(UInt32.init),
+            universalRules: [],
+            rules: (0..<patterns.count).map {
+                RuleRecord(
+                    ruleIndex: UInt32($0), resourceTypes: 0, loadTypes: 0, loadContexts: 0, method: 0, condition: .none, role: .listed,
+                    actionLocation: 0, conditionStart: 0, conditionCount: 0)
+            }, conditions: [], actions: [.block])
+        let read = try CompiledFile(validating: try file.serialized())
+        #expect(read.urlPrograms == set)
+        var ends: [Int] = []
+        var gatedRuns = 0
+        for url in Self.urls() {
+            let expected = nfa.matches(url).map(\.rawValue)
+            for programs in [set, read.urlPrograms] {
+                var found = Set<UInt32>()
+                let (_, runs) = url.withUnsafeBufferPointer { programs.run($0, ends: &ends) { found.insert($0) } }
+                gatedRuns += runs
+                #expect(found.sorted() == expected, "url \(String(decoding: url, as: UTF8.self))")
+            }
+        }
+        #expect(gatedRuns > 0)
+    }
+
+    @Test func aGateReportingAGroupThatIsNotThereIsRefused() throws {
+        let gates = Program(Minimizer.minimize(try SubsetConstruction.determinize(NFA(patterns: [
+            (id: PatternID(0), filter: filter("ads")), (id: PatternID(1), filter: filter("track")),
+        ]))))
+        let group = Program(Minimizer.minimize(try SubsetConstruction.determinize(NFA(patterns: [(id: PatternID(0), filter: filter("ads.*x"))]))))
+        func file(groups: [[Program]]) -> CompiledFile {
+            CompiledFile(
+                urlPrograms: ProgramSet(programs: [], gated: ProgramSet.Gated(gates: gates, groups: groups)),
+                topURLPrograms: ProgramSet(programs: []), framePrograms: ProgramSet(programs: []), urlPatternCount: 1,
+                topPatternCount: 0, framePatternCount: 0, patternRuleStart: [0, 1], patternRules: [0], universalRules: [],
+                rules: [
+                    RuleRecord(
+                        ruleIndex: 0, resourceTypes: 0, loadTypes: 0, loadContexts: 0, method: 0, condition: .none, role: .listed,
+                        actionLocation: 0, conditionStart: 0, conditionCount: 0)
+                ], conditions: [], actions: [.block])
+        }
+        _ = try CompiledFile(validating: try file(groups: [[group], []]).serialized())
+        #expect(throws: BytecodeError.self) { try CompiledFile(validating: try file(groups: [[group]]).serialized()) }
+    }
+}
