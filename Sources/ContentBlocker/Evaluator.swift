@@ -31,7 +31,9 @@
 //
 // The evaluator keeps its working memory (pattern marks, candidate lists) between requests: after
 // the first few requests, matching allocates only the outcome it returns. One evaluator serves
-// one thread at a time.
+// one thread at a time, and no access to its state overlaps another (the tests ran with Swift's
+// checks): its stored state is `@exclusivity(unchecked)`, since the run-time check of each access
+// to a class's property was ~460 instructions of a request's ~6,400 on a small list.
 
 internal import ContentRuleList
 public import RequestContext
@@ -41,14 +43,14 @@ public final class Evaluator {
     let file: CompiledFile
     /// How many pages' universal rules the evaluator keeps (0: none; each request starts afresh).
     public let pageCapacity: Int
-    private var topSeen: [Bool]
-    private var frameSeen: [Bool]
+    @exclusivity(unchecked) private var topSeen: [Bool]
+    @exclusivity(unchecked) private var frameSeen: [Bool]
     /// An answer's working memory (`Work`), kept between answers so that they allocate nothing.
-    private var work: Work
+    @exclusivity(unchecked) private var work: Work
     /// The pages kept, most recently used first (at most `pageCapacity`).
-    private var pages: [Page] = []
+    @exclusivity(unchecked) private var pages: [Page] = []
     /// Registrable domains by host (`mainDocumentDomain(_:)`); emptied when it reaches its capacity.
-    private var domainOfHost: [String: String?] = [:]
+    @exclusivity(unchecked) private var domainOfHost: [String: String?] = [:]
     private static let domainCapacity = 1024
     /// The records of the rules that match every URL, in their order: read one after another
     /// when a page is new, instead of scattered over every rule's records.
@@ -65,13 +67,13 @@ public final class Evaluator {
     private let universalOfFrame: [UInt32]
     /// Per flags, the rules that match every URL and apply on a page that matches no condition
     /// pattern. Flags seen are few (resource types x contexts x party); past `baseCapacity`, all go.
-    private var bases: [UInt64: UniversalsForFlags] = [:]
+    @exclusivity(unchecked) private var bases: [UInt64: UniversalsForFlags] = [:]
     private static let baseCapacity = 64
     /// Interpreter steps (bytes read by every program run) since this evaluator was made: a
     /// machine-independent measure of matching work.
-    public private(set) var steps = 0
+    @exclusivity(unchecked) public private(set) var steps = 0
     /// Program runs since this evaluator was made.
-    public private(set) var programRuns = 0
+    @exclusivity(unchecked) public private(set) var programRuns = 0
 
     public init(_ list: CompiledRuleList, pageCapacity: Int = 16) {
         let file = list.file
@@ -116,6 +118,13 @@ public final class Evaluator {
     private struct PageKey: Equatable {
         var mainDocument: String
         var frame: String
+
+        /// Lengths first: the pages a request is compared with mostly have other URLs, and a
+        /// length tells most of them apart without a comparison of the strings.
+        static func == (a: PageKey, b: PageKey) -> Bool {
+            a.mainDocument.utf8.count == b.mainDocument.utf8.count && a.frame.utf8.count == b.frame.utf8.count
+                && a.mainDocument == b.mainDocument && a.frame == b.frame
+        }
     }
 
     /// What the evaluator knows of one page: its condition patterns, once run, and per flags
@@ -124,13 +133,20 @@ public final class Evaluator {
         let key: PageKey
         var topPatterns: [UInt32]?
         var framePatterns: [UInt32]?
-        var universal: [UInt64: UniversalsForPage] = [:]
+        var universal: [UInt64: Kept] = [:]
         /// The main document's registrable domain (third party or not, per request).
         let mainDocumentDomain: String?
         init(_ key: PageKey, mainDocumentDomain: String?) {
             self.key = key
             self.mainDocumentDomain = mainDocumentDomain
         }
+    }
+
+    /// A page's `UniversalsForPage` as kept: handed to each of its requests by one reference,
+    /// not as a copy of its six arrays.
+    private final class Kept {
+        let universal: UniversalsForPage
+        init(_ universal: UniversalsForPage) { self.universal = universal }
     }
 
     /// The rules that match every URL and apply on one page for one set of flags, with their cuts
@@ -186,8 +202,8 @@ public final class Evaluator {
     }
 
     /// What a request's marks came from, to undo them.
-    private var markedTop: [UInt32]?
-    private var markedFrame: [UInt32]?
+    @exclusivity(unchecked) private var markedTop: [UInt32]?
+    @exclusivity(unchecked) private var markedFrame: [UInt32]?
 
     /// Runs `programs` over `url`, marking each reported pattern once in `seen` and listing it.
     private func run(
@@ -334,10 +350,10 @@ public final class Evaluator {
         return key
     }
 
-    private func universal(_ request: Request, _ page: Page, _ key: UInt64, thirdParty: Bool) -> UniversalsForPage {
+    private func universal(_ request: Request, _ page: Page, _ key: UInt64, thirdParty: Bool) -> Kept {
         if let known = page.universal[key] { return known }
-        let universal = pageCapacity > 0
-            ? editedBase(request, page, key, thirdParty: thirdParty) : checkingEveryRule(request, page, thirdParty: thirdParty)
+        let universal = Kept(pageCapacity > 0
+            ? editedBase(request, page, key, thirdParty: thirdParty) : checkingEveryRule(request, page, thirdParty: thirdParty))
         if pageCapacity > 0 { page.universal[key] = universal }
         return universal
     }
@@ -565,7 +581,7 @@ public final class Evaluator {
         let page = page(for: request)
         let thirdParty = request.isThirdParty(mainDocumentDomain: page.mainDocumentDomain)
         let key = flagsKey(request, thirdParty: thirdParty)
-        let universal = universal(request, page, key, thirdParty: thirdParty)
+        let kept = universal(request, page, key, thirdParty: thirdParty)
 
         // The working memory, moved out for this answer (no copy: the empty arrays put in its
         // place allocate nothing) and moved back when it is given.
@@ -595,27 +611,27 @@ public final class Evaluator {
         let extraIgnores = work.extra.contains {
             file.rules[Int($0)].role == .ignorePreviousRules || file.rules[Int($0)].role == .ignoreFollowingRules
         }
-        guard !extraIgnores else { return cutOutcome(universal, request, &work) }
+        guard !extraIgnores else { return cutOutcome(kept.universal, request, &work) }
 
         // No ignore rule of the request's own: the page's list (its rules between its cuts, all
         // of them on most pages), plus this request's rules between those cuts.
         let acting: ArraySlice<UInt32>
-        if universal.hasIgnoreRule {
+        if kept.universal.hasIgnoreRule {
             work.applying.removeAll(keepingCapacity: true)
-            for slot in work.extra where universal.acts(slot) { work.applying.append(slot) }
+            for slot in work.extra where kept.universal.acts(slot) { work.applying.append(slot) }
             acting = work.applying[...]
         } else {
             acting = work.extra[...]
         }
         var actions: [(offset: Int, element: Action)] = []
         for location in listedLocations(acting, upgradable: Self.isUpgradable(request), scratch: &work.locations) {
-            let offset = Self.lowerBound(location, in: universal.locations)
-            if offset < universal.locations.count && universal.locations[offset] == location { continue }
+            let offset = Self.lowerBound(location, in: kept.universal.locations)
+            if offset < kept.universal.locations.count && kept.universal.locations[offset] == location { continue }
             actions.append((offset, file.actions[Int(location)]))
         }
         return MatchOutcome(
-            actions: SharedList(base: universal.actions, inserting: actions), matchingRules: matchingRules(universal, work.extra),
-            appliesGlobalStyleSheet: universal.low == nil)
+            actions: SharedList(base: kept.universal.actions, inserting: actions), matchingRules: matchingRules(kept.universal, work.extra),
+            appliesGlobalStyleSheet: kept.universal.low == nil)
     }
 
     /// Every applying rule: the page's, shared, with this request's (`extra`) inserted.
