@@ -80,6 +80,18 @@ public enum AutomataError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The same error with each pattern renamed by `rename`.
+    func renaming(_ rename: (PatternID) -> PatternID) -> AutomataError {
+        switch self {
+        case .tooManyStates(let limit, let reached, let patterns): .tooManyStates(limit: limit, reached: reached, patterns: patterns.map(rename))
+        case .tooManyTransitions(let limit, let reached, let patterns):
+            .tooManyTransitions(limit: limit, reached: reached, patterns: patterns.map(rename))
+        case .tooManySubsetEntries(let limit, let reached, let patterns):
+            .tooManySubsetEntries(limit: limit, reached: reached, patterns: patterns.map(rename))
+        case .tooManyTransitionsInAll: self
+        }
+    }
+
     public var patterns: [PatternID] {
         switch self {
         case .tooManyStates(_, _, let patterns), .tooManyTransitions(_, _, let patterns), .tooManySubsetEntries(_, _, let patterns): patterns

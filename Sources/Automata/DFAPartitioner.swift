@@ -24,11 +24,12 @@ public struct Partitioned<Product: Sendable>: Sendable {
         public var suffixes: [Product]
     }
     public var stages: [Stage] = []
-    /// Gated groups (GatePlanner.swift): the gates' DFA reports pattern g wherever group g's gate
-    /// ends; each group's DFAs are of its patterns whole, run from the URL's start in a URL where
+    /// Gated groups (GatePlanner.swift): the whole patterns' DFAs report pattern `gateBase + g`
+    /// wherever group g's gate ends (the gates are built whole with them, one more Aho-Corasick
+    /// part); each group's DFAs are of its patterns whole, run from the URL's start in a URL where
     /// its gate was reported.
     public struct Gated: Sendable {
-        public var gates: Product
+        public var gateBase: Int
         public var groups: [[Product]]
     }
     public var gated: Gated?
@@ -40,11 +41,9 @@ public struct Partitioned<Product: Sendable>: Sendable {
     public var states = 0
     /// The DFAs' transitions before minimization (what `AutomataLimits.maximumTotalTransitions` holds).
     public var transitions = 0
-    /// Every product: the whole patterns', then each stage's prefix and suffixes, then the gates'
-    /// and each gated group's.
-    public var all: [Product] {
-        dfas + stages.flatMap { [$0.prefix] + $0.suffixes } + (gated.map { [$0.gates] + $0.groups.flatMap { $0 } } ?? [])
-    }
+    /// Every product: the whole patterns', then each stage's prefix and suffixes, then each gated
+    /// group's.
+    public var all: [Product] { dfas + stages.flatMap { [$0.prefix] + $0.suffixes } + (gated?.groups.flatMap { $0 } ?? []) }
 }
 
 public typealias PartitionedDFAs = Partitioned<DFA>
@@ -75,6 +74,8 @@ public enum DFAPartitioner {
         var whole: [(id: PatternID, filter: URLFilter)]
         var stages: [PlannedStage]
         var gated: [GatedGroup]
+        /// The id the gates' are numbered from: the set's pattern count.
+        var gateBase: Int
     }
 
     /// The stages of `patterns` (StagePlanner.swift), those that match everything left out. A
@@ -83,9 +84,13 @@ public enum DFAPartitioner {
     /// The patterns are consumed: a pattern built in a stage is held only as its suffix once the
     /// stages are planned, and each stage's suffixes only until the stage is built (held to the
     /// end, a list's parsed patterns would be a third of its compile's memory).
+    /// `patternCount` is the set's (default: the given ids' largest + 1): gates are reported as the
+    /// patterns that follow it.
     public static func plan(
-        _ patterns: consuming [(id: PatternID, filter: URLFilter)], limits: AutomataLimits, phaseTimer: inout PhaseTimer
+        _ patterns: consuming [(id: PatternID, filter: URLFilter)], patternCount: Int? = nil, limits: AutomataLimits,
+        phaseTimer: inout PhaseTimer
     ) -> Plan {
+        let gateBase = patternCount ?? patterns.reduce(0) { max($0, Int($1.id.rawValue) + 1) }
         let automatic = (consume patterns).filter { !$0.filter.matchesEverything }
         // (Not in a closure: one capturing `automatic` would keep the patterns' terms shared, and
         // the planner could no longer edit them in place.)
@@ -94,7 +99,7 @@ public enum DFAPartitioner {
             consume automatic, minimumPatternsPerStage: limits.minimumPatternsPerStage,
             maximumUnanchoredTrieTerms: limits.maximumUnanchoredTrieTerms, gating: limits.gatesLoopyPatterns)
         phaseTimer.end(planning)
-        return Plan(whole: whole, stages: stages, gated: gated)
+        return Plan(whole: whole, stages: stages, gated: gated, gateBase: gateBase)
     }
 
     /// Builds the DFAs of a plan, making `product` of each as soon as it is built.
@@ -112,28 +117,13 @@ public enum DFAPartitioner {
         // every stage's suffixes in shared rounds on every core: a set built alone (EasyList's
         // whole patterns: mostly one group) would leave a core idle.
         var result = Partitioned<Product>()
-        // The gates' DFA (an Aho-Corasick automaton of short runs: small), before the groups'.
-        var gates: Product?
-        if !groups.isEmpty {
-            let gatePatterns = groups.indices.map { (id: PatternID(UInt32($0)), filter: groups[$0].gate) }
-            let nfa = phaseTimer.measure(.nfa) { NFA(patterns: gatePatterns) }
-            if let dfa = try? phaseTimer.measure(.dfa, { () throws(AutomataError) -> DFA in
-                try SubsetConstruction.determinize(nfa, limits: limits)
-            }) {
-                let minimal = minimizing ? phaseTimer.measure(.minimize) { Minimizer.minimize(dfa) } : dfa
-                result.nfaStates += nfa.stateCount
-                result.statesBeforeMinimization += dfa.stateCount
-                result.states += minimal.stateCount
-                gates = phaseTimer.measure(.emit) { product(minimal) }
-            } else {
-                // Gates too many for one DFA (not seen in practice): their patterns are built whole.
-                for index in groups.indices {
-                    whole += groups[index].patterns
-                    groups[index].patterns = []
-                }
-                groups = []
-            }
-        }
+        // The gates are patterns built whole, numbered after the set's: unanchored and without
+        // loops, they join the Aho-Corasick automaton of the list's other such patterns, so the
+        // pass over the URL that answers those reports the gates too.
+        let gateBase = plan.gateBase
+        for index in groups.indices { whole.append((id: PatternID(UInt32(gateBase + index)), filter: groups[index].gate)) }
+        // A gate too big for the limits alone (tiny limits only) is reported as its first pattern.
+        let gateOwners = groups.map { $0.patterns[0].id }
         // Per set: the product of its stage's prefix, nil for patterns built whole.
         var prefixes: [Product?] = [nil]
         var patternSets = [whole]
@@ -169,7 +159,7 @@ public enum DFAPartitioner {
         }
         groups = []
         let built = partition(consume patternSets, limits: limits, minimizing: minimizing, phaseTimer: &phaseTimer, product: product)
-        if let gates { result.gated = Partitioned<Product>.Gated(gates: gates, groups: built[stageSets...].map(\.dfas)) }
+        if stageSets < built.count { result.gated = Partitioned<Product>.Gated(gateBase: gateBase, groups: built[stageSets...].map(\.dfas)) }
         for (index, part) in built.enumerated() {
             if index >= stageSets {
                 // (A gated group's DFAs: in `result.gated`.)
@@ -178,7 +168,9 @@ public enum DFAPartitioner {
             } else {
                 result.dfas += part.dfas
             }
-            result.failures += part.failures
+            result.failures += part.failures.map { failure in
+                failure.renaming { Int($0.rawValue) >= gateBase ? gateOwners[Int($0.rawValue) - gateBase] : $0 }
+            }
             result.statesBeforeMinimization += part.statesBeforeMinimization
             result.nfaStates += part.nfaStates
             result.states += part.states

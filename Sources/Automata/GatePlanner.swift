@@ -8,11 +8,11 @@
 //
 // A gate is such a run: terms that any match of the pattern matches, one after another, so a URL
 // in which the gate occurs nowhere cannot match the pattern. The patterns are grouped by their
-// gate; one unanchored automaton of every gate (an Aho-Corasick automaton: the gates have no
-// loops) runs over the URL, and each group whose gate it reports runs its own DFA, of its
-// patterns whole, over the URL. A URL pays one pass for all the gates, and a whole run only
-// for the rare patterns whose gate it holds (the adblock-rust requests and EasyList with
-// EasyPrivacy: measured in docs/DESIGN.md).
+// gate. The gates, without loops, are built whole with the other unanchored loop-free patterns
+// (one Aho-Corasick automaton), numbered after the set's patterns (DFAPartitioner.swift), and
+// each group whose gate the whole programs report runs its own DFA, of its patterns whole, over
+// the URL. A URL pays no pass for the gates, and a whole run only for the rare groups whose gate
+// it holds (the adblock-rust requests and EasyList with EasyPrivacy: measured in docs/DESIGN.md).
 //
 // The gate of a pattern: among its runs of single-character terms between its other terms, the
 // one most likely to be rare, by a score that counts letters and digits in full and punctuation

@@ -18,7 +18,7 @@ struct ProfileCommand: ParsableCommand {
         discussion: """
             RULES is a rule list (JSON, optionally gzip-compressed) or a file written by `blockbench compile`.
             For each url program (the whole-pattern DFAs, then each stage: its prefix alone, then the
-            stage with its suffixes; then the gated groups' gates alone, then the gates with the groups), one line: its code bytes and states, how many of its programs run
+            stage with its suffixes; then the gated groups, run where the whole programs report their gates), one line: its code bytes and states, how many of its programs run
             from a dense table, and per URL the mean nanoseconds, interpreter steps and program runs. Then every url
             program together, and the evaluator's whole answer per request (median and mean). Times
             are the best of --rounds passes over every URL; steps and runs are exact.
@@ -86,8 +86,8 @@ struct ProfileCommand: ParsableCommand {
     }
 
     /// The rows of `urlPrograms`: its domain table, each whole program, each stage's prefix (unless it ends everywhere:
-    /// then it is never run) and each stage with its suffixes, the gates and the gated groups with
-    /// them, then every program together.
+    /// then it is never run) and each stage with its suffixes, the gated groups' runs, then every
+    /// program together.
     static func rows(_ urlPrograms: ProgramSet, urls: [[UInt8]], rounds: Int) -> [Row] {
         var sink = 0
         // The host labels are read once per URL for the domain table and a stage with the domain
@@ -132,12 +132,16 @@ struct ProfileCommand: ParsableCommand {
                 readingLabelsElsewhere: labelsCounted && stage.prefix == ProgramSet.hostLabelPrefix))
         }
         if let gated = urlPrograms.gated {
-            // (Like a stage's: the gates alone, then the groups' row with the gates' run.)
-            rows.append(row("gated prefix", ProgramSet(programs: [gated.gates]), code: gated.gates.code.count, states: gated.gates.stateCount))
+            // The groups run where the whole programs report their gates: their row is the whole
+            // programs with them, less the whole programs alone.
             let programs = gated.groups.joined()
-            rows.append(row(
-                "gated, \(gated.groups.count) groups", ProgramSet(programs: [], gated: gated),
-                code: programs.reduce(0) { $0 + $1.code.count }, states: programs.reduce(0) { $0 + $1.stateCount }))
+            let with = row("", ProgramSet(programs: urlPrograms.programs, gated: gated), code: nil, states: nil)
+            let without = row("", ProgramSet(programs: urlPrograms.programs), code: nil, states: nil)
+            rows.append(Row(
+                name: "gated, \(gated.groups.count) groups", codeBytes: programs.reduce(0) { $0 + $1.code.count },
+                states: programs.reduce(0) { $0 + $1.stateCount }, programs: with.programs - without.programs,
+                densePrograms: with.densePrograms - without.densePrograms, nanoseconds: with.nanoseconds > without.nanoseconds ? with.nanoseconds - without.nanoseconds : 0,
+                steps: with.steps - without.steps, runs: with.runs - without.runs))
         }
         rows.append(row("every url program", urlPrograms, code: nil, states: nil))
         consumeMeasured(sink)

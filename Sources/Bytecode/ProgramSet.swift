@@ -8,16 +8,18 @@
 // and stops on byte p is skipped: the same answer without the run; so is one that would report
 // nothing and stop on the byte after it, half of EasyList's suffix runs.)
 //
-// Gated groups (GatePlanner.swift in Automata): the gates' program reports pattern g wherever
-// group g's gate ends, and each group so reported runs its programs whole over the URL, once.
+// Gated groups (GatePlanner.swift in Automata): the whole programs report pattern
+// `patternCount + g` wherever group g's gate ends (the gates are patterns of theirs), and each
+// group so reported runs its programs whole over the URL, once.
 //
 // In a file (a programs section):
 //
-//     programCount   4   then the whole programs (ProgramCoding.swift)
+//     groupCount     4   gated groups (0: none)
+//     programCount   4   then the whole programs (ProgramCoding.swift; their patterns:
+//                        0 ..< patternCount + groupCount)
 //     stageCount     4   then per stage: the prefix program (its only pattern is 0), the
 //                        suffix count 4 and the suffix programs
-//     groupCount     4   gated groups (0: none); then the gates' program (its patterns: the
-//                        groups, 0 ..< groupCount) and per group its program count 4 and programs
+//     per gated group    its program count 4 and programs
 //     domains            the domain table (DomainTable.swift): patterns of the `||domain^` and
 //                        `||domain/path` shapes, answered by a hash lookup of the URL's host
 //                        labels, before the programs
@@ -51,14 +53,14 @@ public struct ProgramSet: Hashable, Sendable {
         }
     }
 
-    /// Gated groups: `gates` reports group g where its gate ends; `groups[g]`'s programs then run
-    /// from the URL's start.
+    /// Gated groups: the whole programs report pattern `gateBase + g` where group g's gate ends
+    /// (`gateBase`: the set's pattern count); `groups[g]`'s programs then run from the URL's start.
     public struct Gated: Hashable, Sendable {
-        public let gates: Program
+        public let gateBase: UInt32
         public let groups: [[Program]]
 
-        public init(gates: Program, groups: [[Program]]) {
-            self.gates = gates
+        public init(gateBase: UInt32, groups: [[Program]]) {
+            self.gateBase = gateBase
             self.groups = groups
         }
     }
@@ -89,7 +91,7 @@ public struct ProgramSet: Hashable, Sendable {
     public init(_ partition: Partitioned<Program>, domains: DomainTable = .empty) {
         self.init(
             programs: partition.dfas, stages: partition.stages.map { Stage(prefix: $0.prefix, suffixes: $0.suffixes) },
-            gated: partition.gated.map { Gated(gates: $0.gates, groups: $0.groups) }, domains: domains)
+            gated: partition.gated.map { Gated(gateBase: UInt32($0.gateBase), groups: $0.groups) }, domains: domains)
     }
 
     /// The programs of the DFAs `dfas`.
@@ -97,7 +99,7 @@ public struct ProgramSet: Hashable, Sendable {
         self.init(
             programs: dfas.dfas.map(Program.init),
             stages: dfas.stages.map { Stage(prefix: Program($0.prefix), suffixes: $0.suffixes.map(Program.init)) },
-            gated: dfas.gated.map { Gated(gates: Program($0.gates), groups: $0.groups.map { $0.map(Program.init) }) })
+            gated: dfas.gated.map { Gated(gateBase: UInt32($0.gateBase), groups: $0.groups.map { $0.map(Program.init) }) })
     }
 
     /// Every program end to end in one code buffer and one class-map buffer, each described by a
@@ -152,9 +154,9 @@ public struct ProgramSet: Hashable, Sendable {
         /// Alongside `startingSuffixes`: the bytes after the first on which each may report
         /// something (`Program.secondBytes(after:)`).
         @usableFromInline var secondBytes: [ASCIISet] = []
-        /// The gates' entry (-1: none), and per gated group where its programs' entries start
-        /// (then the end of the last).
-        @usableFromInline var gatesEntry = -1
+        /// The whole programs' first pattern that is a gate (`Gated.gateBase`; none: `UInt32.max`),
+        /// and per gated group where its programs' entries start (then the end of the last).
+        @usableFromInline var gateBase = UInt32.max
         @usableFromInline var groupStart: [Int32] = []
 
         /// The image's arrays as buffers, for one run over a URL.
@@ -257,8 +259,7 @@ public struct ProgramSet: Hashable, Sendable {
                 firstByteStart.append(Int32(startingSuffixes.count))
             }
             if let gated {
-                gatesEntry = entries.count
-                add(gated.gates)
+                gateBase = gated.gateBase
                 for group in gated.groups {
                     groupStart.append(Int32(entries.count))
                     for program in group { add(program) }
@@ -266,9 +267,9 @@ public struct ProgramSet: Hashable, Sendable {
                 groupStart.append(Int32(entries.count))
             }
             readsHostLabels = stageReadsHostLabels.contains(true)
-            // Dense tables: the programs that run over the whole URL first (the whole programs,
-            // the prefixes that are run and the gates), then the suffixes and the gated groups,
-            // while the budget lasts.
+            // Dense tables: the programs that run over the whole URL first (the whole programs and
+            // the prefixes that are run), then the suffixes and the gated groups, while the budget
+            // lasts.
             var order = Array(0..<programs.count)
             var suffixEntries: [Int] = []
             var all = programs
@@ -281,8 +282,6 @@ public struct ProgramSet: Hashable, Sendable {
                 }
             }
             if let gated {
-                order.append(all.count)
-                all.append(gated.gates)
                 for program in gated.groups.joined() {
                     suffixEntries.append(all.count)
                     all.append(program)
@@ -316,9 +315,11 @@ public struct ProgramSet: Hashable, Sendable {
         return Program(Minimizer.minimize(dfa))
     }()
 
-    /// Every program, prefixes and gates included.
+    /// Every program, prefixes and gated groups' included.
     public var allPrograms: [Program] {
-        programs + stages.flatMap { [$0.prefix] + $0.suffixes } + (gated.map { [$0.gates] + $0.groups.joined() } ?? [])
+        let staged: [Program] = stages.flatMap { [$0.prefix] + $0.suffixes }
+        let gatedPrograms: [Program] = gated.map { Array($0.groups.joined()) } ?? []
+        return programs + staged + gatedPrograms
     }
 
     public var isEmpty: Bool { programs.isEmpty && stages.isEmpty && gated == nil && domains.isEmpty }
@@ -341,15 +342,20 @@ public struct ProgramSet: Hashable, Sendable {
             }
         }
         image.withBuffers { buffers in
-            for index in 0..<programs.count { steps += buffers.execute(index, url) { pattern, _ in report(pattern) } }
-            if image.gatesEntry >= 0 {
-                // The groups whose gate occurs, each listed once (a gate may end at several places),
-                // then their programs.
-                ends.removeAll(keepingCapacity: true)
-                steps += buffers.execute(image.gatesEntry, url) { group, _ in
-                    if !ends.contains(Int(group)) { ends.append(Int(group)) }
+            // The whole programs, listing the groups whose gate occurs, each once (a gate may end at
+            // several places); then those groups' programs.
+            let gateBase = image.gateBase
+            ends.removeAll(keepingCapacity: true)
+            for index in 0..<programs.count {
+                steps += buffers.execute(index, url) { pattern, _ in
+                    if pattern < gateBase {
+                        report(pattern)
+                    } else if !ends.contains(Int(pattern - gateBase)) {
+                        ends.append(Int(pattern - gateBase))
+                    }
                 }
-                runs += 1
+            }
+            if !ends.isEmpty {
                 for group in ends {
                     for entry in Int(image.groupStart[group])..<Int(image.groupStart[group + 1]) {
                         steps += buffers.execute(entry, url) { pattern, _ in report(pattern) }
@@ -410,6 +416,7 @@ public struct ProgramSet: Hashable, Sendable {
     }
 
     func write(to writer: inout ByteWriter) {
+        writer.u32(UInt32(gated?.groups.count ?? 0))
         writer.u32(UInt32(programs.count))
         for program in programs { program.write(to: &writer) }
         writer.u32(UInt32(stages.count))
@@ -418,9 +425,7 @@ public struct ProgramSet: Hashable, Sendable {
             writer.u32(UInt32(stage.suffixes.count))
             for suffix in stage.suffixes { suffix.write(to: &writer) }
         }
-        writer.u32(UInt32(gated?.groups.count ?? 0))
         if let gated {
-            gated.gates.write(to: &writer)
             for group in gated.groups {
                 writer.u32(UInt32(group.count))
                 for program in group { program.write(to: &writer) }
@@ -431,33 +436,33 @@ public struct ProgramSet: Hashable, Sendable {
 
     /// Reads and validates a programs section's content.
     static func read(from reader: inout ByteReader, patternCount: Int) throws(BytecodeError) -> ProgramSet {
-        func programs() throws(BytecodeError) -> [Program] {
+        func programs(patternCount: Int = patternCount) throws(BytecodeError) -> [Program] {
             let count = try reader.u32Count(of: "programs", itemBytes: Program.smallestEncoding)
             var result: [Program] = []
             for _ in 0..<count { result.append(try Program.read(from: &reader, patternCount: patternCount)) }
             return result
         }
-        let whole = try programs()
+        let groupCount = try reader.u32Count(of: "gated groups", itemBytes: 4)
+        guard patternCount + groupCount <= Int(UInt32.max) else { throw .malformed(at: reader.offset, "\(groupCount) gated groups") }
+        let whole = try programs(patternCount: patternCount + groupCount)
         let stageCount = try reader.u32Count(of: "stages", itemBytes: Program.smallestEncoding + 4)
         var stages: [Stage] = []
         for _ in 0..<stageCount {
             let prefix = try Program.read(from: &reader, patternCount: 1)
             stages.append(Stage(prefix: prefix, suffixes: try programs()))
         }
-        let groupCount = try reader.u32Count(of: "gated groups", itemBytes: 4)
         var gated: Gated?
         if groupCount > 0 {
-            let gates = try Program.read(from: &reader, patternCount: groupCount)
             var groups: [[Program]] = []
             for _ in 0..<groupCount { groups.append(try programs()) }
-            gated = Gated(gates: gates, groups: groups)
+            gated = Gated(gateBase: UInt32(patternCount), groups: groups)
         }
         let domains = try DomainTable.read(from: &reader, patternCount: patternCount)
         return ProgramSet(programs: whole, stages: stages, gated: gated, domains: domains)
     }
 
     /// Every program as text, headed `name program i`, `name stage i prefix`, `name stage i suffix j`,
-    /// `name gates`, `name gated group g program i`.
+    /// `name gated group g program i`.
     public func disassemble(name: String) -> String {
         var lines: [String] = []
         func add(_ title: String, _ program: Program) {
@@ -470,7 +475,7 @@ public struct ProgramSet: Hashable, Sendable {
             for (suffixIndex, suffix) in stage.suffixes.enumerated() { add("\(name) stage \(index) suffix \(suffixIndex)", suffix) }
         }
         if let gated {
-            add("\(name) gates (pg: group g's gate ends here)", gated.gates)
+            lines.append("\(name) gated groups (a whole program's p\(gated.gateBase)+g: group g's gate ends here):")
             for (group, programs) in gated.groups.enumerated() {
                 for (index, program) in programs.enumerated() { add("\(name) gated group \(group) program \(index)", program) }
             }

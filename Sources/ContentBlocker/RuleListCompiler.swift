@@ -470,6 +470,7 @@ struct PartitionedPrograms: Sendable {
         var automata: [(id: PatternID, filter: URLFilter)] = []
         var domains: [(pattern: UInt32, domain: [UInt8], tail: [UInt8])] = []
         let planning = timer.begin(.plan)
+        let patternCount = filters.count
         for (id, filter) in (consume filters).enumerated() {
             if let (domain, tail) = DomainTable.split(filter) {
                 domains.append((UInt32(id), domain, tail))
@@ -479,6 +480,7 @@ struct PartitionedPrograms: Sendable {
         }
         let table = DomainTable(domains)
         timer.end(planning)
-        return Planned(automata: DFAPartitioner.plan(consume automata, limits: limits, phaseTimer: &timer), domains: table)
+        return Planned(
+            automata: DFAPartitioner.plan(consume automata, patternCount: patternCount, limits: limits, phaseTimer: &timer), domains: table)
     }
 }

@@ -39,8 +39,9 @@ private func sampleFile() throws -> CompiledFile {
     transform.host = "example.org"
     return CompiledFile(
         urlPrograms: ProgramSet(
-            programs: [url, Program(try dfa(["^a[bc]d", "^xb"]))],
-            gated: ProgramSet.Gated(gates: Program(try dfa(["tracker"])), groups: [[Program(try dfa(["tracker.*\\.js"]))]]),
+            // (`tracker`, pattern 3 of 3: group 0's gate.)
+            programs: [url, Program(try dfa(["^a[bc]d", "^xb"])), Program(try dfa(["^q", "^r", "^s", "tracker"]))],
+            gated: ProgramSet.Gated(gateBase: 3, groups: [[Program(try dfa(["tracker.*\\.js"]))]]),
             domains: DomainTable([(0, Array("ads.example".utf8), []), (1, Array("cdn.x".utf8), [0x2F, 0x61, 0]
                 + [UInt8](repeating: 0xFF, count: 16)), (2, Array("t.co".utf8), [])])),
         topURLPrograms: top, framePrograms: ProgramSet(programs: []), urlPatternCount: 3,

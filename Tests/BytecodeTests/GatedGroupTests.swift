@@ -111,14 +111,26 @@ private func gate(_ source: String) -> String? { GatePlanner.gate(of: filter(sou
         #expect(gatedRuns > 0)
     }
 
+    @Test func aGateTooBigForTheLimitsIsReportedAsItsPattern() {
+        // Under limits smaller than the gate's automaton, the failure names the pattern (id 1),
+        // not the gate's number (2, after the set's patterns).
+        let long = String(repeating: "abcdefgh", count: 8)
+        let patterns = [(id: PatternID(0), filter: filter("^x")), (id: PatternID(1), filter: filter(long + ".*z"))]
+        var timer = PhaseTimer()
+        let built = DFAPartitioner.build(patterns, limits: AutomataLimits(maximumDFAStates: 40), phaseTimer: &timer)
+        #expect(!built.failures.isEmpty && built.failures.allSatisfy { $0.patterns == [PatternID(1)] })
+    }
+
     @Test func aGateReportingAGroupThatIsNotThereIsRefused() throws {
-        let gates = Program(Minimizer.minimize(try SubsetConstruction.determinize(NFA(patterns: [
-            (id: PatternID(0), filter: filter("ads")), (id: PatternID(1), filter: filter("track")),
+        // A whole program reporting pattern 0 and the gates of groups 0 and 1 (patterns 1 and 2 of
+        // a set of 1 pattern).
+        let whole = Program(Minimizer.minimize(try SubsetConstruction.determinize(NFA(patterns: [
+            (id: PatternID(0), filter: filter("^x")), (id: PatternID(1), filter: filter("ads")), (id: PatternID(2), filter: filter("track")),
         ]))))
         let group = Program(Minimizer.minimize(try SubsetConstruction.determinize(NFA(patterns: [(id: PatternID(0), filter: filter("ads.*x"))]))))
         func file(groups: [[Program]]) -> CompiledFile {
             CompiledFile(
-                urlPrograms: ProgramSet(programs: [], gated: ProgramSet.Gated(gates: gates, groups: groups)),
+                urlPrograms: ProgramSet(programs: [whole], gated: ProgramSet.Gated(gateBase: 1, groups: groups)),
                 topURLPrograms: ProgramSet(programs: []), framePrograms: ProgramSet(programs: []), urlPatternCount: 1,
                 topPatternCount: 0, framePatternCount: 0, patternRuleStart: [0, 1], patternRules: [0], universalRules: [],
                 rules: [
@@ -127,7 +139,11 @@ private func gate(_ source: String) -> String? { GatePlanner.gate(of: filter(sou
                         actionLocation: 0, conditionStart: 0, conditionCount: 0)
                 ], conditions: [], actions: [.block])
         }
-        _ = try CompiledFile(validating: try file(groups: [[group], []]).serialized())
+        let read = try CompiledFile(validating: try file(groups: [[group], []]).serialized())
+        var ends: [Int] = []
+        var found: [UInt32] = []
+        _ = Array("https://ads.example/x".utf8).withUnsafeBufferPointer { read.urlPrograms.run($0, ends: &ends) { found.append($0) } }
+        #expect(Set(found) == [0], "the gate of group 0 ran its program; no gate is reported as a pattern")
         #expect(throws: BytecodeError.self) { try CompiledFile(validating: try file(groups: [[group]]).serialized()) }
     }
 }
