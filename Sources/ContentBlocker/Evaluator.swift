@@ -196,7 +196,7 @@ public final class Evaluator {
         var matchedRules: [UInt32] = []
         var extra: [UInt32] = []
         var applying: [UInt32] = []
-        /// `listedLocations`' scratch, and the programs' stage ends.
+        /// `listLocations`' list, and the programs' stage ends.
         var locations: [UInt32] = []
         var stageEnds: [Int] = []
     }
@@ -411,8 +411,9 @@ public final class Evaluator {
         universal.low = universal.ignorePrevious.last { $0 < universal.high }
         let start = universal.low.map { Self.lowerBound($0 + 1, in: slots) } ?? 0
         let end = universal.high == .max ? slots.count : Self.lowerBound(universal.high + 1, in: slots)
-        var scratch: [UInt32] = []
-        universal.locations = listedLocations(slots[start..<end], upgradable: upgradable, scratch: &scratch)
+        var locations: [UInt32] = []
+        listLocations(slots[start..<end], upgradable: upgradable, into: &locations)
+        universal.locations = locations
         universal.actions = universal.locations.map { file.actions[Int($0)] }
         return universal
     }
@@ -563,16 +564,21 @@ public final class Evaluator {
         }
     }
 
-    /// The sorted, distinct action locations `acting` lists (step 4).
-    private func listedLocations(_ acting: ArraySlice<UInt32>, upgradable: Bool, scratch locations: inout [UInt32]) -> [UInt32] {
+    /// The sorted, distinct action locations `acting` lists (step 4), in `locations` (emptied first:
+    /// the evaluator's working memory, so that listing allocates nothing).
+    private func listLocations(_ acting: ArraySlice<UInt32>, upgradable: Bool, into locations: inout [UInt32]) {
         locations.removeAll(keepingCapacity: true)
         for slot in acting {
             if let location = listedLocation(file.rules[Int(slot)], upgradable: upgradable) { locations.append(location) }
         }
+        guard locations.count > 1 else { return }
         locations.sort()
-        var distinct: [UInt32] = []
-        for location in locations where location != distinct.last { distinct.append(location) }
-        return distinct
+        var kept = 1
+        for index in 1..<locations.count where locations[index] != locations[kept - 1] {
+            locations[kept] = locations[index]
+            kept += 1
+        }
+        locations.removeLast(locations.count - kept)
     }
 
     /// The outcome for `request`.
@@ -624,7 +630,8 @@ public final class Evaluator {
             acting = work.extra[...]
         }
         var actions: [(offset: Int, element: Action)] = []
-        for location in listedLocations(acting, upgradable: Self.isUpgradable(request), scratch: &work.locations) {
+        listLocations(acting, upgradable: Self.isUpgradable(request), into: &work.locations)
+        for location in work.locations {
             let offset = Self.lowerBound(location, in: kept.universal.locations)
             if offset < kept.universal.locations.count && kept.universal.locations[offset] == location { continue }
             actions.append((offset, file.actions[Int(location)]))
@@ -661,8 +668,8 @@ public final class Evaluator {
         work.applying.removeAll(keepingCapacity: true)
         if start < end { work.applying.append(contentsOf: universal.slots[start..<end]) }
         for slot in work.extra where slot <= high && low.map({ slot > $0 }) ?? true { work.applying.append(slot) }
-        let actions = listedLocations(work.applying[...], upgradable: Self.isUpgradable(request), scratch: &work.locations)
-            .map { file.actions[Int($0)] }
+        listLocations(work.applying[...], upgradable: Self.isUpgradable(request), into: &work.locations)
+        let actions = work.locations.map { file.actions[Int($0)] }
         return MatchOutcome(
             actions: SharedList(actions), matchingRules: matchingRules(universal, work.extra), appliesGlobalStyleSheet: low == nil)
     }

@@ -13,41 +13,37 @@
 public struct SharedList<Element: Hashable & Sendable>: Sendable {
     /// The shared elements.
     @usableFromInline var base: [Element]
-    /// `inserted[k]` stands before `base[offsets[k]]` (at the end for `base.count`); `offsets`
-    /// never decreases, and insertions at the same offset keep their order.
-    @usableFromInline var offsets: [Int]
-    @usableFromInline var inserted: [Element]
+    /// `insertions[k].element` stands before `base[insertions[k].offset]` (at the end for
+    /// `base.count`); offsets never decrease, and insertions at the same offset keep their order.
+    /// (One array, kept as given: an outcome's list costs one allocation, not a copy.)
+    @usableFromInline var insertions: [(offset: Int, element: Element)]
 
     @inlinable
     public init(_ elements: [Element]) {
         base = elements
-        offsets = []
-        inserted = []
+        insertions = []
     }
 
     /// `base` with each `(offset, element)` inserted before `base[offset]`; offsets in
     /// nondecreasing order.
     @inlinable
     public init(base: [Element], inserting insertions: [(offset: Int, element: Element)]) {
-        self.base = base
-        offsets = []
-        inserted = []
-        offsets.reserveCapacity(insertions.count)
-        inserted.reserveCapacity(insertions.count)
-        for (offset, element) in insertions {
-            precondition(offset >= (offsets.last ?? 0) && offset <= base.count, "insertions out of order or outside the base")
-            offsets.append(offset)
-            inserted.append(element)
+        var previous = 0
+        for insertion in insertions {
+            precondition(insertion.offset >= previous && insertion.offset <= base.count, "insertions out of order or outside the base")
+            previous = insertion.offset
         }
+        self.base = base
+        self.insertions = insertions
     }
 
     /// The elements as one array.
     @inlinable public var flattened: [Element] {
-        if inserted.isEmpty { return base }
+        if insertions.isEmpty { return base }
         var elements: [Element] = []
         elements.reserveCapacity(count)
         var from = 0
-        for (offset, element) in zip(offsets, inserted) {
+        for (offset, element) in insertions {
             elements.append(contentsOf: base[from..<offset])
             elements.append(element)
             from = offset
@@ -57,10 +53,9 @@ public struct SharedList<Element: Hashable & Sendable>: Sendable {
     }
 
     @usableFromInline mutating func flatten() {
-        guard !inserted.isEmpty else { return }
+        guard !insertions.isEmpty else { return }
         base = flattened
-        offsets = []
-        inserted = []
+        insertions = []
     }
 }
 
@@ -70,21 +65,21 @@ extension SharedList: RandomAccessCollection, MutableCollection, RangeReplaceabl
     @inlinable public init() { self.init([]) }
 
     @inlinable public var startIndex: Int { 0 }
-    @inlinable public var endIndex: Int { base.count + inserted.count }
+    @inlinable public var endIndex: Int { base.count + insertions.count }
 
     @inlinable
     public subscript(position: Int) -> Element {
         get {
-            if inserted.isEmpty { return base[position] }
-            // Insertion k sits at position offsets[k] + k (strictly increasing in k): find how many
+            if insertions.isEmpty { return base[position] }
+            // Insertion k sits at position offset k + k (strictly increasing in k): find how many
             // sit before `position`, or the one at it.
             var low = 0
-            var high = inserted.count
+            var high = insertions.count
             while low < high {
                 let middle = (low + high) / 2
-                if offsets[middle] + middle < position { low = middle + 1 } else { high = middle }
+                if insertions[middle].offset + middle < position { low = middle + 1 } else { high = middle }
             }
-            if low < inserted.count && offsets[low] + low == position { return inserted[low] }
+            if low < insertions.count && insertions[low].offset + low == position { return insertions[low].element }
             return base[position - low]
         }
         set {
@@ -107,9 +102,9 @@ extension SharedList: RandomAccessCollection, MutableCollection, RangeReplaceabl
 
         @inlinable
         public mutating func next() -> Element? {
-            if insertion < list.inserted.count && list.offsets[insertion] == baseIndex {
+            if insertion < list.insertions.count && list.insertions[insertion].offset == baseIndex {
                 defer { insertion += 1 }
-                return list.inserted[insertion]
+                return list.insertions[insertion].element
             }
             guard baseIndex < list.base.count else { return nil }
             defer { baseIndex += 1 }
