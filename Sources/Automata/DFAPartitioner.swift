@@ -273,12 +273,11 @@ public enum DFAPartitioner {
                 let common = histogram.max { ($0.value, -$0.key) < ($1.value, -$1.key) }!.key
                 // (Whole patterns stay in the list's order: sorted by their text before splitting,
                 // EasyList's give 60% more states. A stage's suffixes, anchored tries, are sorted:
-                // `inTextOrder`.) Anchored patterns built whole are not split so: the loop-free ones
-                // die within a few bytes, so their states hardly multiply the loopy ones', and
-                // together they cost one pass over the URL instead of two.
-                let splitsLoopy = !(anchored && set == 0)
+                // `inTextOrder`.) Anchored patterns are not split so: the loop-free ones die within
+                // a few bytes, so their states hardly multiply the loopy ones', and together they
+                // cost one run instead of two (a stage's suffixes: from each place its prefix ends).
                 for wantsLoopy in [true, false] {
-                    let members = side.filter { (splitsLoopy && loops[$0] > common) == wantsLoopy }
+                    let members = side.filter { (!anchored && loops[$0] > common) == wantsLoopy }
                     guard !members.isEmpty else { continue }
                     round.append(Group(origin: setOfOrigin.count, start: 0, patterns: taking(members, from: &patterns)))
                     setOfOrigin.append(set)
