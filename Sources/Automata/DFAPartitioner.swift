@@ -253,9 +253,9 @@ public enum DFAPartitioner {
         var results = [Partitioned<Product>](repeating: Partitioned<Product>(), count: sets.count)
         // Anchored and unanchored patterns never share a DFA: the unanchored ones run at every
         // position of the URL, and their states would multiply with the anchored ones'.
-        // Within each, patterns with more loops than the most common count (`.*` inside, say) go
-        // apart too: each such loop stays alive to the end of the URL and multiplies the states of
-        // whatever runs beside it.
+        // Among the unanchored, patterns with more loops than the most common count (`.*` inside,
+        // say) go apart too: each such loop stays alive to the end of the URL and multiplies the
+        // states of whatever runs beside it (below: not among the anchored).
         var setOfOrigin: [Int] = []
         var round: [Group] = []
         var sets = sets
