@@ -131,9 +131,9 @@ public final class Evaluator {
     /// the rules that match every URL and apply.
     private final class Page {
         let key: PageKey
-        var topPatterns: [UInt32]?
-        var framePatterns: [UInt32]?
-        var universal: [UInt64: Kept] = [:]
+        @exclusivity(unchecked) var topPatterns: [UInt32]?
+        @exclusivity(unchecked) var framePatterns: [UInt32]?
+        @exclusivity(unchecked) var universal: [UInt64: Kept] = [:]
         /// The main document's registrable domain (third party or not, per request).
         let mainDocumentDomain: String?
         init(_ key: PageKey, mainDocumentDomain: String?) {
