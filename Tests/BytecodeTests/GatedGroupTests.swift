@@ -13,6 +13,20 @@ private func filter(_ source: String, caseSensitive: Bool = false) -> URLFilter 
 
 private func gate(_ source: String) -> String? { GatePlanner.gate(of: filter(source))?.source }
 
+/// A file whose url programs are `set`, with a blocking rule per pattern.
+private func compiledFile(urlPrograms set: ProgramSet, patternCount: Int) -> CompiledFile {
+    CompiledFile(
+        urlPrograms: set, topURLPrograms: ProgramSet(programs: []), framePrograms: ProgramSet(programs: []),
+        urlPatternCount: patternCount, topPatternCount: 0, framePatternCount: 0,
+        patternRuleStart: Array(0...patternCount).map(UInt32.init), patternRules: (0..<patternCount).map(UInt32.init),
+        universalRules: [],
+        rules: (0..<patternCount).map {
+            RuleRecord(
+                ruleIndex: UInt32($0), resourceTypes: 0, loadTypes: 0, loadContexts: 0, method: 0, condition: .none, role: .listed,
+                actionLocation: 0, conditionStart: 0, conditionCount: 0)
+        }, conditions: [], actions: [.block])
+}
+
 @Suite struct GatedGroupTests {
     @Test func theGateIsTheBestRunOfSingleCharacters() {
         #expect(gate(":\\/\\/analytics\\..*\\/collect") == ":\\/\\/analytics\\.")
@@ -85,17 +99,7 @@ private func gate(_ source: String) -> String? { GatePlanner.gate(of: filter(sou
         #expect(gated.groups.count >= 6, "most of the loopy patterns have a gate")
         #expect(set.disassemble(name: "url").contains("url gated group 0 program 0"))
         // The same set through a file: written, validated, read.
-        let file = CompiledFile(
-            urlPrograms: set, topURLPrograms: ProgramSet(programs: []), framePrograms: ProgramSet(programs: []),
-            urlPatternCount: patterns.count, topPatternCount: 0, framePatternCount: 0,
-            patternRuleStart: Array(0...patterns.count).map(UInt32.init), patternRules: (0..<patterns.count).map(UInt32.init),
-            universalRules: [],
-            rules: (0..<patterns.count).map {
-                RuleRecord(
-                    ruleIndex: UInt32($0), resourceTypes: 0, loadTypes: 0, loadContexts: 0, method: 0, condition: .none, role: .listed,
-                    actionLocation: 0, conditionStart: 0, conditionCount: 0)
-            }, conditions: [], actions: [.block])
-        let read = try CompiledFile(validating: try file.serialized())
+        let read = try CompiledFile(validating: compiledFile(urlPrograms: set, patternCount: patterns.count).serialized())
         #expect(read.urlPrograms == set)
         var ends: [Int] = []
         var gatedRuns = 0
@@ -129,15 +133,7 @@ private func gate(_ source: String) -> String? { GatePlanner.gate(of: filter(sou
         ]))))
         let group = Program(Minimizer.minimize(try SubsetConstruction.determinize(NFA(patterns: [(id: PatternID(0), filter: filter("ads.*x"))]))))
         func file(groups: [[Program]]) -> CompiledFile {
-            CompiledFile(
-                urlPrograms: ProgramSet(programs: [whole], gated: ProgramSet.Gated(gateBase: 1, groups: groups)),
-                topURLPrograms: ProgramSet(programs: []), framePrograms: ProgramSet(programs: []), urlPatternCount: 1,
-                topPatternCount: 0, framePatternCount: 0, patternRuleStart: [0, 1], patternRules: [0], universalRules: [],
-                rules: [
-                    RuleRecord(
-                        ruleIndex: 0, resourceTypes: 0, loadTypes: 0, loadContexts: 0, method: 0, condition: .none, role: .listed,
-                        actionLocation: 0, conditionStart: 0, conditionCount: 0)
-                ], conditions: [], actions: [.block])
+            compiledFile(urlPrograms: ProgramSet(programs: [whole], gated: ProgramSet.Gated(gateBase: 1, groups: groups)), patternCount: 1)
         }
         let read = try CompiledFile(validating: try file(groups: [[group], []]).serialized())
         var ends: [Int] = []
