@@ -48,17 +48,18 @@ public enum GatePlanner {
     static func group(
         _ candidates: [Int], of patterns: inout [(id: PatternID, filter: URLFilter)], minimumPatternsPerStage: Int
     ) -> (groups: [GatedGroup], ungated: [Int]) {
-        let weak = candidates.filter { Self.gate(of: patterns[$0].filter) == nil }
-        let minimumScore = weak.count >= minimumPatternsPerStage ? Self.minimumGateScore : .leastNonzeroMagnitude
+        let best = candidates.map { Self.bestRun(patterns[$0].filter.terms) }
+        let weak = best.count { ($0?.score ?? 0) < Self.minimumGateScore }
+        let minimumScore = weak >= minimumPatternsPerStage ? Self.minimumGateScore : .leastNonzeroMagnitude
         var groups: [GatedGroup] = []
         var groupOfGate: [GateKey: Int] = [:]
         var ungated: [Int] = []
-        for index in candidates {
-            let filter = patterns[index].filter
-            guard let gate = Self.gate(of: filter, minimumScore: minimumScore) else {
+        for (index, run) in zip(candidates, best) {
+            guard let run, run.score >= minimumScore else {
                 ungated.append(index)
                 continue
             }
+            let gate = Self.gate(patterns[index].filter, run.range)
             let key = GateKey(text: gate.source, isCaseSensitive: gate.isCaseSensitive)
             if let group = groupOfGate[key] {
                 groups[group].patterns += taking([index], from: &patterns)
@@ -81,22 +82,31 @@ public enum GatePlanner {
     /// that match one character each (a character or a class, no quantifier, not the end-of-URL
     /// NUL): every match of the pattern matches each term of such a run in turn.
     public static func gate(of filter: URLFilter, minimumScore: Double = minimumGateScore) -> URLFilter? {
+        guard let run = bestRun(filter.terms), run.score >= minimumScore else { return nil }
+        return gate(filter, run.range)
+    }
+
+    /// The first of the highest-scoring runs of `terms` that score more than 0.
+    private static func bestRun(_ terms: [URLFilterTerm]) -> (range: Range<Int>, score: Double)? {
         var best: (range: Range<Int>, score: Double)?
         var start = 0
         var score = 0.0
-        let terms = filter.terms
         for index in 0...terms.count {
             let weight = index < terms.count ? Self.weight(terms[index]) : nil
             guard let weight else {
-                if index > start && score >= minimumScore && score > best?.score ?? 0 { best = (start..<index, score) }
+                if index > start && score > best?.score ?? 0 { best = (start..<index, score) }
                 start = index + 1
                 score = 0
                 continue
             }
             score += weight
         }
-        guard let range = best?.range else { return nil }
-        let gateTerms = Array(terms[range])
+        return best
+    }
+
+    /// The gate made of `filter`'s terms in `range`, its text their source.
+    private static func gate(_ filter: URLFilter, _ range: Range<Int>) -> URLFilter {
+        let gateTerms = Array(filter.terms[range])
         let utf8 = filter.source.utf8
         let text = utf8.index(utf8.startIndex, offsetBy: gateTerms.first!.span.lowerBound)..<utf8.index(
             utf8.startIndex, offsetBy: gateTerms.last!.span.upperBound)

@@ -18,8 +18,9 @@ struct ProfileCommand: ParsableCommand {
         discussion: """
             RULES is a rule list (JSON, optionally gzip-compressed) or a file written by `blockbench compile`.
             For each url program (the whole-pattern DFAs, then each stage: its prefix alone, then the
-            stage with its suffixes; then the gated groups, run where the whole programs report their gates), one line: its code bytes and states, how many of its programs run
-            from a dense table, and per URL the mean nanoseconds, interpreter steps and program runs. Then every url
+            stage with its suffixes; then the gated groups, run where the whole programs report their
+            gates), one line: its code bytes and states, how many of its programs run from a dense
+            table, and per URL the mean nanoseconds, interpreter steps and program runs. Then every url
             program together, and the evaluator's whole answer per request (median and mean). Times
             are the best of --rounds passes over every URL; steps and runs are exact.
             """)

@@ -57,7 +57,7 @@ public struct DomainTable: Hashable, Sendable {
     /// that a probe that finds another domain reads nothing else (EasyList and EasyPrivacy: 1 MB).
     private var slots: [UInt32] = []
     /// The lookup's first test, derived from the entries too: a bit per hash of a domain
-    /// (`present(_:)`), at most an eighth of them set. A label whose bit is clear is in no slot;
+    /// (`presentBit(_:)`), at most an eighth of them set. A label whose bit is clear is in no slot;
     /// most labels of most hosts are in none, and the bits (128 KB for EasyList and EasyPrivacy)
     /// stay in a core's cache where the slots they spare a read of would miss it.
     private var presentBits: [UInt64] = []

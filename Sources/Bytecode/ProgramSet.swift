@@ -355,12 +355,10 @@ public struct ProgramSet: Hashable, Sendable {
                     }
                 }
             }
-            if !ends.isEmpty {
-                for group in ends {
-                    for entry in Int(image.groupStart[group])..<Int(image.groupStart[group + 1]) {
-                        steps += buffers.execute(entry, url) { pattern, _ in report(pattern) }
-                        runs += 1
-                    }
+            for group in ends {
+                for entry in Int(image.groupStart[group])..<Int(image.groupStart[group + 1]) {
+                    steps += buffers.execute(entry, url) { pattern, _ in report(pattern) }
+                    runs += 1
                 }
             }
             for stage in 0..<image.stagePrefixes.count {
@@ -443,7 +441,6 @@ public struct ProgramSet: Hashable, Sendable {
             return result
         }
         let groupCount = try reader.u32Count(of: "gated groups", itemBytes: 4)
-        guard patternCount + groupCount <= Int(UInt32.max) else { throw .malformed(at: reader.offset, "\(groupCount) gated groups") }
         let whole = try programs(patternCount: patternCount + groupCount)
         let stageCount = try reader.u32Count(of: "stages", itemBytes: Program.smallestEncoding + 4)
         var stages: [Stage] = []

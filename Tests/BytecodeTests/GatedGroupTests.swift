@@ -102,17 +102,33 @@ private func compiledFile(urlPrograms set: ProgramSet, patternCount: Int) -> Com
         let read = try CompiledFile(validating: compiledFile(urlPrograms: set, patternCount: patterns.count).serialized())
         #expect(read.urlPrograms == set)
         var ends: [Int] = []
-        var gatedRuns = 0
-        for url in Self.urls() {
+        // The same programs without the groups, to count the URLs where a group ran.
+        let ungated = ProgramSet(programs: set.programs, stages: set.stages, domains: set.domains)
+        var urlsRunningAGroup = 0
+        let urls = Self.urls()
+        for url in urls {
             let expected = nfa.matches(url).map(\.rawValue)
             for programs in [set, read.urlPrograms] {
                 var found = Set<UInt32>()
-                let (_, runs) = url.withUnsafeBufferPointer { programs.run($0, ends: &ends) { found.insert($0) } }
-                gatedRuns += runs
+                _ = url.withUnsafeBufferPointer { programs.run($0, ends: &ends) { found.insert($0) } }
                 #expect(found.sorted() == expected, "url \(String(decoding: url, as: UTF8.self))")
             }
+            let with = url.withUnsafeBufferPointer { set.run($0, ends: &ends) { _ in } }.runs
+            let without = url.withUnsafeBufferPointer { ungated.run($0, ends: &ends) { _ in } }.runs
+            if with > without { urlsRunningAGroup += 1 }
         }
-        #expect(gatedRuns > 0)
+        // Groups run in some URLs, not in all: their gates decide.
+        #expect(urlsRunningAGroup > 0 && urlsRunningAGroup < urls.count)
+    }
+
+    @Test func groupsPastTheirMostAreTriedAtEveryByte() {
+        // 4,100 loopy patterns with distinct gates: the first 4,096 are gated, the rest suffixes
+        // of the empty prefix.
+        let patterns = (0..<4_100).map { (id: PatternID(UInt32($0)), filter: filter("\\/q\($0)zz.*x")) }
+        let planned = StagePlanner.plan(patterns, minimumPatternsPerStage: 2)
+        #expect(planned.gated.count == 4_096 && planned.gated.allSatisfy { $0.patterns.count == 1 })
+        #expect(planned.stages.count == 1 && planned.stages[0].prefix.terms.isEmpty)
+        #expect(planned.stages.first?.suffixes.map(\.id.rawValue) == Array(4_096..<4_100))
     }
 
     @Test func aGateTooBigForTheLimitsIsReportedAsItsPattern() {
