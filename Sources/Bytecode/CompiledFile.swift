@@ -170,12 +170,17 @@ public struct CompiledFile: Hashable, Sendable {
 
     // MARK: Writing
 
+    /// Whether `programs`' gates, if any, follow its `count` patterns.
+    private static func gatesNumbered(_ programs: borrowing ProgramSet, from count: Int) -> Bool {
+        programs.gated.map { Int($0.gateBase) == count } ?? true
+    }
+
     /// The file's bytes. Writing the same compiled list always gives the same bytes.
     public func serialized() -> [UInt8] {
         // (A file says no gate base: a reader takes the set's pattern count, so the set must.)
-        for (programs, count) in [(urlPrograms, urlPatternCount), (topURLPrograms, topPatternCount), (framePrograms, framePatternCount)] {
-            precondition(programs.gated.map { Int($0.gateBase) == count } ?? true, "gates numbered from another count than the set's patterns")
-        }
+        precondition(
+            Self.gatesNumbered(urlPrograms, from: urlPatternCount) && Self.gatesNumbered(topURLPrograms, from: topPatternCount)
+                && Self.gatesNumbered(framePrograms, from: framePatternCount), "gates numbered from another count than the set's patterns")
         var sections: [(SectionKind, [UInt8])] = []
         for kind in SectionKind.allCases {
             var writer = ByteWriter()
