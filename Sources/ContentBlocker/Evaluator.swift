@@ -26,8 +26,12 @@
 // pattern (the rules without a condition and the unless- ones: `UniversalsForFlags`); a new page
 // then costs its condition programs' runs and an edit of that list by the few rules whose
 // patterns its URLs matched (an unless-domain rule leaves, an if-domain rule joins), giving its
-// `UniversalsForPage`, not a check of every rule (EasyList: ~6,000). An evaluator that keeps no
-// page checks every rule instead, the plain reading of step 2, which the tests hold the index to.
+// `UniversalsForPage`, not a check of every rule (EasyList: ~6,000). The edit is kept as such
+// (`EditedList`: the base's arrays shared, the offsets removed and the entries added), so a new
+// page neither copies the base's thousands of rules and actions nor frees them when it is
+// dropped, and each outcome shares the base with the page's and its own edits (`SharedList`). An
+// evaluator that keeps no page checks every rule instead, the plain reading of step 2, which the
+// tests hold the index to.
 //
 // The evaluator keeps its working memory (pattern marks, candidate lists) between requests: after
 // the first few requests, matching allocates only the outcome it returns. One evaluator serves
@@ -133,7 +137,8 @@ public final class Evaluator {
         let key: PageKey
         @exclusivity(unchecked) var topPatterns: [UInt32]?
         @exclusivity(unchecked) var framePatterns: [UInt32]?
-        @exclusivity(unchecked) var universal: [UInt64: Kept] = [:]
+        /// Per flags seen on the page, its list (a page sees a few flags: a scan, not a hash table).
+        @exclusivity(unchecked) var universal: [(flags: UInt64, kept: Kept)] = []
         /// The main document's registrable domain (third party or not, per request).
         let mainDocumentDomain: String?
         init(_ key: PageKey, mainDocumentDomain: String?) {
@@ -150,10 +155,12 @@ public final class Evaluator {
     }
 
     /// The rules that match every URL and apply on one page for one set of flags, with their cuts
-    /// and the actions they list.
+    /// and the actions they list. A page's lists are its flags' base lists (shared, never copied)
+    /// edited by the rules its conditions turn off or on (`EditedList`): a new page costs its
+    /// edits, not a copy of the base's ~6,000 rules, and dropping it frees its edits only.
     private struct UniversalsForPage {
-        var slots: [UInt32]
-        var rules: [RuleIndex]
+        /// The rules by slot, with their rule indices.
+        var rules: EditedList<RuleIndex>
         /// Their ignore-previous-rules and ignore-following-rules rules' slots, in order.
         var ignorePrevious: [UInt32]
         var ignoreFollowing: [UInt32]
@@ -163,13 +170,107 @@ public final class Evaluator {
         /// `high`), up to and including `high` (the first ignore-following-rules), act.
         var low: UInt32?
         var high: UInt32
-        /// The locations the rules between the cuts list, sorted, and those actions: an outcome's
-        /// list unless the request's own rules include an ignore rule.
-        var locations: [UInt32]
-        var actions: [Action]
+        /// The actions the rules between the cuts list, by location: an outcome's list unless the
+        /// request's own rules include an ignore rule.
+        var actions: EditedList<Action>
 
         /// Whether a rule in `slot` (one of a request's) is between the cuts.
         func acts(_ slot: UInt32) -> Bool { slot <= high && low.map { slot > $0 } ?? true }
+    }
+
+    /// Increasing keys with a value each, as a page keeps them: a base shared with other pages
+    /// (`keys`, `values`), less the base's entries at `removed` and with `added`, which the base
+    /// lacks.
+    private struct EditedList<Value: Hashable & Sendable> {
+        let keys: [UInt32]
+        let values: [Value]
+        /// Offsets of `keys`, increasing.
+        private(set) var removed: [Int] = []
+        /// Increasing keys, each with the offset of `keys` it stands before.
+        private(set) var added: [(key: UInt32, offset: Int, value: Value)] = []
+
+        init(keys: [UInt32], values: [Value]) {
+            self.keys = keys
+            self.values = values
+        }
+
+        /// This (unedited) list less `removing` (increasing keys, all in it) and with `adding`
+        /// (increasing keys, none in it).
+        func edited(removing: [UInt32], adding: [(key: UInt32, value: Value)]) -> EditedList {
+            precondition(removed.isEmpty && added.isEmpty, "a base list is edited once")
+            var list = self
+            list.removed = removing.map { key in
+                let offset = Evaluator.lowerBound(key, in: keys)
+                precondition(offset < keys.count && keys[offset] == key, "a removed key is listed")
+                return offset
+            }
+            list.added = adding.map { ($0.key, Evaluator.lowerBound($0.key, in: keys), $0.value) }
+            return list
+        }
+
+        func contains(_ key: UInt32) -> Bool {
+            let offset = Evaluator.lowerBound(key, in: keys)
+            if offset < keys.count && keys[offset] == key {
+                let removal = Evaluator.lowerBound(offset, in: removed)
+                return removal == removed.count || removed[removal] != offset
+            }
+            let addition = firstAdded(from: key)
+            return addition < added.count && added[addition].key == key
+        }
+
+        /// The index of the first added key not below `key`.
+        private func firstAdded(from key: UInt32) -> Int {
+            var low = 0
+            var high = added.count
+            while low < high {
+                let middle = (low + high) / 2
+                if added[middle].key < key { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
+
+        /// The list with `extra` (increasing keys, none in the list) inserted, each with its
+        /// `value`, as an outcome's list sharing the base.
+        @inline(__always)
+        func shared(inserting extra: some Collection<UInt32>, value: (UInt32) -> Value) -> SharedList<Value> {
+            var insertions: [(offset: Int, element: Value)] = []
+            guard !extra.isEmpty || !added.isEmpty else { return SharedList(base: values, removing: removed, inserting: insertions) }
+            insertions.reserveCapacity(added.count + extra.count)
+            var next = 0
+            for key in extra {
+                while next < added.count && added[next].key < key {
+                    insertions.append((added[next].offset, added[next].value))
+                    next += 1
+                }
+                insertions.append((Evaluator.lowerBound(key, in: keys), value(key)))
+            }
+            for entry in added[next...] { insertions.append((entry.offset, entry.value)) }
+            return SharedList(base: values, removing: removed, inserting: insertions)
+        }
+
+        /// Appends the list's keys above `low` (all without one) up to and including `high`, in order.
+        func appendKeys(above low: UInt32?, through high: UInt32, to list: inout [UInt32]) {
+            let first = low.map { $0 + 1 } ?? 0
+            let start = Evaluator.lowerBound(first, in: keys)
+            let end = high == .max ? keys.count : Evaluator.lowerBound(high + 1, in: keys)
+            var removal = Evaluator.lowerBound(start, in: removed)
+            var addition = firstAdded(from: first)
+            for offset in start..<max(start, end) {
+                while addition < added.count && added[addition].key < keys[offset] {
+                    list.append(added[addition].key)
+                    addition += 1
+                }
+                if removal < removed.count && removed[removal] == offset {
+                    removal += 1
+                } else {
+                    list.append(keys[offset])
+                }
+            }
+            while addition < added.count && added[addition].key <= high {
+                list.append(added[addition].key)
+                addition += 1
+            }
+        }
     }
 
     /// The base list of one set of flags: the rules that match every URL and apply, for these
@@ -351,10 +452,10 @@ public final class Evaluator {
     }
 
     private func universal(_ request: Request, _ page: Page, _ key: UInt64, thirdParty: Bool) -> Kept {
-        if let known = page.universal[key] { return known }
+        if let known = page.universal.first(where: { $0.flags == key }) { return known.kept }
         let universal = Kept(pageCapacity > 0
             ? editedBase(request, page, key, thirdParty: thirdParty) : checkingEveryRule(request, page, thirdParty: thirdParty))
-        if pageCapacity > 0 { page.universal[key] = universal }
+        if pageCapacity > 0 { page.universal.append((key, universal)) }
         return universal
     }
 
@@ -403,19 +504,23 @@ public final class Evaluator {
     /// The page's list of applying universal rules `slots` (sorted), with what outcomes read of it.
     private func universal(of slots: [UInt32], upgradable: Bool) -> UniversalsForPage {
         var universal = UniversalsForPage(
-            slots: slots, rules: slots.map { RuleIndex(Int(file.rules[Int($0)].ruleIndex)) },
+            rules: EditedList(keys: slots, values: slots.map { RuleIndex(Int(file.rules[Int($0)].ruleIndex)) }),
             ignorePrevious: slots.filter { file.rules[Int($0)].role == .ignorePreviousRules },
             ignoreFollowing: slots.filter { file.rules[Int($0)].role == .ignoreFollowingRules }, low: nil, high: .max,
-            locations: [], actions: [])
+            actions: EditedList(keys: [], values: []))
+        cut(&universal, upgradable: upgradable)
+        return universal
+    }
+
+    /// Sets `universal`'s cuts from its ignore rules and lists the actions of its rules between them.
+    private func cut(_ universal: inout UniversalsForPage, upgradable: Bool) {
         universal.high = universal.ignoreFollowing.first ?? .max
         universal.low = universal.ignorePrevious.last { $0 < universal.high }
-        let start = universal.low.map { Self.lowerBound($0 + 1, in: slots) } ?? 0
-        let end = universal.high == .max ? slots.count : Self.lowerBound(universal.high + 1, in: slots)
+        var acting: [UInt32] = []
+        universal.rules.appendKeys(above: universal.low, through: universal.high, to: &acting)
         var locations: [UInt32] = []
-        listLocations(slots[start..<end], upgradable: upgradable, into: &locations)
-        universal.locations = locations
-        universal.actions = universal.locations.map { file.actions[Int($0)] }
-        return universal
+        listLocations(acting[...], upgradable: upgradable, into: &locations)
+        universal.actions = EditedList(keys: locations, values: locations.map { file.actions[Int($0)] })
     }
 
     /// The flags' base list (made once per flags).
@@ -430,11 +535,11 @@ public final class Evaluator {
         }
         let upgradable = Self.isUpgradable(request)
         let universal = universal(of: slots, upgradable: upgradable)
-        var uses = [Int](repeating: 0, count: universal.locations.count)
+        var uses = [Int](repeating: 0, count: universal.actions.keys.count)
         if !universal.hasIgnoreRule {
             for slot in slots {
                 guard let location = listedLocation(file.rules[Int(slot)], upgradable: upgradable) else { continue }
-                uses[Self.lowerBound(location, in: universal.locations)] += 1
+                uses[Self.lowerBound(location, in: universal.actions.keys)] += 1
             }
         }
         let base = UniversalsForFlags(universal: universal, locationUses: uses, readsTop: readsTop, readsFrame: readsFrame)
@@ -477,26 +582,19 @@ public final class Evaluator {
         }
         guard !leaving.isEmpty || !joining.isEmpty else { return base.universal }
         let old = base.universal
-        let ruleIndex = { (slot: UInt32) in RuleIndex(Int(self.file.rules[Int(slot)].ruleIndex)) }
         let role = { (slot: UInt32) in self.file.rules[Int(slot)].role }
         var universal = old
-        (universal.slots, universal.rules) = Self.edited(
-            old.slots, old.rules, removing: leaving, adding: joining.map { ($0, ruleIndex($0)) })
-        for (ignoreRole, path) in [
-            (RuleRole.ignorePreviousRules, \UniversalsForPage.ignorePrevious), (.ignoreFollowingRules, \.ignoreFollowing),
-        ] {
-            let removing = leaving.filter { role($0) == ignoreRole }
-            let adding = joining.filter { role($0) == ignoreRole }
-            if !removing.isEmpty || !adding.isEmpty {
-                universal[keyPath: path] = Self.edited(old[keyPath: path], old[keyPath: path], removing: removing, adding: adding.map { ($0, $0) }).values
-            }
-        }
+        universal.rules = old.rules.edited(
+            removing: leaving, adding: joining.map { ($0, RuleIndex(Int(self.file.rules[Int($0)].ruleIndex))) })
+        universal.ignorePrevious = Self.edited(old.ignorePrevious, removing: leaving, adding: joining) { role($0) == .ignorePreviousRules }
+        universal.ignoreFollowing = Self.edited(old.ignoreFollowing, removing: leaving, adding: joining) { role($0) == .ignoreFollowingRules }
         let upgradable = Self.isUpgradable(request)
         guard !universal.hasIgnoreRule && !old.hasIgnoreRule else {
-            // Cuts moved, came or went (pages with exception rules): listed afresh.
-            return self.universal(of: universal.slots, upgradable: upgradable)
+            // Cuts moved, came or went (pages with exception rules): the actions listed afresh.
+            cut(&universal, upgradable: upgradable)
+            return universal
         }
-        // Locations: a base location goes when every rule of the base listing it left; one joins
+        // Actions: a base location goes when every rule of the base listing it left; one joins
         // when a joining rule lists it and the base does not.
         var uses: [UInt32: Int] = [:]
         for slot in leaving {
@@ -506,53 +604,30 @@ public final class Evaluator {
             if let location = listedLocation(file.rules[Int(slot)], upgradable: upgradable) { uses[location, default: 0] += 1 }
         }
         var removing: [UInt32] = []
-        var adding: [(UInt32, Action)] = []
+        var adding: [(key: UInt32, value: Action)] = []
+        let locations = old.actions.keys
         for (location, change) in uses {
-            let offset = Self.lowerBound(location, in: old.locations)
-            let listed = offset < old.locations.count && old.locations[offset] == location
+            let offset = Self.lowerBound(location, in: locations)
+            let listed = offset < locations.count && locations[offset] == location
             let before = listed ? base.locationUses[offset] : 0
             if listed && before + change == 0 { removing.append(location) }
             if !listed && change > 0 { adding.append((location, file.actions[Int(location)])) }
         }
         removing.sort()
-        adding.sort { $0.0 < $1.0 }
-        (universal.locations, universal.actions) = Self.edited(old.locations, old.actions, removing: removing, adding: adding)
+        adding.sort { $0.key < $1.key }
+        universal.actions = old.actions.edited(removing: removing, adding: adding)
         return universal
     }
 
-    /// `keys` (sorted) with `values` alongside, less the keys `removing` (sorted, all in `keys`)
-    /// and with `adding` (sorted, none in `keys`): copied a run at a time between the edits.
-    private static func edited<Value>(
-        _ keys: [UInt32], _ values: [Value], removing: [UInt32], adding: [(UInt32, Value)]
-    ) -> (keys: [UInt32], values: [Value]) {
-        var outKeys: [UInt32] = []
-        var outValues: [Value] = []
-        outKeys.reserveCapacity(keys.count + adding.count)
-        outValues.reserveCapacity(keys.count + adding.count)
-        var position = 0
-        var removed = 0
-        var added = 0
-        while removed < removing.count || added < adding.count {
-            let nextRemoved = removed < removing.count ? removing[removed] : .max
-            let nextAdded = added < adding.count ? adding[added].0 : .max
-            let key = min(nextRemoved, nextAdded)
-            let cut = lowerBound(key, in: keys, from: position)
-            outKeys += keys[position..<cut]
-            outValues += values[position..<cut]
-            position = cut
-            if nextRemoved <= nextAdded {
-                precondition(position < keys.count && keys[position] == key, "a removed key is listed")
-                position += 1
-                removed += 1
-            } else {
-                outKeys.append(key)
-                outValues.append(adding[added].1)
-                added += 1
-            }
-        }
-        outKeys += keys[position...]
-        outValues += values[position...]
-        return (outKeys, outValues)
+    /// `slots` (increasing) less those of `removing` and with those of `adding` (both increasing)
+    /// that `kind` accepts: a page's ignore rules, a few, from its base's.
+    private static func edited(
+        _ slots: [UInt32], removing: [UInt32], adding: [UInt32], kind: (UInt32) -> Bool
+    ) -> [UInt32] {
+        let removing = removing.filter(kind)
+        let adding = adding.filter(kind)
+        guard !removing.isEmpty || !adding.isEmpty else { return slots }
+        return (slots.filter { !removing.contains($0) } + adding).sorted()
     }
 
     /// The action location `rule` lists when it acts, if any.
@@ -617,7 +692,7 @@ public final class Evaluator {
         let extraIgnores = work.extra.contains {
             file.rules[Int($0)].role == .ignorePreviousRules || file.rules[Int($0)].role == .ignoreFollowingRules
         }
-        guard !extraIgnores else { return cutOutcome(kept.universal, request, &work) }
+        guard !extraIgnores else { return cutOutcome(kept, request, &work) }
 
         // No ignore rule of the request's own: the page's list (its rules between its cuts, all
         // of them on most pages), plus this request's rules between those cuts.
@@ -629,23 +704,22 @@ public final class Evaluator {
         } else {
             acting = work.extra[...]
         }
-        var actions: [(offset: Int, element: Action)] = []
+        // This request's locations that the page's list lacks.
         listLocations(acting, upgradable: Self.isUpgradable(request), into: &work.locations)
-        for location in work.locations {
-            let offset = Self.lowerBound(location, in: kept.universal.locations)
-            if offset < kept.universal.locations.count && kept.universal.locations[offset] == location { continue }
-            actions.append((offset, file.actions[Int(location)]))
+        var newLocations = 0
+        for location in work.locations where !kept.universal.actions.contains(location) {
+            work.locations[newLocations] = location
+            newLocations += 1
         }
+        let actions = kept.universal.actions.shared(inserting: work.locations[..<newLocations]) { file.actions[Int($0)] }
         return MatchOutcome(
-            actions: SharedList(base: kept.universal.actions, inserting: actions), matchingRules: matchingRules(kept.universal, work.extra),
+            actions: actions, matchingRules: matchingRules(kept, work.extra),
             appliesGlobalStyleSheet: kept.universal.low == nil)
     }
 
     /// Every applying rule: the page's, shared, with this request's (`extra`) inserted.
-    private func matchingRules(_ universal: UniversalsForPage, _ extra: [UInt32]) -> SharedList<RuleIndex> {
-        SharedList(base: universal.rules, inserting: extra.map { slot in
-            (offset: Self.lowerBound(slot, in: universal.slots), element: RuleIndex(Int(file.rules[Int(slot)].ruleIndex)))
-        })
+    private func matchingRules(_ kept: Kept, _ extra: [UInt32]) -> SharedList<RuleIndex> {
+        kept.universal.rules.shared(inserting: extra) { RuleIndex(Int(file.rules[Int($0)].ruleIndex)) }
     }
 
     /// Step 3 when the request's own rules include an ignore rule: the applying rules (the
@@ -653,29 +727,27 @@ public final class Evaluator {
     /// ignore-previous-rules before it, and the rules left list their actions. Only the rules
     /// between the cuts are read, found by binary search in the page's list, not the page's
     /// thousands merged with the request's.
-    private func cutOutcome(_ universal: UniversalsForPage, _ request: Request, _ work: inout Work) -> MatchOutcome {
+    private func cutOutcome(_ kept: Kept, _ request: Request, _ work: inout Work) -> MatchOutcome {
         let role = { (slot: UInt32) in self.file.rules[Int(slot)].role }
         // The acting slots: after `low` (the last ignore-previous-rules), up to and including
         // `high` (the first ignore-following-rules).
-        var high = universal.high
+        var high = kept.universal.high
         if let first = work.extra.first(where: { role($0) == .ignoreFollowingRules }) { high = min(high, first) }
-        let previousInPage = high == .max ? universal.ignorePrevious[...]
-            : universal.ignorePrevious[..<Self.lowerBound(high + 1, in: universal.ignorePrevious)]
+        let previousInPage = high == .max ? kept.universal.ignorePrevious[...]
+            : kept.universal.ignorePrevious[..<Self.lowerBound(high + 1, in: kept.universal.ignorePrevious)]
         var low = previousInPage.last
         if let last = work.extra.last(where: { role($0) == .ignorePreviousRules && $0 <= high }) { low = max(low ?? 0, last) }
-        let start = low.map { Self.lowerBound($0 + 1, in: universal.slots) } ?? 0
-        let end = high == .max ? universal.slots.count : Self.lowerBound(high + 1, in: universal.slots)
         work.applying.removeAll(keepingCapacity: true)
-        if start < end { work.applying.append(contentsOf: universal.slots[start..<end]) }
+        kept.universal.rules.appendKeys(above: low, through: high, to: &work.applying)
         for slot in work.extra where slot <= high && low.map({ slot > $0 }) ?? true { work.applying.append(slot) }
         listLocations(work.applying[...], upgradable: Self.isUpgradable(request), into: &work.locations)
         let actions = work.locations.map { file.actions[Int($0)] }
         return MatchOutcome(
-            actions: SharedList(actions), matchingRules: matchingRules(universal, work.extra), appliesGlobalStyleSheet: low == nil)
+            actions: SharedList(actions), matchingRules: matchingRules(kept, work.extra), appliesGlobalStyleSheet: low == nil)
     }
 
     /// The first index of `sorted` (from `start` on) whose value is not below `value`.
-    private static func lowerBound(_ value: UInt32, in sorted: [UInt32], from start: Int = 0) -> Int {
+    private static func lowerBound<Key: Comparable>(_ value: Key, in sorted: [Key], from start: Int = 0) -> Int {
         var low = start
         var high = sorted.count
         while low < high {

@@ -1,10 +1,11 @@
 // SharedList.swift — RequestContext
 //
-// A list stored as a base array plus a few elements inserted into it. The evaluator answers the
-// requests of one page from a list it computed once for the page (EasyList: ~6,000 rules that match
-// every URL of most pages, ~270 css-display-none actions): each outcome shares that array (copy on
-// write, no copy) and adds the few rules its own URL matched. An outcome then costs its own
-// insertions, not the page's thousands of rules.
+// A list stored as a base array with a few of its elements removed and a few inserted. The
+// evaluator answers the requests of one page from lists it keeps per set of flags (EasyList: ~6,000
+// rules that match every URL of most pages, ~270 css-display-none actions): a page's list is that
+// array less the rules its conditions turn off and with those they turn on, and each outcome shares
+// the array (copy on write, no copy) with the page's edits and the few rules its own URL matched. An
+// outcome then costs its edits, not the page's thousands of rules.
 //
 // It is a list like any other: equality, hashing, printing and iteration see the elements only,
 // never how they are stored, so an outcome built this way equals the reference's plain arrays.
@@ -13,6 +14,8 @@
 public struct SharedList<Element: Hashable & Sendable>: Sendable {
     /// The shared elements.
     @usableFromInline var base: [Element]
+    /// The offsets of `base` left out, increasing.
+    @usableFromInline var removals: [Int]
     /// `insertions[k].element` stands before `base[insertions[k].offset]` (at the end for
     /// `base.count`); offsets never decrease, and insertions at the same offset keep their order.
     /// (One array, kept as given: an outcome's list costs one allocation, not a copy.)
@@ -21,6 +24,7 @@ public struct SharedList<Element: Hashable & Sendable>: Sendable {
     @inlinable
     public init(_ elements: [Element]) {
         base = elements
+        removals = []
         insertions = []
     }
 
@@ -28,34 +32,65 @@ public struct SharedList<Element: Hashable & Sendable>: Sendable {
     /// nondecreasing order.
     @inlinable
     public init(base: [Element], inserting insertions: [(offset: Int, element: Element)]) {
-        var previous = 0
+        self.init(base: base, removing: [], inserting: insertions)
+    }
+
+    /// `base` without the elements at `removals` (increasing offsets) and with each
+    /// `(offset, element)` inserted before `base[offset]` (offsets in nondecreasing order).
+    @inlinable
+    public init(base: [Element], removing removals: [Int], inserting insertions: [(offset: Int, element: Element)]) {
+        var previous = -1
+        for offset in removals {
+            precondition(offset > previous && offset < base.count, "removals out of order or outside the base")
+            previous = offset
+        }
+        previous = 0
         for insertion in insertions {
             precondition(insertion.offset >= previous && insertion.offset <= base.count, "insertions out of order or outside the base")
             previous = insertion.offset
         }
         self.base = base
+        self.removals = removals
         self.insertions = insertions
     }
 
     /// The elements as one array.
     @inlinable public var flattened: [Element] {
-        if insertions.isEmpty { return base }
+        if insertions.isEmpty && removals.isEmpty { return base }
         var elements: [Element] = []
         elements.reserveCapacity(count)
-        var from = 0
-        for (offset, element) in insertions {
-            elements.append(contentsOf: base[from..<offset])
-            elements.append(element)
-            from = offset
-        }
-        elements.append(contentsOf: base[from...])
+        elements.append(contentsOf: self)
         return elements
     }
 
     @usableFromInline mutating func flatten() {
-        guard !insertions.isEmpty else { return }
+        guard !insertions.isEmpty || !removals.isEmpty else { return }
         base = flattened
+        removals = []
         insertions = []
+    }
+
+    /// How many of `sorted`'s values (increasing) are below `value`.
+    @inlinable static func countBelow(_ value: Int, in sorted: [Int]) -> Int {
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle] < value { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// How many insertions stand before `base[offset]` (those at offsets below it, or at it).
+    @inlinable func insertionsBefore(_ offset: Int, includingAt: Bool) -> Int {
+        var low = 0
+        var high = insertions.count
+        while low < high {
+            let middle = (low + high) / 2
+            let before = includingAt ? insertions[middle].offset <= offset : insertions[middle].offset < offset
+            if before { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 }
 
@@ -65,27 +100,49 @@ extension SharedList: RandomAccessCollection, MutableCollection, RangeReplaceabl
     @inlinable public init() { self.init([]) }
 
     @inlinable public var startIndex: Int { 0 }
-    @inlinable public var endIndex: Int { base.count + insertions.count }
+    @inlinable public var endIndex: Int { base.count - removals.count + insertions.count }
 
     @inlinable
     public subscript(position: Int) -> Element {
         get {
-            if insertions.isEmpty { return base[position] }
-            // Insertion k sits at position offset k + k (strictly increasing in k): find how many
-            // sit before `position`, or the one at it.
+            if removals.isEmpty { return unremoved(position) }
+            // The elements of base offset `o` (its insertions, then base[o] unless removed) start at
+            // position o - (removals below o) + (insertions below o), nondecreasing in o: the last
+            // offset starting at or before `position` holds it.
             var low = 0
-            var high = insertions.count
+            var high = base.count
             while low < high {
-                let middle = (low + high) / 2
-                if insertions[middle].offset + middle < position { low = middle + 1 } else { high = middle }
+                let middle = (low + high + 1) / 2
+                if middle - Self.countBelow(middle, in: removals) + insertionsBefore(middle, includingAt: false) <= position {
+                    low = middle
+                } else {
+                    high = middle - 1
+                }
             }
-            if low < insertions.count && insertions[low].offset + low == position { return insertions[low].element }
-            return base[position - low]
+            let first = insertionsBefore(low, includingAt: false)
+            let within = position - (low - Self.countBelow(low, in: removals) + first)
+            if first + within < insertions.count && insertions[first + within].offset == low { return insertions[first + within].element }
+            return base[low]
         }
         set {
             flatten()
             base[position] = newValue
         }
+    }
+
+    /// The element at `position` of a list without removals.
+    @inlinable func unremoved(_ position: Int) -> Element {
+        if insertions.isEmpty { return base[position] }
+        // Insertion k sits at position offset k + k (strictly increasing in k): find how many
+        // sit before `position`, or the one at it.
+        var low = 0
+        var high = insertions.count
+        while low < high {
+            let middle = (low + high) / 2
+            if insertions[middle].offset + middle < position { low = middle + 1 } else { high = middle }
+        }
+        if low < insertions.count && insertions[low].offset + low == position { return insertions[low].element }
+        return base[position - low]
     }
 
     public mutating func replaceSubrange<C: Collection>(_ subrange: Range<Int>, with newElements: C) where C.Element == Element {
@@ -97,18 +154,26 @@ extension SharedList: RandomAccessCollection, MutableCollection, RangeReplaceabl
         @usableFromInline let list: SharedList
         @usableFromInline var baseIndex = 0
         @usableFromInline var insertion = 0
+        @usableFromInline var removal = 0
 
         @inlinable init(_ list: SharedList) { self.list = list }
 
         @inlinable
         public mutating func next() -> Element? {
-            if insertion < list.insertions.count && list.insertions[insertion].offset == baseIndex {
-                defer { insertion += 1 }
-                return list.insertions[insertion].element
+            while true {
+                if insertion < list.insertions.count && list.insertions[insertion].offset == baseIndex {
+                    defer { insertion += 1 }
+                    return list.insertions[insertion].element
+                }
+                guard baseIndex < list.base.count else { return nil }
+                if removal < list.removals.count && list.removals[removal] == baseIndex {
+                    removal += 1
+                    baseIndex += 1
+                    continue
+                }
+                defer { baseIndex += 1 }
+                return list.base[baseIndex]
             }
-            guard baseIndex < list.base.count else { return nil }
-            defer { baseIndex += 1 }
-            return list.base[baseIndex]
         }
     }
 

@@ -120,4 +120,42 @@ import PCRE2Oracle
         #expect(changed == [5, 11, 20, 25, 26, 30])
         #expect(list.count == 7)
     }
+
+    /// Every way of removing from and inserting into small bases: the list, read by iteration and
+    /// by subscript, is the one spelled out element by element.
+    @Test func aSharedListWithRemovalsIsTheListItHolds() {
+        var lists = 0
+        for size in 0...4 {
+            let base = (0..<size).map { 10 * ($0 + 1) }
+            for removedBits in 0..<(1 << size) {
+                let removals = (0..<size).filter { removedBits >> $0 & 1 != 0 }
+                // Insertions: up to two at each offset 0...size, numbered by their place.
+                let patterns = (0...size).reduce(1) { product, _ in product * 3 }
+                for pattern in 0..<patterns {
+                    var insertions: [(offset: Int, element: Int)] = []
+                    var digits = pattern
+                    for offset in 0...size {
+                        for k in 0..<(digits % 3) { insertions.append((offset, 10 * offset + 1 + k)) }
+                        digits /= 3
+                    }
+                    var expected: [Int] = []
+                    for offset in 0...size {
+                        expected += insertions.filter { $0.offset == offset }.map(\.element)
+                        if offset < size && !removals.contains(offset) { expected.append(base[offset]) }
+                    }
+                    let list = SharedList(base: base, removing: removals, inserting: insertions)
+                    #expect(Array(list) == expected, "base \(base), removing \(removals), inserting \(insertions)")
+                    #expect(list.count == expected.count)
+                    #expect(list.indices.map { list[$0] } == expected, "base \(base), removing \(removals), inserting \(insertions)")
+                    #expect(list == SharedList(expected) && list.hashValue == SharedList(expected).hashValue)
+                    lists += 1
+                }
+            }
+        }
+        #expect(lists == 1 * 3 + 2 * 9 + 4 * 27 + 8 * 81 + 16 * 243)
+        var changed = SharedList(base: [1, 2, 3], removing: [1], inserting: [(3, 4)])
+        changed[0] = 0
+        changed.append(5)
+        #expect(changed == [0, 3, 4, 5])
+    }
 }
