@@ -13,6 +13,10 @@
 // instruction's states become a state each, so a run takes exactly the steps, and reports exactly
 // the patterns after exactly the bytes, that the compact program's does. Tested by
 // BytecodeTests.denseTablesRunLikeTheirPrograms.
+//
+// A run that enters a silent state looping on itself (a `.*` before the pattern's next term)
+// reads on while the bytes keep it there, its row fixed: those reads are independent loads the
+// processor overlaps, where each step of a run otherwise waits for the previous one's.
 
 public struct DenseTable: Hashable, Sendable {
     /// At most this many entries (states x classes) over all the tables of one program set: 16 MB.
@@ -192,6 +196,16 @@ extension Program {
             let next = entries[row &+ Int(classOf[Int(byte)])]
             guard next != DenseTable.dead else { return index }
             reports = next & DenseTable.reportsBit != 0
+            if next == UInt32(truncatingIfNeeded: row) {
+                // A silent state looping on itself (`.*` waiting for its next term): the bytes that
+                // keep it here are read with the row fixed, so the reads do not wait on each other
+                // as steps from state to state do. Each is still a step.
+                while index < url.count {
+                    let byte = url[index]
+                    guard byte < 128, entries[row &+ Int(classOf[Int(byte)])] == next else { break }
+                    index &+= 1
+                }
+            }
             row = Int(next & ~DenseTable.reportsBit)
         }
     }
