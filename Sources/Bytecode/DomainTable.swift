@@ -62,11 +62,23 @@ public struct DomainTable: Hashable, Sendable {
     /// stay in a core's cache where the slots they spare a read of would miss it.
     private var presentBits: [UInt64] = []
     private var presentShift: UInt64 = 64
-    /// Per entry: the next entry with the same domain (-1: none); only the first has a slot.
-    private var sameDomain: [Int32] = []
+    /// Per entry, what a lookup that reaches it reads, side by side (a cache line or two, where
+    /// the entry's places in the arrays above are five): derived from them.
+    private var records: [Record] = []
     private var shift: UInt64 = 64
     private var entryBits: UInt32 = 32
     private var entryMask: UInt32 = 0
+
+    struct Record {
+        /// The entry's domain in `bytes`, and its T in `tails`.
+        var domainStart: UInt32
+        var domainEnd: UInt32
+        var tailStart: UInt32
+        var tailEnd: UInt32
+        var pattern: UInt32
+        /// The next entry with the same domain (-1: none); only the first has a slot.
+        var sameDomain: Int32
+    }
 
     public static func == (lhs: DomainTable, rhs: DomainTable) -> Bool {
         lhs.patterns == rhs.patterns && lhs.starts == rhs.starts && lhs.bytes == rhs.bytes && lhs.tailStarts == rhs.tailStarts
@@ -281,7 +293,11 @@ public struct DomainTable: Hashable, Sendable {
         while bits < 8 * count { bits *= 2 }
         presentShift = UInt64(64 - bits.trailingZeroBitCount)
         presentBits = [UInt64](repeating: 0, count: bits / 64)
-        sameDomain = [Int32](repeating: -1, count: count)
+        records = (0..<count).map { entry in
+            Record(
+                domainStart: starts[entry], domainEnd: starts[entry + 1], tailStart: tailStarts[entry], tailEnd: tailStarts[entry + 1],
+                pattern: patterns[entry], sameDomain: -1)
+        }
         var lastOfDomain = [Int32](repeating: -1, count: count)
         entries: for entry in 0..<count {
             let hash = Self.hash(domain(entry))
@@ -291,7 +307,7 @@ public struct DomainTable: Hashable, Sendable {
                 let first = Int(slots[slot] & entryMask) - 1
                 if slots[slot] & ~entryMask == fingerprint(hash) && domain(first) == domain(entry) {
                     let last = lastOfDomain[first] < 0 ? first : Int(lastOfDomain[first])
-                    sameDomain[last] = Int32(entry)
+                    records[last].sameDomain = Int32(entry)
                     lastOfDomain[first] = Int32(entry)
                     continue entries
                 }
@@ -380,40 +396,44 @@ public struct DomainTable: Hashable, Sendable {
         guard labels.terminated, end > start, !isEmpty else { return }
         slots.withUnsafeBufferPointer { slots in
             presentBits.withUnsafeBufferPointer { presentBits in
-                var hash = Self.seed
-                var candidate = end
-                while candidate > start {
-                    candidate -= 1
-                    hash = Self.step(hash, Self.folded(url[candidate]))
-                    guard candidate == start || (candidate >= start + 2 && url[candidate - 1] == 0x2E) else { continue }
-                    let bit = presentBit(hash)
-                    guard presentBits[bit >> 6] >> UInt64(bit & 63) & 1 != 0 else { continue }
-                    var slot = slot(of: hash)
-                    let expected = fingerprint(hash)
-                    while slots[slot] != 0 {
-                        if slots[slot] & ~entryMask == expected {
-                            var entry = Int(slots[slot] & entryMask) - 1
-                            if matches(entry, url, candidate..<end) {
-                                // The domain's entries: each reports unless its path does not match.
-                                while entry >= 0 {
-                                    if tailStarts[entry] == tailStarts[entry + 1] || Self.tailMatches(tail(entry), url, from: end) {
-                                        report(patterns[entry])
+                records.withUnsafeBufferPointer { records in
+                    var hash = Self.seed
+                    var candidate = end
+                    while candidate > start {
+                        candidate -= 1
+                        hash = Self.step(hash, Self.folded(url[candidate]))
+                        guard candidate == start || (candidate >= start + 2 && url[candidate - 1] == 0x2E) else { continue }
+                        let bit = presentBit(hash)
+                        guard presentBits[bit >> 6] >> UInt64(bit & 63) & 1 != 0 else { continue }
+                        var slot = slot(of: hash)
+                        let expected = fingerprint(hash)
+                        while slots[slot] != 0 {
+                            if slots[slot] & ~entryMask == expected {
+                                var entry = Int(slots[slot] & entryMask) - 1
+                                if matches(records[entry], url, candidate..<end) {
+                                    // The domain's entries: each reports unless its path does not match.
+                                    while entry >= 0 {
+                                        let record = records[entry]
+                                        if record.tailStart == record.tailEnd
+                                            || Self.tailMatches(tails[Int(record.tailStart)..<Int(record.tailEnd)], url, from: end) {
+                                            report(record.pattern)
+                                        }
+                                        entry = Int(record.sameDomain)
                                     }
-                                    entry = Int(sameDomain[entry])
+                                    break
                                 }
-                                break
                             }
+                            slot = (slot + 1) & (slots.count - 1)
                         }
-                        slot = (slot + 1) & (slots.count - 1)
                     }
                 }
             }
         }
     }
 
-    private func matches(_ entry: Int, _ url: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
-        let start = Int(starts[entry])
-        guard Int(starts[entry + 1]) - start == range.count else { return false }
+    private func matches(_ record: Record, _ url: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
+        let start = Int(record.domainStart)
+        guard Int(record.domainEnd) - start == range.count else { return false }
         for offset in 0..<range.count where bytes[start + offset] != Self.folded(url[range.lowerBound + offset]) { return false }
         return true
     }

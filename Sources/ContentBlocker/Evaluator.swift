@@ -184,49 +184,63 @@ public final class Evaluator {
     private struct EditedList<Value: Hashable & Sendable> {
         let keys: [UInt32]
         let values: [Value]
-        /// Offsets of `keys`, increasing.
-        private(set) var removed: [Int] = []
-        /// Increasing keys, each with the offset of `keys` it stands before.
-        private(set) var added: [(key: UInt32, offset: Int, value: Value)] = []
+        /// The page's edits; nil for a base list (most pages' lists, read at every request: one
+        /// reference less to count than two arrays).
+        private(set) var edits: Edits?
+
+        final class Edits {
+            /// Offsets of `keys`, increasing.
+            let removed: [Int]
+            /// Increasing keys, each with the offset of `keys` it stands before.
+            let added: [(key: UInt32, offset: Int, value: Value)]
+
+            init(removed: [Int], added: [(key: UInt32, offset: Int, value: Value)]) {
+                self.removed = removed
+                self.added = added
+            }
+
+            /// The index of the first added key not below `key`.
+            func firstAdded(from key: UInt32) -> Int {
+                var low = 0
+                var high = added.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if added[middle].key < key { low = middle + 1 } else { high = middle }
+                }
+                return low
+            }
+        }
 
         init(keys: [UInt32], values: [Value]) {
             self.keys = keys
             self.values = values
         }
 
-        /// This (unedited) list less `removing` (increasing keys, all in it) and with `adding`
+        /// This (base) list less `removing` (increasing keys, all in it) and with `adding`
         /// (increasing keys, none in it).
         func edited(removing: [UInt32], adding: [(key: UInt32, value: Value)]) -> EditedList {
-            precondition(removed.isEmpty && added.isEmpty, "a base list is edited once")
+            precondition(edits == nil, "a base list is edited once")
             var list = self
-            list.removed = removing.map { key in
+            let removed = removing.map { key in
                 let offset = Evaluator.lowerBound(key, in: keys)
                 precondition(offset < keys.count && keys[offset] == key, "a removed key is listed")
                 return offset
             }
-            list.added = adding.map { ($0.key, Evaluator.lowerBound($0.key, in: keys), $0.value) }
+            list.edits = Edits(removed: removed, added: adding.map { ($0.key, Evaluator.lowerBound($0.key, in: keys), $0.value) })
             return list
         }
 
+        @inline(__always)
         func contains(_ key: UInt32) -> Bool {
             let offset = Evaluator.lowerBound(key, in: keys)
-            if offset < keys.count && keys[offset] == key {
-                let removal = Evaluator.lowerBound(offset, in: removed)
-                return removal == removed.count || removed[removal] != offset
+            let inBase = offset < keys.count && keys[offset] == key
+            guard let edits else { return inBase }
+            if inBase {
+                let removal = Evaluator.lowerBound(offset, in: edits.removed)
+                return removal == edits.removed.count || edits.removed[removal] != offset
             }
-            let addition = firstAdded(from: key)
-            return addition < added.count && added[addition].key == key
-        }
-
-        /// The index of the first added key not below `key`.
-        private func firstAdded(from key: UInt32) -> Int {
-            var low = 0
-            var high = added.count
-            while low < high {
-                let middle = (low + high) / 2
-                if added[middle].key < key { low = middle + 1 } else { high = middle }
-            }
-            return low
+            let addition = edits.firstAdded(from: key)
+            return addition < edits.added.count && edits.added[addition].key == key
         }
 
         /// The list with `extra` (increasing keys, none in the list) inserted, each with its
@@ -234,7 +248,14 @@ public final class Evaluator {
         @inline(__always)
         func shared(inserting extra: some Collection<UInt32>, value: (UInt32) -> Value) -> SharedList<Value> {
             var insertions: [(offset: Int, element: Value)] = []
-            guard !extra.isEmpty || !added.isEmpty else { return SharedList(base: values, removing: removed, inserting: insertions) }
+            guard let edits else {
+                if !extra.isEmpty {
+                    insertions.reserveCapacity(extra.count)
+                    for key in extra { insertions.append((Evaluator.lowerBound(key, in: keys), value(key))) }
+                }
+                return SharedList(base: values, inserting: insertions)
+            }
+            let added = edits.added
             insertions.reserveCapacity(added.count + extra.count)
             var next = 0
             for key in extra {
@@ -245,7 +266,7 @@ public final class Evaluator {
                 insertions.append((Evaluator.lowerBound(key, in: keys), value(key)))
             }
             for entry in added[next...] { insertions.append((entry.offset, entry.value)) }
-            return SharedList(base: values, removing: removed, inserting: insertions)
+            return SharedList(base: values, removing: edits.removed, inserting: insertions)
         }
 
         /// Appends the list's keys above `low` (all without one) up to and including `high`, in order.
@@ -253,8 +274,10 @@ public final class Evaluator {
             let first = low.map { $0 + 1 } ?? 0
             let start = Evaluator.lowerBound(first, in: keys)
             let end = high == .max ? keys.count : Evaluator.lowerBound(high + 1, in: keys)
+            let removed = edits?.removed ?? []
+            let added = edits?.added ?? []
             var removal = Evaluator.lowerBound(start, in: removed)
-            var addition = firstAdded(from: first)
+            var addition = edits?.firstAdded(from: first) ?? 0
             for offset in start..<max(start, end) {
                 while addition < added.count && added[addition].key < keys[offset] {
                     list.append(added[addition].key)

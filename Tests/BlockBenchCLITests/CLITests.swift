@@ -12,8 +12,16 @@ import Testing
 @testable import ContentRuleList
 import TestSupport
 
+/// The folder of this test process's files, removed with them when the process exits.
+let temporaryFolder: String = {
+    let folder = NSTemporaryDirectory() + "blockbench-tests-\(getpid())"
+    try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    atexit { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "blockbench-tests-\(getpid())") }
+    return folder
+}()
+
 func temporaryFile(_ contents: [UInt8], suffix: String = ".json") throws -> String {
-    let path = NSTemporaryDirectory() + "blockbench-test-\(UUID().uuidString)\(suffix)"
+    let path = temporaryFolder + "/\(UUID().uuidString)\(suffix)"
     try Data(contents).write(to: URL(fileURLWithPath: path))
     return path
 }
@@ -181,7 +189,7 @@ func exitCode(_ arguments: [String]) -> Int32 {
 
 @Suite struct CompileAndMatchCommandTests {
     @Test func compileWritesAFileMatchReads() throws {
-        let output = NSTemporaryDirectory() + "blockbench-test-\(UUID().uuidString).bbc"
+        let output = temporaryFolder + "/\(UUID().uuidString).bbc"
         defer { try? FileManager.default.removeItem(atPath: output) }
         #expect(exitCode(["compile", repositoryRoot + "/Corpora/rules/ddg-tds-reference-rules.json", "-o", output, "--json"]) == 0)
         #expect(FileManager.default.fileExists(atPath: output))

@@ -102,6 +102,10 @@ import TestSupport
     @Test func aFindingBecomesAVectorFileAndAManifestEntry() throws {
         let folder = NSTemporaryDirectory() + "fuzz-regressions-\(UUID().uuidString)"
         let manifest = folder + "-manifest.json"
+        defer {
+            try? FileManager.default.removeItem(atPath: folder)
+            try? FileManager.default.removeItem(atPath: manifest)
+        }
         try #"{"corpora": [\#n    {"name": "x", "file": "x.json", "kind": "vectors", "rows": 1, "origin": "o", "licence": "l"}\#n  ]\#n}\#n"#
             .write(toFile: manifest, atomically: true, encoding: .utf8)
         let pattern = FuzzPattern(endAnchor: true, terms: [FuzzTerm(.character(UInt8(ascii: "a"), .plain))])
