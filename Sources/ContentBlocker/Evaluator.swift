@@ -221,12 +221,23 @@ public final class Evaluator {
         func edited(removing: [UInt32], adding: [(key: UInt32, value: Value)]) -> EditedList {
             precondition(edits == nil, "a base list is edited once")
             var list = self
-            let removed = removing.map { key in
-                let offset = Evaluator.lowerBound(key, in: keys)
-                precondition(offset < keys.count && keys[offset] == key, "a removed key is listed")
-                return offset
+            // Each key's offset searched for from the previous one's: the keys are increasing.
+            var removed: [Int] = []
+            removed.reserveCapacity(removing.count)
+            var from = 0
+            for key in removing {
+                from = Evaluator.lowerBound(key, in: keys, from: from)
+                precondition(from < keys.count && keys[from] == key, "a removed key is listed")
+                removed.append(from)
             }
-            list.edits = Edits(removed: removed, added: adding.map { ($0.key, Evaluator.lowerBound($0.key, in: keys), $0.value) })
+            var added: [(key: UInt32, offset: Int, value: Value)] = []
+            added.reserveCapacity(adding.count)
+            from = 0
+            for entry in adding {
+                from = Evaluator.lowerBound(entry.key, in: keys, from: from)
+                added.append((entry.key, from, entry.value))
+            }
+            list.edits = Edits(removed: removed, added: added)
             return list
         }
 
@@ -274,10 +285,14 @@ public final class Evaluator {
             let first = low.map { $0 + 1 } ?? 0
             let start = Evaluator.lowerBound(first, in: keys)
             let end = high == .max ? keys.count : Evaluator.lowerBound(high + 1, in: keys)
-            let removed = edits?.removed ?? []
-            let added = edits?.added ?? []
+            guard let edits else {
+                if start < end { list.append(contentsOf: keys[start..<end]) }
+                return
+            }
+            let removed = edits.removed
+            let added = edits.added
             var removal = Evaluator.lowerBound(start, in: removed)
-            var addition = edits?.firstAdded(from: first) ?? 0
+            var addition = edits.firstAdded(from: first)
             for offset in start..<max(start, end) {
                 while addition < added.count && added[addition].key < keys[offset] {
                     list.append(added[addition].key)
