@@ -27,6 +27,8 @@ private func expectSameCheck(_ text: [UInt8], _ comment: String) {
         (" [ 1 , {\"a\":[2,3]} ,\"x\" ] \n", ["1", "{\"a\":[2,3]}", "\"x\""]),
         (#"[{"a":"],}"},"\"[{"]"#, [#"{"a":"],}"}"#, #""\"[{""#]),
         (#"["\\",[]]"#, [#""\\""#, "[]"]),
+        // A quote after an odd run of backslashes is escaped; after an even run, it ends the string.
+        (#"["a\\\"],[\\\\",1]"#, [#""a\\\"],[\\\\""#, "1"]),
     ] as [(String, [String])])
     func findsTheElementsOfTheTopLevelArray(_ text: String, _ elements: [String]) {
         let bytes = Array(text.utf8)
