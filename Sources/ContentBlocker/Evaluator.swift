@@ -180,13 +180,13 @@ public final class Evaluator {
 
     /// Increasing keys with a value each, as a page keeps them: a base shared with other pages
     /// (`keys`, `values`), less the base's entries at `removed` and with `added`, which the base
-    /// lacks.
-    private struct EditedList<Value: Hashable & Sendable> {
+    /// lacks. A class: an outcome reads it through the page's reference, never copying it out.
+    private final class EditedList<Value: Hashable & Sendable> {
         let keys: [UInt32]
         let values: [Value]
         /// The page's edits; nil for a base list (most pages' lists, read at every request: one
         /// reference less to count than two arrays).
-        private(set) var edits: Edits?
+        let edits: Edits?
 
         final class Edits {
             /// Offsets of `keys`, increasing.
@@ -211,16 +211,16 @@ public final class Evaluator {
             }
         }
 
-        init(keys: [UInt32], values: [Value]) {
+        init(keys: [UInt32], values: [Value], edits: Edits? = nil) {
             self.keys = keys
             self.values = values
+            self.edits = edits
         }
 
         /// This (base) list less `removing` (increasing keys, all in it) and with `adding`
         /// (increasing keys, none in it).
         func edited(removing: [UInt32], adding: [(key: UInt32, value: Value)]) -> EditedList {
             precondition(edits == nil, "a base list is edited once")
-            var list = self
             // Each key's offset searched for from the previous one's: the keys are increasing.
             var removed: [Int] = []
             removed.reserveCapacity(removing.count)
@@ -237,8 +237,7 @@ public final class Evaluator {
                 from = Evaluator.lowerBound(entry.key, in: keys, from: from)
                 added.append((entry.key, from, entry.value))
             }
-            list.edits = Edits(removed: removed, added: added)
-            return list
+            return EditedList(keys: keys, values: values, edits: Edits(removed: removed, added: added))
         }
 
         @inline(__always)
@@ -469,9 +468,12 @@ public final class Evaluator {
         markedFrame = page.framePatterns
     }
 
+    /// The request method's code in a rule record (as the compiler writes it: its place in
+    /// `RequestMethod.allCases` + 1; 0 for none), from the cases listed once, not per request.
     private static func methodCode(_ request: Request) -> UInt8 {
-        request.method.map { UInt8(RequestMethod.allCases.firstIndex(of: $0)! + 1) } ?? 0
+        request.method.map { UInt8(methods.firstIndex(of: $0)! + 1) } ?? 0
     }
+    private static let methods = RequestMethod.allCases
 
     private static func isUpgradable(_ request: Request) -> Bool {
         (request.url.scheme == "http" || request.url.scheme == "ws") && request.url.port == nil
