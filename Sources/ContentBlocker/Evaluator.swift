@@ -97,6 +97,10 @@ public final class Evaluator {
         (universalOfFrameStart, universalOfFrame) = Self.index(file, patternCount: file.framePatternCount) {
             $0 == .ifFrameURL || $0 == .unlessFrameURL
         }
+        // The page lists' generic types are set up by the runtime when first used: here, at load,
+        // rather than in the first request's answer.
+        _ = EditedList<RuleIndex>(keys: [], values: []).edited(removing: [], adding: [])
+        _ = EditedList<Action>(keys: [], values: []).edited(removing: [], adding: [])
     }
 
     /// The universal rules naming each pattern, for the rules whose condition `kind` accepts.
