@@ -46,12 +46,12 @@ struct ProfileCommand: ParsableCommand {
         let urls = requestList.map { Array($0.url.string.utf8) }
         let urlBytes = urls.reduce(0) { $0 + $1.count }
         print("\(rules) over \(requests): \(urls.count) URLs, \(String(format: "%.1f", Double(urlBytes) / Double(urls.count))) bytes each")
-        print("  program                         code bytes   states    dense    ns/URL  steps/URL  runs/URL")
+        print("  program                         code bytes   states        dense    ns/URL  steps/URL  runs/URL")
         for row in Self.rows(compiled.file.urlPrograms, urls: urls, rounds: rounds) {
             let count = Double(urls.count)
             print(
                 "  " + row.name.padding(toLength: 30, withPad: " ", startingAt: 0) + pad(row.codeBytes.map(String.init) ?? "", 12)
-                    + pad(row.states.map(String.init) ?? "", 9) + pad("\(row.densePrograms) of \(row.programs)", 9)
+                    + pad(row.states.map(String.init) ?? "", 9) + pad("\(row.densePrograms) of \(row.programs)", 13)
                     + pad(String(format: "%.0f", Double(row.nanoseconds) / count), 10)
                     + pad(String(format: "%.1f", Double(row.steps) / count), 11) + pad(String(format: "%.2f", Double(row.runs) / count), 10))
         }

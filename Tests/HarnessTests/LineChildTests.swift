@@ -33,6 +33,18 @@ import Testing
         #expect(try child.exchange(Array("e".utf8)) == Array("e".utf8))
     }
 
+    /// A request written while the child is ending meets a closed pipe: an error for that request,
+    /// not a signal that ends this process (tried many times, so that some writes find the pipe
+    /// closed).
+    @Test func aWriteToAnEndingChildIsAnError() throws {
+        for round in 0..<200 {
+            let child = LineChild(name: "once", executable: "/bin/sh", arguments: ["-c", "read line; echo \"$line\""])
+            #expect(try child.exchange(Array("a".utf8)) == Array("a".utf8), "round \(round)")
+            #expect(throws: (any Error).self) { _ = try child.exchange(Array(repeating: UInt8(ascii: "b"), count: 100_000)) }
+            child.stop()
+        }
+    }
+
     @Test func aChildThatCannotStartIsAnEngineError() {
         let child = LineChild(name: "missing", executable: "/nonexistent/tool", arguments: [])
         #expect { try child.start() } throws: { "\($0)".contains("cannot start missing") }

@@ -20,6 +20,13 @@ final class LineChild {
     private var buffered: [UInt8] = []
     private var readStart = 0
 
+    /// A write to a child that has ended (or is ending) fails with EPIPE, which `exchange` reports,
+    /// instead of raising SIGPIPE, which would end this process: SIGPIPE is ignored, once, before
+    /// the first child starts.
+    private static let brokenPipesAreErrors: Void = {
+        _ = signal(SIGPIPE, SIG_IGN)
+    }()
+
     init(name: String, executable: String, arguments: [String]) {
         self.name = name
         self.executable = executable
@@ -36,6 +43,7 @@ final class LineChild {
     @discardableResult
     func start() throws -> Bool {
         if process?.isRunning == true { return false }
+        _ = Self.brokenPipesAreErrors
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

@@ -295,7 +295,6 @@ public enum HostileCases {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let output = folder.appendingPathComponent("bomb.gz")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
         let gzip = Process()
         gzip.executableURL = URL(fileURLWithPath: "/bin/sh")
         gzip.arguments = ["-c", "head -c \(bytes) /dev/zero | tr '\\0' ' ' | gzip -1 > '\(output.path)'"]

@@ -55,8 +55,9 @@ public struct HostileRunner: Sendable {
         process.environment = environment
         let outputPath = caseFolder.appendingPathComponent("stdout.txt")
         let errorPath = caseFolder.appendingPathComponent("stderr.txt")
-        FileManager.default.createFile(atPath: outputPath.path, contents: nil)
-        FileManager.default.createFile(atPath: errorPath.path, contents: nil)
+        // A file not created fails the handle's opening below, with its own error.
+        _ = FileManager.default.createFile(atPath: outputPath.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorPath.path, contents: nil)
         let output = try FileHandle(forWritingTo: outputPath)
         let errors = try FileHandle(forWritingTo: errorPath)
         defer {
