@@ -14,9 +14,12 @@
 // the patterns after exactly the bytes, that the compact program's does. Tested by
 // BytecodeTests.denseTablesRunLikeTheirPrograms.
 //
-// A run that enters a silent state looping on itself (a `.*` before the pattern's next term)
-// reads on while the bytes keep it there, its row fixed: those reads are independent loads the
-// processor overlaps, where each step of a run otherwise waits for the previous one's.
+// A run that stays in a silent state most bytes keep (a `.*` before the pattern's next term; the
+// entries that keep it carry `loopsBit`) reads on while the bytes keep it there, its row fixed:
+// those reads are independent loads the processor overlaps, where each step of a run otherwise
+// waits for the previous one's. Only such states are marked: a state few bytes keep (an
+// Aho-Corasick start) would enter and leave the loop at every other byte, a mispredicted branch
+// each time.
 
 public struct DenseTable: Hashable, Sendable {
     /// At most this many entries (states x classes) over all the tables of one program set: 16 MB.
@@ -29,6 +32,13 @@ public struct DenseTable: Hashable, Sendable {
     public static let maximumEntries = budget
     public static let dead: UInt32 = 0x7FFF_FFFF
     public static let reportsBit: UInt32 = 0x8000_0000
+    /// Set in the entries by which a state that loops on itself on all but a few classes and
+    /// reports nothing (`.*` before a pattern's next term) keeps itself: a run that takes one reads
+    /// on while the bytes keep it there. Row offsets stay below 2^22 (`budget`): the bit is free.
+    public static let loopsBit: UInt32 = 0x4000_0000
+    /// At most this many classes leave a state marked with `loopsBit` (the end-of-URL NUL's
+    /// included): states most bytes keep, where reading on saves steps' waits.
+    static let maximumExits = 4
 
     public let classCount: Int
     /// The program's class of each byte 0...127.
@@ -145,6 +155,7 @@ public struct DenseTable: Hashable, Sendable {
                 entries[members[k] * classCount + Int(byteClass)] = next
             }
         }
+        Self.markLoops(&entries, classCount: classCount, stateCount: stateCount, reports: { acceptStart[$0] != acceptStart[$0 + 1] })
         self.classCount = classCount
         self.classOfByte = program.classOfByte
         self.entries = entries
@@ -155,6 +166,25 @@ public struct DenseTable: Hashable, Sendable {
 }
 
 extension DenseTable {
+    /// Sets `loopsBit` in the entries by which a silent state keeps itself, when at most
+    /// `maximumExits` classes leave it: a run that stays there once reads on from the next byte.
+    static func markLoops(_ entries: inout [UInt32], classCount: Int, stateCount: Int, reports: (Int) -> Bool) {
+        entries.withUnsafeMutableBufferPointer { entries in
+            for state in 0..<stateCount where !reports(state) {
+                let row = state * classCount
+                var exits = 0
+                for byteClass in 0..<classCount where entries[row + byteClass] != UInt32(row) {
+                    exits += 1
+                    if exits > maximumExits { break }
+                }
+                guard exits <= maximumExits && exits < classCount else { continue }
+                for byteClass in 0..<classCount where entries[row + byteClass] == UInt32(row) {
+                    entries[row + byteClass] |= loopsBit
+                }
+            }
+        }
+    }
+
     /// Runs the table over `url` like `Program.run(_:report:)`, telling `report` each pattern and
     /// after how many bytes it was reached; returns the steps (for tests and tools).
     public func run(_ url: UnsafeBufferPointer<UInt8>, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) -> Int {
@@ -196,17 +226,17 @@ extension Program {
             let next = entries[row &+ Int(classOf[Int(byte)])]
             guard next != DenseTable.dead else { return index }
             reports = next & DenseTable.reportsBit != 0
-            if next == UInt32(truncatingIfNeeded: row) {
-                // A silent state looping on itself (`.*` waiting for its next term): the bytes that
-                // keep it here are read with the row fixed, so the reads do not wait on each other
-                // as steps from state to state do. Each is still a step.
+            row = Int(next & ~(DenseTable.reportsBit | DenseTable.loopsBit))
+            if next & DenseTable.loopsBit != 0 {
+                // A silent state most bytes keep (`.*` waiting for its next term): the bytes that
+                // keep it are read with the row fixed, so the reads do not wait on each other as
+                // steps from state to state do. Each is still a step.
                 while index < url.count {
                     let byte = url[index]
                     guard byte < 128, entries[row &+ Int(classOf[Int(byte)])] == next else { break }
                     index &+= 1
                 }
             }
-            row = Int(next & ~DenseTable.reportsBit)
         }
     }
 }
