@@ -183,13 +183,14 @@ public final class Evaluator {
     }
 
     /// Increasing keys with a value each, as a page keeps them: a base shared with other pages
-    /// (`keys`, `values`), less the base's entries at `removed` and with `added`, which the base
-    /// lacks. A class: an outcome reads it through the page's reference, never copying it out.
+    /// (`keys`, `values`), less the base's entries at `edits.removed` and with `edits.added`, which
+    /// the base lacks. A class: an outcome reads it through the page's reference, never copying it
+    /// out.
     private final class EditedList<Value: Hashable & Sendable> {
         let keys: [UInt32]
         let values: [Value]
-        /// The page's edits; nil for a base list (most pages' lists, read at every request: one
-        /// reference less to count than two arrays).
+        /// The page's edits; nil for a base list (the list of most pages: their conditions name
+        /// no rule of it).
         let edits: Edits?
 
         final class Edits {
