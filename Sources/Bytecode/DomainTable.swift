@@ -69,7 +69,7 @@ public struct DomainTable: Hashable, Sendable {
     private var entryBits: UInt32 = 32
     private var entryMask: UInt32 = 0
 
-    struct Record {
+    private struct Record {
         /// The entry's domain in `bytes`, and its T in `tails`.
         var domainStart: UInt32
         var domainEnd: UInt32

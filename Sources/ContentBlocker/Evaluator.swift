@@ -152,7 +152,7 @@ public final class Evaluator {
     }
 
     /// A page's `UniversalsForPage` as kept: handed to each of its requests by one reference,
-    /// not as a copy of its six arrays.
+    /// not as a copy of its lists.
     private final class Kept {
         let universal: UniversalsForPage
         init(_ universal: UniversalsForPage) { self.universal = universal }
@@ -321,7 +321,7 @@ public final class Evaluator {
     /// patterns its URLs match.
     private struct UniversalsForFlags {
         var universal: UniversalsForPage
-        /// Without an ignore rule: how many of its rules list each of `universal.locations`.
+        /// Without an ignore rule: how many of its rules list each location of `universal.actions`.
         var locationUses: [Int]
         /// Whether a rule the flags accept has a top-url (frame-url) condition.
         var readsTop: Bool

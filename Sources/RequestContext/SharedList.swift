@@ -81,14 +81,13 @@ public struct SharedList<Element: Hashable & Sendable>: Sendable {
         return low
     }
 
-    /// How many insertions stand before `base[offset]` (those at offsets below it, or at it).
-    @inlinable func insertionsBefore(_ offset: Int, includingAt: Bool) -> Int {
+    /// How many insertions stand at offsets below `offset`.
+    @inlinable func insertionsBelow(_ offset: Int) -> Int {
         var low = 0
         var high = insertions.count
         while low < high {
             let middle = (low + high) / 2
-            let before = includingAt ? insertions[middle].offset <= offset : insertions[middle].offset < offset
-            if before { low = middle + 1 } else { high = middle }
+            if insertions[middle].offset < offset { low = middle + 1 } else { high = middle }
         }
         return low
     }
@@ -113,13 +112,13 @@ extension SharedList: RandomAccessCollection, MutableCollection, RangeReplaceabl
             var high = base.count
             while low < high {
                 let middle = (low + high + 1) / 2
-                if middle - Self.countBelow(middle, in: removals) + insertionsBefore(middle, includingAt: false) <= position {
+                if middle - Self.countBelow(middle, in: removals) + insertionsBelow(middle) <= position {
                     low = middle
                 } else {
                     high = middle - 1
                 }
             }
-            let first = insertionsBefore(low, includingAt: false)
+            let first = insertionsBelow(low)
             let within = position - (low - Self.countBelow(low, in: removals) + first)
             if first + within < insertions.count && insertions[first + within].offset == low { return insertions[first + within].element }
             return base[low]
