@@ -65,6 +65,8 @@ struct CompileFigures: Encodable {
         var transitions: Int
         /// Patterns in the domain table instead (a hash lookup, no DFA).
         var domainTable: Int
+        /// Patterns in the domain condition table instead (a hash lookup, no DFA).
+        var domainConditionTable: Int
     }
     var path: String
     var rules: Int
@@ -88,7 +90,7 @@ struct CompileFigures: Encodable {
             Automata(
                 patterns: patterns, dfas: figures.dfas, stages: figures.stages, nfaStates: figures.nfaStates,
                 statesBeforeMinimization: figures.statesBeforeMinimization, states: figures.states, transitions: figures.transitions,
-                domainTable: figures.domains)
+                domainTable: figures.domains, domainConditionTable: figures.domainConditions)
         }
         url = automata(report.url, report.urlPatterns)
         topURL = automata(report.topURL, report.topPatterns)
@@ -106,7 +108,9 @@ struct CompileFigures: Encodable {
         for (name, figures) in [("url", url), ("top-url", topURL), ("frame-url", frameURL)] where figures.patterns > 0 || name == "url" {
             lines.append(
                 "  \(name.padding(toLength: 9, withPad: " ", startingAt: 0)) \(figures.patterns.grouped) patterns -> "
-                    + (figures.domainTable > 0 ? "\(figures.domainTable.grouped) in the domain table, " : "") + "\(figures.dfas) DFAs"
+                    + (figures.domainTable > 0 ? "\(figures.domainTable.grouped) in the domain table, " : "")
+                    + (figures.domainConditionTable > 0 ? "\(figures.domainConditionTable.grouped) in the domain condition table, " : "")
+                    + "\(figures.dfas) DFAs"
                     + (figures.stages > 0 ? " (\(figures.stages) stage\(figures.stages == 1 ? "" : "s"))" : "") + ", "
                     + "\(figures.states.grouped) states (\(figures.statesBeforeMinimization.grouped) before minimization, NFA \(figures.nfaStates.grouped)), "
                     + "\(figures.transitions.grouped) transitions")

@@ -51,23 +51,11 @@ public struct DomainTable: Hashable, Sendable {
     /// Per entry: its T's encoding in `tails` (empty: `[/:]`, which A's end already satisfies).
     private var tailStarts: [UInt32] = [0]
     private var tails: [UInt8] = []
-    /// The lookup, derived from the entries: an open-addressing table of 32-bit slots, at most
-    /// two thirds full, one per distinct domain, a slot holding its first entry + 1 (0: empty) in
-    /// its low `entryBits` bits and the top bits of the domain's hash (`hash(_:)`) above them, so
-    /// that a probe that finds another domain reads nothing else (EasyList and EasyPrivacy: 1 MB).
-    private var slots: [UInt32] = []
-    /// The lookup's first test, derived from the entries too: a bit per hash of a domain
-    /// (`presentBit(_:)`), at most an eighth of them set. A label whose bit is clear is in no slot;
-    /// most labels of most hosts are in none, and the bits (128 KB for EasyList and EasyPrivacy)
-    /// stay in a core's cache where the slots they spare a read of would miss it.
-    private var presentBits: [UInt64] = []
-    private var presentShift: UInt64 = 64
+    /// The lookup's index of the distinct domains (DomainSlots.swift), derived from the entries.
+    private var index = DomainSlots()
     /// Per entry, what a lookup that reaches it reads, side by side (a cache line or two, where
     /// the entry's places in the arrays above are five): derived from them.
     private var records: [Record] = []
-    private var shift: UInt64 = 64
-    private var entryBits: UInt32 = 32
-    private var entryMask: UInt32 = 0
 
     private struct Record {
         /// The entry's domain in `bytes`, and its T in `tails`.
@@ -106,7 +94,7 @@ public struct DomainTable: Hashable, Sendable {
             tails += entry.tail
             tailStarts.append(UInt32(tails.count))
         }
-        index()
+        makeIndex()
     }
 
     /// The table of entries without tails.
@@ -268,65 +256,24 @@ public struct DomainTable: Hashable, Sendable {
     private static let domainBytes = ASCIISet((1...127).filter { $0 != 0x2F && $0 != 0x3A && !(0x41...0x5A).contains($0) })
 
     @inline(__always)
-    static func folded(_ byte: UInt8) -> UInt8 { byte &- 0x41 < 26 ? byte | 0x20 : byte }
+    static func folded(_ byte: UInt8) -> UInt8 { DomainSlots.folded(byte) }
 
     // MARK: The lookup
 
-    /// One step of the hash of a domain read from its end: FNV-1a over its bytes backwards.
-    @inline(__always)
-    static func step(_ hash: UInt64, _ byte: UInt8) -> UInt64 { (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-    static let seed: UInt64 = 0xCBF2_9CE4_8422_2325
+    static func step(_ hash: UInt64, _ byte: UInt8) -> UInt64 { DomainSlots.step(hash, byte) }
+    static var seed: UInt64 { DomainSlots.seed }
+    static func hash(_ domain: ArraySlice<UInt8>) -> UInt64 { DomainSlots.hash(domain) }
 
-    static func hash(_ domain: ArraySlice<UInt8>) -> UInt64 {
-        domain.reversed().reduce(seed) { step($0, $1) }
-    }
-
-    private mutating func index() {
-        guard !isEmpty else { return }
-        var capacity = 2
-        while 2 * capacity < 3 * count { capacity *= 2 }
-        shift = UInt64(64 - capacity.trailingZeroBitCount)
-        entryBits = UInt32(UInt32.bitWidth - UInt32(count).leadingZeroBitCount)
-        entryMask = entryBits == 32 ? .max : (1 << entryBits) - 1
-        slots = [UInt32](repeating: 0, count: capacity)
-        var bits = 64
-        while bits < 8 * count { bits *= 2 }
-        presentShift = UInt64(64 - bits.trailingZeroBitCount)
-        presentBits = [UInt64](repeating: 0, count: bits / 64)
+    private mutating func makeIndex() {
         records = (0..<count).map { entry in
             Record(
                 domainStart: starts[entry], domainEnd: starts[entry + 1], tailStart: tailStarts[entry], tailEnd: tailStarts[entry + 1],
                 pattern: patterns[entry], sameDomain: -1)
         }
-        var lastOfDomain = [Int32](repeating: -1, count: count)
-        entries: for entry in 0..<count {
-            let hash = Self.hash(domain(entry))
-            var slot = slot(of: hash)
-            while slots[slot] != 0 {
-                // An entry whose domain has a slot already is chained after the others.
-                let first = Int(slots[slot] & entryMask) - 1
-                if slots[slot] & ~entryMask == fingerprint(hash) && domain(first) == domain(entry) {
-                    let last = lastOfDomain[first] < 0 ? first : Int(lastOfDomain[first])
-                    records[last].sameDomain = Int32(entry)
-                    lastOfDomain[first] = Int32(entry)
-                    continue entries
-                }
-                slot = (slot + 1) & (capacity - 1)
-            }
-            slots[slot] = fingerprint(hash) | UInt32(entry + 1)
-            let bit = presentBit(hash)
-            presentBits[bit >> 6] |= 1 << UInt64(bit & 63)
-        }
+        let (index, next) = DomainSlots.index(count: count, hash: { Self.hash(domain($0)) }, same: { domain($0) == domain($1) })
+        self.index = index
+        for entry in 0..<count { records[entry].sameDomain = next[entry] }
     }
-
-    /// The bit of `hash` in `presentBits`: other bits of it than the slot's.
-    @inline(__always)
-    private func presentBit(_ hash: UInt64) -> Int { Int(truncatingIfNeeded: (hash &* 0xC2B2_AE3D_27D4_EB4F) >> presentShift) }
-
-    /// The top bits of `hash` above a slot's entry bits.
-    private func fingerprint(_ hash: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: hash >> 32) & ~entryMask }
-
-    private func slot(of hash: UInt64) -> Int { Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) >> shift) }
 
     /// Where the shape's prefix `^[^:]+:\/\/+([^:/]+\.)?` ends in a URL: after each `/` of the
     /// run after the first `:` from its second on (`slashesEnd` ... `start`), and after each `.`
@@ -394,8 +341,9 @@ public struct DomainTable: Hashable, Sendable {
     public func lookUp(_ url: UnsafeBufferPointer<UInt8>, _ labels: HostLabels, report: (UInt32) -> Void) {
         let (start, end) = (labels.start, labels.end)
         guard labels.terminated, end > start, !isEmpty else { return }
-        slots.withUnsafeBufferPointer { slots in
-            presentBits.withUnsafeBufferPointer { presentBits in
+        let entryMask = index.entryMask
+        index.slots.withUnsafeBufferPointer { slots in
+            index.presentBits.withUnsafeBufferPointer { presentBits in
                 records.withUnsafeBufferPointer { records in
                     var hash = Self.seed
                     var candidate = end
@@ -403,10 +351,10 @@ public struct DomainTable: Hashable, Sendable {
                         candidate -= 1
                         hash = Self.step(hash, Self.folded(url[candidate]))
                         guard candidate == start || (candidate >= start + 2 && url[candidate - 1] == 0x2E) else { continue }
-                        let bit = presentBit(hash)
+                        let bit = index.presentBit(hash)
                         guard presentBits[bit >> 6] >> UInt64(bit & 63) & 1 != 0 else { continue }
-                        var slot = slot(of: hash)
-                        let expected = fingerprint(hash)
+                        var slot = index.slot(of: hash)
+                        let expected = index.fingerprint(hash)
                         while slots[slot] != 0 {
                             if slots[slot] & ~entryMask == expected {
                                 var entry = Int(slots[slot] & entryMask) - 1
@@ -492,7 +440,7 @@ public struct DomainTable: Hashable, Sendable {
             table.tailStarts.append(UInt32(table.tails.count))
             next = pattern + 1
         }
-        table.index()
+        table.makeIndex()
         return table
     }
 

@@ -23,6 +23,8 @@
 //     domains            the domain table (DomainTable.swift): patterns of the `||domain^` and
 //                        `||domain/path` shapes, answered by a hash lookup of the URL's host
 //                        labels, before the programs
+//     domain conditions  the domain condition table (DomainConditionTable.swift): patterns of the
+//                        shape of an `if-domain` or `unless-domain` entry, answered by hashing
 
 public import Automata
 public import URLFilterSyntax
@@ -30,12 +32,14 @@ public import URLFilterSyntax
 public struct ProgramSet: Hashable, Sendable {
     public static func == (lhs: ProgramSet, rhs: ProgramSet) -> Bool {
         lhs.programs == rhs.programs && lhs.stages == rhs.stages && lhs.gated == rhs.gated && lhs.domains == rhs.domains
+            && lhs.domainConditions == rhs.domainConditions
     }
     public func hash(into hasher: inout Hasher) {
         hasher.combine(programs)
         hasher.combine(stages)
         hasher.combine(gated)
         hasher.combine(domains)
+        hasher.combine(domainConditions)
     }
 
     public struct Stage: Hashable, Sendable {
@@ -71,14 +75,19 @@ public struct ProgramSet: Hashable, Sendable {
     public let gated: Gated?
     /// Patterns answered without an automaton.
     public let domains: DomainTable
+    public let domainConditions: DomainConditionTable
     /// The same, laid out for the interpreter (`Image`).
     @usableFromInline let image: Image
 
-    public init(programs: [Program], stages: [Stage] = [], gated: Gated? = nil, domains: DomainTable = .empty) {
+    public init(
+        programs: [Program], stages: [Stage] = [], gated: Gated? = nil, domains: DomainTable = .empty,
+        domainConditions: DomainConditionTable = .empty
+    ) {
         self.programs = programs
         self.stages = stages
         self.gated = gated
         self.domains = domains
+        self.domainConditions = domainConditions
         image = Image(programs: programs, stages: stages, gated: gated)
     }
 
@@ -88,10 +97,11 @@ public struct ProgramSet: Hashable, Sendable {
 
     /// The programs the partitioner made (`DFAPartitioner.build(_:limits:minimizing:phaseTimer:product:)`
     /// with `Program.init`).
-    public init(_ partition: Partitioned<Program>, domains: DomainTable = .empty) {
+    public init(_ partition: Partitioned<Program>, domains: DomainTable = .empty, domainConditions: DomainConditionTable = .empty) {
         self.init(
             programs: partition.dfas, stages: partition.stages.map { Stage(prefix: $0.prefix, suffixes: $0.suffixes) },
-            gated: partition.gated.map { Gated(gateBase: UInt32($0.gateBase), groups: $0.groups) }, domains: domains)
+            gated: partition.gated.map { Gated(gateBase: UInt32($0.gateBase), groups: $0.groups) }, domains: domains,
+            domainConditions: domainConditions)
     }
 
     /// The programs of the DFAs `dfas`.
@@ -322,7 +332,7 @@ public struct ProgramSet: Hashable, Sendable {
         return programs + staged + gatedPrograms
     }
 
-    public var isEmpty: Bool { programs.isEmpty && stages.isEmpty && gated == nil && domains.isEmpty }
+    public var isEmpty: Bool { programs.isEmpty && stages.isEmpty && gated == nil && domains.isEmpty && domainConditions.isEmpty }
 
     /// Runs every program over `url` (then the end-of-URL NUL), telling `report` each pattern
     /// found (a pattern may be told more than once). `ends` is working memory, kept by the
@@ -340,6 +350,10 @@ public struct ProgramSet: Hashable, Sendable {
                 domains.lookUp(url, labels, report: report)
                 runs += 1
             }
+        }
+        if !domainConditions.isEmpty {
+            steps += domainConditions.run(url, report: report)
+            runs += 1
         }
         image.withBuffers { buffers in
             // The whole programs, listing the groups whose gate occurs, each once (a gate may end at
@@ -430,6 +444,7 @@ public struct ProgramSet: Hashable, Sendable {
             }
         }
         domains.write(to: &writer)
+        domainConditions.write(to: &writer)
     }
 
     /// Reads and validates a programs section's content.
@@ -455,7 +470,8 @@ public struct ProgramSet: Hashable, Sendable {
             gated = Gated(gateBase: UInt32(patternCount), groups: groups)
         }
         let domains = try DomainTable.read(from: &reader, patternCount: patternCount)
-        return ProgramSet(programs: whole, stages: stages, gated: gated, domains: domains)
+        let domainConditions = try DomainConditionTable.read(from: &reader, patternCount: patternCount)
+        return ProgramSet(programs: whole, stages: stages, gated: gated, domains: domains, domainConditions: domainConditions)
     }
 
     /// Every program as text, headed `name program i`, `name stage i prefix`, `name stage i suffix j`,
@@ -480,6 +496,10 @@ public struct ProgramSet: Hashable, Sendable {
         if !domains.isEmpty {
             lines.append("\(name) domain table (^[^:]+:\\/\\/+([^:/]+\\.)?D then [/:] or a path; \(domains.count) entries):")
             lines.append(domains.disassemble().split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+        }
+        if !domainConditions.isEmpty {
+            lines.append("\(name) domain condition table ([a-z][a-z+.-]*:\\/\\/D[:/], *D: with ([^/]*\\.)* before D; \(domainConditions.count) entries):")
+            lines.append(domainConditions.disassemble().split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
         }
         return lines.joined(separator: "\n")
     }

@@ -52,6 +52,8 @@ public struct CompilationReport: Sendable {
         public var transitions: Int = 0
         /// Patterns in the domain table (DomainTable.swift in Bytecode), not in any DFA.
         public var domains: Int = 0
+        /// Patterns in the domain condition table (DomainConditionTable.swift in Bytecode), not in any DFA.
+        public var domainConditions: Int = 0
     }
     public var url = Automata()
     public var topURL = Automata()
@@ -434,7 +436,8 @@ private struct Builder {
         report[keyPath: figures].states = partition.states
         report[keyPath: figures].transitions = partition.transitions
         report[keyPath: figures].domains = built.domains.count
-        return ProgramSet(partition, domains: built.domains)
+        report[keyPath: figures].domainConditions = built.domainConditions.count
+        return ProgramSet(partition, domains: built.domains, domainConditions: built.domainConditions)
     }
 }
 
@@ -442,6 +445,7 @@ private struct Builder {
 struct PartitionedPrograms: Sendable {
     var partition: Partitioned<Program>
     var domains: DomainTable
+    var domainConditions: DomainConditionTable
     var timer: PhaseTimer
 
     init(_ filters: consuming [URLFilter], limits: AutomataLimits, minimizing: Bool) {
@@ -455,32 +459,38 @@ struct PartitionedPrograms: Sendable {
         self.timer = timer
         let planned = consume plan
         domains = planned.domains
+        domainConditions = planned.domainConditions
         partition = DFAPartitioner.build(planned.automata, limits: limits, minimizing: minimizing, phaseTimer: &self.timer) { Program($0) }
     }
 
-    /// One kind's patterns: those of the domain table's shape in the table, the others planned
+    /// One kind's patterns: those of a domain table's shape in that table, the others planned
     /// into stages.
     struct Planned: Sendable {
         var automata: DFAPartitioner.Plan
         var domains: DomainTable
+        var domainConditions: DomainConditionTable
     }
 
     /// One kind's patterns (consumed) planned, numbered by their ids.
     static func plan(_ filters: consuming [URLFilter], limits: AutomataLimits, timer: inout PhaseTimer) -> Planned {
         var automata: [(id: PatternID, filter: URLFilter)] = []
         var domains: [(pattern: UInt32, domain: [UInt8], tail: [UInt8])] = []
+        var domainConditions: [(pattern: UInt32, domain: [UInt8], subdomains: Bool)] = []
         let planning = timer.begin(.plan)
         let patternCount = filters.count
         for (id, filter) in (consume filters).enumerated() {
             if let (domain, tail) = DomainTable.split(filter) {
                 domains.append((UInt32(id), domain, tail))
+            } else if let (domain, subdomains) = DomainConditionTable.split(filter) {
+                domainConditions.append((UInt32(id), domain, subdomains))
             } else {
                 automata.append((PatternID(id), filter))
             }
         }
-        let table = DomainTable(domains)
+        let tables = (DomainTable(domains), DomainConditionTable(domainConditions))
         timer.end(planning)
         return Planned(
-            automata: DFAPartitioner.plan(consume automata, patternCount: patternCount, limits: limits, phaseTimer: &timer), domains: table)
+            automata: DFAPartitioner.plan(consume automata, patternCount: patternCount, limits: limits, phaseTimer: &timer),
+            domains: tables.0, domainConditions: tables.1)
     }
 }

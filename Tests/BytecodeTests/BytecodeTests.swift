@@ -34,6 +34,9 @@ private func sampleFile() throws -> CompiledFile {
             (id: PatternID($0.offset), filter: try! URLFilterParser.parse($0.element).get())
         }, limits: AutomataLimits(minimumPatternsPerStage: 2), phaseTimer: &timer))
     precondition(top.stages.count == 1 && top.programs.isEmpty)
+    // A third: the domain condition table's.
+    let topWithTable = ProgramSet(
+        programs: top.programs, stages: top.stages, domainConditions: DomainConditionTable([(2, Array("sub.example.org".utf8), true)]))
     var transform = URLTransform()
     transform.port = .some(nil)
     transform.host = "example.org"
@@ -44,8 +47,8 @@ private func sampleFile() throws -> CompiledFile {
             gated: ProgramSet.Gated(gateBase: 3, groups: [[Program(try dfa(["tracker.*\\.js"]))]]),
             domains: DomainTable([(0, Array("ads.example".utf8), []), (1, Array("cdn.x".utf8), [0x2F, 0x61, 0]
                 + [UInt8](repeating: 0xFF, count: 16)), (2, Array("t.co".utf8), [])])),
-        topURLPrograms: top, framePrograms: ProgramSet(programs: []), urlPatternCount: 3,
-        topPatternCount: 2,
+        topURLPrograms: topWithTable, framePrograms: ProgramSet(programs: []), urlPatternCount: 3,
+        topPatternCount: 3,
         framePatternCount: 0, patternRuleStart: [0, 1, 2, 3], patternRules: [0, 1, 2], universalRules: [3],
         rules: [
             RuleRecord(ruleIndex: 0, resourceTypes: 0, loadTypes: 0, loadContexts: 0, method: 0, condition: .none, role: .listed, actionLocation: 0, conditionStart: 0, conditionCount: 0),
@@ -328,6 +331,31 @@ private func sampleFile() throws -> CompiledFile {
         #expect(refusal { for index in (path + 3)...(path + 18) { $0[index] = 0 } }.contains("a path that is not a sequence of sets"),
             "an empty set")
         #expect(refusal { $0[path] = 0x2F } == "accepted", "the unchanged file loads")
+    }
+
+    /// Each way a domain condition table can be malformed is refused with its own reason, checksum correct.
+    @Test func aMalformedDomainConditionTableIsRefusedWithItsReason() throws {
+        let bytes = try sampleFile().serialized()
+        let needle = Array("sub.example.org".utf8)
+        let domain = try #require((0...(bytes.count - needle.count)).first { Array(bytes[$0..<($0 + needle.count)]) == needle })
+        func refusal(_ edit: (inout [UInt8]) -> Void) -> String {
+            var corrupt = bytes
+            edit(&corrupt)
+            let crc = CRC32.checksum(corrupt[32...])
+            for index in 0..<4 { corrupt[24 + index] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(index))) }
+            do {
+                _ = try CompiledFile(validating: corrupt)
+                return "accepted"
+            } catch {
+                return error.description
+            }
+        }
+        #expect(refusal { $0[domain - 2] = 3 }.contains("domain condition table: pattern 3 of 3"))
+        #expect(refusal { $0[domain] = UInt8(ascii: "S") }.contains("a byte it cannot match"))
+        #expect(refusal { $0[domain + 3] = UInt8(ascii: "/") }.contains("a byte it cannot match"))
+        #expect(refusal { $0[domain + 3] = 0 }.contains("a byte it cannot match"))
+        #expect(refusal { $0[domain - 1] = 0 }.contains("a domain of 0 bytes"))
+        #expect(refusal { $0[domain + 3] = UInt8(ascii: ":") } == "accepted", "the file with another domain loads")
     }
 
     /// A hostile file carries a correct checksum: the structural checks alone must refuse whatever

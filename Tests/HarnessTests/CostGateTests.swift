@@ -179,8 +179,10 @@ final class CostChildTests: XCTestCase {
         let slower = compare(metrics("c", model: .compile, runs[0]), metrics("c", model: .compile, runs[1]))
         #expect(slower.status == .regression)
         #expect(failing(slower) == ["c/instructions.minimize"], "\(slower.table())")
+        // (k rounds up: the phase grows by 3% and less than one more minimization.)
         let growth = runs[1]["minimize"]! / runs[0]["minimize"]!
-        #expect(growth > 1.02 && growth < 1.05)
+        let oneMore = unit["minimize"]! / minimize
+        #expect(growth > 1.02 && growth < 1.03 + oneMore * 1.1, "growth \(growth), one more \(oneMore)")
         let again2 = compare(metrics("c", model: .compile, runs[0]), metrics("c", model: .compile, runs[2]))
         #expect(again2.status == .pass, "\(again2.table())")
     }

@@ -1,0 +1,255 @@
+// DomainConditionTable.swift — Bytecode
+//
+// Patterns of the shape of a domain condition, answered by hashing instead of by an automaton. A
+// rule's `if-domain` and `unless-domain` are tested against the main document's URL, each domain
+// as the pattern WebKit gives it (RuleListCompiler's `domainPattern`), case-insensitive and
+// anchored nowhere:
+//
+//     [a-z][a-z+.-]*:\/\/D[:/]              a domain D: that host
+//     [a-z][a-z+.-]*:\/\/([^/]*\.)*D[:/]     `*D`: that host or any below it
+//
+// D a literal without `/` or NUL. (A url-filter or a top-url pattern written so is taken too.)
+// Every domain condition of a list is one such pattern (EasyList and EasyPrivacy: 10,430); built
+// as automata they are a trie of 112,739 states that a new page runs over its whole URL, most
+// steps a cache miss. What the shape means: the URL holds `://` at some place i whose scheme
+// holds (the bytes before i that are letters, `+`, `.` or `-`, back to the first that is not,
+// include a letter); let H be the bytes from i + 3 up to the first `/`, NUL or byte from 128 on
+// (`[^/]` matches none of those) or the URL's end. The pattern matches exactly when, for such an
+// i, D equals the bytes of H from a start S to an end E (letters folded), where E is a `:` of H
+// or H's end followed by `/`, and S is H's start or (for `*D`) a byte after a `.` of H. (No
+// match reads past a byte from 128 on: the URL is read as if it ended there.) A `://`
+// can only begin where the H before it ends (H holds no `/`), so a URL is read about once: each
+// H's ends are found, and from each the candidates are hashed backwards, at most the longest D's
+// length (so a host of colons costs its length times that, not its square).
+//
+// In a file (at the end of a programs section, after the domain table, ProgramSet.swift):
+//
+//     count      varint   entries, in increasing pattern order
+//     per entry  varint   its pattern minus the previous entry's pattern + 1 (the first: itself)
+//                varint   D's length << 1, bit 0 set for `*D`; then D's bytes: ASCII 1...127
+//                         but `/` and upper-case letters (D is matched with letters folded)
+
+public import URLFilterSyntax
+
+public struct DomainConditionTable: Hashable, Sendable {
+    /// Per entry: the pattern it reports, whether hosts below D match too, and D's bytes in `bytes`.
+    public private(set) var patterns: [UInt32] = []
+    private var subdomains: [Bool] = []
+    private var starts: [UInt32] = [0]
+    private var bytes: [UInt8] = []
+    /// The lookup's index of the distinct domains, and per entry the next of its domain (-1: none).
+    private var index = DomainSlots()
+    private var nextOfDomain: [Int32] = []
+    /// The longest D: how far back from an end a lookup hashes.
+    private var longest = 0
+
+    public static func == (lhs: DomainConditionTable, rhs: DomainConditionTable) -> Bool {
+        lhs.patterns == rhs.patterns && lhs.subdomains == rhs.subdomains && lhs.starts == rhs.starts && lhs.bytes == rhs.bytes
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(patterns)
+        hasher.combine(bytes)
+    }
+
+    public static let empty = DomainConditionTable()
+
+    private init() {}
+
+    /// The table of `entries` (patterns in increasing order, each domain as `split(_:)` made it).
+    public init(_ entries: [(pattern: UInt32, domain: [UInt8], subdomains: Bool)]) {
+        for entry in entries {
+            precondition(patterns.last.map { $0 < entry.pattern } ?? true)
+            precondition(Self.isValid(entry.domain[...]))
+            patterns.append(entry.pattern)
+            subdomains.append(entry.subdomains)
+            bytes += entry.domain
+            starts.append(UInt32(bytes.count))
+        }
+        makeIndex()
+    }
+
+    public var count: Int { patterns.count }
+    public var isEmpty: Bool { patterns.isEmpty }
+
+    /// Entry `entry`'s domain.
+    public func domain(_ entry: Int) -> ArraySlice<UInt8> { bytes[Int(starts[entry])..<Int(starts[entry + 1])] }
+
+    // MARK: The shape
+
+    /// The terms before D: the scheme and `://`, then for `*D` the group of labels.
+    private static let hostTerms: [URLFilterTerm] = terms(before: "[a-z][a-z+.-]*:\\/\\/a[:/]")
+    private static let subdomainTerms: [URLFilterTerm] = terms(before: "[a-z][a-z+.-]*:\\/\\/([^/]*\\.)*a[:/]")
+    private static let terminator = ASCIISet([0x2F, 0x3A])
+
+    private static func terms(before source: String) -> [URLFilterTerm] {
+        guard case .success(let filter) = URLFilterParser.parse(source, isCaseSensitive: false) else { preconditionFailure(source) }
+        return Array(filter.terms.dropLast(2))
+    }
+
+    /// What the table makes of `filter`: D, lower case, and whether hosts below it match; nil
+    /// when `filter` has neither shape.
+    public static func split(_ filter: URLFilter) -> (domain: [UInt8], subdomains: Bool)? {
+        guard !filter.hasStartAnchor, !filter.hasEndAnchor else { return nil }
+        let terms = filter.terms
+        let subdomains: Bool
+        if terms.count >= subdomainTerms.count + 2 && zip(terms, subdomainTerms).allSatisfy(sameShape) {
+            subdomains = true
+        } else if terms.count >= hostTerms.count + 2 && zip(terms, hostTerms).allSatisfy(sameShape) {
+            subdomains = false
+        } else {
+            return nil
+        }
+        var domain: [UInt8] = []
+        for term in terms[(subdomains ? subdomainTerms.count : hostTerms.count)..<(terms.count - 1)] {
+            guard term.quantifier == .one, case .character(let matches, let unit) = term.atom else { return nil }
+            let lower = DomainSlots.folded(unit)
+            guard matches == ASCIISet(lower).caseFolded, domainBytes.contains(lower) else { return nil }
+            domain.append(lower)
+        }
+        guard let last = terms.last, last.quantifier == .one, last.characterSet == terminator else { return nil }
+        return (domain, subdomains)
+    }
+
+    /// Whether two terms match the same strings the same way, spans aside.
+    private static func sameShape(_ a: URLFilterTerm, _ b: URLFilterTerm) -> Bool {
+        guard a.quantifier == b.quantifier else { return false }
+        switch (a.atom, b.atom) {
+        case (.group(let left), .group(let right)): return left.hasSameShape(as: right)
+        case (.group, _), (_, .group): return false
+        default: return a.characterSet == b.characterSet
+        }
+    }
+
+    /// A domain the table can hold: not empty, ASCII 1...127 but `/` and upper-case letters.
+    static func isValid(_ domain: ArraySlice<UInt8>) -> Bool {
+        guard !domain.isEmpty else { return false }
+        let allowed = domainBytes
+        for byte in domain where !allowed.contains(byte) { return false }
+        return true
+    }
+
+    private static let domainBytes = ASCIISet((1...127).filter { $0 != 0x2F && !(0x41...0x5A).contains($0) })
+
+    // MARK: The lookup
+
+    private mutating func makeIndex() {
+        longest = (0..<count).map { Int(starts[$0 + 1] - starts[$0]) }.max() ?? 0
+        let (index, next) = DomainSlots.index(count: count, hash: { DomainSlots.hash(domain($0)) }, same: { domain($0) == domain($1) })
+        self.index = index
+        nextOfDomain = next
+    }
+
+    /// Reports the pattern of every entry that matches `url` (without its end-of-URL NUL), each
+    /// at least once; returns the bytes read (0 when the table is empty).
+    public func run(_ whole: UnsafeBufferPointer<UInt8>, report: (UInt32) -> Void) -> Int {
+        guard !isEmpty else { return 0 }
+        // (A byte from 128 on ends every match of the url's patterns: nothing after it counts.)
+        let url = UnsafeBufferPointer(rebasing: whole[..<(whole.firstIndex { $0 >= 0x80 } ?? whole.count)])
+        let colon = 0x3A as UInt8, slash = 0x2F as UInt8
+        var steps = url.count
+        var at = 0
+        while at + 2 < url.count {
+            guard url[at] == colon, url[at + 1] == slash, url[at + 2] == slash, Self.hasScheme(url, before: at) else {
+                at += 1
+                continue
+            }
+            // H: from `start` up to `end`.
+            let start = at + 3
+            var end = start
+            while end < url.count && url[end] != slash && url[end] != 0 { end += 1 }
+            steps += end - start
+            for candidateEnd in (start + 1)..<(end + 1) where candidateEnd < end ? url[candidateEnd] == colon : end < url.count && url[end] == slash {
+                steps += lookUp(url, start: start, end: candidateEnd, report: report)
+            }
+            // (The next `://` can begin at H's last byte at the earliest.)
+            at = max(end - 1, at + 1)
+        }
+        return steps
+    }
+
+    /// Whether the bytes before `colon` end a scheme: a run of letters, `+`, `.` and `-` with a letter.
+    private static func hasScheme(_ url: UnsafeBufferPointer<UInt8>, before colon: Int) -> Bool {
+        var at = colon - 1
+        while at >= 0 {
+            let byte = url[at]
+            if DomainSlots.folded(byte) &- 0x61 < 26 { return true }
+            guard byte == 0x2B || byte == 0x2E || byte == 0x2D else { return false }
+            at -= 1
+        }
+        return false
+    }
+
+    /// Reports the entries whose D ends at `end` (exclusive) in H, which starts at `start`;
+    /// returns the bytes hashed.
+    private func lookUp(_ url: UnsafeBufferPointer<UInt8>, start: Int, end: Int, report: (UInt32) -> Void) -> Int {
+        var hash = DomainSlots.seed
+        var candidate = end
+        let lowest = max(start, end - longest)
+        while candidate > lowest {
+            candidate -= 1
+            hash = DomainSlots.step(hash, DomainSlots.folded(url[candidate]))
+            let atStart = candidate == start
+            guard atStart || url[candidate - 1] == 0x2E else { continue }
+            let range = candidate..<end
+            guard var entry = index.firstEntry(hash, where: { matches($0, url, range) }) else { continue }
+            while entry >= 0 {
+                if atStart || subdomains[entry] { report(patterns[entry]) }
+                entry = Int(nextOfDomain[entry])
+            }
+        }
+        return end - candidate
+    }
+
+    private func matches(_ entry: Int, _ url: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
+        let start = Int(starts[entry])
+        guard Int(starts[entry + 1]) - start == range.count else { return false }
+        for offset in 0..<range.count where bytes[start + offset] != DomainSlots.folded(url[range.lowerBound + offset]) { return false }
+        return true
+    }
+
+    // MARK: The file
+
+    func write(to writer: inout ByteWriter) {
+        writer.varint(UInt32(count))
+        var next: UInt32 = 0
+        for entry in 0..<count {
+            writer.varint(patterns[entry] - next)
+            next = patterns[entry] + 1
+            let domain = domain(entry)
+            writer.varint(UInt32(domain.count) << 1 | (subdomains[entry] ? 1 : 0))
+            writer.append(contentsOf: domain)
+        }
+    }
+
+    /// Reads and validates a table whose patterns are below `patternCount`.
+    static func read(from reader: inout ByteReader, patternCount: Int) throws(BytecodeError) -> DomainConditionTable {
+        let count = try reader.varintCount(of: "domain conditions", itemBytes: 3)
+        var table = DomainConditionTable()
+        var next = 0
+        for _ in 0..<count {
+            let at = reader.offset
+            let pattern = next + Int(try reader.varint())
+            guard pattern < patternCount else { throw .malformed(at: at, "domain condition table: pattern \(pattern) of \(patternCount)") }
+            let lengthAt = reader.offset
+            let word = try reader.varint()
+            let domain = try reader.take(Int(word >> 1))
+            guard isValid(domain) else {
+                throw .malformed(at: lengthAt, "domain condition table: a domain of \(word >> 1) bytes with a byte it cannot match")
+            }
+            table.patterns.append(UInt32(pattern))
+            table.subdomains.append(word & 1 == 1)
+            table.bytes += domain
+            table.starts.append(UInt32(table.bytes.count))
+            next = pattern + 1
+        }
+        table.makeIndex()
+        return table
+    }
+
+    /// The entries as text: `p<pattern> <domain>`, `*<domain>` when hosts below it match, a line each.
+    public func disassemble() -> String {
+        (0..<count).map { entry in "p\(patterns[entry]) \(subdomains[entry] ? "*" : "")\(String(decoding: domain(entry), as: UTF8.self))" }
+            .joined(separator: "\n")
+    }
+}

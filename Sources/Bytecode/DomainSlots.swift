@@ -1,0 +1,106 @@
+// DomainSlots.swift — Bytecode
+//
+// The hash index of a domain table's distinct domains (DomainTable.swift, DomainConditionTable.swift):
+// derived from the entries when a table is made or read, never written to a file. A domain is
+// hashed from its last byte to its first (`DomainSlots.step`), so a lookup can hash a host's
+// candidates while it reads the host backwards, each label adding to the hash of the ones after it.
+
+struct DomainSlots: Sendable {
+    /// An open-addressing table of 32-bit slots, at most two thirds full, one per distinct domain,
+    /// a slot holding its first entry + 1 (0: empty) in its low bits (`entryMask`) and the top bits
+    /// of the domain's hash above them, so that a probe that finds another domain reads nothing
+    /// else (EasyList and EasyPrivacy: 1 MB).
+    private(set) var slots: [UInt32] = []
+    /// The lookup's first test: a bit per hash of a domain (`presentBit(_:)`), at most an eighth of
+    /// them set. A label whose bit is clear is in no slot; most labels of most hosts are in none,
+    /// and the bits (128 KB for EasyList and EasyPrivacy) stay in a core's cache where the slots
+    /// they spare a read of would miss it.
+    private(set) var presentBits: [UInt64] = []
+    private var presentShift: UInt64 = 64
+    private var shift: UInt64 = 64
+    private(set) var entryMask: UInt32 = 0
+
+    /// The index of `count` entries whose domains `hash` gives; `same` tells whether two entries'
+    /// domains are equal. Returns it with, per entry, the next entry of the same domain (-1:
+    /// none): only a domain's first entry has a slot.
+    static func index(count: Int, hash: (Int) -> UInt64, same: (Int, Int) -> Bool) -> (DomainSlots, nextOfDomain: [Int32]) {
+        var index = DomainSlots()
+        var next = [Int32](repeating: -1, count: count)
+        guard count > 0 else { return (index, next) }
+        var capacity = 2
+        while 2 * capacity < 3 * count { capacity *= 2 }
+        index.shift = UInt64(64 - capacity.trailingZeroBitCount)
+        let entryBits = UInt32(UInt32.bitWidth - UInt32(count).leadingZeroBitCount)
+        index.entryMask = entryBits == 32 ? .max : (1 << entryBits) - 1
+        index.slots = [UInt32](repeating: 0, count: capacity)
+        var bits = 64
+        while bits < 8 * count { bits *= 2 }
+        index.presentShift = UInt64(64 - bits.trailingZeroBitCount)
+        index.presentBits = [UInt64](repeating: 0, count: bits / 64)
+        var lastOfDomain = [Int32](repeating: -1, count: count)
+        entries: for entry in 0..<count {
+            let hash = hash(entry)
+            var slot = index.slot(of: hash)
+            while index.slots[slot] != 0 {
+                // An entry whose domain has a slot already is chained after the others.
+                let first = Int(index.slots[slot] & index.entryMask) - 1
+                if index.slots[slot] & ~index.entryMask == index.fingerprint(hash) && same(first, entry) {
+                    let last = lastOfDomain[first] < 0 ? first : Int(lastOfDomain[first])
+                    next[last] = Int32(entry)
+                    lastOfDomain[first] = Int32(entry)
+                    continue entries
+                }
+                slot = (slot + 1) & (capacity - 1)
+            }
+            index.slots[slot] = index.fingerprint(hash) | UInt32(entry + 1)
+            let bit = index.presentBit(hash)
+            index.presentBits[bit >> 6] |= 1 << UInt64(bit & 63)
+        }
+        return (index, next)
+    }
+
+    /// The bit of `hash` in `presentBits`: other bits of it than the slot's.
+    @inline(__always)
+    func presentBit(_ hash: UInt64) -> Int { Int(truncatingIfNeeded: (hash &* 0xC2B2_AE3D_27D4_EB4F) >> presentShift) }
+
+    /// The top bits of `hash` above a slot's entry bits.
+    @inline(__always)
+    func fingerprint(_ hash: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: hash >> 32) & ~entryMask }
+
+    @inline(__always)
+    func slot(of hash: UInt64) -> Int { Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) >> shift) }
+
+    /// The first entry of the domain whose hash is `hash` and for which `matches` holds (it is
+    /// given each candidate domain's first entry), nil when there is none. For a lookup of a few
+    /// candidates; DomainTable's hot loop reads the arrays itself.
+    func firstEntry(_ hash: UInt64, where matches: (Int) -> Bool) -> Int? {
+        guard !slots.isEmpty else { return nil }
+        let bit = presentBit(hash)
+        guard presentBits[bit >> 6] >> UInt64(bit & 63) & 1 != 0 else { return nil }
+        var slot = slot(of: hash)
+        let expected = fingerprint(hash)
+        while slots[slot] != 0 {
+            if slots[slot] & ~entryMask == expected {
+                let entry = Int(slots[slot] & entryMask) - 1
+                if matches(entry) { return entry }
+            }
+            slot = (slot + 1) & (slots.count - 1)
+        }
+        return nil
+    }
+
+    // MARK: The hash
+
+    /// One step of the hash of a domain read from its end: FNV-1a over its bytes backwards.
+    @inline(__always)
+    static func step(_ hash: UInt64, _ byte: UInt8) -> UInt64 { (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+    static let seed: UInt64 = 0xCBF2_9CE4_8422_2325
+
+    static func hash(_ domain: ArraySlice<UInt8>) -> UInt64 {
+        domain.reversed().reduce(seed) { step($0, $1) }
+    }
+
+    /// A byte with an upper-case letter folded to lower case.
+    @inline(__always)
+    static func folded(_ byte: UInt8) -> UInt8 { byte &- 0x41 < 26 ? byte | 0x20 : byte }
+}
