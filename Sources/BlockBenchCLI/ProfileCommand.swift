@@ -59,18 +59,28 @@ struct ProfileCommand: ParsableCommand {
         var sink = 0
         // The evaluator's whole answer, each request timed on its own as `blockbench bench` times
         // it (pages made as they come).
+        // The requests that made their page apart: the tail is theirs.
         let evaluator = Evaluator(compiled)
         var latencies = LatencyHistogram()
+        var onNewPages = LatencyHistogram()
+        var onKeptPages = LatencyHistogram()
         for _ in 0..<rounds {
             for request in requestList {
+                let pagesBefore = evaluator.pagesMade
                 let started = monotonicNanoseconds()
                 sink &+= evaluator.outcome(for: request).actions.count
-                latencies.record(nanoseconds: monotonicNanoseconds() - started)
+                let elapsed = monotonicNanoseconds() - started
+                latencies.record(nanoseconds: elapsed)
+                if evaluator.pagesMade != pagesBefore { onNewPages.record(nanoseconds: elapsed) } else { onKeptPages.record(nanoseconds: elapsed) }
             }
         }
         consumeMeasured(sink)
-        print(
-            "  evaluator, whole answer: median \(Int(latencies.percentile(50))) ns, mean \(String(format: "%.0f", latencies.mean)) ns per request")
+        func figures(_ histogram: LatencyHistogram) -> String {
+            "median \(Int(histogram.percentile(50))) ns, p99 \(Int(histogram.percentile(99))) ns, mean \(String(format: "%.0f", histogram.mean)) ns"
+        }
+        print("  evaluator, whole answer: \(figures(latencies)) per request")
+        print("    on a page kept:        \(figures(onKeptPages)) (\(Int(onKeptPages.count) / rounds) requests a round)")
+        print("    on a page made for it: \(figures(onNewPages)) (\(Int(onNewPages.count) / rounds) requests a round)")
     }
 
     /// One line of the profile: a program (or a stage, or every url program) run alone over every

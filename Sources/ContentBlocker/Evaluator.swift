@@ -78,6 +78,8 @@ public final class Evaluator {
     @exclusivity(unchecked) public private(set) var steps = 0
     /// Program runs since this evaluator was made.
     @exclusivity(unchecked) public private(set) var programRuns = 0
+    /// Pages made since this evaluator was made (a request whose page was not kept makes one).
+    @exclusivity(unchecked) public private(set) var pagesMade = 0
 
     public init(_ list: CompiledRuleList, pageCapacity: Int = 16) {
         let file = list.file
@@ -379,6 +381,7 @@ public final class Evaluator {
             return page
         }
         let page = Page(key, mainDocumentDomain: mainDocumentDomain(request.mainDocumentURL))
+        pagesMade += 1
         if pageCapacity > 0 {
             if pages.count >= pageCapacity { pages.removeLast() }
             pages.insert(page, at: 0)
