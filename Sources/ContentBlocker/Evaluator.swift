@@ -346,6 +346,9 @@ public final class Evaluator {
         var stageEnds: [Int] = []
     }
 
+    /// The condition programs' stage ends (working memory, as `Work.stageEnds` is the url programs').
+    @exclusivity(unchecked) private var conditionEnds: [Int] = []
+
     /// What a request's marks came from, to undo them.
     @exclusivity(unchecked) private var markedTop: [UInt32]?
     @exclusivity(unchecked) private var markedFrame: [UInt32]?
@@ -453,8 +456,7 @@ public final class Evaluator {
         guard markedTop == nil else { return }
         if page.topPatterns == nil {
             var matched: [UInt32] = []
-            var ends: [Int] = []
-            run(file.topURLPrograms, over: request.mainDocumentURL.string, seen: &topSeen, into: &matched, ends: &ends)
+            run(file.topURLPrograms, over: request.mainDocumentURL.string, seen: &topSeen, into: &matched, ends: &conditionEnds)
             page.topPatterns = matched
         } else {
             for pattern in page.topPatterns! { topSeen[Int(pattern)] = true }
@@ -467,8 +469,7 @@ public final class Evaluator {
         guard markedFrame == nil else { return }
         if page.framePatterns == nil {
             var matched: [UInt32] = []
-            var ends: [Int] = []
-            run(file.framePrograms, over: request.frameURL.string, seen: &frameSeen, into: &matched, ends: &ends)
+            run(file.framePrograms, over: request.frameURL.string, seen: &frameSeen, into: &matched, ends: &conditionEnds)
             page.framePatterns = matched
         } else {
             for pattern in page.framePatterns! { frameSeen[Int(pattern)] = true }
@@ -644,25 +645,33 @@ public final class Evaluator {
         }
         // Actions: a base location goes when every rule of the base listing it left; one joins
         // when a joining rule lists it and the base does not.
-        var uses: [UInt32: Int] = [:]
+        // (The changes sorted by location and summed per location: a few, where a dictionary
+        // would hash each.)
+        var changes: [(location: UInt32, change: Int)] = []
         for slot in leaving {
-            if let location = listedLocation(file.rules[Int(slot)], upgradable: upgradable) { uses[location, default: 0] -= 1 }
+            if let location = listedLocation(file.rules[Int(slot)], upgradable: upgradable) { changes.append((location, -1)) }
         }
         for slot in joining {
-            if let location = listedLocation(file.rules[Int(slot)], upgradable: upgradable) { uses[location, default: 0] += 1 }
+            if let location = listedLocation(file.rules[Int(slot)], upgradable: upgradable) { changes.append((location, 1)) }
         }
+        changes.sort { $0.location < $1.location }
         var removing: [UInt32] = []
         var adding: [(key: UInt32, value: Action)] = []
         let locations = old.actions.keys
-        for (location, change) in uses {
+        var at = 0
+        while at < changes.count {
+            let location = changes[at].location
+            var change = 0
+            while at < changes.count && changes[at].location == location {
+                change += changes[at].change
+                at += 1
+            }
             let offset = Self.lowerBound(location, in: locations)
             let listed = offset < locations.count && locations[offset] == location
             let before = listed ? base.locationUses[offset] : 0
             if listed && before + change == 0 { removing.append(location) }
             if !listed && change > 0 { adding.append((location, file.actions[Int(location)])) }
         }
-        removing.sort()
-        adding.sort { $0.key < $1.key }
         universal.actions = old.actions.edited(removing: removing, adding: adding)
         return universal
     }
