@@ -30,6 +30,11 @@
 //                         but `/` and upper-case letters (D is matched with letters folded)
 
 public import URLFilterSyntax
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
 
 public struct DomainConditionTable: Hashable, Sendable {
     /// Per entry: the pattern it reports, whether hosts below D match too, and D's bytes in `bytes`.
@@ -143,29 +148,42 @@ public struct DomainConditionTable: Hashable, Sendable {
     /// Reports the pattern of every entry that matches `url` (without its end-of-URL NUL), each
     /// at least once; returns the bytes read (0 when the table is empty).
     public func run(_ whole: UnsafeBufferPointer<UInt8>, report: (UInt32) -> Void) -> Int {
-        guard !isEmpty else { return 0 }
+        guard !isEmpty, let base = whole.baseAddress else { return 0 }
         // (A byte from 128 on ends every match of the url's patterns: nothing after it counts.)
-        let url = UnsafeBufferPointer(rebasing: whole[..<(whole.firstIndex { $0 >= 0x80 } ?? whole.count)])
+        let url = UnsafeBufferPointer(start: base, count: Self.asciiPrefix(whole))
         let colon = 0x3A as UInt8, slash = 0x2F as UInt8
         var steps = url.count
         var at = 0
-        while at + 2 < url.count {
-            guard url[at] == colon, url[at + 1] == slash, url[at + 2] == slash, Self.hasScheme(url, before: at) else {
+        // Each `:` (found by `memchr`: most URLs have one or two) that starts `://` after a scheme.
+        while at + 2 < url.count, let found = memchr(base + at, Int32(colon), url.count - 2 - at) {
+            at = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base
+            guard url[at + 1] == slash, url[at + 2] == slash, Self.hasScheme(url, before: at) else {
                 at += 1
                 continue
             }
-            // H: from `start` up to `end`.
+            // H: from `start` up to `end`; D ends at one of its `:` or at its end before a `/`.
             let start = at + 3
             var end = start
             while end < url.count && url[end] != slash && url[end] != 0 { end += 1 }
             steps += end - start
-            for candidateEnd in (start + 1)..<(end + 1) where candidateEnd < end ? url[candidateEnd] == colon : end < url.count && url[end] == slash {
-                steps += lookUp(url, start: start, end: candidateEnd, report: report)
+            if end > start {
+                for place in start + 1..<end where url[place] == colon { steps += lookUp(url, start: start, end: place, report: report) }
+                if end < url.count && url[end] == slash { steps += lookUp(url, start: start, end: end, report: report) }
             }
             // (The next `://` can begin at H's last byte at the earliest.)
             at = max(end - 1, at + 1)
         }
         return steps
+    }
+
+    /// How many bytes `url` has before its first from 128 on, read a word at a time.
+    private static func asciiPrefix(_ url: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let base = url.baseAddress else { return 0 }
+        var at = 0
+        let raw = UnsafeRawPointer(base)
+        while at + 8 <= url.count && raw.loadUnaligned(fromByteOffset: at, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 { at += 8 }
+        while at < url.count && url[at] < 0x80 { at += 1 }
+        return at
     }
 
     /// Whether the bytes before `colon` end a scheme: a run of letters, `+`, `.` and `-` with a letter.

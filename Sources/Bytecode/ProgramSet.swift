@@ -31,8 +31,9 @@ public import URLFilterSyntax
 
 public struct ProgramSet: Hashable, Sendable {
     public static func == (lhs: ProgramSet, rhs: ProgramSet) -> Bool {
-        lhs.programs == rhs.programs && lhs.stages == rhs.stages && lhs.gated == rhs.gated && lhs.domains == rhs.domains
-            && lhs.domainConditions == rhs.domainConditions
+        lhs.contents === rhs.contents
+            || (lhs.programs == rhs.programs && lhs.stages == rhs.stages && lhs.gated == rhs.gated && lhs.domains == rhs.domains
+                && lhs.domainConditions == rhs.domainConditions)
     }
     public func hash(into hasher: inout Hasher) {
         hasher.combine(programs)
@@ -69,26 +70,44 @@ public struct ProgramSet: Hashable, Sendable {
         }
     }
 
+    /// What a set holds, behind one reference: a set is lent to each run over a URL, and the caller
+    /// copies a value lent from a class's property, some forty words of it inline, at each run.
+    @usableFromInline final class Contents: Sendable {
+        @usableFromInline let programs: [Program]
+        let stages: [Stage]
+        let gated: Gated?
+        @usableFromInline let domains: DomainTable
+        @usableFromInline let domainConditions: DomainConditionTable
+        @usableFromInline let image: Image
+
+        init(programs: [Program], stages: [Stage], gated: Gated?, domains: DomainTable, domainConditions: DomainConditionTable) {
+            self.programs = programs
+            self.stages = stages
+            self.gated = gated
+            self.domains = domains
+            self.domainConditions = domainConditions
+            image = Image(programs: programs, stages: stages, gated: gated)
+        }
+    }
+    @usableFromInline let contents: Contents
+
     /// Programs run from the URL's start.
-    public let programs: [Program]
-    public let stages: [Stage]
-    public let gated: Gated?
+    public var programs: [Program] { contents.programs }
+    public var stages: [Stage] { contents.stages }
+    public var gated: Gated? { contents.gated }
     /// Patterns answered without an automaton.
-    public let domains: DomainTable
-    public let domainConditions: DomainConditionTable
-    /// The same, laid out for the interpreter (`Image`).
-    @usableFromInline let image: Image
+    public var domains: DomainTable { contents.domains }
+    public var domainConditions: DomainConditionTable { contents.domainConditions }
+    /// The same, laid out for the interpreter (`Image`), lent where it lies.
+    @usableFromInline var image: Image {
+        _read { yield contents.image }
+    }
 
     public init(
         programs: [Program], stages: [Stage] = [], gated: Gated? = nil, domains: DomainTable = .empty,
         domainConditions: DomainConditionTable = .empty
     ) {
-        self.programs = programs
-        self.stages = stages
-        self.gated = gated
-        self.domains = domains
-        self.domainConditions = domainConditions
-        image = Image(programs: programs, stages: stages, gated: gated)
+        contents = Contents(programs: programs, stages: stages, gated: gated, domains: domains, domainConditions: domainConditions)
     }
 
     /// How many of these programs (prefixes and suffixes included) the interpreter runs from a
@@ -340,19 +359,20 @@ public struct ProgramSet: Hashable, Sendable {
     /// interpreter steps (bytes read by every run) and the program runs.
     @inlinable
     public func run(_ url: UnsafeBufferPointer<UInt8>, ends: inout [Int], report: (UInt32) -> Void) -> (steps: Int, runs: Int) {
+        let contents = contents
         var steps = 0
-        var runs = programs.count
+        var runs = contents.programs.count
         // The host labels, read once for the domain table and the stages whose prefix they answer.
         var labels: DomainTable.HostLabels?
-        if image.readsHostLabels || !domains.isEmpty {
+        if image.readsHostLabels || !contents.domains.isEmpty {
             labels = DomainTable.hostLabels(url, steps: &steps)
-            if let labels, !domains.isEmpty {
-                domains.lookUp(url, labels, report: report)
+            if let labels, !contents.domains.isEmpty {
+                contents.domains.lookUp(url, labels, report: report)
                 runs += 1
             }
         }
-        if !domainConditions.isEmpty {
-            steps += domainConditions.run(url, report: report)
+        if !contents.domainConditions.isEmpty {
+            steps += contents.domainConditions.run(url, report: report)
             runs += 1
         }
         image.withBuffers { buffers in
@@ -360,7 +380,7 @@ public struct ProgramSet: Hashable, Sendable {
             // several places); then those groups' programs.
             let gateBase = image.gateBase
             ends.removeAll(keepingCapacity: true)
-            for index in 0..<programs.count {
+            for index in 0..<contents.programs.count {
                 steps += buffers.execute(index, url) { pattern, _ in
                     if pattern < gateBase {
                         report(pattern)
