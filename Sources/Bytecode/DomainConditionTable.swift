@@ -98,9 +98,9 @@ public struct DomainConditionTable: Hashable, Sendable {
         guard !filter.hasStartAnchor, !filter.hasEndAnchor else { return nil }
         let terms = filter.terms
         let subdomains: Bool
-        if terms.count >= subdomainTerms.count + 2 && zip(terms, subdomainTerms).allSatisfy(sameShape) {
+        if terms.count >= subdomainTerms.count + 2 && zip(terms, subdomainTerms).allSatisfy({ $0.hasSameShape(as: $1) }) {
             subdomains = true
-        } else if terms.count >= hostTerms.count + 2 && zip(terms, hostTerms).allSatisfy(sameShape) {
+        } else if terms.count >= hostTerms.count + 2 && zip(terms, hostTerms).allSatisfy({ $0.hasSameShape(as: $1) }) {
             subdomains = false
         } else {
             return nil
@@ -116,23 +116,8 @@ public struct DomainConditionTable: Hashable, Sendable {
         return (domain, subdomains)
     }
 
-    /// Whether two terms match the same strings the same way, spans aside.
-    private static func sameShape(_ a: URLFilterTerm, _ b: URLFilterTerm) -> Bool {
-        guard a.quantifier == b.quantifier else { return false }
-        switch (a.atom, b.atom) {
-        case (.group(let left), .group(let right)): return left.hasSameShape(as: right)
-        case (.group, _), (_, .group): return false
-        default: return a.characterSet == b.characterSet
-        }
-    }
-
     /// A domain the table can hold: not empty, ASCII 1...127 but `/` and upper-case letters.
-    static func isValid(_ domain: ArraySlice<UInt8>) -> Bool {
-        guard !domain.isEmpty else { return false }
-        let allowed = domainBytes
-        for byte in domain where !allowed.contains(byte) { return false }
-        return true
-    }
+    static func isValid(_ domain: ArraySlice<UInt8>) -> Bool { DomainSlots.isDomain(domain, of: domainBytes) }
 
     private static let domainBytes = ASCIISet((1...127).filter { $0 != 0x2F && !(0x41...0x5A).contains($0) })
 
@@ -232,8 +217,7 @@ public struct DomainConditionTable: Hashable, Sendable {
         writer.varint(UInt32(count))
         var next: UInt32 = 0
         for entry in 0..<count {
-            writer.varint(patterns[entry] - next)
-            next = patterns[entry] + 1
+            writer.increasingPattern(patterns[entry], after: &next)
             let domain = domain(entry)
             writer.varint(UInt32(domain.count) << 1 | (subdomains[entry] ? 1 : 0))
             writer.append(contentsOf: domain)
@@ -246,20 +230,17 @@ public struct DomainConditionTable: Hashable, Sendable {
         var table = DomainConditionTable()
         var next = 0
         for _ in 0..<count {
-            let at = reader.offset
-            let pattern = next + Int(try reader.varint())
-            guard pattern < patternCount else { throw .malformed(at: at, "domain condition table: pattern \(pattern) of \(patternCount)") }
+            let pattern = try reader.increasingPattern(after: &next, below: patternCount, table: "domain condition table")
             let lengthAt = reader.offset
             let word = try reader.varint()
             let domain = try reader.take(Int(word >> 1))
             guard isValid(domain) else {
                 throw .malformed(at: lengthAt, "domain condition table: a domain of \(word >> 1) bytes with a byte it cannot match")
             }
-            table.patterns.append(UInt32(pattern))
+            table.patterns.append(pattern)
             table.subdomains.append(word & 1 == 1)
             table.bytes += domain
             table.starts.append(UInt32(table.bytes.count))
-            next = pattern + 1
         }
         table.makeIndex()
         return table

@@ -1,9 +1,12 @@
 // DomainSlots.swift — Bytecode
 //
 // The hash index of a domain table's distinct domains (DomainTable.swift, DomainConditionTable.swift):
-// derived from the entries when a table is made or read, never written to a file. A domain is
+// derived from the entries when a table is made or read, never written to a file; and what both
+// tables read domains with (the hash, letters folded, the check of a domain's bytes). A domain is
 // hashed from its last byte to its first (`DomainSlots.step`), so a lookup can hash a host's
 // candidates while it reads the host backwards, each label adding to the hash of the ones after it.
+
+internal import URLFilterSyntax
 
 struct DomainSlots: Sendable {
     /// An open-addressing table of 32-bit slots, at most two thirds full, one per distinct domain,
@@ -98,6 +101,13 @@ struct DomainSlots: Sendable {
 
     static func hash(_ domain: ArraySlice<UInt8>) -> UInt64 {
         domain.reversed().reduce(seed) { step($0, $1) }
+    }
+
+    /// Whether `domain` is not empty and all its bytes are in `allowed` (a table's domain bytes).
+    static func isDomain(_ domain: ArraySlice<UInt8>, of allowed: ASCIISet) -> Bool {
+        guard !domain.isEmpty else { return false }
+        for byte in domain where !allowed.contains(byte) { return false }
+        return true
     }
 
     /// A byte with an upper-case letter folded to lower case.

@@ -121,7 +121,7 @@ public struct DomainTable: Hashable, Sendable {
     public static func split(_ filter: URLFilter) -> (domain: [UInt8], tail: [UInt8])? {
         let terms = filter.terms
         let prefixCount = prefixTerms.count
-        guard filter.hasStartAnchor, terms.count >= prefixCount + 2, zip(terms, prefixTerms).allSatisfy(Self.sameShape) else {
+        guard filter.hasStartAnchor, terms.count >= prefixCount + 2, zip(terms, prefixTerms).allSatisfy({ $0.hasSameShape(as: $1) }) else {
             return nil
         }
         var domain: [UInt8] = []
@@ -235,23 +235,8 @@ public struct DomainTable: Hashable, Sendable {
         }
     }
 
-    /// Whether two terms match the same strings the same way, spans aside.
-    private static func sameShape(_ a: URLFilterTerm, _ b: URLFilterTerm) -> Bool {
-        guard a.quantifier == b.quantifier else { return false }
-        switch (a.atom, b.atom) {
-        case (.group(let left), .group(let right)): return left.hasSameShape(as: right)
-        case (.group, _), (_, .group): return false
-        default: return a.characterSet == b.characterSet
-        }
-    }
-
     /// A domain the table can hold: not empty, ASCII 1...127 but `/`, `:` and upper-case letters.
-    static func isValid(_ domain: ArraySlice<UInt8>) -> Bool {
-        guard !domain.isEmpty else { return false }
-        let allowed = domainBytes
-        for byte in domain where !allowed.contains(byte) { return false }
-        return true
-    }
+    static func isValid(_ domain: ArraySlice<UInt8>) -> Bool { DomainSlots.isDomain(domain, of: domainBytes) }
 
     private static let domainBytes = ASCIISet((1...127).filter { $0 != 0x2F && $0 != 0x3A && !(0x41...0x5A).contains($0) })
 
@@ -392,8 +377,7 @@ public struct DomainTable: Hashable, Sendable {
         writer.varint(UInt32(count))
         var next: UInt32 = 0
         for entry in 0..<count {
-            writer.varint(patterns[entry] - next)
-            next = patterns[entry] + 1
+            writer.increasingPattern(patterns[entry], after: &next)
             let domain = domain(entry)
             let tail = tail(entry)
             // (A domain the entry before has too is written as length 0: paths of one domain
@@ -414,9 +398,7 @@ public struct DomainTable: Hashable, Sendable {
         var table = DomainTable()
         var next = 0
         for _ in 0..<count {
-            let at = reader.offset
-            let pattern = next + Int(try reader.varint())
-            guard pattern < patternCount else { throw .malformed(at: at, "domain table: pattern \(pattern) of \(patternCount)") }
+            let pattern = try reader.increasingPattern(after: &next, below: patternCount, table: "domain table")
             let lengthAt = reader.offset
             let word = try reader.varint()
             let length = Int(word >> 1)
@@ -435,10 +417,9 @@ public struct DomainTable: Hashable, Sendable {
                 guard isValidTail(tail) else { throw .malformed(at: tailAt, "domain table: a path that is not a sequence of sets") }
                 table.tails += tail
             }
-            table.patterns.append(UInt32(pattern))
+            table.patterns.append(pattern)
             table.starts.append(UInt32(table.bytes.count))
             table.tailStarts.append(UInt32(table.tails.count))
-            next = pattern + 1
         }
         table.makeIndex()
         return table

@@ -135,6 +135,18 @@ public struct URLFilterTerm: Hashable, Sendable {
     }
 }
 
+extension URLFilterTerm {
+    /// Whether the two terms match the same strings the same way, spans aside.
+    public func hasSameShape(as other: URLFilterTerm) -> Bool {
+        guard quantifier == other.quantifier else { return false }
+        switch (atom, other.atom) {
+        case (.group(let left), .group(let right)): return left.hasSameShape(as: right)
+        case (.group, _), (_, .group): return false
+        default: return characterSet == other.characterSet
+        }
+    }
+}
+
 /// The terms of a group, and what the compiler asks of the whole subtree: whether it must consume
 /// a character, whether it can match the end-of-URL NUL, how many terms, groups and repeating
 /// terms it holds at any depth, and a hash of its shape (its terms without their spans). All of

@@ -23,6 +23,20 @@ private func bitwiseCRC32<C: Collection<UInt8>>(_ bytes: C, seed: UInt32 = 0) ->
     return ~crc
 }
 
+/// What reading `bytes` edited by `edit`, its checksum made right, says: "accepted" or the refusal.
+private func refusalWithChecksum(of bytes: [UInt8], _ edit: (inout [UInt8]) -> Void) -> String {
+    var corrupt = bytes
+    edit(&corrupt)
+    let crc = CRC32.checksum(corrupt[32...])
+    for index in 0..<4 { corrupt[24 + index] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(index))) }
+    do {
+        _ = try CompiledFile(validating: corrupt)
+        return "accepted"
+    } catch {
+        return error.description
+    }
+}
+
 /// A small file with every section in use: two url programs' worth of patterns, a gated group, a
 /// condition, actions with payloads.
 private func sampleFile() throws -> CompiledFile {
@@ -309,18 +323,7 @@ private func sampleFile() throws -> CompiledFile {
             let needle = Array(text.utf8)
             return try #require((0...(bytes.count - needle.count)).first { Array(bytes[$0..<($0 + needle.count)]) == needle })
         }
-        func refusal(_ edit: (inout [UInt8]) -> Void) -> String {
-            var corrupt = bytes
-            edit(&corrupt)
-            let crc = CRC32.checksum(corrupt[32...])
-            for index in 0..<4 { corrupt[24 + index] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(index))) }
-            do {
-                _ = try CompiledFile(validating: corrupt)
-                return "accepted"
-            } catch {
-                return error.description
-            }
-        }
+        func refusal(_ edit: (inout [UInt8]) -> Void) -> String { refusalWithChecksum(of: bytes, edit) }
         let first = try find("ads.example")
         let path = try find("cdn.x") + 6  // after the path's length
         #expect(refusal { $0[first - 2] = 9 }.contains("domain table: pattern 9 of 3"))
@@ -338,18 +341,7 @@ private func sampleFile() throws -> CompiledFile {
         let bytes = try sampleFile().serialized()
         let needle = Array("sub.example.org".utf8)
         let domain = try #require((0...(bytes.count - needle.count)).first { Array(bytes[$0..<($0 + needle.count)]) == needle })
-        func refusal(_ edit: (inout [UInt8]) -> Void) -> String {
-            var corrupt = bytes
-            edit(&corrupt)
-            let crc = CRC32.checksum(corrupt[32...])
-            for index in 0..<4 { corrupt[24 + index] = UInt8(truncatingIfNeeded: crc >> (8 * UInt32(index))) }
-            do {
-                _ = try CompiledFile(validating: corrupt)
-                return "accepted"
-            } catch {
-                return error.description
-            }
-        }
+        func refusal(_ edit: (inout [UInt8]) -> Void) -> String { refusalWithChecksum(of: bytes, edit) }
         #expect(refusal { $0[domain - 2] = 3 }.contains("domain condition table: pattern 3 of 3"))
         #expect(refusal { $0[domain] = UInt8(ascii: "S") }.contains("a byte it cannot match"))
         #expect(refusal { $0[domain + 3] = UInt8(ascii: "/") }.contains("a byte it cannot match"))
