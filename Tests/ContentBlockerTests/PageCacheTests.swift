@@ -79,6 +79,12 @@ import PCRE2Oracle
         #expect(cut > 0 && cut < requests.count)
         // Kept pages save the condition programs' runs.
         #expect(keepingMore.steps < fresh.steps)
+        // A page is made for each page and frame first seen, again after its eviction, and for
+        // every request by an evaluator that keeps none.
+        let pages = Set(requests.map { [$0.mainDocumentURL.string, $0.frameURL.string] }).count
+        #expect(pages <= 16 && keepingMore.pagesMade == pages)
+        #expect(keeping.pagesMade > pages)
+        #expect(fresh.pagesMade == requests.count)
     }
 
     /// The main document's registrable domain is kept per host, and the hosts kept are dropped
