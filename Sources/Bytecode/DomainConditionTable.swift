@@ -75,7 +75,7 @@ public struct DomainConditionTable: Hashable, Sendable {
     }
 
     public var count: Int { patterns.count }
-    public var isEmpty: Bool { patterns.isEmpty }
+    @inlinable public var isEmpty: Bool { patterns.isEmpty }
 
     /// Entry `entry`'s domain.
     public func domain(_ entry: Int) -> ArraySlice<UInt8> { bytes[Int(starts[entry])..<Int(starts[entry + 1])] }
