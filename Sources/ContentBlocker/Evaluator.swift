@@ -51,8 +51,14 @@ public final class Evaluator {
     @exclusivity(unchecked) private var frameSeen: [Bool]
     /// An answer's working memory (`Work`), kept between answers so that they allocate nothing.
     @exclusivity(unchecked) private var work: Work
-    /// The pages kept, most recently used first (at most `pageCapacity`).
+    /// The pages kept (at most `pageCapacity`), each with the count of answers at its last use:
+    /// the least recently used goes when a new page needs its place. Pages stay where they are
+    /// (moving the one used to the front copied the list at every change of page).
     @exclusivity(unchecked) private var pages: [Page] = []
+    @exclusivity(unchecked) private var pageUses: [Int] = []
+    @exclusivity(unchecked) private var answers = 0
+    /// Where the page of the last answer is: a page's requests mostly come together.
+    @exclusivity(unchecked) private var lastPage = 0
     /// Registrable domains by host (`mainDocumentDomain(_:)`); emptied when it reaches its capacity.
     @exclusivity(unchecked) private var domainOfHost: [String: String?] = [:]
     private static let domainCapacity = 1024
@@ -371,23 +377,31 @@ public final class Evaluator {
     }
 
     /// The page of `request`, made (and the least recently used one dropped) when new. The pages
-    /// are kept most recent first and found by comparing their URLs: a page's requests mostly
-    /// come together, and a scan of a few keys costs less than hashing two URLs per request.
+    /// are found by comparing their URLs, the last one's first: a page's requests mostly come
+    /// together, and a scan of a few keys costs less than hashing two URLs per request.
     private func page(for request: Request) -> Page {
         let key = PageKey(mainDocument: request.mainDocumentURL.string, frame: request.frameURL.string)
+        answers += 1
+        if lastPage < pages.count && pages[lastPage].key == key {
+            pageUses[lastPage] = answers
+            return pages[lastPage]
+        }
         if let index = pages.firstIndex(where: { $0.key == key }) {
-            let page = pages[index]
-            if index > 0 {
-                pages.remove(at: index)
-                pages.insert(page, at: 0)
-            }
-            return page
+            lastPage = index
+            pageUses[index] = answers
+            return pages[index]
         }
         let page = Page(key, mainDocumentDomain: mainDocumentDomain(request.mainDocumentURL))
         pagesMade += 1
-        if pageCapacity > 0 {
-            if pages.count >= pageCapacity { pages.removeLast() }
-            pages.insert(page, at: 0)
+        guard pageCapacity > 0 else { return page }
+        if pages.count < pageCapacity {
+            pages.append(page)
+            pageUses.append(answers)
+            lastPage = pages.count - 1
+        } else {
+            lastPage = pageUses.indices.min { pageUses[$0] < pageUses[$1] }!
+            pages[lastPage] = page
+            pageUses[lastPage] = answers
         }
         return page
     }
@@ -738,7 +752,9 @@ public final class Evaluator {
             work.matchedRules.append(contentsOf: file.patternRules[start..<end])
         }
         work.matchedURLPatterns.removeAll(keepingCapacity: true)
-        work.matchedRules.sort()
+        // (Most requests report one pattern or none: an empty list's storage is shared, and sorting
+        // it would copy it.)
+        if work.matchedRules.count > 1 { work.matchedRules.sort() }
         work.extra.removeAll(keepingCapacity: true)
         for slot in work.matchedRules where applies(slot, request, page, thirdParty: thirdParty) { work.extra.append(slot) }
         if let marked = markedTop { for pattern in marked { topSeen[Int(pattern)] = false } }
@@ -763,9 +779,11 @@ public final class Evaluator {
         }
         // This request's locations that the page's list lacks.
         listLocations(acting, upgradable: Self.isUpgradable(request), into: &work.locations)
+        // (By index: a loop over the array's elements would hold its buffer, and the first write
+        // would copy it.)
         var newLocations = 0
-        for location in work.locations where !kept.universal.actions.contains(location) {
-            work.locations[newLocations] = location
+        for index in work.locations.indices where !kept.universal.actions.contains(work.locations[index]) {
+            work.locations[newLocations] = work.locations[index]
             newLocations += 1
         }
         let actions = kept.universal.actions.shared(inserting: work.locations[..<newLocations]) { file.actions[Int($0)] }
