@@ -749,7 +749,8 @@ public final class Evaluator {
             work.urlSeen[Int(pattern)] = false
             let start = Int(file.patternRuleStart[Int(pattern)])
             let end = Int(file.patternRuleStart[Int(pattern) + 1])
-            work.matchedRules.append(contentsOf: file.patternRules[start..<end])
+            // (A pattern has a rule or two: appended one by one, not through a slice's copy.)
+            for at in start..<end { work.matchedRules.append(file.patternRules[at]) }
         }
         Self.clear(&work.matchedURLPatterns)
         // (Most requests report one pattern or none: an empty list's storage is shared, and sorting
