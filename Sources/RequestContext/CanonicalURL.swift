@@ -21,6 +21,9 @@ public struct CanonicalURL: Hashable, Sendable {
     public let host: String
     /// The port when the URL names one other than its scheme's default.
     public let port: UInt16?
+    /// Whether rules may match this URL at all: valid and not `data:` (worked out once: every
+    /// answer asks first).
+    public let isMatchable: Bool
 
     public init(_ raw: String) {
         // Leading and trailing C0 controls and spaces go; tabs and newlines anywhere go.
@@ -32,11 +35,12 @@ public struct CanonicalURL: Hashable, Sendable {
         guard let colon = input.firstIndex(of: ":"), colon != input.startIndex,
               input[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
         else {
-            (string, isValid, scheme, host, port) = (raw, false, "", "", nil)
+            (string, isValid, scheme, host, port, isMatchable) = (raw, false, "", "", nil, false)
             return
         }
         isValid = true
         scheme = input[..<colon].lowercased()
+        isMatchable = scheme != "data"
         var rest = input[input.index(after: colon)...]
         let special = ["http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21, "file": nil] as [String: Int?]
         if special[scheme] != nil { rest = Substring(rest.replacingBackslashes()) }
@@ -107,9 +111,6 @@ public struct CanonicalURL: Hashable, Sendable {
         if host.utf8.allSatisfy({ $0 < 0x80 }) { return host.lowercased() }
         return IDNA.toASCII(String(host)) ?? host.lowercased()
     }
-
-    /// Whether rules may match this URL at all: valid and not `data:`.
-    public var isMatchable: Bool { isValid && scheme != "data" }
 
     /// The registrable domain of the host (eTLD+1 by the Public Suffix List); the host itself when
     /// it has none (an IP address, a public suffix, a single label); nil without a host.
