@@ -19,6 +19,8 @@ struct DomainSlots: Sendable {
     /// and the bits (128 KB for EasyList and EasyPrivacy) stay in a core's cache where the slots
     /// they spare a read of would miss it.
     private(set) var presentBits: [UInt64] = []
+    /// Below 64 once the index holds an entry (the lookups shift by them with `&>>`; an empty
+    /// index is never looked up in).
     private var presentShift: UInt64 = 64
     private var shift: UInt64 = 64
     private(set) var entryMask: UInt32 = 0
@@ -64,14 +66,14 @@ struct DomainSlots: Sendable {
 
     /// The bit of `hash` in `presentBits`: other bits of it than the slot's.
     @inline(__always)
-    func presentBit(_ hash: UInt64) -> Int { Int(truncatingIfNeeded: (hash &* 0xC2B2_AE3D_27D4_EB4F) >> presentShift) }
+    func presentBit(_ hash: UInt64) -> Int { Int(truncatingIfNeeded: (hash &* 0xC2B2_AE3D_27D4_EB4F) &>> presentShift) }
 
     /// The top bits of `hash` above a slot's entry bits.
     @inline(__always)
     func fingerprint(_ hash: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: hash >> 32) & ~entryMask }
 
     @inline(__always)
-    func slot(of hash: UInt64) -> Int { Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) >> shift) }
+    func slot(of hash: UInt64) -> Int { Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) &>> shift) }
 
     /// The first entry of the domain whose hash is `hash` and for which `matches` holds (it is
     /// given each candidate domain's first entry), nil when there is none. For a lookup of a few
