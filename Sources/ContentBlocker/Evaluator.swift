@@ -131,15 +131,17 @@ public final class Evaluator {
     }
 
     /// The URLs a request's conditions read.
-    private struct PageKey: Equatable {
+    private struct PageKey {
         var mainDocument: String
         var frame: String
 
-        /// Lengths first: the pages a request is compared with mostly have other URLs, and a
-        /// length tells most of them apart without a comparison of the strings.
-        static func == (a: PageKey, b: PageKey) -> Bool {
-            a.mainDocument.utf8.count == b.mainDocument.utf8.count && a.frame.utf8.count == b.frame.utf8.count
-                && a.mainDocument == b.mainDocument && a.frame == b.frame
+        /// Whether these are `request`'s page URLs. Lengths first: the pages a request is compared
+        /// with mostly have other URLs, and a length tells most of them apart without a comparison
+        /// of the strings.
+        @inline(__always)
+        func names(_ request: Request) -> Bool {
+            mainDocument.utf8.count == request.mainDocumentURL.string.utf8.count && frame.utf8.count == request.frameURL.string.utf8.count
+                && mainDocument == request.mainDocumentURL.string && frame == request.frameURL.string
         }
     }
 
@@ -380,17 +382,17 @@ public final class Evaluator {
     /// are found by comparing their URLs, the last one's first: a page's requests mostly come
     /// together, and a scan of a few keys costs less than hashing two URLs per request.
     private func page(for request: Request) -> Page {
-        let key = PageKey(mainDocument: request.mainDocumentURL.string, frame: request.frameURL.string)
         answers += 1
-        if lastPage < pages.count && pages[lastPage].key == key {
+        if lastPage < pages.count && pages[lastPage].key.names(request) {
             pageUses[lastPage] = answers
             return pages[lastPage]
         }
-        if let index = pages.firstIndex(where: { $0.key == key }) {
+        if let index = pages.firstIndex(where: { $0.key.names(request) }) {
             lastPage = index
             pageUses[index] = answers
             return pages[index]
         }
+        let key = PageKey(mainDocument: request.mainDocumentURL.string, frame: request.frameURL.string)
         let page = Page(key, mainDocumentDomain: mainDocumentDomain(request.mainDocumentURL))
         pagesMade += 1
         guard pageCapacity > 0 else { return page }
