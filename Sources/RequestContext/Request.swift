@@ -50,22 +50,29 @@ extension Request {
     /// `isThirdParty` given the main document's registrable domain, without building a string: for
     /// a caller that sees many requests of one page and looks the domain up once (the evaluator).
     public func isThirdParty(mainDocumentDomain: String?) -> Bool {
-        guard var domain = mainDocumentDomain else { return true }
-        var host = url.host
-        // Compared as contiguous bytes from the end: every request asks, and a generic comparison
-        // of two UTF-8 views costs several times as much.
-        return host.withUTF8 { host in
-            domain.withUTF8 { suffix in
-                guard host.count >= suffix.count else { return true }
-                let start = host.count - suffix.count
-                var at = suffix.count
-                while at > 0 {
-                    at -= 1
-                    if host[start + at] != suffix[at] { return true }
-                }
-                // The domain itself, or a subdomain of it: a dot just before.
-                return start > 0 && host[start - 1] != UInt8(ascii: ".")
-            }
+        guard let domain = mainDocumentDomain else { return true }
+        // Compared as contiguous bytes from the end, where the strings lie (both are, unless bridged
+        // from elsewhere): every request asks, and a generic comparison of two UTF-8 views costs
+        // several times as much.
+        if let answer = url.host.utf8.withContiguousStorageIfAvailable({ host in
+            domain.utf8.withContiguousStorageIfAvailable { suffix in Self.isThirdParty(host: host, domain: suffix) }
+        }), let answer {
+            return answer
         }
+        return Self.isThirdParty(host: Array(url.host.utf8)[...], domain: Array(domain.utf8)[...])
+    }
+
+    /// Whether `host` is neither `domain` nor below it.
+    private static func isThirdParty<Bytes: RandomAccessCollection<UInt8>>(host: Bytes, domain: Bytes) -> Bool
+    where Bytes.Index == Int {
+        guard host.count >= domain.count else { return true }
+        let start = host.startIndex + host.count - domain.count
+        var at = domain.count
+        while at > 0 {
+            at -= 1
+            if host[start + at] != domain[domain.startIndex + at] { return true }
+        }
+        // The domain itself, or a subdomain of it: a dot just before.
+        return start > host.startIndex && host[start - 1] != UInt8(ascii: ".")
     }
 }
