@@ -52,8 +52,8 @@ public final class Evaluator {
     /// An answer's working memory (`Work`), kept between answers so that they allocate nothing.
     @exclusivity(unchecked) private var work: Work
     /// The pages kept (at most `pageCapacity`), each with the count of answers at its last use:
-    /// the least recently used goes when a new page needs its place. Pages stay where they are
-    /// (moving the one used to the front copied the list at every change of page).
+    /// the least recently used goes when a new page needs its place. Pages stay where they are:
+    /// moving the one used to the front would reallocate the list at every change of page.
     @exclusivity(unchecked) private var pages: [Page] = []
     @exclusivity(unchecked) private var pageUses: [Int] = []
     @exclusivity(unchecked) private var answers = 0
