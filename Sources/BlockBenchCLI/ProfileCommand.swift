@@ -58,8 +58,8 @@ struct ProfileCommand: ParsableCommand {
 
         var sink = 0
         // The evaluator's whole answer, each request timed on its own as `blockbench bench` times
-        // it (pages made as they come).
-        // The requests that made their page apart: the tail is theirs.
+        // it (pages made as they come); the requests that made their page also apart, since the
+        // tail is theirs.
         let evaluator = Evaluator(compiled)
         var latencies = LatencyHistogram()
         var onNewPages = LatencyHistogram()

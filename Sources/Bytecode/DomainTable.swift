@@ -127,7 +127,7 @@ public struct DomainTable: Hashable, Sendable {
         var domain: [UInt8] = []
         var at = prefixCount
         while at < terms.count, terms[at].quantifier == .one, case .character(let matches, let unit) = terms[at].atom {
-            let lower = folded(unit)
+            let lower = DomainSlots.folded(unit)
             guard matches == ASCIISet(lower).caseFolded, domainBytes.contains(lower) else { break }
             domain.append(lower)
             at += 1
@@ -197,7 +197,7 @@ public struct DomainTable: Hashable, Sendable {
                 at += 16
             case 0x80: matches = byte == 0x2F || byte == 0x3A
             case 0x81...: matches = byte == code & 0x7F
-            default: matches = byte != 0 && folded(byte) == code
+            default: matches = byte != 0 && DomainSlots.folded(byte) == code
             }
             guard matches else { return false }
             at += 1
@@ -240,14 +240,7 @@ public struct DomainTable: Hashable, Sendable {
 
     private static let domainBytes = ASCIISet((1...127).filter { $0 != 0x2F && $0 != 0x3A && !(0x41...0x5A).contains($0) })
 
-    @inline(__always)
-    static func folded(_ byte: UInt8) -> UInt8 { DomainSlots.folded(byte) }
-
     // MARK: The lookup
-
-    static func step(_ hash: UInt64, _ byte: UInt8) -> UInt64 { DomainSlots.step(hash, byte) }
-    static var seed: UInt64 { DomainSlots.seed }
-    static func hash(_ domain: ArraySlice<UInt8>) -> UInt64 { DomainSlots.hash(domain) }
 
     private mutating func makeIndex() {
         records = (0..<count).map { entry in
@@ -255,7 +248,7 @@ public struct DomainTable: Hashable, Sendable {
                 domainStart: starts[entry], domainEnd: starts[entry + 1], tailStart: tailStarts[entry], tailEnd: tailStarts[entry + 1],
                 pattern: patterns[entry], sameDomain: -1)
         }
-        let (index, next) = DomainSlots.index(count: count, hash: { Self.hash(domain($0)) }, same: { domain($0) == domain($1) })
+        let (index, next) = DomainSlots.index(count: count, hash: { DomainSlots.hash(domain($0)) }, same: { domain($0) == domain($1) })
         self.index = index
         for entry in 0..<count { records[entry].sameDomain = next[entry] }
     }
@@ -330,11 +323,11 @@ public struct DomainTable: Hashable, Sendable {
         index.slots.withUnsafeBufferPointer { slots in
             index.presentBits.withUnsafeBufferPointer { presentBits in
                 records.withUnsafeBufferPointer { records in
-                    var hash = Self.seed
+                    var hash = DomainSlots.seed
                     var candidate = end
                     while candidate > start {
                         candidate -= 1
-                        hash = Self.step(hash, Self.folded(url[candidate]))
+                        hash = DomainSlots.step(hash, DomainSlots.folded(url[candidate]))
                         guard candidate == start || (candidate >= start + 2 && url[candidate - 1] == 0x2E) else { continue }
                         let bit = index.presentBit(hash)
                         guard presentBits[bit >> 6] >> UInt64(bit & 63) & 1 != 0 else { continue }
@@ -367,7 +360,7 @@ public struct DomainTable: Hashable, Sendable {
     private func matches(_ record: Record, _ url: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
         let start = Int(record.domainStart)
         guard Int(record.domainEnd) - start == range.count else { return false }
-        for offset in 0..<range.count where bytes[start + offset] != Self.folded(url[range.lowerBound + offset]) { return false }
+        for offset in 0..<range.count where bytes[start + offset] != DomainSlots.folded(url[range.lowerBound + offset]) { return false }
         return true
     }
 

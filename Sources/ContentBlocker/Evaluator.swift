@@ -51,11 +51,11 @@ public final class Evaluator {
     @exclusivity(unchecked) private var frameSeen: [Bool]
     /// An answer's working memory (`Work`), kept between answers so that they allocate nothing.
     @exclusivity(unchecked) private var work: Work
-    /// The pages kept (at most `pageCapacity`), each with the count of answers at its last use:
-    /// the least recently used goes when a new page needs its place. Pages stay where they are:
-    /// moving the one used to the front would reallocate the list at every change of page.
+    /// The pages kept (at most `pageCapacity`): the least recently used (`Page.lastUse`) goes when
+    /// a new page needs its place. Pages stay where they are: moving the one used to the front
+    /// would reallocate the list at every change of page.
     @exclusivity(unchecked) private var pages: [Page] = []
-    @exclusivity(unchecked) private var pageUses: [Int] = []
+    /// Answers begun since this evaluator was made: the pages' clock.
     @exclusivity(unchecked) private var answers = 0
     /// Where the page of the last answer is: a page's requests mostly come together.
     @exclusivity(unchecked) private var lastPage = 0
@@ -155,9 +155,12 @@ public final class Evaluator {
         @exclusivity(unchecked) var universal: [(flags: UInt64, kept: Kept)] = []
         /// The main document's registrable domain (third party or not, per request).
         let mainDocumentDomain: String?
-        init(_ key: PageKey, mainDocumentDomain: String?) {
+        /// The evaluator's `answers` when the page was last used.
+        @exclusivity(unchecked) var lastUse: Int
+        init(_ key: PageKey, mainDocumentDomain: String?, lastUse: Int) {
             self.key = key
             self.mainDocumentDomain = mainDocumentDomain
+            self.lastUse = lastUse
         }
     }
 
@@ -384,26 +387,24 @@ public final class Evaluator {
     private func page(for request: Request) -> Page {
         answers += 1
         if lastPage < pages.count && pages[lastPage].key.names(request) {
-            pageUses[lastPage] = answers
+            pages[lastPage].lastUse = answers
             return pages[lastPage]
         }
         if let index = pages.firstIndex(where: { $0.key.names(request) }) {
             lastPage = index
-            pageUses[index] = answers
+            pages[index].lastUse = answers
             return pages[index]
         }
         let key = PageKey(mainDocument: request.mainDocumentURL.string, frame: request.frameURL.string)
-        let page = Page(key, mainDocumentDomain: mainDocumentDomain(request.mainDocumentURL))
+        let page = Page(key, mainDocumentDomain: mainDocumentDomain(request.mainDocumentURL), lastUse: answers)
         pagesMade += 1
         guard pageCapacity > 0 else { return page }
         if pages.count < pageCapacity {
             pages.append(page)
-            pageUses.append(answers)
             lastPage = pages.count - 1
         } else {
-            lastPage = pageUses.indices.min { pageUses[$0] < pageUses[$1] }!
+            lastPage = pages.indices.min { pages[$0].lastUse < pages[$1].lastUse }!
             pages[lastPage] = page
-            pageUses[lastPage] = answers
         }
         return page
     }

@@ -121,7 +121,7 @@ private func answers(_ table: DomainConditionTable, _ url: [UInt8]) -> [UInt32] 
         #expect(found == [0])
     }
 
-    @Test func aProgramSetReportsItsTableAndWritesIt() throws {
+    @Test func aProgramSetReportsItsTableAndListsIt() throws {
         let table = DomainConditionTable([(1, Array("example.com".utf8), false), (4, Array("ads.net".utf8), true)])
         let set = ProgramSet(programs: [], domainConditions: table)
         var ends: [Int] = []
