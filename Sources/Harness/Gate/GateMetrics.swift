@@ -13,7 +13,9 @@
 //                    beyond the tolerance (0% by default) is a regression
 //   instructions     the exact CPU cost (Harness/Cost): instructions executed per compile phase
 //                    and in all, and per request, counted under Valgrind in a serial run; the
-//                    same tree gives the same counts, so a tight tolerance holds CPU time
+//                    same tree gives the same counts, so a tight tolerance holds CPU time (a
+//                    phase of a few hundred thousand instructions moved by ~1.5% between clean
+//                    clones: such a metric carries its own absolute slack in the baseline)
 //   heap             the peak of live heap bytes of a serial compile (massif): exact, held tight
 //   memory           memory growth while compiling a list inside the main job's process, and the
 //                    peak of `blockbench compile` on it in a process of its own: resident pages of
