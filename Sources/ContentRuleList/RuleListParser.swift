@@ -85,25 +85,29 @@ extension RuleListParser {
         _ bytes: consuming [UInt8], collectingEveryError: Bool, readingApart: Bool
     ) -> Result<(rules: [Rule], dropped: [DroppedRule], errors: [ContentRuleListError]), ContentRuleListError> {
         if readingApart, let read = readRulesApart(bytes, collectingEveryError: collectingEveryError) { return .success(read) }
-        let json: JSONValue
-        do {
-            json = try JSONReader.parse(consume bytes)
-        } catch {
-            return .failure(ContentRuleListError(.jsonInvalid, detail: error.description))
+        return bytes.withUnsafeBufferPointer { text in
+            var tape = JSONTape()
+            do throws(JSONSyntaxError) {
+                try JSONReader.read(text, depth: 0, into: &tape)
+            } catch {
+                return .failure(ContentRuleListError(.jsonInvalid, detail: error.description))
+            }
+            return tape.withRoot(in: text) { json in
+                guard json.kind == .array else {
+                    return .failure(ContentRuleListError(.jsonTopLevelStructureNotAnArray, detail: "found \(json.kindDescription)"))
+                }
+                guard json.count <= maximumRuleCount else {
+                    return .failure(ContentRuleListError(
+                        .jsonTooManyRules, detail: "\(json.count) rules; the limit is \(maximumRuleCount)"))
+                }
+                var read = ReadRules()
+                read.rules.reserveCapacity(json.count)
+                for (position, element) in json.elements.enumerated() where !read.read(element, at: position) && !collectingEveryError {
+                    break
+                }
+                return .success((read.rules, read.dropped, read.errors))
+            }
         }
-        guard case .array(let elements) = json else {
-            return .failure(ContentRuleListError(.jsonTopLevelStructureNotAnArray, detail: "found \(json.kindDescription)"))
-        }
-        guard elements.count <= maximumRuleCount else {
-            return .failure(ContentRuleListError(
-                .jsonTooManyRules, detail: "\(elements.count) rules; the limit is \(maximumRuleCount)"))
-        }
-        var read = ReadRules()
-        read.rules.reserveCapacity(elements.count)
-        for (position, element) in elements.enumerated() where !read.read(element, at: position) && !collectingEveryError {
-            break
-        }
-        return .success((read.rules, read.dropped, read.errors))
     }
 }
 
@@ -115,12 +119,12 @@ private struct ReadRules {
     var errors: [ContentRuleListError] = []
 
     /// Reads element `position` of the list's array; false when it is in error.
-    mutating func read(_ element: JSONValue, at position: Int) -> Bool {
+    mutating func read(_ element: JSONTape.Value, at position: Int) -> Bool {
         do throws(ContentRuleListError) {
-            guard case .object(let object) = element else {
+            guard element.kind == .object else {
                 throw ContentRuleListError(.jsonInvalidRule, detail: "found \(element.kindDescription)")
             }
-            switch try RuleReader.read(object, index: RuleIndex(position)) {
+            switch try RuleReader.read(element, index: RuleIndex(position)) {
             case .kept(let rule): rules.append(rule)
             case .dropped(let rule): dropped.append(rule)
             }
@@ -136,8 +140,7 @@ private struct ReadRules {
 
 extension RuleListParser {
     /// The rules of a valid JSON array read element by element, in chunks on every core: each
-    /// element's tree is read into its rule and let go at once, where the whole text's tree would
-    /// be built, read and torn down on one core. Nil when the text is not valid JSON or not an
+    /// element is read onto the chunk's tape and from there into its rule. Nil when the text is not valid JSON or not an
     /// array of at most `maximumRuleCount` elements: `readRules` then reads it whole, for the
     /// error WebKit gives (the position of a syntax error is the whole text's).
     private static func readRulesApart(
@@ -161,15 +164,21 @@ extension RuleListParser {
             nonisolated(unsafe) let results = chunks
             Parallel.forEach(iterations: chunkCount) { chunkIndex in
                 var chunk = Chunk()
+                var tape = JSONTape()
                 // After a first error when not collecting every error, the elements are still
-                // parsed: a syntax error anywhere decides the verdict before any rule does.
+                // read: a syntax error anywhere decides the verdict before any rule does.
                 var stopped = false
                 for position in chunkIndex * size..<min(chunkIndex * size + size, elements.count) {
-                    guard let element = try? JSONReader.parseElement(UnsafeBufferPointer(rebasing: text[elements[position]])) else {
+                    let elementText = UnsafeBufferPointer(rebasing: text[elements[position]])
+                    do throws(JSONSyntaxError) {
+                        try JSONReader.readElement(elementText, into: &tape)
+                    } catch {
                         chunk.isJSON = false
                         break
                     }
-                    if !stopped && !chunk.read.read(element, at: position) { stopped = !collectingEveryError }
+                    if !stopped && !tape.withRoot(in: elementText, { chunk.read.read($0, at: position) }) {
+                        stopped = !collectingEveryError
+                    }
                 }
                 results[chunkIndex] = chunk
             }
@@ -264,7 +273,7 @@ private enum ReadRule {
 }
 
 private enum RuleReader {
-    static func read(_ object: JSONObject, index: RuleIndex) throws(ContentRuleListError) -> ReadRule {
+    static func read(_ object: JSONTape.Value, index: RuleIndex) throws(ContentRuleListError) -> ReadRule {
         let trigger = try readTrigger(object["trigger"])
         let action = try readAction(object["action"])
         if case .cssDisplayNone(let selector) = action, let problem = CSSSelectorValidator.validate(selector) {
@@ -275,8 +284,8 @@ private enum RuleReader {
 
     // MARK: Trigger
 
-    static func readTrigger(_ value: JSONValue?) throws(ContentRuleListError) -> Trigger {
-        guard case .object(let object) = value else {
+    static func readTrigger(_ value: JSONTape.Value?) throws(ContentRuleListError) -> Trigger {
+        guard let object = value, object.kind == .object else {
             throw ContentRuleListError(.jsonInvalidTrigger, keyPath: "trigger", detail: found(value))
         }
         guard let urlFilter = object["url-filter"]?.stringValue, !urlFilter.isEmpty else {
@@ -305,11 +314,6 @@ private enum RuleReader {
             trigger.requestMethod = method
         }
 
-        let conditionKeys: [(key: String, make: ([String]) -> Condition)] = [
-            ("if-domain", Condition.ifDomain), ("unless-domain", Condition.unlessDomain),
-            ("if-top-url", Condition.ifTopURL), ("unless-top-url", Condition.unlessTopURL),
-            ("if-frame-url", Condition.ifFrameURL), ("unless-frame-url", Condition.unlessFrameURL),
-        ]
         for (key, make) in conditionKeys {
             guard let value = object[key] else { continue }
             if let existing = trigger.condition {
@@ -322,15 +326,22 @@ private enum RuleReader {
         return trigger
     }
 
+    /// The condition keys in the order WebKit reads them.
+    static let conditionKeys: [(key: StaticString, make: @Sendable ([String]) -> Condition)] = [
+        ("if-domain", Condition.ifDomain), ("unless-domain", Condition.unlessDomain),
+        ("if-top-url", Condition.ifTopURL), ("unless-top-url", Condition.unlessTopURL),
+        ("if-frame-url", Condition.ifFrameURL), ("unless-frame-url", Condition.unlessFrameURL),
+    ]
+
     static func readFlags<Flags: OptionSet>(
-        _ object: JSONObject, _ key: String, _ names: [(name: String, types: Flags)]
+        _ object: JSONTape.Value, _ key: StaticString, _ names: [(name: String, types: Flags)]
     ) throws(ContentRuleListError) -> Flags {
         guard let value = object[key] else { return [] }
-        guard case .array(let elements) = value else {
+        guard value.kind == .array else {
             throw ContentRuleListError(.jsonInvalidTriggerFlagsArray, keyPath: "trigger.\(key)", detail: found(value))
         }
         var flags: Flags = []
-        for (position, element) in elements.enumerated() {
+        for (position, element) in value.elements.enumerated() {
             guard let name = element.stringValue, let entry = names.first(where: { $0.name == name }) else {
                 let known = names.map(\.name).joined(separator: ", ")
                 throw ContentRuleListError(
@@ -342,16 +353,16 @@ private enum RuleReader {
         return flags
     }
 
-    static func readConditionList(_ value: JSONValue, key: String, isDomainList: Bool) throws(ContentRuleListError) -> [String] {
-        guard case .array(let elements) = value else {
+    static func readConditionList(_ value: JSONTape.Value, key: StaticString, isDomainList: Bool) throws(ContentRuleListError) -> [String] {
+        guard value.kind == .array else {
             throw ContentRuleListError(.jsonInvalidConditionList, keyPath: "trigger.\(key)", detail: found(value))
         }
-        guard !elements.isEmpty else {
+        guard value.count > 0 else {
             throw ContentRuleListError(.jsonInvalidConditionList, keyPath: "trigger.\(key)", detail: "the list is empty")
         }
         var values: [String] = []
-        values.reserveCapacity(elements.count)
-        for (position, element) in elements.enumerated() {
+        values.reserveCapacity(value.count)
+        for (position, element) in value.elements.enumerated() {
             guard let string = element.stringValue, !string.isEmpty else {
                 throw ContentRuleListError(
                     .jsonInvalidConditionList, keyPath: "trigger.\(key)[\(position)]",
@@ -369,8 +380,8 @@ private enum RuleReader {
 
     // MARK: Action
 
-    static func readAction(_ value: JSONValue?) throws(ContentRuleListError) -> Action {
-        guard case .object(let object) = value else {
+    static func readAction(_ value: JSONTape.Value?) throws(ContentRuleListError) -> Action {
+        guard let object = value, object.kind == .object else {
             throw ContentRuleListError(.jsonInvalidAction, keyPath: "action", detail: found(value))
         }
         let type = object["type"]?.stringValue
@@ -403,8 +414,8 @@ private enum RuleReader {
         }
     }
 
-    static func readRedirect(_ action: JSONObject) throws(ContentRuleListError) -> Redirect {
-        guard case .object(let redirect) = action["redirect"] else {
+    static func readRedirect(_ action: JSONTape.Value) throws(ContentRuleListError) -> Redirect {
+        guard let redirect = action["redirect"], redirect.kind == .object else {
             throw ContentRuleListError(.jsonRedirectMissing, keyPath: "action.redirect", detail: found(action["redirect"]))
         }
         if let path = redirect["extension-path"]?.stringValue {
@@ -416,7 +427,7 @@ private enum RuleReader {
         if let substitution = redirect["regex-substitution"]?.stringValue {
             return .regexSubstitution(substitution)
         }
-        if case .object(let transform) = redirect["transform"] {
+        if let transform = redirect["transform"], transform.kind == .object {
             return .transform(try readTransform(transform))
         }
         if let url = redirect["url"]?.stringValue {
@@ -432,7 +443,7 @@ private enum RuleReader {
         throw ContentRuleListError(.jsonRedirectInvalidType, keyPath: "action.redirect")
     }
 
-    static func readTransform(_ object: JSONObject) throws(ContentRuleListError) -> URLTransform {
+    static func readTransform(_ object: JSONTape.Value) throws(ContentRuleListError) -> URLTransform {
         let path = "action.redirect.transform"
         var transform = URLTransform()
         if let fragment = object["fragment"]?.stringValue {
@@ -464,7 +475,7 @@ private enum RuleReader {
             transform.scheme = canonical
         }
         transform.username = object["username"]?.stringValue
-        if case .object(let queryTransform) = object["query-transform"] {
+        if let queryTransform = object["query-transform"], queryTransform.kind == .object {
             transform.queryTransform = try readQueryTransform(queryTransform, path: path + ".query-transform")
         } else if let query = object["query"]?.stringValue {
             guard query.isEmpty || query.hasPrefix("?") else {
@@ -475,14 +486,14 @@ private enum RuleReader {
         return transform
     }
 
-    static func readQueryTransform(_ object: JSONObject, path: String) throws(ContentRuleListError) -> QueryTransform {
+    static func readQueryTransform(_ object: JSONTape.Value, path: String) throws(ContentRuleListError) -> QueryTransform {
         var transform = QueryTransform()
         // WebKit reads remove-parameters first.
         if let value = object["remove-parameters"] {
-            guard case .array(let elements) = value else {
+            guard value.kind == .array else {
                 throw ContentRuleListError(.jsonRemoveParametersNotStringArray, keyPath: path + ".remove-parameters", detail: found(value))
             }
-            for (position, element) in elements.enumerated() {
+            for (position, element) in value.elements.enumerated() {
                 guard let name = element.stringValue else {
                     throw ContentRuleListError(.jsonRemoveParametersNotStringArray, keyPath: path + ".remove-parameters[\(position)]", detail: found(element))
                 }
@@ -490,13 +501,13 @@ private enum RuleReader {
             }
         }
         if let value = object["add-or-replace-parameters"] {
-            guard case .array(let elements) = value else {
+            guard value.kind == .array else {
                 throw ContentRuleListError(.jsonAddOrReplaceParametersNotArray, keyPath: path + ".add-or-replace-parameters", detail: found(value))
             }
-            for (position, element) in elements.enumerated() {
+            for (position, parameter) in value.elements.enumerated() {
                 let elementPath = path + ".add-or-replace-parameters[\(position)]"
-                guard case .object(let parameter) = element else {
-                    throw ContentRuleListError(.jsonAddOrReplaceParametersKeyValueNotADictionary, keyPath: elementPath, detail: found(element))
+                guard parameter.kind == .object else {
+                    throw ContentRuleListError(.jsonAddOrReplaceParametersKeyValueNotADictionary, keyPath: elementPath, detail: found(parameter))
                 }
                 guard let key = parameter["key"]?.stringValue else {
                     throw ContentRuleListError(.jsonAddOrReplaceParametersKeyValueMissingKeyString, keyPath: elementPath + ".key")
@@ -510,17 +521,17 @@ private enum RuleReader {
         return transform
     }
 
-    static func readModifyHeaders(_ object: JSONObject) throws(ContentRuleListError) -> ModifyHeaders {
-        func readHeaders(_ key: String) throws(ContentRuleListError) -> [ModifyHeaders.Operation] {
+    static func readModifyHeaders(_ object: JSONTape.Value) throws(ContentRuleListError) -> ModifyHeaders {
+        func readHeaders(_ key: StaticString) throws(ContentRuleListError) -> [ModifyHeaders.Operation] {
             guard let value = object[key] else { return [] }
-            guard case .array(let elements) = value else {
+            guard value.kind == .array else {
                 throw ContentRuleListError(.jsonModifyHeadersNotArray, keyPath: "action.\(key)", detail: found(value))
             }
             var operations: [ModifyHeaders.Operation] = []
-            for (position, element) in elements.enumerated() {
+            for (position, info) in value.elements.enumerated() {
                 let path = "action.\(key)[\(position)]"
-                guard case .object(let info) = element else {
-                    throw ContentRuleListError(.jsonModifyHeadersInfoNotADictionary, keyPath: path, detail: found(element))
+                guard info.kind == .object else {
+                    throw ContentRuleListError(.jsonModifyHeadersInfoNotADictionary, keyPath: path, detail: found(info))
                 }
                 guard let operation = info["operation"]?.stringValue else {
                     throw ContentRuleListError(.jsonModifyHeadersMissingOperation, keyPath: path + ".operation")
@@ -556,7 +567,7 @@ private enum RuleReader {
     }
 
     /// "found a number", "it is missing".
-    static func found(_ value: JSONValue?) -> String {
+    static func found(_ value: JSONTape.Value?) -> String {
         guard let value else { return "it is missing" }
         return "found \(value.kindDescription)"
     }

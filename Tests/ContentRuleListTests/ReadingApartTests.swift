@@ -1,7 +1,7 @@
 // Reading a list's elements apart, on every core, gives what reading the whole text's tree gives:
 // the same rules, the same errors in the same order, the same verdict, with every error or only
 // the first; and the scan that finds the elements finds them exactly.
-// Covers JSONReader.topLevelElements/parseElement and RuleListParser's reading apart.
+// Covers JSONReader.topLevelElements/readElement and RuleListParser's reading apart.
 
 import Foundation
 import Testing
@@ -46,7 +46,11 @@ private func expectSameCheck(_ text: [UInt8], _ comment: String) {
         let tooDeep = "[" + deepest + "]"
         for (text, parses) in [(deepest, true), (tooDeep, false)] {
             let bytes = Array(text.utf8)
-            let element = bytes.withUnsafeBufferPointer { buffer in Result { () throws(JSONSyntaxError) in try JSONReader.parseElement(buffer) } }
+            let element = bytes.withUnsafeBufferPointer { buffer in
+                Result { () throws(JSONSyntaxError) in
+                    var tape = JSONTape()
+                    try JSONReader.readElement(buffer, into: &tape)
+                } }
             let inArray = Result { () throws(JSONSyntaxError) in try JSONReader.parse(Array(("[" + text + "]").utf8)) }
             #expect(((try? element.get()) != nil) == parses)
             #expect(((try? inArray.get()) != nil) == parses)

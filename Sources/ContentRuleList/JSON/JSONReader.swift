@@ -5,8 +5,9 @@
 //
 // Hand-written because the checks need what a general-purpose decoder hides: exact positions for
 // error messages, duplicate keys resolved the way WebKit resolves them, lone surrogates, and a
-// nesting limit so that hostile input ends in an error rather than a stack overflow. It reads
-// EasyList (6.8 MB) in tens of milliseconds. Tested by ContentRuleListTests/JSONReaderTests.swift.
+// nesting limit so that hostile input ends in an error rather than a stack overflow. It reads a
+// text onto a `JSONTape` (its values in place, in order); `parse` makes a `JSONValue` tree of
+// that for callers that want one. Tested by ContentRuleListTests/JSONReaderTests.swift.
 
 #if canImport(Glibc)
 internal import Glibc
@@ -46,18 +47,24 @@ public struct JSONReader {
         return try result.get()
     }
 
+    /// The one value of `buffer`, as a tree.
     public static func parse(_ buffer: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> JSONValue {
-        try parse(buffer, depth: 0)
+        var tape = JSONTape()
+        try read(buffer, depth: 0, into: &tape)
+        return tape.withRoot(in: buffer) { JSONValue($0) }
     }
 
-    /// The one value of `buffer`, nested `depth` levels deep.
-    private static func parse(_ buffer: UnsafeBufferPointer<UInt8>, depth: Int) throws(JSONSyntaxError) -> JSONValue {
+    /// Reads the one value of `buffer`, nested `depth` levels deep, into `tape` (emptied first;
+    /// its storage is kept for the next text).
+    static func read(_ buffer: UnsafeBufferPointer<UInt8>, depth: Int, into tape: inout JSONTape) throws(JSONSyntaxError) {
+        tape.removeAll()
         var reader = JSONReader(buffer)
+        swap(&reader.tape, &tape)
+        defer { swap(&reader.tape, &tape) }
         reader.skipWhitespace()
-        let value = try reader.parseValue(depth: depth)
+        try reader.readValue(depth: depth)
         reader.skipWhitespace()
         guard reader.index == buffer.count else { throw reader.error("unexpected text after the JSON value") }
-        return value
     }
 
     /// The byte ranges of the elements of the text's top-level array, found from its brackets,
@@ -134,19 +141,18 @@ public struct JSONReader {
         return bytes.count
     }
 
-    /// One element of a top-level array, alone (a range `topLevelElements` found): nested one
-    /// level deep, as in the array.
-    public static func parseElement(_ buffer: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> JSONValue {
-        try parse(buffer, depth: 1)
+    /// Reads one element of a top-level array, alone (a range `topLevelElements` found), into
+    /// `tape`: nested one level deep, as in the array.
+    static func readElement(_ buffer: UnsafeBufferPointer<UInt8>, into tape: inout JSONTape) throws(JSONSyntaxError) {
+        try read(buffer, depth: 1, into: &tape)
     }
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
-    private var scratch: [UInt8] = []
+    private var tape = JSONTape()
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
-        scratch.reserveCapacity(256)
     }
 
     private func error(_ reason: String, at offset: Int? = nil) -> JSONSyntaxError {
@@ -172,16 +178,17 @@ public struct JSONReader {
         while index < bytes.count && Self.isWhitespace(bytes[index]) { index += 1 }
     }
 
-    private mutating func parseValue(depth: Int) throws(JSONSyntaxError) -> JSONValue {
+    /// Reads a value onto the tape.
+    private mutating func readValue(depth: Int) throws(JSONSyntaxError) {
         guard index < bytes.count else { throw error("expected a value, found end of text") }
         switch bytes[index] {
-        case UInt8(ascii: "{"): return .object(try parseObject(depth: depth + 1))
-        case UInt8(ascii: "["): return .array(try parseArray(depth: depth + 1))
-        case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectWord("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectWord("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expectWord("null"); return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        case UInt8(ascii: "{"): try readObject(depth: depth + 1)
+        case UInt8(ascii: "["): try readArray(depth: depth + 1)
+        case UInt8(ascii: "\""): try readString()
+        case UInt8(ascii: "t"): try expectWord("true"); tape.append(.bool, flag: true)
+        case UInt8(ascii: "f"): try expectWord("false"); tape.append(.bool, flag: false)
+        case UInt8(ascii: "n"): try expectWord("null"); tape.append(.null)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try readNumber()
         default: throw error("expected a value, found \(describeCurrent())")
         }
     }
@@ -196,92 +203,120 @@ public struct JSONReader {
         index += count
     }
 
-    private mutating func parseArray(depth: Int) throws(JSONSyntaxError) -> [JSONValue] {
+    private mutating func readArray(depth: Int) throws(JSONSyntaxError) {
         guard depth <= Self.maximumDepth else { throw error("nesting deeper than \(Self.maximumDepth)") }
         index += 1
-        var elements: [JSONValue] = []
+        let array = tape.open(.array)
+        var count = 0
         skipWhitespace()
         if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
             index += 1
-            return elements
+            tape.close(array, count: count)
+            return
         }
         while true {
             skipWhitespace()
-            elements.append(try parseValue(depth: depth))
+            try readValue(depth: depth)
+            count += 1
             skipWhitespace()
             guard index < bytes.count else { throw error("unterminated array: expected ',' or ']'") }
             switch bytes[index] {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"): index += 1; return elements
+            case UInt8(ascii: "]"): index += 1; tape.close(array, count: count); return
             default: throw error("expected ',' or ']' in array, found \(describeCurrent())")
             }
         }
     }
 
-    private mutating func parseObject(depth: Int) throws(JSONSyntaxError) -> JSONObject {
+    private mutating func readObject(depth: Int) throws(JSONSyntaxError) {
         guard depth <= Self.maximumDepth else { throw error("nesting deeper than \(Self.maximumDepth)") }
         index += 1
-        var object = JSONObject()
+        let object = tape.open(.object)
+        var count = 0
         skipWhitespace()
         if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return object
+            tape.close(object, count: count)
+            return
         }
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
                 throw error("expected a member name in double quotes, found \(describeCurrent())")
             }
-            let key = try parseString()
+            try readString()
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
                 throw error("expected ':' after a member name, found \(describeCurrent())")
             }
             index += 1
             skipWhitespace()
-            object.members.append((key, try parseValue(depth: depth)))
+            try readValue(depth: depth)
+            count += 1
             skipWhitespace()
             guard index < bytes.count else { throw error("unterminated object: expected ',' or '}'") }
             switch bytes[index] {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"): index += 1; return object
+            case UInt8(ascii: "}"): index += 1; tape.close(object, count: count); return
             default: throw error("expected ',' or '}' in object, found \(describeCurrent())")
             }
         }
     }
 
-    private mutating func parseString() throws(JSONSyntaxError) -> String {
+    /// Reads a string onto the tape: where it lies in the text, or, when it has escapes, where
+    /// its decoded bytes lie in the tape's arena.
+    private mutating func readString() throws(JSONSyntaxError) {
         let start = index
         index += 1
-        // Fast path: no escapes, valid UTF-8.
-        var end = index
-        var hasEscape = false
-        var isASCII = true
-        while end < bytes.count {
-            let unit = bytes[end]
-            if unit == UInt8(ascii: "\"") { break }
-            if unit == UInt8(ascii: "\\") { hasEscape = true; break }
-            if unit >= 0x80 { isASCII = false }
-            end += 1
-        }
-        guard end < bytes.count else { throw error("unterminated string", at: start) }
-        if !hasEscape {
-            let slice = UnsafeBufferPointer(rebasing: bytes[index..<end])
-            index = end + 1
-            if !isASCII, String(validating: slice, as: UTF8.self) == nil {
+        // Fast path, most strings: the first quote found (by memchr) is the closing one because no
+        // backslash comes before it; the bytes are checked for UTF-8 only when one is not ASCII.
+        let end = Self.stringEnd(bytes, from: index)
+        let base = bytes.baseAddress.unsafelyUnwrapped
+        if end < bytes.count, memchr(base + index, Int32(UInt8(ascii: "\\")), end - index) == nil {
+            if !Self.isASCII(base + index, count: end - index), !Self.isValidUTF8(UnsafeBufferPointer(rebasing: bytes[index..<end])) {
                 throw error("invalid UTF-8 in a string", at: start)
             }
-            return String(decoding: slice, as: UTF8.self)
+            tape.append(.string, from: index, to: end)
+            index = end + 1
+            return
         }
-        return try parseEscapedString(from: start)
+        try readEscapedString(from: start)
     }
 
-    private mutating func parseEscapedString(from start: Int) throws(JSONSyntaxError) -> String {
-        scratch.removeAll(keepingCapacity: true)
+    /// Whether `count` bytes from `start` are all below 0x80: eight at a time.
+    private static func isASCII(_ start: UnsafePointer<UInt8>, count: Int) -> Bool {
+        var offset = 0
+        var seen: UInt64 = 0
+        while offset + 8 <= count {
+            seen |= UnsafeRawPointer(start + offset).loadUnaligned(as: UInt64.self)
+            offset += 8
+        }
+        while offset < count {
+            seen |= UInt64(start[offset])
+            offset += 1
+        }
+        return seen & 0x8080_8080_8080_8080 == 0
+    }
+
+    private static func isValidUTF8(_ units: UnsafeBufferPointer<UInt8>) -> Bool {
+        var iterator = units.makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
+        }
+    }
+
+    private mutating func readEscapedString(from start: Int) throws(JSONSyntaxError) {
+        let decodedStart = tape.arena.count
+        var hasNonASCII = false
         var pendingHighSurrogate: UInt32?
-        func flushSurrogate(_ scratch: inout [UInt8]) {
+        func flushSurrogate(_ arena: inout [UInt8]) {
             if pendingHighSurrogate != nil {
-                Self.appendUTF8(0xFFFD, to: &scratch)
+                Self.appendUTF8(0xFFFD, to: &arena)
                 pendingHighSurrogate = nil
             }
         }
@@ -290,11 +325,13 @@ public struct JSONReader {
             switch unit {
             case UInt8(ascii: "\""):
                 index += 1
-                flushSurrogate(&scratch)
-                guard let string = String(validating: scratch, as: UTF8.self) else {
+                flushSurrogate(&tape.arena)
+                // Escapes write valid UTF-8; the bytes between them may not be.
+                if hasNonASCII, !tape.arena.withUnsafeBufferPointer({ Self.isValidUTF8(UnsafeBufferPointer(rebasing: $0[decodedStart...])) }) {
                     throw error("invalid UTF-8 in a string", at: start)
                 }
-                return string
+                tape.append(.string, from: decodedStart, to: tape.arena.count, decoded: true)
+                return
             case UInt8(ascii: "\\"):
                 guard index + 1 < bytes.count else { throw error("unterminated string", at: start) }
                 let escape = bytes[index + 1]
@@ -303,42 +340,46 @@ public struct JSONReader {
                     guard let value = hex4() else { throw error("invalid \\u escape", at: index - 2) }
                     switch value {
                     case 0xD800...0xDBFF:
-                        flushSurrogate(&scratch)
+                        flushSurrogate(&tape.arena)
                         pendingHighSurrogate = value
                     case 0xDC00...0xDFFF:
                         if let high = pendingHighSurrogate {
-                            Self.appendUTF8(0x10000 + ((high - 0xD800) << 10) + (value - 0xDC00), to: &scratch)
+                            Self.appendUTF8(0x10000 + ((high - 0xD800) << 10) + (value - 0xDC00), to: &tape.arena)
                             pendingHighSurrogate = nil
                         } else {
-                            Self.appendUTF8(0xFFFD, to: &scratch)
+                            Self.appendUTF8(0xFFFD, to: &tape.arena)
                         }
                     default:
-                        flushSurrogate(&scratch)
-                        Self.appendUTF8(value, to: &scratch)
+                        flushSurrogate(&tape.arena)
+                        Self.appendUTF8(value, to: &tape.arena)
                     }
                     continue
                 }
-                flushSurrogate(&scratch)
+                flushSurrogate(&tape.arena)
                 switch escape {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scratch.append(escape)
-                case UInt8(ascii: "b"): scratch.append(0x08)
-                case UInt8(ascii: "f"): scratch.append(0x0C)
-                case UInt8(ascii: "n"): scratch.append(0x0A)
-                case UInt8(ascii: "r"): scratch.append(0x0D)
-                case UInt8(ascii: "t"): scratch.append(0x09)
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): tape.arena.append(escape)
+                case UInt8(ascii: "b"): tape.arena.append(0x08)
+                case UInt8(ascii: "f"): tape.arena.append(0x0C)
+                case UInt8(ascii: "n"): tape.arena.append(0x0A)
+                case UInt8(ascii: "r"): tape.arena.append(0x0D)
+                case UInt8(ascii: "t"): tape.arena.append(0x09)
                 // WebKit's JSON parser also takes two escapes from JavaScript strings.
-                case UInt8(ascii: "v"): scratch.append(0x0B)
+                case UInt8(ascii: "v"): tape.arena.append(0x0B)
                 case UInt8(ascii: "x"):
                     guard let value = hex(2) else { throw error("invalid \\x escape", at: index - 2) }
-                    Self.appendUTF8(value, to: &scratch)
+                    Self.appendUTF8(value, to: &tape.arena)
                 default: throw error("invalid escape in a string", at: index - 2)
                 }
             default:
                 // A run of bytes that stand for themselves, copied at once.
-                flushSurrogate(&scratch)
+                flushSurrogate(&tape.arena)
                 var end = index + 1
-                while end < bytes.count && bytes[end] != UInt8(ascii: "\"") && bytes[end] != UInt8(ascii: "\\") { end += 1 }
-                scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<end]))
+                if unit >= 0x80 { hasNonASCII = true }
+                while end < bytes.count && bytes[end] != UInt8(ascii: "\"") && bytes[end] != UInt8(ascii: "\\") {
+                    if bytes[end] >= 0x80 { hasNonASCII = true }
+                    end += 1
+                }
+                tape.arena.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<end]))
                 index = end
             }
         }
@@ -384,7 +425,8 @@ public struct JSONReader {
         }
     }
 
-    private mutating func parseNumber() throws(JSONSyntaxError) -> Double {
+    /// Reads a number onto the tape: where it lies in the text (its value is read when asked for).
+    private mutating func readNumber() throws(JSONSyntaxError) {
         let start = index
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
         func digits(_ reader: inout JSONReader) -> Int {
@@ -412,7 +454,6 @@ public struct JSONReader {
             if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
             guard digits(&self) > 0 else { throw error("invalid number: digits expected in the exponent", at: start) }
         }
-        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-        return Double(text) ?? .nan
+        tape.append(.number, from: start, to: index)
     }
 }

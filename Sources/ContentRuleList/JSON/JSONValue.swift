@@ -38,17 +38,19 @@ public enum JSONValue: Hashable, Sendable {
         return nil
     }
 
-    /// The JSON type's name, for messages: "a string", "an array", ...
-    public var kindDescription: String {
+    public var kind: JSONKind {
         switch self {
-        case .null: "null"
-        case .bool: "a boolean"
-        case .number: "a number"
-        case .string: "a string"
-        case .array: "an array"
-        case .object: "an object"
+        case .null: .null
+        case .bool: .bool
+        case .number: .number
+        case .string: .string
+        case .array: .array
+        case .object: .object
         }
     }
+
+    /// The JSON type's name, for messages: "a string", "an array", ...
+    public var kindDescription: String { kind.description }
 }
 
 /// A JSON object: members in source order.
