@@ -105,14 +105,8 @@ public struct DomainConditionTable: Hashable, Sendable {
         } else {
             return nil
         }
-        var domain: [UInt8] = []
-        for term in terms[(subdomains ? subdomainTerms.count : hostTerms.count)..<(terms.count - 1)] {
-            guard term.quantifier == .one, case .character(let matches, let unit) = term.atom else { return nil }
-            let lower = DomainSlots.folded(unit)
-            guard matches == ASCIISet(lower).caseFolded, domainBytes.contains(lower) else { return nil }
-            domain.append(lower)
-        }
-        guard let last = terms.last, last.quantifier == .one, last.characterSet == terminator else { return nil }
+        let (domain, end) = DomainSlots.domain(in: terms, from: subdomains ? subdomainTerms.count : hostTerms.count, allowed: domainBytes)
+        guard end == terms.count - 1, let last = terms.last, last.quantifier == .one, last.characterSet == terminator else { return nil }
         return (domain, subdomains)
     }
 

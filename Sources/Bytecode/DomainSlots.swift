@@ -115,4 +115,25 @@ struct DomainSlots: Sendable {
     /// A byte with an upper-case letter folded to lower case.
     @inline(__always)
     static func folded(_ byte: UInt8) -> UInt8 { byte &- 0x41 < 26 ? byte | 0x20 : byte }
+
+    /// D as both tables read it: the bytes of `terms` from `start` on, lower-cased, while each is
+    /// one character matched in both cases (a letter) or alone (any other byte), of `allowed`;
+    /// and the position of the first term that is not. (Read without making a set per term: the
+    /// tables' shapes are tested on every pattern of a list.)
+    static func domain(in terms: [URLFilterTerm], from start: Int, allowed: ASCIISet) -> (domain: [UInt8], end: Int) {
+        var domain: [UInt8] = []
+        domain.reserveCapacity(terms.count - start)
+        var at = start
+        while at < terms.count, terms[at].quantifier == .one, case .character(let matches, let unit) = terms[at].atom {
+            let lower = folded(unit)
+            let isLetter = lower &- 0x61 < 26
+            guard allowed.contains(lower), matches.contains(lower),
+                  matches.low.nonzeroBitCount + matches.high.nonzeroBitCount == (isLetter ? 2 : 1),
+                  !isLetter || matches.contains(lower - 0x20)
+            else { break }
+            domain.append(lower)
+            at += 1
+        }
+        return (domain, at)
+    }
 }

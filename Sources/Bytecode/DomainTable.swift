@@ -120,19 +120,13 @@ public struct DomainTable: Hashable, Sendable {
     /// nil when `filter` has neither shape.
     public static func split(_ filter: URLFilter) -> (domain: [UInt8], tail: [UInt8])? {
         let terms = filter.terms
-        let prefixCount = prefixTerms.count
-        guard filter.hasStartAnchor, terms.count >= prefixCount + 2, zip(terms, prefixTerms).allSatisfy({ $0.hasSameShape(as: $1) }) else {
+        let prefixTerms = Self.prefixTerms
+        guard filter.hasStartAnchor, terms.count >= prefixTerms.count + 2, zip(terms, prefixTerms).allSatisfy({ $0.hasSameShape(as: $1) }) else {
             return nil
         }
-        var domain: [UInt8] = []
-        var at = prefixCount
-        while at < terms.count, terms[at].quantifier == .one, case .character(let matches, let unit) = terms[at].atom {
-            let lower = DomainSlots.folded(unit)
-            guard matches == ASCIISet(lower).caseFolded, domainBytes.contains(lower) else { break }
-            domain.append(lower)
-            at += 1
-        }
+        let (domain, at) = DomainSlots.domain(in: terms, from: prefixTerms.count, allowed: domainBytes)
         // D, then T: sets without quantifiers, the first of `/` and `:` only.
+        let terminator = Self.terminator
         guard !domain.isEmpty, at < terms.count, let first = terms[at].characterSet, !first.isEmpty,
             first.union(terminator) == terminator
         else { return nil }
