@@ -126,11 +126,12 @@ struct DomainSlots: Sendable {
         var at = start
         while at < terms.count, terms[at].quantifier == .one, case .character(let matches, let unit) = terms[at].atom {
             let lower = folded(unit)
-            let isLetter = lower &- 0x61 < 26
-            guard allowed.contains(lower), matches.contains(lower),
-                  matches.low.nonzeroBitCount + matches.high.nonzeroBitCount == (isLetter ? 2 : 1),
-                  !isLetter || matches.contains(lower - 0x20)
-            else { break }
+            guard lower < 0x80, allowed.contains(lower) else { break }
+            // The set of `lower` and, for a letter, its upper case (letters lie in the high word).
+            var low: UInt64 = 0, high: UInt64 = 0
+            if lower < 64 { low = 1 << lower } else { high = 1 << (lower - 64) }
+            if lower &- 0x61 < 26 { high |= 1 << (lower - 0x20 - 64) }
+            guard matches.low == low, matches.high == high else { break }
             domain.append(lower)
             at += 1
         }
