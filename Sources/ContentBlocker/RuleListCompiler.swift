@@ -104,25 +104,39 @@ public enum RuleListCompiler {
 /// the ids their DFAs report and the file indexes them by. Identical text and case (one
 /// `PatternTableWithDomains` number) share an id; each id keeps its text and the rules that use it.
 struct PatternIDs {
-    private var ids: [Int32: Int] = [:]
+    /// By text number: its id, -1 while it has none (a list's texts are numbered densely).
+    private var idOfText: [Int32] = []
     /// The parsed patterns, until their programs are built (`takeFilters`).
     private var filters: [URLFilter] = []
     private(set) var sources: [String] = []
-    private(set) var users: [[RuleIndex]] = []
+    /// Each id's last rule, and every (id, rule) use in rule order: flat, not a list per id (a
+    /// list has ~100,000 ids; the uses are read only to name a pattern's rules in an error).
+    private var lastUser: [RuleIndex] = []
+    private var uses: [(id: Int32, rule: RuleIndex)] = []
 
     var count: Int { sources.count }
 
     mutating func id(for text: Int32, _ filter: URLFilter, rule: RuleIndex) -> Int {
-        if let id = ids[text] {
-            if users[id].last != rule { users[id].append(rule) }
+        let text = Int(text)
+        if text < idOfText.count, case let id = Int(idOfText[text]), id >= 0 {
+            if lastUser[id] != rule {
+                lastUser[id] = rule
+                uses.append((Int32(id), rule))
+            }
             return id
         }
-        ids[text] = sources.count
+        if text >= idOfText.count { idOfText += repeatElement(-1, count: max(text + 1 - idOfText.count, idOfText.count)) }
+        let id = sources.count
+        idOfText[text] = Int32(id)
         filters.append(filter)
         sources.append(filter.source)
-        users.append([rule])
-        return sources.count - 1
+        lastUser.append(rule)
+        uses.append((Int32(id), rule))
+        return id
     }
+
+    /// The rules that use pattern `id`, in order.
+    func users(of id: Int) -> [RuleIndex] { uses.filter { $0.id == id }.map(\.rule) }
 
     /// The parsed patterns, which are no longer held here.
     mutating func takeFilters() -> [URLFilter] {
@@ -207,6 +221,9 @@ private struct Builder {
             // Each rule's pattern numbers in the order read below: the table's, with those of
             // the rule's domains in place; the domain patterns parsed at once.
             var ruleTexts: [Int32] = []
+            ruleTexts.reserveCapacity(allPatterns.table.numbersOfRules.count)
+            records.reserveCapacity(list.rules.count)
+            urlPatternOfRule.reserveCapacity(list.rules.count)
             var tableCursor = 0
             func fromTable() -> Int32 {
                 defer { tableCursor += 1 }
@@ -426,7 +443,7 @@ private struct Builder {
         }
         if let failure = built.partition.failures.first {
             let id = Int(failure.patterns[0].rawValue)
-            throw .patternTooComplex(pattern: self[keyPath: ids].sources[id], rules: self[keyPath: ids].users[id], failure)
+            throw .patternTooComplex(pattern: self[keyPath: ids].sources[id], rules: self[keyPath: ids].users(of: id), failure)
         }
         let partition = built.partition
         report[keyPath: figures].dfas = partition.all.count

@@ -138,13 +138,14 @@ private func list(_ rules: String...) -> String { "[" + rules.joined(separator: 
         }
     }
 
-    @Test func aPatternThatExplodesIsATypedError() throws {
-        let json = list(rule(".*a" + String(repeating: ".", count: 40) + "b", "block"))
+    @Test func aPatternThatExplodesIsATypedErrorNamingItsRules() throws {
+        let explodes = ".*a" + String(repeating: ".", count: 40) + "b"
+        let json = list(rule("x", "block"), rule(explodes, "block"), rule("y", "block"), rule(explodes, "block"))
         #expect {
             _ = try RuleListCompiler.compile(json: Array(json.utf8), limits: .init(maximumDFAStates: 20_000))
         } throws: { error in
             guard case CompileError.patternTooComplex(_, let rules, .tooManyStates(limit: 20_000, _, _)) = error else { return false }
-            return rules == [RuleIndex(0)]
+            return rules == [RuleIndex(1), RuleIndex(3)]
         }
     }
 
