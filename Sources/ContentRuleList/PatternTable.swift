@@ -25,15 +25,21 @@ public struct PatternTable: Sendable {
     private var numbers: [Key: Int32] = [:]
     /// The parse of each key, by number; keys numbered since the last `parseNewKeys` have none yet.
     public private(set) var results: [Result<URLFilter, URLFilterParseError>] = []
+    /// The status of each key's parse, by number (beside `results`: read for every rule of a list
+    /// without touching the parses).
+    public private(set) var statuses: [URLFilterParseStatus] = []
     /// Per rule of the list it was made from, in order: the number of its url-filter, then those of
     /// the patterns of its top-url or frame-url condition (domain conditions have none here).
     public private(set) var numbersOfRules: [Int32] = []
+    /// Where each rule's numbers start in `numbersOfRules`, and their end after the last rule's.
+    public private(set) var ruleStarts: [Int32] = [0]
 
     public init() {}
 
     /// The table of `rules`, parsed.
     public init(rules: [Rule]) {
         numbersOfRules.reserveCapacity(rules.count)
+        ruleStarts.reserveCapacity(rules.count + 1)
         keys.reserveCapacity(rules.count)
         numbers.reserveCapacity(rules.count)
         for rule in rules {
@@ -47,6 +53,7 @@ public struct PatternTable: Sendable {
             case .ifDomain, .unlessDomain, nil:
                 break
             }
+            ruleStarts.append(Int32(numbersOfRules.count))
         }
         parseNewKeys()
     }
@@ -70,6 +77,13 @@ public struct PatternTable: Sendable {
     public mutating func parseNewKeys() {
         guard results.count < keys.count else { return }
         let parsed = URLFilterParser.parse(keys[results.count...].map { ($0.source, $0.isCaseSensitive) })
+        statuses.reserveCapacity(keys.count)
+        for result in parsed {
+            switch result {
+            case .success(let filter): statuses.append(filter.status)
+            case .failure(let error): statuses.append(error.status)
+            }
+        }
         // (The first parse is most of a list's patterns: taken as it is, not copied.)
         if results.isEmpty { results = parsed } else { results += parsed }
     }

@@ -61,14 +61,17 @@ public enum RuleListParser {
         if errors.isEmpty || collectingEveryError {
             patterns = PatternTable(rules: rules)
             statuses.reserveCapacity(rules.count)
-            var cursor = 0
-            for rule in rules {
-                let patternErrors = PatternChecker.check(rule.trigger, in: patterns, cursor: &cursor, statuses: &statuses)
-                for var error in patternErrors {
-                    error.ruleIndex = rule.index.rawValue
+            // Read from the table's flat numbers and statuses: a rule itself only when one of its
+            // patterns is in error (for the error's key path).
+            for index in rules.indices {
+                let start = Int(patterns.ruleStarts[index]), end = Int(patterns.ruleStarts[index + 1])
+                statuses.append(patterns.statuses[Int(patterns.numbersOfRules[start])])
+                guard (start..<end).contains(where: { !patterns.statuses[Int(patterns.numbersOfRules[$0])].isAccepted }) else { continue }
+                for var error in PatternChecker.errors(of: rules[index].trigger, in: patterns, numbers: start..<end) {
+                    error.ruleIndex = rules[index].index.rawValue
                     errors.append(error)
                 }
-                if !collectingEveryError && !errors.isEmpty { break }
+                if !collectingEveryError { break }
             }
         }
         let list = RuleList(rules: rules, droppedRules: dropped)
@@ -234,32 +237,15 @@ public struct RuleListCheck: Sendable {
 // MARK: - Patterns
 
 private enum PatternChecker {
-    /// The verdicts on the url-filter and any condition patterns of a trigger (their parses are
-    /// `table`'s numbers from `cursor` on); appends the url-filter's status.
-    static func check(
-        _ trigger: Trigger, in table: PatternTable, cursor: inout Int, statuses: inout [URLFilterParseStatus]
-    ) -> [ContentRuleListError] {
-        func next() -> Result<URLFilter, URLFilterParseError> {
-            defer { cursor += 1 }
-            return table[table.numbersOfRules[cursor]]
-        }
+    /// The errors of a trigger's url-filter and condition patterns, whose parses are `table`'s
+    /// numbers at `numbers` of `numbersOfRules`.
+    static func errors(of trigger: Trigger, in table: PatternTable, numbers: Range<Int>) -> [ContentRuleListError] {
         var errors: [ContentRuleListError] = []
-        let status: URLFilterParseStatus
-        switch next() {
-        case .success(let filter):
-            status = filter.status
-        case .failure(let error):
-            status = error.status
-            errors.append(ContentRuleListError(.jsonInvalidRegex, keyPath: "trigger.url-filter", patternError: error))
-        }
-        statuses.append(status)
-        if let condition = trigger.condition, condition.isPattern {
-            for position in condition.values.indices {
-                if case .failure(let error) = next() {
-                    errors.append(ContentRuleListError(
-                        .jsonInvalidRegex, keyPath: "trigger.\(condition.key)[\(position)]", patternError: error))
-                }
-            }
+        for (position, at) in numbers.enumerated() {
+            guard case .failure(let error) = table[table.numbersOfRules[at]] else { continue }
+            // The first number is the url-filter's, the others its condition's patterns, in order.
+            let keyPath = position == 0 ? "trigger.url-filter" : "trigger.\(trigger.condition?.key ?? "")[\(position - 1)]"
+            errors.append(ContentRuleListError(.jsonInvalidRegex, keyPath: keyPath, patternError: error))
         }
         return errors
     }

@@ -65,6 +65,8 @@ import URLFilterSyntax
         #expect(check.errors.map(\.ruleIndex) == [1, 2])
         #expect(check.urlFilterStatuses == [.ok, .ok, .disjunction])
         #expect(check.patterns.keys.map(\.source) == ["ads", "b", "ok", "a|b", "c|d"])
+        #expect(check.patterns.statuses == [.ok, .ok, .ok, .disjunction, .disjunction])
+        #expect(check.patterns.ruleStarts == [0, 1, 4, 5])
         // A list with a structural error has its patterns unread.
         let broken = RuleListParser.check(Array(#"[{"trigger":{"url-filter":"a|b"},"action":{"type":"nope"}}]"#.utf8), collectingEveryError: false)
         #expect(broken.patterns.count == 0)
