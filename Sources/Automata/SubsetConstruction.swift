@@ -149,7 +149,12 @@ private struct Construction {
         var targets: [UInt32] = []
         var touched: [Int] = []
         var set: [UInt32] = []
-        var distinct: [(start: Int, count: Int, hash: Int, target: UInt32)] = []
+        // Every bucket closed so far, as read (before its closure), and the DFA state it led to:
+        // most of a DFA's transitions on a class lead from many states to one bucket (in an
+        // Aho-Corasick automaton, the unanchored root's child on that class), whose closure and
+        // set are then found once, not once per state.
+        var buckets = SetTable(nfaStates: nfa.stateCount)
+        var targetOfBucket: [UInt32] = []
         var current = 0
         while current < sets.count {
             touched.removeAll(keepingCapacity: true)
@@ -189,20 +194,16 @@ private struct Construction {
                     }
                 }
             }
-            // Most classes lead to the same few buckets (a `[^/]+` loop covers nearly every
-            // class): close each distinct bucket once.
-            distinct.removeAll(keepingCapacity: true)
             for byteClass in touched {
                 let count = bucketCount[byteClass]
                 let start = bucketStart[byteClass] - count
                 bucketCount[byteClass] = 0
-                let bucket = targets[start..<start + count]
-                let hash = SetTable.hash(bucket)
+                let (bucket, isNew) = targets.withUnsafeBufferPointer { buckets.insert(UnsafeBufferPointer(rebasing: $0[start..<start + count])) }
                 var target = dead
-                if let seen = distinct.first(where: { $0.hash == hash && targets[$0.start..<$0.start + $0.count] == bucket }) {
-                    target = seen.target
+                if !isNew {
+                    target = targetOfBucket[Int(bucket)]
                 } else {
-                    closure(bucket, into: &scratch)
+                    closure(targets[start..<start + count], into: &scratch)
                     if !scratch.isEmpty {
                         let (id, isNew) = sets.insert(scratch)
                         target = id
@@ -219,7 +220,7 @@ private struct Construction {
                             }
                         }
                     }
-                    distinct.append((start, count, hash, target))
+                    targetOfBucket.append(target)
                 }
                 if target != dead {
                     liveClasses.append(UInt8(byteClass))
@@ -265,14 +266,15 @@ private struct SetTable {
         Int(truncatingIfNeeded: states.reduce(0x9E37_79B9_7F4A_7C15 ^ UInt64(states.count)) { mixHash($0, UInt64($1)) })
     }
 
-    /// The number of `states` (sorted, non-empty), and whether it was added now.
-    mutating func insert(_ states: [UInt32]) -> (UInt32, Bool) {
+    /// The number of `states` (non-empty; sorted, for a set of NFA states), and whether it was
+    /// added now.
+    mutating func insert<States: RandomAccessCollection<UInt32>>(_ states: States) -> (UInt32, Bool) where States.Index == Int {
         let id = count
         if states.count == 1 {
-            let state = Int(states[0])
+            let state = Int(states[states.startIndex])
             if singletons[state] >= 0 { return (UInt32(singletons[state]), false) }
             singletons[state] = Int32(id)
-            storage.append(states[0])
+            storage.append(UInt32(state))
             start.append(storage.count)
             hashes.append(0)  // (never read: a singleton is not in the hash table)
             return (UInt32(id), true)
@@ -282,9 +284,7 @@ private struct SetTable {
         var slot = hash & mask
         while slots[slot] >= 0 {
             let candidate = Int(slots[slot])
-            if hashes[candidate] == hash && storage[start[candidate]..<start[candidate + 1]].elementsEqual(states) {
-                return (UInt32(candidate), false)
-            }
+            if hashes[candidate] == hash && holds(candidate, states) { return (UInt32(candidate), false) }
             slot = (slot + 1) & mask
         }
         slots[slot] = Int32(id)
@@ -294,6 +294,19 @@ private struct SetTable {
         hashed += 1
         if hashed * 2 > slots.count { grow() }
         return (UInt32(id), true)
+    }
+
+    /// Whether set `candidate` is `states` (compared by index: a generic `elementsEqual` of a
+    /// slice with another collection was a tenth of the construction).
+    private func holds<States: RandomAccessCollection<UInt32>>(_ candidate: Int, _ states: States) -> Bool where States.Index == Int {
+        let from = start[candidate]
+        guard start[candidate + 1] - from == states.count else { return false }
+        var offset = from
+        for state in states {
+            if storage[offset] != state { return false }
+            offset += 1
+        }
+        return true
     }
 
     private mutating func grow() {
