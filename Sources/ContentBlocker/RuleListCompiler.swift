@@ -116,7 +116,9 @@ struct PatternIDs {
 
     var count: Int { sources.count }
 
-    mutating func id(for text: Int32, _ filter: URLFilter, rule: RuleIndex) -> Int {
+    /// The id of text number `text`, first used by `rule`; `filter` (its parse) is read only for a
+    /// text without an id yet.
+    mutating func id(for text: Int32, _ filter: @autoclosure () -> URLFilter, rule: RuleIndex) -> Int {
         let text = Int(text)
         if text < idOfText.count, case let id = Int(idOfText[text]), id >= 0 {
             if lastUser[id] != rule {
@@ -128,6 +130,7 @@ struct PatternIDs {
         if text >= idOfText.count { idOfText += repeatElement(-1, count: max(text + 1 - idOfText.count, idOfText.count)) }
         let id = sources.count
         idOfText[text] = Int32(id)
+        let filter = filter()
         filters.append(filter)
         sources.append(filter.source)
         lastUser.append(rule)
@@ -241,16 +244,19 @@ private struct Builder {
             }
             allPatterns.table.parseNewKeys()
             var cursor = 0
-            func nextText() -> (number: Int32, filter: URLFilter) {
-                let number = ruleTexts[cursor]
-                cursor += 1
-                return (number, allPatterns.filter(number))
+            func nextText() -> Int32 {
+                defer { cursor += 1 }
+                return ruleTexts[cursor]
             }
+            // Whether a text matches everything, from the table's statuses: a pattern's parse is
+            // read (and copied) only for its first use, when it gets its id.
+            let statuses = allPatterns.table.statuses
+            func matchesEverything(_ text: Int32) -> Bool { statuses[Int(text)] == .matchesEverything }
 
             for (slot, rule) in list.rules.enumerated() {
                 let trigger = rule.trigger
-                let (urlText, filter) = nextText()
-                urlPatternOfRule.append(filter.matchesEverything ? nil : urlIDs.id(for: urlText, filter, rule: rule.index))
+                let urlText = nextText()
+                urlPatternOfRule.append(matchesEverything(urlText) ? nil : urlIDs.id(for: urlText, allPatterns.filter(urlText), rule: rule.index))
 
                 var kind = ConditionKind.none
                 let start = conditions.count
@@ -262,19 +268,19 @@ private struct Builder {
                     case .ifDomain(let domains), .unlessDomain(let domains):
                         isFrame = false
                         for _ in domains {
-                            let (text, domainFilter) = nextText()
-                            entries.append(topIDs.id(for: text, domainFilter, rule: rule.index))
+                            let text = nextText()
+                            entries.append(topIDs.id(for: text, allPatterns.filter(text), rule: rule.index))
                         }
                     case .ifTopURL(let patterns), .unlessTopURL(let patterns), .ifFrameURL(let patterns), .unlessFrameURL(let patterns):
                         isFrame = if case .ifFrameURL = condition { true } else if case .unlessFrameURL = condition { true } else { false }
                         for _ in patterns {
-                            let (text, conditionFilter) = nextText()
-                            if conditionFilter.matchesEverything {
+                            let text = nextText()
+                            if matchesEverything(text) {
                                 everything = true
                             } else if isFrame {
-                                entries.append(frameIDs.id(for: text, conditionFilter, rule: rule.index))
+                                entries.append(frameIDs.id(for: text, allPatterns.filter(text), rule: rule.index))
                             } else {
-                                entries.append(topIDs.id(for: text, conditionFilter, rule: rule.index))
+                                entries.append(topIDs.id(for: text, allPatterns.filter(text), rule: rule.index))
                             }
                         }
                     }
@@ -296,7 +302,7 @@ private struct Builder {
                     case .ignoreFollowingRules: .ignoreFollowingRules
                     case .makeHTTPS: .makeHTTPS
                     case .cssDisplayNone
-                    where slot < firstIgnore && filter.matchesEverything && trigger.flags == .none && trigger.condition == nil:
+                    where slot < firstIgnore && matchesEverything(urlText) && trigger.flags == .none && trigger.condition == nil:
                         .globalStyleSheet
                     default: .listed
                     }
