@@ -31,17 +31,17 @@ public enum RuleListParser {
 
     /// Everything a linter needs: the verdict, every error (in WebKit's order, the verdict first),
     /// and the status of every kept rule's url-filter.
-    /// The bytes are consumed: a caller passing its last reference has them freed with the JSON
-    /// tree, before the patterns are parsed.
+    /// The bytes are consumed: a caller passing its last reference has them freed once the rules
+    /// are read, before the patterns are parsed.
     public static func check(_ bytes: consuming [UInt8], collectingEveryError: Bool = true) -> RuleListCheck {
         check(bytes, collectingEveryError: collectingEveryError, readingApart: true)
     }
 
     /// `readingApart`: read a valid array's elements apart, on every core (false: the whole text's
-    /// tree on one core, for tests that hold the two to each other).
+    /// tape on one core, for tests that hold the two to each other).
     static func check(_ bytes: consuming [UInt8], collectingEveryError: Bool, readingApart: Bool) -> RuleListCheck {
-        // The rules first, in a function of their own: the JSON tree is let go before the
-        // patterns are parsed, so that their trees do not sit among its freed allocations.
+        // The rules first, in a function of their own: the text and its tapes are let go before
+        // the patterns are parsed, so that their trees do not sit among the freed allocations.
         let rules: [Rule]
         let dropped: [DroppedRule]
         var errors: [ContentRuleListError]
