@@ -22,7 +22,11 @@ public struct PatternTable: Sendable {
 
     /// The texts, by number.
     public private(set) var keys: [Key] = []
-    private var numbers: [Key: Int32] = [:]
+    /// The numbers of `keys` by text: an open-addressing table (linear probing, at most half full)
+    /// over each key's hash, which reads a text's bytes a word at a time (a Dictionary of Keys
+    /// hashed every String with SipHash, most of the numbering's time).
+    private var slots: [Int32] = []
+    private var hashes: [UInt64] = []
     /// The parse of each key, by number; keys numbered since the last `parseNewKeys` have none yet.
     public private(set) var results: [Result<URLFilter, URLFilterParseError>] = []
     /// The status of each key's parse, by number (beside `results`: read for every rule of a list
@@ -41,7 +45,8 @@ public struct PatternTable: Sendable {
         numbersOfRules.reserveCapacity(rules.count)
         ruleStarts.reserveCapacity(rules.count + 1)
         keys.reserveCapacity(rules.count)
-        numbers.reserveCapacity(rules.count)
+        hashes.reserveCapacity(rules.count)
+        slots = [Int32](repeating: -1, count: Self.slotCount(for: rules.count))
         for rule in rules {
             let trigger = rule.trigger
             numbersOfRules.append(number(trigger.urlFilter, caseSensitive: trigger.urlFilterIsCaseSensitive))
@@ -62,15 +67,61 @@ public struct PatternTable: Sendable {
 
     /// The number of a text, numbering it when new (then it is parsed by the next `parseNewKeys`).
     public mutating func number(_ source: String, caseSensitive: Bool) -> Int32 {
-        let key = Key(source: source, isCaseSensitive: caseSensitive)
-        let number = Int32(keys.count)
-        // One hash of the text for a new one (most are): a repeated text is put back.
-        if let known = numbers.updateValue(number, forKey: key) {
-            numbers[key] = known
-            return known
+        if 2 * (keys.count + 1) > slots.count { grow() }
+        let hash = Self.hash(source, caseSensitive: caseSensitive)
+        let mask = slots.count - 1
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while slots[slot] >= 0 {
+            let known = Int(slots[slot])
+            if hashes[known] == hash && keys[known].isCaseSensitive == caseSensitive && keys[known].source == source {
+                return Int32(known)
+            }
+            slot = (slot + 1) & mask
         }
-        keys.append(key)
+        let number = Int32(keys.count)
+        slots[slot] = number
+        keys.append(Key(source: source, isCaseSensitive: caseSensitive))
+        hashes.append(hash)
         return number
+    }
+
+    /// A power of two at least twice `count` (and 64).
+    private static func slotCount(for count: Int) -> Int {
+        var size = 64
+        while size < 2 * count { size *= 2 }
+        return size
+    }
+
+    private mutating func grow() {
+        slots = [Int32](repeating: -1, count: Self.slotCount(for: 2 * (keys.count + 1)))
+        let mask = slots.count - 1
+        for (number, hash) in hashes.enumerated() {
+            var slot = Int(truncatingIfNeeded: hash) & mask
+            while slots[slot] >= 0 { slot = (slot + 1) & mask }
+            slots[slot] = Int32(number)
+        }
+    }
+
+    /// A text's hash: its UTF-8 bytes eight at a time, each word mixed in by a multiply and an
+    /// xorshift, then the case sensitivity.
+    static func hash(_ source: String, caseSensitive: Bool) -> UInt64 {
+        func mix(_ hash: UInt64, _ value: UInt64) -> UInt64 {
+            let mixed = (hash ^ value) &* 0xBF58_476D_1CE4_E5B9
+            return mixed ^ (mixed >> 31)
+        }
+        func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+            var result = mix(0x9E37_79B9_7F4A_7C15, UInt64(bytes.count))
+            var offset = 0
+            while offset + 8 <= bytes.count {
+                result = mix(result, UnsafeRawPointer(bytes.baseAddress! + offset).loadUnaligned(as: UInt64.self))
+                offset += 8
+            }
+            var last: UInt64 = 0
+            for index in offset..<bytes.count { last |= UInt64(bytes[index]) << (8 * (index - offset)) }
+            return mix(result, last)
+        }
+        let text = source.utf8.withContiguousStorageIfAvailable(hash) ?? Array(source.utf8).withUnsafeBufferPointer(hash)
+        return mix(text, caseSensitive ? 1 : 0)
     }
 
     /// Parses the keys numbered since the last call, on every core.

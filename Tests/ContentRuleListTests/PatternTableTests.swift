@@ -30,6 +30,29 @@ import URLFilterSyntax
         #expect(table.results.count == table.count)
     }
 
+    /// Many texts into an empty table (its index grown many times), with repeats, texts that
+    /// differ in one byte or only in their case sensitivity, lengths around a word's: numbered as
+    /// a dictionary numbers them.
+    @Test func numbersManyTextsAsADictionaryDoes() {
+        var table = PatternTable()
+        var expected: [PatternTable.Key: Int32] = [:]
+        var random = SeededRandom(seed: 7)
+        for _ in 0..<20_000 {
+            let length = Int(random.next() % 20)
+            let text = String((0..<length).map { _ in Character(UnicodeScalar(UInt8(0x61 + random.next() % 3))) })
+            let caseSensitive = random.next() % 2 == 0
+            let key = PatternTable.Key(source: text, isCaseSensitive: caseSensitive)
+            let number = table.number(text, caseSensitive: caseSensitive)
+            if let known = expected[key] {
+                #expect(number == known, "\(text)")
+            } else {
+                #expect(Int(number) == expected.count, "\(text)")
+                expected[key] = number
+            }
+        }
+        #expect(table.count == expected.count && table.count > 5_000)
+    }
+
     @Test func parsesEveryTextAsTheParserDoesAlone() {
         var table = PatternTable()
         // Enough texts for several chunks of the parallel parse, valid and not.
@@ -70,5 +93,18 @@ import URLFilterSyntax
         // A list with a structural error has its patterns unread.
         let broken = RuleListParser.check(Array(#"[{"trigger":{"url-filter":"a|b"},"action":{"type":"nope"}}]"#.utf8), collectingEveryError: false)
         #expect(broken.patterns.count == 0)
+    }
+}
+
+/// SplitMix64: the same numbers on every run.
+private struct SeededRandom {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
