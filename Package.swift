@@ -116,7 +116,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "URLFilterSyntaxTests", dependencies: ["URLFilterSyntax", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "CSSSelectorSyntaxTests", dependencies: ["CSSSelectorSyntax"],
+            name: "CSSSelectorSyntaxTests", dependencies: ["CSSSelectorSyntax", "TestSupport"],
             resources: [.copy("WebKitSelectorVerdicts.json")],
             swiftSettings: swiftSettings),
         .testTarget(
@@ -124,7 +124,7 @@ let package = Package(
             dependencies: ["ContentRuleList", "URLFilterSyntax", "TestSupport"],
             resources: [],
             swiftSettings: swiftSettings),
-        .testTarget(name: "AutomataTests", dependencies: ["Automata", "URLFilterSyntax"], swiftSettings: swiftSettings),
+        .testTarget(name: "AutomataTests", dependencies: ["Automata", "URLFilterSyntax", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "BytecodeTests", dependencies: ["Bytecode", "Automata", "URLFilterSyntax", "ContentRuleList"],
             swiftSettings: swiftSettings),

@@ -7,6 +7,7 @@
 import Testing
 @testable import Automata
 import URLFilterSyntax
+import TestSupport
 
 private func filter(_ pattern: String, caseSensitive: Bool = false) -> URLFilter {
     try! URLFilterParser.parse(pattern, isCaseSensitive: caseSensitive).get()
@@ -227,16 +228,4 @@ func randomPattern(_ random: inout SplitMix64) -> String {
 func randomURL(_ random: inout SplitMix64) -> [UInt8] {
     let alphabet = Array("abcAB.x".utf8)
     return (0..<Int(random.next() % 8)).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }
-}
-
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

@@ -4,6 +4,7 @@
 
 import Testing
 import CSSSelectorSyntax
+import TestSupport
 
 @Suite struct CSSSelectorValidatorTests {
     @Test(arguments: [
@@ -61,17 +62,5 @@ import CSSSelectorSyntax
         let list = (0..<20_000).map { "div.ad-slot-\($0) > a[href*=\"x\($0)\"]" }.joined(separator: ", ")
         #expect(CSSSelectorValidator.validate(list) == nil)
         #expect(CSSSelectorValidator.validate(list + ", :-abp-contains(x)") != nil)
-    }
-}
-
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -5,6 +5,7 @@
 import Testing
 @testable import ContentRuleList
 import URLFilterSyntax
+import TestSupport
 
 @Suite struct PatternTableTests {
     private func rules(_ json: String) throws -> [Rule] {
@@ -36,7 +37,7 @@ import URLFilterSyntax
     @Test func numbersManyTextsAsADictionaryDoes() {
         var table = PatternTable()
         var expected: [PatternTable.Key: Int32] = [:]
-        var random = SeededRandom(seed: 7)
+        var random = SplitMix64(seed: 7)
         for _ in 0..<20_000 {
             let length = Int(random.next() % 20)
             let text = String((0..<length).map { _ in Character(UnicodeScalar(UInt8(0x61 + random.next() % 3))) })
@@ -93,18 +94,5 @@ import URLFilterSyntax
         // A list with a structural error has its patterns unread.
         let broken = RuleListParser.check(Array(#"[{"trigger":{"url-filter":"a|b"},"action":{"type":"nope"}}]"#.utf8), collectingEveryError: false)
         #expect(broken.patterns.count == 0)
-    }
-}
-
-/// SplitMix64: the same numbers on every run.
-private struct SeededRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
