@@ -17,7 +17,7 @@
 //
 // Tested by Tests/HarnessTests/AdblockRustEngineTests.swift.
 
-public import RequestContext
+import RequestContext
 public import ContentRuleList
 internal import Foundation
 

@@ -14,7 +14,7 @@
 // routines are picked by CPU features) and Valgrind. CostFingerprint names all four; counts with
 // different fingerprints are not comparable.
 
-public import Foundation
+import Foundation
 internal import CValgrind
 
 /// What instruction counts depend on besides the code: counts are comparable only between runs

@@ -7,7 +7,7 @@
 // counts every compile and match benchmark of BlockBench's as this tree's does (a match benchmark
 // answers from the file that revision compiles).
 
-public import Foundation
+import Foundation
 
 public enum RevisionCostError: Error, CustomStringConvertible {
     case git(String)
