@@ -169,18 +169,15 @@ struct PatternTableWithDomains {
 
     /// WebKit's pattern for a domain condition, over the main document URL.
     static func domainPattern(_ domain: String) -> String {
-        let name = Array(domain.utf8)
-        let special = specialUnits
-        var pattern: [UInt8] = []
-        pattern.reserveCapacity(32 + 2 * name.count)
-        pattern += "[a-z][a-z+.-]*:\\/\\/".utf8
-        var start = 0
+        var pattern = Array("[a-z][a-z+.-]*:\\/\\/".utf8)
+        var name = Substring(domain).utf8
         if name.first == UInt8(ascii: "*") {
             pattern += "([^/]*\\.)*".utf8
-            start = 1
+            name = name.dropFirst()
         }
-        for unit in name[start...] {
-            if special.contains(unit) { pattern.append(UInt8(ascii: "\\")) }
+        pattern.reserveCapacity(pattern.count + 2 * name.count + 4)
+        for unit in name {
+            if specialUnits.contains(unit) { pattern.append(UInt8(ascii: "\\")) }
             pattern.append(unit)
         }
         pattern += "[:/]".utf8
@@ -223,102 +220,101 @@ private struct Builder {
         let numbering = timer.begin(.parse)
         var allPatterns = PatternTableWithDomains(patterns ?? PatternTable(rules: list.rules))
         timer.end(numbering)
-        // (Not in a closure: a closure would box `allPatterns` and check each access to it.)
-        let collecting = timer.begin(.parse)
-        // Each rule's pattern numbers in the order read below: the table's, with those of
-        // the rule's domains in place; the domain patterns parsed at once.
-        var ruleTexts: [Int32] = []
-        ruleTexts.reserveCapacity(allPatterns.table.numbersOfRules.count)
-        records.reserveCapacity(list.rules.count)
-        urlPatternOfRule.reserveCapacity(list.rules.count)
-        var tableCursor = 0
-        func fromTable() -> Int32 {
-            defer { tableCursor += 1 }
-            return allPatterns.table.numbersOfRules[tableCursor]
-        }
-        for rule in list.rules {
-            ruleTexts.append(fromTable())
-            switch rule.trigger.condition {
-            case nil: break
-            case .ifDomain(let domains), .unlessDomain(let domains):
-                for domain in domains { ruleTexts.append(allPatterns.number(ofDomain: domain)) }
-            case .ifTopURL(let patterns), .unlessTopURL(let patterns), .ifFrameURL(let patterns), .unlessFrameURL(let patterns):
-                for _ in patterns { ruleTexts.append(fromTable()) }
+        timer.measure(.parse) {
+            // Each rule's pattern numbers in the order read below: the table's, with those of
+            // the rule's domains in place; the domain patterns parsed at once.
+            var ruleTexts: [Int32] = []
+            ruleTexts.reserveCapacity(allPatterns.table.numbersOfRules.count)
+            records.reserveCapacity(list.rules.count)
+            urlPatternOfRule.reserveCapacity(list.rules.count)
+            var tableCursor = 0
+            func fromTable() -> Int32 {
+                defer { tableCursor += 1 }
+                return allPatterns.table.numbersOfRules[tableCursor]
             }
-        }
-        allPatterns.table.parseNewKeys()
-        var cursor = 0
-        func nextText() -> Int32 {
-            defer { cursor += 1 }
-            return ruleTexts[cursor]
-        }
-        // Whether a text matches everything, from the table's statuses: a pattern's parse is
-        // read (and copied) only for its first use, when it gets its id.
-        let statuses = allPatterns.table.statuses
-        func matchesEverything(_ text: Int32) -> Bool { statuses[Int(text)] == .matchesEverything }
-
-        for (slot, rule) in list.rules.enumerated() {
-            let trigger = rule.trigger
-            let urlText = nextText()
-            urlPatternOfRule.append(matchesEverything(urlText) ? nil : urlIDs.id(for: urlText, allPatterns.filter(urlText), rule: rule.index))
-
-            var kind = ConditionKind.none
-            let start = conditions.count
-            if let condition = trigger.condition {
-                let isFrame: Bool
-                var entries: [Int] = []
-                var everything = false
-                switch condition {
+            for rule in list.rules {
+                ruleTexts.append(fromTable())
+                switch rule.trigger.condition {
+                case nil: break
                 case .ifDomain(let domains), .unlessDomain(let domains):
-                    isFrame = false
-                    for _ in domains {
-                        let text = nextText()
-                        entries.append(topIDs.id(for: text, allPatterns.filter(text), rule: rule.index))
-                    }
+                    for domain in domains { ruleTexts.append(allPatterns.number(ofDomain: domain)) }
                 case .ifTopURL(let patterns), .unlessTopURL(let patterns), .ifFrameURL(let patterns), .unlessFrameURL(let patterns):
-                    isFrame = if case .ifFrameURL = condition { true } else if case .unlessFrameURL = condition { true } else { false }
-                    for _ in patterns {
-                        let text = nextText()
-                        if matchesEverything(text) {
-                            everything = true
-                        } else if isFrame {
-                            entries.append(frameIDs.id(for: text, allPatterns.filter(text), rule: rule.index))
-                        } else {
+                    for _ in patterns { ruleTexts.append(fromTable()) }
+                }
+            }
+            allPatterns.table.parseNewKeys()
+            var cursor = 0
+            func nextText() -> Int32 {
+                defer { cursor += 1 }
+                return ruleTexts[cursor]
+            }
+            // Whether a text matches everything, from the table's statuses: a pattern's parse is
+            // read (and copied) only for its first use, when it gets its id.
+            let statuses = allPatterns.table.statuses
+            func matchesEverything(_ text: Int32) -> Bool { statuses[Int(text)] == .matchesEverything }
+
+            for (slot, rule) in list.rules.enumerated() {
+                let trigger = rule.trigger
+                let urlText = nextText()
+                urlPatternOfRule.append(matchesEverything(urlText) ? nil : urlIDs.id(for: urlText, allPatterns.filter(urlText), rule: rule.index))
+
+                var kind = ConditionKind.none
+                let start = conditions.count
+                if let condition = trigger.condition {
+                    let isFrame: Bool
+                    var entries: [Int] = []
+                    var everything = false
+                    switch condition {
+                    case .ifDomain(let domains), .unlessDomain(let domains):
+                        isFrame = false
+                        for _ in domains {
+                            let text = nextText()
                             entries.append(topIDs.id(for: text, allPatterns.filter(text), rule: rule.index))
                         }
+                    case .ifTopURL(let patterns), .unlessTopURL(let patterns), .ifFrameURL(let patterns), .unlessFrameURL(let patterns):
+                        isFrame = if case .ifFrameURL = condition { true } else if case .unlessFrameURL = condition { true } else { false }
+                        for _ in patterns {
+                            let text = nextText()
+                            if matchesEverything(text) {
+                                everything = true
+                            } else if isFrame {
+                                entries.append(frameIDs.id(for: text, allPatterns.filter(text), rule: rule.index))
+                            } else {
+                                entries.append(topIDs.id(for: text, allPatterns.filter(text), rule: rule.index))
+                            }
+                        }
+                    }
+                    if everything {
+                        kind = condition.isPositive ? .none : .never
+                    } else {
+                        kind = switch (isFrame, condition.isPositive) {
+                        case (false, true): .ifTopURL
+                        case (false, false): .unlessTopURL
+                        case (true, true): .ifFrameURL
+                        case (true, false): .unlessFrameURL
+                        }
+                        conditions += entries.map(UInt32.init)
                     }
                 }
-                if everything {
-                    kind = condition.isPositive ? .none : .never
-                } else {
-                    kind = switch (isFrame, condition.isPositive) {
-                    case (false, true): .ifTopURL
-                    case (false, false): .unlessTopURL
-                    case (true, true): .ifFrameURL
-                    case (true, false): .unlessFrameURL
+                let role: RuleRole =
+                    switch rule.action {
+                    case .ignorePreviousRules: .ignorePreviousRules
+                    case .ignoreFollowingRules: .ignoreFollowingRules
+                    case .makeHTTPS: .makeHTTPS
+                    case .cssDisplayNone
+                    where slot < firstIgnore && matchesEverything(urlText) && trigger.flags == .none && trigger.condition == nil:
+                        .globalStyleSheet
+                    default: .listed
                     }
-                    conditions += entries.map(UInt32.init)
-                }
+                let method = trigger.requestMethod.map { UInt8(RequestMethod.allCases.firstIndex(of: $0)! + 1) } ?? 0
+                records.append(RuleRecord(
+                    ruleIndex: UInt32(rule.index.rawValue), resourceTypes: trigger.resourceTypes.rawValue,
+                    loadTypes: trigger.loadTypes.rawValue, loadContexts: trigger.loadContexts.rawValue, method: method,
+                    condition: kind, role: role, actionLocation: RuleRecord.notListed,
+                    conditionStart: conditions.count == start ? 0 : UInt32(start),
+                    conditionCount: UInt32(conditions.count - start)))
             }
-            let role: RuleRole =
-                switch rule.action {
-                case .ignorePreviousRules: .ignorePreviousRules
-                case .ignoreFollowingRules: .ignoreFollowingRules
-                case .makeHTTPS: .makeHTTPS
-                case .cssDisplayNone
-                where slot < firstIgnore && matchesEverything(urlText) && trigger.flags == .none && trigger.condition == nil:
-                    .globalStyleSheet
-                default: .listed
-                }
-            let method = trigger.requestMethod.map { UInt8(RequestMethod.allCases.firstIndex(of: $0)! + 1) } ?? 0
-            records.append(RuleRecord(
-                ruleIndex: UInt32(rule.index.rawValue), resourceTypes: trigger.resourceTypes.rawValue,
-                loadTypes: trigger.loadTypes.rawValue, loadContexts: trigger.loadContexts.rawValue, method: method,
-                condition: kind, role: role, actionLocation: RuleRecord.notListed,
-                conditionStart: conditions.count == start ? 0 : UInt32(start),
-                conditionCount: UInt32(conditions.count - start)))
         }
-        timer.end(collecting)
     }
 
     /// The actions of `rules` and each record's action location, as MatchOutcome.swift defines
