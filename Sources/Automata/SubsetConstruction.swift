@@ -296,8 +296,8 @@ private struct SetTable {
         return (UInt32(id), true)
     }
 
-    /// Whether set `candidate` is `states` (compared by index: a generic `elementsEqual` of a
-    /// slice with another collection was a tenth of the construction).
+    /// Whether set `candidate` is `states`, compared by index (a generic `elementsEqual` between
+    /// a slice and another collection type costs several times more per element, on every lookup).
     private func holds<States: RandomAccessCollection<UInt32>>(_ candidate: Int, _ states: States) -> Bool where States.Index == Int {
         let from = start[candidate]
         guard start[candidate + 1] - from == states.count else { return false }

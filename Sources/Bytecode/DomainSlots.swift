@@ -126,7 +126,7 @@ struct DomainSlots: Sendable {
         var at = start
         while at < terms.count, terms[at].quantifier == .one, case .character(let matches, let unit) = terms[at].atom {
             let lower = folded(unit)
-            guard lower < 0x80, allowed.contains(lower) else { break }
+            guard allowed.contains(lower) else { break }  // (ASCII only: the shifts below stay in range)
             // The set of `lower` and, for a letter, its upper case (letters lie in the high word).
             var low: UInt64 = 0, high: UInt64 = 0
             if lower < 64 { low = 1 << lower } else { high = 1 << (lower - 64) }

@@ -23,8 +23,8 @@ public struct PatternTable: Sendable {
     /// The texts, by number.
     public private(set) var keys: [Key] = []
     /// The numbers of `keys` by text: an open-addressing table (linear probing, at most half full)
-    /// over each key's hash, which reads a text's bytes a word at a time (a Dictionary of Keys
-    /// hashed every String with SipHash, most of the numbering's time).
+    /// over each key's hash, which reads a text's bytes a word at a time (a Dictionary would hash
+    /// every String with SipHash, the bulk of numbering a list).
     private var slots: [Int32] = []
     private var hashes: [UInt64] = []
     /// The parse of each key, by number; keys numbered since the last `parseNewKeys` have none yet.

@@ -21,7 +21,6 @@ import Testing
             #expect(object["a"]?.count == 3)
             #expect(object["a"].map { Array($0.elements).map(\.kind) } == [.number, .array, .object])
             #expect(object["d"]?.stringValue == "A\"")
-            #expect(object["d"]?.isString("A\"") == true)
             #expect(object["e"]?.boolValue == true)
             #expect(object["f"]?.kind == JSONKind.null)
             #expect(object["g"]?.numberValue == -150)

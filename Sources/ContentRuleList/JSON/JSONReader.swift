@@ -330,7 +330,7 @@ public struct JSONReader {
                 if hasNonASCII, !tape.arena.withUnsafeBufferPointer({ Self.isValidUTF8(UnsafeBufferPointer(rebasing: $0[decodedStart...])) }) {
                     throw error("invalid UTF-8 in a string", at: start)
                 }
-                tape.append(.string, from: decodedStart, to: tape.arena.count, decoded: true)
+                tape.append(.string, flag: true, from: decodedStart, to: tape.arena.count)
                 return
             case UInt8(ascii: "\\"):
                 guard index + 1 < bytes.count else { throw error("unterminated string", at: start) }

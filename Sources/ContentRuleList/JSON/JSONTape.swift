@@ -19,6 +19,9 @@ internal import Darwin
 public enum JSONKind: UInt8, Hashable, Sendable {
     case null, bool, number, string, array, object
 
+    /// An array or an object: an entry whose values follow it on a tape.
+    var isContainer: Bool { self == .array || self == .object }
+
     /// The kind's name, for messages: "a string", "an array", ...
     public var description: String {
         switch self {
@@ -55,10 +58,6 @@ struct JSONTape {
 
     mutating func append(_ kind: JSONKind, flag: Bool = false, from start: Int = 0, to end: Int = 0) {
         entries.append(Entry(kind: kind, flag: flag, start: start, end: end))
-    }
-
-    mutating func append(_ kind: JSONKind, from start: Int, to end: Int, decoded: Bool) {
-        entries.append(Entry(kind: kind, flag: decoded, start: start, end: end))
     }
 
     /// Starts a container: its position, for `close`.
@@ -105,14 +104,6 @@ struct JSONTape {
 
         var stringValue: String? { stringBytes.map { String(decoding: $0, as: UTF8.self) } }
 
-        /// Whether the value is the string `expected` (read without making a String).
-        func isString(_ expected: StaticString) -> Bool {
-            guard let bytes = stringBytes, bytes.count == expected.utf8CodeUnitCount else { return false }
-            let start = expected.utf8Start
-            for offset in 0..<bytes.count where bytes[offset] != start[offset] { return false }
-            return true
-        }
-
         var boolValue: Bool? { kind == .bool ? entry.flag : nil }
 
         var numberValue: Double? {
@@ -122,7 +113,7 @@ struct JSONTape {
         }
 
         /// How many values an array holds, or members an object (0 for any other value).
-        var count: Int { kind == .array || kind == .object ? entry.start : 0 }
+        var count: Int { kind.isContainer ? entry.start : 0 }
 
         /// An array's values in order (none for any other value).
         var elements: Values { Values(first: self.at(position + 1), count: kind == .array ? entry.start : 0) }
@@ -147,7 +138,7 @@ struct JSONTape {
                     if bytes.pointee == first && memcmp(bytes, key.utf8Start, length) == 0 { found = keyPosition + 1 }
                 }
                 let value = entries[keyPosition + 1]
-                keyPosition = value.kind == .array || value.kind == .object ? value.end : keyPosition + 2
+                keyPosition = value.kind.isContainer ? value.end : keyPosition + 2
             }
             return found.map(at)
         }
@@ -159,7 +150,7 @@ struct JSONTape {
         /// The value after this one and everything inside it.
         fileprivate var next: Value {
             let entry = entry
-            return at(entry.kind == .array || entry.kind == .object ? entry.end : position + 1)
+            return at(entry.kind.isContainer ? entry.end : position + 1)
         }
     }
 
