@@ -10,13 +10,20 @@ internal import URLFilterSyntax
 
 public enum SubsetConstruction {
     public static func determinize(_ nfa: NFA, limits: AutomataLimits = .default) throws(AutomataError) -> DFA {
+        try determinize(nfa, limits: limits, readingTries: true)
+    }
+
+    /// `readingTries`: an unanchored trie's DFA by suffix links (TrieDeterminization.swift);
+    /// false: by the general construction alone (for tests that hold the two to each other).
+    static func determinize(_ nfa: NFA, limits: AutomataLimits, readingTries: Bool) throws(AutomataError) -> DFA {
         var construction = Construction(nfa: nfa, limits: limits)
         defer { construction.deallocate() }
+        if readingTries, let dfa = try construction.determinizeTrie() { return dfa }
         return try construction.run()
     }
 }
 
-private struct Construction {
+struct Construction {
     let nfa: NFA
     let limits: AutomataLimits
     let byteClasses: ByteClasses
@@ -79,7 +86,7 @@ private struct Construction {
     }
 
     /// The important states reachable from `seeds` by epsilon transitions, sorted, into `result`.
-    private mutating func closure<Seeds: Sequence<UInt32>>(_ seeds: Seeds, into result: inout [UInt32]) {
+    mutating func closure<Seeds: Sequence<UInt32>>(_ seeds: Seeds, into result: inout [UInt32]) {
         generation &+= 1
         if generation == 0 {
             // Wrapped around: old marks could look current.
@@ -242,7 +249,7 @@ private struct Construction {
 /// DFA's states are one NFA state (EasyList's groups: 185,000-192,000 NFA states, 173,000-180,000
 /// DFA states), and each lookup through the hash table reads four arrays of cold memory: with the
 /// array, the construction of such a group takes about a third less time.
-private struct SetTable {
+struct SetTable {
     private var storage: [UInt32] = []
     private var start: [Int] = [0]
     private var hashes: [Int] = []

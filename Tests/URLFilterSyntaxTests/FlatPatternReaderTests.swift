@@ -2,42 +2,9 @@
 // generated ones, and it takes the shapes real lists are made of.
 // Covers Sources/URLFilterSyntax/FlatPatternReader.swift.
 
-import Foundation
 import Testing
 @testable import URLFilterSyntax
 import TestSupport
-
-/// Every url-filter and top/frame-URL pattern of the shipped Safari lists, with its case
-/// sensitivity.
-private func shippedPatterns() throws -> [(source: String, isCaseSensitive: Bool)] {
-    var patterns: [(String, Bool)] = []
-    for file in ["easylist.adguard-safari26.json.gz", "easyprivacy.adguard-safari16_4.json.gz", "kablock-blockerList.json", "ddg-tds-reference-rules.json"] {
-        let path = repositoryRoot + "/Corpora/rules/" + file
-        let data: Data
-        if file.hasSuffix(".gz") {
-            let gzip = Process()
-            gzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
-            gzip.arguments = ["-dc", path]
-            let pipe = Pipe()
-            gzip.standardOutput = pipe
-            try gzip.run()
-            data = pipe.fileHandleForReading.readDataToEndOfFile()
-            gzip.waitUntilExit()
-        } else {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        }
-        let rules = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
-        for rule in rules {
-            guard let trigger = rule["trigger"] as? [String: Any] else { continue }
-            let isCaseSensitive = trigger["url-filter-is-case-sensitive"] as? Bool ?? false
-            if let filter = trigger["url-filter"] as? String { patterns.append((filter, isCaseSensitive)) }
-            for key in ["if-top-url", "unless-top-url", "if-frame-url", "unless-frame-url"] {
-                for pattern in trigger[key] as? [String] ?? [] { patterns.append((pattern, false)) }
-            }
-        }
-    }
-    return patterns
-}
 
 @Suite struct FlatPatternReaderTests {
     @Test func readsEveryShippedPatternAsTheGeneralReaderDoes() throws {
