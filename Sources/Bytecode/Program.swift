@@ -253,8 +253,6 @@ public struct Program: Hashable, Sendable {
             let mostTargeted = incoming.indices.max { incoming[$0] < incoming[$1] } ?? 0
             var best: (reference: Int, plans: [StatePlan], size: Int)?
             let plainSize = plans.reduce(0) { $0 + $1.cost }
-            var scratch: [UInt32] = []
-            scratch.reserveCapacity(classCount)
             for candidate in Set([0, mostTargeted]).sorted() {
                 let referenceRow = referenceRowOf(candidate)
                 var size = 0
@@ -265,9 +263,9 @@ public struct Program: Hashable, Sendable {
                     // states.
                     let plan = state == candidate || plans[index].form == .stop || plans[index].isNext
                         ? plans[index]
-                        : Program.plan(
+                        : Program.deltaPlan(
                             row(state), acceptBytes: acceptBytes[index], reference: referenceRow, next: nextState[index],
-                            classCount: classCount, scratch: &scratch)
+                            over: plans[index])
                     size += plan.cost
                     return plan
                 }
@@ -489,33 +487,38 @@ public struct Program: Hashable, Sendable {
     ) -> StatePlan {
         let dead = DFAStateID.dead.rawValue
         let header = 1 + acceptBytes
-        let live = row.count { $0 != dead }
+        // One pass for the live classes, those leading to `next`, and the most common live
+        // target if one leads from more than half of them (a majority vote, Boyer and Moore).
+        var live = 0
+        var toNext = 0
+        var candidate = dead
+        var votes = 0
+        for target in row where target != dead {
+            live += 1
+            if target == next { toNext += 1 }
+            if votes == 0 {
+                candidate = target
+                votes = 1
+            } else {
+                votes += target == candidate ? 1 : -1
+            }
+        }
         if live == 0 { return StatePlan(form: .stop, cost: header) }
         var plan = StatePlan(form: .dense, cost: header + classCount * 3)
         if live <= 255, header + 1 + live * 4 <= plan.cost {
             plan = StatePlan(form: .sparse, exceptionCount: live, cost: header + 1 + live * 4)
-            if live == 1 && next != dead && row.contains(next) {
+            if live == 1 && next != dead && toNext == 1 {
                 return StatePlan(form: .sparse, isNext: true, exceptionCount: 1, cost: header + 1)
             }
-            if live > 1 && next != dead && header + 1 + live < plan.cost && row.allSatisfy({ $0 == dead || $0 == next }) {
+            if live > 1 && next != dead && header + 1 + live < plan.cost && toNext == live {
                 plan = StatePlan(form: .sparse, isAllNext: true, exceptionCount: live, cost: header + 1 + live)
             }
         }
         if live > 1 {
-            // The most common live target (the smallest of equally common ones). Most rows have
-            // a target on more than half their live classes, which is then the one: found by a
-            // majority vote (Boyer and Moore) and one count. Other rows by sorted runs, not a
-            // dictionary (hashing every transition would cost a tenth of KaBlock's compile).
-            var candidate = dead
-            var votes = 0
-            for target in row where target != dead {
-                if votes == 0 {
-                    candidate = target
-                    votes = 1
-                } else {
-                    votes += target == candidate ? 1 : -1
-                }
-            }
+            // The most common live target (the smallest of equally common ones): the vote's
+            // candidate when it holds more than half the live classes; otherwise found by sorted
+            // runs, not a dictionary (hashing every transition would cost a tenth of KaBlock's
+            // compile).
             var common = candidate
             var commonCount = row.count { $0 == candidate }
             if commonCount * 2 <= live {
@@ -539,14 +542,28 @@ public struct Program: Hashable, Sendable {
                 plan = StatePlan(form: .fallback, fallback: common, exceptionCount: listed, cost: header + 4 + listed * 4)
             }
         }
-        if let reference {
-            let differing = zip(row, reference).count { $0 != $1 }
-            if differing == 1 && next != dead, let only = zip(row, reference).first(where: { $0 != $1 }), only.0 == next,
-               header + 1 < plan.cost {
-                plan = StatePlan(form: .sparse, isDelta: true, isNext: true, exceptionCount: 1, cost: header + 1)
-            } else if differing <= 255, header + 1 + differing * 4 < plan.cost {
-                plan = StatePlan(form: .sparse, isDelta: true, exceptionCount: differing, cost: header + 1 + differing * 4)
-            }
+        if let reference { plan = deltaPlan(row, acceptBytes: acceptBytes, reference: reference, next: next, over: plan) }
+        return plan
+    }
+
+    /// `plan` (a state's plan without a reference, neither a stop nor one class to the next
+    /// state) or the delta form against `reference`, whichever is shorter: what `plan` gives
+    /// with that reference, without planning the other forms again.
+    static func deltaPlan(
+        _ row: UnsafeBufferPointer<UInt32>, acceptBytes: Int, reference: UnsafeBufferPointer<UInt32>, next: UInt32, over plan: StatePlan
+    ) -> StatePlan {
+        let header = 1 + acceptBytes
+        var differing = 0
+        var onlyDiffering = DFAStateID.dead.rawValue
+        for index in row.indices where row[index] != reference[index] {
+            differing += 1
+            onlyDiffering = row[index]
+        }
+        if differing == 1 && next != DFAStateID.dead.rawValue && onlyDiffering == next && header + 1 < plan.cost {
+            return StatePlan(form: .sparse, isDelta: true, isNext: true, exceptionCount: 1, cost: header + 1)
+        }
+        if differing <= 255, header + 1 + differing * 4 < plan.cost {
+            return StatePlan(form: .sparse, isDelta: true, exceptionCount: differing, cost: header + 1 + differing * 4)
         }
         return plan
     }
