@@ -60,7 +60,7 @@ let package = Package(
             dependencies: ["URLFilterSyntax", "CSSSelectorSyntax", "URLStandard", "Parallelism"],
             swiftSettings: swiftSettings),
         .target(name: "Automata", dependencies: ["URLFilterSyntax", "Parallelism"], swiftSettings: swiftSettings),
-        .target(name: "Bytecode", dependencies: ["Automata", "ContentRuleList", "URLFilterSyntax", "CZlib"], swiftSettings: swiftSettings),
+        .target(name: "Bytecode", dependencies: ["Automata", "ContentRuleList", "URLFilterSyntax", "CZlib", "Parallelism"], swiftSettings: swiftSettings),
         .systemLibrary(name: "CLibPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
         .systemLibrary(name: "CIDN2", pkgConfig: "libidn2", providers: [.apt(["libidn2-dev"])]),
         .target(
@@ -126,7 +126,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(name: "AutomataTests", dependencies: ["Automata", "URLFilterSyntax", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "BytecodeTests", dependencies: ["Bytecode", "Automata", "URLFilterSyntax", "ContentRuleList"],
+            name: "BytecodeTests", dependencies: ["Bytecode", "Automata", "URLFilterSyntax", "ContentRuleList", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(name: "URLStandardTests", dependencies: ["URLStandard"], swiftSettings: swiftSettings),
         .testTarget(name: "RequestContextTests", dependencies: ["RequestContext", "ContentRuleList"], swiftSettings: swiftSettings),

@@ -55,6 +55,12 @@ public struct DenseTable: Hashable, Sendable {
     /// The table of `program`, or nil when it would exceed `maximumEntries`. Only for a valid
     /// program (built from a DFA or validated).
     public init?(_ program: Program, maximumEntries: Int = DenseTable.maximumEntries) {
+        self.init(program, maximumEntries: maximumEntries, readingExceptions: true)
+    }
+
+    /// `readingExceptions`: the rows of states met after the reference kept as their differences
+    /// from its row (false: every row expanded, for tests that hold the two to each other).
+    init?(_ program: Program, maximumEntries: Int, readingExceptions: Bool) {
         let classCount = program.classCount
         guard classCount > 0, classCount <= maximumEntries else { return nil }
         let maximumStates = maximumEntries / classCount
@@ -64,34 +70,87 @@ public struct DenseTable: Hashable, Sendable {
         var number = [Int32](repeating: -1, count: program.code.count + 1)
         number[0] = 0
         var pending = [0]
-        var stateAccepts: [[UInt32]] = []
-        // Per state met: a chain's classes and the offset after it, or where its targets start in
-        // `targets` (a program offset per class, -1 for nowhere), kept for the rows below.
-        var decoded: [(chain: [UInt8], chainEnd: Int, targetsStart: Int)] = []
+        // The patterns of each state met, in the order met (a chain's later members, numbered
+        // after them, report none).
+        var acceptStart: [Int32] = []
+        var accepts: [UInt32] = []
+        // Per state met, its row: a chain's (its classes where they lie in the code, and the
+        // offset after it); the reference's with exceptions (`exceptions`, a class and a program
+        // offset each, -1 for nowhere); or a program offset per class in `targets`.
+        struct Decoded {
+            var chainStart = 0
+            var chainLength = 0
+            var chainEnd = 0
+            var targetsStart = 0
+            var exceptionStart = -1
+            var exceptionEnd = 0
+        }
+        var decoded: [Decoded] = []
         var targets: [Int] = []
+        var exceptions: [(byteClass: Int, target: Int)] = []
         // A delta state's unlisted classes read the reference's row, not its decoded exceptions.
         let referenceRow = program.referenceRow()
+        let referenceTargets = referenceRow.map { $0 == program.nowhere ? -1 : Int($0) }
+        var expanded: [Int] = []
+        expanded.reserveCapacity(classCount)
         let ok = program.code.withUnsafeBufferPointer { code -> Bool in
             referenceRow.withUnsafeBufferPointer { referenceRow -> Bool in
                 var index = 0
                 while index < pending.count {
                     let state = pending[index]
                     index += 1
-                    var accepted: [UInt32] = []
-                    let transitions = Program.reportAccepts(code, state: state) { accepted.append($0) }
-                    stateAccepts.append(accepted)
+                    acceptStart.append(Int32(accepts.count))
+                    let transitions = Program.reportAccepts(code, state: state) { accepts.append($0) }
                     if code[state] & Program.chainFlag != 0 {
                         let length = Int(code[transitions])
-                        let classes = Array(code[transitions + 1 ..< transitions + 1 + length])
                         let end = transitions + 1 + length
-                        decoded.append((classes, end, 0))
+                        decoded.append(Decoded(chainStart: transitions + 1, chainLength: length, chainEnd: end))
                         if number[end] < 0 {
                             number[end] = Int32(pending.count)
                             pending.append(end)
                         }
+                    } else if readingExceptions, !referenceTargets.isEmpty, case let reference = Int(number[program.referenceState]),
+                        reference >= 0, reference < index - 1 {
+                        // After the reference (whose targets are all numbered): the classes that
+                        // may lead elsewhere than from it are kept, and only their targets can be
+                        // new. Most states of an unanchored DFA differ from it on a class or two,
+                        // which a delta state lists (in increasing order but for a first one that
+                        // leads to the next instruction); another state's row is compared whole.
+                        let start = exceptions.count
+                        let header = code[state]
+                        var listed = false
+                        if header & 0b11 == TransitionForm.sparse.rawValue && header & Program.deltaFlag != 0 {
+                            Program.forEachListed(code, header: header, from: transitions, width: program.targetWidth, nowhere: program.nowhere) {
+                                exceptions.append(($0, $1))
+                            }
+                            var at = start + 1
+                            while at < exceptions.count && exceptions[at - 1].byteClass < exceptions[at].byteClass { at += 1 }
+                            listed = at >= exceptions.count
+                            if !listed {
+                                // The first-next class before smaller ones. (A valid program may list
+                                // it twice: then the row is compared whole.)
+                                exceptions[start...].sort { $0.byteClass < $1.byteClass }
+                                listed = !zip(exceptions[start...], exceptions[(start + 1)...]).contains { $0.byteClass == $1.byteClass }
+                                if !listed { exceptions.removeSubrange(start...) }
+                            }
+                        }
+                        if !listed {
+                            expanded.removeAll(keepingCapacity: true)
+                            Program.appendRow(
+                                code, state: state, transitions: transitions, classCount: classCount, width: program.targetWidth,
+                                nowhere: program.nowhere, referenceRow: referenceRow, to: &expanded)
+                            for byteClass in 0..<classCount where expanded[byteClass] != referenceTargets[byteClass] {
+                                exceptions.append((byteClass, expanded[byteClass]))
+                            }
+                        }
+                        for (_, next) in exceptions[start...] where next >= 0 && number[next] < 0 {
+                            number[next] = Int32(pending.count)
+                            pending.append(next)
+                        }
+                        decoded.append(Decoded(exceptionStart: start, exceptionEnd: exceptions.count))
                     } else {
                         let start = targets.count
-                        decoded.append(([], 0, start))
+                        decoded.append(Decoded(targetsStart: start))
                         Program.appendRow(
                             code, state: state, transitions: transitions, classCount: classCount, width: program.targetWidth,
                             nowhere: program.nowhere, referenceRow: referenceRow, to: &targets)
@@ -113,53 +172,58 @@ public struct DenseTable: Hashable, Sendable {
         // first, appended at the end.
         var stateCount = pending.count
         var memberBase: [Int] = []  // per decoded state: the number of its chain's second member
+        memberBase.reserveCapacity(decoded.count)
         for item in decoded {
             memberBase.append(stateCount)
-            stateCount += max(0, item.chain.count - 1)
+            stateCount += max(0, item.chainLength - 1)
         }
         guard stateCount <= maximumStates, stateCount * classCount < Int(Self.dead) else { return nil }
         // Only the compact states (numbered first) report; a chain's later members never do.
-        var acceptStart: [Int32] = []
-        var accepts: [UInt32] = []
-        for accepted in stateAccepts {
-            acceptStart.append(Int32(accepts.count))
-            accepts += accepted
-        }
-        acceptStart += [Int32](repeating: Int32(accepts.count), count: stateCount - stateAccepts.count + 1)
+        acceptStart += [Int32](repeating: Int32(accepts.count), count: stateCount - pending.count + 1)
         // The entry leading to each compact state: its row, and whether it reports.
         let compactEntry = (0..<pending.count).map { state in
-            UInt32(state * classCount) | (stateAccepts[state].isEmpty ? 0 : Self.reportsBit)
+            UInt32(state * classCount) | (acceptStart[state] == acceptStart[state + 1] ? 0 : Self.reportsBit)
         }
+        func entry(_ target: Int) -> UInt32 { target >= 0 ? compactEntry[Int(number[target])] : Self.dead }
+        // (Read only when some row was kept as differences: the reference was then met, and its
+        // targets numbered. In a valid program from elsewhere it may be a state never met.)
+        let referenceEntries = decoded.contains { $0.exceptionStart >= 0 } ? referenceTargets.map(entry) : []
         var entries = [UInt32](repeating: Self.dead, count: stateCount * classCount)
         entries.withUnsafeMutableBufferPointer { entries in
             targets.withUnsafeBufferPointer { targets in
                 number.withUnsafeBufferPointer { number in
-                    for state in decoded.indices {
+                    for state in decoded.indices where decoded[state].chainLength == 0 {
                         let row = state * classCount
-                        let targetsStart = decoded[state].targetsStart
-                        guard decoded[state].chain.isEmpty else { continue }
+                        let item = decoded[state]
+                        if item.exceptionStart >= 0 {
+                            for byteClass in 0..<classCount { entries[row + byteClass] = referenceEntries[byteClass] }
+                            for exception in exceptions[item.exceptionStart..<item.exceptionEnd] {
+                                entries[row + exception.byteClass] = entry(exception.target)
+                            }
+                            continue
+                        }
                         for byteClass in 0..<classCount {
-                            let target = targets[targetsStart + byteClass]
+                            let target = targets[item.targetsStart + byteClass]
                             if target >= 0 { entries[row + byteClass] = compactEntry[Int(number[target])] }
                         }
                     }
                 }
             }
         }
-        for (state, item) in decoded.enumerated() where !item.chain.isEmpty {
+        for (state, item) in decoded.enumerated() where item.chainLength > 0 {
             // Member k leads on its class to member k + 1; the last to the next instruction. Only the
             // first member may report.
-            let members = [state] + (0..<item.chain.count - 1).map { memberBase[state] + $0 }
-            for (k, byteClass) in item.chain.enumerated() {
-                let next = k + 1 < members.count ? UInt32(members[k + 1] * classCount) : compactEntry[Int(number[item.chainEnd])]
-                entries[members[k] * classCount + Int(byteClass)] = next
+            for k in 0..<item.chainLength {
+                let member = k == 0 ? state : memberBase[state] + k - 1
+                let next = k + 1 < item.chainLength ? UInt32((memberBase[state] + k) * classCount) : compactEntry[Int(number[item.chainEnd])]
+                entries[member * classCount + Int(program.code[item.chainStart + k])] = next
             }
         }
         Self.markLoops(&entries, classCount: classCount, stateCount: stateCount, reports: { acceptStart[$0] != acceptStart[$0 + 1] })
         self.classCount = classCount
         self.classOfByte = program.classOfByte
         self.entries = entries
-        self.startReports = !stateAccepts[0].isEmpty
+        self.startReports = acceptStart[0] != acceptStart[1]
         self.acceptStart = acceptStart
         self.accepts = accepts
     }
@@ -276,15 +340,26 @@ extension Program {
         } else {
             targets.append(contentsOf: repeatElement(fallback, count: classCount))
         }
+        forEachListed(code, header: header, from: offset, width: width, nowhere: nowhere) { targets[start + $0] = $1 }
+    }
+
+    /// Tells `body` each class a sparse or fallback state lists and its target (-1: nowhere), in
+    /// the order written; `offset` is where the list starts (after a fallback's target).
+    @inline(__always)
+    static func forEachListed(
+        _ code: UnsafeBufferPointer<UInt8>, header: UInt8, from offset: Int, width: Int, nowhere: UInt32, _ body: (Int, Int) -> Void
+    ) {
+        func target(_ value: UInt32) -> Int { value == nowhere ? -1 : Int(value) }
+        var offset = offset
         if header & nextFlag != 0 {
             if header & firstNextFlag == 0 {
                 // One class, leading to the next instruction (right after this one).
-                targets[start + Int(code[offset])] = offset + 1
+                body(Int(code[offset]), offset + 1)
             } else {
                 // Several classes, all leading to the next instruction.
                 let count = Int(code[offset])
                 let end = offset + 1 + count
-                for at in offset + 1 ..< end { targets[start + Int(code[at])] = end }
+                for at in offset + 1 ..< end { body(Int(code[at]), end) }
             }
             return
         }
@@ -294,11 +369,11 @@ extension Program {
         if header & firstNextFlag != 0 {
             // The first class leads to the instruction after this one's entries.
             count -= 1
-            targets[start + Int(code[offset])] = offset + 1 + count * entry
+            body(Int(code[offset]), offset + 1 + count * entry)
             offset += 1
         }
         for at in stride(from: offset, to: offset + count * entry, by: entry) {
-            targets[start + Int(code[at])] = target(readTarget(code, at + 1, width: width))
+            body(Int(code[at]), target(readTarget(code, at + 1, width: width)))
         }
     }
 }

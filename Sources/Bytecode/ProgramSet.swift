@@ -28,6 +28,7 @@
 
 public import Automata
 public import URLFilterSyntax
+internal import Parallelism
 
 public struct ProgramSet: Hashable, Sendable {
     public static func == (lhs: ProgramSet, rhs: ProgramSet) -> Bool {
@@ -316,11 +317,31 @@ public struct ProgramSet: Hashable, Sendable {
                     all.append(program)
                 }
             }
-            for index in order + suffixEntries {
+            // The tables are made on every core first: those the budget admits if each has a row
+            // per state, as tables of valid programs do. They are then admitted one at a time as
+            // the budget says, a table not made ahead made then: the same tables whatever was made.
+            let candidates = order + suffixEntries
+            var ahead: [Int] = []
+            var predicted = 0
+            for index in candidates {
+                guard predicted < DenseTable.budget else { break }
+                let size = all[index].stateCount * all[index].classCount
+                guard size <= DenseTable.maximumEntries, predicted + size <= DenseTable.budget else { continue }
+                ahead.append(index)
+                predicted += size
+            }
+            let programs = all
+            var madeAhead = [DenseTable??](repeating: nil, count: all.count)
+            for (index, table) in zip(ahead, Parallel.map(handingOver: ahead) { _, index in DenseTable(programs[index]) }) {
+                madeAhead[index] = .some(table)
+            }
+            for index in candidates {
                 guard denseEntries.count < DenseTable.budget else { break }
                 let program = all[index]
+                let made = madeAhead[index]
+                madeAhead[index] = nil  // (each table let go once copied)
                 guard program.stateCount * program.classCount <= DenseTable.maximumEntries,
-                    let table = DenseTable(program), denseEntries.count + table.entries.count <= DenseTable.budget
+                    let table = made ?? DenseTable(program), denseEntries.count + table.entries.count <= DenseTable.budget
                 else { continue }
                 entries[index].denseStart = denseEntries.count
                 entries[index].denseClassCount = table.classCount

@@ -1,0 +1,55 @@
+// DenseTableTests.swift — a dense table made from the rows' differences from the reference
+// state (DenseTable.swift) is exactly the one made by expanding every row: the same entries, the
+// same state numbers, on generated lists of every kind (unanchored tries, whose states nearly all
+// use the delta form; anchored tries; loops; chains) and on the shipped lists' programs.
+
+import Testing
+import Automata
+@testable import Bytecode
+import URLFilterSyntax
+import TestSupport
+
+private func program(_ sources: [String]) throws -> Program {
+    let patterns = sources.enumerated().compactMap { item -> (id: PatternID, filter: URLFilter)? in
+        guard case .success(let filter) = URLFilterParser.parse(item.element), !filter.matchesEverything else { return nil }
+        return (PatternID(item.offset), filter)
+    }
+    return Program(Minimizer.minimize(try SubsetConstruction.determinize(NFA(patterns: patterns))))
+}
+
+@Suite struct DenseTableTests {
+    @Test func differencesFromTheReferenceGiveTheExpandedTable() throws {
+        let atoms = ["a", "b", "c", "/", "\\.", ".", "[ab]", "[^a]", "x", "y", "z", "\\0"]
+        var random = SplitMix64(seed: 99)
+        var delta = 0
+        for round in 0..<300 {
+            let sources = (0..<Int(random.next() % 20) + 1).map { _ in
+                var source = (0..<Int(random.next() % 7) + 1).map { _ in atoms[Int(random.next() % UInt64(atoms.count))] }.joined()
+                switch round % 3 {
+                case 0: break  // unanchored, loop-free: an Aho-Corasick automaton
+                case 1: source = "^" + source
+                default: if random.next() % 3 == 0 { source += ".*" + atoms[Int(random.next() % 5)] }
+                }
+                if random.next() % 6 == 0 { source += "$" }
+                return source
+            }
+            let made = try program(sources)
+            if made.disassemble().contains("delta") { delta += 1 }
+            let fromDifferences = DenseTable(made, maximumEntries: DenseTable.maximumEntries, readingExceptions: true)
+            #expect(fromDifferences == DenseTable(made, maximumEntries: DenseTable.maximumEntries, readingExceptions: false), "\(sources)")
+        }
+        #expect(delta > 50, "programs with delta states")
+    }
+
+    @Test func theShippedListsUnanchoredPatternsGiveTheExpandedTable() throws {
+        // The largest such program of a real list: thousands of states, almost all delta.
+        let sources = try shippedPatterns().prefix(60_000).map(\.source).filter { source in
+            guard case .success(let filter) = URLFilterParser.parse(source) else { return false }
+            return !filter.hasStartAnchor && filter.terms.allSatisfy { $0.quantifier == .one && $0.characterSet != nil }
+        }
+        let made = try program(sources)
+        #expect(made.stateCount > 10_000)
+        let table = try #require(DenseTable(made, maximumEntries: DenseTable.maximumEntries, readingExceptions: true))
+        #expect(table == DenseTable(made, maximumEntries: DenseTable.maximumEntries, readingExceptions: false))
+    }
+}
