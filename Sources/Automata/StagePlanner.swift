@@ -51,10 +51,7 @@ public enum StagePlanner {
     /// program (DomainTable.swift and ProgramSet.swift in Bytecode), so a stage with this prefix
     /// costs only its suffixes' runs: it is made for any number of patterns, not only for
     /// `minimumPatternsPerStage`.
-    public static let hostLabelPrefix: [URLFilterTerm] = {
-        guard case .success(let filter) = URLFilterParser.parse("^[^:]+://+([^:/]+\\.)?a") else { preconditionFailure() }
-        return Array(filter.terms.dropLast())
-    }()
+    public static var hostLabelPrefix: [URLFilterTerm] { HostPattern.prefixTerms }
 
     /// Splits `patterns` into those built whole (in the order given), stages (each in the
     /// order of its first pattern; suffixes in the order given) and, with `gating`, the groups of

@@ -117,22 +117,14 @@ struct DomainSlots: Sendable {
     static func folded(_ byte: UInt8) -> UInt8 { byte &- 0x41 < 26 ? byte | 0x20 : byte }
 
     /// D as both tables read it: the bytes of `terms` from `start` on, lower-cased, while each is
-    /// one character matched in both cases (a letter) or alone (any other byte), of `allowed`;
-    /// and the position of the first term that is not. (Read without making a set per term: the
-    /// tables' shapes are tested on every pattern of a list.)
+    /// a host name's character (`URLFilterTerm.hostCharacter`) of `allowed`; and the position of
+    /// the first term that is not.
     static func domain(in terms: [URLFilterTerm], from start: Int, allowed: ASCIISet) -> (domain: [UInt8], end: Int) {
         var domain: [UInt8] = []
         domain.reserveCapacity(terms.count - start)
         var at = start
-        while at < terms.count, terms[at].quantifier == .one, case .character(let matches, let unit) = terms[at].atom {
-            let lower = folded(unit)
-            guard allowed.contains(lower) else { break }  // (ASCII only: the shifts below stay in range)
-            // The set of `lower` and, for a letter, its upper case (letters lie in the high word).
-            var low: UInt64 = 0, high: UInt64 = 0
-            if lower < 64 { low = 1 << lower } else { high = 1 << (lower - 64) }
-            if lower &- 0x61 < 26 { high |= 1 << (lower - 0x20 - 64) }
-            guard matches.low == low, matches.high == high else { break }
-            domain.append(lower)
+        while at < terms.count, let byte = terms[at].hostCharacter, allowed.contains(byte) {
+            domain.append(byte)
             at += 1
         }
         return (domain, at)

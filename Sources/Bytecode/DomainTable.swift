@@ -112,32 +112,17 @@ public struct DomainTable: Hashable, Sendable {
 
     // MARK: The shape
 
-    /// The terms before D, as the converters write them (`^` aside: a flag of the filter).
-    private static var prefixTerms: [URLFilterTerm] { StagePlanner.hostLabelPrefix }
-    private static let terminator = ASCIISet([0x2F, 0x3A])
-
     /// What the table makes of `filter`: D, lower case, and T encoded (empty when T is `[/:]`);
     /// nil when `filter` has neither shape.
     public static func split(_ filter: URLFilter) -> (domain: [UInt8], tail: [UInt8])? {
-        let terms = filter.terms
-        let prefixTerms = Self.prefixTerms
-        guard filter.hasStartAnchor, terms.count >= prefixTerms.count + 2, zip(terms, prefixTerms).allSatisfy({ $0.hasSameShape(as: $1) }) else {
-            return nil
-        }
-        let (domain, at) = DomainSlots.domain(in: terms, from: prefixTerms.count, allowed: domainBytes)
-        // D, then T: sets without quantifiers, the first of `/` and `:` only.
-        let terminator = Self.terminator
-        guard !domain.isEmpty, at < terms.count, let first = terms[at].characterSet, !first.isEmpty,
-            first.union(terminator) == terminator
-        else { return nil }
-        if at == terms.count - 1 && first == terminator && !filter.hasEndAnchor && terms[at].quantifier == .one { return (domain, []) }
-        var tail: [UInt8] = []
-        for term in terms[at...] {
-            guard term.quantifier == .one, let set = term.characterSet else { return nil }
-            encode(set, into: &tail)
-        }
-        if filter.hasEndAnchor { encode(.nul, into: &tail) }
-        return (domain, tail)
+        HostPattern(filter).map { ($0.domain, encode($0.tail)) }
+    }
+
+    /// T's sets as the file holds them (empty: `[/:]`).
+    public static func encode(_ tail: [ASCIISet]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for set in tail { encode(set, into: &bytes) }
+        return bytes
     }
 
     /// D, lower case, when `filter` has the shape without a path (T is `[/:]`); nil otherwise.
@@ -164,7 +149,7 @@ public struct DomainTable: Hashable, Sendable {
     /// The one-byte code of `set`, when it has one: `/` and `:`; a letter in both cases (lower
     /// case); another byte but NUL alone (itself); a letter alone (with 0x80).
     private static func shortCode(_ set: ASCIISet) -> UInt8? {
-        if set == terminator { return 0x80 }
+        if set == HostPattern.terminator { return 0x80 }
         guard let lowest = set.lowest else { return nil }
         switch set.count {
         case 1: return lowest == 0 ? nil : isLetter(lowest) ? lowest | 0x80 : lowest
@@ -223,7 +208,7 @@ public struct DomainTable: Hashable, Sendable {
     private static func set(in tail: ArraySlice<UInt8>, at: Int) -> ASCIISet {
         switch tail[at] {
         case 0: ASCIISet((0..<128).filter { tail[at + 1 + $0 / 8] >> ($0 % 8) & 1 == 1 }.map(UInt8.init))
-        case 0x80: terminator
+        case 0x80: HostPattern.terminator
         case let code where code > 0x80: ASCIISet(code & 0x7F)
         case let code: ASCIISet(code).caseFolded
         }

@@ -106,8 +106,8 @@ public enum RuleListCompiler {
 struct PatternIDs {
     /// By text number: its id, -1 while it has none (a list's texts are numbered densely).
     private var idOfText: [Int32] = []
-    /// The parsed patterns, until their programs are built (`takeFilters`).
-    private var filters: [URLFilter] = []
+    /// The patterns as read, until their programs are built (`takePatterns`).
+    private var patterns: [AcceptedPattern] = []
     private(set) var sources: [String] = []
     /// Each id's last rule, and every (id, rule) use in rule order: flat, not a list per id (a
     /// list has ~100,000 ids; the uses are read only to name a pattern's rules in an error).
@@ -116,9 +116,9 @@ struct PatternIDs {
 
     var count: Int { sources.count }
 
-    /// The id of text number `text`, first used by `rule`; `filter` (its parse) is read only for a
-    /// text without an id yet.
-    mutating func id(for text: Int32, _ filter: @autoclosure () -> URLFilter, rule: RuleIndex) -> Int {
+    /// The id of text number `text`, first used by `rule`; `pattern` (its reading) is read only
+    /// for a text without an id yet.
+    mutating func id(for text: Int32, _ pattern: @autoclosure () -> AcceptedPattern, rule: RuleIndex) -> Int {
         let text = Int(text)
         if text < idOfText.count, case let id = Int(idOfText[text]), id >= 0 {
             if lastUser[id] != rule {
@@ -130,9 +130,9 @@ struct PatternIDs {
         if text >= idOfText.count { idOfText += repeatElement(-1, count: max(text + 1 - idOfText.count, idOfText.count)) }
         let id = sources.count
         idOfText[text] = Int32(id)
-        let filter = filter()
-        filters.append(filter)
-        sources.append(filter.source)
+        let pattern = pattern()
+        patterns.append(pattern)
+        sources.append(pattern.source)
         lastUser.append(rule)
         uses.append((Int32(id), rule))
         return id
@@ -141,10 +141,10 @@ struct PatternIDs {
     /// The rules that use pattern `id`, in order.
     func users(of id: Int) -> [RuleIndex] { uses.filter { $0.id == id }.map(\.rule) }
 
-    /// The parsed patterns, which are no longer held here.
-    mutating func takeFilters() -> [URLFilter] {
-        defer { filters = [] }
-        return filters
+    /// The patterns as read, which are no longer held here.
+    mutating func takePatterns() -> [AcceptedPattern] {
+        defer { patterns = [] }
+        return patterns
     }
 }
 
@@ -188,8 +188,8 @@ struct PatternTableWithDomains {
     /// and checked them).
     private static let specialUnits = ASCIISet(".*+?^$()[]{}|\\/-".utf8)
 
-    /// The parsed pattern of a number (after `table.parseNewKeys()`).
-    func filter(_ number: Int32) -> URLFilter {
+    /// The pattern of a number as read (after `table.parseNewKeys()`).
+    func pattern(_ number: Int32) -> AcceptedPattern {
         // The rule-list parser accepted every pattern of the list, and domain patterns are valid.
         try! table[number].get()
     }
@@ -256,7 +256,7 @@ private struct Builder {
             for (slot, rule) in list.rules.enumerated() {
                 let trigger = rule.trigger
                 let urlText = nextText()
-                urlPatternOfRule.append(matchesEverything(urlText) ? nil : urlIDs.id(for: urlText, allPatterns.filter(urlText), rule: rule.index))
+                urlPatternOfRule.append(matchesEverything(urlText) ? nil : urlIDs.id(for: urlText, allPatterns.pattern(urlText), rule: rule.index))
 
                 var kind = ConditionKind.none
                 let start = conditions.count
@@ -269,7 +269,7 @@ private struct Builder {
                         isFrame = false
                         for _ in domains {
                             let text = nextText()
-                            entries.append(topIDs.id(for: text, allPatterns.filter(text), rule: rule.index))
+                            entries.append(topIDs.id(for: text, allPatterns.pattern(text), rule: rule.index))
                         }
                     case .ifTopURL(let patterns), .unlessTopURL(let patterns), .ifFrameURL(let patterns), .unlessFrameURL(let patterns):
                         isFrame = if case .ifFrameURL = condition { true } else if case .unlessFrameURL = condition { true } else { false }
@@ -278,9 +278,9 @@ private struct Builder {
                             if matchesEverything(text) {
                                 everything = true
                             } else if isFrame {
-                                entries.append(frameIDs.id(for: text, allPatterns.filter(text), rule: rule.index))
+                                entries.append(frameIDs.id(for: text, allPatterns.pattern(text), rule: rule.index))
                             } else {
-                                entries.append(topIDs.id(for: text, allPatterns.filter(text), rule: rule.index))
+                                entries.append(topIDs.id(for: text, allPatterns.pattern(text), rule: rule.index))
                             }
                         }
                     }
@@ -376,7 +376,7 @@ private struct Builder {
     /// What the thread that builds the condition programs is handed: their patterns, and the rules
     /// and records whose action locations it assigns first.
     struct ConditionThreadWork: Sendable {
-        var patterns: [[URLFilter]]
+        var patterns: [[AcceptedPattern]]
         var rules: [Rule]
         var records: [RuleRecord]
     }
@@ -395,7 +395,7 @@ private struct Builder {
         // The rules' action locations are assigned on the same thread, before the condition
         // programs (EasyList: both together still end before the url patterns' plan); the list
         // is let go there, once they are.
-        let conditionPatterns = [topIDs.takeFilters(), frameIDs.takeFilters()]
+        let conditionPatterns = [topIDs.takePatterns(), frameIDs.takePatterns()]
         let conditionThreadWork = ConditionThreadWork(patterns: conditionPatterns, rules: list.rules, records: records)
         list = RuleList(rules: [])
         records = []
@@ -408,7 +408,7 @@ private struct Builder {
             return (top: top, frame: frame, records: work.records, actions: actions)
         } _: {
             var timer = PhaseTimer()
-            let plan = PartitionedPrograms.plan(urlIDs.takeFilters(), limits: limits, timer: &timer)
+            let plan = PartitionedPrograms.plan(urlIDs.takePatterns(), limits: limits, timer: &timer)
             return (plan: plan, timer: timer)
         }
         records = conditionPrograms.records
@@ -471,9 +471,9 @@ struct PartitionedPrograms: Sendable {
     var domainConditions: DomainConditionTable
     var timer: PhaseTimer
 
-    init(_ filters: consuming [URLFilter], limits: AutomataLimits, minimizing: Bool) {
+    init(_ patterns: consuming [AcceptedPattern], limits: AutomataLimits, minimizing: Bool) {
         var timer = PhaseTimer()
-        let plan = Self.plan(consume filters, limits: limits, timer: &timer)
+        let plan = Self.plan(consume patterns, limits: limits, timer: &timer)
         self.init(consume plan, timer: timer, limits: limits, minimizing: minimizing)
     }
 
@@ -495,19 +495,25 @@ struct PartitionedPrograms: Sendable {
     }
 
     /// One kind's patterns (consumed) planned, numbered by their ids.
-    static func plan(_ filters: consuming [URLFilter], limits: AutomataLimits, timer: inout PhaseTimer) -> Planned {
+    static func plan(_ patterns: consuming [AcceptedPattern], limits: AutomataLimits, timer: inout PhaseTimer) -> Planned {
         var automata: [(id: PatternID, filter: URLFilter)] = []
         var domains: [(pattern: UInt32, domain: [UInt8], tail: [UInt8])] = []
         var domainConditions: [(pattern: UInt32, domain: [UInt8], subdomains: Bool)] = []
         let planning = timer.begin(.plan)
-        let patternCount = filters.count
-        for (id, filter) in (consume filters).enumerated() {
-            if let (domain, tail) = DomainTable.split(filter) {
-                domains.append((UInt32(id), domain, tail))
-            } else if let (domain, subdomains) = DomainConditionTable.split(filter) {
-                domainConditions.append((UInt32(id), domain, subdomains))
-            } else {
-                automata.append((PatternID(id), filter))
+        let patternCount = patterns.count
+        for (id, pattern) in (consume patterns).enumerated() {
+            switch pattern {
+            case .host(let host):
+                // (Read from its text as `DomainTable.split` reads a parse.)
+                domains.append((UInt32(id), host.domain, DomainTable.encode(host.tail)))
+            case .filter(let filter):
+                if let (domain, tail) = DomainTable.split(filter) {
+                    domains.append((UInt32(id), domain, tail))
+                } else if let (domain, subdomains) = DomainConditionTable.split(filter) {
+                    domainConditions.append((UInt32(id), domain, subdomains))
+                } else {
+                    automata.append((PatternID(id), filter))
+                }
             }
         }
         let tables = (DomainTable(domains), DomainConditionTable(domainConditions))

@@ -2,10 +2,11 @@
 //
 // Lists repeat patterns (EasyList: 58,000 url-filters, 49,000 distinct; condition patterns recur
 // across many rules), and both the validation (WebKit's verdict needs every pattern's status) and
-// the compiler (which needs every pattern's syntax tree) read them. The table numbers the texts
-// of a list's url-filters and url-condition patterns in rule order, parses each distinct one once
-// on every core, and is handed from the rule-list parser to the compiler, which adds the patterns
-// of domain conditions. Tested by ContentRuleListTests/PatternTableTests.swift.
+// the compiler (which needs every pattern's syntax tree, or a host pattern's parts) read them. The
+// table numbers the texts of a list's url-filters and url-condition patterns in rule order, reads
+// each distinct one once on every core (`URLFilterParser.read`: most are host patterns, which get
+// no syntax tree), and is handed from the rule-list parser to the compiler, which adds the
+// patterns of domain conditions. Tested by ContentRuleListTests/PatternTableTests.swift.
 
 public import URLFilterSyntax
 
@@ -27,8 +28,9 @@ public struct PatternTable: Sendable {
     /// every String with SipHash, the bulk of numbering a list).
     private var slots: [Int32] = []
     private var hashes: [UInt64] = []
-    /// The parse of each key, by number; keys numbered since the last `parseNewKeys` have none yet.
-    public private(set) var results: [Result<URLFilter, URLFilterParseError>] = []
+    /// Each key read (`URLFilterParser.read`: a host pattern's parts, or a parse), by number; keys
+    /// numbered since the last `parseNewKeys` have none yet.
+    public private(set) var results: [Result<AcceptedPattern, URLFilterParseError>] = []
     /// The status of each key's parse, by number (beside `results`: read for every rule of a list
     /// without touching the parses).
     public private(set) var statuses: [URLFilterParseStatus] = []
@@ -124,14 +126,14 @@ public struct PatternTable: Sendable {
         return mix(text, caseSensitive ? 1 : 0)
     }
 
-    /// Parses the keys numbered since the last call, on every core.
+    /// Reads the keys numbered since the last call, on every core.
     public mutating func parseNewKeys() {
         guard results.count < keys.count else { return }
-        let parsed = URLFilterParser.parse(keys[results.count...].map { ($0.source, $0.isCaseSensitive) })
+        let parsed = URLFilterParser.read(keys[results.count...].map { ($0.source, $0.isCaseSensitive) })
         statuses.reserveCapacity(keys.count)
         for result in parsed {
             switch result {
-            case .success(let filter): statuses.append(filter.status)
+            case .success(let pattern): statuses.append(pattern.status)
             case .failure(let error): statuses.append(error.status)
             }
         }
@@ -139,6 +141,6 @@ public struct PatternTable: Sendable {
         if results.isEmpty { results = parsed } else { results += parsed }
     }
 
-    /// The parsed pattern of an accepted text.
-    public subscript(number: Int32) -> Result<URLFilter, URLFilterParseError> { results[Int(number)] }
+    /// The reading of a text: the pattern as the compiler takes it, or why WebKit rejects it.
+    public subscript(number: Int32) -> Result<AcceptedPattern, URLFilterParseError> { results[Int(number)] }
 }

@@ -23,6 +23,17 @@ enum FlatPatternReader {
         }
     }()
 
+    /// The terms of the `||` prefix (either spelling).
+    static var hostPrefixTerms: [URLFilterTerm] { hostPrefixes[0].terms }
+
+    /// Gives `sink` the terms of `bytes` after its `||` prefix, while it takes them; returns
+    /// whether a `$` ends them, or nil when `bytes` does not start with that prefix, is not flat
+    /// after it, or `sink` stopped taking.
+    static func readAfterHostPrefix<Sink: TermSink>(_ bytes: UnsafeBufferPointer<UInt8>, isCaseSensitive: Bool, into sink: inout Sink) -> Bool? {
+        guard let prefix = hostPrefixes.first(where: { bytes.starts(with: $0.bytes) }) else { return nil }
+        return walk(bytes, from: prefix.bytes.count, isCaseSensitive: isCaseSensitive, into: &sink)
+    }
+
     /// The parts of `bytes` (non-empty, ASCII), or nil when it is not flat.
     static func read(_ bytes: [UInt8], isCaseSensitive: Bool) -> TermBuilder.Parts? {
         bytes.withUnsafeBufferPointer { read($0, isCaseSensitive: isCaseSensitive) }
@@ -34,21 +45,45 @@ enum FlatPatternReader {
         let start = prefix?.bytes.count ?? (hasStartAnchor ? 1 : 0)
         // Two walks, the first to count: the terms are then made in one allocation of their exact
         // size, which a compiler keeps until its automata are built.
-        var count = 0
-        guard let hasEndAnchor = walk(bytes, from: start, isCaseSensitive: isCaseSensitive, { _ in count += 1 }) else { return nil }
-        var terms: [URLFilterTerm] = []
-        terms.reserveCapacity((prefix?.terms.count ?? 0) + count)
-        if let prefix { terms += prefix.terms }
-        _ = walk(bytes, from: start, isCaseSensitive: isCaseSensitive) { terms.append($0) }
-        return TermBuilder.Parts(hasStartAnchor: hasStartAnchor, hasEndAnchor: hasEndAnchor, terms: terms)
+        var counter = Counter()
+        guard let hasEndAnchor = walk(bytes, from: start, isCaseSensitive: isCaseSensitive, into: &counter) else { return nil }
+        var collector = Collector()
+        collector.terms.reserveCapacity((prefix?.terms.count ?? 0) + counter.count)
+        if let prefix { collector.terms += prefix.terms }
+        _ = walk(bytes, from: start, isCaseSensitive: isCaseSensitive, into: &collector)
+        return TermBuilder.Parts(hasStartAnchor: hasStartAnchor, hasEndAnchor: hasEndAnchor, terms: collector.terms)
     }
 
-    /// Tells `emit` the terms of `bytes` from `index` on; returns whether a `$` ends them, or nil
-    /// at the first byte the flat reader does not take.
+    /// What the walk gives its terms to: a value, not a closure (a closure capturing its state
+    /// would box it, and check exclusive access to it at every term).
+    protocol TermSink {
+        /// Takes a term; false stops the walk.
+        mutating func take(_ term: URLFilterTerm) -> Bool
+    }
+
+    private struct Counter: TermSink {
+        var count = 0
+        mutating func take(_ term: URLFilterTerm) -> Bool {
+            count += 1
+            return true
+        }
+    }
+
+    private struct Collector: TermSink {
+        var terms: [URLFilterTerm] = []
+        mutating func take(_ term: URLFilterTerm) -> Bool {
+            terms.append(term)
+            return true
+        }
+    }
+
+    /// Gives `sink` the terms of `bytes` from `index` on; returns whether a `$` ends them, or nil
+    /// at the first byte the flat reader does not take, or when `sink` stops taking.
     @inline(__always)
-    private static func walk(
-        _ bytes: UnsafeBufferPointer<UInt8>, from index: Int, isCaseSensitive: Bool, _ emit: (URLFilterTerm) -> Void
+    private static func walk<Sink: TermSink>(
+        _ bytes: UnsafeBufferPointer<UInt8>, from index: Int, isCaseSensitive: Bool, into sink: inout Sink
     ) -> Bool? {
+        func emit(_ term: URLFilterTerm) -> Bool { sink.take(term) }
         func matches(_ unit: UInt8) -> ASCIISet {
             isCaseSensitive ? ASCIISet(unit) : ASCIISet(unit).caseFolded
         }
@@ -61,10 +96,10 @@ enum FlatPatternReader {
                 guard index + 1 < bytes.count, isPunctuation(bytes[index + 1]) else { return nil }
                 let escaped = bytes[index + 1]
                 index += 2
-                emit(URLFilterTerm(atom: .character(matches: matches(escaped), unit: escaped), span: SourceSpan(start, index)))
+                guard emit(URLFilterTerm(atom: .character(matches: matches(escaped), unit: escaped), span: SourceSpan(start, index))) else { return nil }
             case UInt8(ascii: "."):
                 index += 1
-                emit(URLFilterTerm(atom: .anyCharacter, span: SourceSpan(start, index)))
+                guard emit(URLFilterTerm(atom: .anyCharacter, span: SourceSpan(start, index))) else { return nil }
             case UInt8(ascii: "["):
                 index += 1
                 var members = ASCIISet()
@@ -74,13 +109,13 @@ enum FlatPatternReader {
                 }
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "]"), !members.isEmpty else { return nil }
                 index += 1
-                emit(URLFilterTerm(atom: .characterClass(matches: members, form: .plain), span: SourceSpan(start, index)))
+                guard emit(URLFilterTerm(atom: .characterClass(matches: members, form: .plain), span: SourceSpan(start, index))) else { return nil }
             case UInt8(ascii: "$") where index == bytes.count - 1:
                 return true
             default:
                 guard isLiteral(unit) else { return nil }
                 index += 1
-                emit(URLFilterTerm(atom: .character(matches: matches(unit), unit: unit), span: SourceSpan(start, index)))
+                guard emit(URLFilterTerm(atom: .character(matches: matches(unit), unit: unit), span: SourceSpan(start, index))) else { return nil }
             }
         }
         return false

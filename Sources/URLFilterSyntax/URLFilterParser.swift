@@ -95,20 +95,28 @@ public enum URLFilterParser {
         }
     }
 
-    /// Parses many patterns, in chunks on every core; the results in the patterns' order.
-    public static func parse(_ patterns: [(source: String, isCaseSensitive: Bool)]) -> [Result<URLFilter, URLFilterParseError>] {
+    /// A pattern as a compiler takes it: a host pattern's parts when its text has that shape
+    /// (no syntax tree made), its parse otherwise.
+    public static func read(_ pattern: String, isCaseSensitive: Bool = false) -> Result<AcceptedPattern, URLFilterParseError> {
+        if let host = HostPattern(source: pattern, isCaseSensitive: isCaseSensitive) { return .success(.host(host)) }
+        return parse(pattern, isCaseSensitive: isCaseSensitive).map(AcceptedPattern.filter)
+    }
+
+    /// Reads many patterns (`read(_:isCaseSensitive:)`), in chunks on every core; the results in
+    /// the patterns' order.
+    public static func read(_ patterns: [(source: String, isCaseSensitive: Bool)]) -> [Result<AcceptedPattern, URLFilterParseError>] {
         let chunk = 1_024
         let count = patterns.count
         let chunkCount = (count + chunk - 1) / chunk
-        guard chunkCount > 1 else { return patterns.map { parse($0.source, isCaseSensitive: $0.isCaseSensitive) } }
+        guard chunkCount > 1 else { return patterns.map { read($0.source, isCaseSensitive: $0.isCaseSensitive) } }
         // Each worker initializes only its own chunk of the result, in place: results gathered
         // from per-chunk arrays would be copied once more, a retain and a release per pattern, on
         // one core.
-        return [Result<URLFilter, URLFilterParseError>](unsafeUninitializedCapacity: count) { buffer, initialized in
+        return [Result<AcceptedPattern, URLFilterParseError>](unsafeUninitializedCapacity: count) { buffer, initialized in
             nonisolated(unsafe) let results = buffer
             Parallel.forEach(iterations: chunkCount) { index in
                 for position in index * chunk..<min(index * chunk + chunk, count) {
-                    (results.baseAddress! + position).initialize(to: parse(patterns[position].source, isCaseSensitive: patterns[position].isCaseSensitive))
+                    (results.baseAddress! + position).initialize(to: read(patterns[position].source, isCaseSensitive: patterns[position].isCaseSensitive))
                 }
             }
             initialized = count

@@ -54,12 +54,14 @@ import TestSupport
         #expect(table.count == expected.count && table.count > 5_000)
     }
 
-    @Test func parsesEveryTextAsTheParserDoesAlone() {
+    @Test func readsEveryTextAsTheReaderDoesAlone() {
         var table = PatternTable()
-        // Enough texts for several chunks of the parallel parse, valid and not.
-        let texts = (0..<5_000).map { index in
-            switch index % 5 {
+        // Enough texts for several chunks of the parallel reading, valid and not, host patterns
+        // and others.
+        let texts = (0..<6_000).map { index in
+            switch index % 6 {
             case 0: "^https?://ads\(index)\\.example/"
+            case 5: #"^[^:]+:\/\/+([^:/]+\.)?ads"# + "\(index)" + #"\.example[/:]"#
             case 1: "track(er)?\(index)"
             case 2: "a|b\(index)"
             case 3: "[a-z]+\(index)$"
@@ -73,8 +75,9 @@ import TestSupport
         table.parseNewKeys()
         #expect(table.results.count == texts.count + 1)
         for (number, key) in table.keys.enumerated() {
-            #expect(table[Int32(number)] == URLFilterParser.parse(key.source, isCaseSensitive: key.isCaseSensitive), "\(key.source)")
+            #expect(table[Int32(number)] == URLFilterParser.read(key.source, isCaseSensitive: key.isCaseSensitive), "\(key.source)")
         }
+        #expect(table.results.count { if case .success(.host) = $0 { true } else { false } } == 1_000)
     }
 
     @Test func theParserHandsOverTheTableItReadVerdictsFrom() throws {

@@ -1,0 +1,147 @@
+// HostPattern.swift — URLFilterSyntax
+//
+// The shape converters give ABP's `||domain^` and `||domain/path` rules, most of a real list's
+// url-filters (EasyList and EasyPrivacy together: 97,956 of 103,482):
+//
+//     ^[^:]+:\/\/+([^:/]+\.)?D T
+//
+// D one or more characters of a host name, each matched as hosts are (a letter in both cases,
+// any other byte alone; not NUL, `/` or `:`), and T single characters or classes without
+// quantifiers, the first of `/` and `:` only. The compiler answers such patterns by hashing D
+// (Bytecode/DomainTable.swift), so what it needs of one is D and T's sets, not a syntax tree.
+//
+// The parts are read from a syntax tree (`init(_:)`), or straight from a pattern's text
+// (`init(source:isCaseSensitive:)`): the flat reader's terms for the text after the prefix are
+// taken one at a time and none is kept, so a list's host patterns are never built as trees.
+// Both read the same terms in the same way; URLFilterSyntaxTests hold them to each other on every
+// shipped pattern and on generated ones.
+
+public struct HostPattern: Hashable, Sendable {
+    /// The pattern as written in the rule.
+    public var source: String
+    public var isCaseSensitive: Bool
+    /// D, lower case.
+    public var domain: [UInt8]
+    /// T's sets, then NUL alone for an end anchor; empty when T is `[/:]` alone (without `$`),
+    /// which the end of a host already satisfies.
+    public var tail: [ASCIISet]
+
+    /// `/` and `:`.
+    public static let terminator = ASCIISet([0x2F, 0x3A])
+
+    /// The terms before D (`^` aside: a flag of the filter).
+    public static var prefixTerms: [URLFilterTerm] { FlatPatternReader.hostPrefixTerms }
+
+    /// The parts of `filter`, or nil when it does not have the shape.
+    public init?(_ filter: URLFilter) {
+        guard filter.hasStartAnchor, filter.terms.count > Self.prefixTerms.count else { return nil }
+        let prefix = Self.prefixTerms
+        guard zip(filter.terms, prefix).allSatisfy({ $0.hasSameShape(as: $1) }) else { return nil }
+        var parts = Parts(capacity: filter.terms.count - prefix.count)
+        for term in filter.terms[prefix.count...] where !parts.take(term) { return nil }
+        guard let (domain, tail) = parts.finish(hasEndAnchor: filter.hasEndAnchor) else { return nil }
+        self.init(source: filter.source, isCaseSensitive: filter.isCaseSensitive, domain: domain, tail: tail)
+    }
+
+    /// The parts of the pattern `source`, read from its text; nil when it does not have the shape
+    /// or is not written flat (its parse may still have the shape: `init(_:)` of the parse then
+    /// says). A pattern read here is one WebKit accepts, with the status Ok.
+    public init?(source: String, isCaseSensitive: Bool) {
+        func read(_ bytes: UnsafeBufferPointer<UInt8>) -> (domain: [UInt8], tail: [ASCIISet])? {
+            var parts = Parts(capacity: bytes.count)
+            guard let hasEndAnchor = FlatPatternReader.readAfterHostPrefix(bytes, isCaseSensitive: isCaseSensitive, into: &parts) else {
+                return nil
+            }
+            return parts.finish(hasEndAnchor: hasEndAnchor)
+        }
+        guard let (domain, tail) = source.utf8.withContiguousStorageIfAvailable(read) ?? Array(source.utf8).withUnsafeBufferPointer(read)
+        else { return nil }
+        self.init(source: source, isCaseSensitive: isCaseSensitive, domain: domain, tail: tail)
+    }
+
+    public init(source: String, isCaseSensitive: Bool, domain: [UInt8], tail: [ASCIISet]) {
+        self.source = source
+        self.isCaseSensitive = isCaseSensitive
+        self.domain = domain
+        self.tail = tail
+    }
+
+    /// D and T from the terms after the prefix, one at a time.
+    private struct Parts: FlatPatternReader.TermSink {
+        var domain: [UInt8] = []
+        var tail: [ASCIISet] = []
+
+        init(capacity: Int) {
+            domain.reserveCapacity(capacity)
+        }
+
+        /// Takes the next term; false when the terms so far cannot be a host pattern's.
+        mutating func take(_ term: URLFilterTerm) -> Bool {
+            if tail.isEmpty, let byte = term.hostCharacter, byte != 0x2F, byte != 0x3A {
+                domain.append(byte)
+                return true
+            }
+            guard !domain.isEmpty, term.quantifier == .one, let set = term.characterSet, !set.isEmpty,
+                !tail.isEmpty || set.union(HostPattern.terminator) == HostPattern.terminator
+            else { return false }
+            tail.append(set)
+            return true
+        }
+
+        func finish(hasEndAnchor: Bool) -> (domain: [UInt8], tail: [ASCIISet])? {
+            guard !domain.isEmpty, !tail.isEmpty else { return nil }
+            if tail == [HostPattern.terminator] && !hasEndAnchor { return (domain, []) }
+            return (domain, hasEndAnchor ? tail + [.nul] : tail)
+        }
+    }
+}
+
+extension URLFilterTerm {
+    /// The byte of a term that is one character matched as a host name's characters are (a
+    /// letter in both cases, any other byte alone), lower case; nil for any other term. NUL is
+    /// never one: it is the end of a URL. (Tested without making a set per term: the domain
+    /// tables test it on every term of a list's host patterns.)
+    public var hostCharacter: UInt8? {
+        guard quantifier == .one, case .character(let matches, let unit) = atom, unit != 0, unit < 0x80 else { return nil }
+        let lower = unit &- 0x41 < 26 ? unit | 0x20 : unit
+        // The set of `lower` and, for a letter, its upper case (letters lie in the high word).
+        var low: UInt64 = 0, high: UInt64 = 0
+        if lower < 64 { low = 1 << lower } else { high = 1 << (lower - 64) }
+        if lower &- 0x61 < 26 { high |= 1 << (lower - 0x20 - 64) }
+        guard matches.low == low, matches.high == high else { return nil }
+        return lower
+    }
+}
+
+/// An accepted pattern as a compiler takes it (`URLFilterParser.read`): a host pattern's parts,
+/// read from its text without a syntax tree, or the syntax tree of any other.
+public enum AcceptedPattern: Hashable, Sendable {
+    case host(HostPattern)
+    case filter(URLFilter)
+
+    /// The pattern as written in the rule.
+    public var source: String {
+        switch self {
+        case .host(let host): host.source
+        case .filter(let filter): filter.source
+        }
+    }
+
+    /// The status WebKit gives it (a host pattern's is Ok).
+    public var status: URLFilterParseStatus {
+        switch self {
+        case .host: .ok
+        case .filter(let filter): filter.status
+        }
+    }
+
+    /// Its syntax tree (a host pattern's parsed now).
+    public var filter: URLFilter {
+        switch self {
+        case .host(let host):
+            // (A host pattern's text parses: `HostPattern(source:isCaseSensitive:)` read it as the parser would.)
+            try! URLFilterParser.parse(host.source, isCaseSensitive: host.isCaseSensitive).get()
+        case .filter(let filter): filter
+        }
+    }
+}
