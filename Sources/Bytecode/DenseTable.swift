@@ -6,7 +6,9 @@
 // (`DenseTable.maximumEntries`, `DenseTable.budget`), so building every table of a list is bounded
 // work and memory whatever the list's size, and the file keeps the compact form: the table is the
 // interpreter's, not the format's. A state's row is decoded once (`Program.appendRow`), not a
-// class at a time: a load expands tables of millions of entries.
+// class at a time: a load expands tables of millions of entries. A delta state met after the
+// reference is kept as the classes it lists, and its row made from the reference's, already
+// mapped: most of an unanchored DFA's states list a class or two of 50-odd.
 //
 // An entry is the next state's row offset (its state number times the class count), with the high
 // bit set when that state reports patterns; `dead` (0x7FFF_FFFF) stops the run. A chain
@@ -58,8 +60,8 @@ public struct DenseTable: Hashable, Sendable {
         self.init(program, maximumEntries: maximumEntries, readingExceptions: true)
     }
 
-    /// `readingExceptions`: the rows of states met after the reference kept as their differences
-    /// from its row (false: every row expanded, for tests that hold the two to each other).
+    /// `readingExceptions`: the rows of delta states met after the reference kept as the classes
+    /// they list (false: every row expanded, for tests that hold the two to each other).
     init?(_ program: Program, maximumEntries: Int, readingExceptions: Bool) {
         let classCount = program.classCount
         guard classCount > 0, classCount <= maximumEntries else { return nil }
@@ -91,10 +93,23 @@ public struct DenseTable: Hashable, Sendable {
         // A delta state's unlisted classes read the reference's row, not its decoded exceptions.
         let referenceRow = program.referenceRow()
         let referenceTargets = referenceRow.map { $0 == program.nowhere ? -1 : Int($0) }
-        var expanded: [Int] = []
-        expanded.reserveCapacity(classCount)
         let ok = program.code.withUnsafeBufferPointer { code -> Bool in
             referenceRow.withUnsafeBufferPointer { referenceRow -> Bool in
+                /// A row expanded, a target per class, its new targets numbered in class order.
+                func expandRow(_ state: Int, _ transitions: Int) {
+                    let start = targets.count
+                    decoded.append(Decoded(targetsStart: start))
+                    Program.appendRow(
+                        code, state: state, transitions: transitions, classCount: classCount, width: program.targetWidth,
+                        nowhere: program.nowhere, referenceRow: referenceRow, to: &targets)
+                    for at in start..<targets.count {
+                        let next = targets[at]
+                        if next >= 0, number[next] < 0 {
+                            number[next] = Int32(pending.count)
+                            pending.append(next)
+                        }
+                    }
+                }
                 var index = 0
                 while index < pending.count {
                     let state = pending[index]
@@ -109,58 +124,38 @@ public struct DenseTable: Hashable, Sendable {
                             number[end] = Int32(pending.count)
                             pending.append(end)
                         }
-                    } else if readingExceptions, !referenceTargets.isEmpty, case let reference = Int(number[program.referenceState]),
+                    } else if readingExceptions, code[state] & 0b11 == TransitionForm.sparse.rawValue,
+                        code[state] & Program.deltaFlag != 0, case let reference = Int(number[program.referenceState]),
                         reference >= 0, reference < index - 1 {
-                        // After the reference (whose targets are all numbered): the classes that
-                        // may lead elsewhere than from it are kept, and only their targets can be
-                        // new. Most states of an unanchored DFA differ from it on a class or two,
-                        // which a delta state lists (in increasing order but for a first one that
-                        // leads to the next instruction); another state's row is compared whole.
+                        // A delta state after the reference (whose targets are all numbered): the
+                        // classes it lists are kept (in increasing order but for a first one that
+                        // leads to the next instruction), and only their targets can be new. Most
+                        // states of an unanchored DFA list a class or two.
                         let start = exceptions.count
-                        let header = code[state]
-                        var listed = false
-                        if header & 0b11 == TransitionForm.sparse.rawValue && header & Program.deltaFlag != 0 {
-                            Program.forEachListed(code, header: header, from: transitions, width: program.targetWidth, nowhere: program.nowhere) {
-                                exceptions.append(($0, $1))
-                            }
-                            var at = start + 1
-                            while at < exceptions.count && exceptions[at - 1].byteClass < exceptions[at].byteClass { at += 1 }
-                            listed = at >= exceptions.count
-                            if !listed {
-                                // The first-next class before smaller ones. (A valid program may list
-                                // it twice: then the row is compared whole.)
-                                exceptions[start...].sort { $0.byteClass < $1.byteClass }
-                                listed = !zip(exceptions[start...], exceptions[(start + 1)...]).contains { $0.byteClass == $1.byteClass }
-                                if !listed { exceptions.removeSubrange(start...) }
-                            }
+                        Program.forEachListed(code, header: code[state], from: transitions, width: program.targetWidth, nowhere: program.nowhere) {
+                            exceptions.append(($0, $1))
                         }
+                        var at = start + 1
+                        while at < exceptions.count && exceptions[at - 1].byteClass < exceptions[at].byteClass { at += 1 }
+                        // (A valid program may list its first-next class twice: then its row is
+                        // expanded below instead.)
+                        var listed = at >= exceptions.count
                         if !listed {
-                            expanded.removeAll(keepingCapacity: true)
-                            Program.appendRow(
-                                code, state: state, transitions: transitions, classCount: classCount, width: program.targetWidth,
-                                nowhere: program.nowhere, referenceRow: referenceRow, to: &expanded)
-                            for byteClass in 0..<classCount where expanded[byteClass] != referenceTargets[byteClass] {
-                                exceptions.append((byteClass, expanded[byteClass]))
-                            }
+                            exceptions[start...].sort { $0.byteClass < $1.byteClass }
+                            listed = !zip(exceptions[start...], exceptions[(start + 1)...]).contains { $0.byteClass == $1.byteClass }
                         }
-                        for (_, next) in exceptions[start...] where next >= 0 && number[next] < 0 {
-                            number[next] = Int32(pending.count)
-                            pending.append(next)
-                        }
-                        decoded.append(Decoded(exceptionStart: start, exceptionEnd: exceptions.count))
-                    } else {
-                        let start = targets.count
-                        decoded.append(Decoded(targetsStart: start))
-                        Program.appendRow(
-                            code, state: state, transitions: transitions, classCount: classCount, width: program.targetWidth,
-                            nowhere: program.nowhere, referenceRow: referenceRow, to: &targets)
-                        for at in start..<targets.count {
-                            let next = targets[at]
-                            if next >= 0, number[next] < 0 {
+                        if listed {
+                            for (_, next) in exceptions[start...] where next >= 0 && number[next] < 0 {
                                 number[next] = Int32(pending.count)
                                 pending.append(next)
                             }
+                            decoded.append(Decoded(exceptionStart: start, exceptionEnd: exceptions.count))
+                        } else {
+                            exceptions.removeSubrange(start...)
+                            expandRow(state, transitions)
                         }
+                    } else {
+                        expandRow(state, transitions)
                     }
                     if pending.count > maximumStates { return false }
                 }
