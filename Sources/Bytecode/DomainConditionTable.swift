@@ -82,32 +82,10 @@ public struct DomainConditionTable: Hashable, Sendable {
 
     // MARK: The shape
 
-    /// The terms before D: the scheme and `://`, then for `*D` the group of labels.
-    private static let hostTerms: [URLFilterTerm] = terms(before: "[a-z][a-z+.-]*:\\/\\/a[:/]")
-    private static let subdomainTerms: [URLFilterTerm] = terms(before: "[a-z][a-z+.-]*:\\/\\/([^/]*\\.)*a[:/]")
-    private static let terminator = ASCIISet([0x2F, 0x3A])
-
-    private static func terms(before source: String) -> [URLFilterTerm] {
-        guard case .success(let filter) = URLFilterParser.parse(source, isCaseSensitive: false) else { preconditionFailure(source) }
-        return Array(filter.terms.dropLast(2))
-    }
-
     /// What the table makes of `filter`: D, lower case, and whether hosts below it match; nil
     /// when `filter` has neither shape.
     public static func split(_ filter: URLFilter) -> (domain: [UInt8], subdomains: Bool)? {
-        guard !filter.hasStartAnchor, !filter.hasEndAnchor else { return nil }
-        let terms = filter.terms
-        let subdomains: Bool
-        if terms.count >= subdomainTerms.count + 2 && zip(terms, subdomainTerms).allSatisfy({ $0.hasSameShape(as: $1) }) {
-            subdomains = true
-        } else if terms.count >= hostTerms.count + 2 && zip(terms, hostTerms).allSatisfy({ $0.hasSameShape(as: $1) }) {
-            subdomains = false
-        } else {
-            return nil
-        }
-        let (domain, end) = DomainSlots.domain(in: terms, from: subdomains ? subdomainTerms.count : hostTerms.count, allowed: domainBytes)
-        guard end == terms.count - 1, let last = terms.last, last.quantifier == .one, last.characterSet == terminator else { return nil }
-        return (domain, subdomains)
+        DomainPattern(filter).map { ($0.domain, $0.subdomains) }
     }
 
     /// A domain the table can hold: not empty, ASCII 1...127 but `/` and upper-case letters.

@@ -162,31 +162,10 @@ struct PatternTableWithDomains {
 
     mutating func number(ofDomain domain: String) -> Int32 {
         if let number = domains[domain] { return number }
-        let number = table.number(Self.domainPattern(domain), caseSensitive: false)
+        let number = table.number(DomainPattern.source(forDomain: domain), caseSensitive: false)
         domains[domain] = number
         return number
     }
-
-    /// WebKit's pattern for a domain condition, over the main document URL.
-    static func domainPattern(_ domain: String) -> String {
-        var pattern = Array("[a-z][a-z+.-]*:\\/\\/".utf8)
-        var name = Substring(domain).utf8
-        if name.first == UInt8(ascii: "*") {
-            pattern += "([^/]*\\.)*".utf8
-            name = name.dropFirst()
-        }
-        pattern.reserveCapacity(pattern.count + 2 * name.count + 4)
-        for unit in name {
-            if specialUnits.contains(unit) { pattern.append(UInt8(ascii: "\\")) }
-            pattern.append(unit)
-        }
-        pattern += "[:/]".utf8
-        return String(decoding: pattern, as: UTF8.self)
-    }
-
-    /// The units a domain's pattern escapes (domains are ASCII: the rule-list parser lowercased
-    /// and checked them).
-    private static let specialUnits = ASCIISet(".*+?^$()[]{}|\\/-".utf8)
 
     /// The pattern of a number as read (after `table.parseNewKeys()`).
     func pattern(_ number: Int32) -> AcceptedPattern {
@@ -504,8 +483,11 @@ struct PartitionedPrograms: Sendable {
         for (id, pattern) in (consume patterns).enumerated() {
             switch pattern {
             case .host(let host):
-                // (Read from its text as `DomainTable.split` reads a parse.)
+                // (Read from its text as `DomainTable.split` reads a parse; a domain pattern as
+                // `DomainConditionTable.split` does.)
                 domains.append((UInt32(id), host.domain, DomainTable.encode(host.tail)))
+            case .domain(let domain):
+                domainConditions.append((UInt32(id), domain.domain, domain.subdomains))
             case .filter(let filter):
                 if let (domain, tail) = DomainTable.split(filter) {
                     domains.append((UInt32(id), domain, tail))

@@ -113,34 +113,38 @@ extension URLFilterTerm {
     }
 }
 
-/// An accepted pattern as a compiler takes it (`URLFilterParser.read`): a host pattern's parts,
-/// read from its text without a syntax tree, or the syntax tree of any other.
+/// An accepted pattern as a compiler takes it (`URLFilterParser.read`): a host pattern's or a
+/// domain pattern's parts, read from its text without a syntax tree, or the syntax tree of any
+/// other.
 public enum AcceptedPattern: Hashable, Sendable {
     case host(HostPattern)
+    case domain(DomainPattern)
     case filter(URLFilter)
 
     /// The pattern as written in the rule.
     public var source: String {
         switch self {
         case .host(let host): host.source
+        case .domain(let domain): domain.source
         case .filter(let filter): filter.source
         }
     }
 
-    /// The status WebKit gives it (a host pattern's is Ok).
+    /// The status WebKit gives it (a host or domain pattern's is Ok).
     public var status: URLFilterParseStatus {
         switch self {
-        case .host: .ok
+        case .host, .domain: .ok
         case .filter(let filter): filter.status
         }
     }
 
-    /// Its syntax tree (a host pattern's parsed now).
+    /// Its syntax tree (a host or domain pattern's parsed now).
     public var filter: URLFilter {
+        // (Their texts parse: they were read as the parser reads them; a domain pattern's are
+        // case-insensitive.)
         switch self {
-        case .host(let host):
-            // (A host pattern's text parses: `HostPattern(source:isCaseSensitive:)` read it as the parser would.)
-            try! URLFilterParser.parse(host.source, isCaseSensitive: host.isCaseSensitive).get()
+        case .host(let host): try! URLFilterParser.parse(host.source, isCaseSensitive: host.isCaseSensitive).get()
+        case .domain(let domain): try! URLFilterParser.parse(domain.source, isCaseSensitive: false).get()
         case .filter(let filter): filter
         }
     }

@@ -95,10 +95,11 @@ public enum URLFilterParser {
         }
     }
 
-    /// A pattern as a compiler takes it: a host pattern's parts when its text has that shape
-    /// (no syntax tree made), its parse otherwise.
+    /// A pattern as a compiler takes it: a host or domain pattern's parts when its text has
+    /// that shape (no syntax tree made), its parse otherwise.
     public static func read(_ pattern: String, isCaseSensitive: Bool = false) -> Result<AcceptedPattern, URLFilterParseError> {
         if let host = HostPattern(source: pattern, isCaseSensitive: isCaseSensitive) { return .success(.host(host)) }
+        if let domain = DomainPattern(source: pattern, isCaseSensitive: isCaseSensitive) { return .success(.domain(domain)) }
         return parse(pattern, isCaseSensitive: isCaseSensitive).map(AcceptedPattern.filter)
     }
 

@@ -1,30 +1,17 @@
-// ShippedPatterns.swift — TestSupport: every pattern of the shipped Safari lists, for tests that
-// hold two ways of reading or building patterns to each other on real input.
+// ShippedPatterns.swift — TestSupport: every pattern and condition domain of the shipped Safari
+// lists, for tests that hold two ways of reading or building patterns to each other on real input.
 
 public import Foundation
+
+/// The shipped Safari lists, in Corpora/rules.
+private let shippedSafariLists = ["easylist.adguard-safari26.json.gz", "easyprivacy.adguard-safari16_4.json.gz", "kablock-blockerList.json", "ddg-tds-reference-rules.json"]
 
 /// Every url-filter and top/frame-URL pattern of the shipped Safari lists (in file, then rule
 /// order), with its case sensitivity.
 public func shippedPatterns() throws -> [(source: String, isCaseSensitive: Bool)] {
     var patterns: [(String, Bool)] = []
-    for file in ["easylist.adguard-safari26.json.gz", "easyprivacy.adguard-safari16_4.json.gz", "kablock-blockerList.json", "ddg-tds-reference-rules.json"] {
-        let path = repositoryRoot + "/Corpora/rules/" + file
-        let data: Data
-        if file.hasSuffix(".gz") {
-            let gzip = Process()
-            gzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
-            gzip.arguments = ["-dc", path]
-            let pipe = Pipe()
-            gzip.standardOutput = pipe
-            try gzip.run()
-            data = pipe.fileHandleForReading.readDataToEndOfFile()
-            gzip.waitUntilExit()
-        } else {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        }
-        guard let rules = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] else {
-            throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: path])
-        }
+    for file in shippedSafariLists {
+        let rules = try shippedRules(file)
         for rule in rules {
             guard let trigger = rule["trigger"] as? [String: Any] else { continue }
             let isCaseSensitive = trigger["url-filter-is-case-sensitive"] as? Bool ?? false
@@ -35,4 +22,41 @@ public func shippedPatterns() throws -> [(source: String, isCaseSensitive: Bool)
         }
     }
     return patterns
+}
+
+/// Every domain of the shipped Safari lists' `if-domain` and `unless-domain` conditions, lower
+/// case (as the rule-list parser keeps them), in file, then rule order.
+public func shippedConditionDomains() throws -> [String] {
+    var domains: [String] = []
+    for file in shippedSafariLists {
+        for rule in try shippedRules(file) {
+            guard let trigger = rule["trigger"] as? [String: Any] else { continue }
+            for key in ["if-domain", "unless-domain"] {
+                for domain in trigger[key] as? [String] ?? [] { domains.append(domain.lowercased()) }
+            }
+        }
+    }
+    return domains
+}
+
+/// The rules of a shipped list as JSON objects.
+private func shippedRules(_ file: String) throws -> [[String: Any]] {
+    let path = repositoryRoot + "/Corpora/rules/" + file
+    let data: Data
+    if file.hasSuffix(".gz") {
+        let gzip = Process()
+        gzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        gzip.arguments = ["-dc", path]
+        let pipe = Pipe()
+        gzip.standardOutput = pipe
+        try gzip.run()
+        data = pipe.fileHandleForReading.readDataToEndOfFile()
+        gzip.waitUntilExit()
+    } else {
+        data = try Data(contentsOf: URL(fileURLWithPath: path))
+    }
+    guard let rules = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] else {
+        throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: path])
+    }
+    return rules
 }

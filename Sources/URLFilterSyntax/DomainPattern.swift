@@ -1,0 +1,122 @@
+// DomainPattern.swift — URLFilterSyntax
+//
+// The pattern WebKit tests a domain of an `if-domain` or `unless-domain` condition with, over the
+// main document's URL, case-insensitive and anchored nowhere:
+//
+//     [a-z][a-z+.-]*:\/\/D[:/]              a domain D: that host
+//     [a-z][a-z+.-]*:\/\/([^/]*\.)*D[:/]     `*D`: that host or any below it
+//
+// D one or more characters of a host name, each matched as hosts are (a letter in both cases,
+// any other byte alone; not NUL or `/`). A compiler makes one such pattern per domain of a list
+// (EasyList and EasyPrivacy: 10,430) and answers them by hashing D (Bytecode's
+// DomainConditionTable.swift); a url-filter or top-url pattern written so is taken too. As with
+// host patterns (HostPattern.swift), the parts are read from a syntax tree or straight from the
+// text (the scheme's part has quantifiers: without this, each domain's pattern would go through
+// the general reader, and be built as a tree only to be taken apart).
+
+public struct DomainPattern: Hashable, Sendable {
+    /// The pattern as written.
+    public var source: String
+    /// D, lower case.
+    public var domain: [UInt8]
+    /// `*D`: hosts below D match too.
+    public var subdomains: Bool
+
+    /// The pattern of a condition's domain (lower case, ASCII: as the rule-list parser keeps
+    /// domains), `*` first for its subdomains too.
+    public static func source(forDomain domain: String) -> String {
+        var pattern = Array((domain.utf8.first == UInt8(ascii: "*") ? subdomainPrefix : hostPrefix).utf8)
+        let name = domain.utf8.first == UInt8(ascii: "*") ? Substring(domain).utf8.dropFirst() : Substring(domain).utf8[...]
+        pattern.reserveCapacity(pattern.count + 2 * name.count + 4)
+        for unit in name {
+            if specialUnits.contains(unit) { pattern.append(UInt8(ascii: "\\")) }
+            pattern.append(unit)
+        }
+        pattern += "[:/]".utf8
+        return String(decoding: pattern, as: UTF8.self)
+    }
+
+    /// The units a domain's pattern escapes.
+    private static let specialUnits = ASCIISet(".*+?^$()[]{}|\\/-".utf8)
+    private static let hostPrefix = #"[a-z][a-z+.-]*:\/\/"#
+    private static let subdomainPrefix = #"[a-z][a-z+.-]*:\/\/([^/]*\.)*"#
+    /// The terms before D, case-insensitive (a case-sensitive pattern never has the shape).
+    private static let hostTerms = terms(of: hostPrefix)
+    private static let subdomainTerms = terms(of: subdomainPrefix)
+
+    private static func terms(of prefix: String) -> [URLFilterTerm] {
+        guard case .success(let filter) = URLFilterParser.parse(prefix, isCaseSensitive: false) else { preconditionFailure(prefix) }
+        return filter.terms
+    }
+
+    /// The parts of `filter`, or nil when it does not have the shape.
+    public init?(_ filter: URLFilter) {
+        guard !filter.hasStartAnchor, !filter.hasEndAnchor else { return nil }
+        let terms = filter.terms
+        let subdomains: Bool
+        if terms.count >= Self.subdomainTerms.count + 2 && zip(terms, Self.subdomainTerms).allSatisfy({ $0.hasSameShape(as: $1) }) {
+            subdomains = true
+        } else if terms.count >= Self.hostTerms.count + 2 && zip(terms, Self.hostTerms).allSatisfy({ $0.hasSameShape(as: $1) }) {
+            subdomains = false
+        } else {
+            return nil
+        }
+        var parts = Parts(capacity: terms.count)
+        for term in terms[(subdomains ? Self.subdomainTerms.count : Self.hostTerms.count)...] where !parts.take(term) { return nil }
+        guard let domain = parts.finish() else { return nil }
+        self.init(source: filter.source, domain: domain, subdomains: subdomains)
+    }
+
+    /// The parts of the pattern `source`, read from its text; nil when it does not have the shape
+    /// or is not written flat after its scheme's part (its parse may still have the shape). A
+    /// pattern read here is one WebKit accepts, with the status Ok.
+    public init?(source: String, isCaseSensitive: Bool) {
+        guard !isCaseSensitive else { return nil }
+        func read(_ bytes: UnsafeBufferPointer<UInt8>) -> (domain: [UInt8], subdomains: Bool)? {
+            for (prefix, subdomains) in [(Self.subdomainPrefixBytes, true), (Self.hostPrefixBytes, false)] {
+                var parts = Parts(capacity: bytes.count)
+                // (A text after the `*D` prefix is never flat after the other: `(` is not.)
+                guard let hasEndAnchor = FlatPatternReader.read(bytes, after: prefix, isCaseSensitive: false, into: &parts) else { continue }
+                guard !hasEndAnchor, let domain = parts.finish() else { return nil }
+                return (domain, subdomains)
+            }
+            return nil
+        }
+        guard let (domain, subdomains) = source.utf8.withContiguousStorageIfAvailable(read) ?? Array(source.utf8).withUnsafeBufferPointer(read)
+        else { return nil }
+        self.init(source: source, domain: domain, subdomains: subdomains)
+    }
+
+    private static let hostPrefixBytes = Array(hostPrefix.utf8)
+    private static let subdomainPrefixBytes = Array(subdomainPrefix.utf8)
+
+    public init(source: String, domain: [UInt8], subdomains: Bool) {
+        self.source = source
+        self.domain = domain
+        self.subdomains = subdomains
+    }
+
+    /// D, then `[:/]` ending the pattern, from the terms after the prefix, one at a time.
+    private struct Parts: FlatPatternReader.TermSink {
+        var domain: [UInt8] = []
+        var ended = false
+
+        init(capacity: Int) {
+            domain.reserveCapacity(capacity)
+        }
+
+        /// Takes the next term; false when the terms so far cannot be a domain pattern's.
+        mutating func take(_ term: URLFilterTerm) -> Bool {
+            guard !ended else { return false }
+            if let byte = term.hostCharacter, byte != 0x2F {
+                domain.append(byte)
+                return true
+            }
+            guard !domain.isEmpty, term.quantifier == .one, term.characterSet == HostPattern.terminator else { return false }
+            ended = true
+            return true
+        }
+
+        func finish() -> [UInt8]? { ended ? domain : nil }
+    }
+}
