@@ -19,6 +19,12 @@ public enum CRC32 {
         return Array(bytes).withUnsafeBytes { checksum($0, seed: seed) }
     }
 
+    /// The CRC of bytes whose first part's CRC is `first` and second part's, `secondLength`
+    /// bytes long, is `second` (zlib's `crc32_combine`): parts checked apart, on several cores.
+    public static func combine(_ first: UInt32, _ second: UInt32, secondLength: Int) -> UInt32 {
+        UInt32(truncatingIfNeeded: crc32_combine(uLong(first), uLong(second), .init(secondLength)))
+    }
+
     public static func checksum(_ bytes: UnsafeRawBufferPointer, seed: UInt32 = 0) -> UInt32 {
         // zlib reads a null buffer as "give the initial value" (0), whatever the seed.
         guard let start = bytes.baseAddress, !bytes.isEmpty else { return seed }

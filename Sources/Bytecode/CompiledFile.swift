@@ -59,6 +59,7 @@
 
 internal import Automata
 public import ContentRuleList
+internal import Parallelism
 
 public enum SectionKind: UInt32, CaseIterable, Sendable {
     case urlPrograms = 1, topURLPrograms, framePrograms, patterns, rules, conditions, actions
@@ -182,93 +183,105 @@ public struct CompiledFile: Hashable, Sendable {
         precondition(
             Self.gatesNumbered(urlPrograms, from: urlPatternCount) && Self.gatesNumbered(topURLPrograms, from: topPatternCount)
                 && Self.gatesNumbered(framePrograms, from: framePatternCount), "gates numbered from another count than the set's patterns")
-        var sections: [(SectionKind, [UInt8])] = []
-        for kind in SectionKind.allCases {
+        // The sections are written on every core (the url programs' are most of the bytes), each
+        // with its checksum; the body's is combined from the section table's and theirs.
+        let file = self
+        let kinds = SectionKind.allCases
+        let sections = Parallel.map(handingOver: Array(kinds)) { _, kind in
             var writer = ByteWriter()
-            switch kind {
-            case .urlPrograms: urlPrograms.write(to: &writer)
-            case .topURLPrograms: topURLPrograms.write(to: &writer)
-            case .framePrograms: framePrograms.write(to: &writer)
-            case .patterns:
-                writer.u32(UInt32(urlPatternCount))
-                writer.u32(UInt32(topPatternCount))
-                writer.u32(UInt32(framePatternCount))
-                // Per pattern: its first slot's difference and whether more follow, in one varint.
-                precondition(rules.count < 1 << 29, "rule slots beyond 2^29")
-                var previousSlot: UInt32 = 0
-                for (start, end) in zip(patternRuleStart, patternRuleStart.dropFirst()) {
-                    let slots = patternRules[Int(start)..<Int(end)]
-                    let difference = Int64(slots.first!) - Int64(previousSlot)
-                    let zigzag = UInt32(truncatingIfNeeded: difference < 0 ? ~(difference << 1) : difference << 1)
-                    writer.varint(zigzag << 1 | (slots.count > 1 ? 1 : 0))
-                    if slots.count > 1 { writer.varint(UInt32(slots.count - 2)) }
-                    for (slot, before) in zip(slots.dropFirst(), slots) { writer.zigzag(Int64(slot) - Int64(before)) }
-                    previousSlot = slots.last!
-                }
-                writer.u32(UInt32(universalRules.count))
-                for (index, slot) in universalRules.enumerated() { writer.varint(index == 0 ? slot : slot - universalRules[index - 1]) }
-            case .rules:
-                writer.u32(UInt32(rules.count))
-                // Profiles in order of first use.
-                func profile(_ rule: RuleRecord) -> UInt32 {
-                    UInt32(rule.resourceTypes) | UInt32(rule.loadTypes | rule.loadContexts << 2 | rule.role.rawValue << 4) << 16
-                        | UInt32(rule.condition.rawValue | rule.method << 3) << 24
-                }
-                var profiles: [UInt32] = []
-                var profileNumbers: [UInt32: UInt32] = [:]
-                for rule in rules where profileNumbers[profile(rule)] == nil {
-                    profileNumbers[profile(rule)] = UInt32(profiles.count)
-                    profiles.append(profile(rule))
-                }
-                writer.varint(UInt32(profiles.count))
-                for key in profiles {
-                    writer.varint(key & 0xFFFF)
-                    writer.u8(UInt8(key >> 16 & 0xFF))
-                    writer.u8(UInt8(key >> 24))
-                }
-                var previous: UInt32?
-                var previousLocation: UInt32 = 0
-                for rule in rules {
-                    let gap = previous.map { rule.ruleIndex - $0 - 1 } ?? rule.ruleIndex
-                    previous = rule.ruleIndex
-                    let difference = rule.role.isListed ? Int64(rule.actionLocation) - Int64(previousLocation) : 0
-                    if rule.role.isListed { previousLocation = rule.actionLocation }
-                    writer.varint(profileNumbers[profile(rule)]! << 2 | (gap != 0 ? 1 : 0) | (difference != 0 ? 2 : 0))
-                    if gap != 0 { writer.varint(gap) }
-                    if difference != 0 { writer.zigzag(difference) }
-                    if rule.condition.hasList {
-                        writer.varint(rule.conditionCount)
-                        writer.varint(rule.conditionStart)
-                    }
-                }
-            case .conditions:
-                writer.u32(UInt32(conditions.count))
-                for pattern in conditions { writer.varint(pattern) }
-            case .actions:
-                writer.u32(UInt32(actions.count))
-                for action in actions { ActionCoding.write(action, to: &writer) }
-            }
-            sections.append((kind, writer.bytes))
+            file.write(kind, to: &writer)
+            return (bytes: writer.bytes, checksum: CRC32.checksum(writer.bytes))
         }
-        var body = ByteWriter()
+        var table = ByteWriter()
         var offset = Self.headerSize + sections.count * 12
-        for (kind, bytes) in sections {
-            body.u32(kind.rawValue)
-            body.u32(UInt32(offset))
-            body.u32(UInt32(bytes.count))
-            offset += bytes.count
+        for (kind, section) in zip(kinds, sections) {
+            table.u32(kind.rawValue)
+            table.u32(UInt32(offset))
+            table.u32(UInt32(section.bytes.count))
+            offset += section.bytes.count
         }
-        for (_, bytes) in sections { body.append(contentsOf: bytes) }
+        let checksum = sections.reduce(CRC32.checksum(table.bytes)) { CRC32.combine($0, $1.checksum, secondLength: $1.bytes.count) }
         var header = ByteWriter()
         header.append(contentsOf: Self.label)
         header.u16(Self.version)
         header.u16(0x0102)
         header.u16(UInt16(sections.count))
         header.u16(0)
-        header.u64(UInt64(Self.headerSize + body.count))
-        header.u32(CRC32.checksum(body.bytes))
+        header.u64(UInt64(offset))
+        header.u32(checksum)
         header.u32(0)
-        return header.bytes + body.bytes
+        var bytes = header.bytes
+        bytes.reserveCapacity(offset)
+        bytes += table.bytes
+        for section in sections { bytes += section.bytes }
+        return bytes
+    }
+
+    /// Writes section `kind`.
+    private func write(_ kind: SectionKind, to writer: inout ByteWriter) {
+        switch kind {
+        case .urlPrograms: urlPrograms.write(to: &writer)
+        case .topURLPrograms: topURLPrograms.write(to: &writer)
+        case .framePrograms: framePrograms.write(to: &writer)
+        case .patterns:
+            writer.u32(UInt32(urlPatternCount))
+            writer.u32(UInt32(topPatternCount))
+            writer.u32(UInt32(framePatternCount))
+            // Per pattern: its first slot's difference and whether more follow, in one varint.
+            precondition(rules.count < 1 << 29, "rule slots beyond 2^29")
+            var previousSlot: UInt32 = 0
+            for (start, end) in zip(patternRuleStart, patternRuleStart.dropFirst()) {
+                let slots = patternRules[Int(start)..<Int(end)]
+                let difference = Int64(slots.first!) - Int64(previousSlot)
+                let zigzag = UInt32(truncatingIfNeeded: difference < 0 ? ~(difference << 1) : difference << 1)
+                writer.varint(zigzag << 1 | (slots.count > 1 ? 1 : 0))
+                if slots.count > 1 { writer.varint(UInt32(slots.count - 2)) }
+                for (slot, before) in zip(slots.dropFirst(), slots) { writer.zigzag(Int64(slot) - Int64(before)) }
+                previousSlot = slots.last!
+            }
+            writer.u32(UInt32(universalRules.count))
+            for (index, slot) in universalRules.enumerated() { writer.varint(index == 0 ? slot : slot - universalRules[index - 1]) }
+        case .rules:
+            writer.u32(UInt32(rules.count))
+            // Profiles in order of first use.
+            func profile(_ rule: RuleRecord) -> UInt32 {
+                UInt32(rule.resourceTypes) | UInt32(rule.loadTypes | rule.loadContexts << 2 | rule.role.rawValue << 4) << 16
+                    | UInt32(rule.condition.rawValue | rule.method << 3) << 24
+            }
+            var profiles: [UInt32] = []
+            var profileNumbers: [UInt32: UInt32] = [:]
+            for rule in rules where profileNumbers[profile(rule)] == nil {
+                profileNumbers[profile(rule)] = UInt32(profiles.count)
+                profiles.append(profile(rule))
+            }
+            writer.varint(UInt32(profiles.count))
+            for key in profiles {
+                writer.varint(key & 0xFFFF)
+                writer.u8(UInt8(key >> 16 & 0xFF))
+                writer.u8(UInt8(key >> 24))
+            }
+            var previous: UInt32?
+            var previousLocation: UInt32 = 0
+            for rule in rules {
+                let gap = previous.map { rule.ruleIndex - $0 - 1 } ?? rule.ruleIndex
+                previous = rule.ruleIndex
+                let difference = rule.role.isListed ? Int64(rule.actionLocation) - Int64(previousLocation) : 0
+                if rule.role.isListed { previousLocation = rule.actionLocation }
+                writer.varint(profileNumbers[profile(rule)]! << 2 | (gap != 0 ? 1 : 0) | (difference != 0 ? 2 : 0))
+                if gap != 0 { writer.varint(gap) }
+                if difference != 0 { writer.zigzag(difference) }
+                if rule.condition.hasList {
+                    writer.varint(rule.conditionCount)
+                    writer.varint(rule.conditionStart)
+                }
+            }
+        case .conditions:
+            writer.u32(UInt32(conditions.count))
+            for pattern in conditions { writer.varint(pattern) }
+        case .actions:
+            writer.u32(UInt32(actions.count))
+            for action in actions { ActionCoding.write(action, to: &writer) }
+        }
     }
 
     // MARK: Reading

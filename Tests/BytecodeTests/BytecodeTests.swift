@@ -397,6 +397,11 @@ private func sampleFile() throws -> CompiledFile {
             }
         }
         #expect(CRC32.checksum(bytes.lazy.map { $0 }) == bitwiseCRC32(bytes))
+        // Two parts checked apart, then combined: the whole's CRC (a file's sections are so).
+        for cut in 0...bytes.count {
+            let combined = CRC32.combine(CRC32.checksum(bytes[..<cut]), CRC32.checksum(bytes[cut...]), secondLength: bytes.count - cut)
+            #expect(combined == bitwiseCRC32(bytes), "cut at \(cut)")
+        }
     }
 
     @Test func zigzagVarintsRoundTripEitherSign() throws {
