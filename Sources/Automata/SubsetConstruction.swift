@@ -116,6 +116,20 @@ struct Construction {
         if result.count > 1 { result.sort() }
     }
 
+    /// The limits, checked after each new DFA state: the NFA states in all sets together, the
+    /// DFA states, their transitions.
+    func checkLimits(entries: Int, states: Int) throws(AutomataError) {
+        if entries > limits.maximumSubsetEntries {
+            throw .tooManySubsetEntries(limit: limits.maximumSubsetEntries, reached: entries, patterns: nfa.patterns)
+        }
+        if states > limits.maximumDFAStates {
+            throw .tooManyStates(limit: limits.maximumDFAStates, reached: states, patterns: nfa.patterns)
+        }
+        if states * byteClasses.count > limits.maximumTransitionTableEntries {
+            throw .tooManyTransitions(limit: limits.maximumTransitionTableEntries, reached: states * byteClasses.count, patterns: nfa.patterns)
+        }
+    }
+
     mutating func run() throws(AutomataError) -> DFA {
         let classCount = byteClasses.count
         let dead = DFAStateID.dead.rawValue
@@ -214,18 +228,7 @@ struct Construction {
                     if !scratch.isEmpty {
                         let (id, isNew) = sets.insert(scratch)
                         target = id
-                        if isNew {
-                            if sets.entries > limits.maximumSubsetEntries {
-                                throw .tooManySubsetEntries(limit: limits.maximumSubsetEntries, reached: sets.entries, patterns: nfa.patterns)
-                            }
-                            if sets.count > limits.maximumDFAStates {
-                                throw .tooManyStates(limit: limits.maximumDFAStates, reached: sets.count, patterns: nfa.patterns)
-                            }
-                            if sets.count * classCount > limits.maximumTransitionTableEntries {
-                                throw .tooManyTransitions(
-                                    limit: limits.maximumTransitionTableEntries, reached: sets.count * classCount, patterns: nfa.patterns)
-                            }
-                        }
+                        if isNew { try checkLimits(entries: sets.entries, states: sets.count) }
                     }
                     targetOfBucket.append(target)
                 }

@@ -123,17 +123,7 @@ extension Construction {
                             let size = scratch.count + (target == dead ? 0 : sizeOf[Int(target)])
                             sizeOf.append(size)
                             entries += size
-                            let count = headOf.count
-                            if entries > limits.maximumSubsetEntries {
-                                throw .tooManySubsetEntries(limit: limits.maximumSubsetEntries, reached: entries, patterns: nfa.patterns)
-                            }
-                            if count > limits.maximumDFAStates {
-                                throw .tooManyStates(limit: limits.maximumDFAStates, reached: count, patterns: nfa.patterns)
-                            }
-                            if count * classCount > limits.maximumTransitionTableEntries {
-                                throw .tooManyTransitions(
-                                    limit: limits.maximumTransitionTableEntries, reached: count * classCount, patterns: nfa.patterns)
-                            }
+                            try checkLimits(entries: entries, states: headOf.count)
                         }
                         target = state
                     }

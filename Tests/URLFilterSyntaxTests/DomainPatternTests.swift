@@ -74,9 +74,7 @@ private func bothReadings(_ source: String, caseSensitive: Bool = false) -> (tex
                 #expect(text == tree, "\(source)")
                 taken += 1
             }
-            let read = try? URLFilterParser.read(source, isCaseSensitive: caseSensitive).get()
-            let parsed = try? URLFilterParser.parse(source, isCaseSensitive: caseSensitive).get()
-            #expect(read?.filter == parsed && read?.status == parsed?.status, "\(source)")
+            expectReadAsParsed(source, caseSensitive: caseSensitive)
         }
         #expect(taken > 300)
     }

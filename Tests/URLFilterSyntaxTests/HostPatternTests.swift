@@ -95,10 +95,16 @@ private func bothReadings(_ source: String, caseSensitive: Bool) -> (text: HostP
                 #expect(text == tree, "\(source)")
                 taken += 1
             }
-            let read = try? URLFilterParser.read(source, isCaseSensitive: caseSensitive).get()
-            let parsed = try? URLFilterParser.parse(source, isCaseSensitive: caseSensitive).get()
-            #expect(read?.filter == parsed && read?.status == parsed?.status, "\(source)")
+            expectReadAsParsed(source, caseSensitive: caseSensitive)
         }
         #expect(taken > 400)
     }
+}
+
+/// `URLFilterParser.read` gives `source` the status and syntax tree its parse gives (or rejects
+/// it as the parse does).
+func expectReadAsParsed(_ source: String, caseSensitive: Bool, sourceLocation: SourceLocation = #_sourceLocation) {
+    let read = try? URLFilterParser.read(source, isCaseSensitive: caseSensitive).get()
+    let parsed = try? URLFilterParser.parse(source, isCaseSensitive: caseSensitive).get()
+    #expect(read?.filter == parsed && read?.status == parsed?.status, "\(source)", sourceLocation: sourceLocation)
 }
