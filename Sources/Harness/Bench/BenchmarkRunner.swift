@@ -148,6 +148,8 @@ public final class BenchmarkRunner {
             requests = try requestSet(setName).requests.map(\.request)
             result.requestCount = requests.count
         }
+        // Match engines are timed after all of them are ready, their runs interleaved.
+        var timed: [(slot: Int, match: TimedMatch)] = []
         for name in definition.engines {
             guard let engine = engines.first(where: { $0.name == name }) else {
                 result.engines.append(EngineResult(engine: name, status: .unavailable, message: "not an engine of this build"))
@@ -168,15 +170,19 @@ public final class BenchmarkRunner {
                 case .check: result.engines.append(measureCheck(list, definition: definition, engine: name))
                 case .compile: result.engines.append(try measureCompile(list, parts: compiled, definition: definition, engine: engine))
                 case .match:
-                    result.engines.append(
-                        try measureMatch(
-                            list, parts: compiled, requestSet: definition.requests!, requests: requests, definition: definition, engine: engine))
+                    let prepared = try prepareMatch(
+                        list, parts: compiled, requestSet: definition.requests!, requests: requests, definition: definition, engine: engine)
+                    result.engines.append(prepared.result)
+                    if prepared.result.status == .ok { timed.append((result.engines.count - 1, prepared)) }
                 }
             } catch {
                 var failed = EngineResult(engine: name, status: .error, message: "\(error)")
                 if !engine.conformed { failed.peer = true }
                 result.engines.append(failed)
             }
+        }
+        for (slot, finished) in zip(timed.map(\.slot), timeInterleaved(timed.map(\.match), definition: definition)) {
+            result.engines[slot] = finished
         }
         result.computeRatios()
         return result
@@ -305,10 +311,95 @@ public final class BenchmarkRunner {
         return cost.recorded
     }
 
-    private func measureMatch(
+    /// A match engine ready to be timed: its answers checked, its counters read, and one run of
+    /// its requests (`run`: the run's seconds as the engine's result counts them, its requests'
+    /// times recorded when measured).
+    final class TimedMatch {
+        var result: EngineResult
+        var histogram = LatencyHistogram()
+        var runs: [(seconds: Double, value: Double)] = []
+        var failure: (any Error)?
+        let run: (_ measured: Bool, _ histogram: inout LatencyHistogram) throws -> Double
+        let selfTimed: Bool
+        let requestCount: Int
+        let urlBytes: Int
+        let urls: [[UInt8]]
+
+        init(
+            result: EngineResult, selfTimed: Bool, requestCount: Int, urlBytes: Int, urls: [[UInt8]],
+            run: @escaping (_ measured: Bool, _ histogram: inout LatencyHistogram) throws -> Double
+        ) {
+            self.result = result
+            self.selfTimed = selfTimed
+            self.requestCount = requestCount
+            self.urlBytes = urlBytes
+            self.urls = urls
+            self.run = run
+        }
+    }
+
+    /// The engines' warm-ups, then measured rounds of one run of each engine in turn, so that
+    /// every engine is timed in the same stretch of the machine's state (its speed drifts by a
+    /// third within the hour on these VMs: timed one after the other, two engines' ratio moved with
+    /// it); rounds go on to the definition's runs, and past the first while the engines together
+    /// are within their budgets.
+    private func timeInterleaved(_ matches: [TimedMatch], definition: BenchmarkDefinition) -> [EngineResult] {
+        // An engine whose run fails is reported so and timed no more.
+        func attempt(_ match: TimedMatch, _ body: () throws -> Void) {
+            guard match.failure == nil else { return }
+            do { try body() } catch { match.failure = error }
+        }
+        // (The counting pass was each engine's first warm-up.)
+        for match in matches {
+            for _ in 0..<max(0, definition.warmups - 1) { attempt(match) { _ = try match.run(false, &match.histogram) } }
+        }
+        var rounds = 0
+        var spent = 0.0
+        while rounds < definition.measuredRuns && (rounds == 0 || spent < definition.budgetSeconds * Double(matches.count)) {
+            for match in matches {
+                attempt(match) {
+                    let started = monotonicNanoseconds()
+                    let value = try match.run(true, &match.histogram)
+                    let seconds = Double(monotonicNanoseconds() - started) / 1e9
+                    match.runs.append((seconds, value))
+                    spent += seconds
+                }
+            }
+            rounds += 1
+        }
+        return matches.map(finishMatch)
+    }
+
+    /// An engine's result from its timed runs.
+    private func finishMatch(_ match: TimedMatch) -> EngineResult {
+        if let failure = match.failure {
+            var failed = EngineResult(engine: match.result.engine, status: .error, message: "\(failure)")
+            failed.peer = match.result.peer
+            return failed
+        }
+        var result = match.result
+        if match.selfTimed {
+            result.runSeconds = match.runs.map(\.value)
+            result.endToEndSeconds = median(match.runs.map(\.seconds))
+        } else {
+            result.runSeconds = match.runs.map(\.seconds)
+        }
+        result.runs = match.runs.count
+        let medianSeconds = median(result.runSeconds)
+        result.seconds = medianSeconds
+        result.latency = LatencySummary(match.histogram)
+        result.requestsPerSecond = Double(match.requestCount) / max(medianSeconds, 1e-9)
+        result.nanosecondsPerURLByte = medianSeconds * 1e9 / Double(max(1, match.urlBytes))
+        if let steps = result.counters.first(where: { $0.name == "interpreter steps per request" })?.value {
+            result.floorNanoseconds = steps * TableWalk.nanosecondsPerByte(over: match.urls)
+        }
+        return result
+    }
+
+    private func prepareMatch(
         _ list: BenchList, parts: [BenchList], requestSet: String, requests: [Request], definition: BenchmarkDefinition,
         engine: any BenchEngine
-    ) throws -> EngineResult {
+    ) throws -> TimedMatch {
         let indices = Self.sample(count: requests.count, size: definition.sample(for: engine.name))
         var result = EngineResult(engine: engine.name, status: .ok)
         result.requests = indices.count
@@ -352,12 +443,12 @@ public final class BenchmarkRunner {
                 let first = zip(indices, zip(answers, indices.map { oracle[$0] })).first { $0.1.0 != $0.1.1 }
                 result.message = "answers differ from the oracle's (engine: \(counts.text); oracle: \(expected.text))"
                     + (first.map { "; first at request \($0.0)" } ?? "")
-                return result
+                return Self.untimed(result)
             }
             do {
                 if parts.count == 1 { result.instructions = try countMatch(parts[0], requestSet: requestSet, engine: engine, oracle: oracle) }
             } catch {
-                return EngineResult(engine: engine.name, status: error is BenchmarkRunnerError ? .wrong : .error, message: "\(error)")
+                return Self.untimed(EngineResult(engine: engine.name, status: error is BenchmarkRunnerError ? .wrong : .error, message: "\(error)"))
             }
         } else {
             result.agreement = try agreement(of: answers, at: indices, parts: parts, requestSet: requestSet, requests: requests)
@@ -370,46 +461,34 @@ public final class BenchmarkRunner {
             }
         }
 
+        result.warmupRuns = definition.warmups
         let urlBytes = indices.reduce(0) { $0 + requests[$1].url.string.utf8.count }
-        var histogram = LatencyHistogram()
-        var sink = 0
-        // The counting pass above was the first warm-up.
-        let warmups = max(0, definition.warmups - 1)
+        let urls = indices.map { Array(requests[$0].url.string.utf8) }
         if let selfTimed {
             let batch = indices.map { requests[$0] }
-            // Each run's seconds: the sum of its requests' times as the engine measured them.
-            let runs = try repeatRuns(definition, warmups: warmups) { measured throws -> Double in
+            // A run's value: the sum of its requests' times as the engine measured them.
+            return TimedMatch(result: result, selfTimed: true, requestCount: indices.count, urlBytes: urlBytes, urls: urls) { measured, histogram in
                 let verdicts = try selfTimed.verdicts(batch)
                 if measured { for verdict in verdicts { histogram.record(nanoseconds: verdict.nanoseconds) } }
                 return Double(verdicts.reduce(0) { $0 + $1.nanoseconds }) / 1e9
             }
-            result.runSeconds = runs.map(\.value)
-            result.endToEndSeconds = median(runs.map(\.seconds))
-            result.runs = runs.count
-        } else {
-            let runs = try repeatRuns(definition, warmups: warmups) { measured throws -> Void in
-                for index in indices {
-                    let started = monotonicNanoseconds()
-                    for matcher in matchers { sink &+= try matcher.outcome(for: requests[index]).actions.count }
-                    let elapsed = monotonicNanoseconds() - started
-                    if measured { histogram.record(nanoseconds: elapsed) }
-                }
+        }
+        return TimedMatch(result: result, selfTimed: false, requestCount: indices.count, urlBytes: urlBytes, urls: urls) { measured, histogram in
+            var sink = 0
+            for index in indices {
+                let started = monotonicNanoseconds()
+                for matcher in matchers { sink &+= try matcher.outcome(for: requests[index]).actions.count }
+                let elapsed = monotonicNanoseconds() - started
+                if measured { histogram.record(nanoseconds: elapsed) }
             }
-            result.runSeconds = runs.map(\.seconds)
-            result.runs = runs.count
+            withExtendedLifetime(sink) {}
+            return 0
         }
-        withExtendedLifetime(sink) {}
-        result.warmupRuns = definition.warmups
-        let medianSeconds = median(result.runSeconds)
-        result.seconds = medianSeconds
-        result.latency = LatencySummary(histogram)
-        result.requestsPerSecond = Double(indices.count) / max(medianSeconds, 1e-9)
-        result.nanosecondsPerURLByte = medianSeconds * 1e9 / Double(max(1, urlBytes))
-        if let steps = result.counters.first(where: { $0.name == "interpreter steps per request" })?.value {
-            let perByte = TableWalk.nanosecondsPerByte(over: indices.map { Array(requests[$0].url.string.utf8) })
-            result.floorNanoseconds = steps * perByte
-        }
-        return result
+    }
+
+    /// A result that is not timed (its answers were wrong, or counting them failed).
+    private static func untimed(_ result: EngineResult) -> TimedMatch {
+        TimedMatch(result: result, selfTimed: false, requestCount: 0, urlBytes: 0, urls: []) { _, _ in 0 }
     }
 
     /// A peer's block verdicts beside BlockBench's in this benchmark, or the oracle's when
