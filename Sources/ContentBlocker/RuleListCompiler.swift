@@ -206,19 +206,24 @@ private struct Builder {
             ruleTexts.reserveCapacity(allPatterns.table.numbersOfRules.count)
             records.reserveCapacity(list.rules.count)
             urlPatternOfRule.reserveCapacity(list.rules.count)
+            // (The rules read in place, a field at a time: a rule copied out of the array
+            // retains and releases each of its strings and lists.)
+            let numbersOfRules = allPatterns.table.numbersOfRules
             var tableCursor = 0
             func fromTable() -> Int32 {
                 defer { tableCursor += 1 }
-                return allPatterns.table.numbersOfRules[tableCursor]
+                return numbersOfRules[tableCursor]
             }
-            for rule in list.rules {
-                ruleTexts.append(fromTable())
-                switch rule.trigger.condition {
-                case nil: break
-                case .ifDomain(let domains), .unlessDomain(let domains):
-                    for domain in domains { ruleTexts.append(allPatterns.number(ofDomain: domain)) }
-                case .ifTopURL(let patterns), .unlessTopURL(let patterns), .ifFrameURL(let patterns), .unlessFrameURL(let patterns):
-                    for _ in patterns { ruleTexts.append(fromTable()) }
+            list.rules.withUnsafeBufferPointer { rules in
+                for index in rules.indices {
+                    ruleTexts.append(fromTable())
+                    switch rules[index].trigger.condition {
+                    case nil: break
+                    case .ifDomain(let domains), .unlessDomain(let domains):
+                        for domain in domains { ruleTexts.append(allPatterns.number(ofDomain: domain)) }
+                    case .ifTopURL(let patterns), .unlessTopURL(let patterns), .ifFrameURL(let patterns), .unlessFrameURL(let patterns):
+                        for _ in patterns { ruleTexts.append(fromTable()) }
+                    }
                 }
             }
             allPatterns.table.parseNewKeys()
@@ -232,66 +237,67 @@ private struct Builder {
             let statuses = allPatterns.table.statuses
             func matchesEverything(_ text: Int32) -> Bool { statuses[Int(text)] == .matchesEverything }
 
-            for (slot, rule) in list.rules.enumerated() {
-                let trigger = rule.trigger
-                let urlText = nextText()
-                urlPatternOfRule.append(matchesEverything(urlText) ? nil : urlIDs.id(for: urlText, allPatterns.pattern(urlText), rule: rule.index))
+            list.rules.withUnsafeBufferPointer { rules in
+                for slot in rules.indices {
+                    let urlText = nextText()
+                    urlPatternOfRule.append(matchesEverything(urlText) ? nil : urlIDs.id(for: urlText, allPatterns.pattern(urlText), rule: rules[slot].index))
 
-                var kind = ConditionKind.none
-                let start = conditions.count
-                if let condition = trigger.condition {
-                    let isFrame: Bool
-                    var entries: [Int] = []
-                    var everything = false
-                    switch condition {
-                    case .ifDomain(let domains), .unlessDomain(let domains):
-                        isFrame = false
-                        for _ in domains {
-                            let text = nextText()
-                            entries.append(topIDs.id(for: text, allPatterns.pattern(text), rule: rule.index))
-                        }
-                    case .ifTopURL(let patterns), .unlessTopURL(let patterns), .ifFrameURL(let patterns), .unlessFrameURL(let patterns):
-                        isFrame = if case .ifFrameURL = condition { true } else if case .unlessFrameURL = condition { true } else { false }
-                        for _ in patterns {
-                            let text = nextText()
-                            if matchesEverything(text) {
-                                everything = true
-                            } else if isFrame {
-                                entries.append(frameIDs.id(for: text, allPatterns.pattern(text), rule: rule.index))
-                            } else {
-                                entries.append(topIDs.id(for: text, allPatterns.pattern(text), rule: rule.index))
+                    var kind = ConditionKind.none
+                    let start = conditions.count
+                    if let condition = rules[slot].trigger.condition {
+                        let isFrame: Bool
+                        var entries: [Int] = []
+                        var everything = false
+                        switch condition {
+                        case .ifDomain(let domains), .unlessDomain(let domains):
+                            isFrame = false
+                            for _ in domains {
+                                let text = nextText()
+                                entries.append(topIDs.id(for: text, allPatterns.pattern(text), rule: rules[slot].index))
+                            }
+                        case .ifTopURL(let patterns), .unlessTopURL(let patterns), .ifFrameURL(let patterns), .unlessFrameURL(let patterns):
+                            isFrame = if case .ifFrameURL = condition { true } else if case .unlessFrameURL = condition { true } else { false }
+                            for _ in patterns {
+                                let text = nextText()
+                                if matchesEverything(text) {
+                                    everything = true
+                                } else if isFrame {
+                                    entries.append(frameIDs.id(for: text, allPatterns.pattern(text), rule: rules[slot].index))
+                                } else {
+                                    entries.append(topIDs.id(for: text, allPatterns.pattern(text), rule: rules[slot].index))
+                                }
                             }
                         }
-                    }
-                    if everything {
-                        kind = condition.isPositive ? .none : .never
-                    } else {
-                        kind = switch (isFrame, condition.isPositive) {
-                        case (false, true): .ifTopURL
-                        case (false, false): .unlessTopURL
-                        case (true, true): .ifFrameURL
-                        case (true, false): .unlessFrameURL
+                        if everything {
+                            kind = condition.isPositive ? .none : .never
+                        } else {
+                            kind = switch (isFrame, condition.isPositive) {
+                            case (false, true): .ifTopURL
+                            case (false, false): .unlessTopURL
+                            case (true, true): .ifFrameURL
+                            case (true, false): .unlessFrameURL
+                            }
+                            conditions += entries.map(UInt32.init)
                         }
-                        conditions += entries.map(UInt32.init)
                     }
+                    let role: RuleRole =
+                        switch rules[slot].action {
+                        case .ignorePreviousRules: .ignorePreviousRules
+                        case .ignoreFollowingRules: .ignoreFollowingRules
+                        case .makeHTTPS: .makeHTTPS
+                        case .cssDisplayNone
+                        where slot < firstIgnore && matchesEverything(urlText) && rules[slot].trigger.flags == .none && rules[slot].trigger.condition == nil:
+                            .globalStyleSheet
+                        default: .listed
+                        }
+                    let method = rules[slot].trigger.requestMethod.map { UInt8(RequestMethod.allCases.firstIndex(of: $0)! + 1) } ?? 0
+                    records.append(RuleRecord(
+                        ruleIndex: UInt32(rules[slot].index.rawValue), resourceTypes: rules[slot].trigger.resourceTypes.rawValue,
+                        loadTypes: rules[slot].trigger.loadTypes.rawValue, loadContexts: rules[slot].trigger.loadContexts.rawValue, method: method,
+                        condition: kind, role: role, actionLocation: RuleRecord.notListed,
+                        conditionStart: conditions.count == start ? 0 : UInt32(start),
+                        conditionCount: UInt32(conditions.count - start)))
                 }
-                let role: RuleRole =
-                    switch rule.action {
-                    case .ignorePreviousRules: .ignorePreviousRules
-                    case .ignoreFollowingRules: .ignoreFollowingRules
-                    case .makeHTTPS: .makeHTTPS
-                    case .cssDisplayNone
-                    where slot < firstIgnore && matchesEverything(urlText) && trigger.flags == .none && trigger.condition == nil:
-                        .globalStyleSheet
-                    default: .listed
-                    }
-                let method = trigger.requestMethod.map { UInt8(RequestMethod.allCases.firstIndex(of: $0)! + 1) } ?? 0
-                records.append(RuleRecord(
-                    ruleIndex: UInt32(rule.index.rawValue), resourceTypes: trigger.resourceTypes.rawValue,
-                    loadTypes: trigger.loadTypes.rawValue, loadContexts: trigger.loadContexts.rawValue, method: method,
-                    condition: kind, role: role, actionLocation: RuleRecord.notListed,
-                    conditionStart: conditions.count == start ? 0 : UInt32(start),
-                    conditionCount: UInt32(conditions.count - start)))
             }
         }
     }
