@@ -26,12 +26,16 @@ enum FlatPatternReader {
     /// The terms of the `||` prefix (either spelling).
     static var hostPrefixTerms: [URLFilterTerm] { hostPrefixes[0].terms }
 
-    /// Gives `sink` the terms of `bytes` after its `||` prefix, while it takes them; returns
-    /// whether a `$` ends them, or nil when `bytes` does not start with that prefix, is not flat
-    /// after it, or `sink` stopped taking.
-    static func readAfterHostPrefix<Sink: TermSink>(_ bytes: UnsafeBufferPointer<UInt8>, isCaseSensitive: Bool, into sink: inout Sink) -> Bool? {
-        guard let prefix = hostPrefixes.first(where: { bytes.starts(with: $0.bytes) }) else { return nil }
-        return walk(bytes, from: prefix.bytes.count, isCaseSensitive: isCaseSensitive, into: &sink)
+    /// The length of the `||` prefix `bytes` starts with (either spelling), nil when none.
+    static func hostPrefixLength(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        hostPrefixes.first(where: { bytes.starts(with: $0.bytes) })?.bytes.count
+    }
+
+    /// Gives `sink` the terms of `bytes` from `index` (where a term starts) on, while it takes
+    /// them; returns whether a `$` ends them, or nil when they are not flat or `sink` stopped
+    /// taking.
+    static func read<Sink: TermSink>(_ bytes: UnsafeBufferPointer<UInt8>, from index: Int, isCaseSensitive: Bool, into sink: inout Sink) -> Bool? {
+        walk(bytes, from: index, isCaseSensitive: isCaseSensitive, into: &sink)
     }
 
     /// The same after `prefix`, whatever it is (the caller knows its terms): nil when `bytes`

@@ -48,8 +48,27 @@ public struct HostPattern: Hashable, Sendable {
     /// says). A pattern read here is one WebKit accepts, with the status Ok.
     public init?(source: String, isCaseSensitive: Bool) {
         func read(_ bytes: UnsafeBufferPointer<UInt8>) -> (domain: [UInt8], tail: [ASCIISet])? {
+            guard var index = FlatPatternReader.hostPrefixLength(bytes) else { return nil }
             var parts = Parts(capacity: bytes.count)
-            guard let hasEndAnchor = FlatPatternReader.readAfterHostPrefix(bytes, isCaseSensitive: isCaseSensitive, into: &parts) else {
+            // D's common characters taken straight from the bytes, each what the flat reader's
+            // term for it would give: a letter (unless case-sensitive, when its term matches one
+            // case only), a digit, `-`, `_`, or `\.`. The rest of the pattern from the first other byte.
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\\") && index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: ".") {
+                    parts.domain.append(UInt8(ascii: "."))
+                    index += 2
+                    continue
+                }
+                let lower = byte | 0x20
+                let isLetter = lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z")
+                guard (isLetter && !isCaseSensitive) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                    || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+                else { break }
+                parts.domain.append(isLetter ? lower : byte)
+                index += 1
+            }
+            guard let hasEndAnchor = FlatPatternReader.read(bytes, from: index, isCaseSensitive: isCaseSensitive, into: &parts) else {
                 return nil
             }
             return parts.finish(hasEndAnchor: hasEndAnchor)
