@@ -5,8 +5,8 @@
 // after any input, the NFA states alive are the unanchored root and, for each suffix of the input
 // that some pattern starts with, the trie state that spells it. The general construction finds
 // each of those sets by reading all of its states' edges on every byte class (the root's loop
-// alone covers every class), then closing, sorting and hashing each class's targets: the pair's
-// largest DFA (44,000 states, 56 classes) was the compile's longest step on one core.
+// alone covers every class), then looking each class's targets up: a lookup per state and class,
+// 2.5 million for the pair's largest DFA (44,000 states, 56 classes), on one core.
 //
 // Here each DFA state D is a pair (H, F): H the states of D's set farthest from the root (in a
 // tree, those reached by the longest suffix), F the DFA state of the rest of the set, which is

@@ -73,14 +73,15 @@ public struct DomainPattern: Hashable, Sendable {
     public init?(source: String, isCaseSensitive: Bool) {
         guard !isCaseSensitive else { return nil }
         func read(_ bytes: UnsafeBufferPointer<UInt8>) -> (domain: [UInt8], subdomains: Bool)? {
-            for (prefix, subdomains) in [(Self.subdomainPrefixBytes, true), (Self.hostPrefixBytes, false)] {
-                var parts = Parts(capacity: bytes.count)
-                // (A text after the `*D` prefix is never flat after the other: `(` is not.)
-                guard let hasEndAnchor = FlatPatternReader.read(bytes, after: prefix, isCaseSensitive: false, into: &parts) else { continue }
-                guard !hasEndAnchor, let domain = parts.finish() else { return nil }
-                return (domain, subdomains)
-            }
-            return nil
+            // (The `*D` prefix first: the other is a prefix of it, after which `(` is not flat.)
+            let subdomains = bytes.starts(with: Self.subdomainPrefixBytes)
+            guard subdomains || bytes.starts(with: Self.hostPrefixBytes) else { return nil }
+            var parts = Parts(capacity: bytes.count)
+            let start = subdomains ? Self.subdomainPrefixBytes.count : Self.hostPrefixBytes.count
+            guard let hasEndAnchor = FlatPatternReader.read(bytes, from: start, isCaseSensitive: false, into: &parts), !hasEndAnchor,
+                let domain = parts.finish()
+            else { return nil }
+            return (domain, subdomains)
         }
         guard let (domain, subdomains) = source.utf8.withContiguousStorageIfAvailable(read) ?? Array(source.utf8).withUnsafeBufferPointer(read)
         else { return nil }

@@ -38,15 +38,6 @@ enum FlatPatternReader {
         walk(bytes, from: index, isCaseSensitive: isCaseSensitive, into: &sink)
     }
 
-    /// The same after `prefix`, whatever it is (the caller knows its terms): nil when `bytes`
-    /// does not start with it.
-    static func read<Sink: TermSink>(
-        _ bytes: UnsafeBufferPointer<UInt8>, after prefix: [UInt8], isCaseSensitive: Bool, into sink: inout Sink
-    ) -> Bool? {
-        guard bytes.starts(with: prefix) else { return nil }
-        return walk(bytes, from: prefix.count, isCaseSensitive: isCaseSensitive, into: &sink)
-    }
-
     /// The parts of `bytes` (non-empty, ASCII), or nil when it is not flat.
     static func read(_ bytes: [UInt8], isCaseSensitive: Bool) -> TermBuilder.Parts? {
         bytes.withUnsafeBufferPointer { read($0, isCaseSensitive: isCaseSensitive) }

@@ -41,6 +41,25 @@ private func program(_ sources: [String]) throws -> Program {
         #expect(delta > 50, "programs with delta states")
     }
 
+    @Test func aDeltaStateListingItsFirstNextClassTwiceIsExpanded() throws {
+        // A valid program the compiler never writes: B, a delta state, lists class 0 first (to the
+        // next instruction, C) and again (to A); the later listing wins, as the interpreter reads
+        // it, and the table must say so whichever way its listed classes are kept.
+        let code: [UInt8] = [
+            0x01, 2, 0, 8, 0, 1, 8, 0,  // A (offset 0, the reference): sparse, classes 0 and 1 to B
+            0x49, 2, 0, 0, 0, 0,  // B (offset 8): sparse, delta, first-next; class 0 next, then class 0 to A
+            0x00,  // C (offset 14): stop
+        ]
+        let program = Program(
+            classOfByte: (0..<128).map { $0 < 64 ? 0 : 1 }, classCount: 2, targetWidth: 2, code: code, stateCount: 3, reference: 0)
+        try program.validate(patternCount: 1)
+        let table = try #require(DenseTable(program, maximumEntries: DenseTable.maximumEntries, readingExceptions: true))
+        #expect(table == DenseTable(program, maximumEntries: DenseTable.maximumEntries, readingExceptions: false))
+        // B's row (state 1, entries 2 and 3): class 0 back to A (row offset 0), class 1 where A's
+        // class 1 leads, to B itself (row offset 2; a silent state keeping itself: loopsBit).
+        #expect(Array(table.entries[2..<4]) == [0, 2 | DenseTable.loopsBit])
+    }
+
     @Test func theShippedListsUnanchoredPatternsGiveTheExpandedTable() throws {
         // The largest such program of a real list: thousands of states, almost all delta.
         let sources = try shippedPatterns().prefix(60_000).map(\.source).filter { source in
