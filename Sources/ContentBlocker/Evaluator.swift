@@ -168,7 +168,16 @@ public final class Evaluator {
     /// not as a copy of its lists.
     private final class Kept {
         let universal: UniversalsForPage
-        init(_ universal: UniversalsForPage) { self.universal = universal }
+        /// The outcome of a request on the page to which no rule of its own applies (most
+        /// requests): the page's lists as they are, made once rather than per request.
+        let plainOutcome: MatchOutcome
+        init(_ universal: UniversalsForPage) {
+            self.universal = universal
+            plainOutcome = MatchOutcome(
+                actions: universal.actions.shared(inserting: EmptyCollection()) { _ in preconditionFailure("nothing is inserted") },
+                matchingRules: universal.rules.shared(inserting: EmptyCollection()) { _ in preconditionFailure("nothing is inserted") },
+                appliesGlobalStyleSheet: universal.low == nil)
+        }
     }
 
     /// The rules that match every URL and apply on one page for one set of flags, with their cuts
@@ -765,6 +774,8 @@ public final class Evaluator {
         if let marked = markedFrame { for pattern in marked { frameSeen[Int(pattern)] = false } }
         markedTop = nil
         markedFrame = nil
+        // No rule of the request's own applies: the page's outcome.
+        if work.extra.isEmpty { return kept.plainOutcome }
 
         let extraIgnores = work.extra.contains {
             file.rules[Int($0)].role == .ignorePreviousRules || file.rules[Int($0)].role == .ignoreFollowingRules

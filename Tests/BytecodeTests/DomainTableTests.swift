@@ -73,6 +73,14 @@ private func answers(_ table: DomainTable, _ url: [UInt8]) -> [UInt32] {
             "http:////a/ads", "http://a/ads/x", "http://x.a:80/ads",
         ]
         var result = chosen.map { Array($0.utf8) }
+        // An upper-case letter at each place of a host, in and past the first eight bytes (the
+        // lookup looks for one eight bytes at a time before it decides to fold).
+        let host = Array("ads.example.com".utf8)
+        for place in host.indices where host[place] != UInt8(ascii: ".") {
+            var upper = host
+            upper[place] -= 0x20
+            result.append(Array("http://".utf8) + upper + Array("/".utf8))
+        }
         result.append([0x68, 0x3A, 0x2F, 0x2F, 0x61, 0x2E, 0x80, 0x2E, 0x61, 0x2F])  // h://a.<128>.a/
         result.append([0x68, 0x3A, 0x2F, 0x2F, 0x62, 0x2E, 0x61, 0x2F, 0x80])         // h://b.a/<128>: after A's end
         let pieces = ["http", "H", ":", "/", "//", "///", ".", "..", "example", "EXAMPLE", "com", "ads", "co", "uk", "a", "b", "x-y",
