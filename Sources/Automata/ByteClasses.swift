@@ -15,40 +15,29 @@ public struct ByteClasses: Hashable, Sendable {
     /// The coarsest partition of 0...127 in which every set of `sets` is a union of classes.
     /// Classes are numbered by their smallest byte.
     public init<S: Sequence>(refining sets: S) where S.Element == ASCIISet {
-        var classOf = [Int](repeating: 0, count: 128)
-        var classCount = 1
+        // Each set refines the partition so far: a byte's new class is its (class, in the set)
+        // pair, the pairs numbered in the order of their smallest byte, so the classes stay
+        // numbered by their smallest byte after every set (two arrays, no table of pairs: every
+        // automaton's construction makes its classes so).
+        var classOf = [UInt8](repeating: 0, count: 128)
+        var count = 1
+        var numberOfPair = [Int16](repeating: -1, count: 256)
         var seen = Set<ASCIISet>()
         for set in sets where seen.insert(set).inserted {
-            // Split every class by membership in `set`.
-            var splitOf = [Int: Int]()
-            for byte in 0..<128 where set.contains(UInt8(byte)) {
-                let old = classOf[byte]
-                if let new = splitOf[old] {
-                    classOf[byte] = new
-                } else {
-                    splitOf[old] = classCount
-                    classOf[byte] = classCount
-                    classCount += 1
+            for pair in 0..<2 * count { numberOfPair[pair] = -1 }
+            var next: Int16 = 0
+            for byte in 0..<128 {
+                let pair = Int(classOf[byte]) << 1 | (set.contains(UInt8(byte)) ? 1 : 0)
+                if numberOfPair[pair] < 0 {
+                    numberOfPair[pair] = next
+                    next += 1
                 }
+                classOf[byte] = UInt8(numberOfPair[pair])
             }
-            // A class entirely inside `set` moved whole: give it back its old number.
-            _ = splitOf
+            count = Int(next)
         }
-        // Renumber by smallest byte, dropping numbers left unused by whole moves.
-        var renumber = [Int: UInt8]()
-        var result = [UInt8](repeating: 0, count: 128)
-        for byte in 0..<128 {
-            let old = classOf[byte]
-            if let new = renumber[old] {
-                result[byte] = new
-            } else {
-                let new = UInt8(renumber.count)
-                renumber[old] = new
-                result[byte] = new
-            }
-        }
-        classOfByte = result
-        count = renumber.count
+        classOfByte = classOf
+        self.count = count
     }
 
     public init(classOfByte: [UInt8]) {
