@@ -28,9 +28,13 @@ public struct Partitioned<Product: Sendable>: Sendable {
     /// wherever group g's gate ends (the gates are built whole with them, one more Aho-Corasick
     /// part); each group's DFAs are of its patterns whole, run from the URL's start in a URL where
     /// its gate was reported.
+    /// A group gated by a domain (`GatedGroup.domain`) has no gate among the whole patterns: its
+    /// gate is the caller's domain table's entry of that domain (Bytecode's `ProgramSet` adds it).
     public struct Gated: Sendable {
         public var gateBase: Int
         public var groups: [[Product]]
+        /// Per group: its domain when a domain gates it, nil when its gate is built whole.
+        public var domains: [[UInt8]?]
     }
     public var gated: Gated?
     /// Patterns whose DFA alone outgrows the limits.
@@ -73,9 +77,9 @@ public enum DFAPartitioner {
     public struct Plan: Sendable {
         var whole: [(id: PatternID, filter: URLFilter)]
         var stages: [PlannedStage]
-        var gated: [GatedGroup]
+        public internal(set) var gated: [GatedGroup]
         /// The first gate's id: the set's pattern count.
-        var gateBase: Int
+        public internal(set) var gateBase: Int
     }
 
     /// The stages of `patterns` (StagePlanner.swift), those that match everything left out. A
@@ -121,9 +125,13 @@ public enum DFAPartitioner {
         // loops, they join the Aho-Corasick automaton of the list's other such patterns, so the
         // pass over the URL that answers those reports the gates too.
         let gateBase = plan.gateBase
-        for index in groups.indices { whole.append((id: PatternID(UInt32(gateBase + index)), filter: groups[index].gate)) }
+        // (A domain gate is the caller's domain table's to answer.)
+        for index in groups.indices where groups[index].domain == nil {
+            whole.append((id: PatternID(UInt32(gateBase + index)), filter: groups[index].gate))
+        }
         // A gate too big for the limits alone (tiny limits only) is reported as its first pattern.
         let gateOwners = groups.map { $0.patterns[0].id }
+        let gateDomains = groups.map(\.domain)
         // Per set: the product of its stage's prefix, nil for patterns built whole.
         var prefixes: [Product?] = [nil]
         var patternSets = [whole]
@@ -159,7 +167,9 @@ public enum DFAPartitioner {
         }
         groups = []
         let built = partition(consume patternSets, limits: limits, minimizing: minimizing, phaseTimer: &phaseTimer, product: product)
-        if stageSets < built.count { result.gated = Partitioned<Product>.Gated(gateBase: gateBase, groups: built[stageSets...].map(\.dfas)) }
+        if stageSets < built.count {
+            result.gated = Partitioned<Product>.Gated(gateBase: gateBase, groups: built[stageSets...].map(\.dfas), domains: gateDomains)
+        }
         for (index, part) in built.enumerated() {
             // (The sets after `stageSets` are the gated groups': their DFAs are in `result.gated`.)
             if index < stageSets {

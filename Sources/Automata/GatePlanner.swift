@@ -27,10 +27,19 @@ public import URLFilterSyntax
 /// Patterns run only in a URL where their gate occurs (GatePlanner.swift).
 public struct GatedGroup: Sendable {
     /// The run of terms every match of each pattern matches: unanchored, without loops, with the
-    /// patterns' case sensitivity.
+    /// patterns' case sensitivity. For a domain gate, the host pattern of `domain`.
     public var gate: URLFilter
     /// The patterns, whole.
     public var patterns: [(id: PatternID, filter: URLFilter)]
+    /// For a group of `||` patterns gated by their domain (`HostPattern.domainGate(of:)`): D.
+    /// The caller's domain table answers such a gate, not an automaton.
+    public var domain: [UInt8]?
+
+    public init(gate: URLFilter, patterns: [(id: PatternID, filter: URLFilter)], domain: [UInt8]? = nil) {
+        self.gate = gate
+        self.patterns = patterns
+        self.domain = domain
+    }
 }
 
 public enum GatePlanner {
@@ -44,9 +53,11 @@ public enum GatePlanner {
     /// the order of their first pattern, and the indices of those that have none: those whose
     /// best run scores less than `minimumGateScore`, when there are at least
     /// `minimumPatternsPerStage` of them. The gated patterns are moved out of `patterns` (an empty
-    /// pattern left in their place).
+    /// pattern left in their place). At most `maximumGroups` groups are made: the patterns of the
+    /// gates past them are left ungated.
     static func group(
-        _ candidates: [Int], of patterns: inout [(id: PatternID, filter: URLFilter)], minimumPatternsPerStage: Int
+        _ candidates: [Int], of patterns: inout [(id: PatternID, filter: URLFilter)], minimumPatternsPerStage: Int,
+        maximumGroups: Int = GatePlanner.maximumGroups
     ) -> (groups: [GatedGroup], ungated: [Int]) {
         let best = candidates.map { Self.bestRun(patterns[$0].filter.terms) }
         let weak = best.count { ($0?.score ?? 0) < Self.minimumGateScore }
@@ -63,9 +74,39 @@ public enum GatePlanner {
             let key = GateKey(text: gate.source, isCaseSensitive: gate.isCaseSensitive)
             if let group = groupOfGate[key] {
                 groups[group].patterns += taking([index], from: &patterns)
-            } else if groups.count < Self.maximumGroups {
+            } else if groups.count < maximumGroups {
                 groupOfGate[key] = groups.count
                 groups.append(GatedGroup(gate: gate, patterns: taking([index], from: &patterns)))
+            } else {
+                ungated.append(index)
+            }
+        }
+        return (groups, ungated)
+    }
+
+    /// The groups of the patterns of `candidates` (indices into `patterns`) that have a domain
+    /// gate (`HostPattern.domainGate(of:)`), a group per domain, in the order of their first
+    /// pattern, and the indices of the others. At most `maximumGroups` groups. The gated patterns
+    /// are moved out of `patterns`.
+    static func groupByDomain(
+        _ candidates: [Int], of patterns: inout [(id: PatternID, filter: URLFilter)], maximumGroups: Int = GatePlanner.maximumGroups
+    ) -> (groups: [GatedGroup], ungated: [Int]) {
+        var groups: [GatedGroup] = []
+        var groupOfDomain: [[UInt8]: Int] = [:]
+        var ungated: [Int] = []
+        for index in candidates {
+            let filter = patterns[index].filter
+            guard let domain = HostPattern.domainGate(of: filter) else {
+                ungated.append(index)
+                continue
+            }
+            if let group = groupOfDomain[domain] {
+                groups[group].patterns += taking([index], from: &patterns)
+            } else if groups.count < maximumGroups {
+                groupOfDomain[domain] = groups.count
+                // The gate as a pattern: the prefix, D and the character after it.
+                let gate = Self.gate(filter, 0..<(HostPattern.prefixTerms.count + domain.count + 1), anchored: true)
+                groups.append(GatedGroup(gate: gate, patterns: taking([index], from: &patterns), domain: domain))
             } else {
                 ungated.append(index)
             }
@@ -104,15 +145,16 @@ public enum GatePlanner {
         return best
     }
 
-    /// The gate made of `filter`'s terms in `range`, its text their source.
-    private static func gate(_ filter: URLFilter, _ range: Range<Int>) -> URLFilter {
+    /// The gate made of `filter`'s terms in `range`, its text their source (after `^` when
+    /// `anchored`: the range then starts at the first term).
+    private static func gate(_ filter: URLFilter, _ range: Range<Int>, anchored: Bool = false) -> URLFilter {
         let gateTerms = Array(filter.terms[range])
         let utf8 = filter.source.utf8
         let text = utf8.index(utf8.startIndex, offsetBy: gateTerms.first!.span.lowerBound)..<utf8.index(
             utf8.startIndex, offsetBy: gateTerms.last!.span.upperBound)
         return URLFilter(
-            source: String(filter.source[text]), isCaseSensitive: filter.isCaseSensitive, hasStartAnchor: false, hasEndAnchor: false,
-            terms: gateTerms)
+            source: (anchored ? "^" : "") + String(filter.source[text]), isCaseSensitive: filter.isCaseSensitive,
+            hasStartAnchor: anchored, hasEndAnchor: false, terms: gateTerms)
     }
 
     /// What `term` adds to a run's score, nil when it cannot be in a run.

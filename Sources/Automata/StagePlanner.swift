@@ -155,10 +155,22 @@ public enum StagePlanner {
         }
 
         var planned: [PlannedStage] = []
-        for stage in stages {
+        var gated: [GatedGroup] = []
+        for var stage in stages {
             guard stage.members.count >= minimumPatternsPerStage || stage.node == hostLabelNode else {
                 whole += stage.members
                 continue
+            }
+            if stage.node == hostLabelNode && gating {
+                // The `||` patterns the domain table does not take (a loop or an optional part
+                // after `||domain^`) are tried from every label of every host. Those whose domain
+                // ends at the host's end run only in a URL where the domain table finds their
+                // domain (GatePlanner.groupByDomain); the others (`||yandex.*/clck/`) stay in the
+                // stage.
+                let groups: [GatedGroup]
+                (groups, stage.members) = GatePlanner.groupByDomain(stage.members, of: &patterns)
+                gated += groups
+                guard !stage.members.isEmpty else { continue }
             }
             let first = patterns[stage.members[0]].filter
             let prefixTerms = Array(first.terms[..<stage.length])
@@ -197,13 +209,16 @@ public enum StagePlanner {
         // past any budget. Past `maximumUnanchoredTrieTerms` (AutomataLimits) they are anchored
         // tries of the empty prefix too: about a transition a term, tried at every byte.
         let unanchored = whole.filter { !patterns[$0].filter.hasStartAnchor }
-        var gated: [GatedGroup] = []
         if unanchored.reduce(0, { $0 + patterns[$1].filter.terms.count }) > maximumUnanchoredTrieTerms {
             loopy = unanchored
         } else if gating {
             // The loopy patterns with a gate run only where it occurs (GatePlanner.swift).
             let staying = loopy
-            (gated, loopy) = GatePlanner.group(staying, of: &patterns, minimumPatternsPerStage: minimumPatternsPerStage)
+            let groups: [GatedGroup]
+            (groups, loopy) = GatePlanner.group(
+                staying, of: &patterns, minimumPatternsPerStage: minimumPatternsPerStage,
+                maximumGroups: GatePlanner.maximumGroups - gated.count)
+            gated += groups
             let taken = Set(staying).subtracting(loopy)
             whole.removeAll { taken.contains($0) }
         }

@@ -143,11 +143,11 @@ struct ProfileCommand: ParsableCommand {
                 readingLabelsElsewhere: labelsCounted && stage.prefix == ProgramSet.hostLabelPrefix))
         }
         if let gated = urlPrograms.gated {
-            // The groups run where the whole programs report their gates: their row is the whole
-            // programs with them, less the whole programs alone.
+            // The groups run where the whole programs or the domain table report their gates: their
+            // row is the whole programs and the table with them, less the two alone.
             let programs = gated.groups.joined()
-            let with = row("", ProgramSet(programs: urlPrograms.programs, gated: gated), code: nil, states: nil)
-            let without = row("", ProgramSet(programs: urlPrograms.programs), code: nil, states: nil)
+            let with = row("", ProgramSet(programs: urlPrograms.programs, gated: gated, domains: urlPrograms.domains), code: nil, states: nil)
+            let without = row("", ProgramSet(programs: urlPrograms.programs, domains: urlPrograms.domains), code: nil, states: nil)
             rows.append(Row(
                 name: "gated, \(gated.groups.count) groups", codeBytes: programs.reduce(0) { $0 + $1.code.count },
                 states: programs.reduce(0) { $0 + $1.stateCount }, programs: with.programs - without.programs,

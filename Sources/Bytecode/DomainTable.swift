@@ -29,7 +29,9 @@
 // In a file (at the end of a programs section, ProgramSet.swift):
 //
 //     count      varint   entries, in increasing pattern order
-//     per entry  varint   its pattern minus the previous entry's pattern + 1 (the first: itself)
+//     per entry  varint   its pattern minus the previous entry's pattern + 1 (the first: itself);
+//                         past the set's patterns, a gate: group g of the set's gated groups is
+//                         `patterns + g`, and runs where the entry matches (ProgramSet.swift)
 //                varint   D's length << 1, bit 0 set when T follows; then D's bytes: ASCII
 //                         1...127 but `/`, `:` and upper-case letters (D is matched with letters
 //                         folded to lower case); length 0: D is the previous entry's
@@ -95,6 +97,25 @@ public struct DomainTable: Hashable, Sendable {
             tailStarts.append(UInt32(tails.count))
         }
         makeIndex()
+    }
+
+    /// This table with an entry for each gate a domain gates (`domains[g]`: gate `base + g`'s
+    /// domain, nil for a gate built whole) that it lacks. Gates come after every pattern.
+    public func includingGates(from base: UInt32, _ domains: [[UInt8]?]) -> DomainTable {
+        let missing = domains.enumerated().compactMap { group, domain -> (pattern: UInt32, domain: [UInt8], tail: [UInt8])? in
+            guard let domain else { return nil }
+            let gate = base + UInt32(group)
+            var low = 0
+            var high = patterns.count
+            while low < high {
+                let middle = (low + high) / 2
+                if patterns[middle] < gate { low = middle + 1 } else { high = middle }
+            }
+            return low < patterns.count && patterns[low] == gate ? nil : (gate, domain, [])
+        }
+        guard !missing.isEmpty else { return self }
+        let entries = (0..<count).map { (pattern: patterns[$0], domain: Array(domain($0)), tail: Array(tail($0))) } + missing
+        return DomainTable(entries.sorted { $0.pattern < $1.pattern })
     }
 
     /// The table of entries without tails.

@@ -117,19 +117,23 @@ public struct ProgramSet: Hashable, Sendable {
 
     /// The programs the partitioner made (`DFAPartitioner.build(_:limits:minimizing:phaseTimer:product:)`
     /// with `Program.init`).
+    /// The groups a domain gates get their entries in `domains` (a caller that added them, as the
+    /// compiler does while it makes the table, keeps its table).
     public init(_ partition: Partitioned<Program>, domains: DomainTable = .empty, domainConditions: DomainConditionTable = .empty) {
         self.init(
             programs: partition.dfas, stages: partition.stages.map { Stage(prefix: $0.prefix, suffixes: $0.suffixes) },
-            gated: partition.gated.map { Gated(gateBase: UInt32($0.gateBase), groups: $0.groups) }, domains: domains,
+            gated: partition.gated.map { Gated(gateBase: UInt32($0.gateBase), groups: $0.groups) },
+            domains: partition.gated.map { domains.includingGates(from: UInt32($0.gateBase), $0.domains) } ?? domains,
             domainConditions: domainConditions)
     }
 
-    /// The programs of the DFAs `dfas`.
+    /// The programs of the DFAs `dfas` (the groups a domain gates with a table of their domains).
     public init(_ dfas: PartitionedDFAs) {
         self.init(
             programs: dfas.dfas.map(Program.init),
             stages: dfas.stages.map { Stage(prefix: Program($0.prefix), suffixes: $0.suffixes.map(Program.init)) },
-            gated: dfas.gated.map { Gated(gateBase: UInt32($0.gateBase), groups: $0.groups.map { $0.map(Program.init) }) })
+            gated: dfas.gated.map { Gated(gateBase: UInt32($0.gateBase), groups: $0.groups.map { $0.map(Program.init) }) },
+            domains: dfas.gated.map { DomainTable.empty.includingGates(from: UInt32($0.gateBase), $0.domains) } ?? .empty)
     }
 
     /// Every program end to end in one code buffer and one class-map buffer, each described by a
@@ -383,12 +387,22 @@ public struct ProgramSet: Hashable, Sendable {
         let contents = contents
         var steps = 0
         var runs = contents.programs.count
+        let gateBase = image.gateBase
+        ends.clear()
         // The host labels, read once for the domain table and the stages whose prefix they answer.
+        // The table reports patterns, and the gates that are domains: those list their groups as
+        // the whole programs' gates do.
         var labels: DomainTable.HostLabels?
         if image.readsHostLabels || !contents.domains.isEmpty {
             labels = DomainTable.hostLabels(url, steps: &steps)
             if let labels, !contents.domains.isEmpty {
-                contents.domains.lookUp(url, labels, report: report)
+                contents.domains.lookUp(url, labels) { pattern in
+                    if pattern < gateBase {
+                        report(pattern)
+                    } else if !ends.contains(Int(pattern - gateBase)) {
+                        ends.append(Int(pattern - gateBase))
+                    }
+                }
                 runs += 1
             }
         }
@@ -399,8 +413,6 @@ public struct ProgramSet: Hashable, Sendable {
         image.withBuffers { buffers in
             // The whole programs, listing the groups whose gate occurs, each once (a gate may end at
             // several places); then those groups' programs.
-            let gateBase = image.gateBase
-            ends.clear()
             for index in 0..<contents.programs.count {
                 steps += buffers.execute(index, url) { pattern, _ in
                     if pattern < gateBase {
@@ -510,7 +522,8 @@ public struct ProgramSet: Hashable, Sendable {
             for _ in 0..<groupCount { groups.append(try programs()) }
             gated = Gated(gateBase: UInt32(patternCount), groups: groups)
         }
-        let domains = try DomainTable.read(from: &reader, patternCount: patternCount)
+        // (The domain table reports gates too: the groups' numbers after the patterns'.)
+        let domains = try DomainTable.read(from: &reader, patternCount: patternCount + groupCount)
         let domainConditions = try DomainConditionTable.read(from: &reader, patternCount: patternCount)
         return ProgramSet(programs: whole, stages: stages, gated: gated, domains: domains, domainConditions: domainConditions)
     }

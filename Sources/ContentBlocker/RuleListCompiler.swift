@@ -504,10 +504,16 @@ struct PartitionedPrograms: Sendable {
                 }
             }
         }
-        let tables = (DomainTable(domains), DomainConditionTable(domainConditions))
         timer.end(planning)
-        return Planned(
-            automata: DFAPartitioner.plan(consume automata, patternCount: patternCount, limits: limits, phaseTimer: &timer),
-            domains: tables.0, domainConditions: tables.1)
+        let plan = DFAPartitioner.plan(consume automata, patternCount: patternCount, limits: limits, phaseTimer: &timer)
+        // Gates that are domains (`||` patterns with a loop after the domain) are the domain
+        // table's: it reports gate `gateBase + g` where it finds group g's domain.
+        let tabling = timer.begin(.plan)
+        for (group, gated) in plan.gated.enumerated() {
+            if let domain = gated.domain { domains.append((UInt32(plan.gateBase + group), domain, [])) }
+        }
+        let tables = (DomainTable(domains), DomainConditionTable(domainConditions))
+        timer.end(tabling)
+        return Planned(automata: plan, domains: tables.0, domainConditions: tables.1)
     }
 }

@@ -85,6 +85,29 @@ public struct HostPattern: Hashable, Sendable {
         self.tail = tail
     }
 
+    /// D of a pattern that starts as a host pattern does, `^[^:]+:\/\/+([^:/]+\.)?D`, then a
+    /// character of `/` and `:` only, whatever follows it (a loop, an optional part): every URL
+    /// the pattern matches holds D where a host pattern of D with T `[/:]` finds it, so that host
+    /// pattern is a gate of the pattern (Automata/GatePlanner.swift). Nil for any other pattern.
+    public static func domainGate(of filter: URLFilter) -> [UInt8]? {
+        let prefix = Self.prefixTerms
+        guard filter.hasStartAnchor, filter.terms.count > prefix.count + 1,
+            zip(filter.terms, prefix).allSatisfy({ $0.hasSameShape(as: $1) })
+        else { return nil }
+        var domain: [UInt8] = []
+        for term in filter.terms[prefix.count...] {
+            if let byte = term.hostCharacter, byte != 0x2F, byte != 0x3A {
+                domain.append(byte)
+                continue
+            }
+            guard !domain.isEmpty, term.quantifier == .one, let set = term.characterSet, !set.isEmpty,
+                set.union(Self.terminator) == Self.terminator
+            else { return nil }
+            return domain
+        }
+        return nil
+    }
+
     /// D and T from the terms after the prefix, one at a time.
     private struct Parts: FlatPatternReader.TermSink {
         var domain: [UInt8] = []

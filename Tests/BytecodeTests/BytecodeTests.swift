@@ -326,7 +326,8 @@ private func sampleFile() throws -> CompiledFile {
         func refusal(_ edit: (inout [UInt8]) -> Void) -> String { refusalWithChecksum(of: bytes, edit) }
         let first = try find("ads.example")
         let path = try find("cdn.x") + 6  // after the path's length
-        #expect(refusal { $0[first - 2] = 9 }.contains("domain table: pattern 9 of 3"))
+        // (The table's entries are the set's 3 patterns and its 1 gate.)
+        #expect(refusal { $0[first - 2] = 9 }.contains("domain table: pattern 9 of 4"))
         #expect(refusal { $0[first - 1] = 0 }.contains("the first entry repeats a domain"))
         #expect(refusal { $0[first] = UInt8(ascii: "A") }.contains("a byte it cannot match"))
         #expect(refusal { $0[path + 1] = UInt8(ascii: "A") }.contains("a path that is not a sequence of sets"))

@@ -1,0 +1,70 @@
+// DomainGateTests.swift — `||` patterns with a loop or an optional part after their domain run
+// only where the domain table finds that domain (GatePlanner.groupByDomain): a rule list of every
+// kind of `||` pattern answers like the PCRE2 oracle, on URLs built from their pieces.
+
+import Testing
+import ContentBlocker
+import ContentRuleList
+import RequestContext
+import PCRE2Oracle
+import Bytecode
+
+@Suite struct DomainGateTests {
+    /// `||` url-filters as converters write them, by what the compiler makes of each.
+    static let filters: [(filter: String, caseSensitive: Bool)] = [
+        // Domain gates: a loop after `domain[/:]` or `domain/`, two sharing a domain, one
+        // sharing its domain with a table pattern, one with an end anchor.
+        (#"^[^:]+:\/\/+([^:\/]+\.)?ads\.test[/:].*\/ga\.js"#, false),
+        (#"^[^:]+:\/\/+([^:\/]+\.)?ads\.test\/x.*y"#, false),
+        (#"^[^:]+:\/\/+([^:\/]+\.)?cdn\.test\/(ads)?\/p"#, false),
+        (#"^[^:]+:\/\/+([^:\/]+\.)?b\.test:.*\.gif$"#, false),
+        // The domain table's own: a domain, a domain with a path.
+        (#"^[^:]+:\/\/+([^:\/]+\.)?cdn\.test[/:]"#, false),
+        (#"^[^:]+:\/\/+([^:\/]+\.)?b\.test\/p"#, false),
+        // No domain gate: the domain does not end the host (`yandex.*`), a case-sensitive letter.
+        (#"^[^:]+:\/\/+([^:\/]+\.)?yandex\..*\/clck\/"#, false),
+        (#"^[^:]+:\/\/+([^:\/]+\.)?stats.*\.ads\.test[/:]"#, false),
+        (#"^[^:]+:\/\/+([^:\/]+\.)?Up\.test[/:].*x"#, true),
+    ]
+
+    static var json: String {
+        "[" + filters.map { entry in
+            #"{"trigger":{"url-filter":"\#(entry.filter.replacing("\\", with: "\\\\"))","url-filter-is-case-sensitive":\#(entry.caseSensitive)},"action":{"type":"block"}}"#
+        }.joined(separator: ",") + "]"
+    }
+
+    static func urls() -> [String] {
+        let hosts = ["ads.test", "x.ads.test", "xads.test", "ads.test.x", "cdn.test", "b.test", "yandex.ru", "stats1.ads.test",
+                     "Up.test", "up.test", "a.b.test", "ADS.TEST", "stats.ads.test"]
+        let rests = ["/", "/ga.js", "/x/y", "/ads/p", "/p", "//p", ":8080/a.gif", "/a.gif", "/clck/", "/q/x", "/?x", "/x/ga.js", ""]
+        var result: [String] = []
+        for host in hosts {
+            for rest in rests {
+                result.append("https://" + host + rest)
+                result.append("http:///" + host + rest)
+            }
+        }
+        return result
+    }
+
+    @Test func domainGatedPatternsAnswerLikeTheOracle() throws {
+        let (list, _) = try RuleListCompiler.compile(json: Array(Self.json.utf8))
+        let read = try CompiledRuleList(validating: list.serialized())
+        // Three domains gate four patterns; the rest are the table's or the stage's.
+        let gated = try #require(read.file.urlPrograms.gated)
+        #expect(gated.groups.count == 3)
+        #expect(read.file.urlPrograms.domains.count == 2 + 3)
+        #expect(read.file.urlPrograms.stages.count == 1, "the `||` patterns without a domain gate")
+        let evaluator = Evaluator(read)
+        let oracle = ReferenceEvaluator(try ReferenceRuleList(try RuleListParser.parse(Self.json).get()))
+        var blocked = 0
+        for url in Self.urls() {
+            let page = CanonicalURL("https://page.test/")
+            let request = Request(url: CanonicalURL(url), mainDocumentURL: page, frameURL: page, resourceType: .image)
+            let expected = try oracle.outcome(for: request)
+            #expect(evaluator.outcome(for: request) == expected, "\(url)")
+            if !expected.actions.isEmpty { blocked += 1 }
+        }
+        #expect(blocked > 20, "the URLs reach the patterns")
+    }
+}
