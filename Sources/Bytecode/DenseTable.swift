@@ -270,22 +270,28 @@ extension Program {
         classCount: Int, startReports: Bool, classOf: UnsafeBufferPointer<UInt8>, url: UnsafeBufferPointer<UInt8>,
         report: (_ pattern: UInt32, _ bytesRead: Int) -> Void
     ) -> Int {
+        @inline(__always)
+        func reportState(_ row: Int, _ index: Int) {
+            let state = row / classCount
+            for at in Int(acceptStart[state])..<Int(acceptStart[state &+ 1]) { report(accepts[at], index) }
+        }
         var row = 0
-        var reports = startReports
         var index = 0
-        while true {
-            if reports {
-                let state = row / classCount
-                for at in Int(acceptStart[state])..<Int(acceptStart[state &+ 1]) { report(accepts[at], index) }
-            }
-            guard index <= url.count else { return index }
-            let byte = index < url.count ? url[index] : 0
+        if startReports { reportState(0, 0) }
+        // The URL's bytes. An entry below `loopsBit` is a plain step (the next state reports
+        // nothing, is not dead and keeps no loop): one comparison after the table's read.
+        while index < url.count {
+            let byte = url[index]
             index &+= 1
             guard byte < 128 else { return index }
             let next = entries[row &+ Int(classOf[Int(byte)])]
+            if next < DenseTable.loopsBit {
+                row = Int(next)
+                continue
+            }
             guard next != DenseTable.dead else { return index }
-            reports = next & DenseTable.reportsBit != 0
             row = Int(next & ~(DenseTable.reportsBit | DenseTable.loopsBit))
+            if next & DenseTable.reportsBit != 0 { reportState(row, index) }
             if next & DenseTable.loopsBit != 0 {
                 // A silent state most bytes keep (`.*` waiting for its next term): the bytes that
                 // keep it are read with the row fixed, so the reads do not wait on each other as
@@ -297,6 +303,13 @@ extension Program {
                 }
             }
         }
+        // The end-of-URL NUL.
+        index &+= 1
+        let next = entries[row &+ Int(classOf[0])]
+        if next != DenseTable.dead && next & DenseTable.reportsBit != 0 {
+            reportState(Int(next & ~(DenseTable.reportsBit | DenseTable.loopsBit)), index)
+        }
+        return index
     }
 }
 
