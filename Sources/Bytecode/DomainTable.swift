@@ -296,7 +296,7 @@ public struct DomainTable: Hashable, Sendable {
         // `\/\/+`, then A.
         var start = at + 3
         while start < url.count && url[start] == slash { start += 1 }
-        var end = start
+        var end = Self.firstStop(url, from: start)
         while end < url.count {
             let byte = url[end]
             guard byte != slash && byte != colon && byte != 0 && byte < 0x80 else { break }
@@ -304,6 +304,25 @@ public struct DomainTable: Hashable, Sendable {
         }
         steps += end + 1
         return HostLabels(slashesEnd: at + 3, start: start, end: end, terminated: end < url.count && (url[end] == slash || url[end] == colon))
+    }
+
+    /// A place at or before the first byte of `url` from `start` on that is `/`, `:`, NUL or from
+    /// 128 on: past the eight-byte words that hold none (a byte b is NUL when (b - 1) & ~b has its
+    /// high bit set, and `/` or `:` when b xor it is NUL; the lowest flagged byte of a word is
+    /// exact). The caller reads on from there a byte at a time. (A host is read so on every URL.)
+    @inline(__always)
+    static func firstStop(_ url: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        guard let base = UnsafeRawPointer(url.baseAddress), UInt64(1).littleEndian == 1 else { return start }
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func nul(_ word: UInt64) -> UInt64 { (word &- ones) & ~word & highs }
+        var at = start
+        while at + 8 <= url.count {
+            let word = base.loadUnaligned(fromByteOffset: at, as: UInt64.self)
+            let stops = nul(word) | nul(word ^ (0x2F &* ones)) | nul(word ^ (0x3A &* ones)) | (word & highs)
+            if stops != 0 { return at + stops.trailingZeroBitCount / 8 }
+            at += 8
+        }
+        return at
     }
 
     /// Reports the pattern of every entry that matches `url` (without its end-of-URL NUL); returns
@@ -402,13 +421,15 @@ public struct DomainTable: Hashable, Sendable {
     /// adding 0x25 when it is past `Z` (no carry leaves a byte below 128).
     static func hasUpperCase(_ url: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Bool {
         var at = start
-        if let base = UnsafeRawPointer(url.baseAddress) {
+        if let base = UnsafeRawPointer(url.baseAddress), end - start >= 8 {
             let ones: UInt64 = 0x0101_0101_0101_0101
+            @inline(__always) func upper(_ word: UInt64) -> Bool { (word &+ 0x3F &* ones) & ~(word &+ 0x25 &* ones) & (0x80 &* ones) != 0 }
             while at + 8 <= end {
-                let word = base.loadUnaligned(fromByteOffset: at, as: UInt64.self)
-                if (word &+ 0x3F &* ones) & ~(word &+ 0x25 &* ones) & (0x80 &* ones) != 0 { return true }
+                if upper(base.loadUnaligned(fromByteOffset: at, as: UInt64.self)) { return true }
                 at += 8
             }
+            // The last bytes in the word that ends with A (some read twice).
+            return at < end && upper(base.loadUnaligned(fromByteOffset: end - 8, as: UInt64.self))
         }
         while at < end {
             if url[at] &- 0x41 < 26 { return true }

@@ -134,14 +134,35 @@ public final class Evaluator {
     private struct PageKey {
         var mainDocument: String
         var frame: String
+        var lengths: Lengths
 
-        /// Whether these are `request`'s page URLs. Lengths first: the pages a request is compared
-        /// with mostly have other URLs, and a length tells most of them apart without a comparison
-        /// of the strings.
+        init(mainDocument: String, frame: String) {
+            self.mainDocument = mainDocument
+            self.frame = frame
+            lengths = Lengths(mainDocument: mainDocument.utf8.count, frame: frame.utf8.count)
+        }
+
+        /// The URLs' lengths in bytes.
+        struct Lengths: Equatable {
+            var mainDocument: Int
+            var frame: Int
+
+            init(mainDocument: Int, frame: Int) {
+                self.mainDocument = mainDocument
+                self.frame = frame
+            }
+
+            init(_ request: Request) {
+                self.init(mainDocument: request.mainDocumentURL.string.utf8.count, frame: request.frameURL.string.utf8.count)
+            }
+        }
+
+        /// Whether these are `request`'s page URLs, whose lengths are `lengths`. Lengths first:
+        /// the pages a request is compared with mostly have other URLs, and a length tells most of
+        /// them apart without a comparison of the strings.
         @inline(__always)
-        func names(_ request: Request) -> Bool {
-            mainDocument.utf8.count == request.mainDocumentURL.string.utf8.count && frame.utf8.count == request.frameURL.string.utf8.count
-                && mainDocument == request.mainDocumentURL.string && frame == request.frameURL.string
+        func names(_ request: Request, _ lengths: Lengths) -> Bool {
+            self.lengths == lengths && mainDocument == request.mainDocumentURL.string && frame == request.frameURL.string
         }
     }
 
@@ -395,11 +416,14 @@ public final class Evaluator {
     /// together, and a scan of a few keys costs less than hashing two URLs per request.
     private func page(for request: Request) -> Page {
         answers += 1
-        if lastPage < pages.count && pages[lastPage].key.names(request) {
+        // (The request's lengths once, compared with each page's kept ones: most pages differ
+        // in them.)
+        let lengths = PageKey.Lengths(request)
+        if lastPage < pages.count && pages[lastPage].key.names(request, lengths) {
             pages[lastPage].lastUse = answers
             return pages[lastPage]
         }
-        if let index = pages.firstIndex(where: { $0.key.names(request) }) {
+        if let index = pages.firstIndex(where: { $0.key.names(request, lengths) }) {
             lastPage = index
             pages[index].lastUse = answers
             return pages[index]
