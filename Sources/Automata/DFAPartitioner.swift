@@ -125,9 +125,12 @@ public enum DFAPartitioner {
         // loops, they join the Aho-Corasick automaton of the list's other such patterns, so the
         // pass over the URL that answers those reports the gates too.
         let gateBase = plan.gateBase
-        // (A domain gate is the caller's domain table's to answer.)
+        // (A domain gate is the caller's domain table's to answer; gates apart make whole
+        // programs of their own.)
+        var gatesApart: [(id: PatternID, filter: URLFilter)] = []
         for index in groups.indices where groups[index].domain == nil {
-            whole.append((id: PatternID(UInt32(gateBase + index)), filter: groups[index].gate))
+            let gate = (id: PatternID(UInt32(gateBase + index)), filter: groups[index].gate)
+            if groups[index].gateApart { gatesApart.append(gate) } else { whole.append(gate) }
         }
         // A gate too big for the limits alone (tiny limits only) is reported as its first pattern.
         let gateOwners = groups.map { $0.patterns[0].id }
@@ -159,6 +162,10 @@ public enum DFAPartitioner {
             result.states += minimalPrefix.stateCount
             prefixes.append(phaseTimer.measure(.emit) { product(minimalPrefix) })
             patternSets.append(Self.inTextOrder(consume suffixes))
+        }
+        if !gatesApart.isEmpty {
+            prefixes.append(nil)
+            patternSets.append(gatesApart)
         }
         let stageSets = patternSets.count
         for index in groups.indices {

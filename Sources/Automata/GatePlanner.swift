@@ -34,11 +34,16 @@ public struct GatedGroup: Sendable {
     /// For a group of `||` patterns gated by their domain (`HostPattern.domainGate(of:)`): D.
     /// The caller's domain table answers such a gate, not an automaton.
     public var domain: [UInt8]?
+    /// Whether the gate is built with the other gates apart, in a whole program of their own,
+    /// not in the Aho-Corasick automaton of the list's unanchored patterns (the `||` patterns'
+    /// gates: they would widen its rows).
+    public var gateApart: Bool
 
-    public init(gate: URLFilter, patterns: [(id: PatternID, filter: URLFilter)], domain: [UInt8]? = nil) {
+    public init(gate: URLFilter, patterns: [(id: PatternID, filter: URLFilter)], domain: [UInt8]? = nil, gateApart: Bool = false) {
         self.gate = gate
         self.patterns = patterns
         self.domain = domain
+        self.gateApart = gateApart
     }
 }
 
@@ -57,7 +62,7 @@ public enum GatePlanner {
     /// gates past them are left ungated.
     static func group(
         _ candidates: [Int], of patterns: inout [(id: PatternID, filter: URLFilter)], minimumPatternsPerStage: Int,
-        maximumGroups: Int = GatePlanner.maximumGroups
+        maximumGroups: Int = GatePlanner.maximumGroups, gatesApart: Bool = false
     ) -> (groups: [GatedGroup], ungated: [Int]) {
         let best = candidates.map { Self.bestRun(patterns[$0].filter.terms) }
         let weak = best.count { ($0?.score ?? 0) < Self.minimumGateScore }
@@ -76,7 +81,7 @@ public enum GatePlanner {
                 groups[group].patterns += taking([index], from: &patterns)
             } else if groups.count < maximumGroups {
                 groupOfGate[key] = groups.count
-                groups.append(GatedGroup(gate: gate, patterns: taking([index], from: &patterns)))
+                groups.append(GatedGroup(gate: gate, patterns: taking([index], from: &patterns), gateApart: gatesApart))
             } else {
                 ungated.append(index)
             }

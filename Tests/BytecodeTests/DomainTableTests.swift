@@ -153,16 +153,23 @@ private func answers(_ table: DomainTable, _ url: [UInt8]) -> [UInt32] {
         let sources = ["a\\/ads", "example\\.com\\/x*", "\\/ads", "com\\.\\/?", ":80", "b[/:]", "x-y\\.z\\/", "\\.dot"].map { prefix + $0 }
         let filters = sources.map { filter($0) }
         let (table, automata) = split(filters)
-        var timer = PhaseTimer()
-        let partition = DFAPartitioner.build(automata, limits: AutomataLimits(minimumPatternsPerStage: 2), phaseTimer: &timer) { Program($0) }
-        let set = ProgramSet(partition, domains: table)
-        #expect(set.stages.count == 1 && set.stages[0].prefix == ProgramSet.hostLabelPrefix && table.count == 3)
         let nfa = NFA(patterns: filters.enumerated().map { (id: PatternID($0.offset), filter: $0.element) })
-        var ends: [Int] = []
-        for url in Self.urls() {
-            var found = Set<UInt32>()
-            _ = url.withUnsafeBufferPointer { set.run($0, ends: &ends) { found.insert($0) } }
-            #expect(found.sorted() == nfa.matches(url).map(\.rawValue), "url \(url)")
+        // Without gates, the stage holds them all; with gates (GatePlanner.swift), those that
+        // have one run where it occurs, and the set answers alike.
+        for gating in [false, true] {
+            var timer = PhaseTimer()
+            let limits = AutomataLimits(minimumPatternsPerStage: 2, gatesLoopyPatterns: gating)
+            let partition = DFAPartitioner.build(automata, limits: limits, phaseTimer: &timer) { Program($0) }
+            let set = ProgramSet(partition, domains: table)
+            #expect(table.count == 3)
+            if !gating { #expect(set.stages.count == 1 && set.stages[0].prefix == ProgramSet.hostLabelPrefix) }
+            if gating { #expect(set.gated != nil && set.domains.count > table.count, "`example.com/x*` is gated by its domain") }
+            var ends: [Int] = []
+            for url in Self.urls() {
+                var found = Set<UInt32>()
+                _ = url.withUnsafeBufferPointer { set.run($0, ends: &ends) { found.insert($0) } }
+                #expect(found.sorted() == nfa.matches(url).map(\.rawValue), "url \(url), gating \(gating)")
+            }
         }
     }
 

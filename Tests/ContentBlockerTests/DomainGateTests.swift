@@ -1,6 +1,6 @@
-// DomainGateTests.swift — `||` patterns with a loop or an optional part after their domain run
-// only where the domain table finds that domain (GatePlanner.groupByDomain): a rule list of every
-// kind of `||` pattern answers like the PCRE2 oracle, on URLs built from their pieces.
+// DomainGateTests.swift — `||` patterns the domain table does not take run only where the domain
+// table finds their domain (GatePlanner.groupByDomain) or where their best run occurs: a rule list
+// of every kind of `||` pattern answers like the PCRE2 oracle, on URLs built from their pieces.
 
 import Testing
 import ContentBlocker
@@ -21,10 +21,13 @@ import Bytecode
         // The domain table's own: a domain, a domain with a path.
         (#"^[^:]+:\/\/+([^:\/]+\.)?cdn\.test[/:]"#, false),
         (#"^[^:]+:\/\/+([^:\/]+\.)?b\.test\/p"#, false),
-        // No domain gate: the domain does not end the host (`yandex.*`), a case-sensitive letter.
+        // No domain gate, gated by their best run: the domain does not end the host (`yandex.*`),
+        // a case-sensitive letter.
         (#"^[^:]+:\/\/+([^:\/]+\.)?yandex\..*\/clck\/"#, false),
         (#"^[^:]+:\/\/+([^:\/]+\.)?stats.*\.ads\.test[/:]"#, false),
         (#"^[^:]+:\/\/+([^:\/]+\.)?Up\.test[/:].*x"#, true),
+        // No gate at all (punctuation): the `||` stage.
+        (#"^[^:]+:\/\/+([^:\/]+\.)?-.*&"#, false),
     ]
 
     static var json: String {
@@ -35,8 +38,8 @@ import Bytecode
 
     static func urls() -> [String] {
         let hosts = ["ads.test", "x.ads.test", "xads.test", "ads.test.x", "cdn.test", "b.test", "yandex.ru", "stats1.ads.test",
-                     "Up.test", "up.test", "a.b.test", "ADS.TEST", "stats.ads.test"]
-        let rests = ["/", "/ga.js", "/x/y", "/ads/p", "/p", "//p", ":8080/a.gif", "/a.gif", "/clck/", "/q/x", "/?x", "/x/ga.js", ""]
+                     "Up.test", "up.test", "a.b.test", "ADS.TEST", "stats.ads.test", "a-b.test", "x.-.test"]
+        let rests = ["/", "/ga.js", "/x/y", "/ads/p", "/p", "//p", ":8080/a.gif", "/a.gif", "/clck/", "/q/x", "/?x", "/x/ga.js", "/?a&b", ""]
         var result: [String] = []
         for host in hosts {
             for rest in rests {
@@ -50,11 +53,12 @@ import Bytecode
     @Test func domainGatedPatternsAnswerLikeTheOracle() throws {
         let (list, _) = try RuleListCompiler.compile(json: Array(Self.json.utf8))
         let read = try CompiledRuleList(validating: list.serialized())
-        // Three domains gate four patterns; the rest are the table's or the stage's.
+        // Three domains gate four patterns, three runs the next three (their gates a whole
+        // program apart); the rest are the table's and the stage's.
         let gated = try #require(read.file.urlPrograms.gated)
-        #expect(gated.groups.count == 3)
+        #expect(gated.groups.count == 3 + 3)
         #expect(read.file.urlPrograms.domains.count == 2 + 3)
-        #expect(read.file.urlPrograms.stages.count == 1, "the `||` patterns without a domain gate")
+        #expect(read.file.urlPrograms.stages.count == 1, "the `||` pattern without a gate")
         let evaluator = Evaluator(read)
         let oracle = ReferenceEvaluator(try ReferenceRuleList(try RuleListParser.parse(Self.json).get()))
         var blocked = 0
