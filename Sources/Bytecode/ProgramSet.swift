@@ -79,15 +79,21 @@ public struct ProgramSet: Hashable, Sendable {
         let gated: Gated?
         @usableFromInline let domains: DomainTable
         @usableFromInline let domainConditions: DomainConditionTable
+        /// An empty image for a set made to be written, not run (`prepared()` makes one that runs).
         @usableFromInline let image: Image
+        @usableFromInline let isPrepared: Bool
 
-        init(programs: [Program], stages: [Stage], gated: Gated?, domains: DomainTable, domainConditions: DomainConditionTable) {
+        init(
+            programs: [Program], stages: [Stage], gated: Gated?, domains: DomainTable, domainConditions: DomainConditionTable,
+            makingImage: Bool = true
+        ) {
             self.programs = programs
             self.stages = stages
             self.gated = gated
             self.domains = domains
             self.domainConditions = domainConditions
-            image = Image(programs: programs, stages: stages, gated: gated)
+            image = makingImage ? Image(programs: programs, stages: stages, gated: gated) : Image(programs: [], stages: [], gated: nil)
+            isPrepared = makingImage
         }
     }
     @usableFromInline let contents: Contents
@@ -100,8 +106,16 @@ public struct ProgramSet: Hashable, Sendable {
     public var domains: DomainTable { contents.domains }
     public var domainConditions: DomainConditionTable { contents.domainConditions }
     /// The same, laid out for the interpreter (`Image`), lent where it lies.
+    /// (Empty for a set not prepared: `run` and the counts below prepare one first.)
     @usableFromInline var image: Image {
         _read { yield contents.image }
+    }
+
+    /// This set, ready to run: itself, or, for a set made without its image (the compiler's,
+    /// `preparing` false), the same set with its image made.
+    public func prepared() -> ProgramSet {
+        contents.isPrepared ? self
+            : ProgramSet(programs: programs, stages: stages, gated: gated, domains: domains, domainConditions: domainConditions)
     }
 
     public init(
@@ -113,18 +127,27 @@ public struct ProgramSet: Hashable, Sendable {
 
     /// How many of these programs (prefixes and suffixes included) the interpreter runs from a
     /// dense table (`DenseTable`), of `allPrograms.count`.
-    public var denseProgramCount: Int { image.entries.count { $0.denseClassCount != 0 } }
+    public var denseProgramCount: Int {
+        guard contents.isPrepared else { return prepared().denseProgramCount }
+        return image.entries.count { $0.denseClassCount != 0 }
+    }
 
     /// The programs the partitioner made (`DFAPartitioner.build(_:limits:minimizing:phaseTimer:product:)`
     /// with `Program.init`).
     /// The groups a domain gates get their entries in `domains` (a caller that added them, as the
-    /// compiler does while it makes the table, keeps its table).
-    public init(_ partition: Partitioned<Program>, domains: DomainTable = .empty, domainConditions: DomainConditionTable = .empty) {
-        self.init(
+    /// compiler does while it makes the table, keeps its table). Without `preparing`, the
+    /// interpreter's image (its dense tables: a twentieth of a big list's compile) is not made: a
+    /// set the compiler makes is written, and runs once `prepared()` (the evaluator prepares it;
+    /// a run of an unprepared set makes a prepared one first).
+    public init(
+        _ partition: Partitioned<Program>, domains: DomainTable = .empty, domainConditions: DomainConditionTable = .empty,
+        preparing: Bool = true
+    ) {
+        contents = Contents(
             programs: partition.dfas, stages: partition.stages.map { Stage(prefix: $0.prefix, suffixes: $0.suffixes) },
             gated: partition.gated.map { Gated(gateBase: UInt32($0.gateBase), groups: $0.groups) },
             domains: partition.gated.map { domains.includingGates(from: UInt32($0.gateBase), $0.domains) } ?? domains,
-            domainConditions: domainConditions)
+            domainConditions: domainConditions, makingImage: preparing)
     }
 
     /// The programs of the DFAs `dfas` (the groups a domain gates with a table of their domains).
@@ -384,6 +407,7 @@ public struct ProgramSet: Hashable, Sendable {
     /// interpreter steps (bytes read by every run) and the program runs.
     @inlinable
     public func run(_ url: UnsafeBufferPointer<UInt8>, ends: inout [Int], report: (UInt32) -> Void) -> (steps: Int, runs: Int) {
+        guard contents.isPrepared else { return prepared().run(url, ends: &ends, report: report) }
         let contents = contents
         var steps = 0
         var runs = contents.programs.count

@@ -88,7 +88,11 @@ public final class Evaluator {
     @exclusivity(unchecked) public private(set) var pagesMade = 0
 
     public init(_ list: CompiledRuleList, pageCapacity: Int = 16) {
-        let file = list.file
+        // (A list compiled here rather than read from a file has its programs' images made now.)
+        var file = list.file
+        file.urlPrograms = file.urlPrograms.prepared()
+        file.topURLPrograms = file.topURLPrograms.prepared()
+        file.framePrograms = file.framePrograms.prepared()
         self.file = file
         self.pageCapacity = pageCapacity
         work = Work(urlSeen: [Bool](repeating: false, count: file.urlPatternCount))

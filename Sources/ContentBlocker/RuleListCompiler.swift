@@ -445,7 +445,8 @@ private struct Builder {
         report[keyPath: figures].transitions = partition.transitions
         report[keyPath: figures].domains = built.domains.count
         report[keyPath: figures].domainConditions = built.domainConditions.count
-        return ProgramSet(partition, domains: built.domains, domainConditions: built.domainConditions)
+        // (Written, not run here: the evaluator prepares the sets it runs.)
+        return ProgramSet(partition, domains: built.domains, domainConditions: built.domainConditions, preparing: false)
     }
 }
 

@@ -59,6 +59,17 @@ import Bytecode
         #expect(gated.groups.count == 3 + 3)
         #expect(read.file.urlPrograms.domains.count == 2 + 3)
         #expect(read.file.urlPrograms.stages.count == 1, "the `||` pattern without a gate")
+        // The compiler's sets are made to be written (no image): run, they answer as the file's.
+        let written = list.file.urlPrograms
+        #expect(written == read.file.urlPrograms && written.prepared() == written)
+        var ends: [Int] = []
+        for url in Self.urls().map({ Array(CanonicalURL($0).string.utf8) }) {
+            var fromWritten: [UInt32] = [], fromRead: [UInt32] = []
+            let runs = url.withUnsafeBufferPointer { bytes in
+                (written.run(bytes, ends: &ends) { fromWritten.append($0) }, read.file.urlPrograms.run(bytes, ends: &ends) { fromRead.append($0) })
+            }
+            #expect(fromWritten == fromRead && runs.0 == runs.1)
+        }
         let evaluator = Evaluator(read)
         let oracle = ReferenceEvaluator(try ReferenceRuleList(try RuleListParser.parse(Self.json).get()))
         var blocked = 0
