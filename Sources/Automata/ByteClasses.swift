@@ -19,22 +19,26 @@ public struct ByteClasses: Hashable, Sendable {
         // pair, the pairs numbered in the order of their smallest byte, so the classes stay
         // numbered by their smallest byte after every set (two arrays, no table of pairs: every
         // automaton's construction makes its classes so).
+        // (A set given twice refines nothing the second time: no set of those seen is kept.)
         var classOf = [UInt8](repeating: 0, count: 128)
         var count = 1
         var numberOfPair = [Int16](repeating: -1, count: 256)
-        var seen = Set<ASCIISet>()
-        for set in sets where seen.insert(set).inserted {
-            for pair in 0..<2 * count { numberOfPair[pair] = -1 }
-            var next: Int16 = 0
-            for byte in 0..<128 {
-                let pair = Int(classOf[byte]) << 1 | (set.contains(UInt8(byte)) ? 1 : 0)
-                if numberOfPair[pair] < 0 {
-                    numberOfPair[pair] = next
-                    next += 1
+        classOf.withUnsafeMutableBufferPointer { classOf in
+            numberOfPair.withUnsafeMutableBufferPointer { numberOfPair in
+                for set in sets {
+                    for pair in 0..<2 * count { numberOfPair[pair] = -1 }
+                    var next: Int16 = 0
+                    for byte in 0..<128 {
+                        let pair = Int(classOf[byte]) << 1 | (set.contains(UInt8(byte)) ? 1 : 0)
+                        if numberOfPair[pair] < 0 {
+                            numberOfPair[pair] = next
+                            next += 1
+                        }
+                        classOf[byte] = UInt8(truncatingIfNeeded: numberOfPair[pair])
+                    }
+                    count = Int(next)
                 }
-                classOf[byte] = UInt8(numberOfPair[pair])
             }
-            count = Int(next)
         }
         classOfByte = classOf
         self.count = count
