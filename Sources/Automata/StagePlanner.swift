@@ -165,16 +165,20 @@ public enum StagePlanner {
                 // The `||` patterns the domain table does not take (a loop or an optional part
                 // after `||domain^`) are tried from every label of every host. Those whose domain
                 // ends at the host's end run only in a URL where the domain table finds their
-                // domain (GatePlanner.groupByDomain); the others (`||yandex.*/clck/`) where their
-                // best run occurs, their gates a whole program apart; those with no run that
-                // makes a gate stay in the stage.
+                // domain (GatePlanner.groupByDomain); the others (`||yandex.*/clck/`), when there
+                // are enough of them for a stage, where their best run occurs, their gates a whole
+                // program apart; those with no run that makes a gate stay in the stage.
                 var groups: [GatedGroup]
                 (groups, stage.members) = GatePlanner.groupByDomain(stage.members, of: &patterns)
                 gated += groups
-                (groups, stage.members) = GatePlanner.group(
-                    stage.members, of: &patterns, minimumPatternsPerStage: 0, maximumGroups: GatePlanner.maximumGroups - gated.count,
-                    gatesApart: true)
-                gated += groups
+                // (A few patterns left make a stage that costs less than a whole pass of its own
+                // for their gates: a small list's.)
+                if stage.members.count >= minimumPatternsPerStage {
+                    (groups, stage.members) = GatePlanner.group(
+                        stage.members, of: &patterns, minimumPatternsPerStage: 0,
+                        maximumGroups: GatePlanner.maximumGroups - gated.count, gatesApart: true)
+                    gated += groups
+                }
                 guard !stage.members.isEmpty else { continue }
             }
             let first = patterns[stage.members[0]].filter
