@@ -100,6 +100,8 @@ struct ProfileCommand: ParsableCommand {
     /// then it is never run) and each stage with its suffixes, the gated groups' runs, then every
     /// program together.
     static func rows(_ urlPrograms: ProgramSet, urls: [[UInt8]], rounds: Int) -> [Row] {
+        // (A list compiled here has its sets made to be written: prepared once, not at each run.)
+        let urlPrograms = urlPrograms.prepared()
         var sink = 0
         // The host labels are read once per URL for the domain table and a stage with the domain
         // shape's prefix: counted in the table's row when there is one, else in the stage's.

@@ -413,6 +413,15 @@ public struct ProgramSet: Hashable, Sendable {
         var runs = contents.programs.count
         let gateBase = image.gateBase
         ends.clear()
+        // A pattern reported, or, past the set's patterns, a gate: its group listed once (a gate
+        // may be found at several places).
+        @inline(__always) func found(_ pattern: UInt32) {
+            if pattern < gateBase {
+                report(pattern)
+            } else if !ends.contains(Int(pattern - gateBase)) {
+                ends.append(Int(pattern - gateBase))
+            }
+        }
         // The host labels, read once for the domain table and the stages whose prefix they answer.
         // The table reports patterns, and the gates that are domains: those list their groups as
         // the whole programs' gates do.
@@ -420,13 +429,7 @@ public struct ProgramSet: Hashable, Sendable {
         if image.readsHostLabels || !contents.domains.isEmpty {
             labels = DomainTable.hostLabels(url, steps: &steps)
             if let labels, !contents.domains.isEmpty {
-                contents.domains.lookUp(url, labels) { pattern in
-                    if pattern < gateBase {
-                        report(pattern)
-                    } else if !ends.contains(Int(pattern - gateBase)) {
-                        ends.append(Int(pattern - gateBase))
-                    }
-                }
+                contents.domains.lookUp(url, labels) { found($0) }
                 runs += 1
             }
         }
@@ -438,13 +441,7 @@ public struct ProgramSet: Hashable, Sendable {
             // The whole programs, listing the groups whose gate occurs, each once (a gate may end at
             // several places); then those groups' programs.
             for index in 0..<contents.programs.count {
-                steps += buffers.execute(index, url) { pattern, _ in
-                    if pattern < gateBase {
-                        report(pattern)
-                    } else if !ends.contains(Int(pattern - gateBase)) {
-                        ends.append(Int(pattern - gateBase))
-                    }
-                }
+                steps += buffers.execute(index, url) { pattern, _ in found(pattern) }
             }
             for group in ends {
                 for entry in Int(image.groupStart[group])..<Int(image.groupStart[group + 1]) {

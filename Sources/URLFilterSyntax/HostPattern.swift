@@ -34,11 +34,9 @@ public struct HostPattern: Hashable, Sendable {
 
     /// The parts of `filter`, or nil when it does not have the shape.
     public init?(_ filter: URLFilter) {
-        guard filter.hasStartAnchor, filter.terms.count > Self.prefixTerms.count else { return nil }
-        let prefix = Self.prefixTerms
-        guard zip(filter.terms, prefix).allSatisfy({ $0.hasSameShape(as: $1) }) else { return nil }
-        var parts = Parts(capacity: filter.terms.count - prefix.count)
-        for term in filter.terms[prefix.count...] where !parts.take(term) { return nil }
+        guard let terms = Self.termsAfterPrefix(filter) else { return nil }
+        var parts = Parts(capacity: terms.count)
+        for term in terms where !parts.take(term) { return nil }
         guard let (domain, tail) = parts.finish(hasEndAnchor: filter.hasEndAnchor) else { return nil }
         self.init(source: filter.source, isCaseSensitive: filter.isCaseSensitive, domain: domain, tail: tail)
     }
@@ -90,22 +88,24 @@ public struct HostPattern: Hashable, Sendable {
     /// the pattern matches holds D where a host pattern of D with T `[/:]` finds it, so that host
     /// pattern is a gate of the pattern (Automata/GatePlanner.swift). Nil for any other pattern.
     public static func domainGate(of filter: URLFilter) -> [UInt8]? {
-        let prefix = Self.prefixTerms
-        guard filter.hasStartAnchor, filter.terms.count > prefix.count + 1,
-            zip(filter.terms, prefix).allSatisfy({ $0.hasSameShape(as: $1) })
-        else { return nil }
-        var domain: [UInt8] = []
-        for term in filter.terms[prefix.count...] {
-            if let byte = term.hostCharacter, byte != 0x2F, byte != 0x3A {
-                domain.append(byte)
-                continue
-            }
-            guard !domain.isEmpty, term.quantifier == .one, let set = term.characterSet, !set.isEmpty,
-                set.union(Self.terminator) == Self.terminator
-            else { return nil }
-            return domain
+        guard let terms = termsAfterPrefix(filter) else { return nil }
+        // The parts as a host pattern's, up to T's first set.
+        var parts = Parts(capacity: terms.count)
+        for term in terms {
+            guard parts.take(term) else { return nil }
+            if !parts.tail.isEmpty { return parts.domain }
         }
         return nil
+    }
+
+    /// The terms of `filter` after the prefix, when it is anchored and starts with the prefix and
+    /// something follows it.
+    private static func termsAfterPrefix(_ filter: URLFilter) -> ArraySlice<URLFilterTerm>? {
+        let prefix = Self.prefixTerms
+        guard filter.hasStartAnchor, filter.terms.count > prefix.count,
+            zip(filter.terms, prefix).allSatisfy({ $0.hasSameShape(as: $1) })
+        else { return nil }
+        return filter.terms[prefix.count...]
     }
 
     /// D and T from the terms after the prefix, one at a time.
