@@ -38,6 +38,11 @@ public struct DenseTable: Hashable, Sendable {
     /// reports nothing (`.*` before a pattern's next term) keeps itself: a run that takes one reads
     /// on while the bytes keep it there. Row offsets stay below 2^22 (`budget`): the bit is free.
     public static let loopsBit: UInt32 = 0x4000_0000
+    /// The row offset in an entry that is not `dead` (offsets stay below `maximumEntries`).
+    public static let rowMask: UInt32 = 0x003F_FFFF
+    /// The bits of an entry that make a step more than a move to another row: its state reports,
+    /// or the entry is `dead` (a loop's mark aside).
+    @usableFromInline static let specialBits: UInt32 = 0xBFC0_0000
     /// At most this many classes leave a state marked with `loopsBit` (the end-of-URL NUL's
     /// included): states most bytes keep, where reading on saves steps' waits.
     static let maximumExits = 4
@@ -64,6 +69,8 @@ public struct DenseTable: Hashable, Sendable {
     /// they list (false: every row expanded, for tests that hold the two to each other).
     init?(_ program: Program, maximumEntries: Int, readingExceptions: Bool) {
         let classCount = program.classCount
+        // (Row offsets stay below `maximumEntries`, a power of two: `rowMask` keeps them.)
+        let maximumEntries = min(maximumEntries, DenseTable.maximumEntries)
         guard classCount > 0, classCount <= maximumEntries else { return nil }
         let maximumStates = maximumEntries / classCount
         // States are keyed by their offset (`number`, -1: not met yet); a chain's members after
@@ -243,73 +250,228 @@ extension DenseTable {
             }
         }
     }
-
-    /// Runs the table over `url` like `Program.run(_:report:)`, telling `report` each pattern and
-    /// after how many bytes it was reached; returns the steps (for tests and tools).
-    public func run(_ url: UnsafeBufferPointer<UInt8>, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) -> Int {
-        entries.withUnsafeBufferPointer { entries in
-            acceptStart.withUnsafeBufferPointer { acceptStart in
-                accepts.withUnsafeBufferPointer { accepts in
-                    classOfByte.withUnsafeBufferPointer { classOf in
-                        Program.executeDense(
-                            entries: entries, acceptStart: acceptStart, accepts: accepts, classCount: classCount,
-                            startReports: startReports, classOf: classOf, url: url, report: report)
-                    }
-                }
-            }
-        }
-    }
 }
 
-extension Program {
-    /// Runs a dense table (`DenseTable`) over `url` then the end-of-URL NUL, exactly as `execute`
-    /// runs the compact program it came from: the same reports after the same bytes, the same steps.
-    @inlinable
-    static func executeDense(
+/// A dense table as the interpreter reads it: buffers into a program set's image (or a table's
+/// own arrays), and the program's class map.
+@usableFromInline struct DenseView {
+    @usableFromInline let entries: UnsafeBufferPointer<UInt32>
+    @usableFromInline let acceptStart: UnsafeBufferPointer<Int32>
+    @usableFromInline let accepts: UnsafeBufferPointer<UInt32>
+    @usableFromInline let classCount: Int
+    @usableFromInline let startReports: Bool
+    @usableFromInline let classOf: UnsafeBufferPointer<UInt8>
+
+    @inlinable init(
         entries: UnsafeBufferPointer<UInt32>, acceptStart: UnsafeBufferPointer<Int32>, accepts: UnsafeBufferPointer<UInt32>,
-        classCount: Int, startReports: Bool, classOf: UnsafeBufferPointer<UInt8>, url: UnsafeBufferPointer<UInt8>,
-        report: (_ pattern: UInt32, _ bytesRead: Int) -> Void
-    ) -> Int {
-        @inline(__always)
-        func reportState(_ row: Int, _ index: Int) {
-            let state = row / classCount
-            for at in Int(acceptStart[state])..<Int(acceptStart[state &+ 1]) { report(accepts[at], index) }
-        }
-        var row = 0
-        var index = 0
-        if startReports { reportState(0, 0) }
+        classCount: Int, startReports: Bool, classOf: UnsafeBufferPointer<UInt8>
+    ) {
+        self.entries = entries
+        self.acceptStart = acceptStart
+        self.accepts = accepts
+        self.classCount = classCount
+        self.startReports = startReports
+        self.classOf = classOf
+    }
+
+    /// The entry of the state at `row` for `byte` (below 128).
+    @inlinable @inline(__always)
+    func next(_ row: Int, _ byte: UInt8) -> UInt32 { entries[row &+ Int(classOf[Int(byte)])] }
+
+    /// Reports the patterns of the state at `row`, reached after `index` bytes.
+    @inlinable @inline(__always)
+    func reportState(_ row: Int, _ index: Int, _ report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) {
+        let state = row / classCount
+        for at in Int(acceptStart[state])..<Int(acceptStart[state &+ 1]) { report(accepts[at], index) }
+    }
+
+    /// Takes the step to `next` (an entry that is not `dead`) after `index` bytes: its row, its
+    /// reports told.
+    @inlinable @inline(__always)
+    func enter(_ next: UInt32, _ index: Int, _ report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) -> Int {
+        let row = Int(next & ~(DenseTable.reportsBit | DenseTable.loopsBit))
+        if next & DenseTable.reportsBit != 0 { reportState(row, index, report) }
+        return row
+    }
+
+    /// Runs the table over `url` then the end-of-URL NUL, exactly as `Program.execute` runs the
+    /// compact program it came from: the same reports after the same bytes, the same steps.
+    @inlinable
+    func run(_ url: UnsafeBufferPointer<UInt8>, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) -> Int {
+        if startReports { reportState(0, 0, report) }
+        return run(url, from: 0, at: 0, report: report)
+    }
+
+    /// The run from the state at `row` after `index` bytes (its reports told) to its end; returns
+    /// the steps of the whole run (`index` and those taken here).
+    @inlinable
+    func run(_ url: UnsafeBufferPointer<UInt8>, from row: Int, at index: Int, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) -> Int {
+        var row = row
+        var index = index
         // The URL's bytes. An entry below `loopsBit` is a plain step (the next state reports
         // nothing, is not dead and keeps no loop): one comparison after the table's read.
         while index < url.count {
             let byte = url[index]
             index &+= 1
             guard byte < 128 else { return index }
-            let next = entries[row &+ Int(classOf[Int(byte)])]
+            let next = self.next(row, byte)
             if next < DenseTable.loopsBit {
                 row = Int(next)
                 continue
             }
             guard next != DenseTable.dead else { return index }
-            row = Int(next & ~(DenseTable.reportsBit | DenseTable.loopsBit))
-            if next & DenseTable.reportsBit != 0 { reportState(row, index) }
+            row = enter(next, index, report)
             if next & DenseTable.loopsBit != 0 {
                 // A silent state most bytes keep (`.*` waiting for its next term): the bytes that
                 // keep it are read with the row fixed, so the reads do not wait on each other as
                 // steps from state to state do. Each is still a step.
                 while index < url.count {
                     let byte = url[index]
-                    guard byte < 128, entries[row &+ Int(classOf[Int(byte)])] == next else { break }
+                    guard byte < 128, self.next(row, byte) == next else { break }
                     index &+= 1
                 }
             }
         }
-        // The end-of-URL NUL.
-        index &+= 1
+        return finish(row, url.count, report)
+    }
+
+    /// The end-of-URL NUL read from the state at `row` after `count` bytes; returns the steps.
+    @inlinable @inline(__always)
+    func finish(_ row: Int, _ count: Int, _ report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) -> Int {
         let next = entries[row &+ Int(classOf[0])]
         if next != DenseTable.dead && next & DenseTable.reportsBit != 0 {
-            reportState(Int(next & ~(DenseTable.reportsBit | DenseTable.loopsBit)), index)
+            reportState(Int(next & ~(DenseTable.reportsBit | DenseTable.loopsBit)), count + 1, report)
         }
-        return index
+        return count + 1
+    }
+
+    /// Runs two tables over `url` in one pass, a byte read once for both: each step of one waits
+    /// for its previous step's read, and the other's step, independent of it, fills that wait.
+    /// The same reports after the same bytes as `a.run` and `b.run`, the reports of one step in
+    /// the order a, b; returns the steps of both runs. Once one run ends, the other goes on alone.
+    @inlinable
+    static func run(
+        _ a: DenseView, _ b: DenseView, _ url: UnsafeBufferPointer<UInt8>, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void
+    ) -> Int {
+        if a.startReports { a.reportState(0, 0, report) }
+        if b.startReports { b.reportState(0, 0, report) }
+        return run(a, b, url, from: 0, 0, at: 0, report: report)
+    }
+
+    /// The pass of `a` and `b` from the states at `rowA` and `rowB` after `index` bytes (their
+    /// reports told); returns the steps of both whole runs.
+    @inlinable
+    static func run(
+        _ a: DenseView, _ b: DenseView, _ url: UnsafeBufferPointer<UInt8>, from rowA: Int, _ rowB: Int, at index: Int,
+        report: (_ pattern: UInt32, _ bytesRead: Int) -> Void
+    ) -> Int {
+        var (rowA, rowB, index) = (rowA, rowB, index)
+        while index < url.count {
+            let byte = url[index]
+            index &+= 1
+            guard byte < 128 else { return 2 &* index }
+            let nextA = a.next(rowA, byte)
+            let nextB = b.next(rowB, byte)
+            // Both silent steps (a loop's mark aside: a loop is stepped through here, the other
+            // run filling its reads' waits).
+            if (nextA | nextB) & DenseTable.specialBits == 0 {
+                rowA = Int(nextA & DenseTable.rowMask)
+                rowB = Int(nextB & DenseTable.rowMask)
+                continue
+            }
+            if nextA == DenseTable.dead {
+                guard nextB != DenseTable.dead else { return 2 &* index }
+                return index &+ b.run(url, from: b.enter(nextB, index, report), at: index, report: report)
+            }
+            rowA = a.enter(nextA, index, report)
+            guard nextB != DenseTable.dead else { return index &+ a.run(url, from: rowA, at: index, report: report) }
+            rowB = b.enter(nextB, index, report)
+        }
+        return a.finish(rowA, url.count, report) &+ b.finish(rowB, url.count, report)
+    }
+
+    /// Three tables in one pass, as two are (`run(_:_:_:report:)`); once one run ends, the other
+    /// two go on as a pair.
+    @inlinable
+    static func run(
+        _ a: DenseView, _ b: DenseView, _ c: DenseView, _ url: UnsafeBufferPointer<UInt8>,
+        report: (_ pattern: UInt32, _ bytesRead: Int) -> Void
+    ) -> Int {
+        if a.startReports { a.reportState(0, 0, report) }
+        if b.startReports { b.reportState(0, 0, report) }
+        if c.startReports { c.reportState(0, 0, report) }
+        var rowA = 0
+        var rowB = 0
+        var rowC = 0
+        var index = 0
+        while index < url.count {
+            let byte = url[index]
+            index &+= 1
+            guard byte < 128 else { return 3 &* index }
+            let nextA = a.next(rowA, byte)
+            let nextB = b.next(rowB, byte)
+            let nextC = c.next(rowC, byte)
+            if (nextA | nextB | nextC) & DenseTable.specialBits == 0 {
+                rowA = Int(nextA & DenseTable.rowMask)
+                rowB = Int(nextB & DenseTable.rowMask)
+                rowC = Int(nextC & DenseTable.rowMask)
+                continue
+            }
+            let (liveA, liveB, liveC) = (nextA != DenseTable.dead, nextB != DenseTable.dead, nextC != DenseTable.dead)
+            if liveA { rowA = a.enter(nextA, index, report) }
+            if liveB { rowB = b.enter(nextB, index, report) }
+            if liveC { rowC = c.enter(nextC, index, report) }
+            switch (liveA, liveB, liveC) {
+            case (true, true, true): continue
+            case (false, true, true): return index &+ run(b, c, url, from: rowB, rowC, at: index, report: report)
+            case (true, false, true): return index &+ run(a, c, url, from: rowA, rowC, at: index, report: report)
+            case (true, true, false): return index &+ run(a, b, url, from: rowA, rowB, at: index, report: report)
+            case (true, false, false): return 2 &* index &+ a.run(url, from: rowA, at: index, report: report)
+            case (false, true, false): return 2 &* index &+ b.run(url, from: rowB, at: index, report: report)
+            case (false, false, true): return 2 &* index &+ c.run(url, from: rowC, at: index, report: report)
+            case (false, false, false): return 3 &* index
+            }
+        }
+        return a.finish(rowA, url.count, report) &+ b.finish(rowB, url.count, report) &+ c.finish(rowC, url.count, report)
+    }
+}
+
+extension DenseTable {
+    /// Runs the table over `url` like `Program.run(_:report:)`, telling `report` each pattern and
+    /// after how many bytes it was reached; returns the steps (for tests and tools).
+    public func run(_ url: UnsafeBufferPointer<UInt8>, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) -> Int {
+        withView { $0.run(url, report: report) }
+    }
+
+    /// Runs this table and `other` over `url` in one pass (`DenseView.run(_:_:_:report:)`);
+    /// returns the steps of both (for tests and tools).
+    public func run(
+        pairedWith other: DenseTable, _ url: UnsafeBufferPointer<UInt8>, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void
+    ) -> Int {
+        withView { a in other.withView { b in DenseView.run(a, b, url, report: report) } }
+    }
+
+    /// Runs this table, `second` and `third` over `url` in one pass (`DenseView.run(_:_:_:_:report:)`);
+    /// returns the steps of all three (for tests and tools).
+    public func run(
+        pairedWith second: DenseTable, and third: DenseTable, _ url: UnsafeBufferPointer<UInt8>,
+        report: (_ pattern: UInt32, _ bytesRead: Int) -> Void
+    ) -> Int {
+        withView { a in second.withView { b in third.withView { c in DenseView.run(a, b, c, url, report: report) } } }
+    }
+
+    func withView<Result>(_ body: (DenseView) -> Result) -> Result {
+        entries.withUnsafeBufferPointer { entries in
+            acceptStart.withUnsafeBufferPointer { acceptStart in
+                accepts.withUnsafeBufferPointer { accepts in
+                    classOfByte.withUnsafeBufferPointer { classOf in
+                        body(DenseView(
+                            entries: entries, acceptStart: acceptStart, accepts: accepts, classCount: classCount,
+                            startReports: startReports, classOf: classOf))
+                    }
+                }
+            }
+        }
     }
 }
 

@@ -105,6 +105,35 @@ struct DomainSlots: Sendable {
         domain.reversed().reduce(seed) { step($0, $1) }
     }
 
+    /// The domain table's hash of a domain (`DomainTable`): its eight-byte words taken from its
+    /// end (little-endian, the first byte lowest), then the bytes before them (fewer than eight,
+    /// maybe none) as one word with the length in its top byte. A lookup reads a host's words
+    /// once from its end and hashes each label's candidate with one more word (`wordStep`).
+    static func wordHash(_ domain: ArraySlice<UInt8>) -> UInt64 {
+        var hash = seed
+        var end = domain.endIndex
+        while end - domain.startIndex >= 8 {
+            hash = wordStep(hash, word(domain[(end - 8)..<end]))
+            end -= 8
+        }
+        return lastWordStep(hash, word(domain[domain.startIndex..<end]), length: domain.count)
+    }
+
+    /// Up to eight bytes as a little-endian word.
+    private static func word(_ bytes: ArraySlice<UInt8>) -> UInt64 {
+        bytes.reversed().reduce(0) { $0 << 8 | UInt64($1) }
+    }
+
+    /// One word of a domain's hash.
+    @inline(__always)
+    static func wordStep(_ hash: UInt64, _ word: UInt64) -> UInt64 { (hash ^ word) &* 0x9E37_79B9_7F4A_7C15 }
+
+    /// The last word of a domain's hash: its first bytes (fewer than eight), and its length.
+    @inline(__always)
+    static func lastWordStep(_ hash: UInt64, _ word: UInt64, length: Int) -> UInt64 {
+        wordStep(hash, word | UInt64(truncatingIfNeeded: length) << 56)
+    }
+
     /// Whether `domain` is not empty and all its bytes are in `allowed` (a table's domain bytes).
     static func isDomain(_ domain: ArraySlice<UInt8>, of allowed: ASCIISet) -> Bool {
         guard !domain.isEmpty else { return false }

@@ -44,6 +44,7 @@
 
 public import URLFilterSyntax
 internal import Automata
+internal import Glibc
 
 public struct DomainTable: Hashable, Sendable {
     /// Per entry: the pattern it reports, and its domain's bytes in `bytes`.
@@ -248,7 +249,7 @@ public struct DomainTable: Hashable, Sendable {
                 domainStart: starts[entry], domainEnd: starts[entry + 1], tailStart: tailStarts[entry], tailEnd: tailStarts[entry + 1],
                 pattern: patterns[entry], sameDomain: -1)
         }
-        let (index, next) = DomainSlots.index(count: count, hash: { DomainSlots.hash(domain($0)) }, same: { domain($0) == domain($1) })
+        let (index, next) = DomainSlots.index(count: count, hash: { DomainSlots.wordHash(domain($0)) }, same: { domain($0) == domain($1) })
         self.index = index
         for entry in 0..<count { records[entry].sameDomain = next[entry] }
     }
@@ -366,20 +367,34 @@ public struct DomainTable: Hashable, Sendable {
     }
 
     /// The lookup of A = `url[start ..< end]`, its bytes folded to lower case when `folding`
-    /// (a constant at each call: two loops, neither testing it).
+    /// (a constant at each call: two loops, neither testing it). A is read eight bytes at a time
+    /// from its end, each word once: its `.`s give the candidates in it, from the last, and a
+    /// candidate's hash (`DomainSlots.wordHash`) is the hash of the words after it and one step
+    /// for its bytes in this word. (The URL's bytes up to A's end are ASCII and not NUL: the host
+    /// labels were read so.)
     @inline(__always)
     private func lookUp(
         _ url: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, _ tables: Tables, folding: Bool, report: (UInt32) -> Void
     ) {
         let entryMask = index.entryMask
-        var hash = DomainSlots.seed
-        var candidate = end
-        while candidate > start {
-            candidate -= 1
-            hash = DomainSlots.step(hash, folding ? DomainSlots.folded(url[candidate]) : url[candidate])
-            guard candidate == start || (candidate >= start + 2 && url[candidate - 1] == 0x2E) else { continue }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        /// The eight bytes before `wordEnd` as a word (the first lowest), NULs before the URL's start.
+        @inline(__always) func word(endingAt wordEnd: Int) -> UInt64 {
+            var word: UInt64 = 0
+            if wordEnd >= 8 {
+                word = UnsafeRawPointer(url.baseAddress!).loadUnaligned(fromByteOffset: wordEnd - 8, as: UInt64.self)
+            } else {
+                for at in 0..<wordEnd { word |= UInt64(url[at]) << UInt64(8 * (8 - wordEnd + at)) }
+            }
+            // (Letters folded: a byte's high bit set by adding 0x3F when it is at least `A` and by
+            // adding 0x25 when it is past `Z`, shifted down to 0x20.)
+            guard folding else { return word }
+            return word | ((word &+ 0x3F &* ones) & ~(word &+ 0x25 &* ones) & (0x80 &* ones)) >> 2
+        }
+        /// Reports the entries of the candidate `url[candidate ..< end]` whose hash is `hash`.
+        @inline(__always) func lookUp(_ candidate: Int, _ hash: UInt64) {
             let bit = index.presentBit(hash)
-            guard tables.presentBits[bit >> 6] >> UInt64(bit & 63) & 1 != 0 else { continue }
+            guard tables.presentBits[bit >> 6] >> UInt64(bit & 63) & 1 != 0 else { return }
             var slot = index.slot(of: hash)
             let expected = index.fingerprint(hash)
             while tables.slots[slot] != 0 {
@@ -395,11 +410,44 @@ public struct DomainTable: Hashable, Sendable {
                             }
                             entry = Int(record.sameDomain)
                         }
-                        break
+                        return
                     }
                 }
                 slot = (slot + 1) & (tables.slots.count - 1)
             }
+        }
+        // The hash of the words after `wordEnd`, which every candidate before it covers whole.
+        var wordsHash = DomainSlots.seed
+        var wordEnd = end
+        while true {
+            let word = word(endingAt: wordEnd)
+            let lowest = wordEnd - 8
+            // Its `.`s (a byte b is `.` when b xor `.` is NUL: (x - 1) & ~x has its high bit set;
+            // exact here, the bytes above a `.` being neither `.` nor `/`), those after A's first
+            // byte, each followed by a candidate.
+            let x = word ^ (0x2E &* ones)
+            var dots = (x &- ones) & ~x & (0x80 &* ones)
+            let skipped = start + 1 - lowest
+            if skipped > 0 { dots = skipped >= 8 ? 0 : dots & (UInt64.max << UInt64(8 * skipped)) }
+            while dots != 0 {
+                let byte = (63 - dots.leadingZeroBitCount) / 8
+                dots &= ~(0x80 << UInt64(8 * byte))
+                let candidate = lowest + byte + 1
+                guard candidate < end else { continue }
+                let first = wordEnd - candidate
+                lookUp(candidate, DomainSlots.lastWordStep(
+                    wordsHash, first == 0 ? 0 : word >> UInt64(64 - 8 * first), length: end - candidate))
+            }
+            if lowest <= start {
+                // A's first byte is in this word: the last candidate.
+                let first = wordEnd - start
+                lookUp(start, first == 8
+                    ? DomainSlots.lastWordStep(DomainSlots.wordStep(wordsHash, word), 0, length: end - start)
+                    : DomainSlots.lastWordStep(wordsHash, word >> UInt64(64 - 8 * first), length: end - start))
+                return
+            }
+            wordsHash = DomainSlots.wordStep(wordsHash, word)
+            wordEnd = lowest
         }
     }
 
@@ -409,10 +457,8 @@ public struct DomainTable: Hashable, Sendable {
     ) -> Bool {
         let start = Int(record.domainStart)
         guard Int(record.domainEnd) - start == range.count else { return false }
-        for offset in 0..<range.count {
-            let byte = url[range.lowerBound + offset]
-            guard domains[start + offset] == (folding ? DomainSlots.folded(byte) : byte) else { return false }
-        }
+        if !folding { return memcmp(domains.baseAddress! + start, url.baseAddress! + range.lowerBound, range.count) == 0 }
+        for offset in 0..<range.count where domains[start + offset] != DomainSlots.folded(url[range.lowerBound + offset]) { return false }
         return true
     }
 

@@ -41,6 +41,54 @@ private func program(_ sources: [String]) throws -> Program {
         #expect(delta > 50, "programs with delta states")
     }
 
+    @Test func tablesRunInOnePassAnswerAsTheyDoApart() throws {
+        // Pairs and threes of every kind (tries, anchored patterns that die early, loops marked with
+        // `loopsBit`, end anchors) over URLs with bytes from 128 on and NULs: the same reports
+        // after the same bytes (compared as a multiset: the two tables number their patterns
+        // alike), and the steps of both runs.
+        let atoms = ["a", "b", "/", "\\.", ".", "[ab]", "[^a]", "x", ".*"]
+        var random = SplitMix64(seed: 2026)
+        func table() throws -> DenseTable {
+            let sources = (0..<Int(random.next() % 8) + 1).map { _ in
+                let body = (0..<Int(random.next() % 5) + 1).map { _ in atoms[Int(random.next() % UInt64(atoms.count))] }.joined()
+                return (random.next() % 3 == 0 ? "^" : "") + body + (random.next() % 6 == 0 ? "$" : "")
+            }
+            return try #require(DenseTable(try program(sources)))
+        }
+        let bytes: [UInt8] = Array("ab/.xy".utf8) + [0, 0x80, 0xC3]
+        var loops = 0
+        for _ in 0..<400 {
+            let (first, second, third) = (try table(), try table(), try table())
+            if first.entries.contains(where: { $0 != DenseTable.dead && $0 & DenseTable.loopsBit != 0 }) { loops += 1 }
+            for _ in 0..<20 {
+                let url = (0..<Int(random.next() % 12)).map { _ in bytes[Int(random.next() % UInt64(bytes.count))] }
+                url.withUnsafeBufferPointer { url in
+                    var apart: [[Int]] = []
+                    let stepsApart = first.run(url) { apart.append([Int($0), $1]) } + second.run(url) { apart.append([Int($0), $1]) }
+                    var together: [[Int]] = []
+                    let steps = first.run(pairedWith: second, url) { together.append([Int($0), $1]) }
+                    #expect(steps == stepsApart, "\(Array(url))")
+                    #expect(together.sorted { $0.lexicographicallyPrecedes($1) } == apart.sorted { $0.lexicographicallyPrecedes($1) },
+                        "\(Array(url))")
+                    var threeApart = apart
+                    let threeStepsApart = stepsApart + third.run(url) { threeApart.append([Int($0), $1]) }
+                    var three: [[Int]] = []
+                    let threeSteps = first.run(pairedWith: second, and: third, url) { three.append([Int($0), $1]) }
+                    #expect(threeSteps == threeStepsApart, "\(Array(url))")
+                    #expect(three.sorted { $0.lexicographicallyPrecedes($1) } == threeApart.sorted { $0.lexicographicallyPrecedes($1) },
+                        "\(Array(url))")
+                }
+            }
+        }
+        #expect(loops > 20, "tables with loops")
+    }
+
+    @Test func rowMaskAndSpecialBitsAgreeWithTheBudget() {
+        #expect(Int(DenseTable.rowMask) + 1 == DenseTable.maximumEntries)
+        #expect(DenseTable.specialBits == ~(DenseTable.loopsBit | DenseTable.rowMask))
+        #expect(DenseTable.dead & DenseTable.specialBits != 0 && DenseTable.reportsBit & DenseTable.specialBits != 0)
+    }
+
     @Test func aDeltaStateListingItsFirstNextClassTwiceIsExpanded() throws {
         // A valid program the compiler never writes: B, a delta state, lists class 0 first (to the
         // next instruction, C) and again (to A); the later listing wins, as the interpreter reads

@@ -71,6 +71,11 @@ private func answers(_ table: DomainTable, _ url: [UInt8]) -> [UInt32] {
             "http://com./", "http://x.com./", "http://b.b.b.b/", "http://ab.ab/", "a:b//example.com/", "x:y://example.com/",
             "http://example.com:a/", "http://e\u{0}.example.com/", "http://example.com\u{0}/", "http://", "http:///", "h://a",
             "http:////a/ads", "http://a/ads/x", "http://x.a:80/ads",
+            // Hosts over several eight-byte words, labels ending on a word's edge, hosts that end
+            // within the URL's first eight bytes.
+            "http://yyyyyyy.xxxxxxxx/", "http://a.yyyyyyy.xxxxxxxx/", "http://XXXXXXXX/", "h://xxxxxxxx/", "a://b/", "h://x.ab/",
+            "https://cdn.abcdefg.example.com/", "https://ABCDEFG.EXAMPLE.COM:8/", "h://.xxxxxxxx/", "h://12345678.com/",
+            "http://a.b.c.d.e.f.g.h.i.j.12345678.com/",
         ]
         var result = chosen.map { Array($0.utf8) }
         // An upper-case letter at each place of a host, in and past the first eight bytes (the
@@ -84,7 +89,7 @@ private func answers(_ table: DomainTable, _ url: [UInt8]) -> [UInt32] {
         result.append([0x68, 0x3A, 0x2F, 0x2F, 0x61, 0x2E, 0x80, 0x2E, 0x61, 0x2F])  // h://a.<128>.a/
         result.append([0x68, 0x3A, 0x2F, 0x2F, 0x62, 0x2E, 0x61, 0x2F, 0x80])         // h://b.a/<128>: after A's end
         let pieces = ["http", "H", ":", "/", "//", "///", ".", "..", "example", "EXAMPLE", "com", "ads", "co", "uk", "a", "b", "x-y",
-                      "z", "dot", "@", "?", "\u{0}", ":80", "ab", "/ads", "/x", "/", "ads/", "80", "Ads", "/X", "e", "9-1", "1"].map { Array($0.utf8) } + [[0x80]]
+                      "z", "dot", "@", "?", "\u{0}", ":80", "ab", "/ads", "/x", "/", "ads/", "80", "Ads", "/X", "e", "9-1", "1", "xxxxxxxx", "yyyyyyy", "abcdefg", "12345678", "XXXXXXXX"].map { Array($0.utf8) } + [[0x80]]
         var random = UInt64(26)
         func next(_ bound: Int) -> Int {
             random = random &* 6364136223846793005 &+ 1442695040888963407
@@ -99,7 +104,10 @@ private func answers(_ table: DomainTable, _ url: [UInt8]) -> [UInt32] {
     }
 
     @Test func answersLikeTheNFAOfItsPatterns() {
-        let domains = ["example.com", "ads.example.com", "co.uk", "a", "x-y.z", ".dot", "a..b", "com.", "b", "a@b", "ab"]
+        let domains = [
+            "example.com", "ads.example.com", "co.uk", "a", "x-y.z", ".dot", "a..b", "com.", "b", "a@b", "ab", "xxxxxxxx",
+            "yyyyyyy.xxxxxxxx", "abcdefg.example.com", "12345678.com", "b.c.d.e.f.g.h.i.j.12345678.com",
+        ]
         let sources = domains.map { prefix + $0.replacing(".", with: "\\.") + "[/:]" }
         let filters = sources.map { filter($0) }
         let table = DomainTable(filters.enumerated().map { (UInt32($0.offset), DomainTable.domain(of: $0.element)!) })
