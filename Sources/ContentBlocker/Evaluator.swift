@@ -368,6 +368,8 @@ public final class Evaluator {
     /// patterns its URLs match.
     private struct UniversalsForFlags {
         var universal: UniversalsForPage
+        /// `universal` as kept for the pages whose conditions leave it as it is.
+        var kept: Kept
         /// Without an ignore rule: how many of its rules list each location of `universal.actions`.
         var locationUses: [Int]
         /// Whether a rule the flags accept has a top-url (frame-url) condition.
@@ -556,8 +558,8 @@ public final class Evaluator {
 
     private func universal(_ request: Request, _ page: Page, _ key: UInt64, thirdParty: Bool) -> Kept {
         if let known = page.universal.first(where: { $0.flags == key }) { return known.kept }
-        let universal = Kept(pageCapacity > 0
-            ? editedBase(request, page, key, thirdParty: thirdParty) : checkingEveryRule(request, page, thirdParty: thirdParty))
+        let universal = pageCapacity > 0
+            ? editedBase(request, page, key, thirdParty: thirdParty) : Kept(checkingEveryRule(request, page, thirdParty: thirdParty))
         if pageCapacity > 0 { page.universal.append((key, universal)) }
         return universal
     }
@@ -645,15 +647,17 @@ public final class Evaluator {
                 uses[Self.lowerBound(location, in: universal.actions.keys)] += 1
             }
         }
-        let base = UniversalsForFlags(universal: universal, locationUses: uses, readsTop: readsTop, readsFrame: readsFrame)
+        let base = UniversalsForFlags(
+            universal: universal, kept: Kept(universal), locationUses: uses, readsTop: readsTop, readsFrame: readsFrame)
         if bases.count >= Self.baseCapacity { bases.removeAll() }
         bases[key] = base
         return base
     }
 
     /// The page's list: the flags' base, without the unless- rules and with the if- rules that
-    /// the page's matched condition patterns name.
-    private func editedBase(_ request: Request, _ page: Page, _ key: UInt64, thirdParty: Bool) -> UniversalsForPage {
+    /// the page's matched condition patterns name. The base's own `Kept` when they change nothing
+    /// (most pages): shared by those pages, not made and freed with each.
+    private func editedBase(_ request: Request, _ page: Page, _ key: UInt64, thirdParty: Bool) -> Kept {
         let base = base(request, key, thirdParty: thirdParty)
         if base.readsTop { markTop(page, request) }
         if base.readsFrame { markFrame(page, request) }
@@ -665,7 +669,7 @@ public final class Evaluator {
         for pattern in markedFrame ?? [] {
             named += universalOfFrame[universalOfFrameStart[Int(pattern)]..<universalOfFrameStart[Int(pattern) + 1]]
         }
-        guard !named.isEmpty else { return base.universal }
+        guard !named.isEmpty else { return base.kept }
         named.sort()
         var leaving: [UInt32] = []
         var joining: [UInt32] = []
@@ -683,7 +687,7 @@ public final class Evaluator {
                 }
             }
         }
-        guard !leaving.isEmpty || !joining.isEmpty else { return base.universal }
+        guard !leaving.isEmpty || !joining.isEmpty else { return base.kept }
         let old = base.universal
         let role = { (slot: UInt32) in self.file.rules[Int(slot)].role }
         var universal = old
@@ -695,7 +699,7 @@ public final class Evaluator {
         guard !universal.hasIgnoreRule && !old.hasIgnoreRule else {
             // Cuts moved, came or went (pages with exception rules): the actions listed afresh.
             cut(&universal, upgradable: upgradable)
-            return universal
+            return Kept(universal)
         }
         // Actions: a base location goes when every rule of the base listing it left; one joins
         // when a joining rule lists it and the base does not.
@@ -727,7 +731,7 @@ public final class Evaluator {
             if !listed && change > 0 { adding.append((location, file.actions[Int(location)])) }
         }
         universal.actions = old.actions.edited(removing: removing, adding: adding)
-        return universal
+        return Kept(universal)
     }
 
     /// `slots` (increasing) less those of `removing` and with those of `adding` (both increasing)
