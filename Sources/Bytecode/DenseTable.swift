@@ -253,9 +253,13 @@ extension DenseTable {
 }
 
 /// A dense table as the interpreter reads it: buffers into a program set's image (or a table's
-/// own arrays), and the program's class map.
+/// own arrays), and the program's class map. `entries` may hold other tables too (a set's image
+/// holds all of its own): the table's rows are those from `start` on, and its entries' row offsets
+/// count from `entries`' first, so that tables run in one pass read them from one base.
 @usableFromInline struct DenseView {
     @usableFromInline let entries: UnsafeBufferPointer<UInt32>
+    /// The start state's row offset in `entries`.
+    @usableFromInline let start: Int
     @usableFromInline let acceptStart: UnsafeBufferPointer<Int32>
     @usableFromInline let accepts: UnsafeBufferPointer<UInt32>
     @usableFromInline let classCount: Int
@@ -263,10 +267,11 @@ extension DenseTable {
     @usableFromInline let classOf: UnsafeBufferPointer<UInt8>
 
     @inlinable init(
-        entries: UnsafeBufferPointer<UInt32>, acceptStart: UnsafeBufferPointer<Int32>, accepts: UnsafeBufferPointer<UInt32>,
+        entries: UnsafeBufferPointer<UInt32>, start: Int, acceptStart: UnsafeBufferPointer<Int32>, accepts: UnsafeBufferPointer<UInt32>,
         classCount: Int, startReports: Bool, classOf: UnsafeBufferPointer<UInt8>
     ) {
         self.entries = entries
+        self.start = start
         self.acceptStart = acceptStart
         self.accepts = accepts
         self.classCount = classCount
@@ -281,7 +286,7 @@ extension DenseTable {
     /// Reports the patterns of the state at `row`, reached after `index` bytes.
     @inlinable @inline(__always)
     func reportState(_ row: Int, _ index: Int, _ report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) {
-        let state = row / classCount
+        let state = (row &- start) / classCount
         for at in Int(acceptStart[state])..<Int(acceptStart[state &+ 1]) { report(accepts[at], index) }
     }
 
@@ -298,8 +303,8 @@ extension DenseTable {
     /// compact program it came from: the same reports after the same bytes, the same steps.
     @inlinable
     func run(_ url: UnsafeBufferPointer<UInt8>, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) -> Int {
-        if startReports { reportState(0, 0, report) }
-        return run(url, from: 0, at: 0, report: report)
+        if startReports { reportState(start, 0, report) }
+        return run(url, from: start, at: 0, report: report)
     }
 
     /// The run from the state at `row` after `index` bytes (its reports told) to its end; returns
@@ -353,70 +358,64 @@ extension DenseTable {
     static func run(
         _ a: DenseView, _ b: DenseView, _ url: UnsafeBufferPointer<UInt8>, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void
     ) -> Int {
-        if a.startReports { a.reportState(0, 0, report) }
-        if b.startReports { b.reportState(0, 0, report) }
-        return run(a, b, url, from: 0, 0, at: 0, report: report)
+        if a.startReports { a.reportState(a.start, 0, report) }
+        if b.startReports { b.reportState(b.start, 0, report) }
+        return run(a, b, url, from: a.start, b.start, at: 0, report: report)
     }
 
-    /// The pass of `a` and `b` from the states at `rowA` and `rowB` after `index` bytes (their
-    /// reports told); returns the steps of both whole runs.
+    /// The pass of `a` and `b` (their entries in one buffer) from the states at `rowA` and `rowB`
+    /// after `index` bytes (their reports told); returns the steps of both whole runs.
     @inlinable
     static func run(
         _ a: DenseView, _ b: DenseView, _ url: UnsafeBufferPointer<UInt8>, from rowA: Int, _ rowB: Int, at index: Int,
         report: (_ pattern: UInt32, _ bytesRead: Int) -> Void
     ) -> Int {
-        var (rowA, rowB, index) = (rowA, rowB, index)
-        while index < url.count {
-            let byte = url[index]
-            index &+= 1
-            guard byte < 128 else { return 2 &* index }
-            let nextA = a.next(rowA, byte)
-            let nextB = b.next(rowB, byte)
-            // Both silent steps (a loop's mark aside: a loop is stepped through here, the other
-            // run filling its reads' waits).
-            if (nextA | nextB) & DenseTable.specialBits == 0 {
-                rowA = Int(nextA & DenseTable.rowMask)
-                rowB = Int(nextB & DenseTable.rowMask)
-                continue
-            }
+        // (An empty URL may have no address: only its NUL is read.)
+        guard let bytes = url.baseAddress else { return a.finish(rowA, 0, report) &+ b.finish(rowB, 0, report) }
+        var rows = (rowA, rowB, 0)
+        var index = index
+        var next: (UInt32, UInt32, UInt32) = (0, 0, 0)
+        while silentSteps(
+            a.entries.baseAddress!, a.classOf.baseAddress!, b.classOf.baseAddress!, nil, bytes, url.count, index: &index, rows: &rows,
+            next: &next)
+        {
+            let (nextA, nextB, _) = next
             if nextA == DenseTable.dead {
                 guard nextB != DenseTable.dead else { return 2 &* index }
                 return index &+ b.run(url, from: b.enter(nextB, index, report), at: index, report: report)
             }
-            rowA = a.enter(nextA, index, report)
-            guard nextB != DenseTable.dead else { return index &+ a.run(url, from: rowA, at: index, report: report) }
-            rowB = b.enter(nextB, index, report)
+            rows.0 = a.enter(nextA, index, report)
+            guard nextB != DenseTable.dead else { return index &+ a.run(url, from: rows.0, at: index, report: report) }
+            rows.1 = b.enter(nextB, index, report)
         }
+        let (rowA, rowB, _) = rows
         return a.finish(rowA, url.count, report) &+ b.finish(rowB, url.count, report)
     }
 
-    /// Three tables in one pass, as two are (`run(_:_:_:report:)`); once one run ends, the other
-    /// two go on as a pair.
+    /// Three tables in one pass, as two are (`run(_:_:_:report:)`; their entries in one buffer);
+    /// once one run ends, the other two go on as a pair.
     @inlinable
     static func run(
         _ a: DenseView, _ b: DenseView, _ c: DenseView, _ url: UnsafeBufferPointer<UInt8>,
         report: (_ pattern: UInt32, _ bytesRead: Int) -> Void
     ) -> Int {
-        if a.startReports { a.reportState(0, 0, report) }
-        if b.startReports { b.reportState(0, 0, report) }
-        if c.startReports { c.reportState(0, 0, report) }
-        var rowA = 0
-        var rowB = 0
-        var rowC = 0
+        if a.startReports { a.reportState(a.start, 0, report) }
+        if b.startReports { b.reportState(b.start, 0, report) }
+        if c.startReports { c.reportState(c.start, 0, report) }
+        // (An empty URL may have no address: only its NUL is read.)
+        guard let bytes = url.baseAddress else {
+            return a.finish(a.start, 0, report) &+ b.finish(b.start, 0, report) &+ c.finish(c.start, 0, report)
+        }
+        var rows = (a.start, b.start, c.start)
         var index = 0
-        while index < url.count {
-            let byte = url[index]
-            index &+= 1
-            guard byte < 128 else { return 3 &* index }
-            let nextA = a.next(rowA, byte)
-            let nextB = b.next(rowB, byte)
-            let nextC = c.next(rowC, byte)
-            if (nextA | nextB | nextC) & DenseTable.specialBits == 0 {
-                rowA = Int(nextA & DenseTable.rowMask)
-                rowB = Int(nextB & DenseTable.rowMask)
-                rowC = Int(nextC & DenseTable.rowMask)
-                continue
-            }
+        var next: (UInt32, UInt32, UInt32) = (0, 0, 0)
+        while silentSteps(
+            a.entries.baseAddress!, a.classOf.baseAddress!, b.classOf.baseAddress!, c.classOf.baseAddress!, bytes, url.count,
+            index: &index, rows: &rows, next: &next)
+        {
+            let (nextA, nextB, nextC) = next
+            var (rowA, rowB, rowC) = rows
+            defer { rows = (rowA, rowB, rowC) }
             let (liveA, liveB, liveC) = (nextA != DenseTable.dead, nextB != DenseTable.dead, nextC != DenseTable.dead)
             if liveA { rowA = a.enter(nextA, index, report) }
             if liveB { rowB = b.enter(nextB, index, report) }
@@ -432,7 +431,63 @@ extension DenseTable {
             case (false, false, false): return 3 &* index
             }
         }
-        return a.finish(rowA, url.count, report) &+ b.finish(rowB, url.count, report) &+ c.finish(rowC, url.count, report)
+        return a.finish(rows.0, url.count, report) &+ b.finish(rows.1, url.count, report) &+ c.finish(rows.2, url.count, report)
+    }
+
+    /// The pass of two or three tables (`classC` nil: two; their entries in one buffer from
+    /// `entries`) over `bytes[index ..< count]` while every step is silent (`specialBits` clear in
+    /// each entry): false at the end, `index == count`; true after the byte whose step is not
+    /// silent, `next` holding the entries (all `dead` for a byte from 128 on). Apart from the
+    /// reports' code, so that the rows and addresses stay in registers.
+    @usableFromInline @inline(never)
+    static func silentSteps(
+        _ entries: UnsafePointer<UInt32>, _ classA: UnsafePointer<UInt8>, _ classB: UnsafePointer<UInt8>, _ classC: UnsafePointer<UInt8>?,
+        _ bytes: UnsafePointer<UInt8>, _ count: Int, index: inout Int, rows: inout (Int, Int, Int), next: inout (UInt32, UInt32, UInt32)
+    ) -> Bool {
+        var (rowA, rowB, rowC) = rows
+        var at = index
+        defer {
+            rows = (rowA, rowB, rowC)
+            index = at
+        }
+        guard let classC else {
+            while at < count {
+                let byte = bytes[at]
+                at &+= 1
+                guard byte < 128 else {
+                    next = (DenseTable.dead, DenseTable.dead, 0)
+                    return true
+                }
+                let nextA = entries[rowA &+ Int(classA[Int(byte)])]
+                let nextB = entries[rowB &+ Int(classB[Int(byte)])]
+                guard (nextA | nextB) & DenseTable.specialBits == 0 else {
+                    next = (nextA, nextB, 0)
+                    return true
+                }
+                rowA = Int(nextA & DenseTable.rowMask)
+                rowB = Int(nextB & DenseTable.rowMask)
+            }
+            return false
+        }
+        while at < count {
+            let byte = bytes[at]
+            at &+= 1
+            guard byte < 128 else {
+                next = (DenseTable.dead, DenseTable.dead, DenseTable.dead)
+                return true
+            }
+            let nextA = entries[rowA &+ Int(classA[Int(byte)])]
+            let nextB = entries[rowB &+ Int(classB[Int(byte)])]
+            let nextC = entries[rowC &+ Int(classC[Int(byte)])]
+            guard (nextA | nextB | nextC) & DenseTable.specialBits == 0 else {
+                next = (nextA, nextB, nextC)
+                return true
+            }
+            rowA = Int(nextA & DenseTable.rowMask)
+            rowB = Int(nextB & DenseTable.rowMask)
+            rowC = Int(nextC & DenseTable.rowMask)
+        }
+        return false
     }
 }
 
@@ -443,21 +498,37 @@ extension DenseTable {
         withView { $0.run(url, report: report) }
     }
 
-    /// Runs this table and `other` over `url` in one pass (`DenseView.run(_:_:_:report:)`);
-    /// returns the steps of both (for tests and tools).
+    /// Runs this table and `others` over `url` in one pass (`DenseView.run`: two or three
+    /// tables, their entries put in one buffer first); returns the steps of all (for tests and tools).
     public func run(
-        pairedWith other: DenseTable, _ url: UnsafeBufferPointer<UInt8>, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void
+        togetherWith others: [DenseTable], _ url: UnsafeBufferPointer<UInt8>, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void
     ) -> Int {
-        withView { a in other.withView { b in DenseView.run(a, b, url, report: report) } }
-    }
-
-    /// Runs this table, `second` and `third` over `url` in one pass (`DenseView.run(_:_:_:_:report:)`);
-    /// returns the steps of all three (for tests and tools).
-    public func run(
-        pairedWith second: DenseTable, and third: DenseTable, _ url: UnsafeBufferPointer<UInt8>,
-        report: (_ pattern: UInt32, _ bytesRead: Int) -> Void
-    ) -> Int {
-        withView { a in second.withView { b in third.withView { c in DenseView.run(a, b, c, url, report: report) } } }
+        let tables = [self] + others
+        precondition(tables.count == 2 || tables.count == 3, "two or three tables run together")
+        var entries: [UInt32] = []
+        var starts: [Int] = []
+        for table in tables {
+            let start = UInt32(entries.count)
+            starts.append(entries.count)
+            entries += table.entries.map { $0 == DenseTable.dead ? $0 : $0 &+ start }
+        }
+        return entries.withUnsafeBufferPointer { entries in
+            func view(_ index: Int, _ body: (DenseView) -> Int) -> Int {
+                let table = tables[index]
+                return table.acceptStart.withUnsafeBufferPointer { acceptStart in
+                    table.accepts.withUnsafeBufferPointer { accepts in
+                        table.classOfByte.withUnsafeBufferPointer { classOf in
+                            body(DenseView(
+                                entries: entries, start: starts[index], acceptStart: acceptStart, accepts: accepts,
+                                classCount: table.classCount, startReports: table.startReports, classOf: classOf))
+                        }
+                    }
+                }
+            }
+            return view(0) { a in
+                view(1) { b in tables.count == 2 ? DenseView.run(a, b, url, report: report) : view(2) { c in DenseView.run(a, b, c, url, report: report) } }
+            }
+        }
     }
 
     func withView<Result>(_ body: (DenseView) -> Result) -> Result {
@@ -466,7 +537,7 @@ extension DenseTable {
                 accepts.withUnsafeBufferPointer { accepts in
                     classOfByte.withUnsafeBufferPointer { classOf in
                         body(DenseView(
-                            entries: entries, acceptStart: acceptStart, accepts: accepts, classCount: classCount,
+                            entries: entries, start: 0, acceptStart: acceptStart, accepts: accepts, classCount: classCount,
                             startReports: startReports, classOf: classOf))
                     }
                 }

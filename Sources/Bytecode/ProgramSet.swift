@@ -246,7 +246,7 @@ public struct ProgramSet: Hashable, Sendable {
                 let entry = entries[index]
                 guard entry.denseClassCount != 0 else { return nil }
                 return DenseView(
-                    entries: UnsafeBufferPointer(rebasing: denseEntries[entry.denseStart...]),
+                    entries: denseEntries, start: entry.denseStart,
                     acceptStart: UnsafeBufferPointer(rebasing: denseAcceptStart[entry.denseAcceptStartStart...]),
                     accepts: denseAccepts, classCount: entry.denseClassCount, startReports: entry.denseStartReports,
                     classOf: UnsafeBufferPointer(rebasing: classes[entry.classStart..<entry.classStart + 128]))
@@ -380,7 +380,10 @@ public struct ProgramSet: Hashable, Sendable {
                 entries[index].denseClassCount = table.classCount
                 entries[index].denseAcceptStartStart = denseAcceptStart.count
                 entries[index].denseStartReports = table.startReports
-                denseEntries += table.entries
+                // (Row offsets from the image's first entry: the programs run in one pass share
+                // one base, DenseView.run. The budget keeps them below `rowMask`.)
+                let start = UInt32(denseEntries.count)
+                denseEntries += table.entries.lazy.map { $0 == DenseTable.dead ? $0 : $0 &+ start }
                 let base = Int32(denseAccepts.count)
                 denseAcceptStart += table.acceptStart.map { $0 + base }
                 denseAccepts += table.accepts

@@ -66,14 +66,14 @@ private func program(_ sources: [String]) throws -> Program {
                     var apart: [[Int]] = []
                     let stepsApart = first.run(url) { apart.append([Int($0), $1]) } + second.run(url) { apart.append([Int($0), $1]) }
                     var together: [[Int]] = []
-                    let steps = first.run(pairedWith: second, url) { together.append([Int($0), $1]) }
+                    let steps = first.run(togetherWith: [second], url) { together.append([Int($0), $1]) }
                     #expect(steps == stepsApart, "\(Array(url))")
                     #expect(together.sorted { $0.lexicographicallyPrecedes($1) } == apart.sorted { $0.lexicographicallyPrecedes($1) },
                         "\(Array(url))")
                     var threeApart = apart
                     let threeStepsApart = stepsApart + third.run(url) { threeApart.append([Int($0), $1]) }
                     var three: [[Int]] = []
-                    let threeSteps = first.run(pairedWith: second, and: third, url) { three.append([Int($0), $1]) }
+                    let threeSteps = first.run(togetherWith: [second, third], url) { three.append([Int($0), $1]) }
                     #expect(threeSteps == threeStepsApart, "\(Array(url))")
                     #expect(three.sorted { $0.lexicographicallyPrecedes($1) } == threeApart.sorted { $0.lexicographicallyPrecedes($1) },
                         "\(Array(url))")
