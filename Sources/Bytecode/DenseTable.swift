@@ -313,31 +313,38 @@ extension DenseTable {
     func run(_ url: UnsafeBufferPointer<UInt8>, from row: Int, at index: Int, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) -> Int {
         var row = row
         var index = index
+        // (The addresses held in locals: read through the view, they are loaded again at every
+        // byte.)
+        let entries = self.entries.baseAddress!
+        let classOf = self.classOf.baseAddress!
+        let count = url.count
         // The URL's bytes. An entry below `loopsBit` is a plain step (the next state reports
         // nothing, is not dead and keeps no loop): one comparison after the table's read.
-        while index < url.count {
-            let byte = url[index]
-            index &+= 1
-            guard byte < 128 else { return index }
-            let next = self.next(row, byte)
-            if next < DenseTable.loopsBit {
-                row = Int(next)
-                continue
-            }
-            guard next != DenseTable.dead else { return index }
-            row = enter(next, index, report)
-            if next & DenseTable.loopsBit != 0 {
-                // A silent state most bytes keep (`.*` waiting for its next term): the bytes that
-                // keep it are read with the row fixed, so the reads do not wait on each other as
-                // steps from state to state do. Each is still a step.
-                while index < url.count {
-                    let byte = url[index]
-                    guard byte < 128, self.next(row, byte) == next else { break }
-                    index &+= 1
+        if let bytes = url.baseAddress {
+            while index < count {
+                let byte = bytes[index]
+                index &+= 1
+                guard byte < 128 else { return index }
+                let next = entries[row &+ Int(classOf[Int(byte)])]
+                if next < DenseTable.loopsBit {
+                    row = Int(next)
+                    continue
+                }
+                guard next != DenseTable.dead else { return index }
+                row = enter(next, index, report)
+                if next & DenseTable.loopsBit != 0 {
+                    // A silent state most bytes keep (`.*` waiting for its next term): the bytes
+                    // that keep it are read with the row fixed, so the reads do not wait on each
+                    // other as steps from state to state do. Each is still a step.
+                    while index < count {
+                        let byte = bytes[index]
+                        guard byte < 128, entries[row &+ Int(classOf[Int(byte)])] == next else { break }
+                        index &+= 1
+                    }
                 }
             }
         }
-        return finish(row, url.count, report)
+        return finish(row, count, report)
     }
 
     /// The end-of-URL NUL read from the state at `row` after `count` bytes; returns the steps.

@@ -110,18 +110,23 @@ struct DomainSlots: Sendable {
     /// maybe none) as one word with the length in its top byte. A lookup reads a host's words
     /// once from its end and hashes each label's candidate with one more word (`wordStep`).
     static func wordHash(_ domain: ArraySlice<UInt8>) -> UInt64 {
-        var hash = seed
-        var end = domain.endIndex
-        while end - domain.startIndex >= 8 {
-            hash = wordStep(hash, word(domain[(end - 8)..<end]))
-            end -= 8
+        domain.withUnsafeBufferPointer { bytes in
+            var hash = seed
+            var end = bytes.count
+            while end >= 8 {
+                hash = wordStep(hash, word(UnsafeRawPointer(bytes.baseAddress!), at: end - 8))
+                end -= 8
+            }
+            var first: UInt64 = 0
+            for at in 0..<end { first |= UInt64(bytes[at]) << UInt64(8 * at) }
+            return lastWordStep(hash, first, length: bytes.count)
         }
-        return lastWordStep(hash, word(domain[domain.startIndex..<end]), length: domain.count)
     }
 
-    /// Up to eight bytes as a little-endian word.
-    private static func word(_ bytes: ArraySlice<UInt8>) -> UInt64 {
-        bytes.reversed().reduce(0) { $0 << 8 | UInt64($1) }
+    /// The eight bytes at `offset` as a little-endian word (the first lowest), on any machine.
+    @inline(__always)
+    static func word(_ base: UnsafeRawPointer, at offset: Int) -> UInt64 {
+        UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
     }
 
     /// One word of a domain's hash.

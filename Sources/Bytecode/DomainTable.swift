@@ -382,7 +382,7 @@ public struct DomainTable: Hashable, Sendable {
         @inline(__always) func word(endingAt wordEnd: Int) -> UInt64 {
             var word: UInt64 = 0
             if wordEnd >= 8 {
-                word = UnsafeRawPointer(url.baseAddress!).loadUnaligned(fromByteOffset: wordEnd - 8, as: UInt64.self)
+                word = DomainSlots.word(UnsafeRawPointer(url.baseAddress!), at: wordEnd - 8)
             } else {
                 for at in 0..<wordEnd { word |= UInt64(url[at]) << UInt64(8 * (8 - wordEnd + at)) }
             }

@@ -382,8 +382,18 @@ public struct ProgramSet: Hashable, Sendable {
                 entries[index].denseStartReports = table.startReports
                 // (Row offsets from the image's first entry: the programs run in one pass share
                 // one base, DenseView.run. The budget keeps them below `rowMask`.)
-                let start = UInt32(denseEntries.count)
-                denseEntries += table.entries.lazy.map { $0 == DenseTable.dead ? $0 : $0 &+ start }
+                let start = denseEntries.count
+                denseEntries += table.entries
+                if start > 0 {
+                    denseEntries.withUnsafeMutableBufferPointer { entries in
+                        // (Branch-free: the loop is vectorized.)
+                        let offset = UInt32(start)
+                        for at in start..<entries.count {
+                            let entry = entries[at]
+                            entries[at] = entry &+ (entry == DenseTable.dead ? 0 : offset)
+                        }
+                    }
+                }
                 let base = Int32(denseAccepts.count)
                 denseAcceptStart += table.acceptStart.map { $0 + base }
                 denseAccepts += table.accepts
