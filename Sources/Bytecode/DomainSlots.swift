@@ -2,9 +2,11 @@
 //
 // The hash index of a domain table's distinct domains (DomainTable.swift, DomainConditionTable.swift):
 // derived from the entries when a table is made or read, never written to a file; and what both
-// tables read domains with (the hash, letters folded, the check of a domain's bytes). A domain is
-// hashed from its last byte to its first (`DomainSlots.step`), so a lookup can hash a host's
-// candidates while it reads the host backwards, each label adding to the hash of the ones after it.
+// tables read domains with (the hashes, letters folded, the check of a domain's bytes). Both hashes
+// read a domain from its end, so that a lookup hashes a host's candidates as it reads the host
+// backwards, each label adding to the hash of the ones after it: the domain table's by eight-byte
+// words (`wordHash`: a URL's host is read once per request), the condition table's a byte at a
+// time (`hash`: a page's host, once per page).
 
 internal import URLFilterSyntax
 
@@ -96,7 +98,8 @@ struct DomainSlots: Sendable {
 
     // MARK: The hash
 
-    /// One step of the hash of a domain read from its end: FNV-1a over its bytes backwards.
+    /// One step of the condition table's hash of a domain read from its end: FNV-1a over its
+    /// bytes backwards.
     @inline(__always)
     static func step(_ hash: UInt64, _ byte: UInt8) -> UInt64 { (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
     static let seed: UInt64 = 0xCBF2_9CE4_8422_2325
