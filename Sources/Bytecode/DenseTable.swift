@@ -301,16 +301,24 @@ extension DenseTable {
 
     /// Runs the table over `url` then the end-of-URL NUL, exactly as `Program.execute` runs the
     /// compact program it came from: the same reports after the same bytes, the same steps.
-    @inlinable
+    /// (Inlined where it is called, its reports with it: a stage's prefix reports at most bytes.)
+    @inlinable @inline(__always)
     func run(_ url: UnsafeBufferPointer<UInt8>, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) -> Int {
         if startReports { reportState(start, 0, report) }
-        return run(url, from: start, at: 0, report: report)
+        return steps(url, from: start, at: 0, report: report)
     }
 
     /// The run from the state at `row` after `index` bytes (its reports told) to its end; returns
-    /// the steps of the whole run (`index` and those taken here).
+    /// the steps of the whole run (`index` and those taken here). (Where a pass of several
+    /// tables leaves one to go on alone.)
     @inlinable
     func run(_ url: UnsafeBufferPointer<UInt8>, from row: Int, at index: Int, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) -> Int {
+        steps(url, from: row, at: index, report: report)
+    }
+
+    /// `run(_:from:at:report:)`'s body.
+    @inlinable @inline(__always)
+    func steps(_ url: UnsafeBufferPointer<UInt8>, from row: Int, at index: Int, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) -> Int {
         var row = row
         var index = index
         // (The addresses held in locals: read through the view, they are loaded again at every
