@@ -404,8 +404,7 @@ public final class Evaluator {
     private func run(
         _ programs: ProgramSet, over url: String, seen: inout [Bool], into matched: inout [UInt32], ends: inout [Int]
     ) {
-        var url = url
-        let (steps, runs) = url.withUTF8 { bytes in
+        func run(_ bytes: UnsafeBufferPointer<UInt8>) -> (steps: Int, runs: Int) {
             programs.run(bytes, ends: &ends) { pattern in
                 if !seen[Int(pattern)] {
                     seen[Int(pattern)] = true
@@ -413,6 +412,12 @@ public final class Evaluator {
                 }
             }
         }
+        // (A native string's bytes are read where they lie; a copy for `withUTF8` would retain
+        // and release the string, two atomic operations per request.)
+        let (steps, runs) = url.utf8.withContiguousStorageIfAvailable(run) ?? {
+            var url = url
+            return url.withUTF8(run)
+        }()
         self.steps += steps
         programRuns += runs
     }
