@@ -39,18 +39,42 @@
 public import ContentRuleList
 
 public struct MatchOutcome: Hashable, Sendable {
+    /// The three fields behind one reference: an outcome an evaluator keeps for a page (most of its
+    /// requests' answer) is handed out with one retain and dropped with one release, where its two
+    /// lists' six arrays took one atomic operation each.
+    @usableFromInline final class Storage: Sendable {
+        @usableFromInline let actions: SharedList<Action>
+        @usableFromInline let matchingRules: SharedList<RuleIndex>
+        @usableFromInline let appliesGlobalStyleSheet: Bool
+
+        @inlinable init(actions: SharedList<Action>, matchingRules: SharedList<RuleIndex>, appliesGlobalStyleSheet: Bool) {
+            self.actions = actions
+            self.matchingRules = matchingRules
+            self.appliesGlobalStyleSheet = appliesGlobalStyleSheet
+        }
+    }
+    @usableFromInline var storage: Storage
+
     /// The actions WebKit applies, in WebKit's order (see the top of this file).
-    public var actions: SharedList<Action>
+    @inlinable public var actions: SharedList<Action> {
+        _read { yield storage.actions }
+        set { storage = Storage(actions: newValue, matchingRules: matchingRules, appliesGlobalStyleSheet: appliesGlobalStyleSheet) }
+    }
     /// Every rule whose trigger applies to the request, in rule order, before any ignore rule is
     /// applied. Rules of the global style sheet included.
-    public var matchingRules: SharedList<RuleIndex>
+    @inlinable public var matchingRules: SharedList<RuleIndex> {
+        _read { yield storage.matchingRules }
+        set { storage = Storage(actions: actions, matchingRules: newValue, appliesGlobalStyleSheet: appliesGlobalStyleSheet) }
+    }
     /// Whether the list's global style sheet applies to the page.
-    public var appliesGlobalStyleSheet: Bool
+    @inlinable public var appliesGlobalStyleSheet: Bool {
+        get { storage.appliesGlobalStyleSheet }
+        set { storage = Storage(actions: actions, matchingRules: matchingRules, appliesGlobalStyleSheet: newValue) }
+    }
 
+    @inlinable
     public init(actions: SharedList<Action>, matchingRules: SharedList<RuleIndex>, appliesGlobalStyleSheet: Bool) {
-        self.actions = actions
-        self.matchingRules = matchingRules
-        self.appliesGlobalStyleSheet = appliesGlobalStyleSheet
+        storage = Storage(actions: actions, matchingRules: matchingRules, appliesGlobalStyleSheet: appliesGlobalStyleSheet)
     }
 
     public init(actions: [Action], matchingRules: [RuleIndex], appliesGlobalStyleSheet: Bool) {
@@ -59,4 +83,23 @@ public struct MatchOutcome: Hashable, Sendable {
 
     /// Nothing applies (an unmatchable URL).
     public static let none = MatchOutcome(actions: [Action](), matchingRules: [RuleIndex](), appliesGlobalStyleSheet: false)
+
+    public static func == (lhs: MatchOutcome, rhs: MatchOutcome) -> Bool {
+        lhs.storage === rhs.storage
+            || (lhs.appliesGlobalStyleSheet == rhs.appliesGlobalStyleSheet && lhs.actions == rhs.actions
+                && lhs.matchingRules == rhs.matchingRules)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(actions)
+        hasher.combine(matchingRules)
+        hasher.combine(appliesGlobalStyleSheet)
+    }
+}
+
+extension MatchOutcome: CustomStringConvertible {
+    /// The fields, as a struct of three stored properties prints them.
+    public var description: String {
+        "MatchOutcome(actions: \(actions), matchingRules: \(matchingRules), appliesGlobalStyleSheet: \(appliesGlobalStyleSheet))"
+    }
 }
