@@ -365,16 +365,25 @@ public final class Evaluator {
     /// The base list of one set of flags: the rules that match every URL and apply, for these
     /// flags, on a page whose URLs match none of their condition patterns (those without a
     /// condition and the unless- ones). A page's `UniversalsForPage` is this list edited by the
-    /// patterns its URLs match.
-    private struct UniversalsForFlags {
-        var universal: UniversalsForPage
+    /// patterns its URLs match. (A class: a new page's lookup hands it over by one reference, not
+    /// as a copy of its lists.)
+    private final class UniversalsForFlags {
+        let universal: UniversalsForPage
         /// `universal` as kept for the pages whose conditions leave it as it is.
-        var kept: Kept
+        let kept: Kept
         /// Without an ignore rule: how many of its rules list each location of `universal.actions`.
-        var locationUses: [Int]
+        let locationUses: [Int]
         /// Whether a rule the flags accept has a top-url (frame-url) condition.
-        var readsTop: Bool
-        var readsFrame: Bool
+        let readsTop: Bool
+        let readsFrame: Bool
+
+        init(universal: UniversalsForPage, kept: Kept, locationUses: [Int], readsTop: Bool, readsFrame: Bool) {
+            self.universal = universal
+            self.kept = kept
+            self.locationUses = locationUses
+            self.readsTop = readsTop
+            self.readsFrame = readsFrame
+        }
     }
 
     /// The working memory of one answer. `outcome(for:)` moves it out of the evaluator for the
