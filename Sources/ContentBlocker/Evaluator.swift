@@ -173,19 +173,30 @@ public final class Evaluator {
     /// What the evaluator knows of one page: its condition patterns, once run, and per flags
     /// the rules that match every URL and apply.
     private final class Page {
-        let key: PageKey
+        private(set) var key: PageKey
         @exclusivity(unchecked) var topPatterns: [UInt32]?
         @exclusivity(unchecked) var framePatterns: [UInt32]?
         /// Per flags seen on the page, its list (a page sees a few flags: a scan, not a hash table).
         @exclusivity(unchecked) var universal: [(flags: UInt64, kept: Kept)] = []
         /// The main document's registrable domain (third party or not, per request).
-        let mainDocumentDomain: String?
+        private(set) var mainDocumentDomain: String?
         /// The evaluator's `answers` when the page was last used.
         @exclusivity(unchecked) var lastUse: Int
         init(_ key: PageKey, mainDocumentDomain: String?, lastUse: Int) {
             self.key = key
             self.mainDocumentDomain = mainDocumentDomain
             self.lastUse = lastUse
+        }
+
+        /// This page, dropped, made the page of `key`: its list of flags emptied with its storage
+        /// kept (a page's list grows to about ten entries, each doubling a new page's allocation).
+        func reuse(_ key: PageKey, mainDocumentDomain: String?, lastUse: Int) {
+            self.key = key
+            self.mainDocumentDomain = mainDocumentDomain
+            self.lastUse = lastUse
+            topPatterns = nil
+            framePatterns = nil
+            universal.removeAll(keepingCapacity: true)
         }
     }
 
@@ -449,17 +460,19 @@ public final class Evaluator {
             return pages[index]
         }
         let key = PageKey(mainDocument: request.mainDocumentURL.string, frame: request.frameURL.string)
-        let page = Page(key, mainDocumentDomain: mainDocumentDomain(request.mainDocumentURL), lastUse: answers)
+        let domain = mainDocumentDomain(request.mainDocumentURL)
         pagesMade += 1
-        guard pageCapacity > 0 else { return page }
+        guard pageCapacity > 0 else { return Page(key, mainDocumentDomain: domain, lastUse: answers) }
         if pages.count < pageCapacity {
-            pages.append(page)
+            pages.append(Page(key, mainDocumentDomain: domain, lastUse: answers))
             lastPage = pages.count - 1
         } else {
+            // The least recently used page becomes this one (nothing else holds a page between
+            // answers).
             lastPage = pages.indices.min { pages[$0].lastUse < pages[$1].lastUse }!
-            pages[lastPage] = page
+            pages[lastPage].reuse(key, mainDocumentDomain: domain, lastUse: answers)
         }
-        return page
+        return pages[lastPage]
     }
 
     /// The registrable domain of a page's URL, looked up in the public suffix list once per host:
