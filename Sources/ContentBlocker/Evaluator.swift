@@ -189,7 +189,7 @@ public final class Evaluator {
         }
 
         /// This page, dropped, made the page of `key`: its list of flags emptied with its storage
-        /// kept (a page's list grows to about ten entries, each doubling a new page's allocation).
+        /// kept (a page's list grows to about ten entries, reallocated at each doubling).
         func reuse(_ key: PageKey, mainDocumentDomain: String?, lastUse: Int) {
             self.key = key
             self.mainDocumentDomain = mainDocumentDomain
