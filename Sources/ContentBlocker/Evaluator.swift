@@ -324,6 +324,12 @@ public final class Evaluator {
         func shared(inserting extra: some Collection<UInt32>, value: (UInt32) -> Value) -> SharedList<Value> {
             var insertions: [(offset: Int, element: Value)] = []
             guard let edits else {
+                // (One key, most requests' own rules: an array literal is allocated at its size;
+                // `reserveCapacity` on an empty array, then an append, cost about 150 instructions
+                // more.)
+                if extra.count == 1, let key = extra.first {
+                    return SharedList(base: values, inserting: [(Evaluator.lowerBound(key, in: keys), value(key))])
+                }
                 if !extra.isEmpty {
                     insertions.reserveCapacity(extra.count)
                     for key in extra { insertions.append((Evaluator.lowerBound(key, in: keys), value(key))) }
