@@ -281,8 +281,8 @@ public struct DomainTable: Hashable, Sendable {
     /// told the bytes read.
     public static func hostLabels(_ url: UnsafeBufferPointer<UInt8>, steps: inout Int) -> HostLabels? {
         let colon = 0x3A as UInt8, slash = 0x2F as UInt8
-        var at = 0
-        // `[^:]+:`: the scheme.
+        // `[^:]+:`: the scheme (past the words that hold no `:`, NUL or byte from 128 on).
+        var at = Self.firstStop(url, from: 0, atSlash: false)
         while at < url.count && url[at] != colon {
             guard url[at] != 0 && url[at] < 0x80 else {
                 steps += at + 1
@@ -307,19 +307,19 @@ public struct DomainTable: Hashable, Sendable {
         return HostLabels(slashesEnd: at + 3, start: start, end: end, terminated: end < url.count && (url[end] == slash || url[end] == colon))
     }
 
-    /// A place at or before the first byte of `url` from `start` on that is `/`, `:`, NUL or from
-    /// 128 on: past the eight-byte words that hold none (a byte b is NUL when (b - 1) & ~b has its
+    /// A place at or before the first byte of `url` from `start` on that is `/` (unless not
+    /// `atSlash`), `:`, NUL or from 128 on: past the eight-byte words that hold none (a byte b is NUL when (b - 1) & ~b has its
     /// high bit set, and `/` or `:` when b xor it is NUL; the lowest flagged byte of a word is
     /// exact). The caller reads on from there a byte at a time. (A host is read so on every URL.)
     @inline(__always)
-    static func firstStop(_ url: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+    static func firstStop(_ url: UnsafeBufferPointer<UInt8>, from start: Int, atSlash: Bool = true) -> Int {
         guard let base = UnsafeRawPointer(url.baseAddress), UInt64(1).littleEndian == 1 else { return start }
         let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
         @inline(__always) func nul(_ word: UInt64) -> UInt64 { (word &- ones) & ~word & highs }
         var at = start
         while at + 8 <= url.count {
             let word = base.loadUnaligned(fromByteOffset: at, as: UInt64.self)
-            let stops = nul(word) | nul(word ^ (0x2F &* ones)) | nul(word ^ (0x3A &* ones)) | (word & highs)
+            let stops = nul(word) | (atSlash ? nul(word ^ (0x2F &* ones)) : 0) | nul(word ^ (0x3A &* ones)) | (word & highs)
             if stops != 0 { return at + stops.trailingZeroBitCount / 8 }
             at += 8
         }
