@@ -465,10 +465,14 @@ extension DenseTable {
             rows = (rowA, rowB, rowC)
             index = at
         }
+        // (By pointer to the URL's end: one register and one comparison for the place.)
+        var place = bytes + at
+        let end = bytes + count
+        defer { at = place - bytes }
         guard let classC else {
-            while at < count {
-                let byte = bytes[at]
-                at &+= 1
+            while place < end {
+                let byte = place.pointee
+                place += 1
                 guard byte < 128 else {
                     next = (DenseTable.dead, DenseTable.dead, 0)
                     return true
@@ -484,9 +488,9 @@ extension DenseTable {
             }
             return false
         }
-        while at < count {
-            let byte = bytes[at]
-            at &+= 1
+        while place < end {
+            let byte = place.pointee
+            place += 1
             guard byte < 128 else {
                 next = (DenseTable.dead, DenseTable.dead, DenseTable.dead)
                 return true
