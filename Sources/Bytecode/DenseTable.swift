@@ -11,7 +11,9 @@
 // mapped: most of an unanchored DFA's states list a class or two of 50-odd.
 //
 // An entry is the next state's row offset (its state number times the class count), with the high
-// bit set when that state reports patterns; `dead` (0x7FFF_FFFF) stops the run. A chain
+// bit set when that state reports patterns; `dead` (0x7FFF_FFFF) stops the run. (In a program
+// set's image, whose tables share one buffer, offsets count from the buffer's first entry:
+// `DenseTable.append`, `DenseView`.) A chain
 // instruction's states become a state each, so a run takes exactly the steps, and reports exactly
 // the patterns after exactly the bytes, that the compact program's does. Tested by
 // BytecodeTests.denseTablesRunLikeTheirPrograms.
@@ -279,10 +281,6 @@ extension DenseTable {
         self.classOf = classOf
     }
 
-    /// The entry of the state at `row` for `byte` (below 128).
-    @inlinable @inline(__always)
-    func next(_ row: Int, _ byte: UInt8) -> UInt32 { entries[row &+ Int(classOf[Int(byte)])] }
-
     /// Reports the patterns of the state at `row`, reached after `index` bytes.
     @inlinable @inline(__always)
     func reportState(_ row: Int, _ index: Int, _ report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) {
@@ -385,6 +383,7 @@ extension DenseTable {
         _ a: DenseView, _ b: DenseView, _ url: UnsafeBufferPointer<UInt8>, from rowA: Int, _ rowB: Int, at index: Int,
         report: (_ pattern: UInt32, _ bytesRead: Int) -> Void
     ) -> Int {
+        assert(a.entries.baseAddress == b.entries.baseAddress, "tables run in one pass share one buffer")
         // (An empty URL may have no address: only its NUL is read.)
         guard let bytes = url.baseAddress else { return a.finish(rowA, 0, report) &+ b.finish(rowB, 0, report) }
         var rows = (rowA, rowB, 0)
@@ -417,6 +416,8 @@ extension DenseTable {
         if a.startReports { a.reportState(a.start, 0, report) }
         if b.startReports { b.reportState(b.start, 0, report) }
         if c.startReports { c.reportState(c.start, 0, report) }
+        assert(a.entries.baseAddress == b.entries.baseAddress && a.entries.baseAddress == c.entries.baseAddress,
+            "tables run in one pass share one buffer")
         // (An empty URL may have no address: only its NUL is read.)
         guard let bytes = url.baseAddress else {
             return a.finish(a.start, 0, report) &+ b.finish(b.start, 0, report) &+ c.finish(c.start, 0, report)
@@ -460,15 +461,13 @@ extension DenseTable {
         _ bytes: UnsafePointer<UInt8>, _ count: Int, index: inout Int, rows: inout (Int, Int, Int), next: inout (UInt32, UInt32, UInt32)
     ) -> Bool {
         var (rowA, rowB, rowC) = rows
-        var at = index
+        // (By pointer to the URL's end: one register and one comparison for the place.)
+        var place = bytes + index
+        let end = bytes + count
         defer {
             rows = (rowA, rowB, rowC)
-            index = at
+            index = place - bytes
         }
-        // (By pointer to the URL's end: one register and one comparison for the place.)
-        var place = bytes + at
-        let end = bytes + count
-        defer { at = place - bytes }
         guard let classC else {
             while place < end {
                 let byte = place.pointee
@@ -527,9 +526,8 @@ extension DenseTable {
         var entries: [UInt32] = []
         var starts: [Int] = []
         for table in tables {
-            let start = UInt32(entries.count)
             starts.append(entries.count)
-            entries += table.entries.map { $0 == DenseTable.dead ? $0 : $0 &+ start }
+            Self.append(table.entries, to: &entries)
         }
         return entries.withUnsafeBufferPointer { entries in
             func view(_ index: Int, _ body: (DenseView) -> Int) -> Int {
@@ -546,6 +544,24 @@ extension DenseTable {
             }
             return view(0) { a in
                 view(1) { b in tables.count == 2 ? DenseView.run(a, b, url, report: report) : view(2) { c in DenseView.run(a, b, c, url, report: report) } }
+            }
+        }
+    }
+
+    /// Appends a table's `entries` to `buffer`, their row offsets made to count from `buffer`'s
+    /// first entry (as tables run in one pass read them). The buffer stays within `budget`
+    /// entries, so the offsets stay below `rowMask`.
+    static func append(_ entries: [UInt32], to buffer: inout [UInt32]) {
+        let start = buffer.count
+        precondition(start + entries.count <= budget, "a buffer of dense tables holds at most `budget` entries")
+        buffer += entries
+        guard start > 0 else { return }
+        buffer.withUnsafeMutableBufferPointer { buffer in
+            // (Branch-free: the loop is vectorized.)
+            let offset = UInt32(start)
+            for at in start..<buffer.count {
+                let entry = buffer[at]
+                buffer[at] = entry &+ (entry == dead ? 0 : offset)
             }
         }
     }

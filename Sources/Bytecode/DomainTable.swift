@@ -308,9 +308,10 @@ public struct DomainTable: Hashable, Sendable {
     }
 
     /// A place at or before the first byte of `url` from `start` on that is `/` (unless not
-    /// `atSlash`), `:`, NUL or from 128 on: past the eight-byte words that hold none (a byte b is NUL when (b - 1) & ~b has its
-    /// high bit set, and `/` or `:` when b xor it is NUL; the lowest flagged byte of a word is
-    /// exact). The caller reads on from there a byte at a time. (A host is read so on every URL.)
+    /// `atSlash`: a scheme may hold one), `:`, NUL or from 128 on: past the eight-byte words that
+    /// hold none (a byte b is NUL when (b - 1) & ~b has its high bit set, and `/` or `:` when b
+    /// xor it is NUL; the lowest flagged byte of a word is exact). The caller reads on from there a
+    /// byte at a time. (A URL's scheme and host are read so on every request.)
     @inline(__always)
     static func firstStop(_ url: UnsafeBufferPointer<UInt8>, from start: Int, atSlash: Bool = true) -> Int {
         guard let base = UnsafeRawPointer(url.baseAddress), UInt64(1).littleEndian == 1 else { return start }
@@ -392,7 +393,7 @@ public struct DomainTable: Hashable, Sendable {
             return word | ((word &+ 0x3F &* ones) & ~(word &+ 0x25 &* ones) & (0x80 &* ones)) >> 2
         }
         /// Reports the entries of the candidate `url[candidate ..< end]` whose hash is `hash`.
-        @inline(__always) func lookUp(_ candidate: Int, _ hash: UInt64) {
+        @inline(__always) func probe(_ candidate: Int, _ hash: UInt64) {
             let bit = index.presentBit(hash)
             guard tables.presentBits[bit >> 6] >> UInt64(bit & 63) & 1 != 0 else { return }
             var slot = index.slot(of: hash)
@@ -435,13 +436,13 @@ public struct DomainTable: Hashable, Sendable {
                 let candidate = lowest + byte + 1
                 guard candidate < end else { continue }
                 let first = wordEnd - candidate
-                lookUp(candidate, DomainSlots.lastWordStep(
+                probe(candidate, DomainSlots.lastWordStep(
                     wordsHash, first == 0 ? 0 : word >> UInt64(64 - 8 * first), length: end - candidate))
             }
             if lowest <= start {
                 // A's first byte is in this word: the last candidate.
                 let first = wordEnd - start
-                lookUp(start, first == 8
+                probe(start, first == 8
                     ? DomainSlots.lastWordStep(DomainSlots.wordStep(wordsHash, word), 0, length: end - start)
                     : DomainSlots.lastWordStep(wordsHash, word >> UInt64(64 - 8 * first), length: end - start))
                 return

@@ -381,19 +381,8 @@ public struct ProgramSet: Hashable, Sendable {
                 entries[index].denseAcceptStartStart = denseAcceptStart.count
                 entries[index].denseStartReports = table.startReports
                 // (Row offsets from the image's first entry: the programs run in one pass share
-                // one base, DenseView.run. The budget keeps them below `rowMask`.)
-                let start = denseEntries.count
-                denseEntries += table.entries
-                if start > 0 {
-                    denseEntries.withUnsafeMutableBufferPointer { entries in
-                        // (Branch-free: the loop is vectorized.)
-                        let offset = UInt32(start)
-                        for at in start..<entries.count {
-                            let entry = entries[at]
-                            entries[at] = entry &+ (entry == DenseTable.dead ? 0 : offset)
-                        }
-                    }
-                }
+                // one base, DenseView.run.)
+                DenseTable.append(table.entries, to: &denseEntries)
                 let base = Int32(denseAccepts.count)
                 denseAcceptStart += table.acceptStart.map { $0 + base }
                 denseAccepts += table.accepts
