@@ -37,6 +37,9 @@ struct ProfileCommand: ParsableCommand {
     @Option(help: "Timed passes over every URL; the fastest counts.")
     var rounds = 5
 
+    @Option(help: "List this many requests whose fastest time over the rounds is longest (the tail's own cost, without the machine's noise).")
+    var slowest = 0
+
     func run() throws {
         let compiled = try RuleListInput.load(rules)
         guard rounds > 0 else { throw ValidationError("--rounds must be at least 1") }
@@ -64,14 +67,18 @@ struct ProfileCommand: ParsableCommand {
         var latencies = LatencyHistogram()
         var onNewPages = LatencyHistogram()
         var onKeptPages = LatencyHistogram()
+        // Per request, its fastest time over the rounds and whether it made its page then.
+        var fastest = [(nanoseconds: UInt64, madePage: Bool)](repeating: (.max, false), count: requestList.count)
         for _ in 0..<rounds {
-            for request in requestList {
+            for (index, request) in requestList.enumerated() {
                 let pagesBefore = evaluator.pagesMade
                 let started = monotonicNanoseconds()
                 sink &+= evaluator.outcome(for: request).actions.count
                 let elapsed = monotonicNanoseconds() - started
                 latencies.record(nanoseconds: elapsed)
-                if evaluator.pagesMade != pagesBefore { onNewPages.record(nanoseconds: elapsed) } else { onKeptPages.record(nanoseconds: elapsed) }
+                let madePage = evaluator.pagesMade != pagesBefore
+                if madePage { onNewPages.record(nanoseconds: elapsed) } else { onKeptPages.record(nanoseconds: elapsed) }
+                if elapsed < fastest[index].nanoseconds { fastest[index] = (elapsed, madePage) }
             }
         }
         consumeMeasured(sink)
@@ -81,6 +88,14 @@ struct ProfileCommand: ParsableCommand {
         print("  evaluator, whole answer: \(figures(latencies)) per request")
         print("    on a page kept:        \(figures(onKeptPages)) (\(Int(onKeptPages.count) / rounds) requests a round)")
         print("    on a page made for it: \(figures(onNewPages)) (\(Int(onNewPages.count) / rounds) requests a round)")
+        guard slowest > 0 else { return }
+        print("  slowest requests (fastest of \(rounds) rounds; * made its page):")
+        for index in fastest.indices.sorted(by: { fastest[$0].nanoseconds > fastest[$1].nanoseconds }).prefix(slowest) {
+            let request = requestList[index]
+            print(
+                pad("\(fastest[index].nanoseconds)", 9) + " ns " + (fastest[index].madePage ? "*" : " ") + " #\(index) "
+                    + "\(request.resourceType) \(request.url.string.prefix(70))  on \(request.mainDocumentURL.string.prefix(50))")
+        }
     }
 
     /// One line of the profile: a program (or a stage, or every url program) run alone over every

@@ -65,6 +65,8 @@ public final class Evaluator {
     /// The records of the rules that match every URL, in their order: read one after another
     /// when a page is new, instead of scattered over every rule's records.
     private let universalRecords: [RuleRecord]
+    /// Each rule's index in its list, by slot: where the rule lists' insertions read it.
+    private let ruleIndices: [RuleIndex]
     /// Whether a rule that matches every URL looks at the load type (third party) or is a
     /// make-https rule (upgradability): only then are these part of a page's flags.
     private let universalUsesLoadType: Bool
@@ -103,6 +105,7 @@ public final class Evaluator {
         universalUsesLoadType = file.universalRules.contains { file.rules[Int($0)].loadTypes != 0 }
         universalMakesHTTPS = file.universalRules.contains { file.rules[Int($0)].role == .makeHTTPS }
         universalRecords = file.universalRules.map { file.rules[Int($0)] }
+        ruleIndices = file.rules.map { RuleIndex(Int($0.ruleIndex)) }
         (universalOfTopStart, universalOfTop) = Self.index(file, patternCount: file.topPatternCount) {
             $0 == .ifTopURL || $0 == .unlessTopURL
         }
@@ -111,8 +114,8 @@ public final class Evaluator {
         }
         // The page lists' generic types are set up by the runtime when first used: here, at load,
         // rather than in the first request's answer.
-        _ = EditedList<RuleIndex>(keys: [], values: []).edited(removing: [], adding: [])
-        _ = EditedList<Action>(keys: [], values: []).edited(removing: [], adding: [])
+        _ = EditedList<RuleIndex>(keys: [], pool: []).edited(removing: [], adding: [])
+        _ = EditedList<Action>(keys: [], pool: []).edited(removing: [], adding: [])
     }
 
     /// The universal rules naming each pattern, for the rules whose condition `kind` accepts.
@@ -212,8 +215,8 @@ public final class Evaluator {
         init(_ universal: UniversalsForPage) {
             self.universal = universal
             plainOutcome = MatchOutcome(
-                actions: universal.actions.shared(inserting: EmptyCollection()) { _ in preconditionFailure("nothing is inserted") },
-                matchingRules: universal.rules.shared(inserting: EmptyCollection()) { _ in preconditionFailure("nothing is inserted") },
+                actions: universal.actions.shared(inserting: EmptyCollection()),
+                matchingRules: universal.rules.shared(inserting: EmptyCollection()),
                 appliesGlobalStyleSheet: universal.low == nil)
         }
     }
@@ -244,47 +247,34 @@ public final class Evaluator {
 
     /// Increasing keys with a value each, as a page keeps them: a base shared with other pages
     /// (`keys`, `values`), less the base's entries at `edits.removed` and with `edits.added`, which
-    /// the base lacks. A class: an outcome reads it through the page's reference, never copying it
-    /// out.
+    /// the base lacks. A key's value is `pool[key]` (the engine's every action by location, or every
+    /// rule's index by slot), so edits and insertions are numbers only. A class: an outcome reads
+    /// it through the page's reference, never copying it out.
     private final class EditedList<Value: Hashable & Sendable> {
         let keys: [UInt32]
         let values: [Value]
+        let pool: [Value]
         /// The page's edits; nil for a base list (the list of most pages: their conditions name
         /// no rule of it).
-        let edits: Edits?
+        let edits: ListEdits?
 
-        final class Edits {
-            /// Offsets of `keys`, increasing.
-            let removed: [Int]
-            /// Increasing keys, each with the offset of `keys` it stands before.
-            let added: [(key: UInt32, offset: Int, value: Value)]
-
-            init(removed: [Int], added: [(key: UInt32, offset: Int, value: Value)]) {
-                self.removed = removed
-                self.added = added
-            }
-
-            /// The index of the first added key not below `key`.
-            func firstAdded(from key: UInt32) -> Int {
-                var low = 0
-                var high = added.count
-                while low < high {
-                    let middle = (low + high) / 2
-                    if added[middle].key < key { low = middle + 1 } else { high = middle }
-                }
-                return low
-            }
+        init(keys: [UInt32], pool: [Value], edits: ListEdits? = nil) {
+            self.keys = keys
+            values = keys.map { pool[Int($0)] }
+            self.pool = pool
+            self.edits = edits
         }
 
-        init(keys: [UInt32], values: [Value], edits: Edits? = nil) {
+        private init(keys: [UInt32], values: [Value], pool: [Value], edits: ListEdits) {
             self.keys = keys
             self.values = values
+            self.pool = pool
             self.edits = edits
         }
 
         /// This (base) list less `removing` (increasing keys, all in it) and with `adding`
         /// (increasing keys, none in it).
-        func edited(removing: [UInt32], adding: [(key: UInt32, value: Value)]) -> EditedList {
+        func edited(removing: [UInt32], adding: [UInt32]) -> EditedList {
             precondition(edits == nil, "a base list is edited once")
             // Each key's offset searched for from the previous one's: the keys are increasing.
             var removed: [Int] = []
@@ -295,14 +285,14 @@ public final class Evaluator {
                 precondition(from < keys.count && keys[from] == key, "a removed key is listed")
                 removed.append(from)
             }
-            var added: [(key: UInt32, offset: Int, value: Value)] = []
+            var added: [(key: UInt32, offset: UInt32)] = []
             added.reserveCapacity(adding.count)
             from = 0
-            for entry in adding {
-                from = Evaluator.lowerBound(entry.key, in: keys, from: from)
-                added.append((entry.key, from, entry.value))
+            for key in adding {
+                from = Evaluator.lowerBound(key, in: keys, from: from)
+                added.append((key, UInt32(from)))
             }
-            return EditedList(keys: keys, values: values, edits: Edits(removed: removed, added: added))
+            return EditedList(keys: keys, values: values, pool: pool, edits: ListEdits(removed: removed, added: added))
         }
 
         @inline(__always)
@@ -318,36 +308,39 @@ public final class Evaluator {
             return addition < edits.added.count && edits.added[addition].key == key
         }
 
-        /// The list with `extra` (increasing keys, none in the list) inserted, each with its
-        /// `value`, as an outcome's list sharing the base.
+        /// The list with `extra` (increasing keys, none in the list) inserted, as an outcome's list
+        /// sharing the base.
         @inline(__always)
-        func shared(inserting extra: some Collection<UInt32>, value: (UInt32) -> Value) -> SharedList<Value> {
-            var insertions: [(offset: Int, element: Value)] = []
+        func shared(inserting extra: some Collection<UInt32>) -> SharedList<Value> {
+            typealias Insertion = SharedList<Value>.Insertion
+            var insertions: [Insertion] = []
             guard let edits else {
                 // (One key, most requests' own rules: an array literal is allocated at its size;
                 // `reserveCapacity` on an empty array, then an append, cost about 150 instructions
                 // more.)
                 if extra.count == 1, let key = extra.first {
-                    return SharedList(base: values, inserting: [(Evaluator.lowerBound(key, in: keys), value(key))])
+                    return SharedList(
+                        base: values, removing: [], inserting: [Insertion(offset: UInt32(Evaluator.lowerBound(key, in: keys)), element: key)],
+                        from: pool)
                 }
                 if !extra.isEmpty {
                     insertions.reserveCapacity(extra.count)
-                    for key in extra { insertions.append((Evaluator.lowerBound(key, in: keys), value(key))) }
+                    for key in extra { insertions.append(Insertion(offset: UInt32(Evaluator.lowerBound(key, in: keys)), element: key)) }
                 }
-                return SharedList(base: values, inserting: insertions)
+                return SharedList(base: values, removing: [], inserting: insertions, from: pool)
             }
             let added = edits.added
             insertions.reserveCapacity(added.count + extra.count)
             var next = 0
             for key in extra {
                 while next < added.count && added[next].key < key {
-                    insertions.append((added[next].offset, added[next].value))
+                    insertions.append(Insertion(offset: added[next].offset, element: added[next].key))
                     next += 1
                 }
-                insertions.append((Evaluator.lowerBound(key, in: keys), value(key)))
+                insertions.append(Insertion(offset: UInt32(Evaluator.lowerBound(key, in: keys)), element: key))
             }
-            for entry in added[next...] { insertions.append((entry.offset, entry.value)) }
-            return SharedList(base: values, removing: edits.removed, inserting: insertions)
+            for entry in added[next...] { insertions.append(Insertion(offset: entry.offset, element: entry.key)) }
+            return SharedList(base: values, removing: edits.removed, inserting: insertions, from: pool)
         }
 
         /// Appends the list's keys above `low` (all without one) up to and including `high`, in order.
@@ -378,6 +371,30 @@ public final class Evaluator {
                 list.append(added[addition].key)
                 addition += 1
             }
+        }
+    }
+
+    /// A page's edits of a base list (`EditedList`): numbers only.
+    private final class ListEdits {
+        /// Offsets of the base's keys, increasing.
+        let removed: [Int]
+        /// Increasing keys, each with the offset of the base's keys it stands before.
+        let added: [(key: UInt32, offset: UInt32)]
+
+        init(removed: [Int], added: [(key: UInt32, offset: UInt32)]) {
+            self.removed = removed
+            self.added = added
+        }
+
+        /// The index of the first added key not below `key`.
+        func firstAdded(from key: UInt32) -> Int {
+            var low = 0
+            var high = added.count
+            while low < high {
+                let middle = (low + high) / 2
+                if added[middle].key < key { low = middle + 1 } else { high = middle }
+            }
+            return low
         }
     }
 
@@ -644,10 +661,10 @@ public final class Evaluator {
     /// The page's list of applying universal rules `slots` (sorted), with what outcomes read of it.
     private func universal(of slots: [UInt32], upgradable: Bool) -> UniversalsForPage {
         var universal = UniversalsForPage(
-            rules: EditedList(keys: slots, values: slots.map { RuleIndex(Int(file.rules[Int($0)].ruleIndex)) }),
+            rules: EditedList(keys: slots, pool: ruleIndices),
             ignorePrevious: slots.filter { file.rules[Int($0)].role == .ignorePreviousRules },
             ignoreFollowing: slots.filter { file.rules[Int($0)].role == .ignoreFollowingRules }, low: nil, high: .max,
-            actions: EditedList(keys: [], values: []))
+            actions: EditedList(keys: [], pool: file.actions))
         cut(&universal, upgradable: upgradable)
         return universal
     }
@@ -660,7 +677,7 @@ public final class Evaluator {
         universal.rules.appendKeys(above: universal.low, through: universal.high, to: &acting)
         var locations: [UInt32] = []
         listLocations(acting[...], upgradable: upgradable, into: &locations)
-        universal.actions = EditedList(keys: locations, values: locations.map { file.actions[Int($0)] })
+        universal.actions = EditedList(keys: locations, pool: file.actions)
     }
 
     /// The flags' base list (made once per flags).
@@ -706,19 +723,19 @@ public final class Evaluator {
         }
         guard !named.isEmpty else { return base.kept }
         named.sort()
+        // A named rule's condition names a pattern the page matched, so it is decided without
+        // reading its other patterns: an if- rule applies (it joins), an unless- rule does not (it
+        // leaves the base, which holds the unless- rules).
         var leaving: [UInt32] = []
         var joining: [UInt32] = []
-        file.conditions.withUnsafeBufferPointer { conditions in
-            topSeen.withUnsafeBufferPointer { top in
-                frameSeen.withUnsafeBufferPointer { frame in
-                    for (index, slot) in named.enumerated() where index == 0 || named[index - 1] != slot {
-                        let rule = file.rules[Int(slot)]
-                        guard Self.flagsAccept(rule, request, thirdParty: thirdParty) else { continue }
-                        let inBase = rule.condition == .unlessTopURL || rule.condition == .unlessFrameURL
-                        let applies = Self.holds(rule, conditions: conditions, top: top, frame: frame)
-                        if inBase && !applies { leaving.append(slot) }
-                        if !inBase && applies { joining.append(slot) }
-                    }
+        file.rules.withUnsafeBufferPointer { rules in
+            for (index, slot) in named.enumerated() where index == 0 || named[index - 1] != slot {
+                let rule = rules[Int(slot)]
+                guard Self.flagsAccept(rule, request, thirdParty: thirdParty) else { continue }
+                if rule.condition == .unlessTopURL || rule.condition == .unlessFrameURL {
+                    leaving.append(slot)
+                } else {
+                    joining.append(slot)
                 }
             }
         }
@@ -726,8 +743,7 @@ public final class Evaluator {
         let old = base.universal
         let role = { (slot: UInt32) in self.file.rules[Int(slot)].role }
         var universal = old
-        universal.rules = old.rules.edited(
-            removing: leaving, adding: joining.map { ($0, RuleIndex(Int(self.file.rules[Int($0)].ruleIndex))) })
+        universal.rules = old.rules.edited(removing: leaving, adding: joining)
         universal.ignorePrevious = Self.edited(old.ignorePrevious, removing: leaving, adding: joining) { role($0) == .ignorePreviousRules }
         universal.ignoreFollowing = Self.edited(old.ignoreFollowing, removing: leaving, adding: joining) { role($0) == .ignoreFollowingRules }
         let upgradable = Self.isUpgradable(request)
@@ -749,7 +765,7 @@ public final class Evaluator {
         }
         changes.sort { $0.location < $1.location }
         var removing: [UInt32] = []
-        var adding: [(key: UInt32, value: Action)] = []
+        var adding: [UInt32] = []
         let locations = old.actions.keys
         var at = 0
         while at < changes.count {
@@ -763,7 +779,7 @@ public final class Evaluator {
             let listed = offset < locations.count && locations[offset] == location
             let before = listed ? base.locationUses[offset] : 0
             if listed && before + change == 0 { removing.append(location) }
-            if !listed && change > 0 { adding.append((location, file.actions[Int(location)])) }
+            if !listed && change > 0 { adding.append(location) }
         }
         universal.actions = old.actions.edited(removing: removing, adding: adding)
         return Kept(universal)
@@ -868,7 +884,7 @@ public final class Evaluator {
             work.locations[newLocations] = work.locations[index]
             newLocations += 1
         }
-        let actions = kept.universal.actions.shared(inserting: work.locations[..<newLocations]) { file.actions[Int($0)] }
+        let actions = kept.universal.actions.shared(inserting: work.locations[..<newLocations])
         return MatchOutcome(
             actions: actions, matchingRules: matchingRules(kept, work.extra),
             appliesGlobalStyleSheet: kept.universal.low == nil)
@@ -876,7 +892,7 @@ public final class Evaluator {
 
     /// Every applying rule: the page's, shared, with this request's (`extra`) inserted.
     private func matchingRules(_ kept: Kept, _ extra: [UInt32]) -> SharedList<RuleIndex> {
-        kept.universal.rules.shared(inserting: extra) { RuleIndex(Int(file.rules[Int($0)].ruleIndex)) }
+        kept.universal.rules.shared(inserting: extra)
     }
 
     /// Step 3 when the request's own rules include an ignore rule: the applying rules (the

@@ -7,25 +7,41 @@
 // the array (copy on write, no copy) with the page's edits and the few rules its own URL matched. An
 // outcome then costs its edits, not the page's thousands of rules.
 //
+// The inserted elements are read from a shared array too (`pool`: the engine's every action, or
+// every rule's index), so that an insertion is two numbers: a page's or a request's edits are
+// made and freed without a reference count touched per element (an action is a reference).
+//
 // It is a list like any other: equality, hashing, printing and iteration see the elements only,
 // never how they are stored, so an outcome built this way equals the reference's plain arrays.
 // Mutating it first flattens it into one array.
 
 public struct SharedList<Element: Hashable & Sendable>: Sendable {
+    /// `pool[element]` stands before `base[offset]` (at the end for `base.count`).
+    public struct Insertion: Sendable {
+        public var offset: UInt32
+        public var element: UInt32
+        @inlinable public init(offset: UInt32, element: UInt32) {
+            self.offset = offset
+            self.element = element
+        }
+    }
+
     /// The shared elements.
     @usableFromInline var base: [Element]
     /// The offsets of `base` left out, increasing.
     @usableFromInline var removals: [Int]
-    /// `insertions[k].element` stands before `base[insertions[k].offset]` (at the end for
-    /// `base.count`); offsets never decrease, and insertions at the same offset keep their order.
-    /// (One array, kept as given: an outcome's list costs one allocation, not a copy.)
-    @usableFromInline var insertions: [(offset: Int, element: Element)]
+    /// Offsets never decrease, and insertions at the same offset keep their order. (One array,
+    /// kept as given: an outcome's list costs one allocation, not a copy.)
+    @usableFromInline var insertions: [Insertion]
+    /// Where the inserted elements are.
+    @usableFromInline var pool: [Element]
 
     @inlinable
     public init(_ elements: [Element]) {
         base = elements
         removals = []
         insertions = []
+        pool = []
     }
 
     /// `base` with each `(offset, element)` inserted before `base[offset]`; offsets in
@@ -39,19 +55,33 @@ public struct SharedList<Element: Hashable & Sendable>: Sendable {
     /// `(offset, element)` inserted before `base[offset]` (offsets in nondecreasing order).
     @inlinable
     public init(base: [Element], removing removals: [Int], inserting insertions: [(offset: Int, element: Element)]) {
+        precondition(insertions.allSatisfy { $0.offset >= 0 && $0.offset <= base.count }, "insertions outside the base")
+        self.init(
+            base: base, removing: removals,
+            inserting: insertions.enumerated().map { Insertion(offset: UInt32($0.element.offset), element: UInt32($0.offset)) },
+            from: insertions.map(\.element))
+    }
+
+    /// `base` without the elements at `removals` (increasing offsets) and with `pool[i.element]`
+    /// inserted before `base[i.offset]` for each insertion `i` (offsets in nondecreasing order).
+    @inlinable
+    public init(base: [Element], removing removals: [Int], inserting insertions: [Insertion], from pool: [Element]) {
         var previous = -1
         for offset in removals {
             precondition(offset > previous && offset < base.count, "removals out of order or outside the base")
             previous = offset
         }
-        previous = 0
+        var previousInsertion: UInt32 = 0
         for insertion in insertions {
-            precondition(insertion.offset >= previous && insertion.offset <= base.count, "insertions out of order or outside the base")
-            previous = insertion.offset
+            precondition(
+                insertion.offset >= previousInsertion && insertion.offset <= base.count && insertion.element < pool.count,
+                "insertions out of order or outside the base or the pool")
+            previousInsertion = insertion.offset
         }
         self.base = base
         self.removals = removals
         self.insertions = insertions
+        self.pool = pool
     }
 
     /// The elements as one array.
@@ -68,7 +98,11 @@ public struct SharedList<Element: Hashable & Sendable>: Sendable {
         base = flattened
         removals = []
         insertions = []
+        pool = []
     }
+
+    /// The element insertion `k` inserts.
+    @inlinable func inserted(_ k: Int) -> Element { pool[Int(insertions[k].element)] }
 
     /// How many of `sorted`'s values (increasing) are below `value`.
     @inlinable static func countBelow(_ value: Int, in sorted: [Int]) -> Int {
@@ -87,7 +121,7 @@ public struct SharedList<Element: Hashable & Sendable>: Sendable {
         var high = insertions.count
         while low < high {
             let middle = (low + high) / 2
-            if insertions[middle].offset < offset { low = middle + 1 } else { high = middle }
+            if Int(insertions[middle].offset) < offset { low = middle + 1 } else { high = middle }
         }
         return low
     }
@@ -120,7 +154,7 @@ extension SharedList: RandomAccessCollection, MutableCollection, RangeReplaceabl
             }
             let first = insertionsBelow(low)
             let within = position - (low - Self.countBelow(low, in: removals) + first)
-            if first + within < insertions.count && insertions[first + within].offset == low { return insertions[first + within].element }
+            if first + within < insertions.count && Int(insertions[first + within].offset) == low { return inserted(first + within) }
             return base[low]
         }
         set {
@@ -138,9 +172,9 @@ extension SharedList: RandomAccessCollection, MutableCollection, RangeReplaceabl
         var high = insertions.count
         while low < high {
             let middle = (low + high) / 2
-            if insertions[middle].offset + middle < position { low = middle + 1 } else { high = middle }
+            if Int(insertions[middle].offset) + middle < position { low = middle + 1 } else { high = middle }
         }
-        if low < insertions.count && insertions[low].offset + low == position { return insertions[low].element }
+        if low < insertions.count && Int(insertions[low].offset) + low == position { return inserted(low) }
         return base[position - low]
     }
 
@@ -160,9 +194,9 @@ extension SharedList: RandomAccessCollection, MutableCollection, RangeReplaceabl
         @inlinable
         public mutating func next() -> Element? {
             while true {
-                if insertion < list.insertions.count && list.insertions[insertion].offset == baseIndex {
+                if insertion < list.insertions.count && Int(list.insertions[insertion].offset) == baseIndex {
                     defer { insertion += 1 }
-                    return list.insertions[insertion].element
+                    return list.inserted(insertion)
                 }
                 guard baseIndex < list.base.count else { return nil }
                 if removal < list.removals.count && list.removals[removal] == baseIndex {

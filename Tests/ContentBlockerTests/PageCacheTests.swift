@@ -127,6 +127,22 @@ import PCRE2Oracle
         #expect(list.count == 7)
     }
 
+    /// Inserted elements read from a shared pool by number (as the evaluator inserts actions by
+    /// location and rules by slot), in any order of the pool, some twice: the list holds the pool's
+    /// elements, and flattening or changing it keeps them.
+    @Test func aSharedListReadsItsInsertionsFromItsPool() {
+        let pool = ["a", "b", "c", "d"]
+        let insert = { (offset: UInt32, element: UInt32) in SharedList<String>.Insertion(offset: offset, element: element) }
+        let list = SharedList(base: ["x", "y", "z"], removing: [1], inserting: [insert(0, 3), insert(2, 0), insert(3, 3)], from: pool)
+        #expect(Array(list) == ["d", "x", "a", "z", "d"])
+        #expect(list.indices.map { list[$0] } == ["d", "x", "a", "z", "d"])
+        #expect(list == SharedList(["d", "x", "a", "z", "d"]))
+        #expect(list.flattened == ["d", "x", "a", "z", "d"])
+        var changed = list
+        changed[0] = "e"
+        #expect(changed == ["e", "x", "a", "z", "d"] && list.first == "d")
+    }
+
     /// Every way of removing from and inserting into small bases: the list, read by iteration and
     /// by subscript, is the one spelled out element by element.
     @Test func aSharedListWithRemovalsIsTheListItHolds() {
