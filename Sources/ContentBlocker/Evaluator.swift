@@ -215,9 +215,7 @@ public final class Evaluator {
         init(_ universal: UniversalsForPage) {
             self.universal = universal
             plainOutcome = MatchOutcome(
-                actions: universal.actions.shared(inserting: EmptyCollection()),
-                matchingRules: universal.rules.shared(inserting: EmptyCollection()),
-                appliesGlobalStyleSheet: universal.low == nil)
+                actions: universal.actions.shared, matchingRules: universal.rules.shared, appliesGlobalStyleSheet: universal.low == nil)
         }
     }
 
@@ -246,36 +244,44 @@ public final class Evaluator {
     }
 
     /// Increasing keys with a value each, as a page keeps them: a base shared with other pages
-    /// (`keys`, `values`), less the base's entries at `edits.removed` and with `edits.added`, which
-    /// the base lacks. A key's value is `pool[key]` (the engine's every action by location, or every
-    /// rule's index by slot), so edits and insertions are numbers only. A class: an outcome reads
-    /// it through the page's reference, never copying it out.
+    /// (`keys`, `values`), less the base's entries at offsets `removed` and with `added`, which the
+    /// base lacks. A key's value is `pool[key]` (the engine's every action by location, or every
+    /// rule's index by slot), so the edits are numbers, and `added` is an outcome's insertions as
+    /// they are (an insertion's element is its key). A class: an outcome reads it through the
+    /// page's reference, never copying it out.
     private final class EditedList<Value: Hashable & Sendable> {
         let keys: [UInt32]
         let values: [Value]
         let pool: [Value]
-        /// The page's edits; nil for a base list (the list of most pages: their conditions name
-        /// no rule of it).
-        let edits: ListEdits?
+        /// Offsets of `keys`, increasing; empty for a base list (the list of most pages: their
+        /// conditions name no rule of it).
+        let removed: [Int]
+        /// Increasing keys (`element`), each with the offset of `keys` it stands before.
+        let added: [ListInsertion]
 
-        init(keys: [UInt32], pool: [Value], edits: ListEdits? = nil) {
+        init(keys: [UInt32], pool: [Value]) {
             self.keys = keys
             values = keys.map { pool[Int($0)] }
             self.pool = pool
-            self.edits = edits
+            removed = []
+            added = []
         }
 
-        private init(keys: [UInt32], values: [Value], pool: [Value], edits: ListEdits) {
+        private init(keys: [UInt32], values: [Value], pool: [Value], removed: [Int], added: [ListInsertion]) {
             self.keys = keys
             self.values = values
             self.pool = pool
-            self.edits = edits
+            self.removed = removed
+            self.added = added
         }
+
+        /// Whether the list is its base as it is.
+        var isBase: Bool { removed.isEmpty && added.isEmpty }
 
         /// This (base) list less `removing` (increasing keys, all in it) and with `adding`
         /// (increasing keys, none in it).
         func edited(removing: [UInt32], adding: [UInt32]) -> EditedList {
-            precondition(edits == nil, "a base list is edited once")
+            precondition(isBase, "a base list is edited once")
             // Each key's offset searched for from the previous one's: the keys are increasing.
             var removed: [Int] = []
             removed.reserveCapacity(removing.count)
@@ -285,105 +291,14 @@ public final class Evaluator {
                 precondition(from < keys.count && keys[from] == key, "a removed key is listed")
                 removed.append(from)
             }
-            var added: [(key: UInt32, offset: UInt32)] = []
+            var added: [ListInsertion] = []
             added.reserveCapacity(adding.count)
             from = 0
             for key in adding {
                 from = Evaluator.lowerBound(key, in: keys, from: from)
-                added.append((key, UInt32(from)))
+                added.append(ListInsertion(offset: UInt32(from), element: key))
             }
-            return EditedList(keys: keys, values: values, pool: pool, edits: ListEdits(removed: removed, added: added))
-        }
-
-        @inline(__always)
-        func contains(_ key: UInt32) -> Bool {
-            let offset = Evaluator.lowerBound(key, in: keys)
-            let inBase = offset < keys.count && keys[offset] == key
-            guard let edits else { return inBase }
-            if inBase {
-                let removal = Evaluator.lowerBound(offset, in: edits.removed)
-                return removal == edits.removed.count || edits.removed[removal] != offset
-            }
-            let addition = edits.firstAdded(from: key)
-            return addition < edits.added.count && edits.added[addition].key == key
-        }
-
-        /// The list with `extra` (increasing keys, none in the list) inserted, as an outcome's list
-        /// sharing the base.
-        @inline(__always)
-        func shared(inserting extra: some Collection<UInt32>) -> SharedList<Value> {
-            typealias Insertion = SharedList<Value>.Insertion
-            var insertions: [Insertion] = []
-            guard let edits else {
-                // (One key, most requests' own rules: an array literal is allocated at its size;
-                // `reserveCapacity` on an empty array, then an append, cost about 150 instructions
-                // more.)
-                if extra.count == 1, let key = extra.first {
-                    return SharedList(
-                        base: values, removing: [], inserting: [Insertion(offset: UInt32(Evaluator.lowerBound(key, in: keys)), element: key)],
-                        from: pool)
-                }
-                if !extra.isEmpty {
-                    insertions.reserveCapacity(extra.count)
-                    for key in extra { insertions.append(Insertion(offset: UInt32(Evaluator.lowerBound(key, in: keys)), element: key)) }
-                }
-                return SharedList(base: values, removing: [], inserting: insertions, from: pool)
-            }
-            let added = edits.added
-            insertions.reserveCapacity(added.count + extra.count)
-            var next = 0
-            for key in extra {
-                while next < added.count && added[next].key < key {
-                    insertions.append(Insertion(offset: added[next].offset, element: added[next].key))
-                    next += 1
-                }
-                insertions.append(Insertion(offset: UInt32(Evaluator.lowerBound(key, in: keys)), element: key))
-            }
-            for entry in added[next...] { insertions.append(Insertion(offset: entry.offset, element: entry.key)) }
-            return SharedList(base: values, removing: edits.removed, inserting: insertions, from: pool)
-        }
-
-        /// Appends the list's keys above `low` (all without one) up to and including `high`, in order.
-        func appendKeys(above low: UInt32?, through high: UInt32, to list: inout [UInt32]) {
-            let first = low.map { $0 + 1 } ?? 0
-            let start = Evaluator.lowerBound(first, in: keys)
-            let end = high == .max ? keys.count : Evaluator.lowerBound(high + 1, in: keys)
-            guard let edits else {
-                if start < end { list.append(contentsOf: keys[start..<end]) }
-                return
-            }
-            let removed = edits.removed
-            let added = edits.added
-            var removal = Evaluator.lowerBound(start, in: removed)
-            var addition = edits.firstAdded(from: first)
-            for offset in start..<max(start, end) {
-                while addition < added.count && added[addition].key < keys[offset] {
-                    list.append(added[addition].key)
-                    addition += 1
-                }
-                if removal < removed.count && removed[removal] == offset {
-                    removal += 1
-                } else {
-                    list.append(keys[offset])
-                }
-            }
-            while addition < added.count && added[addition].key <= high {
-                list.append(added[addition].key)
-                addition += 1
-            }
-        }
-    }
-
-    /// A page's edits of a base list (`EditedList`): numbers only.
-    private final class ListEdits {
-        /// Offsets of the base's keys, increasing.
-        let removed: [Int]
-        /// Increasing keys, each with the offset of the base's keys it stands before.
-        let added: [(key: UInt32, offset: UInt32)]
-
-        init(removed: [Int], added: [(key: UInt32, offset: UInt32)]) {
-            self.removed = removed
-            self.added = added
+            return EditedList(keys: keys, values: values, pool: pool, removed: removed, added: added)
         }
 
         /// The index of the first added key not below `key`.
@@ -392,9 +307,86 @@ public final class Evaluator {
             var high = added.count
             while low < high {
                 let middle = (low + high) / 2
-                if added[middle].key < key { low = middle + 1 } else { high = middle }
+                if added[middle].element < key { low = middle + 1 } else { high = middle }
             }
             return low
+        }
+
+        @inline(__always)
+        func contains(_ key: UInt32) -> Bool {
+            let offset = Evaluator.lowerBound(key, in: keys)
+            let inBase = offset < keys.count && keys[offset] == key
+            if isBase { return inBase }
+            if inBase {
+                let removal = Evaluator.lowerBound(offset, in: removed)
+                return removal == removed.count || removed[removal] != offset
+            }
+            let addition = firstAdded(from: key)
+            return addition < added.count && added[addition].element == key
+        }
+
+        /// The list as an outcome's, sharing the base and the edits.
+        var shared: SharedList<Value> { SharedList(base: values, removing: removed, inserting: added, from: pool) }
+
+        /// The list with `extra` (increasing keys, none in the list) inserted, as an outcome's list
+        /// sharing the base.
+        @inline(__always)
+        func shared(inserting extra: some Collection<UInt32>) -> SharedList<Value> {
+            var insertions: [ListInsertion] = []
+            guard !added.isEmpty else {
+                // (One key, most requests' own rules: an array literal is allocated at its size;
+                // `reserveCapacity` on an empty array, then an append, cost about 150 instructions
+                // more.)
+                if extra.count == 1, let key = extra.first {
+                    return SharedList(
+                        base: values, removing: removed,
+                        inserting: [ListInsertion(offset: UInt32(Evaluator.lowerBound(key, in: keys)), element: key)], from: pool)
+                }
+                if !extra.isEmpty {
+                    insertions.reserveCapacity(extra.count)
+                    for key in extra { insertions.append(ListInsertion(offset: UInt32(Evaluator.lowerBound(key, in: keys)), element: key)) }
+                }
+                return SharedList(base: values, removing: removed, inserting: insertions, from: pool)
+            }
+            insertions.reserveCapacity(added.count + extra.count)
+            var next = 0
+            for key in extra {
+                while next < added.count && added[next].element < key {
+                    insertions.append(added[next])
+                    next += 1
+                }
+                insertions.append(ListInsertion(offset: UInt32(Evaluator.lowerBound(key, in: keys)), element: key))
+            }
+            insertions.append(contentsOf: added[next...])
+            return SharedList(base: values, removing: removed, inserting: insertions, from: pool)
+        }
+
+        /// Appends the list's keys above `low` (all without one) up to and including `high`, in order.
+        func appendKeys(above low: UInt32?, through high: UInt32, to list: inout [UInt32]) {
+            let first = low.map { $0 + 1 } ?? 0
+            let start = Evaluator.lowerBound(first, in: keys)
+            let end = high == .max ? keys.count : Evaluator.lowerBound(high + 1, in: keys)
+            if isBase {
+                if start < end { list.append(contentsOf: keys[start..<end]) }
+                return
+            }
+            var removal = Evaluator.lowerBound(start, in: removed)
+            var addition = firstAdded(from: first)
+            for offset in start..<max(start, end) {
+                while addition < added.count && added[addition].element < keys[offset] {
+                    list.append(added[addition].element)
+                    addition += 1
+                }
+                if removal < removed.count && removed[removal] == offset {
+                    removal += 1
+                } else {
+                    list.append(keys[offset])
+                }
+            }
+            while addition < added.count && added[addition].element <= high {
+                list.append(added[addition].element)
+                addition += 1
+            }
         }
     }
 
@@ -437,6 +429,29 @@ public final class Evaluator {
         var locations: [UInt32] = []
         var stageEnds: [Int] = []
     }
+
+    /// The working lists of a page's edit (`editedBase`), kept between pages so that an edit
+    /// allocates only what the page keeps.
+    private struct EditWork {
+        /// The universal rules the page's matched patterns name (some twice), then those that leave
+        /// its base and join it, and the action locations that change.
+        var named: [UInt32] = []
+        var leaving: [UInt32] = []
+        var joining: [UInt32] = []
+        var changes: [(location: UInt32, change: Int)] = []
+        var removing: [UInt32] = []
+        var adding: [UInt32] = []
+
+        mutating func clear() {
+            named.removeAll(keepingCapacity: true)
+            leaving.removeAll(keepingCapacity: true)
+            joining.removeAll(keepingCapacity: true)
+            changes.removeAll(keepingCapacity: true)
+            removing.removeAll(keepingCapacity: true)
+            adding.removeAll(keepingCapacity: true)
+        }
+    }
+    @exclusivity(unchecked) private var editWork = EditWork()
 
     /// The condition programs' stage ends (working memory, as `Work.stageEnds` is the url programs').
     @exclusivity(unchecked) private var conditionEnds: [Int] = []
@@ -713,32 +728,35 @@ public final class Evaluator {
         let base = base(request, key, thirdParty: thirdParty)
         if base.readsTop { markTop(page, request) }
         if base.readsFrame { markFrame(page, request) }
+        // The working lists, moved out for this edit (as `work` is for an answer).
+        var edit = EditWork()
+        swap(&edit, &editWork)
+        defer { swap(&edit, &editWork) }
         // The rules named by a matched pattern: only their conditions can differ from the base's.
-        var named: [UInt32] = []
+        edit.clear()
         for pattern in markedTop ?? [] {
-            named += universalOfTop[universalOfTopStart[Int(pattern)]..<universalOfTopStart[Int(pattern) + 1]]
+            edit.named += universalOfTop[universalOfTopStart[Int(pattern)]..<universalOfTopStart[Int(pattern) + 1]]
         }
         for pattern in markedFrame ?? [] {
-            named += universalOfFrame[universalOfFrameStart[Int(pattern)]..<universalOfFrameStart[Int(pattern) + 1]]
+            edit.named += universalOfFrame[universalOfFrameStart[Int(pattern)]..<universalOfFrameStart[Int(pattern) + 1]]
         }
-        guard !named.isEmpty else { return base.kept }
-        named.sort()
+        guard !edit.named.isEmpty else { return base.kept }
+        edit.named.sort()
         // A named rule's condition names a pattern the page matched, so it is decided without
         // reading its other patterns: an if- rule applies (it joins), an unless- rule does not (it
         // leaves the base, which holds the unless- rules).
-        var leaving: [UInt32] = []
-        var joining: [UInt32] = []
         file.rules.withUnsafeBufferPointer { rules in
-            for (index, slot) in named.enumerated() where index == 0 || named[index - 1] != slot {
+            for (index, slot) in edit.named.enumerated() where index == 0 || edit.named[index - 1] != slot {
                 let rule = rules[Int(slot)]
                 guard Self.flagsAccept(rule, request, thirdParty: thirdParty) else { continue }
                 if rule.condition == .unlessTopURL || rule.condition == .unlessFrameURL {
-                    leaving.append(slot)
+                    edit.leaving.append(slot)
                 } else {
-                    joining.append(slot)
+                    edit.joining.append(slot)
                 }
             }
         }
+        let (leaving, joining) = (edit.leaving, edit.joining)
         guard !leaving.isEmpty || !joining.isEmpty else { return base.kept }
         let old = base.universal
         let role = { (slot: UInt32) in self.file.rules[Int(slot)].role }
@@ -756,16 +774,14 @@ public final class Evaluator {
         // when a joining rule lists it and the base does not.
         // (The changes sorted by location and summed per location: a few, where a dictionary
         // would hash each.)
-        var changes: [(location: UInt32, change: Int)] = []
         for slot in leaving {
-            if let location = listedLocation(file.rules[Int(slot)], upgradable: upgradable) { changes.append((location, -1)) }
+            if let location = listedLocation(file.rules[Int(slot)], upgradable: upgradable) { edit.changes.append((location, -1)) }
         }
         for slot in joining {
-            if let location = listedLocation(file.rules[Int(slot)], upgradable: upgradable) { changes.append((location, 1)) }
+            if let location = listedLocation(file.rules[Int(slot)], upgradable: upgradable) { edit.changes.append((location, 1)) }
         }
-        changes.sort { $0.location < $1.location }
-        var removing: [UInt32] = []
-        var adding: [UInt32] = []
+        edit.changes.sort { $0.location < $1.location }
+        let changes = edit.changes
         let locations = old.actions.keys
         var at = 0
         while at < changes.count {
@@ -778,10 +794,10 @@ public final class Evaluator {
             let offset = Self.lowerBound(location, in: locations)
             let listed = offset < locations.count && locations[offset] == location
             let before = listed ? base.locationUses[offset] : 0
-            if listed && before + change == 0 { removing.append(location) }
-            if !listed && change > 0 { adding.append(location) }
+            if listed && before + change == 0 { edit.removing.append(location) }
+            if !listed && change > 0 { edit.adding.append(location) }
         }
-        universal.actions = old.actions.edited(removing: removing, adding: adding)
+        universal.actions = old.actions.edited(removing: edit.removing, adding: edit.adding)
         return Kept(universal)
     }
 
@@ -790,6 +806,8 @@ public final class Evaluator {
     private static func edited(
         _ slots: [UInt32], removing: [UInt32], adding: [UInt32], kind: (UInt32) -> Bool
     ) -> [UInt32] {
+        // (Most pages' edits hold no ignore rule: nothing is filtered into new lists.)
+        guard removing.contains(where: kind) || adding.contains(where: kind) else { return slots }
         let removing = removing.filter(kind)
         let adding = adding.filter(kind)
         guard !removing.isEmpty || !adding.isEmpty else { return slots }

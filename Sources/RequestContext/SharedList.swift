@@ -15,16 +15,20 @@
 // never how they are stored, so an outcome built this way equals the reference's plain arrays.
 // Mutating it first flattens it into one array.
 
-public struct SharedList<Element: Hashable & Sendable>: Sendable {
-    /// `pool[element]` stands before `base[offset]` (at the end for `base.count`).
-    public struct Insertion: Sendable {
-        public var offset: UInt32
-        public var element: UInt32
-        @inlinable public init(offset: UInt32, element: UInt32) {
-            self.offset = offset
-            self.element = element
-        }
+/// One inserted element of a `SharedList`: `pool[element]` stands before `base[offset]` (at the
+/// end for `base.count`). Not generic, so that one array of them can serve lists of any element
+/// (the evaluator keeps a page's edits as such an array and hands it to each outcome as is).
+public struct ListInsertion: Sendable, Equatable {
+    public var offset: UInt32
+    public var element: UInt32
+    @inlinable public init(offset: UInt32, element: UInt32) {
+        self.offset = offset
+        self.element = element
     }
+}
+
+public struct SharedList<Element: Hashable & Sendable>: Sendable {
+    public typealias Insertion = ListInsertion
 
     /// The shared elements.
     @usableFromInline var base: [Element]
