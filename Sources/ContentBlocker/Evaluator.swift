@@ -215,7 +215,8 @@ public final class Evaluator {
         init(_ universal: UniversalsForPage) {
             self.universal = universal
             plainOutcome = MatchOutcome(
-                actions: universal.actions.shared, matchingRules: universal.rules.shared, appliesGlobalStyleSheet: universal.low == nil)
+                actions: universal.actions.outcomeList, matchingRules: universal.rules.outcomeList,
+                appliesGlobalStyleSheet: universal.low == nil)
         }
     }
 
@@ -247,31 +248,30 @@ public final class Evaluator {
     /// (`keys`, `values`), less the base's entries at offsets `removed` and with `added`, which the
     /// base lacks. A key's value is `pool[key]` (the engine's every action by location, or every
     /// rule's index by slot), so the edits are numbers, and `added` is an outcome's insertions as
-    /// they are (an insertion's element is its key). A class: an outcome reads it through the
-    /// page's reference, never copying it out.
+    /// they are (an insertion's element is its key). The values, removals and pool are the
+    /// outcomes' `SharedList.Shared`, one reference for each outcome to hold. A class: an outcome
+    /// reads it through the page's reference, never copying it out.
     private final class EditedList<Value: Hashable & Sendable> {
         let keys: [UInt32]
-        let values: [Value]
-        let pool: [Value]
-        /// Offsets of `keys`, increasing; empty for a base list (the list of most pages: their
-        /// conditions name no rule of it).
-        let removed: [Int]
+        let shared: SharedList<Value>.Shared
         /// Increasing keys (`element`), each with the offset of `keys` it stands before.
         let added: [ListInsertion]
+        /// The keys' values, in order.
+        var values: [Value] { shared.base }
+        var pool: [Value] { shared.pool }
+        /// Offsets of `keys`, increasing; empty for a base list (the list of most pages: their
+        /// conditions name no rule of it).
+        var removed: [Int] { shared.removals }
 
         init(keys: [UInt32], pool: [Value]) {
             self.keys = keys
-            values = keys.map { pool[Int($0)] }
-            self.pool = pool
-            removed = []
+            shared = SharedList.Shared(base: keys.map { pool[Int($0)] }, pool: pool)
             added = []
         }
 
-        private init(keys: [UInt32], values: [Value], pool: [Value], removed: [Int], added: [ListInsertion]) {
+        private init(keys: [UInt32], shared: SharedList<Value>.Shared, added: [ListInsertion]) {
             self.keys = keys
-            self.values = values
-            self.pool = pool
-            self.removed = removed
+            self.shared = shared
             self.added = added
         }
 
@@ -298,7 +298,7 @@ public final class Evaluator {
                 from = Evaluator.lowerBound(key, in: keys, from: from)
                 added.append(ListInsertion(offset: UInt32(from), element: key))
             }
-            return EditedList(keys: keys, values: values, pool: pool, removed: removed, added: added)
+            return EditedList(keys: keys, shared: SharedList.Shared(base: values, removing: removed, pool: pool), added: added)
         }
 
         /// The index of the first added key not below `key`.
@@ -326,7 +326,7 @@ public final class Evaluator {
         }
 
         /// The list as an outcome's, sharing the base and the edits.
-        var shared: SharedList<Value> { SharedList(base: values, removing: removed, inserting: added, from: pool) }
+        var outcomeList: SharedList<Value> { SharedList(shared, inserting: added) }
 
         /// The list with `extra` (increasing keys, none in the list) inserted, as an outcome's list
         /// sharing the base.
@@ -338,15 +338,13 @@ public final class Evaluator {
                 // `reserveCapacity` on an empty array, then an append, cost about 150 instructions
                 // more.)
                 if extra.count == 1, let key = extra.first {
-                    return SharedList(
-                        base: values, removing: removed,
-                        inserting: [ListInsertion(offset: UInt32(Evaluator.lowerBound(key, in: keys)), element: key)], from: pool)
+                    return SharedList(shared, inserting: [ListInsertion(offset: UInt32(Evaluator.lowerBound(key, in: keys)), element: key)])
                 }
                 if !extra.isEmpty {
                     insertions.reserveCapacity(extra.count)
                     for key in extra { insertions.append(ListInsertion(offset: UInt32(Evaluator.lowerBound(key, in: keys)), element: key)) }
                 }
-                return SharedList(base: values, removing: removed, inserting: insertions, from: pool)
+                return SharedList(shared, inserting: insertions)
             }
             insertions.reserveCapacity(added.count + extra.count)
             var next = 0
@@ -358,7 +356,7 @@ public final class Evaluator {
                 insertions.append(ListInsertion(offset: UInt32(Evaluator.lowerBound(key, in: keys)), element: key))
             }
             insertions.append(contentsOf: added[next...])
-            return SharedList(base: values, removing: removed, inserting: insertions, from: pool)
+            return SharedList(shared, inserting: insertions)
         }
 
         /// Appends the list's keys above `low` (all without one) up to and including `high`, in order.

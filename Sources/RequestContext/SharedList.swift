@@ -30,22 +30,44 @@ public struct ListInsertion: Sendable, Equatable {
 public struct SharedList<Element: Hashable & Sendable>: Sendable {
     public typealias Insertion = ListInsertion
 
-    /// The shared elements.
-    @usableFromInline var base: [Element]
-    /// The offsets of `base` left out, increasing.
-    @usableFromInline var removals: [Int]
+    /// What the lists of one page share: the base, the offsets of it left out, and the elements
+    /// insertions read (`pool`). One reference: an outcome's list costs one retain of it and its
+    /// own insertions.
+    public final class Shared: Sendable {
+        public let base: [Element]
+        /// Increasing offsets of `base`.
+        public let removals: [Int]
+        public let pool: [Element]
+
+        @inlinable
+        public init(base: [Element], removing removals: [Int] = [], pool: [Element] = []) {
+            var previous = -1
+            for offset in removals {
+                precondition(offset > previous && offset < base.count, "removals out of order or outside the base")
+                previous = offset
+            }
+            self.base = base
+            self.removals = removals
+            self.pool = pool
+        }
+    }
+
+    @usableFromInline var shared: Shared
     /// Offsets never decrease, and insertions at the same offset keep their order. (One array,
     /// kept as given: an outcome's list costs one allocation, not a copy.)
     @usableFromInline var insertions: [Insertion]
+
+    /// The shared elements.
+    @inlinable var base: [Element] { shared.base }
+    /// The offsets of `base` left out, increasing.
+    @inlinable var removals: [Int] { shared.removals }
     /// Where the inserted elements are.
-    @usableFromInline var pool: [Element]
+    @inlinable var pool: [Element] { shared.pool }
 
     @inlinable
     public init(_ elements: [Element]) {
-        base = elements
-        removals = []
+        shared = Shared(base: elements)
         insertions = []
-        pool = []
     }
 
     /// `base` with each `(offset, element)` inserted before `base[offset]`; offsets in
@@ -61,31 +83,30 @@ public struct SharedList<Element: Hashable & Sendable>: Sendable {
     public init(base: [Element], removing removals: [Int], inserting insertions: [(offset: Int, element: Element)]) {
         precondition(insertions.allSatisfy { $0.offset >= 0 && $0.offset <= base.count }, "insertions outside the base")
         self.init(
-            base: base, removing: removals,
-            inserting: insertions.enumerated().map { Insertion(offset: UInt32($0.element.offset), element: UInt32($0.offset)) },
-            from: insertions.map(\.element))
+            Shared(base: base, removing: removals, pool: insertions.map(\.element)),
+            inserting: insertions.enumerated().map { Insertion(offset: UInt32($0.element.offset), element: UInt32($0.offset)) })
     }
 
     /// `base` without the elements at `removals` (increasing offsets) and with `pool[i.element]`
     /// inserted before `base[i.offset]` for each insertion `i` (offsets in nondecreasing order).
     @inlinable
     public init(base: [Element], removing removals: [Int], inserting insertions: [Insertion], from pool: [Element]) {
-        var previous = -1
-        for offset in removals {
-            precondition(offset > previous && offset < base.count, "removals out of order or outside the base")
-            previous = offset
-        }
-        var previousInsertion: UInt32 = 0
+        self.init(Shared(base: base, removing: removals, pool: pool), inserting: insertions)
+    }
+
+    /// `shared`'s base less its removals, with `shared.pool[i.element]` inserted before
+    /// `base[i.offset]` for each insertion `i` (offsets in nondecreasing order).
+    @inlinable
+    public init(_ shared: Shared, inserting insertions: [Insertion]) {
+        var previous: UInt32 = 0
         for insertion in insertions {
             precondition(
-                insertion.offset >= previousInsertion && insertion.offset <= base.count && insertion.element < pool.count,
+                insertion.offset >= previous && insertion.offset <= shared.base.count && insertion.element < shared.pool.count,
                 "insertions out of order or outside the base or the pool")
-            previousInsertion = insertion.offset
+            previous = insertion.offset
         }
-        self.base = base
-        self.removals = removals
+        self.shared = shared
         self.insertions = insertions
-        self.pool = pool
     }
 
     /// The elements as one array.
@@ -95,14 +116,6 @@ public struct SharedList<Element: Hashable & Sendable>: Sendable {
         elements.reserveCapacity(count)
         elements.append(contentsOf: self)
         return elements
-    }
-
-    @usableFromInline mutating func flatten() {
-        guard !insertions.isEmpty || !removals.isEmpty else { return }
-        base = flattened
-        removals = []
-        insertions = []
-        pool = []
     }
 
     /// The element insertion `k` inserts.
@@ -162,8 +175,9 @@ extension SharedList: RandomAccessCollection, MutableCollection, RangeReplaceabl
             return base[low]
         }
         set {
-            flatten()
-            base[position] = newValue
+            var elements = flattened
+            elements[position] = newValue
+            self = SharedList(elements)
         }
     }
 
@@ -183,8 +197,9 @@ extension SharedList: RandomAccessCollection, MutableCollection, RangeReplaceabl
     }
 
     public mutating func replaceSubrange<C: Collection>(_ subrange: Range<Int>, with newElements: C) where C.Element == Element {
-        flatten()
-        base.replaceSubrange(subrange, with: newElements)
+        var elements = flattened
+        elements.replaceSubrange(subrange, with: newElements)
+        self = SharedList(elements)
     }
 
     public struct Iterator: IteratorProtocol {
