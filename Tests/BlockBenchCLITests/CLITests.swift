@@ -258,6 +258,10 @@ func exitCode(_ arguments: [String]) -> Int32 {
         #expect(whole.steps > 0 && whole.runs >= urls.count)
     }
 
+    @Test func profileRunsEveryPartAndListsTheSlowest() {
+        #expect(exitCode(["profile", repositoryRoot + "/Corpora/rules/kablock-blockerList.json", "--rounds", "1", "--slowest", "3"]) == 0)
+    }
+
     @Test func missingRequestSetIsAnError() {
         #expect(exitCode(["profile", repositoryRoot + "/Corpora/rules/kablock-blockerList.json", "--requests", "/nonexistent.json"]) != 0)
         #expect(exitCode(["profile", repositoryRoot + "/Corpora/rules/kablock-blockerList.json", "--rounds", "0"]) != 0)
