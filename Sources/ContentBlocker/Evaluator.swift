@@ -334,11 +334,9 @@ public final class Evaluator {
         func shared(inserting extra: some Collection<UInt32>) -> SharedList<Value> {
             var insertions: [ListInsertion] = []
             guard !added.isEmpty else {
-                // (One key, most requests' own rules: an array literal is allocated at its size;
-                // `reserveCapacity` on an empty array, then an append, cost about 150 instructions
-                // more.)
+                // (One key, most requests' own rules: held in the list itself, no array allocated.)
                 if extra.count == 1, let key = extra.first {
-                    return SharedList(shared, inserting: [ListInsertion(offset: UInt32(Evaluator.lowerBound(key, in: keys)), element: key)])
+                    return SharedList(shared, inserting: ListInsertion(offset: UInt32(Evaluator.lowerBound(key, in: keys)), element: key))
                 }
                 if !extra.isEmpty {
                     insertions.reserveCapacity(extra.count)

@@ -53,9 +53,20 @@ public struct SharedList<Element: Hashable & Sendable>: Sendable {
     }
 
     @usableFromInline var shared: Shared
-    /// Offsets never decrease, and insertions at the same offset keep their order. (One array,
-    /// kept as given: an outcome's list costs one allocation, not a copy.)
-    @usableFromInline var insertions: [Insertion]
+    /// The insertions: offsets never decrease, and insertions at the same offset keep their
+    /// order. One array, kept as given (an outcome's list costs one allocation, not a copy), or,
+    /// for a list of one insertion (a request's one rule of its own, most often), `lone` and no
+    /// array at all.
+    @usableFromInline var spilled: [Insertion]
+    /// The one insertion when `spilled` is empty; `none` (offset `UInt32.max`) for none.
+    @usableFromInline var lone: Insertion
+
+    @usableFromInline static var none: Insertion { Insertion(offset: .max, element: .max) }
+
+    /// How many insertions the list has.
+    @inlinable var insertionCount: Int { spilled.isEmpty ? (lone.offset == .max ? 0 : 1) : spilled.count }
+    /// Insertion `k`.
+    @inlinable func insertion(_ k: Int) -> Insertion { spilled.isEmpty ? lone : spilled[k] }
 
     /// The shared elements.
     @inlinable var base: [Element] { shared.base }
@@ -67,7 +78,8 @@ public struct SharedList<Element: Hashable & Sendable>: Sendable {
     @inlinable
     public init(_ elements: [Element]) {
         shared = Shared(base: elements)
-        insertions = []
+        spilled = []
+        lone = Self.none
     }
 
     /// `base` with each `(offset, element)` inserted before `base[offset]`; offsets in
@@ -106,12 +118,24 @@ public struct SharedList<Element: Hashable & Sendable>: Sendable {
             previous = insertion.offset
         }
         self.shared = shared
-        self.insertions = insertions
+        spilled = insertions
+        lone = Self.none
+    }
+
+    /// `shared`'s base less its removals, with `shared.pool[insertion.element]` inserted before
+    /// `base[insertion.offset]`: no array allocated for the one insertion.
+    @inlinable
+    public init(_ shared: Shared, inserting insertion: Insertion) {
+        precondition(
+            insertion.offset <= shared.base.count && insertion.element < shared.pool.count, "an insertion outside the base or the pool")
+        self.shared = shared
+        spilled = []
+        lone = insertion
     }
 
     /// The elements as one array.
     @inlinable public var flattened: [Element] {
-        if insertions.isEmpty && removals.isEmpty { return base }
+        if insertionCount == 0 && removals.isEmpty { return base }
         var elements: [Element] = []
         elements.reserveCapacity(count)
         elements.append(contentsOf: self)
@@ -119,7 +143,7 @@ public struct SharedList<Element: Hashable & Sendable>: Sendable {
     }
 
     /// The element insertion `k` inserts.
-    @inlinable func inserted(_ k: Int) -> Element { pool[Int(insertions[k].element)] }
+    @inlinable func inserted(_ k: Int) -> Element { pool[Int(insertion(k).element)] }
 
     /// How many of `sorted`'s values (increasing) are below `value`.
     @inlinable static func countBelow(_ value: Int, in sorted: [Int]) -> Int {
@@ -135,10 +159,10 @@ public struct SharedList<Element: Hashable & Sendable>: Sendable {
     /// How many insertions stand at offsets below `offset`.
     @inlinable func insertionsBelow(_ offset: Int) -> Int {
         var low = 0
-        var high = insertions.count
+        var high = insertionCount
         while low < high {
             let middle = (low + high) / 2
-            if Int(insertions[middle].offset) < offset { low = middle + 1 } else { high = middle }
+            if Int(insertion(middle).offset) < offset { low = middle + 1 } else { high = middle }
         }
         return low
     }
@@ -150,7 +174,7 @@ extension SharedList: RandomAccessCollection, MutableCollection, RangeReplaceabl
     @inlinable public init() { self.init([]) }
 
     @inlinable public var startIndex: Int { 0 }
-    @inlinable public var endIndex: Int { base.count - removals.count + insertions.count }
+    @inlinable public var endIndex: Int { base.count - removals.count + insertionCount }
 
     @inlinable
     public subscript(position: Int) -> Element {
@@ -171,7 +195,7 @@ extension SharedList: RandomAccessCollection, MutableCollection, RangeReplaceabl
             }
             let first = insertionsBelow(low)
             let within = position - (low - Self.countBelow(low, in: removals) + first)
-            if first + within < insertions.count && Int(insertions[first + within].offset) == low { return inserted(first + within) }
+            if first + within < insertionCount && Int(insertion(first + within).offset) == low { return inserted(first + within) }
             return base[low]
         }
         set {
@@ -183,16 +207,16 @@ extension SharedList: RandomAccessCollection, MutableCollection, RangeReplaceabl
 
     /// The element at `position` of a list without removals.
     @inlinable func unremoved(_ position: Int) -> Element {
-        if insertions.isEmpty { return base[position] }
+        if insertionCount == 0 { return base[position] }
         // Insertion k sits at position offset k + k (strictly increasing in k): find how many
         // sit before `position`, or the one at it.
         var low = 0
-        var high = insertions.count
+        var high = insertionCount
         while low < high {
             let middle = (low + high) / 2
-            if Int(insertions[middle].offset) + middle < position { low = middle + 1 } else { high = middle }
+            if Int(insertion(middle).offset) + middle < position { low = middle + 1 } else { high = middle }
         }
-        if low < insertions.count && Int(insertions[low].offset) + low == position { return inserted(low) }
+        if low < insertionCount && Int(insertion(low).offset) + low == position { return inserted(low) }
         return base[position - low]
     }
 
@@ -213,7 +237,7 @@ extension SharedList: RandomAccessCollection, MutableCollection, RangeReplaceabl
         @inlinable
         public mutating func next() -> Element? {
             while true {
-                if insertion < list.insertions.count && Int(list.insertions[insertion].offset) == baseIndex {
+                if insertion < list.insertionCount && Int(list.insertion(insertion).offset) == baseIndex {
                     defer { insertion += 1 }
                     return list.inserted(insertion)
                 }

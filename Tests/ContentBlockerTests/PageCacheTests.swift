@@ -143,6 +143,26 @@ import PCRE2Oracle
         #expect(changed == ["e", "x", "a", "z", "d"] && list.first == "d")
     }
 
+    /// A list of one insertion holds it without an array, and is the list an array of it makes,
+    /// at every offset of the base.
+    @Test func aSharedListOfOneInsertionIsTheListItHolds() {
+        let shared = SharedList<String>.Shared(base: ["x", "y", "z"], removing: [1], pool: ["a", "b"])
+        for offset in 0...3 {
+            let lone = SharedList(shared, inserting: ListInsertion(offset: UInt32(offset), element: 1))
+            let spilled = SharedList(shared, inserting: [ListInsertion(offset: UInt32(offset), element: 1)])
+            var expected = ["x", "y", "z"]
+            expected.insert("b", at: offset)
+            expected.remove(at: offset <= 1 ? 2 : 1)
+            #expect(Array(lone) == expected && lone.indices.map { lone[$0] } == expected)
+            #expect(lone == spilled && lone.hashValue == spilled.hashValue && lone.count == 3)
+            #expect(lone.flattened == expected)
+        }
+        var changed = SharedList(shared, inserting: ListInsertion(offset: 0, element: 0))
+        changed.append("w")
+        #expect(changed == ["a", "x", "z", "w"])
+        #expect(SharedList(shared, inserting: []) == ["x", "z"])
+    }
+
     /// Every way of removing from and inserting into small bases: the list, read by iteration and
     /// by subscript, is the one spelled out element by element.
     @Test func aSharedListWithRemovalsIsTheListItHolds() {
