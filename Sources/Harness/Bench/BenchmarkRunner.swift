@@ -483,11 +483,23 @@ public final class BenchmarkRunner {
         }
         return TimedMatch(result: result, selfTimed: false, requestCount: indices.count, urlBytes: urlBytes, urls: urls) { measured, histogram in
             var sink = 0
+            let only = matchers.count == 1 ? matchers[0] : nil
             for index in indices {
-                let started = monotonicNanoseconds()
-                for matcher in matchers { sink &+= try matcher.outcome(for: requests[index]).actions.count }
-                let elapsed = monotonicNanoseconds() - started
-                if measured { histogram.record(nanoseconds: elapsed) }
+                // The request is taken out of the set before the clock starts and let go after it
+                // stops, and one engine is asked without a loop: passing an element of the array,
+                // or looping over the engines, copies them (retains and releases that are the
+                // harness's, about 290 instructions a request).
+                let request = requests[index]
+                try withExtendedLifetime(request) {
+                    let started = monotonicNanoseconds()
+                    if let only {
+                        sink &+= try only.outcome(for: request).actions.count
+                    } else {
+                        for matcher in matchers { sink &+= try matcher.outcome(for: request).actions.count }
+                    }
+                    let elapsed = monotonicNanoseconds() - started
+                    if measured { histogram.record(nanoseconds: elapsed) }
+                }
             }
             withExtendedLifetime(sink) {}
             return 0
