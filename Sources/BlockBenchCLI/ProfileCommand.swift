@@ -108,9 +108,10 @@ struct ProfileCommand: ParsableCommand {
         print("  slowest requests (fastest of \(rounds) rounds; * made its page):")
         for index in fastest.indices.sorted(by: { fastest[$0].nanoseconds > fastest[$1].nanoseconds }).prefix(slowest) {
             let request = requestList[index]
+            let type = ResourceTypes.jsonNames.first { $0.types == request.resourceType }?.name ?? "types \(request.resourceType.rawValue)"
             print(
                 pad("\(fastest[index].nanoseconds)", 9) + " ns " + (fastest[index].madePage ? "*" : " ") + " #\(index) "
-                    + "\(request.resourceType) \(request.url.string.prefix(70))  on \(request.mainDocumentURL.string.prefix(50))")
+                    + "\(type) \(request.url.string.prefix(70))  on \(request.mainDocumentURL.string.prefix(50))")
         }
     }
 

@@ -808,7 +808,6 @@ public final class Evaluator {
         guard removing.contains(where: kind) || adding.contains(where: kind) else { return slots }
         let removing = removing.filter(kind)
         let adding = adding.filter(kind)
-        guard !removing.isEmpty || !adding.isEmpty else { return slots }
         return (slots.filter { !removing.contains($0) } + adding).sorted()
     }
 

@@ -28,8 +28,6 @@ public struct ListInsertion: Sendable, Equatable {
 }
 
 public struct SharedList<Element: Hashable & Sendable>: Sendable {
-    public typealias Insertion = ListInsertion
-
     /// What the lists of one page share: the base, the offsets of it left out, and the elements
     /// insertions read (`pool`). One reference: an outcome's list costs one retain of it and its
     /// own insertions.
@@ -57,16 +55,16 @@ public struct SharedList<Element: Hashable & Sendable>: Sendable {
     /// order. One array, kept as given (an outcome's list costs one allocation, not a copy), or,
     /// for a list of one insertion (a request's one rule of its own, most often), `lone` and no
     /// array at all.
-    @usableFromInline var spilled: [Insertion]
-    /// The one insertion when `spilled` is empty; `none` (offset `UInt32.max`) for none.
-    @usableFromInline var lone: Insertion
+    @usableFromInline var spilled: [ListInsertion]
+    /// The one insertion when `spilled` is empty; `noInsertion` (offset `UInt32.max`) for none.
+    @usableFromInline var lone: ListInsertion
 
-    @usableFromInline static var none: Insertion { Insertion(offset: .max, element: .max) }
+    @usableFromInline static var noInsertion: ListInsertion { ListInsertion(offset: .max, element: .max) }
 
     /// How many insertions the list has.
     @inlinable var insertionCount: Int { spilled.isEmpty ? (lone.offset == .max ? 0 : 1) : spilled.count }
     /// Insertion `k`.
-    @inlinable func insertion(_ k: Int) -> Insertion { spilled.isEmpty ? lone : spilled[k] }
+    @inlinable func insertion(_ k: Int) -> ListInsertion { spilled.isEmpty ? lone : spilled[k] }
 
     /// The shared elements.
     @inlinable var base: [Element] { shared.base }
@@ -79,7 +77,7 @@ public struct SharedList<Element: Hashable & Sendable>: Sendable {
     public init(_ elements: [Element]) {
         shared = Shared(base: elements)
         spilled = []
-        lone = Self.none
+        lone = Self.noInsertion
     }
 
     /// `base` with each `(offset, element)` inserted before `base[offset]`; offsets in
@@ -96,20 +94,13 @@ public struct SharedList<Element: Hashable & Sendable>: Sendable {
         precondition(insertions.allSatisfy { $0.offset >= 0 && $0.offset <= base.count }, "insertions outside the base")
         self.init(
             Shared(base: base, removing: removals, pool: insertions.map(\.element)),
-            inserting: insertions.enumerated().map { Insertion(offset: UInt32($0.element.offset), element: UInt32($0.offset)) })
-    }
-
-    /// `base` without the elements at `removals` (increasing offsets) and with `pool[i.element]`
-    /// inserted before `base[i.offset]` for each insertion `i` (offsets in nondecreasing order).
-    @inlinable
-    public init(base: [Element], removing removals: [Int], inserting insertions: [Insertion], from pool: [Element]) {
-        self.init(Shared(base: base, removing: removals, pool: pool), inserting: insertions)
+            inserting: insertions.enumerated().map { ListInsertion(offset: UInt32($0.element.offset), element: UInt32($0.offset)) })
     }
 
     /// `shared`'s base less its removals, with `shared.pool[i.element]` inserted before
     /// `base[i.offset]` for each insertion `i` (offsets in nondecreasing order).
     @inlinable
-    public init(_ shared: Shared, inserting insertions: [Insertion]) {
+    public init(_ shared: Shared, inserting insertions: [ListInsertion]) {
         var previous: UInt32 = 0
         for insertion in insertions {
             precondition(
@@ -119,13 +110,13 @@ public struct SharedList<Element: Hashable & Sendable>: Sendable {
         }
         self.shared = shared
         spilled = insertions
-        lone = Self.none
+        lone = Self.noInsertion
     }
 
     /// `shared`'s base less its removals, with `shared.pool[insertion.element]` inserted before
     /// `base[insertion.offset]`: no array allocated for the one insertion.
     @inlinable
-    public init(_ shared: Shared, inserting insertion: Insertion) {
+    public init(_ shared: Shared, inserting insertion: ListInsertion) {
         precondition(
             insertion.offset <= shared.base.count && insertion.element < shared.pool.count, "an insertion outside the base or the pool")
         self.shared = shared

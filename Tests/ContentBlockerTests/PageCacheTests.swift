@@ -132,8 +132,9 @@ import PCRE2Oracle
     /// elements, and flattening or changing it keeps them.
     @Test func aSharedListReadsItsInsertionsFromItsPool() {
         let pool = ["a", "b", "c", "d"]
-        let insert = { (offset: UInt32, element: UInt32) in SharedList<String>.Insertion(offset: offset, element: element) }
-        let list = SharedList(base: ["x", "y", "z"], removing: [1], inserting: [insert(0, 3), insert(2, 0), insert(3, 3)], from: pool)
+        let shared = SharedList.Shared(base: ["x", "y", "z"], removing: [1], pool: pool)
+        let insert = { (offset: UInt32, element: UInt32) in ListInsertion(offset: offset, element: element) }
+        let list = SharedList(shared, inserting: [insert(0, 3), insert(2, 0), insert(3, 3)])
         #expect(Array(list) == ["d", "x", "a", "z", "d"])
         #expect(list.indices.map { list[$0] } == ["d", "x", "a", "z", "d"])
         #expect(list == SharedList(["d", "x", "a", "z", "d"]))
