@@ -50,7 +50,7 @@ public final class Evaluator {
     @exclusivity(unchecked) private var topSeen: [Bool]
     @exclusivity(unchecked) private var frameSeen: [Bool]
     /// An answer's working memory (`Work`), kept between answers so that they allocate nothing.
-    @exclusivity(unchecked) private var work: Work
+    private let work: Work
     /// The pages kept (at most `pageCapacity`): the least recently used (`Page.lastUse`) goes when
     /// a new page needs its place. Pages stay where they are: moving the one used to the front
     /// would reallocate the list at every change of page.
@@ -413,17 +413,19 @@ public final class Evaluator {
     /// The working memory of one answer. `outcome(for:)` moves it out of the evaluator for the
     /// answer's length: arrays stored in a class would check exclusive access at every mutation
     /// in the loops over a request's patterns and rules.
-    private struct Work {
+    private final class Work {
         /// The url patterns reported so far (each listed once in `matchedURLPatterns`).
-        var urlSeen: [Bool]
-        var matchedURLPatterns: [UInt32] = []
+        @exclusivity(unchecked) var urlSeen: [Bool]
+        @exclusivity(unchecked) var matchedURLPatterns: [UInt32] = []
         /// The candidates' slots, then those that apply (`extra`) and act (`applying`).
-        var matchedRules: [UInt32] = []
-        var extra: [UInt32] = []
-        var applying: [UInt32] = []
+        @exclusivity(unchecked) var matchedRules: [UInt32] = []
+        @exclusivity(unchecked) var extra: [UInt32] = []
+        @exclusivity(unchecked) var applying: [UInt32] = []
         /// `listLocations`' list, and the programs' stage ends.
-        var locations: [UInt32] = []
-        var stageEnds: [Int] = []
+        @exclusivity(unchecked) var locations: [UInt32] = []
+        @exclusivity(unchecked) var stageEnds: [Int] = []
+
+        init(urlSeen: [Bool]) { self.urlSeen = urlSeen }
     }
 
     /// The working lists of a page's edit (`editedBase`), kept between pages so that an edit
@@ -845,11 +847,9 @@ public final class Evaluator {
         let key = flagsKey(request, thirdParty: thirdParty)
         let kept = universal(request, page, key, thirdParty: thirdParty)
 
-        // The working memory, moved out for this answer (no copy: the empty arrays put in its
-        // place allocate nothing) and moved back when it is given.
-        var work = Work(urlSeen: [])
-        swap(&work, &self.work)
-        defer { swap(&work, &self.work) }
+        // The working memory: an object, so that its lists are used in place (a value moved out
+        // and back would leave seven empty lists to release at each answer).
+        let work = self.work
 
         // 1. The rules of the patterns the URL programs report (a few), in rule order; 2. those
         // that apply.
@@ -878,7 +878,7 @@ public final class Evaluator {
         let extraIgnores = work.extra.contains {
             file.rules[Int($0)].role == .ignorePreviousRules || file.rules[Int($0)].role == .ignoreFollowingRules
         }
-        guard !extraIgnores else { return cutOutcome(kept, request, &work) }
+        guard !extraIgnores else { return cutOutcome(kept, request, work) }
 
         // No ignore rule of the request's own: the page's list (its rules between its cuts, all
         // of them on most pages), plus this request's rules between those cuts.
@@ -915,7 +915,7 @@ public final class Evaluator {
     /// ignore-previous-rules before it, and the rules left list their actions. Only the rules
     /// between the cuts are read, found by binary search in the page's list, not the page's
     /// thousands merged with the request's.
-    private func cutOutcome(_ kept: Kept, _ request: Request, _ work: inout Work) -> MatchOutcome {
+    private func cutOutcome(_ kept: Kept, _ request: Request, _ work: Work) -> MatchOutcome {
         let role = { (slot: UInt32) in self.file.rules[Int(slot)].role }
         // The acting slots: after `low` (the last ignore-previous-rules), up to and including
         // `high` (the first ignore-following-rules).
