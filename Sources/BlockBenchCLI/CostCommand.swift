@@ -79,10 +79,15 @@ struct CostCompile: ParsableCommand {
 struct CostMatch: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "match",
-        abstract: "Instructions per request of answering a shipped request set with a compiled file (under Valgrind).")
+        abstract: "Instructions per request of answering a shipped request set with a compiled file (under Valgrind).",
+        discussion: """
+            With several files, each is loaded as a list of its own and every request is put to \
+            each in turn (lists asked apart, as a browser asks each of its content blockers); the \
+            counts are of all of them.
+            """)
 
-    @Argument(help: "A file written by `blockbench compile`.")
-    var file: String
+    @Argument(help: "A file written by `blockbench compile` (several: lists asked apart).")
+    var files: [String]
 
     @Option(help: "A request set's name in the corpus manifest.")
     var requests: String
@@ -92,21 +97,30 @@ struct CostMatch: ParsableCommand {
 
     @OptionGroup var options: CostOptions
 
+    func validate() throws {
+        if files.isEmpty { throw ValidationError("name a compiled file") }
+    }
+
     func run() throws {
         if options.inside {
-            let bytes = try CorpusFiles.read(file)
+            let contents = try files.map { try CorpusFiles.read($0) }
             let manifest = try CorpusManifest.load(root: corpora)
             guard let entry = manifest.corpora.first(where: { $0.name == requests && RequestSets.kinds.contains($0.kind) }) else {
                 throw ValidationError("no request set \(requests) in \(corpora)/manifest.json")
             }
             let set = try RequestSets.load(entry, from: manifest)
-            try options.printInside(try CostRegion.match(set.requests.map(\.request)) { try CostRegion.evaluator(ofFile: bytes) })
+            let asked = set.requests.map(\.request)
+            if contents.count == 1 {
+                try options.printInside(try CostRegion.match(asked) { try CostRegion.evaluator(ofFile: contents[0]) })
+            } else {
+                try options.printInside(try CostRegion.match(asked, loadingEach: { try contents.map { try CostRegion.evaluator(ofFile: $0) } }))
+            }
             return
         }
-        let cost = try options.counter().match(file: file, corpora: corpora, requests: requests)
+        let cost = try options.counter().match(files: files, corpora: corpora, requests: requests)
         if options.json { return try options.printJSON(cost) }
-        print("\(file) × \(requests): \(HumanReadable.count(cost.requests)) requests, \(cost.answers.text)")
-        print("  load        \(HumanReadable.count(Int(cost.load))) instructions (the file validated, an evaluator made)")
+        print("\(files.joined(separator: " + ")) × \(requests): \(HumanReadable.count(cost.requests)) requests, \(cost.answers.text)")
+        print("  load        \(HumanReadable.count(Int(cost.load))) instructions (\(files.count == 1 ? "the file validated, an evaluator made" : "the files validated, an evaluator made of each"))")
         print(String(format: "  first pass  %.1f instructions per request", cost.firstPassPerRequest))
         print(String(format: "  requests    %.1f instructions per request", cost.perRequest))
     }

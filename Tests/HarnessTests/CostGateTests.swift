@@ -187,6 +187,26 @@ final class CostChildTests: XCTestCase {
         #expect(again2.status == .pass, "\(again2.table())")
     }
 
+    /// Lists asked apart: every request put to each list, the region's answers those of each
+    /// joined per request (what the oracle's answers for the lists apart are compared with).
+    @Test func aRegionOfListsApartAnswersWithEachListJoined() throws {
+        let requests = try CostChild.requests()
+        let files = [
+            try RuleListCompiler.compile(json: try CostChild.kablockList()).0.serialized(),
+            try RuleListCompiler.compile(json: try CostChild.ddgList()).0.serialized(),
+        ]
+        let apart = try CostRegion.match(requests, loadingEach: { try files.map { try CostRegion.evaluator(ofFile: $0) } })
+        let each = try files.map { file in
+            let answer = try CostRegion.evaluator(ofFile: file)
+            return requests.map { RequestAnswer(answer($0)) }
+        }
+        let joined = requests.indices.map { index in RequestAnswer(joining: each.map { $0[index] }) }
+        #expect(apart.answers == RequestAnswer.counts(joined))
+        // Each list's answers count: the joined answers are neither list's alone.
+        #expect(apart.answers != RequestAnswer.counts(each[0]))
+        #expect(apart.answers != RequestAnswer.counts(each[1]))
+    }
+
     @Test func callgrindPartsAreReadInOrderWithTheirLabels() {
         let text = """
             version: 1

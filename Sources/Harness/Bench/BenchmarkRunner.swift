@@ -293,17 +293,21 @@ public final class BenchmarkRunner {
     }
 
     /// BlockBench's instructions per request on the whole set, counted by answering it from the
-    /// list's compiled file in a process of its own; its answers must be the oracle's.
-    private func countMatch(_ list: BenchList, requestSet: String, engine: any BenchEngine, oracle: [RequestAnswer]) throws -> [Figure]? {
-        guard engine.name == "blockbench", let counter = costCounter,
-            let compiled = (engine as? any CompiledListEngine)?.compiledList(named: list.name)
-        else { return nil }
-        progress?("\(list.name) × \(requestSet): instructions per request, under Valgrind")
+    /// lists' compiled files (one, or each list of `parts` asked apart) in a process of its own;
+    /// its answers must be the oracle's.
+    private func countMatch(_ parts: [BenchList], requestSet: String, engine: any BenchEngine, oracle: [RequestAnswer]) throws -> [Figure]? {
+        guard engine.name == "blockbench", let counter = costCounter, let engine = engine as? any CompiledListEngine else { return nil }
+        let lists = parts.compactMap { engine.compiledList(named: $0.name) }
+        guard lists.count == parts.count else { return nil }
+        progress?("\(parts.map(\.name).joined(separator: " + ")) × \(requestSet): instructions per request, under Valgrind")
         let folder = try CostCounter.scratchFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let file = folder + "/\(list.name).bbc"
-        try Data(compiled.serialized()).write(to: URL(fileURLWithPath: file))
-        let cost = try counter.match(file: file, corpora: manifest.root, requests: requestSet)
+        var files: [String] = []
+        for (part, compiled) in zip(parts, lists) {
+            files.append(folder + "/\(part.name).bbc")
+            try Data(compiled.serialized()).write(to: URL(fileURLWithPath: files.last!))
+        }
+        let cost = try counter.match(files: files, corpora: manifest.root, requests: requestSet)
         let expected = RequestAnswer.counts(oracle)
         guard cost.answers == expected else {
             throw BenchmarkRunnerError.counted("its counted answers differ from the oracle's (counted: \(cost.answers.text); oracle: \(expected.text))")
@@ -454,7 +458,7 @@ public final class BenchmarkRunner {
                 return Self.untimed(result)
             }
             do {
-                if parts.count == 1 { result.instructions = try countMatch(parts[0], requestSet: requestSet, engine: engine, oracle: oracle) }
+                result.instructions = try countMatch(parts, requestSet: requestSet, engine: engine, oracle: oracle)
             } catch {
                 return Self.untimed(EngineResult(engine: engine.name, status: error is BenchmarkRunnerError ? .wrong : .error, message: "\(error)"))
             }

@@ -138,7 +138,13 @@ public final class CostCounter: @unchecked Sendable {
     /// Instructions per request of answering the request set `requests` (a manifest name under
     /// `corpora`) with the compiled file at `file`.
     public func match(file: String, corpora: String, requests: String) throws -> MatchCost {
-        let arguments = ["cost", "match", file, "--requests", requests, "--corpora", corpora, "--inside"]
+        try match(files: [file], corpora: corpora, requests: requests)
+    }
+
+    /// The instructions of answering `requests` with the compiled `files`, lists asked apart
+    /// (`CostRegion.match(_:loadingEach:)`): every request put to each.
+    public func match(files: [String], corpora: String, requests: String) throws -> MatchCost {
+        let arguments = ["cost", "match"] + files + ["--requests", requests, "--corpora", corpora, "--inside"]
         let (parts, figures) = try count(arguments)
         guard let answers = figures.answers, answers.requests > 0, let load = parts[CostRegion.loadLabel],
             let first = parts[CostRegion.firstPassLabel], let second = parts[CostRegion.requestsLabel]

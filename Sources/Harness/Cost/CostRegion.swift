@@ -7,8 +7,9 @@
 //
 //   compile  the JSON text to the compiled file's bytes, as `blockbench compile` does: a part per
 //            phase stretch (PhaseTimer.Phase's names) and `other` for the work between phases
-//   match    the compiled file validated and an evaluator made of it (`load`), every request
-//            answered (`first pass`: empty caches), then every request again (`requests`)
+//   match    the compiled file validated and an evaluator made of it (`load`; several lists asked
+//            apart: each), every request answered (`first pass`: empty caches), then every
+//            request again (`requests`)
 //
 // Everything before and after the region (reading files, parsing requests, printing) is not
 // instrumented and not counted. Outside Valgrind the marks do nothing and the region runs as is.
@@ -119,7 +120,40 @@ public enum CostRegion {
         return CostRegionFigures(answers: RequestAnswer.counts(outcomes.map(RequestAnswer.init)))
     }
 
-    /// A compiled file's bytes validated and read, and an evaluator made of them: what a browser
+    /// `match(_:load:)` for several lists asked apart, as a browser asks each of its content
+    /// blockers: `load` makes an answerer per list, and each request is put to every one in turn,
+    /// the answers joined per request for the digest. (One list: `match(_:load:)`, whose counts
+    /// have no loop over answerers in them.)
+    public static func match(
+        _ requests: [Request], loadingEach load: () throws -> [(Request) -> MatchOutcome]
+    ) rethrows -> CostRegionFigures {
+        Parallel.isSerial = true
+        bb_callgrind_begin()
+        let answerers: [(Request) -> MatchOutcome]
+        do { answerers = try load() } catch {
+            bb_callgrind_end()
+            throw error
+        }
+        var outcomes = [[MatchOutcome]](repeating: [], count: answerers.count)
+        for index in outcomes.indices { outcomes[index].reserveCapacity(requests.count) }
+        bb_callgrind_mark(loadLabel)
+        for request in requests {
+            for index in answerers.indices { outcomes[index].append(answerers[index](request)) }
+        }
+        bb_callgrind_mark(firstPassLabel)
+        var sink = 0
+        for request in requests {
+            for answer in answerers { sink &+= answer(request).actions.count }
+        }
+        bb_callgrind_mark(requestsLabel)
+        bb_callgrind_mark(endLabel)
+        bb_callgrind_end()
+        withExtendedLifetime(sink) {}
+        let answers = requests.indices.map { request in RequestAnswer(joining: outcomes.map { RequestAnswer($0[request]) }) }
+        return CostRegionFigures(answers: RequestAnswer.counts(answers))
+    }
+
+    /// A compiled file's bytes validated and read, and an evaluator made of it: what a browser
     /// loads (BlockBenchEngine.loadSeconds times the same).
     public static func evaluator(ofFile bytes: [UInt8]) throws -> (Request) -> MatchOutcome {
         let evaluator = Evaluator(try CompiledRuleList(validating: bytes))
