@@ -113,7 +113,7 @@ struct CostMatch: ParsableCommand {
             if contents.count == 1 {
                 try options.printInside(try CostRegion.match(asked) { try CostRegion.evaluator(ofFile: contents[0]) })
             } else {
-                try options.printInside(try CostRegion.match(asked, loadingEach: { try contents.map { try CostRegion.evaluator(ofFile: $0) } }))
+                try options.printInside(try CostRegion.match(asked, loadingLists: { try CostRegion.contentBlockers(ofFiles: contents) }))
             }
             return
         }

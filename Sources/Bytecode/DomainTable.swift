@@ -276,6 +276,20 @@ public struct DomainTable: Hashable, Sendable {
         }
     }
 
+    /// A URL's host labels as `hostLabels(_:steps:)` reads them, with the bytes it read: read
+    /// once and given to each program set run over the URL (several lists asked about one request).
+    public struct HostReading: Sendable {
+        public let labels: HostLabels?
+        public let steps: Int
+
+        /// The reading of `url` (without its end-of-URL NUL).
+        public init(_ url: UnsafeBufferPointer<UInt8>) {
+            var steps = 0
+            labels = DomainTable.hostLabels(url, steps: &steps)
+            self.steps = steps
+        }
+    }
+
     /// The host labels of `url` (without its end-of-URL NUL), nil when the prefix cannot match
     /// (no scheme, a NUL or a byte from 128 in it, fewer than two `/` after it); `steps` is
     /// told the bytes read.

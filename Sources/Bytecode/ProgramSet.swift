@@ -411,11 +411,15 @@ public struct ProgramSet: Hashable, Sendable {
 
     /// Runs every program over `url` (then the end-of-URL NUL), telling `report` each pattern
     /// found (a pattern may be told more than once). `ends` is working memory, kept by the
-    /// caller between runs so that this allocates nothing once it has grown. Returns the
-    /// interpreter steps (bytes read by every run) and the program runs.
+    /// caller between runs so that this allocates nothing once it has grown; `hostReading`, the
+    /// URL's host labels when the caller read them already (for several sets run over one URL),
+    /// counted in the steps as if read here. Returns the interpreter steps (bytes read by every
+    /// run) and the program runs.
     @inlinable
-    public func run(_ url: UnsafeBufferPointer<UInt8>, ends: inout [Int], report: (UInt32) -> Void) -> (steps: Int, runs: Int) {
-        guard contents.isPrepared else { return prepared().run(url, ends: &ends, report: report) }
+    public func run(
+        _ url: UnsafeBufferPointer<UInt8>, hostReading: DomainTable.HostReading? = nil, ends: inout [Int], report: (UInt32) -> Void
+    ) -> (steps: Int, runs: Int) {
+        guard contents.isPrepared else { return prepared().run(url, hostReading: hostReading, ends: &ends, report: report) }
         let contents = contents
         var steps = 0
         var runs = contents.programs.count
@@ -435,7 +439,12 @@ public struct ProgramSet: Hashable, Sendable {
         // the whole programs' gates do.
         var labels: DomainTable.HostLabels?
         if image.readsHostLabels || !contents.domains.isEmpty {
-            labels = DomainTable.hostLabels(url, steps: &steps)
+            if let hostReading {
+                steps += hostReading.steps
+                labels = hostReading.labels
+            } else {
+                labels = DomainTable.hostLabels(url, steps: &steps)
+            }
             if let labels, !contents.domains.isEmpty {
                 contents.domains.lookUp(url, labels) { found($0) }
                 runs += 1

@@ -46,22 +46,17 @@ internal import Bytecode
 public final class Evaluator {
     let file: CompiledFile
     /// How many pages' universal rules the evaluator keeps (0: none; each request starts afresh).
-    public let pageCapacity: Int
+    public var pageCapacity: Int { pageTable.capacity }
     @exclusivity(unchecked) private var topSeen: [Bool]
     @exclusivity(unchecked) private var frameSeen: [Bool]
     /// An answer's working memory (`Work`), kept between answers so that they allocate nothing.
     private let work: Work
-    /// The pages kept (at most `pageCapacity`): the least recently used (`Page.lastUse`) goes when
-    /// a new page needs its place. Pages stay where they are: moving the one used to the front
-    /// would reallocate the list at every change of page.
+    /// Which page each request is on (the evaluator's own, or the one its `ContentBlockers` shares
+    /// among its lists).
+    private let pageTable: PageTable
+    /// What the evaluator knows of each page, by the page's place in `pageTable`. Pages stay where
+    /// they are: moving the one used to the front would reallocate the list at every change of page.
     @exclusivity(unchecked) private var pages: [Page] = []
-    /// Answers begun since this evaluator was made: the pages' clock.
-    @exclusivity(unchecked) private var answers = 0
-    /// Where the page of the last answer is: a page's requests mostly come together.
-    @exclusivity(unchecked) private var lastPage = 0
-    /// Registrable domains by host (`mainDocumentDomain(_:)`); emptied when it reaches its capacity.
-    @exclusivity(unchecked) private var domainOfHost: [String: String?] = [:]
-    private static let domainCapacity = 1024
     /// The records of the rules that match every URL, in their order: read one after another
     /// when a page is new, instead of scattered over every rule's records.
     private let universalRecords: [RuleRecord]
@@ -89,14 +84,20 @@ public final class Evaluator {
     /// Pages made since this evaluator was made (a request whose page was not kept makes one).
     @exclusivity(unchecked) public private(set) var pagesMade = 0
 
-    public init(_ list: CompiledRuleList, pageCapacity: Int = 16) {
+    public convenience init(_ list: CompiledRuleList, pageCapacity: Int = 16) {
+        self.init(list, pageTable: PageTable(capacity: pageCapacity))
+    }
+
+    /// An evaluator whose requests' pages `pageTable` finds (shared by several lists' evaluators:
+    /// each request is then placed by the table once, before the lists are asked).
+    init(_ list: CompiledRuleList, pageTable: PageTable) {
         // (A list compiled here rather than read from a file has its programs' images made now.)
         var file = list.file
         file.urlPrograms = file.urlPrograms.prepared()
         file.topURLPrograms = file.topURLPrograms.prepared()
         file.framePrograms = file.framePrograms.prepared()
         self.file = file
-        self.pageCapacity = pageCapacity
+        self.pageTable = pageTable
         work = Work(urlSeen: [Bool](repeating: false, count: file.urlPatternCount))
         topSeen = [Bool](repeating: false, count: file.topPatternCount)
         frameSeen = [Bool](repeating: false, count: file.framePatternCount)
@@ -137,66 +138,17 @@ public final class Evaluator {
         return (start, pairs.map(\.slot))
     }
 
-    /// The URLs a request's conditions read.
-    private struct PageKey {
-        var mainDocument: String
-        var frame: String
-        var lengths: Lengths
-
-        init(mainDocument: String, frame: String) {
-            self.mainDocument = mainDocument
-            self.frame = frame
-            lengths = Lengths(mainDocument: mainDocument.utf8.count, frame: frame.utf8.count)
-        }
-
-        /// The URLs' lengths in bytes.
-        struct Lengths: Equatable {
-            var mainDocument: Int
-            var frame: Int
-
-            init(mainDocument: Int, frame: Int) {
-                self.mainDocument = mainDocument
-                self.frame = frame
-            }
-
-            init(_ request: Request) {
-                self.init(mainDocument: request.mainDocumentURL.string.utf8.count, frame: request.frameURL.string.utf8.count)
-            }
-        }
-
-        /// Whether these are `request`'s page URLs, whose lengths are `lengths`. Lengths first:
-        /// the pages a request is compared with mostly have other URLs, and a length tells most of
-        /// them apart without a comparison of the strings.
-        @inline(__always)
-        func names(_ request: Request, _ lengths: Lengths) -> Bool {
-            self.lengths == lengths && mainDocument == request.mainDocumentURL.string && frame == request.frameURL.string
-        }
-    }
-
     /// What the evaluator knows of one page: its condition patterns, once run, and per flags
     /// the rules that match every URL and apply.
     private final class Page {
-        private(set) var key: PageKey
         @exclusivity(unchecked) var topPatterns: [UInt32]?
         @exclusivity(unchecked) var framePatterns: [UInt32]?
         /// Per flags seen on the page, its list (a page sees a few flags: a scan, not a hash table).
         @exclusivity(unchecked) var universal: [(flags: UInt64, kept: Kept)] = []
-        /// The main document's registrable domain (third party or not, per request).
-        private(set) var mainDocumentDomain: String?
-        /// The evaluator's `answers` when the page was last used.
-        @exclusivity(unchecked) var lastUse: Int
-        init(_ key: PageKey, mainDocumentDomain: String?, lastUse: Int) {
-            self.key = key
-            self.mainDocumentDomain = mainDocumentDomain
-            self.lastUse = lastUse
-        }
 
-        /// This page, dropped, made the page of `key`: its list of flags emptied with its storage
-        /// kept (a page's list grows to about ten entries, reallocated at each doubling).
-        func reuse(_ key: PageKey, mainDocumentDomain: String?, lastUse: Int) {
-            self.key = key
-            self.mainDocumentDomain = mainDocumentDomain
-            self.lastUse = lastUse
+        /// This page, dropped, made another: its list of flags emptied with its storage kept (a
+        /// page's list grows to about ten entries, reallocated at each doubling).
+        func reuse() {
             topPatterns = nil
             framePatterns = nil
             // (Element by element: `removeAll(keepingCapacity:)` goes through the generic range
@@ -462,10 +414,11 @@ public final class Evaluator {
 
     /// Runs `programs` over `url`, marking each reported pattern once in `seen` and listing it.
     private func run(
-        _ programs: ProgramSet, over url: String, seen: inout [Bool], into matched: inout [UInt32], ends: inout [Int]
+        _ programs: ProgramSet, over url: String, hostReading: DomainTable.HostReading? = nil, seen: inout [Bool],
+        into matched: inout [UInt32], ends: inout [Int]
     ) {
         func run(_ bytes: UnsafeBufferPointer<UInt8>) -> (steps: Int, runs: Int) {
-            programs.run(bytes, ends: &ends) { pattern in
+            programs.run(bytes, hostReading: hostReading, ends: &ends) { pattern in
                 if !seen[Int(pattern)] {
                     seen[Int(pattern)] = true
                     matched.append(pattern)
@@ -482,47 +435,19 @@ public final class Evaluator {
         programRuns += runs
     }
 
-    /// The page of `request`, made (and the least recently used one dropped) when new. The pages
-    /// are found by comparing their URLs, the last one's first: a page's requests mostly come
-    /// together, and a scan of a few keys costs less than hashing two URLs per request.
-    private func page(for request: Request) -> Page {
-        answers += 1
-        // (The request's lengths once, compared with each page's kept ones: most pages differ
-        // in them.)
-        let lengths = PageKey.Lengths(request)
-        if lastPage < pages.count && pages[lastPage].key.names(request, lengths) {
-            pages[lastPage].lastUse = answers
-            return pages[lastPage]
+    /// What this evaluator knows of the page at `place`, emptied when the page is new there.
+    @inline(__always)
+    private func page(at place: PageTable.Place) -> Page {
+        guard place.slot >= 0 else {
+            pagesMade += 1
+            return Page()
         }
-        if let index = pages.firstIndex(where: { $0.key.names(request, lengths) }) {
-            lastPage = index
-            pages[index].lastUse = answers
-            return pages[index]
+        if place.isNew {
+            pagesMade += 1
+            // (The table fills its places in order: a new place is the next one.)
+            if place.slot < pages.count { pages[place.slot].reuse() } else { pages.append(Page()) }
         }
-        let key = PageKey(mainDocument: request.mainDocumentURL.string, frame: request.frameURL.string)
-        let domain = mainDocumentDomain(request.mainDocumentURL)
-        pagesMade += 1
-        guard pageCapacity > 0 else { return Page(key, mainDocumentDomain: domain, lastUse: answers) }
-        if pages.count < pageCapacity {
-            pages.append(Page(key, mainDocumentDomain: domain, lastUse: answers))
-            lastPage = pages.count - 1
-        } else {
-            // The least recently used page becomes this one (nothing else holds a page between
-            // answers).
-            lastPage = pages.indices.min { pages[$0].lastUse < pages[$1].lastUse }!
-            pages[lastPage].reuse(key, mainDocumentDomain: domain, lastUse: answers)
-        }
-        return pages[lastPage]
-    }
-
-    /// The registrable domain of a page's URL, looked up in the public suffix list once per host:
-    /// the lookup is most of a new page's own work, and the pages of one site share it.
-    private func mainDocumentDomain(_ url: CanonicalURL) -> String? {
-        if let known = domainOfHost[url.host] { return known }
-        let domain = url.registrableDomain
-        if domainOfHost.count >= Self.domainCapacity { domainOfHost.removeAll(keepingCapacity: true) }
-        domainOfHost[url.host] = domain
-        return domain
+        return pages[place.slot]
     }
 
     /// Whether the rule in `slot` applies to `request` on `page`, its url-filter aside (step 2).
@@ -842,8 +767,17 @@ public final class Evaluator {
     /// The outcome for `request`.
     public func outcome(for request: Request) -> MatchOutcome {
         guard request.url.isMatchable else { return .none }
-        let page = page(for: request)
-        let thirdParty = request.isThirdParty(mainDocumentDomain: page.mainDocumentDomain)
+        let place = pageTable.place(of: request)
+        return outcome(for: request, at: place, hostReading: nil)
+    }
+
+    /// The outcome for `request` (a matchable URL), whose page is at `place` in this evaluator's
+    /// page table, with its URL's host labels when a caller asking several lists read them once
+    /// for all (nil: read here).
+    @inline(__always)
+    func outcome(for request: Request, at place: PageTable.Place, hostReading: DomainTable.HostReading?) -> MatchOutcome {
+        let page = page(at: place)
+        let thirdParty = place.thirdParty
         let key = flagsKey(request, thirdParty: thirdParty)
         let kept = universal(request, page, key, thirdParty: thirdParty)
 
@@ -853,7 +787,9 @@ public final class Evaluator {
 
         // 1. The rules of the patterns the URL programs report (a few), in rule order; 2. those
         // that apply.
-        run(file.urlPrograms, over: request.url.string, seen: &work.urlSeen, into: &work.matchedURLPatterns, ends: &work.stageEnds)
+        run(
+            file.urlPrograms, over: request.url.string, hostReading: hostReading, seen: &work.urlSeen, into: &work.matchedURLPatterns,
+            ends: &work.stageEnds)
         Self.clear(&work.matchedRules)
         for pattern in work.matchedURLPatterns {
             work.urlSeen[Int(pattern)] = false

@@ -87,6 +87,45 @@ import PCRE2Oracle
         #expect(fresh.pagesMade == requests.count)
     }
 
+    /// Lists asked together share one page table, the request's third party and its host labels:
+    /// each list's outcome is still the oracle's for that list alone, with two pages kept (each
+    /// evicted and refilled), the default sixteen, and none; a list's page knowledge follows the
+    /// shared table's places (each list counts its pages made as an evaluator alone would).
+    @Test func listsAskedTogetherAnswerEachAsAlone() throws {
+        let other = """
+            [
+              {"trigger":{"url-filter":"^[^:]+://+([^:/]+\\\\.)?other[/:]"},"action":{"type":"block"}},
+              {"trigger":{"url-filter":".*","if-top-url":["^https?://a\\\\.test/"]},"action":{"type":"css-display-none","selector":".o"}},
+              {"trigger":{"url-filter":"track","unless-domain":["b.test"],"load-type":["third-party"]},"action":{"type":"block"}},
+              {"trigger":{"url-filter":".*","if-frame-url":["frame"]},"action":{"type":"block-cookies"}}
+            ]
+            """
+        let texts = [Self.json, other]
+        let compiled = try texts.map { try CompiledRuleList(validating: try RuleListCompiler.compile(json: Array($0.utf8)).0.serialized()) }
+        let oracles = try texts.map { ReferenceEvaluator(try ReferenceRuleList(try RuleListParser.parse($0).get())) }
+        let requests = Self.requests()
+        for capacity in [2, 16, 0] {
+            let together = ContentBlockers(compiled, pageCapacity: capacity)
+            let alone = compiled.map { Evaluator($0, pageCapacity: capacity) }
+            var answered = [0, 0]
+            for request in requests {
+                let outcomes = together.outcomes(for: request)
+                #expect(outcomes.count == 2)
+                for list in outcomes.indices {
+                    let expected = try oracles[list].outcome(for: request)
+                    #expect(outcomes[list] == expected, "list \(list), \(capacity) pages: \(request.url.string) on \(request.mainDocumentURL.string)")
+                    #expect(alone[list].outcome(for: request) == expected)
+                    if !expected.actions.isEmpty { answered[list] += 1 }
+                }
+            }
+            #expect(answered.allSatisfy { $0 > 0 }, "both lists act on some requests")
+            for list in alone.indices {
+                #expect(together.evaluators[list].pagesMade == alone[list].pagesMade)
+                #expect(together.evaluators[list].steps == alone[list].steps)
+            }
+        }
+    }
+
     /// The main document's registrable domain is kept per host, and the hosts kept are dropped
     /// together when there are 1,024 of them: third party answers like the oracle's over more
     /// sites than that, each visited twice (the second time after the drop).

@@ -195,7 +195,7 @@ final class CostChildTests: XCTestCase {
             try RuleListCompiler.compile(json: try CostChild.kablockList()).0.serialized(),
             try RuleListCompiler.compile(json: try CostChild.ddgList()).0.serialized(),
         ]
-        let apart = try CostRegion.match(requests, loadingEach: { try files.map { try CostRegion.evaluator(ofFile: $0) } })
+        let apart = try CostRegion.match(requests, loadingLists: { try CostRegion.contentBlockers(ofFiles: files) })
         let each = try files.map { file in
             let answer = try CostRegion.evaluator(ofFile: file)
             return requests.map { RequestAnswer(answer($0)) }

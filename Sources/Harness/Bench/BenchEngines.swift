@@ -157,6 +157,13 @@ public protocol BenchMatcher: AnyObject {
     var counters: [Figure] { get }
 }
 
+/// A joint matcher (`BenchEngine.jointMatcher(for:)`) that tells each list's outcome apart: its
+/// answers are joined per request as the oracle's for the lists apart are. (`outcome(for:)` is
+/// not asked of it.)
+public protocol ListsMatcher: BenchMatcher {
+    func outcomes(for request: Request, _ each: (_ list: Int, _ outcome: MatchOutcome) -> Void)
+}
+
 public enum BenchEngineError: Error, CustomStringConvertible {
     case listRejected(String)
     case noSuchModel(engine: String, BenchmarkDefinition.Model)
@@ -263,6 +270,13 @@ public final class BlockBenchEngine: CompiledListEngine {
         }
     }
 
+    /// Several lists asked together, as a browser asks its content blockers (`ContentBlockers`:
+    /// each request's page, third party and host labels found once for all the lists).
+    public func jointMatcher(for lists: [BenchList]) throws -> (any BenchMatcher)? {
+        for list in lists where compiled[list.name] == nil { _ = try compile(list) }
+        return ListsMatcherOfBlockers(ContentBlockers(lists.map { compiled[$0.name]! }))
+    }
+
     final class Matcher: BenchMatcher {
         let evaluator: Evaluator
 
@@ -270,9 +284,25 @@ public final class BlockBenchEngine: CompiledListEngine {
 
         func outcome(for request: Request) -> MatchOutcome { evaluator.outcome(for: request) }
 
-        var counters: [Figure] {
+        var counters: [Figure] { Self.counters(of: evaluator) }
+
+        static func counters(of evaluator: Evaluator) -> [Figure] {
             [Figure("interpreter steps", Double(evaluator.steps)), Figure("program runs", Double(evaluator.programRuns))]
         }
+    }
+
+    final class ListsMatcherOfBlockers: ListsMatcher {
+        let blockers: ContentBlockers
+
+        init(_ blockers: ContentBlockers) { self.blockers = blockers }
+
+        func outcomes(for request: Request, _ each: (Int, MatchOutcome) -> Void) { blockers.outcomes(for: request, each) }
+
+        func outcome(for request: Request) -> MatchOutcome {
+            preconditionFailure("a matcher of several lists tells each list's outcome (outcomes(for:_:))")
+        }
+
+        var counters: [Figure] { Figure.added(blockers.evaluators.map(Matcher.counters(of:))) }
     }
 }
 

@@ -19,8 +19,9 @@
 // time beside them.
 //
 // Several lists (`BenchmarkDefinition.lists`) are one list, their JSON arrays concatenated, or,
-// `apart`, each compiled by itself and each asked about every request, the answers joined in list
-// order (the oracle's likewise).
+// `apart`, each compiled by itself and each asked about every request (an engine's joint matcher
+// may ask them together: BlockBench's `ContentBlockers`), the answers joined in list order (the
+// oracle's likewise).
 //
 // Runs repeat until `runs` are done or `maxSeconds` of measured time is spent (at least one run).
 // The oracle (ReferenceEvaluator with its prefilter, on both cores) answers each list × request
@@ -424,7 +425,13 @@ public final class BenchmarkRunner {
             ? [try engine.matcher(for: parts[0])]
             : try engine.jointMatcher(for: parts).map { [$0] } ?? parts.map { try engine.matcher(for: $0) }
         let selfTimed = matchers.count == 1 ? matchers[0] as? any SelfTimedMatcher : nil
+        let lists = matchers.count == 1 ? matchers[0] as? any ListsMatcher : nil
         func answer(_ request: Request) throws -> RequestAnswer {
+            if let lists {
+                var answers: [RequestAnswer] = []
+                lists.outcomes(for: request) { answers.append(RequestAnswer($1)) }
+                return RequestAnswer(joining: answers)
+            }
             if matchers.count == 1 { return RequestAnswer(try matchers[0].outcome(for: request)) }
             return RequestAnswer(joining: try matchers.map { RequestAnswer(try $0.outcome(for: request)) })
         }
@@ -487,7 +494,7 @@ public final class BenchmarkRunner {
         }
         return TimedMatch(result: result, selfTimed: false, requestCount: indices.count, urlBytes: urlBytes, urls: urls) { measured, histogram in
             var sink = 0
-            let only = matchers.count == 1 ? matchers[0] : nil
+            let only = matchers.count == 1 && lists == nil ? matchers[0] : nil
             for index in indices {
                 // The request is taken out of the set before the clock starts and let go after it
                 // stops, and one engine is asked without a loop: passing an element of the array,
@@ -498,6 +505,8 @@ public final class BenchmarkRunner {
                     let started = monotonicNanoseconds()
                     if let only {
                         sink &+= try only.outcome(for: request).actions.count
+                    } else if let lists {
+                        lists.outcomes(for: request) { sink &+= $1.actions.count }
                     } else {
                         for matcher in matchers { sink &+= try matcher.outcome(for: request).actions.count }
                     }

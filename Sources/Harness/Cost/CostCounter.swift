@@ -142,7 +142,7 @@ public final class CostCounter: @unchecked Sendable {
     }
 
     /// The instructions of answering `requests` with the compiled `files`, lists asked apart
-    /// (`CostRegion.match(_:loadingEach:)`): every request put to each.
+    /// (`CostRegion.match(_:loadingLists:)`): every request put to each.
     public func match(files: [String], corpora: String, requests: String) throws -> MatchCost {
         let arguments = ["cost", "match"] + files + ["--requests", requests, "--corpora", corpora, "--inside"]
         let (parts, figures) = try count(arguments)

@@ -14,7 +14,7 @@
 // Everything before and after the region (reading files, parsing requests, printing) is not
 // instrumented and not counted. Outside Valgrind the marks do nothing and the region runs as is.
 
-internal import ContentBlocker
+public import ContentBlocker
 public import RequestContext
 public import Automata
 internal import CValgrind
@@ -121,36 +121,35 @@ public enum CostRegion {
     }
 
     /// `match(_:load:)` for several lists asked apart, as a browser asks each of its content
-    /// blockers: `load` makes an answerer per list, and each request is put to every one in turn,
-    /// the answers joined per request for the digest. (One list: `match(_:load:)`, whose counts
-    /// have no loop over answerers in them.)
-    public static func match(
-        _ requests: [Request], loadingEach load: () throws -> [(Request) -> MatchOutcome]
-    ) rethrows -> CostRegionFigures {
+    /// blockers: `load` makes their `ContentBlockers` (each compiled file validated and read),
+    /// and each request is put to every list, the answers joined per request for the digest.
+    /// (One list: `match(_:load:)`, an evaluator alone.)
+    public static func match(_ requests: [Request], loadingLists load: () throws -> ContentBlockers) rethrows -> CostRegionFigures {
         Parallel.isSerial = true
         bb_callgrind_begin()
-        let answerers: [(Request) -> MatchOutcome]
-        do { answerers = try load() } catch {
+        let lists: ContentBlockers
+        do { lists = try load() } catch {
             bb_callgrind_end()
             throw error
         }
-        var outcomes = [[MatchOutcome]](repeating: [], count: answerers.count)
+        var outcomes = [[MatchOutcome]](repeating: [], count: lists.evaluators.count)
         for index in outcomes.indices { outcomes[index].reserveCapacity(requests.count) }
         bb_callgrind_mark(loadLabel)
-        for request in requests {
-            for index in answerers.indices { outcomes[index].append(answerers[index](request)) }
-        }
+        for request in requests { lists.outcomes(for: request) { outcomes[$0].append($1) } }
         bb_callgrind_mark(firstPassLabel)
         var sink = 0
-        for request in requests {
-            for answer in answerers { sink &+= answer(request).actions.count }
-        }
+        for request in requests { lists.outcomes(for: request) { sink &+= $1.actions.count } }
         bb_callgrind_mark(requestsLabel)
         bb_callgrind_mark(endLabel)
         bb_callgrind_end()
         withExtendedLifetime(sink) {}
         let answers = requests.indices.map { request in RequestAnswer(joining: outcomes.map { RequestAnswer($0[request]) }) }
         return CostRegionFigures(answers: RequestAnswer.counts(answers))
+    }
+
+    /// The content blockers of compiled files' bytes, each validated and read.
+    public static func contentBlockers(ofFiles files: [[UInt8]]) throws -> ContentBlockers {
+        ContentBlockers(try files.map { try CompiledRuleList(validating: $0) })
     }
 
     /// A compiled file's bytes validated and read, and an evaluator made of it: what a browser

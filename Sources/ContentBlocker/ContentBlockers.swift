@@ -1,0 +1,49 @@
+// ContentBlockers.swift — ContentBlocker
+//
+// Several compiled lists asked about each request, as a browser asks each of its content
+// blockers: every list answers on its own (its outcome is what its `Evaluator` alone would give),
+// and what does not depend on a list is found once per request: the request's page (compared by
+// its URLs, with the main document's registrable domain), whether it is third party, and the
+// host labels of its URL that the domain tables read. The lists' evaluators share one page table,
+// so that each knows the page by the same place.
+
+public import RequestContext
+internal import Bytecode
+
+public final class ContentBlockers {
+    /// One evaluator per list, in the order given.
+    public let evaluators: [Evaluator]
+    private let pageTable: PageTable
+
+    /// The lists' evaluators, keeping the last `pageCapacity` pages (as `Evaluator` does).
+    public init(_ lists: [CompiledRuleList], pageCapacity: Int = 16) {
+        let pageTable = PageTable(capacity: pageCapacity)
+        self.pageTable = pageTable
+        evaluators = lists.map { Evaluator($0, pageTable: pageTable) }
+    }
+
+    /// Tells `each` every list's outcome for `request`, in the lists' order.
+    public func outcomes(for request: Request, _ each: (_ list: Int, _ outcome: MatchOutcome) -> Void) {
+        guard request.url.isMatchable else {
+            for list in evaluators.indices { each(list, .none) }
+            return
+        }
+        let place = pageTable.place(of: request)
+        let url = request.url.string
+        let hostReading = url.utf8.withContiguousStorageIfAvailable(DomainTable.HostReading.init) ?? {
+            var url = url
+            return url.withUTF8(DomainTable.HostReading.init)
+        }()
+        for list in evaluators.indices {
+            each(list, evaluators[list].outcome(for: request, at: place, hostReading: hostReading))
+        }
+    }
+
+    /// Every list's outcome for `request`, in the lists' order.
+    public func outcomes(for request: Request) -> [MatchOutcome] {
+        var outcomes: [MatchOutcome] = []
+        outcomes.reserveCapacity(evaluators.count)
+        self.outcomes(for: request) { outcomes.append($1) }
+        return outcomes
+    }
+}
