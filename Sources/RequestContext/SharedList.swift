@@ -166,6 +166,8 @@ extension SharedList: RandomAccessCollection, MutableCollection, RangeReplaceabl
 
     @inlinable public var startIndex: Int { 0 }
     @inlinable public var endIndex: Int { base.count - removals.count + insertionCount }
+    /// (The count without the collection's generic distance: a caller asks it of every outcome.)
+    @inlinable public var count: Int { endIndex }
 
     @inlinable
     public subscript(position: Int) -> Element {
