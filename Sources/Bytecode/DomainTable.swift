@@ -263,6 +263,9 @@ public struct DomainTable: Hashable, Sendable {
         public var start: Int
         public var end: Int
         public var terminated: Bool
+        /// A is terminated and holds an upper-case letter (read with A: the domains are then
+        /// matched with letters folded; a canonical URL's host has none).
+        public var hasUpperCase: Bool
 
         /// The places where the prefix ends, in increasing order: where a stage's suffixes start.
         @inlinable
@@ -318,7 +321,10 @@ public struct DomainTable: Hashable, Sendable {
             end += 1
         }
         steps += end + 1
-        return HostLabels(slashesEnd: at + 3, start: start, end: end, terminated: end < url.count && (url[end] == slash || url[end] == colon))
+        let terminated = end < url.count && (url[end] == slash || url[end] == colon)
+        return HostLabels(
+            slashesEnd: at + 3, start: start, end: end, terminated: terminated,
+            hasUpperCase: terminated && Self.hasUpperCase(url, from: start, to: end))
     }
 
     /// A place at or before the first byte of `url` from `start` on that is `/` (unless not
@@ -356,7 +362,7 @@ public struct DomainTable: Hashable, Sendable {
         guard labels.terminated, end > start, !isEmpty else { return }
         // A canonical URL's host is lower case already: its bytes are then hashed and compared as
         // they are, not each folded (a fifth of a lookup's instructions).
-        let folding = Self.hasUpperCase(url, from: start, to: end)
+        let folding = labels.hasUpperCase
         index.slots.withUnsafeBufferPointer { slots in
             index.presentBits.withUnsafeBufferPointer { presentBits in
                 records.withUnsafeBufferPointer { records in
