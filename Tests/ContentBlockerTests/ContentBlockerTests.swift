@@ -85,6 +85,25 @@ private func list(_ rules: String...) -> String { "[" + rules.joined(separator: 
         #expect(compiled.actions(for: request("http://a.example/", method: .get)) == [])
     }
 
+    /// Every method selects its own rules, a url-filter rule's and a rule matching every URL's
+    /// (the page's list is kept per method): the evaluator's code for a request's method is the one
+    /// the compiler writes for a rule's.
+    @Test func eachMethodSelectsItsOwnRules() throws {
+        var rules: [String] = []
+        for method in RequestMethod.allCases {
+            rules.append(rule("a", "css-display-none", #","request-method":"\#(method.rawValue)""#)
+                .replacingOccurrences(of: #""type":"css-display-none""#, with: #""type":"css-display-none","selector":".a-\#(method.rawValue)""#))
+            rules.append(rule(".*", "css-display-none", #","request-method":"\#(method.rawValue)""#)
+                .replacingOccurrences(of: #""type":"css-display-none""#, with: #""type":"css-display-none","selector":".all-\#(method.rawValue)""#))
+        }
+        let compiled = try compile("[" + rules.joined(separator: ",") + "]")
+        for method in RequestMethod.allCases {
+            let actions = compiled.actions(for: request("http://a.example/", method: method))
+            #expect(Set(actions) == [.cssDisplayNone(selector: ".a-\(method.rawValue)"), .cssDisplayNone(selector: ".all-\(method.rawValue)")])
+        }
+        #expect(compiled.actions(for: request("http://a.example/")).isEmpty)
+    }
+
     @Test func domainConditionsLookAtTheMainDocumentHost() throws {
         let compiled = try compile(list(
             rule("ads", "block", #","if-domain":["example.com"]"#), rule("ads", "block-cookies", #","unless-domain":["*example.org"]"#)))
