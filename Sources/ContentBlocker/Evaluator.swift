@@ -362,9 +362,8 @@ public final class Evaluator {
         }
     }
 
-    /// The working memory of one answer. `outcome(for:)` moves it out of the evaluator for the
-    /// answer's length: arrays stored in a class would check exclusive access at every mutation
-    /// in the loops over a request's patterns and rules.
+    /// The working memory of one answer, kept by the evaluator and used in place (its lists'
+    /// accesses unchecked, as the evaluator's own state is).
     private final class Work {
         /// The url patterns reported so far (each listed once in `matchedURLPatterns`).
         @exclusivity(unchecked) var urlSeen: [Bool]
@@ -381,20 +380,20 @@ public final class Evaluator {
     }
 
     /// The working lists of a page's edit (`editedBase`), kept between pages so that an edit
-    /// allocates only what the page keeps.
-    private struct EditWork {
+    /// allocates only what the page keeps; used in place, as `Work` is.
+    private final class EditWork {
         /// The universal rules the page's matched patterns name (some twice), then those that leave
         /// its base and join it, and the action locations that change.
-        var named: [UInt32] = []
-        var leaving: [UInt32] = []
-        var joining: [UInt32] = []
-        var changes: [(location: UInt32, change: Int)] = []
-        var removing: [UInt32] = []
-        var adding: [UInt32] = []
+        @exclusivity(unchecked) var named: [UInt32] = []
+        @exclusivity(unchecked) var leaving: [UInt32] = []
+        @exclusivity(unchecked) var joining: [UInt32] = []
+        @exclusivity(unchecked) var changes: [(location: UInt32, change: Int)] = []
+        @exclusivity(unchecked) var removing: [UInt32] = []
+        @exclusivity(unchecked) var adding: [UInt32] = []
 
         /// Every list emptied, its capacity kept (an empty one left alone: the generic removal
         /// costs about 65 instructions with nothing to remove, and most edits leave most empty).
-        mutating func clear() {
+        func clear() {
             if !named.isEmpty { named.removeAll(keepingCapacity: true) }
             if !leaving.isEmpty { leaving.removeAll(keepingCapacity: true) }
             if !joining.isEmpty { joining.removeAll(keepingCapacity: true) }
@@ -403,7 +402,7 @@ public final class Evaluator {
             if !adding.isEmpty { adding.removeAll(keepingCapacity: true) }
         }
     }
-    @exclusivity(unchecked) private var editWork = EditWork()
+    private let editWork = EditWork()
 
     /// The condition programs' stage ends (working memory, as `Work.stageEnds` is the url programs').
     @exclusivity(unchecked) private var conditionEnds: [Int] = []
@@ -653,10 +652,8 @@ public final class Evaluator {
         let base = base(request, key, thirdParty: thirdParty)
         if base.readsTop { markTop(page, request) }
         if base.readsFrame { markFrame(page, request) }
-        // The working lists, moved out for this edit (as `work` is for an answer).
-        var edit = EditWork()
-        swap(&edit, &editWork)
-        defer { swap(&edit, &editWork) }
+        // The working lists, used in place.
+        let edit = editWork
         // The rules named by a matched pattern: only their conditions can differ from the base's.
         edit.clear()
         for pattern in markedTop ?? [] {

@@ -14,8 +14,8 @@ final class PageTable {
     /// How many pages are kept (0: none; every request's page is new).
     let capacity: Int
 
-    /// Where a request's page is: its place (from 0 to `capacity`, or -1 when none is kept), and
-    /// whether the page came to that place with this request.
+    /// Where a request's page is: its place (0 ..< `capacity`, or -1 when none is kept), whether
+    /// the page came to that place with this request, and the request's party.
     struct Place {
         var slot: Int
         var isNew: Bool
