@@ -52,12 +52,13 @@ struct ProfileCommand: ParsableCommand {
         let urls = requestList.map { Array($0.url.string.utf8) }
         let urlBytes = urls.reduce(0) { $0 + $1.count }
         print("\(rules) over \(requests): \(urls.count) URLs, \(String(format: "%.1f", Double(urlBytes) / Double(urls.count))) bytes each")
-        print("  program                         code bytes   states        dense    ns/URL  steps/URL  runs/URL")
+        print("  program                         code bytes   states        dense  dense KB    ns/URL  steps/URL  runs/URL")
         for row in Self.rows(compiled.file.urlPrograms, urls: urls, rounds: rounds) {
             let count = Double(urls.count)
             print(
                 "  " + row.name.padding(toLength: 30, withPad: " ", startingAt: 0) + pad(row.codeBytes.map(String.init) ?? "", 12)
                     + pad(row.states.map(String.init) ?? "", 9) + pad("\(row.densePrograms) of \(row.programs)", 13)
+                    + pad(String(row.denseBytes / 1024), 10)
                     + pad(String(format: "%.0f", Double(row.nanoseconds) / count), 10)
                     + pad(String(format: "%.1f", Double(row.steps) / count), 11) + pad(String(format: "%.2f", Double(row.runs) / count), 10))
         }
@@ -123,6 +124,7 @@ struct ProfileCommand: ParsableCommand {
         var states: Int?
         var programs: Int
         var densePrograms: Int
+        var denseBytes: Int
         var nanoseconds: UInt64
         var steps: Int
         var runs: Int
@@ -156,7 +158,7 @@ struct ProfileCommand: ParsableCommand {
             }
             return Row(
                 name: name, codeBytes: code, states: states, programs: programs.allPrograms.count,
-                densePrograms: programs.denseProgramCount, nanoseconds: best, steps: steps, runs: runs)
+                densePrograms: programs.denseProgramCount, denseBytes: programs.denseTableBytes, nanoseconds: best, steps: steps, runs: runs)
         }
         var rows: [Row] = []
         if !urlPrograms.domains.isEmpty {
@@ -164,7 +166,7 @@ struct ProfileCommand: ParsableCommand {
                 "domain table, \(urlPrograms.domains.count) entries", ProgramSet(programs: [], domains: urlPrograms.domains), code: nil, states: nil))
         }
         for (index, program) in urlPrograms.programs.enumerated() {
-            rows.append(row("whole \(index)", ProgramSet(programs: [program]), code: program.code.count, states: program.stateCount))
+            rows.append(row("whole \(index), \(program.classCount) classes", ProgramSet(programs: [program]), code: program.code.count, states: program.stateCount))
         }
         for (index, stage) in urlPrograms.stages.enumerated() {
             // (A prefix that ends everywhere is never run; nor is the domain shape's: the host labels say where it ends.)
@@ -185,7 +187,7 @@ struct ProfileCommand: ParsableCommand {
             rows.append(Row(
                 name: "gated, \(gated.groups.count) groups", codeBytes: programs.reduce(0) { $0 + $1.code.count },
                 states: programs.reduce(0) { $0 + $1.stateCount }, programs: with.programs - without.programs,
-                densePrograms: with.densePrograms - without.densePrograms, nanoseconds: with.nanoseconds > without.nanoseconds ? with.nanoseconds - without.nanoseconds : 0,
+                densePrograms: with.densePrograms - without.densePrograms, denseBytes: with.denseBytes - without.denseBytes, nanoseconds: with.nanoseconds > without.nanoseconds ? with.nanoseconds - without.nanoseconds : 0,
                 steps: with.steps - without.steps, runs: with.runs - without.runs))
         }
         rows.append(row("every url program", urlPrograms, code: nil, states: nil))

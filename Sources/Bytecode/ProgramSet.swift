@@ -132,6 +132,12 @@ public struct ProgramSet: Hashable, Sendable {
         return image.entries.count { $0.denseClassCount != 0 }
     }
 
+    /// The bytes of these programs' dense tables (the entries the interpreter reads a step from).
+    public var denseTableBytes: Int {
+        guard contents.isPrepared else { return prepared().denseTableBytes }
+        return image.denseEntries.count * MemoryLayout<UInt32>.size
+    }
+
     /// The programs the partitioner made (`DFAPartitioner.build(_:limits:minimizing:phaseTimer:product:)`
     /// with `Program.init`).
     /// The groups a domain gates get their entries in `domains` (a caller that added them, as the
