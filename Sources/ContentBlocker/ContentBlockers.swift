@@ -14,12 +14,16 @@ public final class ContentBlockers {
     /// One evaluator per list, in the order given.
     public let evaluators: [Evaluator]
     private let pageTable: PageTable
+    /// `evaluators`, which hold them, as lent to each answer: not retained and released per list
+    /// and request.
+    private let lent: [Unmanaged<Evaluator>]
 
     /// The lists' evaluators, keeping the last `pageCapacity` pages (as `Evaluator` does).
     public init(_ lists: [CompiledRuleList], pageCapacity: Int = 16) {
         let pageTable = PageTable(capacity: pageCapacity)
         self.pageTable = pageTable
         evaluators = lists.map { Evaluator($0, pageTable: pageTable) }
+        lent = evaluators.map(Unmanaged.passUnretained)
     }
 
     /// Tells `each` every list's outcome for `request`, in the lists' order.
@@ -34,8 +38,8 @@ public final class ContentBlockers {
             var url = url
             return url.withUTF8(DomainTable.HostReading.init)
         }()
-        for list in evaluators.indices {
-            each(list, evaluators[list].outcome(for: request, at: place, hostReading: hostReading))
+        for list in lent.indices {
+            each(list, lent[list]._withUnsafeGuaranteedRef { $0.outcome(for: request, at: place, hostReading: hostReading) })
         }
     }
 

@@ -773,11 +773,27 @@ public final class Evaluator {
     /// for all (nil: read here).
     @inline(__always)
     func outcome(for request: Request, at place: PageTable.Place, hostReading: DomainTable.HostReading?) -> MatchOutcome {
-        let page = page(at: place)
         let thirdParty = place.thirdParty
         let key = flagsKey(request, thirdParty: thirdParty)
-        let kept = universal(request, page, key, thirdParty: thirdParty)
+        guard place.slot >= 0 else {
+            // A page not kept: made for this answer alone, and held by it.
+            let page = page(at: place)
+            return answer(request, page, universal(request, page, key, thirdParty: thirdParty), thirdParty: thirdParty, hostReading: hostReading)
+        }
+        // A kept page and its lists are held by the evaluator (`pages`, the page's `universal`)
+        // for the whole answer: lent to it, not retained and released, each an atomic operation.
+        return Unmanaged.passUnretained(page(at: place))._withUnsafeGuaranteedRef { page in
+            Unmanaged.passUnretained(universal(request, page, key, thirdParty: thirdParty))._withUnsafeGuaranteedRef { kept in
+                answer(request, page, kept, thirdParty: thirdParty, hostReading: hostReading)
+            }
+        }
+    }
 
+    /// The outcome for `request` on `page`, whose lists for the request's flags are `kept`.
+    @inline(__always)
+    private func answer(
+        _ request: Request, _ page: Page, _ kept: Kept, thirdParty: Bool, hostReading: DomainTable.HostReading?
+    ) -> MatchOutcome {
         // The working memory: an object, so that its lists are used in place (a value moved out
         // and back would leave seven empty lists to release at each answer).
         let work = self.work
@@ -801,10 +817,15 @@ public final class Evaluator {
         if work.matchedRules.count > 1 { work.matchedRules.sort() }
         Self.clear(&work.extra)
         for slot in work.matchedRules where applies(slot, request, page, thirdParty: thirdParty) { work.extra.append(slot) }
-        if let marked = markedTop { for pattern in marked { topSeen[Int(pattern)] = false } }
-        if let marked = markedFrame { for pattern in marked { frameSeen[Int(pattern)] = false } }
-        markedTop = nil
-        markedFrame = nil
+        // (Most requests marked nothing: nil is then left as it is, not released.)
+        if let marked = markedTop {
+            for pattern in marked { topSeen[Int(pattern)] = false }
+            markedTop = nil
+        }
+        if let marked = markedFrame {
+            for pattern in marked { frameSeen[Int(pattern)] = false }
+            markedFrame = nil
+        }
         // No rule of the request's own applies: the page's outcome.
         if work.extra.isEmpty { return kept.plainOutcome }
 
