@@ -123,5 +123,6 @@ struct CostMatch: ParsableCommand {
         print("  load        \(HumanReadable.count(Int(cost.load))) instructions (\(files.count == 1 ? "the file validated, an evaluator made" : "the files validated, an evaluator made of each"))")
         print(String(format: "  first pass  %.1f instructions per request", cost.firstPassPerRequest))
         print(String(format: "  requests    %.1f instructions per request", cost.perRequest))
+        print(String(format: "  data misses %.2f in L1 (32 KB), %.2f in L2 (1 MB) per request, simulated", cost.l1DataMissesPerRequest, cost.l2DataMissesPerRequest))
     }
 }

@@ -207,6 +207,21 @@ final class CostChildTests: XCTestCase {
         #expect(apart.answers != RequestAnswer.counts(each[1]))
     }
 
+    @Test func moreDataMissesPerRequestThanTheirToleranceFailTheGate() {
+        func metrics(l1: Double) -> [String: GateMetric] {
+            var engine = EngineResult(engine: "blockbench", status: .ok)
+            engine.dataMisses = [Figure("L1 data misses per request", l1), Figure("L2 data misses per request", 15)]
+            var outcome = FullRunOutcome()
+            outcome.results = [BenchmarkResult(name: "m", model: .match, rules: "ddg-tds-reference", ruleCount: 127, engines: [engine])]
+            return GateMetrics.measure(outcome).filter { $0.value.kind == .dataMisses }
+        }
+        #expect(Set(metrics(l1: 100).keys) == ["m/L1 data misses per request", "m/L2 data misses per request"])
+        #expect(compare(metrics(l1: 100), metrics(l1: 101.5)).status == .pass)
+        let more = compare(metrics(l1: 100), metrics(l1: 103))
+        #expect(more.status == .regression)
+        #expect(failing(more) == ["m/L1 data misses per request"])
+    }
+
     @Test func callgrindPartsAreReadInOrderWithTheirLabels() {
         let text = """
             version: 1
@@ -234,6 +249,30 @@ final class CostChildTests: XCTestCase {
         let parts = CostCounter.callgrindParts(text)
         #expect(parts.map(\.label) == ["parse", "other", nil])
         #expect(parts.map(\.instructions) == [1200, 34, 0])
+    }
+
+    @Test func callgrindPartsWithTheCacheSimulationGiveEachEventByName() {
+        // (A part's `events:` line names its `totals:` columns; callgrind leaves out the trailing
+        // zeros of a part that missed nothing.)
+        let text = """
+            version: 1
+            creator: callgrind-3.19.0
+            part: 1
+            desc: Trigger: Client Request: requests
+            events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw
+            fn=(1) main
+            1 900 300 100 4 25 2 1 7 1
+            totals: 900 300 100 4 25 2 1 7 1
+            part: 2
+            desc: Trigger: Client Request: end
+            events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw
+            totals: 12 3
+            """
+        let parts = CostCounter.callgrindPartEvents(text)
+        #expect(parts.map(\.label) == ["requests", "end"])
+        #expect(parts[0].events == ["Ir": 900, "Dr": 300, "Dw": 100, "I1mr": 4, "D1mr": 25, "D1mw": 2, "ILmr": 1, "DLmr": 7, "DLmw": 1])
+        #expect(parts[1].events["Dr"] == 3 && parts[1].events["DLmr"] == 0)
+        #expect(CostCounter.callgrindParts(text).map(\.instructions) == [900, 12], "instructions are the first event")
     }
 
     @Test func massifPeakIsTheLargestSnapshot() {

@@ -106,6 +106,10 @@ public struct EngineResult: Codable, Hashable, Sendable {
     /// compile, instructions per phase part and `total`; match, instructions per request (the
     /// second pass) and per request of the first pass (a fresh evaluator).
     public var instructions: [Figure]?
+    /// Match: BlockBench's data-cache misses per request in the same counted run, in callgrind's
+    /// simulation of a 32 KB level 1 and a 1 MB level 2 (`CostCounter.cacheSimulation`): where
+    /// a request's time goes to memory, which instructions do not see.
+    public var dataMisses: [Figure]?
     /// BlockBench's peak of live heap bytes compiling the list serially (massif).
     public var heapPeakBytes: Int?
     /// Loading what the compile made (`BenchEngine.loadSeconds`), the median of as many loads as

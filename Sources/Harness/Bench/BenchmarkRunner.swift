@@ -296,7 +296,7 @@ public final class BenchmarkRunner {
     /// BlockBench's instructions per request on the whole set, counted by answering it from the
     /// lists' compiled files (one, or each list of `parts` asked apart) in a process of its own;
     /// its answers must be the oracle's.
-    private func countMatch(_ parts: [BenchList], requestSet: String, engine: any BenchEngine, oracle: [RequestAnswer]) throws -> [Figure]? {
+    private func countMatch(_ parts: [BenchList], requestSet: String, engine: any BenchEngine, oracle: [RequestAnswer]) throws -> MatchCost? {
         guard engine.name == "blockbench", let counter = costCounter, let engine = engine as? any CompiledListEngine else { return nil }
         let lists = parts.compactMap { engine.compiledList(named: $0.name) }
         guard lists.count == parts.count else { return nil }
@@ -313,7 +313,7 @@ public final class BenchmarkRunner {
         guard cost.answers == expected else {
             throw BenchmarkRunnerError.counted("its counted answers differ from the oracle's (counted: \(cost.answers.text); oracle: \(expected.text))")
         }
-        return cost.recorded
+        return cost
     }
 
     /// A match engine ready to be timed: its answers checked, its counters read, and one run of
@@ -465,7 +465,9 @@ public final class BenchmarkRunner {
                 return Self.untimed(result)
             }
             do {
-                result.instructions = try countMatch(parts, requestSet: requestSet, engine: engine, oracle: oracle)
+                let cost = try countMatch(parts, requestSet: requestSet, engine: engine, oracle: oracle)
+                result.instructions = cost?.recorded
+                result.dataMisses = cost?.recordedMisses
             } catch {
                 return Self.untimed(EngineResult(engine: engine.name, status: error is BenchmarkRunnerError ? .wrong : .error, message: "\(error)"))
             }

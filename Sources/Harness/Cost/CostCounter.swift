@@ -6,6 +6,11 @@
 //   instructions  callgrind's count of the instructions the region executed, per part (compile:
 //                 per phase; match: the first pass and the second, per request). Repeatable to a
 //                 few instructions in billions on one machine, whatever else runs beside it.
+//   data misses   for matching, callgrind's simulation of the data caches (`cacheSimulation`: a
+//                 32 KB level 1 and a 1 MB level 2, this machine's, fixed so that no host's
+//                 caches enter the count): the reads and writes of a request that miss each
+//                 level. Where a request's time goes to memory (a big list's tables are
+//                 megabytes), instructions do not see it and these do; repeatable to ~0.01%.
 //   heap peak     massif's peak of live heap bytes (requested sizes) over the whole compile
 //                 process: exact for a serial run, where wall-clock memory (resident pages of a
 //                 parallel run) moves with thread timing and the allocator.
@@ -71,12 +76,21 @@ public struct MatchCost: Codable, Hashable, Sendable {
     /// Instructions per request: the first pass (a fresh evaluator), and the second.
     public var firstPassPerRequest: Double
     public var perRequest: Double
+    /// Data-cache misses (reads and writes) per request of the second pass, in the simulation of
+    /// `CostCounter.cacheSimulation`: its level 1 (32 KB) and its level 2 (1 MB).
+    public var l1DataMissesPerRequest: Double
+    public var l2DataMissesPerRequest: Double
     /// The first pass's answers.
     public var answers: AnswerCounts
 
     /// The figures as a result records them (EngineResult.instructions).
     public var recorded: [Figure] {
         [Figure("per request", perRequest), Figure("per request, first pass", firstPassPerRequest), Figure("to load", load)]
+    }
+
+    /// The misses as a result records them (EngineResult.dataMisses).
+    public var recordedMisses: [Figure] {
+        [Figure("L1 data misses per request", l1DataMissesPerRequest), Figure("L2 data misses per request", l2DataMissesPerRequest)]
     }
 }
 
@@ -141,19 +155,36 @@ public final class CostCounter: @unchecked Sendable {
         try match(files: [file], corpora: corpora, requests: requests)
     }
 
-    /// The instructions of answering `requests` with the compiled `files`, lists asked apart
-    /// (`CostRegion.match(_:loadingLists:)`): every request put to each.
+    /// The instructions (and simulated data-cache misses) of answering `requests` with the
+    /// compiled `files`, lists asked apart (`CostRegion.match(_:loadingLists:)`): every request
+    /// put to each.
     public func match(files: [String], corpora: String, requests: String) throws -> MatchCost {
         let arguments = ["cost", "match"] + files + ["--requests", requests, "--corpora", corpora, "--inside"]
-        let (parts, figures) = try count(arguments)
-        guard let answers = figures.answers, answers.requests > 0, let load = parts[CostRegion.loadLabel],
-            let first = parts[CostRegion.firstPassLabel], let second = parts[CostRegion.requestsLabel]
+        let (ordered, figures) = try countPartEvents(arguments, simulatingCaches: true)
+        var parts: [String: [String: UInt64]] = [:]
+        for part in ordered where part.label != CostRegion.endLabel {
+            parts[part.label, default: [:]].merge(part.events, uniquingKeysWith: +)
+        }
+        guard let answers = figures.answers, answers.requests > 0, let load = parts[CostRegion.loadLabel]?["Ir"],
+            let first = parts[CostRegion.firstPassLabel]?["Ir"], let second = parts[CostRegion.requestsLabel]
         else { throw CostCounterError.failed(command: command(arguments), reason: "reported no answers or no parts") }
         let count = Double(answers.requests)
+        func misses(_ events: [String]) throws -> Double {
+            guard events.allSatisfy({ second[$0] != nil }) else {
+                throw CostCounterError.failed(command: command(arguments), reason: "callgrind counted no \(events.joined(separator: " or "))")
+            }
+            return Double(events.reduce(0) { $0 + second[$1]! }) / count
+        }
         return MatchCost(
-            requests: answers.requests, load: Double(load), firstPassPerRequest: Double(first) / count, perRequest: Double(second) / count,
-            answers: answers)
+            requests: answers.requests, load: Double(load), firstPassPerRequest: Double(first) / count,
+            perRequest: Double(second["Ir"] ?? 0) / count, l1DataMissesPerRequest: try misses(["D1mr", "D1mw"]),
+            l2DataMissesPerRequest: try misses(["DLmr", "DLmw"]), answers: answers)
     }
+
+    /// The caches callgrind simulates for data misses: this machine's level 1 data cache (32 KB,
+    /// 8-way) and level 2 (1 MB, 16-way; callgrind's last level), 64-byte lines, and a level 1
+    /// instruction cache like the data one. Fixed, so that counts on another host compare.
+    public static let cacheSimulation = ["--cache-sim=yes", "--I1=32768,8,64", "--D1=32768,8,64", "--LL=1048576,16,64"]
 
     // MARK: Running Valgrind
 
@@ -172,21 +203,31 @@ public final class CostCounter: @unchecked Sendable {
     public func countParts(
         _ arguments: [String], environment: [String: String] = [:]
     ) throws -> (parts: [(label: String, instructions: UInt64)], figures: CostRegionFigures) {
+        let (parts, figures) = try countPartEvents(arguments, environment: environment, simulatingCaches: false)
+        return (parts.map { ($0.label, $0.events["Ir"] ?? 0) }, figures)
+    }
+
+    /// `countParts`, each part with every event callgrind counted (`Ir`: instructions; with
+    /// `simulatingCaches`, the misses of `cacheSimulation`'s caches too: `D1mr`, `DLmw`, ...).
+    private func countPartEvents(
+        _ arguments: [String], environment: [String: String] = [:], simulatingCaches: Bool
+    ) throws -> (parts: [(label: String, events: [String: UInt64])], figures: CostRegionFigures) {
         let folder = try Self.scratchFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let out = folder + "/callgrind.out"
         let figures = try measure(
-            ["--tool=callgrind", "--callgrind-out-file=" + out, "--combine-dumps=yes", "--instr-atstart=no", "--dump-line=no"],
+            ["--tool=callgrind", "--callgrind-out-file=" + out, "--combine-dumps=yes", "--instr-atstart=no", "--dump-line=no"]
+                + (simulatingCaches ? Self.cacheSimulation : []),
             arguments, environment: environment, folder: folder)
         guard let text = try? String(contentsOfFile: out, encoding: .utf8) else {
             throw CostCounterError.failed(command: command(arguments), reason: "callgrind wrote no counts")
         }
-        let parts = Self.callgrindParts(text).compactMap { part in part.label.map { (label: $0, instructions: part.instructions) } }
+        let parts = Self.callgrindPartEvents(text).compactMap { part in part.label.map { (label: $0, events: part.events) } }
         if parts.isEmpty {
             throw CostCounterError.failed(command: command(arguments), reason: "no marked part in callgrind's output")
         }
-        if let wrapped = parts.first(where: { $0.instructions > UInt64(Int64.max) }) {
-            throw CostCounterError.failed(command: command(arguments), reason: "callgrind counted a negative number of instructions for \(wrapped.label)")
+        if let wrapped = parts.first(where: { $0.events.values.contains { $0 > UInt64(Int64.max) } }) {
+            throw CostCounterError.failed(command: command(arguments), reason: "callgrind counted a negative number of events for \(wrapped.label)")
         }
         return (parts, figures)
     }
@@ -246,12 +287,17 @@ public final class CostCounter: @unchecked Sendable {
     /// and its instructions, from the part's `totals:` line (its `summary:` header can be off:
     /// seen wrapped below zero after instrumentation was stopped and started again).
     public static func callgrindParts(_ text: String) -> [(label: String?, instructions: UInt64)] {
-        var parts: [(String?, UInt64)] = []
+        callgrindPartEvents(text).map { ($0.label, $0.events["Ir"] ?? 0) }
+    }
+
+    /// `callgrindParts` with every event of each part's `totals:` line, by the names of its
+    /// `events:` line (`Ir`, then with the cache simulation `Dr`, `D1mr`, `DLmr`, ...); an event
+    /// the totals leave out counts 0, as callgrind writes it.
+    public static func callgrindPartEvents(_ text: String) -> [(label: String?, events: [String: UInt64])] {
+        var parts: [(String?, [String: UInt64])] = []
         var label: String?
+        var names: [Substring] = ["Ir"]
         var inPart = false
-        func number(_ line: Substring) -> UInt64 {
-            line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { UInt64($0) } ?? 0
-        }
         for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
             if line.hasPrefix("part:") {
                 inPart = true
@@ -260,8 +306,13 @@ public final class CostCounter: @unchecked Sendable {
                 let trigger = line.dropFirst("desc: Trigger: ".count)
                 let prefix = "Client Request: "
                 label = trigger.hasPrefix(prefix) ? String(trigger.dropFirst(prefix.count)) : nil
+            } else if line.hasPrefix("events:") {
+                names = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().map { $0 }
             } else if inPart, line.hasPrefix("totals:") {
-                parts.append((label, number(line)))
+                let values = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().map { UInt64($0) ?? 0 }
+                var events: [String: UInt64] = [:]
+                for (index, name) in names.enumerated() { events[String(name)] = index < values.count ? values[index] : 0 }
+                parts.append((label, events))
                 inPart = false
             }
         }

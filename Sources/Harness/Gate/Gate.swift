@@ -174,7 +174,7 @@ public struct GateComparison: Sendable {
             return new.value == 0 ? .pass : .regression
         case .verdict, .answers:
             return old.value == new.value && old.text == new.text ? .pass : .changed
-        case .count, .instructions, .heap, .memory, .timeRatio, .timeRatioMean:
+        case .count, .instructions, .dataMisses, .heap, .memory, .timeRatio, .timeRatioMean:
             let tolerance = tolerance ?? GateTolerance(percent: 0)
             // Per-request averages are sums over the same requests divided the same way: equal to
             // the last bit on an unchanged tree; the slack only absorbs decimal round trips.
@@ -247,7 +247,7 @@ public enum GateFormat {
             return ""
         case .timeRatio, .timeRatioMean:
             return old > 0 ? String(format: "x%.2f", new / old) : ""
-        case .answers, .count, .instructions, .heap, .memory:
+        case .answers, .count, .instructions, .dataMisses, .heap, .memory:
             guard old != 0 else { return "+" + number(new - old) }
             let percent = (new - old) / abs(old) * 100
             return (percent > 0 ? "+" : "") + String(format: abs(percent) < 0.01 ? "%.4f%%" : "%.2f%%", percent)

@@ -253,6 +253,7 @@ public struct HistoryLine: Codable, Hashable, Sendable {
         add("load seconds", engine.loadSeconds, "s")
         add("heap peak", engine.heapPeakBytes.map(Double.init), "B")
         for part in engine.instructions ?? [] { add("instructions " + part.name, part.value, "") }
+        for part in engine.dataMisses ?? [] { add(part.name, part.value, "") }
         add("requests", engine.requests.map(Double.init), "")
         add("requests with actions", engine.answers.map { Double($0.requestsWithActions) }, "")
         add("actions", engine.answers.map { Double($0.actions) }, "")
