@@ -208,18 +208,19 @@ final class CostChildTests: XCTestCase {
     }
 
     @Test func moreDataMissesPerRequestThanTheirToleranceFailTheGate() {
-        func metrics(l1: Double) -> [String: GateMetric] {
+        func metrics(l1: Double = 100, l2: Double = 15) -> [String: GateMetric] {
             var engine = EngineResult(engine: "blockbench", status: .ok)
-            engine.dataMisses = [Figure("L1 data misses per request", l1), Figure("L2 data misses per request", 15)]
+            engine.dataMisses = [Figure("L1 data misses per request", l1), Figure("L2 data misses per request", l2)]
             var outcome = FullRunOutcome()
             outcome.results = [BenchmarkResult(name: "m", model: .match, rules: "ddg-tds-reference", ruleCount: 127, engines: [engine])]
             return GateMetrics.measure(outcome).filter { $0.value.kind == .dataMisses }
         }
-        #expect(Set(metrics(l1: 100).keys) == ["m/L1 data misses per request", "m/L2 data misses per request"])
-        #expect(compare(metrics(l1: 100), metrics(l1: 101.5)).status == .pass)
-        let more = compare(metrics(l1: 100), metrics(l1: 103))
-        #expect(more.status == .regression)
-        #expect(failing(more) == ["m/L1 data misses per request"])
+        #expect(Set(metrics().keys) == ["m/L1 data misses per request", "m/L2 data misses per request"])
+        // Level 2: its kind's 3%. Level 1, whose conflict misses move with the heap's layout: 15%.
+        #expect(compare(metrics(), metrics(l2: 15.4)).status == .pass)
+        #expect(failing(compare(metrics(), metrics(l2: 15.6))) == ["m/L2 data misses per request"])
+        #expect(compare(metrics(), metrics(l1: 110)).status == .pass)
+        #expect(failing(compare(metrics(), metrics(l1: 120))) == ["m/L1 data misses per request"])
     }
 
     @Test func callgrindPartsAreReadInOrderWithTheirLabels() {

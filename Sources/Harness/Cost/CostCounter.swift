@@ -10,7 +10,10 @@
 //                 32 KB level 1 and a 1 MB level 2, this machine's, fixed so that no host's
 //                 caches enter the count): the reads and writes of a request that miss each
 //                 level. Where a request's time goes to memory (a big list's tables are
-//                 megabytes), instructions do not see it and these do; repeatable to ~0.01%.
+//                 megabytes), instructions do not see it and these do. The level 2 count repeats
+//                 within 0.5%; the level 1 count moves by up to ~10% with where the process's
+//                 heap puts things (its conflict misses: the same tree and lists, 107-119 a
+//                 request in runs whose paths differ).
 //   heap peak     massif's peak of live heap bytes (requested sizes) over the whole compile
 //                 process: exact for a serial run, where wall-clock memory (resident pages of a
 //                 parallel run) moves with thread timing and the allocator.

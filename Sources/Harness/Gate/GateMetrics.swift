@@ -19,7 +19,8 @@
 //   data misses      matching's data-cache misses per request in callgrind's simulation of a
 //                    32 KB level 1 and a 1 MB level 2 (Harness/Cost), counted in the same run as
 //                    its instructions: where a request's time goes to memory, which instructions
-//                    do not see (a big list's tables are megabytes); as repeatable as instructions
+//                    do not see (a big list's tables are megabytes); level 2 repeats within 0.5%,
+//                    level 1 moves by up to ~10% with the heap's layout (its own tolerance)
 //   heap             the peak of live heap bytes of a serial compile (massif): exact, held tight
 //   memory           memory growth while compiling a list inside the main job's process, and the
 //                    peak of `blockbench compile` on it in a process of its own: resident pages of
@@ -91,8 +92,8 @@ public struct GateTolerance: Codable, Hashable, Sendable {
     ///    compile, or of a request set, on one machine, with the other core busy or idle; see
     ///    docs/METHODOLOGY.md), so 1% is noise-free and still sees 3% more work in one phase
     ///    or per request.
-    ///  - data misses: 2%: the same tree's simulated misses repeat to ~0.01%, but they move with
-    ///    where the code and the heap put things more than instructions do.
+    ///  - data misses: 3%: the same tree's simulated level 2 misses repeat within 0.5% (the level 1
+    ///    metrics carry their own 15%: `l1MissTolerance`).
     ///  - heap: 1%: a serial compile's heap peak is the same bytes every run.
     ///  - memory: 25% and 32 MiB: resident pages of a parallel run; runs of one tree move the
     ///    own-process peak by up to 5%, growth inside the job's process more: gross growth only.
@@ -103,12 +104,17 @@ public struct GateTolerance: Codable, Hashable, Sendable {
     public static let defaults: [GateMetric.Kind: GateTolerance] = [
         .count: GateTolerance(percent: 0),
         .instructions: GateTolerance(percent: 1),
-        .dataMisses: GateTolerance(percent: 2),
+        .dataMisses: GateTolerance(percent: 3),
         .heap: GateTolerance(percent: 1),
         .memory: GateTolerance(percent: 25, absolute: 32 * 1_048_576),
         .timeRatio: GateTolerance(percent: 300),
         .timeRatioMean: GateTolerance(percent: 150),
     ]
+
+    /// The level 1 data-miss metrics' own tolerance: a 32 KB cache's conflict misses move with
+    /// where the heap puts things (the same tree and lists gave 107.15, 114.18 and 118.79 a
+    /// request in runs whose paths differed), so only gross growth fails.
+    public static let l1MissTolerance = GateTolerance(percent: 15)
 
     /// The largest value that still passes.
     func ceiling(over baseline: Double) -> Double { baseline * (1 + percent / 100) + (absolute ?? 0) }
@@ -169,7 +175,10 @@ public enum GateMetrics {
                 }
                 for counter in ours.counters { add(prefix + counter.name, .count, counter.value) }
                 for part in ours.instructions ?? [] { add(prefix + "instructions " + part.name, .instructions, part.value) }
-                for part in ours.dataMisses ?? [] { add(prefix + part.name, .dataMisses, part.value) }
+                for part in ours.dataMisses ?? [] {
+                    add(prefix + part.name, .dataMisses, part.value)
+                    if part.name.hasPrefix("L1") { metrics[prefix + part.name]?.tolerance = GateTolerance.l1MissTolerance }
+                }
             }
             if result.model != .check,
                 let yardstick = result.engines.first(where: { $0.engine == yardstick }),
