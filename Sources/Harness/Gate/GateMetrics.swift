@@ -92,8 +92,9 @@ public struct GateTolerance: Codable, Hashable, Sendable {
     ///    compile, or of a request set, on one machine, with the other core busy or idle; see
     ///    docs/METHODOLOGY.md), so 1% is noise-free and still sees 3% more work in one phase
     ///    or per request.
-    ///  - data misses: 3%: the same tree's simulated level 2 misses repeat within 0.5% (the level 1
-    ///    metrics carry their own 15%: `l1MissTolerance`).
+    ///  - data misses: 3% + 0.25 a request: the same tree's simulated level 2 misses repeat within
+    ///    0.5% (the quarter miss: a set of a dozen requests, where one miss more is 8%); the level 1
+    ///    metrics carry their own (`l1MissTolerance`).
     ///  - heap: 1%: a serial compile's heap peak is the same bytes every run.
     ///  - memory: 25% and 32 MiB: resident pages of a parallel run; runs of one tree move the
     ///    own-process peak by up to 5%, growth inside the job's process more: gross growth only.
@@ -104,7 +105,7 @@ public struct GateTolerance: Codable, Hashable, Sendable {
     public static let defaults: [GateMetric.Kind: GateTolerance] = [
         .count: GateTolerance(percent: 0),
         .instructions: GateTolerance(percent: 1),
-        .dataMisses: GateTolerance(percent: 3),
+        .dataMisses: GateTolerance(percent: 3, absolute: 0.25),
         .heap: GateTolerance(percent: 1),
         .memory: GateTolerance(percent: 25, absolute: 32 * 1_048_576),
         .timeRatio: GateTolerance(percent: 300),
@@ -113,8 +114,9 @@ public struct GateTolerance: Codable, Hashable, Sendable {
 
     /// The level 1 data-miss metrics' own tolerance: a 32 KB cache's conflict misses move with
     /// where the heap puts things (the same tree and lists gave 107.15, 114.18 and 118.79 a
-    /// request in runs whose paths differed), so only gross growth fails.
-    public static let l1MissTolerance = GateTolerance(percent: 15)
+    /// request in runs whose paths differed; a clean clone moved DDG's dozen regression requests
+    /// from 2.17 to 1.75), so only gross growth fails.
+    public static let l1MissTolerance = GateTolerance(percent: 15, absolute: 1)
 
     /// The largest value that still passes.
     func ceiling(over baseline: Double) -> Double { baseline * (1 + percent / 100) + (absolute ?? 0) }
