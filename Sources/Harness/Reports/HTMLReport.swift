@@ -181,7 +181,7 @@ struct HTMLReport {
 
     /// The headline series over every history line (oldest first): BlockBench's instructions per
     /// compile phase and per request (the gate's exact figures), then its compile time and bytes
-    /// per list and its median latency per match benchmark.
+    /// per list, and its simulated data misses and median latency per match benchmark.
     func historyCharts() -> String {
         let phaseColors = ["#1f6feb", "#e8590c", "#8250df", "#1a7f37", "#bf8700", "#cf222e", "#6e7781"]
         var charts: [(title: String, series: [Series], unit: String)] = []
@@ -203,6 +203,14 @@ struct HTMLReport {
                         Series(
                             name: "first pass", key: prefix + "instructions per request, first pass",
                             baselineMetric: "\(result.name)/instructions per request, first pass", color: "#e8590c"),
+                    ], ""))
+                charts.append((
+                    "\(result.name): data misses per request (simulated L1 32 KB, L2 1 MB)",
+                    [
+                        Series(name: "L1", key: prefix + "L1 data misses per request", baselineMetric: "\(result.name)/L1 data misses per request"),
+                        Series(
+                            name: "L2", key: prefix + "L2 data misses per request", baselineMetric: "\(result.name)/L2 data misses per request",
+                            color: "#e8590c"),
                     ], ""))
                 charts.append(("\(result.name): median", [Series(name: "median", key: prefix + "median")], "ns"))
             case .check:
