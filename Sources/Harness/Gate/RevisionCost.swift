@@ -92,9 +92,10 @@ public struct RevisionCost {
                     guard compiled.status == 0 else { throw RevisionCostError.build("\(revision) did not compile \(rules)") }
                     compiledFiles[definition.rules] = file
                 }
-                progress?("\(definition.name): \(revision)'s instructions per request, under Valgrind")
+                progress?("\(definition.name): \(revision)'s instructions and data misses per request, under Valgrind")
                 let cost = try counter.match(file: file, corpora: manifest.root, requests: requests)
                 engine.instructions = cost.recorded
+                engine.dataMisses = cost.recordedMisses
             case .check:
                 continue
             }
