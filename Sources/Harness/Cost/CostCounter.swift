@@ -12,8 +12,7 @@
 //                 level. Where a request's time goes to memory (a big list's tables are
 //                 megabytes), instructions do not see it and these do. The level 2 count repeats
 //                 within 0.5%; the level 1 count moves by up to ~10% with where the process's
-//                 heap puts things (its conflict misses: the same tree and lists, 107-119 a
-//                 request in runs whose paths differ).
+//                 heap puts things (its conflict misses; GateTolerance.l1MissTolerance).
 //   heap peak     massif's peak of live heap bytes (requested sizes) over the whole compile
 //                 process: exact for a serial run, where wall-clock memory (resident pages of a
 //                 parallel run) moves with thread timing and the allocator.
@@ -91,10 +90,12 @@ public struct MatchCost: Codable, Hashable, Sendable {
         [Figure("per request", perRequest), Figure("per request, first pass", firstPassPerRequest), Figure("to load", load)]
     }
 
-    /// The misses as a result records them (EngineResult.dataMisses).
+    /// The misses as a result records them (EngineResult.dataMisses), by these names.
     public var recordedMisses: [Figure] {
-        [Figure("L1 data misses per request", l1DataMissesPerRequest), Figure("L2 data misses per request", l2DataMissesPerRequest)]
+        [Figure(Self.l1MissesName, l1DataMissesPerRequest), Figure(Self.l2MissesName, l2DataMissesPerRequest)]
     }
+    public static let l1MissesName = "L1 data misses per request"
+    public static let l2MissesName = "L2 data misses per request"
 }
 
 public enum CostCounterError: Error, CustomStringConvertible {
@@ -142,7 +143,7 @@ public final class CostCounter: @unchecked Sendable {
         let (parts, figures) = try count(arguments)
         guard let bytes = figures.bytes else { throw CostCounterError.failed(command: command(arguments), reason: "reported no file size") }
         var instructions: [Figure] = []
-        for label in CostRegion.compileLabels { instructions.append(Figure(label, Double(parts[label] ?? 0))) }
+        for label in CostRegion.compileLabels { instructions.append(Figure(label, Double(parts[label]?["Ir"] ?? 0))) }
         let unknown = Set(parts.keys).subtracting(CostRegion.compileLabels)
         if !unknown.isEmpty {
             throw CostCounterError.failed(command: command(arguments), reason: "unknown parts \(unknown.sorted())")
@@ -163,13 +164,9 @@ public final class CostCounter: @unchecked Sendable {
     /// put to each.
     public func match(files: [String], corpora: String, requests: String) throws -> MatchCost {
         let arguments = ["cost", "match"] + files + ["--requests", requests, "--corpora", corpora, "--inside"]
-        let (ordered, figures) = try countPartEvents(arguments, simulatingCaches: true)
-        var parts: [String: [String: UInt64]] = [:]
-        for part in ordered where part.label != CostRegion.endLabel {
-            parts[part.label, default: [:]].merge(part.events, uniquingKeysWith: +)
-        }
+        let (parts, figures) = try count(arguments, simulatingCaches: true)
         guard let answers = figures.answers, answers.requests > 0, let load = parts[CostRegion.loadLabel]?["Ir"],
-            let first = parts[CostRegion.firstPassLabel]?["Ir"], let second = parts[CostRegion.requestsLabel]
+            let first = parts[CostRegion.firstPassLabel]?["Ir"], let second = parts[CostRegion.requestsLabel], let requests = second["Ir"]
         else { throw CostCounterError.failed(command: command(arguments), reason: "reported no answers or no parts") }
         let count = Double(answers.requests)
         func misses(_ events: [String]) throws -> Double {
@@ -180,7 +177,7 @@ public final class CostCounter: @unchecked Sendable {
         }
         return MatchCost(
             requests: answers.requests, load: Double(load), firstPassPerRequest: Double(first) / count,
-            perRequest: Double(second["Ir"] ?? 0) / count, l1DataMissesPerRequest: try misses(["D1mr", "D1mw"]),
+            perRequest: Double(requests) / count, l1DataMissesPerRequest: try misses(["D1mr", "D1mw"]),
             l2DataMissesPerRequest: try misses(["DLmr", "DLmw"]), answers: answers)
     }
 
@@ -193,11 +190,11 @@ public final class CostCounter: @unchecked Sendable {
 
     private func command(_ arguments: [String]) -> String { ([executable] + arguments).joined(separator: " ") }
 
-    /// callgrind's parts of one run, summed per label, and what the process reported.
-    private func count(_ arguments: [String]) throws -> (parts: [String: UInt64], figures: CostRegionFigures) {
-        let (ordered, figures) = try countParts(arguments)
-        var parts: [String: UInt64] = [:]
-        for part in ordered where part.label != CostRegion.endLabel { parts[part.label, default: 0] += part.instructions }
+    /// callgrind's parts of one run, their events summed per label, and what the process reported.
+    private func count(_ arguments: [String], simulatingCaches: Bool = false) throws -> (parts: [String: [String: UInt64]], figures: CostRegionFigures) {
+        let (ordered, figures) = try countPartEvents(arguments, simulatingCaches: simulatingCaches)
+        var parts: [String: [String: UInt64]] = [:]
+        for part in ordered where part.label != CostRegion.endLabel { parts[part.label, default: [:]].merge(part.events, uniquingKeysWith: +) }
         return (parts, figures)
     }
 

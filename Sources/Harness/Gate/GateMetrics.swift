@@ -65,11 +65,12 @@ public struct GateMetric: Codable, Hashable, Sendable {
     /// This metric's own tolerance, kept across baseline updates (nil: its kind's).
     public var tolerance: GateTolerance?
 
-    public init(kind: Kind, value: Double, text: String? = nil, unit: String? = nil) {
+    public init(kind: Kind, value: Double, text: String? = nil, unit: String? = nil, tolerance: GateTolerance? = nil) {
         self.kind = kind
         self.value = value
         self.text = text
         self.unit = unit
+        self.tolerance = tolerance
     }
 }
 
@@ -141,8 +142,10 @@ public enum GateMetrics {
     /// Every metric of one main-job run, by name ("<benchmark>/<figure>", "list/<name>", ...).
     public static func measure(_ outcome: FullRunOutcome) -> [String: GateMetric] {
         var metrics: [String: GateMetric] = [:]
-        func add(_ name: String, _ kind: GateMetric.Kind, _ value: Double, unit: String? = nil, text: String? = nil) {
-            metrics[name] = GateMetric(kind: kind, value: value, text: text, unit: unit)
+        func add(
+            _ name: String, _ kind: GateMetric.Kind, _ value: Double, unit: String? = nil, text: String? = nil, tolerance: GateTolerance? = nil
+        ) {
+            metrics[name] = GateMetric(kind: kind, value: value, text: text, unit: unit, tolerance: tolerance)
         }
         add("correctness/conform mismatches", .correctness, Double(outcome.conformMismatches))
         add("correctness/failing vectors", .correctness, Double(outcome.vectorsFailed))
@@ -178,8 +181,7 @@ public enum GateMetrics {
                 for counter in ours.counters { add(prefix + counter.name, .count, counter.value) }
                 for part in ours.instructions ?? [] { add(prefix + "instructions " + part.name, .instructions, part.value) }
                 for part in ours.dataMisses ?? [] {
-                    add(prefix + part.name, .dataMisses, part.value)
-                    if part.name.hasPrefix("L1") { metrics[prefix + part.name]?.tolerance = GateTolerance.l1MissTolerance }
+                    add(prefix + part.name, .dataMisses, part.value, tolerance: part.name == MatchCost.l1MissesName ? GateTolerance.l1MissTolerance : nil)
                 }
             }
             if result.model != .check,

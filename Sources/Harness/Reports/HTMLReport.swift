@@ -207,9 +207,9 @@ struct HTMLReport {
                 charts.append((
                     "\(result.name): data misses per request (simulated L1 32 KB, L2 1 MB)",
                     [
-                        Series(name: "L1", key: prefix + "L1 data misses per request", baselineMetric: "\(result.name)/L1 data misses per request"),
+                        Series(name: "L1", key: prefix + MatchCost.l1MissesName, baselineMetric: "\(result.name)/\(MatchCost.l1MissesName)"),
                         Series(
-                            name: "L2", key: prefix + "L2 data misses per request", baselineMetric: "\(result.name)/L2 data misses per request",
+                            name: "L2", key: prefix + MatchCost.l2MissesName, baselineMetric: "\(result.name)/\(MatchCost.l2MissesName)",
                             color: "#e8590c"),
                     ], ""))
                 charts.append(("\(result.name): median", [Series(name: "median", key: prefix + "median")], "ns"))
