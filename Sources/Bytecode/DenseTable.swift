@@ -10,71 +10,118 @@
 // reference is kept as the classes it lists, and its row made from the reference's, already
 // mapped: most of an unanchored DFA's states list a class or two of 50-odd.
 //
-// An entry is the next state's row offset (its state number times the class count), with the high
-// bit set when that state reports patterns; `dead` (0x7FFF_FFFF) stops the run. (In a program
-// set's image, whose tables share one buffer, offsets count from the buffer's first entry:
-// `DenseTable.append`, `DenseView`.) A chain
-// instruction's states become a state each, so a run takes exactly the steps, and reports exactly
-// the patterns after exactly the bytes, that the compact program's does. Tested by
+// An entry is the next state's number in 16 bits, `dead` (0xFFFF) where the run stops; a row is
+// `stride` entries, the class count rounded up to a power of two, so that a state's row is its
+// number shifted and a row of 33 to 64 classes fills two cache lines exactly. The states are
+// numbered by kind: plain silent states first, then the silent states a run reads on in (below),
+// then the states that report; so a step's one comparison of the number says whether it is more
+// than a move. (Half the bytes of row offsets in 32 bits: two lists asked in turn evict each
+// other's rows, and the rows a URL's first bytes read are most of what both keep warm.) A chain
+// instruction's states become a state each, so a run takes exactly the steps, and reports
+// exactly the patterns after exactly the bytes, that the compact program's does. Tested by
 // BytecodeTests.denseTablesRunLikeTheirPrograms.
 //
-// A run that stays in a silent state most bytes keep (a `.*` before the pattern's next term; the
-// entries that keep it carry `loopsBit`) reads on while the bytes keep it there, its row fixed:
+// A run that enters a silent state most bytes keep (a `.*` before the pattern's next term; at
+// most `maximumExits` classes leave it) reads on while the bytes keep it there, its row fixed:
 // those reads are independent loads the processor overlaps, where each step of a run otherwise
-// waits for the previous one's. Only such states are marked: a state few bytes keep (an
+// waits for the previous one's. Only such states are numbered apart: a state few bytes keep (an
 // Aho-Corasick start) would enter and leave the loop at every other byte, a mispredicted branch
 // each time.
 
 public struct DenseTable: Hashable, Sendable {
-    /// At most this many entries (states x classes) over all the tables of one program set: 16 MB.
+    /// At most this many entries (states x stride) over all the tables of one program set: 16 MB.
     /// Programs that run over the whole URL are expanded first, then suffixes, while the budget
     /// lasts. It is large enough for the unanchored whole-pattern DFA of EasyList and EasyPrivacy
     /// together (42,900 states), whose steps the compact form would decode one header and one
     /// exception list at a time.
-    public static let budget = 1 << 22
+    public static let budget = 1 << 23
     /// At most this many entries in one table: the whole budget.
     public static let maximumEntries = budget
-    public static let dead: UInt32 = 0x7FFF_FFFF
-    public static let reportsBit: UInt32 = 0x8000_0000
-    /// Set in the entries by which a state that loops on itself on all but a few classes and
-    /// reports nothing (`.*` before a pattern's next term) keeps itself: a run that takes one reads
-    /// on while the bytes keep it there. Row offsets stay below 2^22 (`budget`): the bit is free.
-    public static let loopsBit: UInt32 = 0x4000_0000
-    /// The row offset in an entry that is not `dead` (offsets stay below `maximumEntries`).
-    public static let rowMask: UInt32 = 0x003F_FFFF
-    /// The bits of an entry that make a step more than a move to another row: its state reports,
-    /// or the entry is `dead` (a loop's mark aside).
-    @usableFromInline static let specialBits: UInt32 = 0xBFC0_0000
-    /// At most this many classes leave a state marked with `loopsBit` (the end-of-URL NUL's
-    /// included): states most bytes keep, where reading on saves steps' waits.
+    /// The entry of a class on which the run stops.
+    public static let dead = UInt16.max
+    /// At most this many states in one table: every number but `dead`'s.
+    public static let maximumStates = Int(dead)
+    /// At most this many classes leave a state a run reads on in (the end-of-URL NUL's included):
+    /// states most bytes keep, where reading on saves steps' waits.
     static let maximumExits = 4
 
-    public let classCount: Int
-    /// The program's class of each byte 0...127.
-    public let classOfByte: [UInt8]
-    /// `entries[row + class]`, rows `classCount` apart, the start state's first.
-    public let entries: [UInt32]
-    /// Whether the start state reports patterns (entries say it of every other state).
-    public let startReports: Bool
-    /// The patterns each state reports: `accepts[acceptStart[s] ..< acceptStart[s + 1]]`, in the
-    /// order the compact program reports them.
+    /// A program whose states the table holds: its classes and its start state.
+    public struct Part: Hashable, Sendable {
+        public let classCount: Int
+        /// The start state's number.
+        public let start: Int
+    }
+    /// The programs, in the order given: tables run in one pass are one table of several parts,
+    /// so that they share one base address and one numbering (`DenseView.run(_:_:_:report:)`).
+    public let parts: [Part]
+    /// Each part's class of each byte 0...127, one part's after another's: a pass of several parts
+    /// reads them from one address (`DenseView.run(_:_:_:report:)`).
+    public let classMaps: [UInt8]
+    /// Entries a row: the parts' largest class count rounded up to a power of two.
+    public let stride: Int
+    /// `entries[state * stride + class]`: the next state's number, or `dead`. (A state's classes
+    /// are its part's.)
+    public let entries: [UInt16]
+    /// States from this number on are read on in (silent, kept by most bytes: `maximumExits`);
+    /// those below are plain silent states.
+    public let loopStart: Int
+    /// States from this number on report patterns: state `s` reports
+    /// `accepts[acceptStart[s - reportStart] ..< acceptStart[s - reportStart + 1]]`, in the order
+    /// the compact program reports them.
+    public let reportStart: Int
     public let acceptStart: [Int32]
     public let accepts: [UInt32]
 
-    /// The table of `program`, or nil when it would exceed `maximumEntries`. Only for a valid
-    /// program (built from a DFA or validated).
+    public var stateCount: Int { entries.count / stride }
+    /// The first part's (a table of one program's) classes, class map and start.
+    public var classCount: Int { parts[0].classCount }
+    public var classOfByte: [UInt8] { Array(classMaps[0..<128]) }
+    public var start: Int { parts[0].start }
+
+    /// The table of `program`, or nil when it would exceed `maximumEntries` or `maximumStates`.
+    /// Only for a valid program (built from a DFA or validated).
     public init?(_ program: Program, maximumEntries: Int = DenseTable.maximumEntries) {
-        self.init(program, maximumEntries: maximumEntries, readingExceptions: true)
+        self.init(joining: [program], maximumEntries: maximumEntries)
     }
 
-    /// `readingExceptions`: the rows of delta states met after the reference kept as the classes
-    /// they list (false: every row expanded, for tests that hold the two to each other).
-    init?(_ program: Program, maximumEntries: Int, readingExceptions: Bool) {
-        let classCount = program.classCount
-        // (Row offsets stay below `maximumEntries`, a power of two: `rowMask` keeps them.)
+    /// One table of `programs`' states (at least one program), or nil when they would exceed
+    /// `maximumEntries` or `maximumStates` together. `readingExceptions`: the rows of delta states
+    /// met after the reference kept as the classes they list (false: every row expanded, for
+    /// tests that hold the two to each other).
+    public init?(joining programs: [Program], maximumEntries: Int = DenseTable.maximumEntries, readingExceptions: Bool = true) {
+        precondition(!programs.isEmpty, "a table holds at least one program")
+        let stride = Self.rowEntries(classCount: programs.map(\.classCount).max()!)
         let maximumEntries = min(maximumEntries, DenseTable.maximumEntries)
-        guard classCount > 0, classCount <= maximumEntries else { return nil }
-        let maximumStates = maximumEntries / classCount
+        guard programs.allSatisfy({ $0.classCount > 0 }), stride <= maximumEntries else { return nil }
+        var maximumStates = min(maximumEntries / stride, Self.maximumStates)
+        var decoded: [Decoded] = []
+        for program in programs {
+            guard let part = Self.decode(program, maximumStates: maximumStates, readingExceptions: readingExceptions) else { return nil }
+            maximumStates -= part.acceptStart.count - 1
+            decoded.append(part)
+        }
+        self.init(decoded, classMaps: programs.map(\.classOfByte), stride: stride)
+    }
+
+    /// The stride of a table whose parts have at most `classCount` classes: a power of two.
+    public static func rowEntries(classCount: Int) -> Int {
+        var stride = 1
+        while stride < classCount { stride *= 2 }
+        return stride
+    }
+
+    /// A program's states as decoded: state `s` leads on class `c` to `next[s * classCount + c]`
+    /// (-1: nowhere) and reports `accepts[acceptStart[s] ..< acceptStart[s + 1]]`; state 0 starts.
+    struct Decoded {
+        let next: [Int32]
+        let classCount: Int
+        let acceptStart: [Int32]
+        let accepts: [UInt32]
+    }
+
+    /// `program`'s states, or nil when they are more than `maximumStates`.
+    static func decode(_ program: Program, maximumStates: Int, readingExceptions: Bool) -> Decoded? {
+        let classCount = program.classCount
         // States are keyed by their offset (`number`, -1: not met yet); a chain's members after
         // the first have no offset of their own (no target points inside a chain), so they are
         // numbered as they are met and keyed apart.
@@ -88,7 +135,7 @@ public struct DenseTable: Hashable, Sendable {
         // Per state met, its row: a chain's (its classes where they lie in the code, and the
         // offset after it); the reference's with exceptions (`exceptions`, a class and a program
         // offset each, -1 for nowhere); or a program offset per class in `targets`.
-        struct Decoded {
+        struct Row {
             var chainStart = 0
             var chainLength = 0
             var chainEnd = 0
@@ -96,7 +143,7 @@ public struct DenseTable: Hashable, Sendable {
             var exceptionStart = -1
             var exceptionEnd = 0
         }
-        var decoded: [Decoded] = []
+        var decoded: [Row] = []
         var targets: [Int] = []
         var exceptions: [(byteClass: Int, target: Int)] = []
         // A delta state's unlisted classes read the reference's row, not its decoded exceptions.
@@ -107,7 +154,7 @@ public struct DenseTable: Hashable, Sendable {
                 /// A row expanded, a target per class, its new targets numbered in class order.
                 func expandRow(_ state: Int, _ transitions: Int) {
                     let start = targets.count
-                    decoded.append(Decoded(targetsStart: start))
+                    decoded.append(Row(targetsStart: start))
                     Program.appendRow(
                         code, state: state, transitions: transitions, classCount: classCount, width: program.targetWidth,
                         nowhere: program.nowhere, referenceRow: referenceRow, to: &targets)
@@ -128,7 +175,7 @@ public struct DenseTable: Hashable, Sendable {
                     if code[state] & Program.chainFlag != 0 {
                         let length = Int(code[transitions])
                         let end = transitions + 1 + length
-                        decoded.append(Decoded(chainStart: transitions + 1, chainLength: length, chainEnd: end))
+                        decoded.append(Row(chainStart: transitions + 1, chainLength: length, chainEnd: end))
                         if number[end] < 0 {
                             number[end] = Int32(pending.count)
                             pending.append(end)
@@ -158,7 +205,7 @@ public struct DenseTable: Hashable, Sendable {
                                 number[next] = Int32(pending.count)
                                 pending.append(next)
                             }
-                            decoded.append(Decoded(exceptionStart: start, exceptionEnd: exceptions.count))
+                            decoded.append(Row(exceptionStart: start, exceptionEnd: exceptions.count))
                         } else {
                             exceptions.removeSubrange(start...)
                             expandRow(state, transitions)
@@ -181,34 +228,31 @@ public struct DenseTable: Hashable, Sendable {
             memberBase.append(stateCount)
             stateCount += max(0, item.chainLength - 1)
         }
-        guard stateCount <= maximumStates, stateCount * classCount < Int(Self.dead) else { return nil }
+        guard stateCount <= maximumStates else { return nil }
         // Only the compact states (numbered first) report; a chain's later members never do.
         acceptStart += [Int32](repeating: Int32(accepts.count), count: stateCount - pending.count + 1)
-        // The entry leading to each compact state: its row, and whether it reports.
-        let compactEntry = (0..<pending.count).map { state in
-            UInt32(state * classCount) | (acceptStart[state] == acceptStart[state + 1] ? 0 : Self.reportsBit)
-        }
-        func entry(_ target: Int) -> UInt32 { target >= 0 ? compactEntry[Int(number[target])] : Self.dead }
+        // Each state's targets by the numbers given so far (-1: nowhere), then numbered by kind.
+        func state(_ target: Int) -> Int32 { target >= 0 ? number[target] : -1 }
         // (Read only when some row was kept as differences: the reference was then met, and its
         // targets numbered. In a valid program from elsewhere it may be a state never met.)
-        let referenceEntries = decoded.contains { $0.exceptionStart >= 0 } ? referenceTargets.map(entry) : []
-        var entries = [UInt32](repeating: Self.dead, count: stateCount * classCount)
-        entries.withUnsafeMutableBufferPointer { entries in
+        let referenceStates = decoded.contains { $0.exceptionStart >= 0 } ? referenceTargets.map(state) : []
+        var next = [Int32](repeating: -1, count: stateCount * classCount)
+        next.withUnsafeMutableBufferPointer { next in
             targets.withUnsafeBufferPointer { targets in
                 number.withUnsafeBufferPointer { number in
                     for state in decoded.indices where decoded[state].chainLength == 0 {
                         let row = state * classCount
                         let item = decoded[state]
                         if item.exceptionStart >= 0 {
-                            for byteClass in 0..<classCount { entries[row + byteClass] = referenceEntries[byteClass] }
+                            for byteClass in 0..<classCount { next[row + byteClass] = referenceStates[byteClass] }
                             for exception in exceptions[item.exceptionStart..<item.exceptionEnd] {
-                                entries[row + exception.byteClass] = entry(exception.target)
+                                next[row + exception.byteClass] = exception.target >= 0 ? number[exception.target] : -1
                             }
                             continue
                         }
                         for byteClass in 0..<classCount {
                             let target = targets[item.targetsStart + byteClass]
-                            if target >= 0 { entries[row + byteClass] = compactEntry[Int(number[target])] }
+                            if target >= 0 { next[row + byteClass] = number[target] }
                         }
                     }
                 }
@@ -219,82 +263,128 @@ public struct DenseTable: Hashable, Sendable {
             // first member may report.
             for k in 0..<item.chainLength {
                 let member = k == 0 ? state : memberBase[state] + k - 1
-                let next = k + 1 < item.chainLength ? UInt32((memberBase[state] + k) * classCount) : compactEntry[Int(number[item.chainEnd])]
-                entries[member * classCount + Int(program.code[item.chainStart + k])] = next
+                let target = k + 1 < item.chainLength ? Int32(memberBase[state] + k) : number[item.chainEnd]
+                next[member * classCount + Int(program.code[item.chainStart + k])] = target
             }
         }
-        Self.markLoops(&entries, classCount: classCount, stateCount: stateCount, reports: { acceptStart[$0] != acceptStart[$0 + 1] })
-        self.classCount = classCount
-        self.classOfByte = program.classOfByte
+        return Decoded(next: next, classCount: classCount, acceptStart: acceptStart, accepts: accepts)
+    }
+
+    /// The table of `parts`' states, numbered by kind over all of them (plain, read on in,
+    /// reporting; each kind in the order of the parts and of their states), so that one
+    /// comparison tells a step's kind whichever part it is in.
+    init(_ parts: [Decoded], classMaps: [[UInt8]], stride: Int) {
+        enum Kind { case plain, readOn, reporting }
+        // Per part, its first state's index among all (`first[p] + s`).
+        var first: [Int] = []
+        var kinds: [Kind] = []
+        for part in parts {
+            first.append(kinds.count)
+            let classCount = part.classCount
+            part.next.withUnsafeBufferPointer { next in
+                for state in 0..<(part.acceptStart.count - 1) {
+                    if part.acceptStart[state] != part.acceptStart[state + 1] {
+                        kinds.append(.reporting)
+                        continue
+                    }
+                    var exits = 0
+                    for target in next[(state * classCount)..<(state * classCount + classCount)] where target != Int32(state) { exits += 1 }
+                    kinds.append(exits <= Self.maximumExits && exits < classCount ? .readOn : .plain)
+                }
+            }
+        }
+        var numbered = [Int](repeating: -1, count: kinds.count)
+        var count = 0
+        for kind in [Kind.plain, .readOn, .reporting] {
+            for state in kinds.indices where kinds[state] == kind {
+                numbered[state] = count
+                count += 1
+            }
+        }
+        var entries = [UInt16](repeating: Self.dead, count: kinds.count * stride)
+        var reports: [(number: Int, accepts: ArraySlice<UInt32>)] = []
+        entries.withUnsafeMutableBufferPointer { entries in
+            let entries = entries.baseAddress!
+            for (index, part) in parts.enumerated() {
+                // The entry of each target, `dead` for nowhere (-1) first.
+                let entry = [Self.dead] + numbered[first[index]..<(first[index] + part.acceptStart.count - 1)].map { UInt16($0) }
+                entry.withUnsafeBufferPointer { entry in
+                    part.next.withUnsafeBufferPointer { next in
+                        let (entry, next, classCount) = (entry.baseAddress! + 1, next.baseAddress!, part.classCount)
+                        for state in 0..<(part.acceptStart.count - 1) {
+                            let number = numbered[first[index] + state]
+                            let (row, to) = (next + state * classCount, entries + number * stride)
+                            for byteClass in 0..<classCount { to[byteClass] = entry[Int(row[byteClass])] }
+                            if part.acceptStart[state] != part.acceptStart[state + 1] {
+                                reports.append((number, part.accepts[Int(part.acceptStart[state])..<Int(part.acceptStart[state + 1])]))
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // (The reporting states' numbers follow their order here: kind, then part, then state.)
+        var acceptStart: [Int32] = []
+        var accepts: [UInt32] = []
+        for (_, reported) in reports {
+            acceptStart.append(Int32(accepts.count))
+            accepts += reported
+        }
+        acceptStart.append(Int32(accepts.count))
+        self.parts = parts.indices.map { Part(classCount: parts[$0].classCount, start: numbered[first[$0]]) }
+        self.classMaps = Array(classMaps.joined())
+        self.stride = stride
         self.entries = entries
-        self.startReports = acceptStart[0] != acceptStart[1]
+        self.loopStart = kinds.count { $0 == .plain }
+        self.reportStart = kinds.count - reports.count
         self.acceptStart = acceptStart
         self.accepts = accepts
     }
 }
 
-extension DenseTable {
-    /// Sets `loopsBit` in the entries by which a silent state keeps itself, when at most
-    /// `maximumExits` classes leave it: a run that stays there once reads on from the next byte.
-    static func markLoops(_ entries: inout [UInt32], classCount: Int, stateCount: Int, reports: (Int) -> Bool) {
-        entries.withUnsafeMutableBufferPointer { entries in
-            for state in 0..<stateCount where !reports(state) {
-                let row = state * classCount
-                var exits = 0
-                for byteClass in 0..<classCount where entries[row + byteClass] != UInt32(row) {
-                    exits += 1
-                    if exits > maximumExits { break }
-                }
-                guard exits <= maximumExits && exits < classCount else { continue }
-                for byteClass in 0..<classCount where entries[row + byteClass] == UInt32(row) {
-                    entries[row + byteClass] |= loopsBit
-                }
-            }
-        }
-    }
-}
-
-/// A dense table as the interpreter reads it: buffers into a program set's image (or a table's
-/// own arrays), and the program's class map. `entries` may hold other tables too (a set's image
-/// holds all of its own): the table's rows are those from `start` on, and its entries' row offsets
-/// count from `entries`' first, so that tables run in one pass read them from one base.
+/// A part of a dense table as the interpreter reads it: addresses into a program set's image (or
+/// a table's own arrays), and the part's class map and start.
 @usableFromInline struct DenseView {
-    @usableFromInline let entries: UnsafeBufferPointer<UInt32>
-    /// The start state's row offset in `entries`.
+    /// The table's first entry (state 0's row).
+    @usableFromInline let entries: UnsafePointer<UInt16>
+    /// log2 of the table's stride.
+    @usableFromInline let shift: Int
     @usableFromInline let start: Int
-    @usableFromInline let acceptStart: UnsafeBufferPointer<Int32>
+    @usableFromInline let loopStart: Int
+    @usableFromInline let reportStart: Int
+    /// Per reporting state, then the end.
+    @usableFromInline let acceptStart: UnsafePointer<Int32>
     @usableFromInline let accepts: UnsafeBufferPointer<UInt32>
-    @usableFromInline let classCount: Int
-    @usableFromInline let startReports: Bool
-    @usableFromInline let classOf: UnsafeBufferPointer<UInt8>
+    @usableFromInline let classOf: UnsafePointer<UInt8>
 
     @inlinable init(
-        entries: UnsafeBufferPointer<UInt32>, start: Int, acceptStart: UnsafeBufferPointer<Int32>, accepts: UnsafeBufferPointer<UInt32>,
-        classCount: Int, startReports: Bool, classOf: UnsafeBufferPointer<UInt8>
+        entries: UnsafePointer<UInt16>, shift: Int, start: Int, loopStart: Int, reportStart: Int, acceptStart: UnsafePointer<Int32>,
+        accepts: UnsafeBufferPointer<UInt32>, classOf: UnsafePointer<UInt8>
     ) {
         self.entries = entries
+        self.shift = shift
         self.start = start
+        self.loopStart = loopStart
+        self.reportStart = reportStart
         self.acceptStart = acceptStart
         self.accepts = accepts
-        self.classCount = classCount
-        self.startReports = startReports
         self.classOf = classOf
     }
 
-    /// Reports the patterns of the state at `row`, reached after `index` bytes.
+    @inlinable var startReports: Bool { start >= reportStart }
+
+    /// Reports the patterns of `state` (one that reports), reached after `index` bytes.
     @inlinable @inline(__always)
-    func reportState(_ row: Int, _ index: Int, _ report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) {
-        let state = (row &- start) / classCount
-        for at in Int(acceptStart[state])..<Int(acceptStart[state &+ 1]) { report(accepts[at], index) }
+    func reportState(_ state: Int, _ index: Int, _ report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) {
+        let reporting = state &- reportStart
+        for at in Int(acceptStart[reporting])..<Int(acceptStart[reporting &+ 1]) { report(accepts[at], index) }
     }
 
-    /// Takes the step to `next` (an entry that is not `dead`) after `index` bytes: its row, its
-    /// reports told.
+    /// Takes the step to `next` (not `dead`) after `index` bytes: its reports told.
     @inlinable @inline(__always)
-    func enter(_ next: UInt32, _ index: Int, _ report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) -> Int {
-        let row = Int(next & ~(DenseTable.reportsBit | DenseTable.loopsBit))
-        if next & DenseTable.reportsBit != 0 { reportState(row, index, report) }
-        return row
+    func enter(_ next: Int, _ index: Int, _ report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) -> Int {
+        if next >= reportStart { reportState(next, index, report) }
+        return next
     }
 
     /// Runs the table over `url` then the end-of-URL NUL, exactly as `Program.execute` runs the
@@ -306,60 +396,60 @@ extension DenseTable {
         return steps(url, from: start, at: 0, report: report)
     }
 
-    /// The run from the state at `row` after `index` bytes (its reports told) to its end; returns
-    /// the steps of the whole run (`index` and those taken here). (Where a pass of several
-    /// tables leaves one to go on alone.)
+    /// The run from `state` after `index` bytes (its reports told) to its end; returns the steps
+    /// of the whole run (`index` and those taken here). (Where a pass of several tables leaves
+    /// one to go on alone.)
     @inlinable
-    func run(_ url: UnsafeBufferPointer<UInt8>, from row: Int, at index: Int, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) -> Int {
-        steps(url, from: row, at: index, report: report)
+    func run(_ url: UnsafeBufferPointer<UInt8>, from state: Int, at index: Int, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) -> Int {
+        steps(url, from: state, at: index, report: report)
     }
 
     /// `run(_:from:at:report:)`'s body.
     @inlinable @inline(__always)
-    func steps(_ url: UnsafeBufferPointer<UInt8>, from row: Int, at index: Int, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) -> Int {
-        var row = row
+    func steps(_ url: UnsafeBufferPointer<UInt8>, from state: Int, at index: Int, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) -> Int {
+        var state = state
         var index = index
-        // (The addresses held in locals: read through the view, they are loaded again at every
-        // byte.)
-        let entries = self.entries.baseAddress!
-        let classOf = self.classOf.baseAddress!
+        // (The view's fields held in locals: read through the view, they are loaded again at
+        // every byte.)
+        let (entries, classOf, shift, loopStart) = (self.entries, self.classOf, self.shift, self.loopStart)
         let count = url.count
-        // The URL's bytes. An entry below `loopsBit` is a plain step (the next state reports
-        // nothing, is not dead and keeps no loop): one comparison after the table's read.
+        // The URL's bytes. A state below `loopStart` is a plain step: one comparison after the
+        // table's read.
         if let bytes = url.baseAddress {
             while index < count {
                 let byte = bytes[index]
                 index &+= 1
                 guard byte < 128 else { return index }
-                let next = entries[row &+ Int(classOf[Int(byte)])]
-                if next < DenseTable.loopsBit {
-                    row = Int(next)
+                let next = Int(entries[(state &<< shift) &+ Int(classOf[Int(byte)])])
+                if next < loopStart {
+                    state = next
                     continue
                 }
-                guard next != DenseTable.dead else { return index }
-                row = enter(next, index, report)
-                if next & DenseTable.loopsBit != 0 {
-                    // A silent state most bytes keep (`.*` waiting for its next term): the bytes
-                    // that keep it are read with the row fixed, so the reads do not wait on each
-                    // other as steps from state to state do. Each is still a step.
-                    while index < count {
-                        let byte = bytes[index]
-                        guard byte < 128, entries[row &+ Int(classOf[Int(byte)])] == next else { break }
-                        index &+= 1
-                    }
+                guard next != Int(DenseTable.dead) else { return index }
+                state = next
+                if next >= reportStart {
+                    reportState(next, index, report)
+                    continue
+                }
+                // A silent state most bytes keep (`.*` waiting for its next term): the bytes that
+                // keep it are read with the row fixed, so the reads do not wait on each other as
+                // steps from state to state do. Each is still a step.
+                let row = entries + (state &<< shift)
+                while index < count {
+                    let byte = bytes[index]
+                    guard byte < 128, Int(row[Int(classOf[Int(byte)])]) == state else { break }
+                    index &+= 1
                 }
             }
         }
-        return finish(row, count, report)
+        return finish(state, count, report)
     }
 
-    /// The end-of-URL NUL read from the state at `row` after `count` bytes; returns the steps.
+    /// The end-of-URL NUL read from `state` after `count` bytes; returns the steps.
     @inlinable @inline(__always)
-    func finish(_ row: Int, _ count: Int, _ report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) -> Int {
-        let next = entries[row &+ Int(classOf[0])]
-        if next != DenseTable.dead && next & DenseTable.reportsBit != 0 {
-            reportState(Int(next & ~(DenseTable.reportsBit | DenseTable.loopsBit)), count + 1, report)
-        }
+    func finish(_ state: Int, _ count: Int, _ report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) -> Int {
+        let next = Int(entries[(state &<< shift) &+ Int(classOf[0])])
+        if next != Int(DenseTable.dead) && next >= reportStart { reportState(next, count + 1, report) }
         return count + 1
     }
 
@@ -376,38 +466,36 @@ extension DenseTable {
         return run(a, b, url, from: a.start, b.start, at: 0, report: report)
     }
 
-    /// The pass of `a` and `b` (their entries in one buffer) from the states at `rowA` and `rowB`
-    /// after `index` bytes (their reports told); returns the steps of both whole runs.
+    /// The pass of `a` and `b` (parts of one table) from `stateA` and `stateB` after `index` bytes
+    /// (their reports told); returns the steps of both whole runs.
     @inlinable
     static func run(
-        _ a: DenseView, _ b: DenseView, _ url: UnsafeBufferPointer<UInt8>, from rowA: Int, _ rowB: Int, at index: Int,
+        _ a: DenseView, _ b: DenseView, _ url: UnsafeBufferPointer<UInt8>, from stateA: Int, _ stateB: Int, at index: Int,
         report: (_ pattern: UInt32, _ bytesRead: Int) -> Void
     ) -> Int {
-        assert(a.entries.baseAddress == b.entries.baseAddress, "tables run in one pass share one buffer")
+        assert(a.entries == b.entries && a.reportStart == b.reportStart && b.classOf > a.classOf, "tables run in one pass are parts of one")
         // (An empty URL may have no address: only its NUL is read.)
-        guard let bytes = url.baseAddress else { return a.finish(rowA, 0, report) &+ b.finish(rowB, 0, report) }
-        var rows = (rowA, rowB, 0)
+        guard let bytes = url.baseAddress else { return a.finish(stateA, 0, report) &+ b.finish(stateB, 0, report) }
+        var states = (stateA, stateB, 0)
         var index = index
-        var next: (UInt32, UInt32, UInt32) = (0, 0, 0)
-        while silentSteps(
-            a.entries.baseAddress!, a.classOf.baseAddress!, b.classOf.baseAddress!, nil, bytes, url.count, index: &index, rows: &rows,
-            next: &next)
-        {
-            let (nextA, nextB, _) = next
-            if nextA == DenseTable.dead {
-                guard nextB != DenseTable.dead else { return 2 &* index }
+        let dead = Int(DenseTable.dead)
+        let second = b.classOf - a.classOf
+        while silentSteps(a.entries, a.classOf, second: second, three: false, shift: a.shift, quiet: a.reportStart, bytes, url.count, &index, &states) {
+            let (nextA, nextB, _) = states
+            if nextA == dead {
+                guard nextB != dead else { return 2 &* index }
                 return index &+ b.run(url, from: b.enter(nextB, index, report), at: index, report: report)
             }
-            rows.0 = a.enter(nextA, index, report)
-            guard nextB != DenseTable.dead else { return index &+ a.run(url, from: rows.0, at: index, report: report) }
-            rows.1 = b.enter(nextB, index, report)
+            states.0 = a.enter(nextA, index, report)
+            guard nextB != dead else { return index &+ a.run(url, from: states.0, at: index, report: report) }
+            states.1 = b.enter(nextB, index, report)
         }
-        let (rowA, rowB, _) = rows
-        return a.finish(rowA, url.count, report) &+ b.finish(rowB, url.count, report)
+        let (endA, endB, _) = states
+        return a.finish(endA, url.count, report) &+ b.finish(endB, url.count, report)
     }
 
-    /// Three tables in one pass, as two are (`run(_:_:_:report:)`; their entries in one buffer);
-    /// once one run ends, the other two go on as a pair.
+    /// Three tables in one pass, as two are (`run(_:_:_:report:)`; parts of one table); once one
+    /// run ends, the other two go on as a pair.
     @inlinable
     static func run(
         _ a: DenseView, _ b: DenseView, _ c: DenseView, _ url: UnsafeBufferPointer<UInt8>,
@@ -416,164 +504,133 @@ extension DenseTable {
         if a.startReports { a.reportState(a.start, 0, report) }
         if b.startReports { b.reportState(b.start, 0, report) }
         if c.startReports { c.reportState(c.start, 0, report) }
-        assert(a.entries.baseAddress == b.entries.baseAddress && a.entries.baseAddress == c.entries.baseAddress,
-            "tables run in one pass share one buffer")
+        assert(a.entries == b.entries && a.entries == c.entries && a.reportStart == b.reportStart && a.reportStart == c.reportStart
+            && b.classOf == a.classOf + 128 && c.classOf == a.classOf + 256, "tables run in one pass are parts of one")
         // (An empty URL may have no address: only its NUL is read.)
         guard let bytes = url.baseAddress else {
             return a.finish(a.start, 0, report) &+ b.finish(b.start, 0, report) &+ c.finish(c.start, 0, report)
         }
-        var rows = (a.start, b.start, c.start)
+        var states = (a.start, b.start, c.start)
         var index = 0
-        var next: (UInt32, UInt32, UInt32) = (0, 0, 0)
-        while silentSteps(
-            a.entries.baseAddress!, a.classOf.baseAddress!, b.classOf.baseAddress!, c.classOf.baseAddress!, bytes, url.count,
-            index: &index, rows: &rows, next: &next)
-        {
-            let (nextA, nextB, nextC) = next
-            var (rowA, rowB, rowC) = rows
-            defer { rows = (rowA, rowB, rowC) }
-            let (liveA, liveB, liveC) = (nextA != DenseTable.dead, nextB != DenseTable.dead, nextC != DenseTable.dead)
-            if liveA { rowA = a.enter(nextA, index, report) }
-            if liveB { rowB = b.enter(nextB, index, report) }
-            if liveC { rowC = c.enter(nextC, index, report) }
+        let dead = Int(DenseTable.dead)
+        while silentSteps(a.entries, a.classOf, second: 128, three: true, shift: a.shift, quiet: a.reportStart, bytes, url.count, &index, &states) {
+            let (stateA, stateB, stateC) = states
+            let (liveA, liveB, liveC) = (stateA != dead, stateB != dead, stateC != dead)
+            if liveA { _ = a.enter(stateA, index, report) }
+            if liveB { _ = b.enter(stateB, index, report) }
+            if liveC { _ = c.enter(stateC, index, report) }
             switch (liveA, liveB, liveC) {
             case (true, true, true): continue
-            case (false, true, true): return index &+ run(b, c, url, from: rowB, rowC, at: index, report: report)
-            case (true, false, true): return index &+ run(a, c, url, from: rowA, rowC, at: index, report: report)
-            case (true, true, false): return index &+ run(a, b, url, from: rowA, rowB, at: index, report: report)
-            case (true, false, false): return 2 &* index &+ a.run(url, from: rowA, at: index, report: report)
-            case (false, true, false): return 2 &* index &+ b.run(url, from: rowB, at: index, report: report)
-            case (false, false, true): return 2 &* index &+ c.run(url, from: rowC, at: index, report: report)
+            case (false, true, true): return index &+ run(b, c, url, from: stateB, stateC, at: index, report: report)
+            case (true, false, true): return index &+ run(a, c, url, from: stateA, stateC, at: index, report: report)
+            case (true, true, false): return index &+ run(a, b, url, from: stateA, stateB, at: index, report: report)
+            case (true, false, false): return 2 &* index &+ a.run(url, from: stateA, at: index, report: report)
+            case (false, true, false): return 2 &* index &+ b.run(url, from: stateB, at: index, report: report)
+            case (false, false, true): return 2 &* index &+ c.run(url, from: stateC, at: index, report: report)
             case (false, false, false): return 3 &* index
             }
         }
-        return a.finish(rows.0, url.count, report) &+ b.finish(rows.1, url.count, report) &+ c.finish(rows.2, url.count, report)
+        return a.finish(states.0, url.count, report) &+ b.finish(states.1, url.count, report) &+ c.finish(states.2, url.count, report)
     }
 
-    /// The pass of two or three tables (`classC` nil: two; their entries in one buffer from
-    /// `entries`) over `bytes[index ..< count]` while every step is silent (`specialBits` clear in
-    /// each entry): false at the end, `index == count`; true after the byte whose step is not
-    /// silent, `next` holding the entries (all `dead` for a byte from 128 on). Apart from the
-    /// reports' code, so that the rows and addresses stay in registers.
+    /// The pass of two or three parts of one table (its `entries`, rows `1 << shift` entries;
+    /// the first part's class map at `classes`, the second's `second` bytes on, a third's 128
+    /// bytes after the second's) from
+    /// `states` over `bytes[index ..< count]` while every step is silent (every next state below
+    /// `quiet`, the table's `reportStart`): false at the end, `index == count`; true after the
+    /// byte whose step is not silent, `states` then the states it leads to (all `dead` for a byte
+    /// from 128 on). Apart from the reports' code, so that the states and addresses stay in
+    /// registers. (The states a single run reads on in are plain steps here.)
     @usableFromInline @inline(never)
     static func silentSteps(
-        _ entries: UnsafePointer<UInt32>, _ classA: UnsafePointer<UInt8>, _ classB: UnsafePointer<UInt8>, _ classC: UnsafePointer<UInt8>?,
-        _ bytes: UnsafePointer<UInt8>, _ count: Int, index: inout Int, rows: inout (Int, Int, Int), next: inout (UInt32, UInt32, UInt32)
+        _ entries: UnsafePointer<UInt16>, _ classes: UnsafePointer<UInt8>, second: Int, three: Bool, shift: Int, quiet: Int,
+        _ bytes: UnsafePointer<UInt8>, _ count: Int, _ index: inout Int, _ states: inout (Int, Int, Int)
     ) -> Bool {
-        var (rowA, rowB, rowC) = rows
+        // (Rows of 64 entries, whole programs' of 33 to 64 classes, with the shift a constant:
+        // a shift by a register ties up the count register at every step.)
+        if shift == 6 {
+            return silentSteps(entries, classes, second: second, three: three, shift: 6, quiet, bytes, count, &index, &states)
+        }
+        return silentSteps(entries, classes, second: second, three: three, shift: shift, quiet, bytes, count, &index, &states)
+    }
+
+    /// `silentSteps(_:_:second:three:shift:quiet:_:_:_:_:)`'s body.
+    @inline(__always)
+    static func silentSteps(
+        _ entries: UnsafePointer<UInt16>, _ classes: UnsafePointer<UInt8>, second: Int, three: Bool, shift: Int, _ quiet: Int,
+        _ bytes: UnsafePointer<UInt8>, _ count: Int, _ index: inout Int, _ states: inout (Int, Int, Int)
+    ) -> Bool {
+        var (stateA, stateB, stateC) = states
+        let dead = Int(DenseTable.dead)
         // (By pointer to the URL's end: one register and one comparison for the place.)
         var place = bytes + index
         let end = bytes + count
         defer {
-            rows = (rowA, rowB, rowC)
+            states = (stateA, stateB, stateC)
             index = place - bytes
         }
-        guard let classC else {
+        // A step is silent when its next state is below `quiet` (`dead` is above every state).
+        guard three else {
             while place < end {
-                let byte = place.pointee
+                let byte = Int(place.pointee)
                 place += 1
                 guard byte < 128 else {
-                    next = (DenseTable.dead, DenseTable.dead, 0)
+                    (stateA, stateB) = (dead, dead)
                     return true
                 }
-                let nextA = entries[rowA &+ Int(classA[Int(byte)])]
-                let nextB = entries[rowB &+ Int(classB[Int(byte)])]
-                guard (nextA | nextB) & DenseTable.specialBits == 0 else {
-                    next = (nextA, nextB, 0)
-                    return true
-                }
-                rowA = Int(nextA & DenseTable.rowMask)
-                rowB = Int(nextB & DenseTable.rowMask)
+                stateA = Int(entries[(stateA &<< shift) &+ Int(classes[byte])])
+                stateB = Int(entries[(stateB &<< shift) &+ Int(classes[second &+ byte])])
+                if stateA >= quiet || stateB >= quiet { return true }
             }
             return false
         }
         while place < end {
-            let byte = place.pointee
+            let byte = Int(place.pointee)
             place += 1
             guard byte < 128 else {
-                next = (DenseTable.dead, DenseTable.dead, DenseTable.dead)
+                (stateA, stateB, stateC) = (dead, dead, dead)
                 return true
             }
-            let nextA = entries[rowA &+ Int(classA[Int(byte)])]
-            let nextB = entries[rowB &+ Int(classB[Int(byte)])]
-            let nextC = entries[rowC &+ Int(classC[Int(byte)])]
-            guard (nextA | nextB | nextC) & DenseTable.specialBits == 0 else {
-                next = (nextA, nextB, nextC)
-                return true
-            }
-            rowA = Int(nextA & DenseTable.rowMask)
-            rowB = Int(nextB & DenseTable.rowMask)
-            rowC = Int(nextC & DenseTable.rowMask)
+            stateA = Int(entries[(stateA &<< shift) &+ Int(classes[byte])])
+            stateB = Int(entries[(stateB &<< shift) &+ Int(classes[128 &+ byte])])
+            stateC = Int(entries[(stateC &<< shift) &+ Int(classes[256 &+ byte])])
+            if stateA >= quiet || stateB >= quiet || stateC >= quiet { return true }
         }
         return false
     }
 }
 
 extension DenseTable {
-    /// Runs the table over `url` like `Program.run(_:report:)`, telling `report` each pattern and
-    /// after how many bytes it was reached; returns the steps (for tests and tools).
-    public func run(_ url: UnsafeBufferPointer<UInt8>, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) -> Int {
-        withView { $0.run(url, report: report) }
+    /// log2 of `stride`.
+    var shift: Int { stride.trailingZeroBitCount }
+
+    /// Runs a part (the first: a table of one program's) over `url` like `Program.run(_:report:)`,
+    /// telling `report` each pattern and after how many bytes it was reached; returns the steps
+    /// (for tests and tools).
+    public func run(_ url: UnsafeBufferPointer<UInt8>, part: Int = 0, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) -> Int {
+        withView(part: part) { $0.run(url, report: report) }
     }
 
-    /// Runs this table and `others` over `url` in one pass (`DenseView.run`: two or three
-    /// tables, their entries put in one buffer first); returns the steps of all (for tests and tools).
-    public func run(
-        togetherWith others: [DenseTable], _ url: UnsafeBufferPointer<UInt8>, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void
-    ) -> Int {
-        let tables = [self] + others
-        precondition(tables.count == 2 || tables.count == 3, "two or three tables run together")
-        var entries: [UInt32] = []
-        var starts: [Int] = []
-        for table in tables {
-            starts.append(entries.count)
-            Self.append(table.entries, to: &entries)
-        }
-        return entries.withUnsafeBufferPointer { entries in
-            func view(_ index: Int, _ body: (DenseView) -> Int) -> Int {
-                let table = tables[index]
-                return table.acceptStart.withUnsafeBufferPointer { acceptStart in
-                    table.accepts.withUnsafeBufferPointer { accepts in
-                        table.classOfByte.withUnsafeBufferPointer { classOf in
-                            body(DenseView(
-                                entries: entries, start: starts[index], acceptStart: acceptStart, accepts: accepts,
-                                classCount: table.classCount, startReports: table.startReports, classOf: classOf))
-                        }
-                    }
-                }
-            }
-            return view(0) { a in
-                view(1) { b in tables.count == 2 ? DenseView.run(a, b, url, report: report) : view(2) { c in DenseView.run(a, b, c, url, report: report) } }
+    /// Runs the parts (two or three) over `url` in one pass (`DenseView.run`); returns the steps
+    /// of all (for tests and tools).
+    public func runTogether(_ url: UnsafeBufferPointer<UInt8>, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) -> Int {
+        precondition(parts.count == 2 || parts.count == 3, "two or three parts run together")
+        return withView(part: 0) { a in
+            withView(part: 1) { b in
+                parts.count == 2 ? DenseView.run(a, b, url, report: report) : withView(part: 2) { c in DenseView.run(a, b, c, url, report: report) }
             }
         }
     }
 
-    /// Appends a table's `entries` to `buffer`, their row offsets made to count from `buffer`'s
-    /// first entry (as tables run in one pass read them). The buffer stays within `budget`
-    /// entries, so the offsets stay below `rowMask`.
-    static func append(_ entries: [UInt32], to buffer: inout [UInt32]) {
-        let start = buffer.count
-        precondition(start + entries.count <= budget, "a buffer of dense tables holds at most `budget` entries")
-        buffer += entries
-        guard start > 0 else { return }
-        buffer.withUnsafeMutableBufferPointer { buffer in
-            // (Branch-free: the loop is vectorized.)
-            let offset = UInt32(start)
-            for at in start..<buffer.count {
-                let entry = buffer[at]
-                buffer[at] = entry &+ (entry == dead ? 0 : offset)
-            }
-        }
-    }
-
-    func withView<Result>(_ body: (DenseView) -> Result) -> Result {
+    func withView<Result>(part: Int, _ body: (DenseView) -> Result) -> Result {
         entries.withUnsafeBufferPointer { entries in
             acceptStart.withUnsafeBufferPointer { acceptStart in
                 accepts.withUnsafeBufferPointer { accepts in
-                    classOfByte.withUnsafeBufferPointer { classOf in
+                    classMaps.withUnsafeBufferPointer { classMaps in
                         body(DenseView(
-                            entries: entries, start: 0, acceptStart: acceptStart, accepts: accepts, classCount: classCount,
-                            startReports: startReports, classOf: classOf))
+                            entries: entries.baseAddress!, shift: shift, start: parts[part].start, loopStart: loopStart,
+                            reportStart: reportStart, acceptStart: acceptStart.baseAddress!, accepts: accepts,
+                            classOf: classMaps.baseAddress! + 128 * part))
                     }
                 }
             }

@@ -135,7 +135,7 @@ public struct ProgramSet: Hashable, Sendable {
     /// The bytes of these programs' dense tables (the entries the interpreter reads a step from).
     public var denseTableBytes: Int {
         guard contents.isPrepared else { return prepared().denseTableBytes }
-        return image.denseEntries.count * MemoryLayout<UInt32>.size
+        return image.denseEntries.count * MemoryLayout<UInt16>.size
     }
 
     /// The programs the partitioner made (`DFAPartitioner.build(_:limits:minimizing:phaseTimer:product:)`
@@ -168,7 +168,7 @@ public struct ProgramSet: Hashable, Sendable {
     /// Every program end to end in one code buffer and one class-map buffer, each described by a
     /// record of plain integers: matching a URL touches no reference count (iterating `Program`
     /// values copies them, retaining their arrays, at every URL position an empty prefix reports).
-    @usableFromInline struct Image: Hashable, Sendable {
+    @usableFromInline struct Image: Sendable {
         @usableFromInline struct Entry: Hashable, Sendable {
             @usableFromInline var codeStart: Int
             @usableFromInline var codeEnd: Int
@@ -184,13 +184,16 @@ public struct ProgramSet: Hashable, Sendable {
             /// when it has one (class count 0: none); its accept starts count in `denseAccepts`.
             @usableFromInline var denseStart = 0
             @usableFromInline var denseClassCount = 0
+            @usableFromInline var denseShift = 0
+            @usableFromInline var denseStartState = 0
+            @usableFromInline var denseLoopStart = 0
+            @usableFromInline var denseReportStart = 0
             @usableFromInline var denseAcceptStartStart = 0
-            @usableFromInline var denseStartReports = false
         }
         @usableFromInline var code: [UInt8] = []
         @usableFromInline var classes: [UInt8] = []
         @usableFromInline var referenceRows: [UInt32] = []
-        @usableFromInline var denseEntries: [UInt32] = []
+        @usableFromInline var denseEntries = DenseEntries(count: 0)
         @usableFromInline var denseAcceptStart: [Int32] = []
         @usableFromInline var denseAccepts: [UInt32] = []
         /// The whole programs, then per stage its prefix and its suffixes.
@@ -227,14 +230,14 @@ public struct ProgramSet: Hashable, Sendable {
             @usableFromInline let code: UnsafeBufferPointer<UInt8>
             @usableFromInline let classes: UnsafeBufferPointer<UInt8>
             @usableFromInline let referenceRows: UnsafeBufferPointer<UInt32>
-            @usableFromInline let denseEntries: UnsafeBufferPointer<UInt32>
+            @usableFromInline let denseEntries: UnsafePointer<UInt16>
             @usableFromInline let denseAcceptStart: UnsafeBufferPointer<Int32>
             @usableFromInline let denseAccepts: UnsafeBufferPointer<UInt32>
             @usableFromInline let entries: UnsafeBufferPointer<Entry>
 
             @inlinable init(
                 code: UnsafeBufferPointer<UInt8>, classes: UnsafeBufferPointer<UInt8>, referenceRows: UnsafeBufferPointer<UInt32>,
-                denseEntries: UnsafeBufferPointer<UInt32>, denseAcceptStart: UnsafeBufferPointer<Int32>,
+                denseEntries: UnsafePointer<UInt16>, denseAcceptStart: UnsafeBufferPointer<Int32>,
                 denseAccepts: UnsafeBufferPointer<UInt32>, entries: UnsafeBufferPointer<Entry>
             ) {
                 self.code = code
@@ -252,10 +255,10 @@ public struct ProgramSet: Hashable, Sendable {
                 let entry = entries[index]
                 guard entry.denseClassCount != 0 else { return nil }
                 return DenseView(
-                    entries: denseEntries, start: entry.denseStart,
-                    acceptStart: UnsafeBufferPointer(rebasing: denseAcceptStart[entry.denseAcceptStartStart...]),
-                    accepts: denseAccepts, classCount: entry.denseClassCount, startReports: entry.denseStartReports,
-                    classOf: UnsafeBufferPointer(rebasing: classes[entry.classStart..<entry.classStart + 128]))
+                    entries: denseEntries + entry.denseStart, shift: entry.denseShift, start: entry.denseStartState,
+                    loopStart: entry.denseLoopStart, reportStart: entry.denseReportStart,
+                    acceptStart: denseAcceptStart.baseAddress! + entry.denseAcceptStartStart, accepts: denseAccepts,
+                    classOf: classes.baseAddress! + entry.classStart)
             }
 
             /// Runs entry `index` over `url`, by its dense table when it has one; returns the steps.
@@ -279,14 +282,13 @@ public struct ProgramSet: Hashable, Sendable {
             code.withUnsafeBufferPointer { code in
                 classes.withUnsafeBufferPointer { classes in
                     referenceRows.withUnsafeBufferPointer { referenceRows in
-                        denseEntries.withUnsafeBufferPointer { denseEntries in
-                            denseAcceptStart.withUnsafeBufferPointer { denseAcceptStart in
-                                denseAccepts.withUnsafeBufferPointer { denseAccepts in
-                                    entries.withUnsafeBufferPointer { entries in
-                                        body(Buffers(
-                                            code: code, classes: classes, referenceRows: referenceRows, denseEntries: denseEntries,
-                                            denseAcceptStart: denseAcceptStart, denseAccepts: denseAccepts, entries: entries))
-                                    }
+                        denseAcceptStart.withUnsafeBufferPointer { denseAcceptStart in
+                            denseAccepts.withUnsafeBufferPointer { denseAccepts in
+                                entries.withUnsafeBufferPointer { entries in
+                                    body(Buffers(
+                                        code: code, classes: classes, referenceRows: referenceRows,
+                                        denseEntries: UnsafePointer(denseEntries.base), denseAcceptStart: denseAcceptStart,
+                                        denseAccepts: denseAccepts, entries: entries))
                                 }
                             }
                         }
@@ -336,64 +338,107 @@ public struct ProgramSet: Hashable, Sendable {
                 groupStart.append(Int32(entries.count))
             }
             readsHostLabels = stageReadsHostLabels.contains(true)
-            // Dense tables: the programs that run over the whole URL first (the whole programs and
-            // the prefixes that are run), then the suffixes and the gated groups, while the budget
-            // lasts.
-            var order = Array(0..<programs.count)
-            var suffixEntries: [Int] = []
+            // Dense tables: the programs that run over the whole URL first (the whole programs, in
+            // threes as `run` passes them, each three one table; then the prefixes that are run),
+            // then the suffixes and the gated groups, while the budget lasts.
+            var units = stride(from: 0, to: programs.count, by: 3).map { Array($0..<min($0 + 3, programs.count)) }
             var all = programs
+            var later: [[Int]] = []
             for (stage, item) in stages.enumerated() {
-                if !stageStartsEverywhere[stage] && !stageReadsHostLabels[stage] { order.append(all.count) }
+                if !stageStartsEverywhere[stage] && !stageReadsHostLabels[stage] { units.append([all.count]) }
                 all.append(item.prefix)
                 for suffix in item.suffixes {
-                    suffixEntries.append(all.count)
+                    later.append([all.count])
                     all.append(suffix)
                 }
             }
             if let gated {
                 for program in gated.groups.joined() {
-                    suffixEntries.append(all.count)
+                    later.append([all.count])
                     all.append(program)
                 }
+            }
+            units += later
+            // A whole three too large for one table (more states than its numbers hold) is a table
+            // each.
+            let programs = all
+            func size(_ unit: [Int]) -> Int {
+                unit.reduce(0) { $0 + programs[$1].stateCount } * DenseTable.rowEntries(classCount: unit.map { programs[$0].classCount }.max()!)
+            }
+            units = units.flatMap { unit in
+                unit.reduce(0) { $0 + programs[$1].stateCount } <= DenseTable.maximumStates ? [unit] : unit.map { [$0] }
             }
             // The tables are made on every core first: those the budget admits if each has a row
             // per state, as tables of valid programs do. They are then admitted one at a time as
             // the budget says, a table not made ahead made then: the same tables whatever was made.
-            let candidates = order + suffixEntries
             var ahead: [Int] = []
             var predicted = 0
-            for index in candidates {
+            for (index, unit) in units.enumerated() {
                 guard predicted < DenseTable.budget else { break }
-                let size = all[index].stateCount * all[index].classCount
-                guard size <= DenseTable.maximumEntries, predicted + size <= DenseTable.budget else { continue }
+                guard size(unit) <= DenseTable.maximumEntries, predicted + size(unit) <= DenseTable.budget else { continue }
                 ahead.append(index)
-                predicted += size
+                predicted += size(unit)
             }
-            let programs = all
-            var madeAhead = [DenseTable??](repeating: nil, count: all.count)
-            for (index, table) in zip(ahead, Parallel.map(handingOver: ahead) { _, index in DenseTable(programs[index]) }) {
+            let allUnits = units
+            var madeAhead = [DenseTable??](repeating: nil, count: units.count)
+            for (index, table) in zip(ahead, Parallel.map(handingOver: ahead) { _, index in
+                DenseTable(joining: allUnits[index].map { programs[$0] })
+            }) {
                 madeAhead[index] = .some(table)
             }
-            for index in candidates {
-                guard denseEntries.count < DenseTable.budget else { break }
-                let program = all[index]
+            var admitted: [(unit: [Int], table: DenseTable)] = []
+            var admittedEntries = 0
+            for (index, unit) in units.enumerated() {
+                guard admittedEntries < DenseTable.budget else { break }
                 let made = madeAhead[index]
-                madeAhead[index] = nil  // (each table let go once copied)
-                guard program.stateCount * program.classCount <= DenseTable.maximumEntries,
-                    let table = made ?? DenseTable(program), denseEntries.count + table.entries.count <= DenseTable.budget
+                madeAhead[index] = nil  // (each table let go once admitted)
+                guard size(unit) <= DenseTable.maximumEntries,
+                    let table = made ?? DenseTable(joining: unit.map { programs[$0] }),
+                    admittedEntries + table.entries.count <= DenseTable.budget
                 else { continue }
-                entries[index].denseStart = denseEntries.count
-                entries[index].denseClassCount = table.classCount
-                entries[index].denseAcceptStartStart = denseAcceptStart.count
-                entries[index].denseStartReports = table.startReports
-                // (Row offsets from the image's first entry: the programs run in one pass share
-                // one base, DenseView.run.)
-                DenseTable.append(table.entries, to: &denseEntries)
+                admitted.append((unit, table))
+                admittedEntries += table.entries.count
+            }
+            // Each table starts on a cache line, so that a row of 32 entries or more lies on whole lines.
+            let lineEntries = DenseEntries.alignment / MemoryLayout<UInt16>.size
+            func aligned(_ offset: Int) -> Int { (offset + lineEntries - 1) / lineEntries * lineEntries }
+            denseEntries = DenseEntries(count: admitted.reduce(0) { aligned($0) + $1.table.entries.count })
+            var offset = 0
+            for (unit, table) in admitted {
+                offset = aligned(offset)
+                for (part, index) in unit.enumerated() {
+                    entries[index].denseStart = offset
+                    entries[index].denseClassCount = table.parts[part].classCount
+                    entries[index].denseShift = table.stride.trailingZeroBitCount
+                    entries[index].denseStartState = table.parts[part].start
+                    entries[index].denseLoopStart = table.loopStart
+                    entries[index].denseReportStart = table.reportStart
+                    entries[index].denseAcceptStartStart = denseAcceptStart.count
+                }
+                table.entries.withUnsafeBufferPointer { (denseEntries.base + offset).update(from: $0.baseAddress!, count: $0.count) }
+                offset += table.entries.count
                 let base = Int32(denseAccepts.count)
                 denseAcceptStart += table.acceptStart.map { $0 + base }
                 denseAccepts += table.accepts
             }
         }
+    }
+
+    /// The entries of a set's dense tables, in one allocation whose first entry starts a cache
+    /// line.
+    @usableFromInline final class DenseEntries: @unchecked Sendable {
+        static let alignment = 64
+        @usableFromInline let base: UnsafeMutablePointer<UInt16>
+        let count: Int
+
+        init(count: Int) {
+            self.count = count
+            base = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1) * MemoryLayout<UInt16>.size, alignment: Self.alignment)
+                .bindMemory(to: UInt16.self, capacity: max(count, 1))
+            base.initialize(repeating: DenseTable.dead, count: max(count, 1))
+        }
+
+        deinit { base.deallocate() }
     }
 
     /// The program the partitioner makes of the `||` prefix (`StagePlanner.hostLabelPrefix`),
@@ -463,12 +508,14 @@ public struct ProgramSet: Hashable, Sendable {
         image.withBuffers { buffers in
             // The whole programs, listing the groups whose gate occurs, each once (a gate may end at
             // several places); then those groups' programs.
-            // Three or two at a time where they are dense: one pass, each step's wait filled by
-            // the others' (DenseView.run).
+            // Three or two at a time where they are parts of one dense table: one pass, each
+            // step's wait filled by the others' (DenseView.run).
             var index = 0
             while index < contents.programs.count {
-                if index + 1 < contents.programs.count, let first = buffers.dense(index), let second = buffers.dense(index + 1) {
-                    if index + 2 < contents.programs.count, let third = buffers.dense(index + 2) {
+                if index + 1 < contents.programs.count, let first = buffers.dense(index), let second = buffers.dense(index + 1),
+                    first.entries == second.entries
+                {
+                    if index + 2 < contents.programs.count, let third = buffers.dense(index + 2), first.entries == third.entries {
                         steps += DenseView.run(first, second, third, url) { pattern, _ in found(pattern) }
                         index += 3
                     } else {

@@ -35,58 +35,97 @@ private func program(_ sources: [String]) throws -> Program {
             }
             let made = try program(sources)
             if made.disassemble().contains("delta") { delta += 1 }
-            let fromDifferences = DenseTable(made, maximumEntries: DenseTable.maximumEntries, readingExceptions: true)
-            #expect(fromDifferences == DenseTable(made, maximumEntries: DenseTable.maximumEntries, readingExceptions: false), "\(sources)")
+            let fromDifferences = DenseTable(joining: [made], readingExceptions: true)
+            #expect(fromDifferences == DenseTable(joining: [made], readingExceptions: false), "\(sources)")
         }
         #expect(delta > 50, "programs with delta states")
     }
 
     @Test func tablesRunInOnePassAnswerAsTheyDoApart() throws {
-        // Pairs and threes of every kind (tries, anchored patterns that die early, loops marked with
-        // `loopsBit`, end anchors) over URLs with bytes from 128 on and NULs: the same reports
-        // after the same bytes (compared as a multiset: the two tables number their patterns
-        // alike), and the steps of both runs.
+        // Pairs and threes of every kind (tries, anchored patterns that die early, states a run
+        // reads on in, end anchors) over URLs with bytes from 128 on and NULs, each program alone
+        // and the programs as parts of one table run in one pass: the same reports after the same
+        // bytes (compared as a multiset: the programs number their patterns alike), and the steps
+        // of all runs. A part that ends first leaves the others to go on as a pair.
         let atoms = ["a", "b", "/", "\\.", ".", "[ab]", "[^a]", "x", ".*"]
         var random = SplitMix64(seed: 2026)
-        func table() throws -> DenseTable {
+        func made() throws -> Program {
             let sources = (0..<Int(random.next() % 8) + 1).map { _ in
                 let body = (0..<Int(random.next() % 5) + 1).map { _ in atoms[Int(random.next() % UInt64(atoms.count))] }.joined()
                 return (random.next() % 3 == 0 ? "^" : "") + body + (random.next() % 6 == 0 ? "$" : "")
             }
-            return try #require(DenseTable(try program(sources)))
+            return try program(sources)
         }
         let bytes: [UInt8] = Array("ab/.xy".utf8) + [0, 0x80, 0xC3]
         var loops = 0
         for _ in 0..<400 {
-            let (first, second, third) = (try table(), try table(), try table())
-            if first.entries.contains(where: { $0 != DenseTable.dead && $0 & DenseTable.loopsBit != 0 }) { loops += 1 }
+            let programs = [try made(), try made(), try made()]
+            let alone = try programs.map { try #require(DenseTable($0)) }
+            if alone[0].loopStart < alone[0].reportStart { loops += 1 }
+            let pair = try #require(DenseTable(joining: Array(programs[0..<2])))
+            let three = try #require(DenseTable(joining: programs))
             for _ in 0..<20 {
                 let url = (0..<Int(random.next() % 12)).map { _ in bytes[Int(random.next() % UInt64(bytes.count))] }
                 url.withUnsafeBufferPointer { url in
                     var apart: [[Int]] = []
-                    let stepsApart = first.run(url) { apart.append([Int($0), $1]) } + second.run(url) { apart.append([Int($0), $1]) }
+                    let stepsApart = alone[0].run(url) { apart.append([Int($0), $1]) } + alone[1].run(url) { apart.append([Int($0), $1]) }
                     var together: [[Int]] = []
-                    let steps = first.run(togetherWith: [second], url) { together.append([Int($0), $1]) }
+                    let steps = pair.runTogether(url) { together.append([Int($0), $1]) }
                     #expect(steps == stepsApart, "\(Array(url))")
                     #expect(together.sorted { $0.lexicographicallyPrecedes($1) } == apart.sorted { $0.lexicographicallyPrecedes($1) },
                         "\(Array(url))")
                     var threeApart = apart
-                    let threeStepsApart = stepsApart + third.run(url) { threeApart.append([Int($0), $1]) }
-                    var three: [[Int]] = []
-                    let threeSteps = first.run(togetherWith: [second, third], url) { three.append([Int($0), $1]) }
+                    let threeStepsApart = stepsApart + alone[2].run(url) { threeApart.append([Int($0), $1]) }
+                    var inOnePass: [[Int]] = []
+                    let threeSteps = three.runTogether(url) { inOnePass.append([Int($0), $1]) }
                     #expect(threeSteps == threeStepsApart, "\(Array(url))")
-                    #expect(three.sorted { $0.lexicographicallyPrecedes($1) } == threeApart.sorted { $0.lexicographicallyPrecedes($1) },
+                    #expect(
+                        inOnePass.sorted { $0.lexicographicallyPrecedes($1) } == threeApart.sorted { $0.lexicographicallyPrecedes($1) },
                         "\(Array(url))")
+                    // Each part of the three alone, as a set's image runs a part its pass left.
+                    for part in 0..<3 {
+                        var fromPart: [[Int]] = []
+                        var fromAlone: [[Int]] = []
+                        #expect(three.run(url, part: part) { fromPart.append([Int($0), $1]) } == alone[part].run(url) { fromAlone.append([Int($0), $1]) })
+                        #expect(fromPart == fromAlone, "\(Array(url)) part \(part)")
+                    }
                 }
             }
         }
-        #expect(loops > 20, "tables with loops")
+        #expect(loops > 20, "tables with states a run reads on in")
     }
 
-    @Test func rowMaskAndSpecialBitsAgreeWithTheBudget() {
-        #expect(Int(DenseTable.rowMask) + 1 == DenseTable.maximumEntries)
-        #expect(DenseTable.specialBits == ~(DenseTable.loopsBit | DenseTable.rowMask))
-        #expect(DenseTable.dead & DenseTable.specialBits != 0 && DenseTable.reportsBit & DenseTable.specialBits != 0)
+    @Test func statesAreNumberedByKind() throws {
+        // Plain silent states, then silent states at most `maximumExits` classes leave (and not
+        // all), then reporting states: a step's kind is one comparison of the next state's number.
+        let atoms = ["a", "b", "/", "\\.", ".", "[ab]", "[^a]", "x", ".*", "\\0"]
+        var random = SplitMix64(seed: 7)
+        var kinds = Set<Int>()
+        for _ in 0..<200 {
+            let sources = (0..<Int(random.next() % 8) + 1).map { _ in
+                (random.next() % 3 == 0 ? "^" : "") + (0..<Int(random.next() % 5) + 1).map { _ in atoms[Int(random.next() % UInt64(atoms.count))] }.joined()
+            }
+            let table = try #require(DenseTable(try program(sources)))
+            #expect(table.stride >= table.classCount && table.stride & (table.stride - 1) == 0)
+            #expect(table.acceptStart.count == table.stateCount - table.reportStart + 1)
+            for state in 0..<table.stateCount {
+                let row = table.entries[(state * table.stride)..<(state * table.stride + table.classCount)]
+                #expect(table.entries[(state * table.stride + table.classCount)..<((state + 1) * table.stride)].allSatisfy { $0 == DenseTable.dead })
+                let exits = row.count { Int($0) != state }
+                if state >= table.reportStart {
+                    let reporting = state - table.reportStart
+                    #expect(table.acceptStart[reporting] < table.acceptStart[reporting + 1])
+                    kinds.insert(2)
+                } else if state >= table.loopStart {
+                    #expect(exits <= DenseTable.maximumExits && exits < table.classCount)
+                    kinds.insert(1)
+                } else {
+                    #expect(exits > DenseTable.maximumExits || exits == table.classCount)
+                    kinds.insert(0)
+                }
+            }
+        }
+        #expect(kinds == [0, 1, 2], "every kind met")
     }
 
     @Test func aDeltaStateListingItsFirstNextClassTwiceIsExpanded() throws {
@@ -101,11 +140,13 @@ private func program(_ sources: [String]) throws -> Program {
         let program = Program(
             classOfByte: (0..<128).map { $0 < 64 ? 0 : 1 }, classCount: 2, targetWidth: 2, code: code, stateCount: 3, reference: 0)
         try program.validate(patternCount: 1)
-        let table = try #require(DenseTable(program, maximumEntries: DenseTable.maximumEntries, readingExceptions: true))
-        #expect(table == DenseTable(program, maximumEntries: DenseTable.maximumEntries, readingExceptions: false))
-        // B's row (state 1, entries 2 and 3): class 0 back to A (row offset 0), class 1 where A's
-        // class 1 leads, to B itself (row offset 2; a silent state keeping itself: loopsBit).
-        #expect(Array(table.entries[2..<4]) == [0, 2 | DenseTable.loopsBit])
+        let table = try #require(DenseTable(joining: [program], readingExceptions: true))
+        #expect(table == DenseTable(joining: [program], readingExceptions: false))
+        // B's row: class 0 back to A, class 1 where A's class 1 leads, to B itself (C, listed
+        // only by the overridden class, is never met). A is a plain silent state, 0; B, silent
+        // and left by one class, is 1, the first state a run reads on in.
+        #expect(table.stateCount == 2 && table.loopStart == 1 && table.reportStart == 2 && table.start == 0)
+        #expect(Array(table.entries[2..<4]) == [0, 1])
     }
 
     @Test func theShippedListsUnanchoredPatternsGiveTheExpandedTable() throws {
@@ -116,7 +157,7 @@ private func program(_ sources: [String]) throws -> Program {
         }
         let made = try program(sources)
         #expect(made.stateCount > 10_000)
-        let table = try #require(DenseTable(made, maximumEntries: DenseTable.maximumEntries, readingExceptions: true))
-        #expect(table == DenseTable(made, maximumEntries: DenseTable.maximumEntries, readingExceptions: false))
+        let table = try #require(DenseTable(joining: [made], readingExceptions: true))
+        #expect(table == DenseTable(joining: [made], readingExceptions: false))
     }
 }
