@@ -287,8 +287,12 @@ public struct DenseTable: Hashable, Sendable {
                         kinds.append(.reporting)
                         continue
                     }
+                    // (Counted until there are too many: most states are left by most classes.)
                     var exits = 0
-                    for target in next[(state * classCount)..<(state * classCount + classCount)] where target != Int32(state) { exits += 1 }
+                    for target in next[(state * classCount)..<(state * classCount + classCount)] where target != Int32(state) {
+                        exits += 1
+                        if exits > Self.maximumExits { break }
+                    }
                     kinds.append(exits <= Self.maximumExits && exits < classCount ? .readOn : .plain)
                 }
             }

@@ -193,7 +193,7 @@ public struct ProgramSet: Hashable, Sendable {
         @usableFromInline var code: [UInt8] = []
         @usableFromInline var classes: [UInt8] = []
         @usableFromInline var referenceRows: [UInt32] = []
-        @usableFromInline var denseEntries = DenseEntries(count: 0)
+        @usableFromInline var denseEntries = DenseEntries(tables: [])
         @usableFromInline var denseAcceptStart: [Int32] = []
         @usableFromInline var denseAccepts: [UInt32] = []
         /// The whole programs, then per stage its prefix and its suffixes.
@@ -399,13 +399,10 @@ public struct ProgramSet: Hashable, Sendable {
                 admitted.append((unit, table))
                 admittedEntries += table.entries.count
             }
-            // Each table starts on a cache line, so that a row of 32 entries or more lies on whole lines.
-            let lineEntries = DenseEntries.alignment / MemoryLayout<UInt16>.size
-            func aligned(_ offset: Int) -> Int { (offset + lineEntries - 1) / lineEntries * lineEntries }
-            denseEntries = DenseEntries(count: admitted.reduce(0) { aligned($0) + $1.table.entries.count })
+            denseEntries = DenseEntries(tables: admitted.map(\.table.entries))
             var offset = 0
             for (unit, table) in admitted {
-                offset = aligned(offset)
+                offset = DenseEntries.aligned(offset)
                 for (part, index) in unit.enumerated() {
                     entries[index].denseStart = offset
                     entries[index].denseClassCount = table.parts[part].classCount
@@ -415,7 +412,6 @@ public struct ProgramSet: Hashable, Sendable {
                     entries[index].denseReportStart = table.reportStart
                     entries[index].denseAcceptStartStart = denseAcceptStart.count
                 }
-                table.entries.withUnsafeBufferPointer { (denseEntries.base + offset).update(from: $0.baseAddress!, count: $0.count) }
                 offset += table.entries.count
                 let base = Int32(denseAccepts.count)
                 denseAcceptStart += table.acceptStart.map { $0 + base }
@@ -424,18 +420,32 @@ public struct ProgramSet: Hashable, Sendable {
         }
     }
 
-    /// The entries of a set's dense tables, in one allocation whose first entry starts a cache
-    /// line.
+    /// The entries of a set's dense tables, in one allocation: each table starts on a cache line,
+    /// so that a row of 32 entries or more lies on whole lines.
     @usableFromInline final class DenseEntries: @unchecked Sendable {
         static let alignment = 64
         @usableFromInline let base: UnsafeMutablePointer<UInt16>
         let count: Int
 
-        init(count: Int) {
-            self.count = count
+        /// `offset` rounded up to a cache line's entries.
+        static func aligned(_ offset: Int) -> Int {
+            let line = alignment / MemoryLayout<UInt16>.size
+            return (offset + line - 1) / line * line
+        }
+
+        /// The tables' entries, each from the line after the previous one's end (`aligned`).
+        init(tables: [[UInt16]]) {
+            count = tables.reduce(0) { Self.aligned($0) + $1.count }
             base = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1) * MemoryLayout<UInt16>.size, alignment: Self.alignment)
                 .bindMemory(to: UInt16.self, capacity: max(count, 1))
-            base.initialize(repeating: DenseTable.dead, count: max(count, 1))
+            var offset = 0
+            for table in tables {
+                let start = Self.aligned(offset)
+                (base + offset).initialize(repeating: DenseTable.dead, count: start - offset)
+                table.withUnsafeBufferPointer { (base + start).initialize(from: $0.baseAddress!, count: $0.count) }
+                offset = start + table.count
+            }
+            (base + offset).initialize(repeating: DenseTable.dead, count: max(count, 1) - offset)
         }
 
         deinit { base.deallocate() }
