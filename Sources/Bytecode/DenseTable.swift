@@ -31,9 +31,9 @@
 public struct DenseTable: Hashable, Sendable {
     /// At most this many entries (states x stride) over all the tables of one program set: 16 MB.
     /// Programs that run over the whole URL are expanded first, then suffixes, while the budget
-    /// lasts. It is large enough for the unanchored whole-pattern DFA of EasyList and EasyPrivacy
-    /// together (42,900 states), whose steps the compact form would decode one header and one
-    /// exception list at a time.
+    /// lasts. It is large enough for the whole programs of EasyList and EasyPrivacy together (their
+    /// Aho-Corasick automaton alone 43,974 states), whose steps the compact form would decode one
+    /// header and one exception list at a time.
     public static let budget = 1 << 23
     /// At most this many entries in one table: the whole budget.
     public static let maximumEntries = budget
@@ -97,7 +97,7 @@ public struct DenseTable: Hashable, Sendable {
         var decoded: [Decoded] = []
         for program in programs {
             guard let part = Self.decode(program, maximumStates: maximumStates, readingExceptions: readingExceptions) else { return nil }
-            maximumStates -= part.acceptStart.count - 1
+            maximumStates -= part.stateCount
             decoded.append(part)
         }
         self.init(decoded, classMaps: programs.map(\.classOfByte), stride: stride)
@@ -117,6 +117,8 @@ public struct DenseTable: Hashable, Sendable {
         let classCount: Int
         let acceptStart: [Int32]
         let accepts: [UInt32]
+
+        var stateCount: Int { acceptStart.count - 1 }
     }
 
     /// `program`'s states, or nil when they are more than `maximumStates`.
@@ -282,7 +284,7 @@ public struct DenseTable: Hashable, Sendable {
             first.append(kinds.count)
             let classCount = part.classCount
             part.next.withUnsafeBufferPointer { next in
-                for state in 0..<(part.acceptStart.count - 1) {
+                for state in 0..<part.stateCount {
                     if part.acceptStart[state] != part.acceptStart[state + 1] {
                         kinds.append(.reporting)
                         continue
@@ -306,33 +308,30 @@ public struct DenseTable: Hashable, Sendable {
             }
         }
         var entries = [UInt16](repeating: Self.dead, count: kinds.count * stride)
-        var reports: [(number: Int, accepts: ArraySlice<UInt32>)] = []
+        // The reporting states' patterns, in the order of their numbers: the parts', each part's
+        // in state order, as they were numbered.
+        var acceptStart: [Int32] = []
+        var accepts: [UInt32] = []
         entries.withUnsafeMutableBufferPointer { entries in
             let entries = entries.baseAddress!
             for (index, part) in parts.enumerated() {
                 // The entry of each target, `dead` for nowhere (-1) first.
-                let entry = [Self.dead] + numbered[first[index]..<(first[index] + part.acceptStart.count - 1)].map { UInt16($0) }
+                let entry = [Self.dead] + numbered[first[index]..<(first[index] + part.stateCount)].map { UInt16($0) }
                 entry.withUnsafeBufferPointer { entry in
                     part.next.withUnsafeBufferPointer { next in
                         let (entry, next, classCount) = (entry.baseAddress! + 1, next.baseAddress!, part.classCount)
-                        for state in 0..<(part.acceptStart.count - 1) {
+                        for state in 0..<part.stateCount {
                             let number = numbered[first[index] + state]
                             let (row, to) = (next + state * classCount, entries + number * stride)
                             for byteClass in 0..<classCount { to[byteClass] = entry[Int(row[byteClass])] }
                             if part.acceptStart[state] != part.acceptStart[state + 1] {
-                                reports.append((number, part.accepts[Int(part.acceptStart[state])..<Int(part.acceptStart[state + 1])]))
+                                acceptStart.append(Int32(accepts.count))
+                                accepts += part.accepts[Int(part.acceptStart[state])..<Int(part.acceptStart[state + 1])]
                             }
                         }
                     }
                 }
             }
-        }
-        // (The reporting states' numbers follow their order here: kind, then part, then state.)
-        var acceptStart: [Int32] = []
-        var accepts: [UInt32] = []
-        for (_, reported) in reports {
-            acceptStart.append(Int32(accepts.count))
-            accepts += reported
         }
         acceptStart.append(Int32(accepts.count))
         self.parts = parts.indices.map { Part(classCount: parts[$0].classCount, start: numbered[first[$0]]) }
@@ -340,7 +339,7 @@ public struct DenseTable: Hashable, Sendable {
         self.stride = stride
         self.entries = entries
         self.loopStart = kinds.count { $0 == .plain }
-        self.reportStart = kinds.count - reports.count
+        self.reportStart = kinds.count - (acceptStart.count - 1)
         self.acceptStart = acceptStart
         self.accepts = accepts
     }
@@ -384,11 +383,10 @@ public struct DenseTable: Hashable, Sendable {
         for at in Int(acceptStart[reporting])..<Int(acceptStart[reporting &+ 1]) { report(accepts[at], index) }
     }
 
-    /// Takes the step to `next` (not `dead`) after `index` bytes: its reports told.
+    /// Tells the patterns of `state` (not `dead`), reached after `index` bytes, if it reports any.
     @inlinable @inline(__always)
-    func enter(_ next: Int, _ index: Int, _ report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) -> Int {
-        if next >= reportStart { reportState(next, index, report) }
-        return next
+    func reportIfAny(_ state: Int, _ index: Int, _ report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) {
+        if state >= reportStart { reportState(state, index, report) }
     }
 
     /// Runs the table over `url` then the end-of-URL NUL, exactly as `Program.execute` runs the
@@ -488,11 +486,12 @@ public struct DenseTable: Hashable, Sendable {
             let (nextA, nextB, _) = states
             if nextA == dead {
                 guard nextB != dead else { return 2 &* index }
-                return index &+ b.run(url, from: b.enter(nextB, index, report), at: index, report: report)
+                b.reportIfAny(nextB, index, report)
+                return index &+ b.run(url, from: nextB, at: index, report: report)
             }
-            states.0 = a.enter(nextA, index, report)
-            guard nextB != dead else { return index &+ a.run(url, from: states.0, at: index, report: report) }
-            states.1 = b.enter(nextB, index, report)
+            a.reportIfAny(nextA, index, report)
+            guard nextB != dead else { return index &+ a.run(url, from: nextA, at: index, report: report) }
+            b.reportIfAny(nextB, index, report)
         }
         let (endA, endB, _) = states
         return a.finish(endA, url.count, report) &+ b.finish(endB, url.count, report)
@@ -520,9 +519,9 @@ public struct DenseTable: Hashable, Sendable {
         while silentSteps(a.entries, a.classOf, second: 128, three: true, shift: a.shift, quiet: a.reportStart, bytes, url.count, &index, &states) {
             let (stateA, stateB, stateC) = states
             let (liveA, liveB, liveC) = (stateA != dead, stateB != dead, stateC != dead)
-            if liveA { _ = a.enter(stateA, index, report) }
-            if liveB { _ = b.enter(stateB, index, report) }
-            if liveC { _ = c.enter(stateC, index, report) }
+            if liveA { a.reportIfAny(stateA, index, report) }
+            if liveB { b.reportIfAny(stateB, index, report) }
+            if liveC { c.reportIfAny(stateC, index, report) }
             switch (liveA, liveB, liveC) {
             case (true, true, true): continue
             case (false, true, true): return index &+ run(b, c, url, from: stateB, stateC, at: index, report: report)

@@ -362,12 +362,11 @@ public struct ProgramSet: Hashable, Sendable {
             // A whole three too large for one table (more states than its numbers hold) is a table
             // each.
             let programs = all
+            func states(_ unit: [Int]) -> Int { unit.reduce(0) { $0 + programs[$1].stateCount } }
             func size(_ unit: [Int]) -> Int {
-                unit.reduce(0) { $0 + programs[$1].stateCount } * DenseTable.rowEntries(classCount: unit.map { programs[$0].classCount }.max()!)
+                states(unit) * DenseTable.rowEntries(classCount: unit.map { programs[$0].classCount }.max()!)
             }
-            units = units.flatMap { unit in
-                unit.reduce(0) { $0 + programs[$1].stateCount } <= DenseTable.maximumStates ? [unit] : unit.map { [$0] }
-            }
+            units = units.flatMap { unit in states(unit) <= DenseTable.maximumStates ? [unit] : unit.map { [$0] } }
             // The tables are made on every core first: those the budget admits if each has a row
             // per state, as tables of valid programs do. They are then admitted one at a time as
             // the budget says, a table not made ahead made then: the same tables whatever was made.
@@ -400,11 +399,9 @@ public struct ProgramSet: Hashable, Sendable {
                 admittedEntries += table.entries.count
             }
             denseEntries = DenseEntries(tables: admitted.map(\.table.entries))
-            var offset = 0
-            for (unit, table) in admitted {
-                offset = DenseEntries.aligned(offset)
+            for ((unit, table), start) in zip(admitted, denseEntries.starts) {
                 for (part, index) in unit.enumerated() {
-                    entries[index].denseStart = offset
+                    entries[index].denseStart = start
                     entries[index].denseClassCount = table.parts[part].classCount
                     entries[index].denseShift = table.stride.trailingZeroBitCount
                     entries[index].denseStartState = table.parts[part].start
@@ -412,7 +409,6 @@ public struct ProgramSet: Hashable, Sendable {
                     entries[index].denseReportStart = table.reportStart
                     entries[index].denseAcceptStartStart = denseAcceptStart.count
                 }
-                offset += table.entries.count
                 let base = Int32(denseAccepts.count)
                 denseAcceptStart += table.acceptStart.map { $0 + base }
                 denseAccepts += table.accepts
@@ -426,26 +422,31 @@ public struct ProgramSet: Hashable, Sendable {
         static let alignment = 64
         @usableFromInline let base: UnsafeMutablePointer<UInt16>
         let count: Int
+        /// Where each table starts.
+        let starts: [Int]
 
         /// `offset` rounded up to a cache line's entries.
-        static func aligned(_ offset: Int) -> Int {
+        private static func aligned(_ offset: Int) -> Int {
             let line = alignment / MemoryLayout<UInt16>.size
             return (offset + line - 1) / line * line
         }
 
         /// The tables' entries, each from the line after the previous one's end (`aligned`).
         init(tables: [[UInt16]]) {
-            count = tables.reduce(0) { Self.aligned($0) + $1.count }
-            base = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1) * MemoryLayout<UInt16>.size, alignment: Self.alignment)
+            let count = tables.reduce(0) { Self.aligned($0) + $1.count }
+            let base = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1) * MemoryLayout<UInt16>.size, alignment: Self.alignment)
                 .bindMemory(to: UInt16.self, capacity: max(count, 1))
             var offset = 0
+            var starts: [Int] = []
             for table in tables {
                 let start = Self.aligned(offset)
                 (base + offset).initialize(repeating: DenseTable.dead, count: start - offset)
                 table.withUnsafeBufferPointer { (base + start).initialize(from: $0.baseAddress!, count: $0.count) }
+                starts.append(start)
                 offset = start + table.count
             }
             (base + offset).initialize(repeating: DenseTable.dead, count: max(count, 1) - offset)
+            (self.count, self.base, self.starts) = (count, base, starts)
         }
 
         deinit { base.deallocate() }
