@@ -22,7 +22,9 @@ import Harness
     }
 
     private func verdict(_ script: String, allowed: Set<Int32>?, seconds: Double = 10) throws -> HostileVerdict {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bb-hostile-test-\(getpid())")
+        // (A folder per verdict: the suite's tests run at once, and one's removal would pull
+        // another's input away.)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bb-hostile-test-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let testCase = HostileCase(
             name: "size/stand-in", kind: .size, summary: "a stand-in child", files: { [("input.txt", Array("hello".utf8))] },
