@@ -130,7 +130,8 @@ struct ProfileCommand: ParsableCommand {
         var runs: Int
     }
 
-    /// The rows of `urlPrograms`: its domain table, each whole program, each stage's prefix (unless it ends everywhere:
+    /// The rows of `urlPrograms`: its domain table, each run of the whole programs (a program, or a
+    /// product of several), each stage's prefix (unless it ends everywhere:
     /// then it is never run) and each stage with its suffixes, the gated groups' runs, then every
     /// program together.
     static func rows(_ urlPrograms: ProgramSet, urls: [[UInt8]], rounds: Int) -> [Row] {
@@ -165,8 +166,12 @@ struct ProfileCommand: ParsableCommand {
             rows.append(row(
                 "domain table, \(urlPrograms.domains.count) entries", ProgramSet(programs: [], domains: urlPrograms.domains), code: nil, states: nil))
         }
-        for (index, program) in urlPrograms.programs.enumerated() {
-            rows.append(row("whole \(index), \(program.classCount) classes", ProgramSet(programs: [program]), code: program.code.count, states: program.stateCount))
+        // Each run of the whole programs: a program's, or a product's of several (its states the
+        // product's).
+        for (members, states) in urlPrograms.wholeRuns {
+            let programs = members.map { urlPrograms.programs[$0] }
+            let name = members.count == 1 ? "whole \(members[0]), \(programs[0].classCount) classes" : "whole " + members.map(String.init).joined(separator: " x ")
+            rows.append(row(name, ProgramSet(programs: programs), code: programs.reduce(0) { $0 + $1.code.count }, states: states))
         }
         for (index, stage) in urlPrograms.stages.enumerated() {
             // (A prefix that ends everywhere is never run; nor is the domain shape's: the host labels say where it ends.)

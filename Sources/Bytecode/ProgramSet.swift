@@ -129,7 +129,16 @@ public struct ProgramSet: Hashable, Sendable {
     /// dense table (`DenseTable`), of `allPrograms.count`.
     public var denseProgramCount: Int {
         guard contents.isPrepared else { return prepared().denseProgramCount }
-        return image.entries.count { $0.denseClassCount != 0 }
+        let image = image
+        return image.entries[..<image.productStart].count { $0.denseClassCount != 0 } + image.multipliedPrograms
+    }
+
+    /// The runs of the whole programs over a URL, in order: the programs each runs (one, or the
+    /// factors of a product: `DenseTable.together`) and its states (a product's, or a dense table's
+    /// with a chain's members apart, or the compact program's).
+    public var wholeRuns: [(programs: [Int], states: Int)] {
+        guard contents.isPrepared else { return prepared().wholeRuns }
+        return Array(zip(image.wholeRunPrograms, image.wholeRunStates))
     }
 
     /// The bytes of these programs' dense tables (the entries the interpreter reads a step from).
@@ -222,6 +231,15 @@ public struct ProgramSet: Hashable, Sendable {
         @usableFromInline var secondBytes: [ASCIISet] = []
         /// The whole programs' first pattern that is a gate (`Gated.gateBase`; none: `UInt32.max`),
         /// and per gated group where its programs' entries start (then the end of the last).
+        /// The whole programs' runs, in order: each an entry, a program's own, or, from
+        /// `productStart` on, a product's of consecutive whole programs (`DenseTable.together`).
+        @usableFromInline var wholeRuns: [Int32] = []
+        @usableFromInline var productStart = 0
+        /// The whole programs run as factors of a product.
+        var multipliedPrograms = 0
+        /// Per whole run, the programs it runs and its states.
+        var wholeRunPrograms: [[Int]] = []
+        var wholeRunStates: [Int] = []
         @usableFromInline var gateBase = UInt32.max
         @usableFromInline var groupStart: [Int32] = []
 
@@ -338,40 +356,64 @@ public struct ProgramSet: Hashable, Sendable {
                 groupStart.append(Int32(entries.count))
             }
             readsHostLabels = stageReadsHostLabels.contains(true)
-            // Dense tables: the programs that run over the whole URL first (the whole programs, in
-            // threes as `run` passes them, each three one table; then the prefixes that are run),
-            // then the suffixes and the gated groups, while the budget lasts.
-            var units = stride(from: 0, to: programs.count, by: 3).map { Array($0..<min($0 + 3, programs.count)) }
+            // Dense tables: the whole programs' first (`DenseTable.together`: multiplied where
+            // their product is small, in threes of parts run in one pass); then, one table each,
+            // the prefixes that are run, the suffixes and the gated groups, while the budget lasts.
+            let wholeTables = DenseTable.together(programs, budget: DenseTable.budget)
+            // Per table, the entry of each part: a program's own, or a product's, made here.
+            var admitted: [(parts: [Int], table: DenseTable)] = []
+            productStart = entries.count
+            for joined in wholeTables {
+                var parts: [Int] = []
+                for (members, states) in zip(joined.members, joined.states) {
+                    wholeRunPrograms.append(members)
+                    wholeRunStates.append(states)
+                    if members.count == 1 {
+                        parts.append(members[0])
+                    } else {
+                        parts.append(entries.count)
+                        entries.append(Entry(
+                            codeStart: 0, codeEnd: 0, classStart: 0, width: 0, nowhere: 0, reference: 0, referenceTransitions: 0,
+                            referenceRowStart: 0, referenceRowCount: 0))
+                        multipliedPrograms += members.count
+                    }
+                    wholeRuns.append(Int32(parts.last!))
+                }
+                admitted.append((parts, joined.table))
+            }
+            // The whole programs without a table (past the budget) run on their own, compact.
+            let tabled = Set(wholeTables.flatMap { $0.members.joined() })
+            for index in programs.indices where !tabled.contains(index) {
+                wholeRuns.append(Int32(index))
+                wholeRunPrograms.append([index])
+                wholeRunStates.append(programs[index].stateCount)
+            }
+            var units: [Int] = []
             var all = programs
-            var later: [[Int]] = []
+            var later: [Int] = []
             for (stage, item) in stages.enumerated() {
-                if !stageStartsEverywhere[stage] && !stageReadsHostLabels[stage] { units.append([all.count]) }
+                if !stageStartsEverywhere[stage] && !stageReadsHostLabels[stage] { units.append(all.count) }
                 all.append(item.prefix)
                 for suffix in item.suffixes {
-                    later.append([all.count])
+                    later.append(all.count)
                     all.append(suffix)
                 }
             }
             if let gated {
                 for program in gated.groups.joined() {
-                    later.append([all.count])
+                    later.append(all.count)
                     all.append(program)
                 }
             }
             units += later
-            // A whole three too large for one table (more states than its numbers hold) is a table
-            // each.
             let programs = all
-            func states(_ unit: [Int]) -> Int { unit.reduce(0) { $0 + programs[$1].stateCount } }
-            func size(_ unit: [Int]) -> Int {
-                states(unit) * DenseTable.rowEntries(classCount: unit.map { programs[$0].classCount }.max()!)
-            }
-            units = units.flatMap { unit in states(unit) <= DenseTable.maximumStates ? [unit] : unit.map { [$0] } }
+            func size(_ unit: Int) -> Int { programs[unit].stateCount * DenseTable.rowEntries(classCount: programs[unit].classCount) }
             // The tables are made on every core first: those the budget admits if each has a row
             // per state, as tables of valid programs do. They are then admitted one at a time as
             // the budget says, a table not made ahead made then: the same tables whatever was made.
+            var admittedEntries = admitted.reduce(0) { $0 + $1.table.entries.count }
             var ahead: [Int] = []
-            var predicted = 0
+            var predicted = admittedEntries
             for (index, unit) in units.enumerated() {
                 guard predicted < DenseTable.budget else { break }
                 guard size(unit) <= DenseTable.maximumEntries, predicted + size(unit) <= DenseTable.budget else { continue }
@@ -380,27 +422,26 @@ public struct ProgramSet: Hashable, Sendable {
             }
             let allUnits = units
             var madeAhead = [DenseTable??](repeating: nil, count: units.count)
-            for (index, table) in zip(ahead, Parallel.map(handingOver: ahead) { _, index in
-                DenseTable(joining: allUnits[index].map { programs[$0] })
-            }) {
+            for (index, table) in zip(ahead, Parallel.map(handingOver: ahead) { _, index in DenseTable(programs[allUnits[index]]) }) {
                 madeAhead[index] = .some(table)
             }
-            var admitted: [(unit: [Int], table: DenseTable)] = []
-            var admittedEntries = 0
             for (index, unit) in units.enumerated() {
                 guard admittedEntries < DenseTable.budget else { break }
                 let made = madeAhead[index]
                 madeAhead[index] = nil  // (each table let go once admitted)
-                guard size(unit) <= DenseTable.maximumEntries,
-                    let table = made ?? DenseTable(joining: unit.map { programs[$0] }),
+                guard size(unit) <= DenseTable.maximumEntries, let table = made ?? DenseTable(programs[unit]),
                     admittedEntries + table.entries.count <= DenseTable.budget
                 else { continue }
-                admitted.append((unit, table))
+                admitted.append(([unit], table))
                 admittedEntries += table.entries.count
             }
             denseEntries = DenseEntries(tables: admitted.map(\.table.entries))
-            for ((unit, table), start) in zip(admitted, denseEntries.starts) {
-                for (part, index) in unit.enumerated() {
+            for (tableIndex, ((parts, table), start)) in zip(admitted, denseEntries.starts).enumerated() {
+                // A whole table's class maps, one part's after another's as a pass reads them (a
+                // product's is its own).
+                let classMapsStart = classes.count
+                if tableIndex < wholeTables.count { classes += table.classMaps }
+                for (part, index) in parts.enumerated() {
                     entries[index].denseStart = start
                     entries[index].denseClassCount = table.parts[part].classCount
                     entries[index].denseShift = table.stride.trailingZeroBitCount
@@ -408,6 +449,7 @@ public struct ProgramSet: Hashable, Sendable {
                     entries[index].denseLoopStart = table.loopStart
                     entries[index].denseReportStart = table.reportStart
                     entries[index].denseAcceptStartStart = denseAcceptStart.count
+                    if tableIndex < wholeTables.count { entries[index].classStart = classMapsStart + 128 * part }
                 }
                 let base = Int32(denseAccepts.count)
                 denseAcceptStart += table.acceptStart.map { $0 + base }
@@ -484,7 +526,7 @@ public struct ProgramSet: Hashable, Sendable {
         guard contents.isPrepared else { return prepared().run(url, hostReading: hostReading, ends: &ends, report: report) }
         let contents = contents
         var steps = 0
-        var runs = contents.programs.count
+        var runs = image.wholeRuns.count
         let gateBase = image.gateBase
         ends.clear()
         // A pattern reported, or, past the set's patterns, a gate: its group listed once (a gate
@@ -521,12 +563,14 @@ public struct ProgramSet: Hashable, Sendable {
             // several places); then those groups' programs.
             // Three or two at a time where they are parts of one dense table: one pass, each
             // step's wait filled by the others' (DenseView.run).
+            let wholeRuns = image.wholeRuns
             var index = 0
-            while index < contents.programs.count {
-                if index + 1 < contents.programs.count, let first = buffers.dense(index), let second = buffers.dense(index + 1),
+            while index < wholeRuns.count {
+                let entry = Int(wholeRuns[index])
+                if index + 1 < wholeRuns.count, let first = buffers.dense(entry), let second = buffers.dense(Int(wholeRuns[index + 1])),
                     first.entries == second.entries
                 {
-                    if index + 2 < contents.programs.count, let third = buffers.dense(index + 2), first.entries == third.entries {
+                    if index + 2 < wholeRuns.count, let third = buffers.dense(Int(wholeRuns[index + 2])), first.entries == third.entries {
                         steps += DenseView.run(first, second, third, url) { pattern, _ in found(pattern) }
                         index += 3
                     } else {
@@ -534,7 +578,7 @@ public struct ProgramSet: Hashable, Sendable {
                         index += 2
                     }
                 } else {
-                    steps += buffers.execute(index, url) { pattern, _ in found(pattern) }
+                    steps += buffers.execute(entry, url) { pattern, _ in found(pattern) }
                     index += 1
                 }
             }

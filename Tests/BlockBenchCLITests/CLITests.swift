@@ -235,7 +235,8 @@ func exitCode(_ arguments: [String]) -> Int32 {
 }
 
 @Suite struct ProfileCommandTests {
-    /// The rows add up: the programs run alone take, together, the steps and runs of the whole set
+    /// The rows add up: the programs run alone (each run of the whole programs: a program, or a
+    /// product of several) take, together, the steps and runs of the whole set
     /// (a stage's row includes its prefix's run, the gated groups' the gates'; the host labels'
     /// reading is the domain table's), and
     /// every program of the set is in some row.
@@ -251,7 +252,8 @@ func exitCode(_ arguments: [String]) -> Int32 {
         #expect(whole.name == "every url program")
         #expect(!programs.domains.isEmpty, "EasyList's `||domain^` rules are in the domain table")
         #expect(programs.gated != nil, "EasyList's loopy patterns have gates")
-        #expect(parts.count == programs.programs.count + programs.stages.count + 1 + 1)
+        #expect(programs.wholeRuns.contains { $0.programs.count > 1 }, "EasyList's search automata run as their product")
+        #expect(parts.count == programs.wholeRuns.count + programs.stages.count + 1 + 1)
         #expect(parts.reduce(0) { $0 + $1.steps } == whole.steps)
         #expect(parts.reduce(0) { $0 + $1.runs } == whole.runs)
         #expect(parts.reduce(0) { $0 + $1.programs } == programs.allPrograms.count)
