@@ -307,10 +307,13 @@ extension DenseTable {
             admitted += size
             count += 1
         }
-        let decoded = Parallel.map(handingOver: Array(programs[0..<count])) { _, program in
+        @Sendable func decoded(_ program: Program) -> Decoded? {
             decode(program, maximumStates: min(maximumEntries / rowEntries(classCount: program.classCount), maximumStates),
                 readingExceptions: true)
         }
+        // (Small programs on this thread: handing them to others costs more than decoding them.)
+        let decoded = admitted < 1 << 16
+            ? programs[0..<count].map(decoded) : Parallel.map(handingOver: Array(programs[0..<count])) { decoded($1) }
         // Parts: each a program's states or a product's. A search automaton (`isSearch`) is
         // multiplied into the first part, also one, whose product with it is small enough; any
         // other program is a part of its own.

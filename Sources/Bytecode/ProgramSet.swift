@@ -130,7 +130,8 @@ public struct ProgramSet: Hashable, Sendable {
     public var denseProgramCount: Int {
         guard contents.isPrepared else { return prepared().denseProgramCount }
         let image = image
-        return image.entries[..<image.productStart].count { $0.denseClassCount != 0 } + image.multipliedPrograms
+        let whole = (0..<image.wholeRunCount).reduce(0) { $0 + (image.entries[$1].denseClassCount != 0 ? image.wholeRunPrograms[$1].count : 0) }
+        return whole + image.entries[image.wholeRunCount...].count { $0.denseClassCount != 0 }
     }
 
     /// The runs of the whole programs over a URL, in order: the programs each runs (one, or the
@@ -231,13 +232,10 @@ public struct ProgramSet: Hashable, Sendable {
         @usableFromInline var secondBytes: [ASCIISet] = []
         /// The whole programs' first pattern that is a gate (`Gated.gateBase`; none: `UInt32.max`),
         /// and per gated group where its programs' entries start (then the end of the last).
-        /// The whole programs' runs, in order: each an entry, a program's own, or, from
-        /// `productStart` on, a product's of consecutive whole programs (`DenseTable.together`).
-        @usableFromInline var wholeRuns: [Int32] = []
-        @usableFromInline var productStart = 0
-        /// The whole programs run as factors of a product.
-        var multipliedPrograms = 0
-        /// Per whole run, the programs it runs and its states.
+        /// The whole programs' runs: entries `0 ..< wholeRunCount`, in the order they run; per
+        /// run, the programs it runs (one, or a product's factors: `DenseTable.together`) and its
+        /// states.
+        @usableFromInline var wholeRunCount = 0
         var wholeRunPrograms: [[Int]] = []
         var wholeRunStates: [Int] = []
         @usableFromInline var gateBase = UInt32.max
@@ -327,7 +325,37 @@ public struct ProgramSet: Hashable, Sendable {
                 code += program.code
                 classes += program.classOfByte
             }
-            for program in programs { add(program) }
+            // The whole programs' runs first, an entry each in the order they run: their tables
+            // (`DenseTable.together`: searches multiplied, parts run in one pass), a part a run (a
+            // program, or a product: an entry with a table and no code), their class maps one
+            // after another as a pass reads them; then the programs left without a table.
+            let wholeTables = DenseTable.together(programs, budget: DenseTable.budget)
+            // Per table, the entry of each part.
+            var admitted: [(parts: [Int], table: DenseTable)] = []
+            for joined in wholeTables {
+                var parts: [Int] = []
+                for (part, (members, states)) in zip(joined.members, joined.states).enumerated() {
+                    wholeRunPrograms.append(members)
+                    wholeRunStates.append(states)
+                    parts.append(entries.count)
+                    if members.count == 1 {
+                        add(programs[members[0]])
+                    } else {
+                        entries.append(Entry(
+                            codeStart: code.count, codeEnd: code.count, classStart: classes.count, width: 0, nowhere: 0, reference: 0,
+                            referenceTransitions: 0, referenceRowStart: referenceRows.count, referenceRowCount: 0))
+                        classes += joined.table.classMaps[(part * 128)..<(part * 128 + 128)]
+                    }
+                }
+                admitted.append((parts, joined.table))
+            }
+            let tabled = Set(wholeTables.flatMap { $0.members.joined() })
+            for index in programs.indices where !tabled.contains(index) {
+                wholeRunPrograms.append([index])
+                wholeRunStates.append(programs[index].stateCount)
+                add(programs[index])
+            }
+            wholeRunCount = entries.count
             for stage in stages {
                 stagePrefixes.append(Int32(entries.count))
                 stageStartsEverywhere.append(stage.prefix.reportsAtEveryPosition)
@@ -356,58 +384,27 @@ public struct ProgramSet: Hashable, Sendable {
                 groupStart.append(Int32(entries.count))
             }
             readsHostLabels = stageReadsHostLabels.contains(true)
-            // Dense tables: the whole programs' first (`DenseTable.together`: multiplied where
-            // their product is small, in threes of parts run in one pass); then, one table each,
-            // the prefixes that are run, the suffixes and the gated groups, while the budget lasts.
-            let wholeTables = DenseTable.together(programs, budget: DenseTable.budget)
-            // Per table, the entry of each part: a program's own, or a product's, made here.
-            var admitted: [(parts: [Int], table: DenseTable)] = []
-            productStart = entries.count
-            for joined in wholeTables {
-                var parts: [Int] = []
-                for (members, states) in zip(joined.members, joined.states) {
-                    wholeRunPrograms.append(members)
-                    wholeRunStates.append(states)
-                    if members.count == 1 {
-                        parts.append(members[0])
-                    } else {
-                        parts.append(entries.count)
-                        entries.append(Entry(
-                            codeStart: 0, codeEnd: 0, classStart: 0, width: 0, nowhere: 0, reference: 0, referenceTransitions: 0,
-                            referenceRowStart: 0, referenceRowCount: 0))
-                        multipliedPrograms += members.count
-                    }
-                    wholeRuns.append(Int32(parts.last!))
-                }
-                admitted.append((parts, joined.table))
-            }
-            // The whole programs without a table (past the budget) run on their own, compact.
-            let tabled = Set(wholeTables.flatMap { $0.members.joined() })
-            for index in programs.indices where !tabled.contains(index) {
-                wholeRuns.append(Int32(index))
-                wholeRunPrograms.append([index])
-                wholeRunStates.append(programs[index].stateCount)
-            }
+            // Then a table each for the prefixes that are run, the suffixes and the gated groups'
+            // programs, while the budget lasts. (`others[i]` is entry `wholeRunCount + i`.)
             var units: [Int] = []
-            var all = programs
+            var others: [Program] = []
             var later: [Int] = []
             for (stage, item) in stages.enumerated() {
-                if !stageStartsEverywhere[stage] && !stageReadsHostLabels[stage] { units.append(all.count) }
-                all.append(item.prefix)
+                if !stageStartsEverywhere[stage] && !stageReadsHostLabels[stage] { units.append(others.count) }
+                others.append(item.prefix)
                 for suffix in item.suffixes {
-                    later.append(all.count)
-                    all.append(suffix)
+                    later.append(others.count)
+                    others.append(suffix)
                 }
             }
             if let gated {
                 for program in gated.groups.joined() {
-                    later.append(all.count)
-                    all.append(program)
+                    later.append(others.count)
+                    others.append(program)
                 }
             }
             units += later
-            let programs = all
-            func size(_ unit: Int) -> Int { programs[unit].stateCount * DenseTable.rowEntries(classCount: programs[unit].classCount) }
+            func size(_ unit: Int) -> Int { others[unit].stateCount * DenseTable.rowEntries(classCount: others[unit].classCount) }
             // The tables are made on every core first: those the budget admits if each has a row
             // per state, as tables of valid programs do. They are then admitted one at a time as
             // the budget says, a table not made ahead made then: the same tables whatever was made.
@@ -420,27 +417,23 @@ public struct ProgramSet: Hashable, Sendable {
                 ahead.append(index)
                 predicted += size(unit)
             }
-            let allUnits = units
+            let (allUnits, allOthers) = (units, others)
             var madeAhead = [DenseTable??](repeating: nil, count: units.count)
-            for (index, table) in zip(ahead, Parallel.map(handingOver: ahead) { _, index in DenseTable(programs[allUnits[index]]) }) {
+            for (index, table) in zip(ahead, Parallel.map(handingOver: ahead) { _, index in DenseTable(allOthers[allUnits[index]]) }) {
                 madeAhead[index] = .some(table)
             }
             for (index, unit) in units.enumerated() {
                 guard admittedEntries < DenseTable.budget else { break }
                 let made = madeAhead[index]
                 madeAhead[index] = nil  // (each table let go once admitted)
-                guard size(unit) <= DenseTable.maximumEntries, let table = made ?? DenseTable(programs[unit]),
+                guard size(unit) <= DenseTable.maximumEntries, let table = made ?? DenseTable(others[unit]),
                     admittedEntries + table.entries.count <= DenseTable.budget
                 else { continue }
-                admitted.append(([unit], table))
+                admitted.append(([wholeRunCount + unit], table))
                 admittedEntries += table.entries.count
             }
             denseEntries = DenseEntries(tables: admitted.map(\.table.entries))
-            for (tableIndex, ((parts, table), start)) in zip(admitted, denseEntries.starts).enumerated() {
-                // A whole table's class maps, one part's after another's as a pass reads them (a
-                // product's is its own).
-                let classMapsStart = classes.count
-                if tableIndex < wholeTables.count { classes += table.classMaps }
+            for ((parts, table), start) in zip(admitted, denseEntries.starts) {
                 for (part, index) in parts.enumerated() {
                     entries[index].denseStart = start
                     entries[index].denseClassCount = table.parts[part].classCount
@@ -449,7 +442,6 @@ public struct ProgramSet: Hashable, Sendable {
                     entries[index].denseLoopStart = table.loopStart
                     entries[index].denseReportStart = table.reportStart
                     entries[index].denseAcceptStartStart = denseAcceptStart.count
-                    if tableIndex < wholeTables.count { entries[index].classStart = classMapsStart + 128 * part }
                 }
                 let base = Int32(denseAccepts.count)
                 denseAcceptStart += table.acceptStart.map { $0 + base }
@@ -526,7 +518,7 @@ public struct ProgramSet: Hashable, Sendable {
         guard contents.isPrepared else { return prepared().run(url, hostReading: hostReading, ends: &ends, report: report) }
         let contents = contents
         var steps = 0
-        var runs = image.wholeRuns.count
+        var runs = image.wholeRunCount
         let gateBase = image.gateBase
         ends.clear()
         // A pattern reported, or, past the set's patterns, a gate: its group listed once (a gate
@@ -563,14 +555,13 @@ public struct ProgramSet: Hashable, Sendable {
             // several places); then those groups' programs.
             // Three or two at a time where they are parts of one dense table: one pass, each
             // step's wait filled by the others' (DenseView.run).
-            let wholeRuns = image.wholeRuns
+            let wholeRunCount = image.wholeRunCount
             var index = 0
-            while index < wholeRuns.count {
-                let entry = Int(wholeRuns[index])
-                if index + 1 < wholeRuns.count, let first = buffers.dense(entry), let second = buffers.dense(Int(wholeRuns[index + 1])),
+            while index < wholeRunCount {
+                if index + 1 < wholeRunCount, let first = buffers.dense(index), let second = buffers.dense(index + 1),
                     first.entries == second.entries
                 {
-                    if index + 2 < wholeRuns.count, let third = buffers.dense(Int(wholeRuns[index + 2])), first.entries == third.entries {
+                    if index + 2 < wholeRunCount, let third = buffers.dense(index + 2), first.entries == third.entries {
                         steps += DenseView.run(first, second, third, url) { pattern, _ in found(pattern) }
                         index += 3
                     } else {
@@ -578,7 +569,7 @@ public struct ProgramSet: Hashable, Sendable {
                         index += 2
                     }
                 } else {
-                    steps += buffers.execute(entry, url) { pattern, _ in found(pattern) }
+                    steps += buffers.execute(index, url) { pattern, _ in found(pattern) }
                     index += 1
                 }
             }
