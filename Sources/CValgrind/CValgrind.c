@@ -31,12 +31,14 @@ int bb_running_on_valgrind(void) { return RUNNING_ON_VALGRIND ? 1 : 0; }
 void bb_callgrind_begin(void) { CALLGRIND_START_INSTRUMENTATION; }
 void bb_callgrind_mark(const char *label) { CALLGRIND_DUMP_STATS_AT(label); }
 void bb_callgrind_end(void) { CALLGRIND_STOP_INSTRUMENTATION; }
+void bb_callgrind_toggle(void) { CALLGRIND_TOGGLE_COLLECT; }
 #else
 int bb_markers_built(void) { return 0; }
 int bb_running_on_valgrind(void) { return 0; }
 void bb_callgrind_begin(void) {}
 void bb_callgrind_mark(const char *label) { (void)label; }
 void bb_callgrind_end(void) {}
+void bb_callgrind_toggle(void) {}
 #endif
 
 static void append(char *buffer, unsigned long size, const char *name) {

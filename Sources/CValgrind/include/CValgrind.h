@@ -18,6 +18,9 @@ void bb_callgrind_begin(void);
 void bb_callgrind_mark(const char *label);
 /// Callgrind: stop instrumenting (what follows runs at Valgrind's base speed and is not counted).
 void bb_callgrind_end(void);
+/// Callgrind: stop counting what runs, or count it again (the caches are still simulated while
+/// nothing is counted). Called in pairs, so that a mark is never made while nothing is counted.
+void bb_callgrind_toggle(void);
 /// The CPU features (as the running process sees them: under Valgrind, its emulated CPU) that
 /// libc's string and memory routines are chosen by, as a space-separated list of names, into
 /// `buffer` of `size` bytes.
