@@ -10,14 +10,6 @@ import Automata
 import URLFilterSyntax
 import TestSupport
 
-private func program(_ sources: [String]) throws -> Program {
-    let patterns = sources.enumerated().compactMap { item -> (id: PatternID, filter: URLFilter)? in
-        guard case .success(let filter) = URLFilterParser.parse(item.element), !filter.matchesEverything else { return nil }
-        return (PatternID(item.offset), filter)
-    }
-    return Program(Minimizer.minimize(try SubsetConstruction.determinize(NFA(patterns: patterns))))
-}
-
 private func decoded(_ program: Program) throws -> DenseTable.Decoded {
     try #require(DenseTable.decode(program, maximumStates: DenseTable.maximumStates, readingExceptions: true))
 }
@@ -40,13 +32,7 @@ private func words(_ count: Int, _ random: inout SplitMix64) -> [String] {
     @Test func aProductReportsWhatItsFactorsReport() throws {
         let atoms = ["a", "b", "/", "\\.", ".", "[ab]", "[^a]", "x", ".*", "\\0"]
         var random = SplitMix64(seed: 1127)
-        func made() throws -> Program {
-            let sources = (0..<Int(random.next() % 8) + 1).map { _ in
-                let body = (0..<Int(random.next() % 5) + 1).map { _ in atoms[Int(random.next() % UInt64(atoms.count))] }.joined()
-                return (random.next() % 3 == 0 ? "^" : "") + body + (random.next() % 6 == 0 ? "$" : "")
-            }
-            return try program(sources)
-        }
+        func made() throws -> Program { try randomProgram(atoms, &random) }
         let bytes: [UInt8] = Array("ab/.xy".utf8) + [0, 0x80, 0xC3]
         var stopped = 0
         for _ in 0..<400 {
@@ -78,7 +64,7 @@ private func words(_ count: Int, _ random: inout SplitMix64) -> [String] {
         // automaton of both lists, no larger than the two apart.
         var random = SplitMix64(seed: 5)
         for _ in 0..<5 {
-            let (a, b) = (try program(words(200, &random)), try program(words(200, &random)))
+            let (a, b) = (try patternsProgram(words(200, &random)), try patternsProgram(words(200, &random)))
             let (x, y) = (try decoded(a), try decoded(b))
             #expect(x.isSearch(x.differencesFromStart(), nulClass: Int(a.classOfByte[0])))
             #expect(y.isSearch(y.differencesFromStart(), nulClass: Int(b.classOfByte[0])))
@@ -91,9 +77,9 @@ private func words(_ count: Int, _ random: inout SplitMix64) -> [String] {
         // A search automaton, an anchored program, a search automaton: the first and the last
         // multiplied, the anchored one a part of its own, in one table of two parts.
         var random = SplitMix64(seed: 11)
-        let search = try program(["ads", "track", "banner"] + words(300, &random))
-        let anchored = try program(["^https?://[^/]+/x", "^[^:]+://y"])
-        let other = try program(["pixel", "beacon", "/ad/"] + words(300, &random))
+        let search = try patternsProgram(["ads", "track", "banner"] + words(300, &random))
+        let anchored = try patternsProgram(["^https?://[^/]+/x", "^[^:]+://y"])
+        let other = try patternsProgram(["pixel", "beacon", "/ad/"] + words(300, &random))
         #expect(try !decoded(anchored).isSearch(decoded(anchored).differencesFromStart(), nulClass: Int(anchored.classOfByte[0])))
         #expect(try decoded(search).isSearch(decoded(search).differencesFromStart(), nulClass: Int(search.classOfByte[0])))
         let joined = DenseTable.together([search, anchored, other], budget: DenseTable.budget)

@@ -9,12 +9,23 @@ import Automata
 import URLFilterSyntax
 import TestSupport
 
-private func program(_ sources: [String]) throws -> Program {
+/// The program of `sources`, pattern i the i-th (the dense tables' and products' tests).
+func patternsProgram(_ sources: [String]) throws -> Program {
     let patterns = sources.enumerated().compactMap { item -> (id: PatternID, filter: URLFilter)? in
         guard case .success(let filter) = URLFilterParser.parse(item.element), !filter.matchesEverything else { return nil }
         return (PatternID(item.offset), filter)
     }
     return Program(Minimizer.minimize(try SubsetConstruction.determinize(NFA(patterns: patterns))))
+}
+
+/// A program of one to eight patterns of one to five of `atoms` each, a third of them anchored at
+/// the URL's start and a sixth at its end.
+func randomProgram(_ atoms: [String], _ random: inout SplitMix64) throws -> Program {
+    let sources = (0..<Int(random.next() % 8) + 1).map { _ in
+        let body = (0..<Int(random.next() % 5) + 1).map { _ in atoms[Int(random.next() % UInt64(atoms.count))] }.joined()
+        return (random.next() % 3 == 0 ? "^" : "") + body + (random.next() % 6 == 0 ? "$" : "")
+    }
+    return try patternsProgram(sources)
 }
 
 @Suite struct DenseTableTests {
@@ -33,7 +44,7 @@ private func program(_ sources: [String]) throws -> Program {
                 if random.next() % 6 == 0 { source += "$" }
                 return source
             }
-            let made = try program(sources)
+            let made = try patternsProgram(sources)
             if made.disassemble().contains("delta") { delta += 1 }
             let fromDifferences = DenseTable(joining: [made], readingExceptions: true)
             #expect(fromDifferences == DenseTable(joining: [made], readingExceptions: false), "\(sources)")
@@ -49,13 +60,7 @@ private func program(_ sources: [String]) throws -> Program {
         // of all runs. A part that ends first leaves the others to go on as a pair.
         let atoms = ["a", "b", "/", "\\.", ".", "[ab]", "[^a]", "x", ".*"]
         var random = SplitMix64(seed: 2026)
-        func made() throws -> Program {
-            let sources = (0..<Int(random.next() % 8) + 1).map { _ in
-                let body = (0..<Int(random.next() % 5) + 1).map { _ in atoms[Int(random.next() % UInt64(atoms.count))] }.joined()
-                return (random.next() % 3 == 0 ? "^" : "") + body + (random.next() % 6 == 0 ? "$" : "")
-            }
-            return try program(sources)
-        }
+        func made() throws -> Program { try randomProgram(atoms, &random) }
         let bytes: [UInt8] = Array("ab/.xy".utf8) + [0, 0x80, 0xC3]
         var loops = 0
         for _ in 0..<400 {
@@ -105,7 +110,7 @@ private func program(_ sources: [String]) throws -> Program {
             let sources = (0..<Int(random.next() % 8) + 1).map { _ in
                 (random.next() % 3 == 0 ? "^" : "") + (0..<Int(random.next() % 5) + 1).map { _ in atoms[Int(random.next() % UInt64(atoms.count))] }.joined()
             }
-            let table = try #require(DenseTable(try program(sources)))
+            let table = try #require(DenseTable(try patternsProgram(sources)))
             #expect(table.stride >= table.classCount && table.stride & (table.stride - 1) == 0)
             #expect(table.acceptStart.count == table.stateCount - table.reportStart + 1)
             for state in 0..<table.stateCount {
@@ -155,7 +160,7 @@ private func program(_ sources: [String]) throws -> Program {
             guard case .success(let filter) = URLFilterParser.parse(source) else { return false }
             return !filter.hasStartAnchor && filter.terms.allSatisfy { $0.quantifier == .one && $0.characterSet != nil }
         }
-        let made = try program(sources)
+        let made = try patternsProgram(sources)
         #expect(made.stateCount > 10_000)
         let table = try #require(DenseTable(joining: [made], readingExceptions: true))
         #expect(table == DenseTable(joining: [made], readingExceptions: false))
