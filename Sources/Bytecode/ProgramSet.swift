@@ -230,14 +230,14 @@ public struct ProgramSet: Hashable, Sendable {
         /// Alongside `startingSuffixes`: the bytes after the first on which each may report
         /// something (`Program.secondBytes(after:)`).
         @usableFromInline var secondBytes: [ASCIISet] = []
-        /// The whole programs' first pattern that is a gate (`Gated.gateBase`; none: `UInt32.max`),
-        /// and per gated group where its programs' entries start (then the end of the last).
         /// The whole programs' runs: entries `0 ..< wholeRunCount`, in the order they run; per
         /// run, the programs it runs (one, or a product's factors: `DenseTable.together`) and its
         /// states.
         @usableFromInline var wholeRunCount = 0
         var wholeRunPrograms: [[Int]] = []
         var wholeRunStates: [Int] = []
+        /// The whole programs' first pattern that is a gate (`Gated.gateBase`; none: `UInt32.max`),
+        /// and per gated group where its programs' entries start (then the end of the last).
         @usableFromInline var gateBase = UInt32.max
         @usableFromInline var groupStart: [Int32] = []
 
