@@ -12,9 +12,9 @@ internal import URLFilterSyntax
 
 struct DomainSlots: Sendable {
     /// An open-addressing table of 32-bit slots, at most two thirds full, one per distinct domain,
-    /// a slot holding its first entry + 1 (0: empty) in its low bits (`entryMask`) and the top bits
-    /// of the domain's hash above them, so that a probe that finds another domain reads nothing
-    /// else (EasyList and EasyPrivacy: 1 MB).
+    /// a slot holding its first entry + 1 (0: empty) in its low bits (`entryMask`; or what
+    /// `repointed` put there) and the top bits of the domain's hash above them, so that a probe
+    /// that finds another domain reads nothing else (EasyList and EasyPrivacy: 1 MB).
     private(set) var slots: [UInt32] = []
     /// The lookup's first test: a bit per hash of a domain (`presentBit(_:)`), at most an eighth of
     /// them set. A label whose bit is clear is in no slot; most labels of most hosts are in none,
@@ -64,6 +64,20 @@ struct DomainSlots: Sendable {
             index.presentBits[bit >> 6] |= 1 << UInt64(bit & 63)
         }
         return (index, next)
+    }
+
+    /// The index with each slot's entry `e` replaced by `value(e)` (below `bound`), the slots
+    /// where they were; `hash(e)` is entry `e`'s hash, as the index was made with. (The fingerprints
+    /// shrink as the values need more bits.)
+    func repointed(bound: Int, hash: (Int) -> UInt64, value: (Int) -> Int) -> DomainSlots {
+        var index = self
+        let valueBits = UInt32(UInt32.bitWidth - UInt32(bound).leadingZeroBitCount)
+        index.entryMask = valueBits == 32 ? .max : (1 << valueBits) - 1
+        for slot in slots.indices where slots[slot] != 0 {
+            let entry = Int(slots[slot] & entryMask) - 1
+            index.slots[slot] = index.fingerprint(hash(entry)) | UInt32(value(entry) + 1)
+        }
+        return index
     }
 
     /// The bit of `hash` in `presentBits`: other bits of it than the slot's.

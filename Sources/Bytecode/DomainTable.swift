@@ -54,22 +54,15 @@ public struct DomainTable: Hashable, Sendable {
     /// Per entry: its T's encoding in `tails` (empty: `[/:]`, which A's end already satisfies).
     private var tailStarts: [UInt32] = [0]
     private var tails: [UInt8] = []
-    /// The lookup's index of the distinct domains (DomainSlots.swift), derived from the entries.
+    /// The lookup's index of the distinct domains (DomainSlots.swift): a slot per domain, holding
+    /// its group's place in `groups` (in 4-byte words) + 1. Derived from the entries.
     private var index = DomainSlots()
-    /// Per entry, what a lookup that reaches it reads, side by side (a cache line or two, where
-    /// the entry's places in the arrays above are five): derived from them.
-    private var records: [Record] = []
-
-    private struct Record {
-        /// The entry's domain in `bytes`, and its T in `tails`.
-        var domainStart: UInt32
-        var domainEnd: UInt32
-        var tailStart: UInt32
-        var tailEnd: UInt32
-        var pattern: UInt32
-        /// The next entry with the same domain (-1: none); only the first has a slot.
-        var sameDomain: Int32
-    }
+    /// Per distinct domain, everything a lookup that finds it reads, side by side (a cache line,
+    /// mostly, where the entries' places in the arrays above are several): its length (32 bits),
+    /// its entries' count (32 bits), its bytes (then zeros to a multiple of 4), and per entry in
+    /// pattern order its pattern and its T's start and end in `tails` (32 bits each). Derived
+    /// from the entries.
+    private var groups: [UInt8] = []
 
     public static func == (lhs: DomainTable, rhs: DomainTable) -> Bool {
         lhs.patterns == rhs.patterns && lhs.starts == rhs.starts && lhs.bytes == rhs.bytes && lhs.tailStarts == rhs.tailStarts
@@ -244,14 +237,50 @@ public struct DomainTable: Hashable, Sendable {
     // MARK: The lookup
 
     private mutating func makeIndex() {
-        records = (0..<count).map { entry in
-            Record(
-                domainStart: starts[entry], domainEnd: starts[entry + 1], tailStart: tailStarts[entry], tailEnd: tailStarts[entry + 1],
-                pattern: patterns[entry], sameDomain: -1)
+        let hashes = (0..<count).map { DomainSlots.wordHash(domain($0)) }
+        let (index, next) = DomainSlots.index(count: count, hash: { hashes[$0] }, same: { domain($0) == domain($1) })
+        var isFirst = [Bool](repeating: true, count: count)
+        for entry in next where entry >= 0 { isFirst[Int(entry)] = false }
+        // Each domain's group at its first entry's place, in 4-byte words.
+        var groupOf = [Int](repeating: -1, count: count)
+        var size = 0
+        for first in 0..<count where isFirst[first] {
+            groupOf[first] = size / 4
+            size += 8 + Self.padded(Int(starts[first + 1] - starts[first]))
+            var entry = first
+            while entry >= 0 {
+                size += 12
+                entry = Int(next[entry])
+            }
         }
-        let (index, next) = DomainSlots.index(count: count, hash: { DomainSlots.wordHash(domain($0)) }, same: { domain($0) == domain($1) })
-        self.index = index
-        for entry in 0..<count { records[entry].sameDomain = next[entry] }
+        let (starts, bytes, patterns, tailStarts) = (starts, bytes, patterns, tailStarts)
+        var groups = [UInt8](repeating: 0, count: size)
+        groups.withUnsafeMutableBytes { groups in
+            bytes.withUnsafeBytes { bytes in
+                func store(_ value: UInt32, at offset: Int) {
+                    groups.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt32.self)
+                }
+                for first in 0..<count where isFirst[first] {
+                    let at = 4 * groupOf[first]
+                    let (domainStart, domainEnd) = (Int(starts[first]), Int(starts[first + 1]))
+                    store(UInt32(domainEnd - domainStart), at: at)
+                    groups.baseAddress!.advanced(by: at + 8).copyMemory(from: bytes.baseAddress! + domainStart, byteCount: domainEnd - domainStart)
+                    let membersAt = at + 8 + Self.padded(domainEnd - domainStart)
+                    var member = membersAt
+                    var entry = first
+                    while entry >= 0 {
+                        store(patterns[entry], at: member)
+                        store(tailStarts[entry], at: member + 4)
+                        store(tailStarts[entry + 1], at: member + 8)
+                        member += 12
+                        entry = Int(next[entry])
+                    }
+                    store(UInt32((member - membersAt) / 12), at: at + 4)
+                }
+            }
+        }
+        self.groups = groups
+        self.index = index.repointed(bound: size / 4 + 1, hash: { hashes[$0] }) { groupOf[$0] }
     }
 
     /// Where the shape's prefix `^[^:]+:\/\/+([^:/]+\.)?` ends in a URL: after each `/` of the
@@ -365,14 +394,12 @@ public struct DomainTable: Hashable, Sendable {
         let folding = labels.hasUpperCase
         index.slots.withUnsafeBufferPointer { slots in
             index.presentBits.withUnsafeBufferPointer { presentBits in
-                records.withUnsafeBufferPointer { records in
-                    bytes.withUnsafeBufferPointer { domains in
-                        let tables = Tables(slots: slots, presentBits: presentBits, records: records, domains: domains)
-                        if folding {
-                            lookUp(url, start, end, tables, folding: true, report: report)
-                        } else {
-                            lookUp(url, start, end, tables, folding: false, report: report)
-                        }
+                groups.withUnsafeBytes { groups in
+                    let tables = Tables(slots: slots, presentBits: presentBits, groups: groups.baseAddress!)
+                    if folding {
+                        lookUp(url, start, end, tables, folding: true, report: report)
+                    } else {
+                        lookUp(url, start, end, tables, folding: false, report: report)
                     }
                 }
             }
@@ -383,8 +410,7 @@ public struct DomainTable: Hashable, Sendable {
     private struct Tables {
         let slots: UnsafeBufferPointer<UInt32>
         let presentBits: UnsafeBufferPointer<UInt64>
-        let records: UnsafeBufferPointer<Record>
-        let domains: UnsafeBufferPointer<UInt8>
+        let groups: UnsafeRawPointer
     }
 
     /// The lookup of A = `url[start ..< end]`, its bytes folded to lower case when `folding`
@@ -420,16 +446,17 @@ public struct DomainTable: Hashable, Sendable {
             let expected = index.fingerprint(hash)
             while tables.slots[slot] != 0 {
                 if tables.slots[slot] & ~entryMask == expected {
-                    var entry = Int(tables.slots[slot] & entryMask) - 1
-                    if Self.matches(tables.records[entry], tables.domains, url, candidate..<end, folding: folding) {
+                    let group = tables.groups + 4 * (Int(tables.slots[slot] & entryMask) - 1)
+                    let length = Int(Self.word(group, 0))
+                    if length == end - candidate && Self.same(group + 8, url, candidate, length, folding: folding) {
                         // The domain's entries: each reports unless its path does not match.
-                        while entry >= 0 {
-                            let record = tables.records[entry]
-                            if record.tailStart == record.tailEnd
-                                || Self.tailMatches(tails[Int(record.tailStart)..<Int(record.tailEnd)], url, from: end) {
-                                report(record.pattern)
+                        var member = group + 8 + Self.padded(length)
+                        for _ in 0..<Self.word(group, 4) {
+                            let (tailStart, tailEnd) = (Int(Self.word(member, 4)), Int(Self.word(member, 8)))
+                            if tailStart == tailEnd || Self.tailMatches(tails[tailStart..<tailEnd], url, from: end) {
+                                report(Self.word(member, 0))
                             }
-                            entry = Int(record.sameDomain)
+                            member += 12
                         }
                         return
                     }
@@ -472,14 +499,22 @@ public struct DomainTable: Hashable, Sendable {
         }
     }
 
+    /// A domain's length in a group: its bytes, then zeros to a 32-bit word's end.
     @inline(__always)
-    private static func matches(
-        _ record: Record, _ domains: UnsafeBufferPointer<UInt8>, _ url: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, folding: Bool
-    ) -> Bool {
-        let start = Int(record.domainStart)
-        guard Int(record.domainEnd) - start == range.count else { return false }
-        if !folding { return memcmp(domains.baseAddress! + start, url.baseAddress! + range.lowerBound, range.count) == 0 }
-        for offset in 0..<range.count where domains[start + offset] != DomainSlots.folded(url[range.lowerBound + offset]) { return false }
+    private static func padded(_ length: Int) -> Int { (length + 3) & ~3 }
+
+    /// A group's 32-bit word at `offset`.
+    @inline(__always)
+    private static func word(_ group: UnsafeRawPointer, _ offset: Int) -> UInt32 {
+        UInt32(littleEndian: group.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+    }
+
+    /// Whether the `length` bytes at `domain` are `url`'s from `start` on (folded when `folding`).
+    @inline(__always)
+    private static func same(_ domain: UnsafeRawPointer, _ url: UnsafeBufferPointer<UInt8>, _ start: Int, _ length: Int, folding: Bool) -> Bool {
+        if !folding { return memcmp(domain, url.baseAddress! + start, length) == 0 }
+        let domain = domain.assumingMemoryBound(to: UInt8.self)
+        for offset in 0..<length where domain[offset] != DomainSlots.folded(url[start + offset]) { return false }
         return true
     }
 
