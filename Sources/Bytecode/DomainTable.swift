@@ -44,7 +44,6 @@
 
 public import URLFilterSyntax
 internal import Automata
-internal import Glibc
 
 public struct DomainTable: Hashable, Sendable {
     /// Per entry: the pattern it reports, and its domain's bytes in `bytes`.
@@ -512,7 +511,22 @@ public struct DomainTable: Hashable, Sendable {
     /// Whether the `length` bytes at `domain` are `url`'s from `start` on (folded when `folding`).
     @inline(__always)
     private static func same(_ domain: UnsafeRawPointer, _ url: UnsafeBufferPointer<UInt8>, _ start: Int, _ length: Int, folding: Bool) -> Bool {
-        if !folding { return memcmp(domain, url.baseAddress! + start, length) == 0 }
+        if !folding {
+            // (Eight bytes at a time, then one: `memcmp` reads ahead of short lengths, a line of
+            // the table no lookup needs.)
+            let other = UnsafeRawPointer(url.baseAddress! + start)
+            var offset = 0
+            while offset + 8 <= length {
+                guard domain.loadUnaligned(fromByteOffset: offset, as: UInt64.self) == other.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                else { return false }
+                offset += 8
+            }
+            while offset < length {
+                guard domain.load(fromByteOffset: offset, as: UInt8.self) == other.load(fromByteOffset: offset, as: UInt8.self) else { return false }
+                offset += 1
+            }
+            return true
+        }
         let domain = domain.assumingMemoryBound(to: UInt8.self)
         for offset in 0..<length where domain[offset] != DomainSlots.folded(url[start + offset]) { return false }
         return true
