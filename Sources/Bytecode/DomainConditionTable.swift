@@ -42,9 +42,10 @@ public struct DomainConditionTable: Hashable, Sendable {
     private var subdomains: [Bool] = []
     private var starts: [UInt32] = [0]
     private var bytes: [UInt8] = []
-    /// The lookup's index of the distinct domains, and per entry the next of its domain (-1: none).
+    /// The lookup's index of the distinct domains and their groups (DomainSlots.swift), an entry's
+    /// words in its group its pattern and 1 when hosts below D match (0: not).
     private var index = DomainSlots()
-    private var nextOfDomain: [Int32] = []
+    private var groups = DomainGroups()
     /// The longest D: how far back from an end a lookup hashes.
     private var longest = 0
 
@@ -97,9 +98,14 @@ public struct DomainConditionTable: Hashable, Sendable {
 
     private mutating func makeIndex() {
         longest = (0..<count).map { Int(starts[$0 + 1] - starts[$0]) }.max() ?? 0
-        let (index, next) = DomainSlots.index(count: count, hash: { DomainSlots.hash(domain($0)) }, same: { domain($0) == domain($1) })
-        self.index = index
-        nextOfDomain = next
+        var words: [UInt32] = []
+        words.reserveCapacity(2 * count)
+        for entry in 0..<count {
+            words.append(patterns[entry])
+            words.append(subdomains[entry] ? 1 : 0)
+        }
+        (index, groups) = DomainGroups.index(
+            starts: starts, domains: bytes, hashes: (0..<count).map { DomainSlots.hash(domain($0)) }, entryWords: 2, words: words)
     }
 
     /// Reports the pattern of every entry that matches `url` (without its end-of-URL NUL), each
@@ -161,26 +167,27 @@ public struct DomainConditionTable: Hashable, Sendable {
         var hash = DomainSlots.seed
         var candidate = end
         let lowest = max(start, end - longest)
-        while candidate > lowest {
-            candidate -= 1
-            hash = DomainSlots.step(hash, DomainSlots.folded(url[candidate]))
-            let atStart = candidate == start
-            guard atStart || url[candidate - 1] == 0x2E else { continue }
-            let range = candidate..<end
-            guard var entry = index.firstEntry(hash, where: { matches($0, url, range) }) else { continue }
-            while entry >= 0 {
-                if atStart || subdomains[entry] { report(patterns[entry]) }
-                entry = Int(nextOfDomain[entry])
+        groups.bytes.withUnsafeBytes { groups in
+            while candidate > lowest {
+                candidate -= 1
+                hash = DomainSlots.step(hash, DomainSlots.folded(url[candidate]))
+                let atStart = candidate == start
+                guard atStart || url[candidate - 1] == 0x2E else { continue }
+                let length = end - candidate
+                let found = index.value(hash) { value in
+                    let group = DomainGroups.group(groups.baseAddress!, value)
+                    return DomainGroups.length(group) == length && DomainGroups.holds(group, url, candidate, length, folding: true)
+                }
+                guard let found else { continue }
+                let group = DomainGroups.group(groups.baseAddress!, found)
+                var member = DomainGroups.entries(group)
+                for _ in 0..<DomainGroups.entryCount(group) {
+                    if atStart || DomainGroups.word(member, 4) != 0 { report(DomainGroups.word(member, 0)) }
+                    member += 8
+                }
             }
         }
         return end - candidate
-    }
-
-    private func matches(_ entry: Int, _ url: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
-        let start = Int(starts[entry])
-        guard Int(starts[entry + 1]) - start == range.count else { return false }
-        for offset in 0..<range.count where bytes[start + offset] != DomainSlots.folded(url[range.lowerBound + offset]) { return false }
-        return true
     }
 
     // MARK: The file

@@ -1,8 +1,9 @@
 // DomainSlots.swift — Bytecode
 //
-// The hash index of a domain table's distinct domains (DomainTable.swift, DomainConditionTable.swift):
-// derived from the entries when a table is made or read, never written to a file; and what both
-// tables read domains with (the hashes, letters folded, the check of a domain's bytes). Both hashes
+// The hash index of a domain table's distinct domains (DomainTable.swift, DomainConditionTable.swift)
+// and the groups its slots point to (a domain's bytes and its entries side by side): derived from
+// the entries when a table is made or read, never written to a file; and what both tables read
+// domains with (the hashes, letters folded, the check of a domain's bytes). Both hashes
 // read a domain from its end, so that a lookup hashes a host's candidates as it reads the host
 // backwards, each label adding to the hash of the ones after it: the domain table's by eight-byte
 // words (`wordHash`: a URL's host is read once per request), the condition table's a byte at a
@@ -12,9 +13,10 @@ internal import URLFilterSyntax
 
 struct DomainSlots: Sendable {
     /// An open-addressing table of 32-bit slots, at most two thirds full, one per distinct domain,
-    /// a slot holding its first entry + 1 (0: empty) in its low bits (`entryMask`; or what
-    /// `repointed` put there) and the top bits of the domain's hash above them, so that a probe
-    /// that finds another domain reads nothing else (EasyList and EasyPrivacy: 1 MB).
+    /// a slot holding its first entry + 1 (0: empty) in its low bits (`entryMask`; once grouped,
+    /// its group's place instead: `DomainGroups`) and the top bits of the domain's hash above
+    /// them, so that a probe that finds another domain reads nothing else (EasyList and
+    /// EasyPrivacy: 1 MB).
     private(set) var slots: [UInt32] = []
     /// The lookup's first test: a bit per hash of a domain (`presentBit(_:)`), at most an eighth of
     /// them set. A label whose bit is clear is in no slot; most labels of most hosts are in none,
@@ -69,7 +71,7 @@ struct DomainSlots: Sendable {
     /// The index with each slot's entry `e` replaced by `value(e)` (below `bound`), the slots
     /// where they were; `hash(e)` is entry `e`'s hash, as the index was made with. (The fingerprints
     /// shrink as the values need more bits.)
-    func repointed(bound: Int, hash: (Int) -> UInt64, value: (Int) -> Int) -> DomainSlots {
+    fileprivate func repointed(bound: Int, hash: (Int) -> UInt64, value: (Int) -> Int) -> DomainSlots {
         var index = self
         let valueBits = UInt32(UInt32.bitWidth - UInt32(bound).leadingZeroBitCount)
         index.entryMask = valueBits == 32 ? .max : (1 << valueBits) - 1
@@ -91,10 +93,11 @@ struct DomainSlots: Sendable {
     @inline(__always)
     func slot(of hash: UInt64) -> Int { Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) &>> shift) }
 
-    /// The first entry of the domain whose hash is `hash` and for which `matches` holds (it is
-    /// given each candidate domain's first entry), nil when there is none. For a lookup of a few
-    /// candidates; DomainTable's hot loop reads the arrays itself.
-    func firstEntry(_ hash: UInt64, where matches: (Int) -> Bool) -> Int? {
+    /// The value of the slot of the domain whose hash is `hash` and for which `matches` holds (it
+    /// is given each candidate's: a first entry, or a group's place once grouped), nil when there
+    /// is none. For a lookup of a few candidates; DomainTable's hot loop reads the arrays
+    /// itself.
+    func value(_ hash: UInt64, where matches: (Int) -> Bool) -> Int? {
         guard !slots.isEmpty else { return nil }
         let bit = presentBit(hash)
         guard presentBits[bit >> 6] >> UInt64(bit & 63) & 1 != 0 else { return nil }
@@ -102,8 +105,8 @@ struct DomainSlots: Sendable {
         let expected = fingerprint(hash)
         while slots[slot] != 0 {
             if slots[slot] & ~entryMask == expected {
-                let entry = Int(slots[slot] & entryMask) - 1
-                if matches(entry) { return entry }
+                let value = Int(slots[slot] & entryMask) - 1
+                if matches(value) { return value }
             }
             slot = (slot + 1) & (slots.count - 1)
         }
@@ -159,8 +162,17 @@ struct DomainSlots: Sendable {
     /// Whether `domain` is not empty and all its bytes are in `allowed` (a table's domain bytes).
     static func isDomain(_ domain: ArraySlice<UInt8>, of allowed: ASCIISet) -> Bool {
         guard !domain.isEmpty else { return false }
-        for byte in domain where !allowed.contains(byte) { return false }
-        return true
+        // (Every byte tested, the misses gathered in one word: a list's domains are read at each
+        // load, a megabyte and more for EasyList and EasyPrivacy.)
+        let (low, high) = (~allowed.low, ~allowed.high)
+        return domain.withUnsafeBufferPointer { bytes in
+            var missing: UInt64 = 0
+            for byte in bytes {
+                let unit = UInt64(byte)
+                missing |= unit >> 7 | (unit < 64 ? low >> (unit & 63) : high >> (unit & 63)) & 1
+            }
+            return missing == 0
+        }
     }
 
     /// A byte with an upper-case letter folded to lower case.
@@ -179,5 +191,110 @@ struct DomainSlots: Sendable {
             at += 1
         }
         return (domain, at)
+    }
+}
+
+/// A table's distinct domains, each with what a lookup that finds it reads, side by side: a
+/// cache line, mostly, where the entries' places in a table's own arrays are several. Per group,
+/// 32-bit words but for D: D's length, its entries' count, D's bytes (then zeros to a word's end),
+/// then `entryWords` words per entry (the table's own), its entries in entry order. Its index's
+/// slots hold a group's place in words + 1. Derived from the entries, never written to a file.
+struct DomainGroups: Sendable {
+    private(set) var bytes: [UInt8] = []
+
+    /// The index and the groups of `count` entries, entry `e`'s domain `domains[starts[e] ..<
+    /// starts[e + 1]]` (lower case), its hash `hashes[e]`, and its words `words[entryWords * e
+    /// ..< entryWords * (e + 1)]`.
+    static func index(
+        starts: [UInt32], domains: [UInt8], hashes: [UInt64], entryWords: Int, words: [UInt32]
+    ) -> (DomainSlots, DomainGroups) {
+        let count = hashes.count
+        func domain(_ entry: Int) -> ArraySlice<UInt8> { domains[Int(starts[entry])..<Int(starts[entry + 1])] }
+        let (index, next) = DomainSlots.index(count: count, hash: { hashes[$0] }, same: { domain($0) == domain($1) })
+        var isFirst = [Bool](repeating: true, count: count)
+        for entry in next where entry >= 0 { isFirst[Int(entry)] = false }
+        // Each domain's group at its first entry's place, in words.
+        var groupOf = [Int](repeating: -1, count: count)
+        var size = 0
+        for first in 0..<count where isFirst[first] {
+            groupOf[first] = size / 4
+            size += 8 + padded(Int(starts[first + 1] - starts[first]))
+            var entry = first
+            while entry >= 0 {
+                size += 4 * entryWords
+                entry = Int(next[entry])
+            }
+        }
+        var groups = [UInt8](repeating: 0, count: size)
+        groups.withUnsafeMutableBytes { groups in
+            domains.withUnsafeBytes { domains in
+                func store(_ value: UInt32, at offset: Int) {
+                    groups.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt32.self)
+                }
+                for first in 0..<count where isFirst[first] {
+                    let at = 4 * groupOf[first]
+                    let (start, end) = (Int(starts[first]), Int(starts[first + 1]))
+                    store(UInt32(end - start), at: at)
+                    groups.baseAddress!.advanced(by: at + 8).copyMemory(from: domains.baseAddress! + start, byteCount: end - start)
+                    var member = at + 8 + padded(end - start)
+                    var members: UInt32 = 0
+                    var entry = first
+                    while entry >= 0 {
+                        for word in 0..<entryWords { store(words[entryWords * entry + word], at: member + 4 * word) }
+                        member += 4 * entryWords
+                        members += 1
+                        entry = Int(next[entry])
+                    }
+                    store(members, at: at + 4)
+                }
+            }
+        }
+        return (index.repointed(bound: size / 4 + 1, hash: { hashes[$0] }) { groupOf[$0] }, DomainGroups(bytes: groups))
+    }
+
+    /// A domain's bytes in a group: then zeros to a word's end.
+    @inline(__always)
+    static func padded(_ length: Int) -> Int { (length + 3) & ~3 }
+
+    /// The group at `place` (a slot's value: what its low bits hold - 1).
+    @inline(__always)
+    static func group(_ groups: UnsafeRawPointer, _ place: Int) -> UnsafeRawPointer { groups + 4 * place }
+
+    /// The 32-bit word at `offset` from `base`.
+    @inline(__always)
+    static func word(_ base: UnsafeRawPointer, _ offset: Int) -> UInt32 {
+        UInt32(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+    }
+
+    /// A group's D's length, its entries' count, and where its entries' words start.
+    @inline(__always) static func length(_ group: UnsafeRawPointer) -> Int { Int(word(group, 0)) }
+    @inline(__always) static func entryCount(_ group: UnsafeRawPointer) -> Int { Int(word(group, 4)) }
+    @inline(__always) static func entries(_ group: UnsafeRawPointer) -> UnsafeRawPointer { group + 8 + padded(length(group)) }
+
+    /// Whether the group's D is `url[start ..< start + length]` (`length`: D's), bytes folded to
+    /// lower case when `folding`.
+    @inline(__always)
+    static func holds(_ group: UnsafeRawPointer, _ url: UnsafeBufferPointer<UInt8>, _ start: Int, _ length: Int, folding: Bool) -> Bool {
+        let domain = group + 8
+        if !folding {
+            // (Eight bytes at a time, then one: `memcmp` reads ahead of a short D, into a line no
+            // lookup needs.)
+            let other = UnsafeRawPointer(url.baseAddress! + start)
+            var offset = 0
+            while offset + 8 <= length {
+                guard domain.loadUnaligned(fromByteOffset: offset, as: UInt64.self) == other.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                else { return false }
+                offset += 8
+            }
+            while offset < length {
+                guard domain.load(fromByteOffset: offset, as: UInt8.self) == other.load(fromByteOffset: offset, as: UInt8.self) else { return false }
+                offset += 1
+            }
+            return true
+        }
+        for offset in 0..<length where domain.load(fromByteOffset: offset, as: UInt8.self) != DomainSlots.folded(url[start + offset]) {
+            return false
+        }
+        return true
     }
 }

@@ -53,15 +53,10 @@ public struct DomainTable: Hashable, Sendable {
     /// Per entry: its T's encoding in `tails` (empty: `[/:]`, which A's end already satisfies).
     private var tailStarts: [UInt32] = [0]
     private var tails: [UInt8] = []
-    /// The lookup's index of the distinct domains (DomainSlots.swift): a slot per domain, holding
-    /// its group's place in `groups` (in 4-byte words) + 1. Derived from the entries.
+    /// The lookup's index of the distinct domains and their groups (DomainSlots.swift), an entry's
+    /// words in its group its pattern and its T's start and end in `tails`. Derived from the entries.
     private var index = DomainSlots()
-    /// Per distinct domain, everything a lookup that finds it reads, side by side (a cache line,
-    /// mostly, where the entries' places in the arrays above are several): its length (32 bits),
-    /// its entries' count (32 bits), its bytes (then zeros to a multiple of 4), and per entry in
-    /// pattern order its pattern and its T's start and end in `tails` (32 bits each). Derived
-    /// from the entries.
-    private var groups: [UInt8] = []
+    private var groups = DomainGroups()
 
     public static func == (lhs: DomainTable, rhs: DomainTable) -> Bool {
         lhs.patterns == rhs.patterns && lhs.starts == rhs.starts && lhs.bytes == rhs.bytes && lhs.tailStarts == rhs.tailStarts
@@ -236,50 +231,15 @@ public struct DomainTable: Hashable, Sendable {
     // MARK: The lookup
 
     private mutating func makeIndex() {
-        let hashes = (0..<count).map { DomainSlots.wordHash(domain($0)) }
-        let (index, next) = DomainSlots.index(count: count, hash: { hashes[$0] }, same: { domain($0) == domain($1) })
-        var isFirst = [Bool](repeating: true, count: count)
-        for entry in next where entry >= 0 { isFirst[Int(entry)] = false }
-        // Each domain's group at its first entry's place, in 4-byte words.
-        var groupOf = [Int](repeating: -1, count: count)
-        var size = 0
-        for first in 0..<count where isFirst[first] {
-            groupOf[first] = size / 4
-            size += 8 + Self.padded(Int(starts[first + 1] - starts[first]))
-            var entry = first
-            while entry >= 0 {
-                size += 12
-                entry = Int(next[entry])
-            }
+        var words: [UInt32] = []
+        words.reserveCapacity(3 * count)
+        for entry in 0..<count {
+            words.append(patterns[entry])
+            words.append(tailStarts[entry])
+            words.append(tailStarts[entry + 1])
         }
-        let (starts, bytes, patterns, tailStarts) = (starts, bytes, patterns, tailStarts)
-        var groups = [UInt8](repeating: 0, count: size)
-        groups.withUnsafeMutableBytes { groups in
-            bytes.withUnsafeBytes { bytes in
-                func store(_ value: UInt32, at offset: Int) {
-                    groups.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt32.self)
-                }
-                for first in 0..<count where isFirst[first] {
-                    let at = 4 * groupOf[first]
-                    let (domainStart, domainEnd) = (Int(starts[first]), Int(starts[first + 1]))
-                    store(UInt32(domainEnd - domainStart), at: at)
-                    groups.baseAddress!.advanced(by: at + 8).copyMemory(from: bytes.baseAddress! + domainStart, byteCount: domainEnd - domainStart)
-                    let membersAt = at + 8 + Self.padded(domainEnd - domainStart)
-                    var member = membersAt
-                    var entry = first
-                    while entry >= 0 {
-                        store(patterns[entry], at: member)
-                        store(tailStarts[entry], at: member + 4)
-                        store(tailStarts[entry + 1], at: member + 8)
-                        member += 12
-                        entry = Int(next[entry])
-                    }
-                    store(UInt32((member - membersAt) / 12), at: at + 4)
-                }
-            }
-        }
-        self.groups = groups
-        self.index = index.repointed(bound: size / 4 + 1, hash: { hashes[$0] }) { groupOf[$0] }
+        (index, groups) = DomainGroups.index(
+            starts: starts, domains: bytes, hashes: (0..<count).map { DomainSlots.wordHash(domain($0)) }, entryWords: 3, words: words)
     }
 
     /// Where the shape's prefix `^[^:]+:\/\/+([^:/]+\.)?` ends in a URL: after each `/` of the
@@ -393,7 +353,7 @@ public struct DomainTable: Hashable, Sendable {
         let folding = labels.hasUpperCase
         index.slots.withUnsafeBufferPointer { slots in
             index.presentBits.withUnsafeBufferPointer { presentBits in
-                groups.withUnsafeBytes { groups in
+                groups.bytes.withUnsafeBytes { groups in
                     let tables = Tables(slots: slots, presentBits: presentBits, groups: groups.baseAddress!)
                     if folding {
                         lookUp(url, start, end, tables, folding: true, report: report)
@@ -445,15 +405,15 @@ public struct DomainTable: Hashable, Sendable {
             let expected = index.fingerprint(hash)
             while tables.slots[slot] != 0 {
                 if tables.slots[slot] & ~entryMask == expected {
-                    let group = tables.groups + 4 * (Int(tables.slots[slot] & entryMask) - 1)
-                    let length = Int(Self.word(group, 0))
-                    if length == end - candidate && Self.same(group + 8, url, candidate, length, folding: folding) {
+                    let group = DomainGroups.group(tables.groups, Int(tables.slots[slot] & entryMask) - 1)
+                    let length = DomainGroups.length(group)
+                    if length == end - candidate && DomainGroups.holds(group, url, candidate, length, folding: folding) {
                         // The domain's entries: each reports unless its path does not match.
-                        var member = group + 8 + Self.padded(length)
-                        for _ in 0..<Self.word(group, 4) {
-                            let (tailStart, tailEnd) = (Int(Self.word(member, 4)), Int(Self.word(member, 8)))
+                        var member = DomainGroups.entries(group)
+                        for _ in 0..<DomainGroups.entryCount(group) {
+                            let (tailStart, tailEnd) = (Int(DomainGroups.word(member, 4)), Int(DomainGroups.word(member, 8)))
                             if tailStart == tailEnd || Self.tailMatches(tails[tailStart..<tailEnd], url, from: end) {
-                                report(Self.word(member, 0))
+                                report(DomainGroups.word(member, 0))
                             }
                             member += 12
                         }
@@ -496,40 +456,6 @@ public struct DomainTable: Hashable, Sendable {
             wordsHash = DomainSlots.wordStep(wordsHash, word)
             wordEnd = lowest
         }
-    }
-
-    /// A domain's length in a group: its bytes, then zeros to a 32-bit word's end.
-    @inline(__always)
-    private static func padded(_ length: Int) -> Int { (length + 3) & ~3 }
-
-    /// A group's 32-bit word at `offset`.
-    @inline(__always)
-    private static func word(_ group: UnsafeRawPointer, _ offset: Int) -> UInt32 {
-        UInt32(littleEndian: group.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
-    }
-
-    /// Whether the `length` bytes at `domain` are `url`'s from `start` on (folded when `folding`).
-    @inline(__always)
-    private static func same(_ domain: UnsafeRawPointer, _ url: UnsafeBufferPointer<UInt8>, _ start: Int, _ length: Int, folding: Bool) -> Bool {
-        if !folding {
-            // (Eight bytes at a time, then one: `memcmp` reads ahead of short lengths, a line of
-            // the table no lookup needs.)
-            let other = UnsafeRawPointer(url.baseAddress! + start)
-            var offset = 0
-            while offset + 8 <= length {
-                guard domain.loadUnaligned(fromByteOffset: offset, as: UInt64.self) == other.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                else { return false }
-                offset += 8
-            }
-            while offset < length {
-                guard domain.load(fromByteOffset: offset, as: UInt8.self) == other.load(fromByteOffset: offset, as: UInt8.self) else { return false }
-                offset += 1
-            }
-            return true
-        }
-        let domain = domain.assumingMemoryBound(to: UInt8.self)
-        for offset in 0..<length where domain[offset] != DomainSlots.folded(url[start + offset]) { return false }
-        return true
     }
 
     /// Whether `url[start ..< end]` (bytes below 128, as A's are) holds an upper-case letter:
