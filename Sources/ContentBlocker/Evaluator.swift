@@ -47,8 +47,8 @@ public final class Evaluator {
     let file: CompiledFile
     /// How many pages' universal rules the evaluator keeps (0: none; each request starts afresh).
     public var pageCapacity: Int { pageTable.capacity }
-    @exclusivity(unchecked) private var topSeen: [Bool]
-    @exclusivity(unchecked) private var frameSeen: [Bool]
+    @exclusivity(unchecked) private var topSeen: PatternMarks
+    @exclusivity(unchecked) private var frameSeen: PatternMarks
     /// An answer's working memory (`Work`), kept between answers so that they allocate nothing.
     private let work: Work
     /// Which page each request is on (the evaluator's own, or the one its `ContentBlockers` shares
@@ -62,6 +62,9 @@ public final class Evaluator {
     private let universalRecords: [RuleRecord]
     /// Each rule's index in its list, by slot: where the rule lists' insertions read it.
     private let ruleIndices: [RuleIndex]
+    /// Per url pattern, the slot of its one rule (most patterns have one), `UInt32.max` when it
+    /// has another count: one read where the file's lists are two, a cache miss each.
+    private let ruleOfURLPattern: [UInt32]
     /// Whether a rule that matches every URL looks at the load type (third party) or is a
     /// make-https rule (upgradability): only then are these part of a page's flags.
     private let universalUsesLoadType: Bool
@@ -98,9 +101,13 @@ public final class Evaluator {
         file.framePrograms = file.framePrograms.prepared()
         self.file = file
         self.pageTable = pageTable
-        work = Work(urlSeen: [Bool](repeating: false, count: file.urlPatternCount))
-        topSeen = [Bool](repeating: false, count: file.topPatternCount)
-        frameSeen = [Bool](repeating: false, count: file.framePatternCount)
+        work = Work(urlSeen: PatternMarks(count: file.urlPatternCount))
+        ruleOfURLPattern = (0..<file.urlPatternCount).map { pattern in
+            let (start, end) = (file.patternRuleStart[pattern], file.patternRuleStart[pattern + 1])
+            return end - start == 1 ? file.patternRules[Int(start)] : .max
+        }
+        topSeen = PatternMarks(count: file.topPatternCount)
+        frameSeen = PatternMarks(count: file.framePatternCount)
         work.applying.reserveCapacity(file.rules.count)
         work.locations.reserveCapacity(file.actions.count)
         universalUsesLoadType = file.universalRules.contains { file.rules[Int($0)].loadTypes != 0 }
@@ -366,7 +373,7 @@ public final class Evaluator {
     /// accesses unchecked, as the evaluator's own state is).
     private final class Work {
         /// The url patterns reported so far (each listed once in `matchedURLPatterns`).
-        @exclusivity(unchecked) var urlSeen: [Bool]
+        @exclusivity(unchecked) var urlSeen: PatternMarks
         @exclusivity(unchecked) var matchedURLPatterns: [UInt32] = []
         /// The candidates' slots, then those that apply (`extra`) and act (`applying`).
         @exclusivity(unchecked) var matchedRules: [UInt32] = []
@@ -376,7 +383,7 @@ public final class Evaluator {
         @exclusivity(unchecked) var locations: [UInt32] = []
         @exclusivity(unchecked) var stageEnds: [Int] = []
 
-        init(urlSeen: [Bool]) { self.urlSeen = urlSeen }
+        init(urlSeen: PatternMarks) { self.urlSeen = urlSeen }
     }
 
     /// The working lists of a page's edit (`editedBase`), kept between pages so that an edit
@@ -413,15 +420,12 @@ public final class Evaluator {
 
     /// Runs `programs` over `url`, marking each reported pattern once in `seen` and listing it.
     private func run(
-        _ programs: ProgramSet, over url: String, hostReading: DomainTable.HostReading? = nil, seen: inout [Bool],
+        _ programs: ProgramSet, over url: String, hostReading: DomainTable.HostReading? = nil, seen: inout PatternMarks,
         into matched: inout [UInt32], ends: inout [Int]
     ) {
         func run(_ bytes: UnsafeBufferPointer<UInt8>) -> (steps: Int, runs: Int) {
             programs.run(bytes, hostReading: hostReading, ends: &ends) { pattern in
-                if !seen[Int(pattern)] {
-                    seen[Int(pattern)] = true
-                    matched.append(pattern)
-                }
+                if seen.insert(pattern) { matched.append(pattern) }
             }
         }
         // (A native string's bytes are read where they lie; a copy for `withUTF8` would retain
@@ -460,8 +464,8 @@ public final class Evaluator {
         case .ifFrameURL, .unlessFrameURL: markFrame(page, request)
         }
         return file.conditions.withUnsafeBufferPointer { conditions in
-            topSeen.withUnsafeBufferPointer { top in
-                frameSeen.withUnsafeBufferPointer { frame in Self.holds(rule, conditions: conditions, top: top, frame: frame) }
+            topSeen.words.withUnsafeBufferPointer { top in
+                frameSeen.words.withUnsafeBufferPointer { frame in Self.holds(rule, conditions: conditions, top: top, frame: frame) }
             }
         }
     }
@@ -485,16 +489,16 @@ public final class Evaluator {
     /// every URL checked per page (EasyList), those would be a third of a new page's cost.
     @inline(__always)
     private static func holds(
-        _ rule: RuleRecord, conditions: UnsafeBufferPointer<UInt32>, top: UnsafeBufferPointer<Bool>, frame: UnsafeBufferPointer<Bool>
+        _ rule: RuleRecord, conditions: UnsafeBufferPointer<UInt32>, top: UnsafeBufferPointer<UInt64>, frame: UnsafeBufferPointer<UInt64>
     ) -> Bool {
         let entries = Int(rule.conditionStart)..<Int(rule.conditionStart + rule.conditionCount)
         switch rule.condition {
         case .none: return true
         case .never: return false
         case .ifTopURL, .unlessTopURL:
-            return entries.contains { top[Int(conditions[$0])] } == (rule.condition == .ifTopURL)
+            return entries.contains { PatternMarks.contains(top, conditions[$0]) } == (rule.condition == .ifTopURL)
         case .ifFrameURL, .unlessFrameURL:
-            return entries.contains { frame[Int(conditions[$0])] } == (rule.condition == .ifFrameURL)
+            return entries.contains { PatternMarks.contains(frame, conditions[$0]) } == (rule.condition == .ifFrameURL)
         }
     }
 
@@ -506,7 +510,7 @@ public final class Evaluator {
             run(file.topURLPrograms, over: request.mainDocumentURL.string, seen: &topSeen, into: &matched, ends: &conditionEnds)
             page.topPatterns = matched
         } else {
-            for pattern in page.topPatterns! { topSeen[Int(pattern)] = true }
+            for pattern in page.topPatterns! { _ = topSeen.insert(pattern) }
         }
         markedTop = page.topPatterns
     }
@@ -519,7 +523,7 @@ public final class Evaluator {
             run(file.framePrograms, over: request.frameURL.string, seen: &frameSeen, into: &matched, ends: &conditionEnds)
             page.framePatterns = matched
         } else {
-            for pattern in page.framePatterns! { frameSeen[Int(pattern)] = true }
+            for pattern in page.framePatterns! { _ = frameSeen.insert(pattern) }
         }
         markedFrame = page.framePatterns
     }
@@ -563,8 +567,8 @@ public final class Evaluator {
         if readsFrame { markFrame(page, request) }
         file.rules.withUnsafeBufferPointer { rules in
             file.conditions.withUnsafeBufferPointer { conditions in
-                topSeen.withUnsafeBufferPointer { top in
-                    frameSeen.withUnsafeBufferPointer { frame in
+                topSeen.words.withUnsafeBufferPointer { top in
+                    frameSeen.words.withUnsafeBufferPointer { frame in
                         var kept = 0
                         for index in slots.indices where Self.holds(rules[Int(slots[index])], conditions: conditions, top: top, frame: frame) {
                             slots[kept] = slots[index]
@@ -805,10 +809,15 @@ public final class Evaluator {
             ends: &work.stageEnds)
         Self.clear(&work.matchedRules)
         for pattern in work.matchedURLPatterns {
-            work.urlSeen[Int(pattern)] = false
+            work.urlSeen.remove(pattern)
+            let one = ruleOfURLPattern[Int(pattern)]
+            if one != .max {
+                work.matchedRules.append(one)
+                continue
+            }
             let start = Int(file.patternRuleStart[Int(pattern)])
             let end = Int(file.patternRuleStart[Int(pattern) + 1])
-            // (A pattern has a rule or two: appended one by one, not through a slice's copy.)
+            // (Appended one by one, not through a slice's copy.)
             for at in start..<end { work.matchedRules.append(file.patternRules[at]) }
         }
         Self.clear(&work.matchedURLPatterns)
@@ -819,11 +828,11 @@ public final class Evaluator {
         for slot in work.matchedRules where applies(slot, request, page, thirdParty: thirdParty) { work.extra.append(slot) }
         // (Most requests marked nothing: nil is then left as it is, not released.)
         if let marked = markedTop {
-            for pattern in marked { topSeen[Int(pattern)] = false }
+            for pattern in marked { topSeen.remove(pattern) }
             markedTop = nil
         }
         if let marked = markedFrame {
-            for pattern in marked { frameSeen[Int(pattern)] = false }
+            for pattern in marked { frameSeen.remove(pattern) }
             markedFrame = nil
         }
         // No rule of the request's own applies: the page's outcome.
@@ -910,5 +919,33 @@ public final class Evaluator {
             if sorted[middle] < value { low = middle + 1 } else { high = middle }
         }
         return low
+    }
+}
+
+/// Pattern numbers below a count, a bit each: the patterns a request's or a page's runs reported.
+/// (An eighth of the bytes of a flag each: more of it stays in a core's cache, where a flag per
+/// pattern of a big list's missed it at most reports.)
+struct PatternMarks {
+    private(set) var words: [UInt64]
+
+    init(count: Int) { words = [UInt64](repeating: 0, count: (count + 63) / 64) }
+
+    /// Marks `pattern`; false when it was marked already.
+    @inline(__always)
+    mutating func insert(_ pattern: UInt32) -> Bool {
+        let bit: UInt64 = 1 << (pattern & 63)
+        let word = words[Int(pattern >> 6)]
+        guard word & bit == 0 else { return false }
+        words[Int(pattern >> 6)] = word | bit
+        return true
+    }
+
+    @inline(__always)
+    mutating func remove(_ pattern: UInt32) { words[Int(pattern >> 6)] &= ~(1 << (pattern & 63)) }
+
+    /// Whether `pattern` is marked in `words` (a set's words, read in place).
+    @inline(__always)
+    static func contains(_ words: UnsafeBufferPointer<UInt64>, _ pattern: UInt32) -> Bool {
+        words[Int(pattern >> 6)] >> (pattern & 63) & 1 != 0
     }
 }
