@@ -73,8 +73,9 @@ public struct DomainTable: Hashable, Sendable {
     private init() {}
 
     /// The table of `entries` (patterns in increasing order, each domain and tail as `split(_:)`
-    /// made them; an empty tail: `[/:]`).
-    public init(_ entries: [(pattern: UInt32, domain: [UInt8], tail: [UInt8])]) {
+    /// made them; an empty tail: `[/:]`). Without `indexing`, the lookup's index is made when the
+    /// table is first prepared to run (`indexed()`): a table the compiler makes is written, not run.
+    public init(_ entries: [(pattern: UInt32, domain: [UInt8], tail: [UInt8])], indexing: Bool = true) {
         for entry in entries {
             // (Domains and tails come from `split(_:)`, which checked them.)
             precondition(patterns.last.map { $0 < entry.pattern } ?? true)
@@ -84,7 +85,18 @@ public struct DomainTable: Hashable, Sendable {
             tails += entry.tail
             tailStarts.append(UInt32(tails.count))
         }
-        makeIndex()
+        if indexing { makeIndex() }
+    }
+
+    /// Whether the lookup's index is made (an empty table needs none).
+    public var isIndexed: Bool { isEmpty || !groups.bytes.isEmpty }
+
+    /// This table with its lookup's index made.
+    public func indexed() -> DomainTable {
+        guard !isIndexed else { return self }
+        var table = self
+        table.makeIndex()
+        return table
     }
 
     /// This table with an entry for each gate a domain gates (`domains[g]`: gate `base + g`'s
@@ -103,7 +115,7 @@ public struct DomainTable: Hashable, Sendable {
         }
         guard !missing.isEmpty else { return self }
         let entries = (0..<count).map { (pattern: patterns[$0], domain: Array(domain($0)), tail: Array(tail($0))) } + missing
-        return DomainTable(entries.sorted { $0.pattern < $1.pattern })
+        return DomainTable(entries.sorted { $0.pattern < $1.pattern }, indexing: isIndexed)
     }
 
     /// The table of entries without tails.
@@ -348,6 +360,8 @@ public struct DomainTable: Hashable, Sendable {
     public func lookUp(_ url: UnsafeBufferPointer<UInt8>, _ labels: HostLabels, report: (UInt32) -> Void) {
         let (start, end) = (labels.start, labels.end)
         guard labels.terminated, end > start, !isEmpty else { return }
+        // (A table not prepared, looked up all the same: indexed for this lookup.)
+        guard isIndexed else { return indexed().lookUp(url, labels, report: report) }
         // A canonical URL's host is lower case already: its bytes are then hashed and compared as
         // they are, not each folded (a fifth of a lookup's instructions).
         let folding = labels.hasUpperCase

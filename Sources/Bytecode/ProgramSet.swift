@@ -90,7 +90,7 @@ public struct ProgramSet: Hashable, Sendable {
             self.programs = programs
             self.stages = stages
             self.gated = gated
-            self.domains = domains
+            self.domains = makingImage ? domains.indexed() : domains
             self.domainConditions = domainConditions
             image = makingImage ? Image(programs: programs, stages: stages, gated: gated) : Image(programs: [], stages: [], gated: nil)
             isPrepared = makingImage

@@ -513,7 +513,8 @@ struct PartitionedPrograms: Sendable {
         for (group, gated) in plan.gated.enumerated() {
             if let domain = gated.domain { domains.append((UInt32(plan.gateBase + group), domain, [])) }
         }
-        let tables = (DomainTable(domains), DomainConditionTable(domainConditions))
+        // (The domain table's lookup index is made when its program set is prepared to run.)
+        let tables = (DomainTable(domains, indexing: false), DomainConditionTable(domainConditions))
         timer.end(tabling)
         return Planned(automata: plan, domains: tables.0, domainConditions: tables.1)
     }

@@ -156,6 +156,28 @@ private func answers(_ table: DomainTable, _ url: [UInt8]) -> [UInt32] {
         }
     }
 
+    @Test func aTableMadeWithoutItsIndexIsIndexedToRun() throws {
+        // The compiler's table is written, not run: its index is made when its set is prepared
+        // (or, looked up all the same, for that lookup), and it answers as a table made indexed.
+        let sources = ["a\\/ads", "example\\.com\\/x", "example\\.com[/:]", "co\\.uk[/:]", "b\\/"].map { prefix + $0 }
+        var entries: [(pattern: UInt32, domain: [UInt8], tail: [UInt8])] = []
+        for (id, source) in sources.enumerated() {
+            let (domain, tail) = try #require(DomainTable.split(filter(source)))
+            entries.append((UInt32(id), domain, tail))
+        }
+        let indexed = DomainTable(entries)
+        let unindexed = DomainTable(entries, indexing: false)
+        #expect(indexed.isIndexed && !unindexed.isIndexed && unindexed.indexed().isIndexed && unindexed == indexed)
+        let gated = unindexed.includingGates(from: UInt32(sources.count), [Array("gate.example".utf8)])
+        #expect(!gated.isIndexed && gated.count == sources.count + 1, "a gate added keeps the table as it was")
+        let set = ProgramSet(programs: [], domains: unindexed)
+        #expect(set.domains.isIndexed, "a set prepared to run indexes its table")
+        for url in Self.urls() {
+            #expect(answers(unindexed, url) == answers(indexed, url), "url \(url)")
+            #expect(answers(gated.indexed(), url) == answers(gated, url), "url \(url)")
+        }
+    }
+
     @Test func aStageWithTheDomainPrefixStartsWhereTheHostLabelsSay() throws {
         // `||` rules of neither shape: a stage whose prefix the host labels answer, beside the table.
         let sources = ["a\\/ads", "example\\.com\\/x*", "\\/ads", "com\\.\\/?", ":80", "b[/:]", "x-y\\.z\\/", "\\.dot"].map { prefix + $0 }
