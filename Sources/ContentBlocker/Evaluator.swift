@@ -424,9 +424,7 @@ public final class Evaluator {
         into matched: inout [UInt32], ends: inout [Int]
     ) {
         func run(_ bytes: UnsafeBufferPointer<UInt8>) -> (steps: Int, runs: Int) {
-            programs.run(bytes, hostReading: hostReading, ends: &ends) { pattern in
-                if seen.insert(pattern) { matched.append(pattern) }
-            }
+            programs.run(bytes, hostReading: hostReading, ends: &ends) { pattern in Self.mark(pattern, in: &seen, listing: &matched) }
         }
         // (A native string's bytes are read where they lie; a copy for `withUTF8` would retain
         // and release the string, two atomic operations per request.)
@@ -436,6 +434,15 @@ public final class Evaluator {
         }()
         self.steps += steps
         programRuns += runs
+    }
+
+    /// Marks `pattern` in `seen` and lists it in `matched` unless it was marked. (Out of line: the
+    /// programs' loops call it where they report, a third of a report a request, and a step's code
+    /// kept to the step alone is faster at every byte; inlined, EasyPrivacy's single runs took 1.2
+    /// instructions more a step.)
+    @inline(never)
+    private static func mark(_ pattern: UInt32, in seen: inout PatternMarks, listing matched: inout [UInt32]) {
+        if seen.insert(pattern) { matched.append(pattern) }
     }
 
     /// What this evaluator knows of the page at `place`, emptied when the page is new there.
