@@ -13,10 +13,9 @@ internal import URLFilterSyntax
 
 struct DomainSlots: Sendable {
     /// An open-addressing table of 32-bit slots, at most two thirds full, one per distinct domain,
-    /// a slot holding its first entry + 1 (0: empty) in its low bits (`entryMask`; once grouped,
-    /// its group's place instead: `DomainGroups`) and the top bits of the domain's hash above
-    /// them, so that a probe that finds another domain reads nothing else (EasyList and
-    /// EasyPrivacy: 1 MB).
+    /// a slot holding its domain's group's place + 1 (0: empty; `DomainGroups`) in its low bits
+    /// (`valueMask`) and the top bits of the domain's hash above them, so that a probe that finds
+    /// another domain reads nothing else (EasyList and EasyPrivacy: 1 MB).
     private(set) var slots: [UInt32] = []
     /// The lookup's first test: a bit per hash of a domain (`presentBit(_:)`), at most a quarter of
     /// them set. A label whose bit is clear is in no slot; most labels of most hosts are in none,
@@ -30,12 +29,13 @@ struct DomainSlots: Sendable {
     /// index is never looked up in).
     private var presentShift: UInt64 = 64
     private var shift: UInt64 = 64
-    private(set) var entryMask: UInt32 = 0
+    private(set) var valueMask: UInt32 = 0
 
-    /// The index of `count` entries whose domains `hash` gives; `same` tells whether two entries'
-    /// domains are equal. Returns it with, per entry, the next entry of the same domain (-1:
-    /// none): only a domain's first entry has a slot.
-    static func index(count: Int, hash: (Int) -> UInt64, same: (Int, Int) -> Bool) -> (DomainSlots, nextOfDomain: [Int32]) {
+    /// The index of `count` entries whose domains `hash` gives, its slots holding a domain's first
+    /// entry (until `DomainGroups.index` repoints them to its groups); `same` tells whether two
+    /// entries' domains are equal. Returns it with, per entry, the next entry of the same domain
+    /// (-1: none): only a domain's first entry has a slot.
+    fileprivate static func index(count: Int, hash: (Int) -> UInt64, same: (Int, Int) -> Bool) -> (DomainSlots, nextOfDomain: [Int32]) {
         var index = DomainSlots()
         var next = [Int32](repeating: -1, count: count)
         guard count > 0 else { return (index, next) }
@@ -43,7 +43,7 @@ struct DomainSlots: Sendable {
         while 2 * capacity < 3 * count { capacity *= 2 }
         index.shift = UInt64(64 - capacity.trailingZeroBitCount)
         let entryBits = UInt32(UInt32.bitWidth - UInt32(count).leadingZeroBitCount)
-        index.entryMask = entryBits == 32 ? .max : (1 << entryBits) - 1
+        index.valueMask = entryBits == 32 ? .max : (1 << entryBits) - 1
         index.slots = [UInt32](repeating: 0, count: capacity)
         var bits = 64
         while bits < 4 * count { bits *= 2 }
@@ -55,8 +55,8 @@ struct DomainSlots: Sendable {
             var slot = index.slot(of: hash)
             while index.slots[slot] != 0 {
                 // An entry whose domain has a slot already is chained after the others.
-                let first = Int(index.slots[slot] & index.entryMask) - 1
-                if index.slots[slot] & ~index.entryMask == index.fingerprint(hash) && same(first, entry) {
+                let first = Int(index.slots[slot] & index.valueMask) - 1
+                if index.slots[slot] & ~index.valueMask == index.fingerprint(hash) && same(first, entry) {
                     let last = lastOfDomain[first] < 0 ? first : Int(lastOfDomain[first])
                     next[last] = Int32(entry)
                     lastOfDomain[first] = Int32(entry)
@@ -77,9 +77,9 @@ struct DomainSlots: Sendable {
     fileprivate func repointed(bound: Int, hash: (Int) -> UInt64, value: (Int) -> Int) -> DomainSlots {
         var index = self
         let valueBits = UInt32(UInt32.bitWidth - UInt32(bound).leadingZeroBitCount)
-        index.entryMask = valueBits == 32 ? .max : (1 << valueBits) - 1
+        index.valueMask = valueBits == 32 ? .max : (1 << valueBits) - 1
         for slot in slots.indices where slots[slot] != 0 {
-            let entry = Int(slots[slot] & entryMask) - 1
+            let entry = Int(slots[slot] & valueMask) - 1
             index.slots[slot] = index.fingerprint(hash(entry)) | UInt32(value(entry) + 1)
         }
         return index
@@ -91,14 +91,13 @@ struct DomainSlots: Sendable {
 
     /// The top bits of `hash` above a slot's entry bits.
     @inline(__always)
-    func fingerprint(_ hash: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: hash >> 32) & ~entryMask }
+    func fingerprint(_ hash: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: hash >> 32) & ~valueMask }
 
     @inline(__always)
     func slot(of hash: UInt64) -> Int { Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) &>> shift) }
 
-    /// The value of the slot of the domain whose hash is `hash` and for which `matches` holds (it
-    /// is given each candidate's: a first entry, or a group's place once grouped), nil when there
-    /// is none. For a lookup of a few candidates; DomainTable's hot loop reads the arrays
+    /// The group's place in the slot of the domain whose hash is `hash` and for which `matches`
+    /// holds (it is given each candidate's), nil when there is none. For a lookup of a few candidates; DomainTable's hot loop reads the arrays
     /// itself.
     func value(_ hash: UInt64, where matches: (Int) -> Bool) -> Int? {
         guard !slots.isEmpty else { return nil }
@@ -107,8 +106,8 @@ struct DomainSlots: Sendable {
         var slot = slot(of: hash)
         let expected = fingerprint(hash)
         while slots[slot] != 0 {
-            if slots[slot] & ~entryMask == expected {
-                let value = Int(slots[slot] & entryMask) - 1
+            if slots[slot] & ~valueMask == expected {
+                let value = Int(slots[slot] & valueMask) - 1
                 if matches(value) { return value }
             }
             slot = (slot + 1) & (slots.count - 1)

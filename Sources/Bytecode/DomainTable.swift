@@ -396,7 +396,7 @@ public struct DomainTable: Hashable, Sendable {
     private func lookUp(
         _ url: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, _ tables: Tables, folding: Bool, report: (UInt32) -> Void
     ) {
-        let entryMask = index.entryMask
+        let valueMask = index.valueMask
         let ones: UInt64 = 0x0101_0101_0101_0101
         /// The eight bytes before `wordEnd` as a word (the first lowest), NULs before the URL's start.
         @inline(__always) func word(endingAt wordEnd: Int) -> UInt64 {
@@ -418,8 +418,8 @@ public struct DomainTable: Hashable, Sendable {
             var slot = index.slot(of: hash)
             let expected = index.fingerprint(hash)
             while tables.slots[slot] != 0 {
-                if tables.slots[slot] & ~entryMask == expected {
-                    let group = DomainGroups.group(tables.groups, Int(tables.slots[slot] & entryMask) - 1)
+                if tables.slots[slot] & ~valueMask == expected {
+                    let group = DomainGroups.group(tables.groups, Int(tables.slots[slot] & valueMask) - 1)
                     let length = DomainGroups.length(group)
                     if length == end - candidate && DomainGroups.holds(group, url, candidate, length, folding: folding) {
                         // The domain's entries: each reports unless its path does not match.
