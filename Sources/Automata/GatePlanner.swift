@@ -29,10 +29,14 @@ public struct GatedGroup: Sendable {
     /// The run of terms every match of each pattern matches: unanchored, without loops, with the
     /// patterns' case sensitivity. For a domain gate, the host pattern of `domain`.
     public var gate: URLFilter
-    /// The patterns, whole.
+    /// The patterns, whole; in a group a domain gates, each pattern's part after D
+    /// (`HostPattern.afterDomainGate(of:)`), which runs from the host's end.
     public var patterns: [(id: PatternID, filter: URLFilter)]
     /// For a group of `||` patterns gated by their domain (`HostPattern.domainGate(of:)`): D.
-    /// The caller's domain table answers such a gate, not an automaton.
+    /// The caller's domain table answers such a gate, not an automaton, and it finds D at the
+    /// host's end: the only place where the patterns' D can end, so that their parts after D run
+    /// from there (the host's bytes, which a whole pattern's DFA reads in states of its own, are
+    /// not read again).
     public var domain: [UInt8]?
     /// Whether the gate is built with the other gates apart, in a whole program of their own,
     /// not in the Aho-Corasick automaton of the list's unanchored patterns (the `||` patterns'
@@ -92,7 +96,7 @@ public enum GatePlanner {
     /// The groups of the patterns of `candidates` (indices into `patterns`) that have a domain
     /// gate (`HostPattern.domainGate(of:)`), a group per domain, in the order of their first
     /// pattern, and the indices of the others. At most `maximumGroups` groups. The gated patterns
-    /// are moved out of `patterns`.
+    /// are moved out of `patterns`; a group holds their parts after D.
     static func groupByDomain(
         _ candidates: [Int], of patterns: inout [(id: PatternID, filter: URLFilter)], maximumGroups: Int = GatePlanner.maximumGroups
     ) -> (groups: [GatedGroup], ungated: [Int]) {
@@ -105,13 +109,17 @@ public enum GatePlanner {
                 ungated.append(index)
                 continue
             }
+            /// The pattern taken out of `patterns`, as its part after D.
+            func afterDomain() -> [(id: PatternID, filter: URLFilter)] {
+                taking([index], from: &patterns).map { ($0.id, HostPattern.afterDomainGate(of: $0.filter)!) }
+            }
             if let group = groupOfDomain[domain] {
-                groups[group].patterns += taking([index], from: &patterns)
+                groups[group].patterns += afterDomain()
             } else if groups.count < maximumGroups {
                 groupOfDomain[domain] = groups.count
                 // The gate as a pattern: the prefix, D and the character after it.
                 let gate = Self.gate(filter, 0..<(HostPattern.prefixTerms.count + domain.count + 1), anchored: true)
-                groups.append(GatedGroup(gate: gate, patterns: taking([index], from: &patterns), domain: domain))
+                groups.append(GatedGroup(gate: gate, patterns: afterDomain(), domain: domain))
             } else {
                 ungated.append(index)
             }

@@ -31,7 +31,8 @@
 //     count      varint   entries, in increasing pattern order
 //     per entry  varint   its pattern minus the previous entry's pattern + 1 (the first: itself);
 //                         past the set's patterns, a gate: group g of the set's gated groups is
-//                         `patterns + g`, and runs where the entry matches (ProgramSet.swift)
+//                         `patterns + g`, and runs from the host's end where the entry
+//                         matches (ProgramSet.swift)
 //                varint   D's length << 1, bit 0 set when T follows; then D's bytes: ASCII
 //                         1...127 but `/`, `:` and upper-case letters (D is matched with letters
 //                         folded to lower case); length 0: D is the previous entry's

@@ -10,7 +10,9 @@
 //
 // Gated groups (GatePlanner.swift in Automata): the whole programs report pattern
 // `patternCount + g` wherever group g's gate ends (the gates are patterns of theirs), and each
-// group so reported runs its programs whole over the URL, once.
+// group so reported runs its programs whole over the URL, once. The domain table reports the
+// gates that are domains, found at the host's end: each group so reported runs its programs
+// (its patterns' parts after the domain) from the host's end, once.
 //
 // In a file (a programs section):
 //
@@ -61,6 +63,8 @@ public struct ProgramSet: Hashable, Sendable {
 
     /// Gated groups: the whole programs report pattern `gateBase + g` where group g's gate ends
     /// (`gateBase`: the set's pattern count); `groups[g]`'s programs then run from the URL's start.
+    /// Where the domain table reports it (a domain found at the host's end), they run from the
+    /// host's end.
     public struct Gated: Hashable, Sendable {
         public let gateBase: UInt32
         public let groups: [[Program]]
@@ -531,8 +535,9 @@ public struct ProgramSet: Hashable, Sendable {
             }
         }
         // The host labels, read once for the domain table and the stages whose prefix they answer.
-        // The table reports patterns, and the gates that are domains: those list their groups as
-        // the whole programs' gates do.
+        // The table reports patterns, and the gates that are domains: those list their groups,
+        // to run from the host's end (as `~g`: a group may be listed both ways in a file made
+        // elsewhere, and then runs both ways).
         var labels: DomainTable.HostLabels?
         if image.readsHostLabels || !contents.domains.isEmpty {
             if let hostReading {
@@ -542,7 +547,13 @@ public struct ProgramSet: Hashable, Sendable {
                 labels = DomainTable.hostLabels(url, steps: &steps)
             }
             if let labels, !contents.domains.isEmpty {
-                contents.domains.lookUp(url, labels) { found($0) }
+                contents.domains.lookUp(url, labels) { pattern in
+                    if pattern < gateBase {
+                        report(pattern)
+                    } else if !ends.contains(~Int(pattern - gateBase)) {
+                        ends.append(~Int(pattern - gateBase))
+                    }
+                }
                 runs += 1
             }
         }
@@ -573,9 +584,14 @@ public struct ProgramSet: Hashable, Sendable {
                     index += 1
                 }
             }
-            for group in ends {
+            for listed in ends {
+                // A group the domain table listed runs from the host's end (where its domain ends:
+                // its programs are its patterns' parts after it), one the whole programs listed
+                // from the URL's start.
+                let (group, from) = listed >= 0 ? (listed, 0) : (~listed, labels!.end)
+                let rest = UnsafeBufferPointer(rebasing: url[from...])
                 for entry in Int(image.groupStart[group])..<Int(image.groupStart[group + 1]) {
-                    steps += buffers.execute(entry, url) { pattern, _ in report(pattern) }
+                    steps += buffers.execute(entry, rest) { pattern, _ in report(pattern) }
                     runs += 1
                 }
             }

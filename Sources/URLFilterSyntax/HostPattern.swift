@@ -98,6 +98,22 @@ public struct HostPattern: Hashable, Sendable {
         return nil
     }
 
+    /// What a pattern with a domain gate (`domainGate(of:)`) matches after D, as a pattern of its
+    /// own anchored where D ends: its terms from the `[/:]` character on. A URL whose host ends
+    /// with D (D whole or after a `.` and a label, followed by `/` or `:`: where the domain table
+    /// finds a gate) matches the pattern exactly when its bytes from the host's end match this.
+    /// (D can end nowhere else: the prefix's `([^:/]+\.)?D` holds no `/` or `:`, and the next
+    /// character is one.) Nil for a pattern without a domain gate.
+    public static func afterDomainGate(of filter: URLFilter) -> URLFilter? {
+        guard let domain = domainGate(of: filter) else { return nil }
+        let terms = Array(filter.terms[(prefixTerms.count + domain.count)...])
+        let utf8 = filter.source.utf8
+        let text = utf8.index(utf8.startIndex, offsetBy: terms[0].span.lowerBound)..<utf8.endIndex
+        return URLFilter(
+            source: "^" + String(filter.source[text]), isCaseSensitive: filter.isCaseSensitive, hasStartAnchor: true,
+            hasEndAnchor: filter.hasEndAnchor, terms: terms)
+    }
+
     /// The terms of `filter` after the prefix, when it is anchored and starts with the prefix and
     /// something follows it.
     private static func termsAfterPrefix(_ filter: URLFilter) -> ArraySlice<URLFilterTerm>? {

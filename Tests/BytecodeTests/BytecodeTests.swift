@@ -423,7 +423,10 @@ private func sampleFile() throws -> CompiledFile {
         #expect(throws: BytecodeError.wrongEndianness) { try CompiledFile(validating: bytes) }
         bytes[10] = 0x02
         bytes[11] = 0x01
-        bytes[8] = 9
-        #expect(throws: BytecodeError.unsupportedVersion(found: 9, supported: CompiledFile.version)) { try CompiledFile(validating: bytes) }
+        // The next version, and the last: its groups gated by a domain run from the URL's start.
+        for version in [CompiledFile.version + 1, CompiledFile.version - 1] {
+            bytes[8] = UInt8(version)
+            #expect(throws: BytecodeError.unsupportedVersion(found: version, supported: CompiledFile.version)) { try CompiledFile(validating: bytes) }
+        }
     }
 }

@@ -3,7 +3,7 @@
 // patterns, before and after a file's round trip.
 
 import Testing
-import Automata
+@testable import Automata
 import Bytecode
 import URLFilterSyntax
 
@@ -39,6 +39,23 @@ private func compiledFile(urlPrograms set: ProgramSet, patternCount: Int) -> Com
         #expect(gate("a.b.*cd") == "cd", "`.` ends a run")
         #expect(GatePlanner.gate(of: filter("ABC.*x", caseSensitive: true)).map { ($0.source, $0.isCaseSensitive) }! == ("ABC", true))
         #expect(GatePlanner.gate(of: filter("abc.*x"))?.hasStartAnchor == false)
+    }
+
+    @Test func aDomainGroupHoldsItsPatternsPartsAfterTheDomain() {
+        let sources = [
+            #"^[^:]+:\/\/+([^:\/]+\.)?ads\.test[/:].*\/ga\.js"#, #"^[^:]+:\/\/+([^:\/]+\.)?ads\.test\/x.*y$"#,
+            #"^[^:]+:\/\/+([^:\/]+\.)?yandex\..*\/clck\/"#,
+        ]
+        // The part after D: from the `[/:]` character on, anchored, the end anchor kept.
+        let after = sources.map { HostPattern.afterDomainGate(of: filter($0)) }
+        #expect(after.map { $0?.source } == [#"^[/:].*\/ga\.js"#, #"^\/x.*y$"#, nil], "`yandex.` need not end the host")
+        #expect(after[0]?.hasStartAnchor == true && after[0]?.hasEndAnchor == false && after[1]?.hasEndAnchor == true)
+        #expect(after[0]?.terms == Array(filter(sources[0]).terms[(HostPattern.prefixTerms.count + "ads.test".count)...]))
+        var patterns = sources.enumerated().map { (id: PatternID($0.offset), filter: filter($0.element)) }
+        let (groups, ungated) = GatePlanner.groupByDomain([0, 1, 2], of: &patterns)
+        #expect(ungated == [2] && groups.count == 1 && groups[0].domain == Array("ads.test".utf8))
+        #expect(groups[0].patterns.map(\.id) == [PatternID(0), PatternID(1)])
+        #expect(groups[0].patterns.map(\.filter) == [after[0]!, after[1]!], "the group runs from the host's end")
     }
 
     @Test func loopyUnanchoredPatternsAreGroupedByGate() {

@@ -39,7 +39,9 @@ import Automata
 
     static func urls() -> [String] {
         let hosts = ["ads.test", "x.ads.test", "xads.test", "ads.test.x", "cdn.test", "b.test", "yandex.ru", "stats1.ads.test",
-                     "Up.test", "up.test", "a.b.test", "ADS.TEST", "stats.ads.test", "a-b.test", "x.-.test"]
+                     "Up.test", "up.test", "a.b.test", "ADS.TEST", "stats.ads.test", "a-b.test", "x.-.test",
+                     // D after no label, after a byte other than `.`, with a port.
+                     ".ads.test", "user@ads.test", "user@x.ads.test", "x.ads.test:8080"]
         let rests = ["/", "/ga.js", "/x/y", "/ads/p", "/p", "//p", ":8080/a.gif", "/a.gif", "/clck/", "/q/x", "/?x", "/x/ga.js", "/?a&b", ""]
         var result: [String] = []
         for host in hosts {
