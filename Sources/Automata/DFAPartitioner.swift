@@ -26,8 +26,8 @@ public struct Partitioned<Product: Sendable>: Sendable {
     public var stages: [Stage] = []
     /// Gated groups (GatePlanner.swift): the whole patterns' DFAs report pattern `gateBase + g`
     /// wherever group g's gate ends (the gates are built whole with them, one more Aho-Corasick
-    /// part); each group's DFAs are of its patterns whole, run from the URL's start in a URL where
-    /// its gate was reported.
+    /// part); each group's DFAs are of its patterns as it runs them (`GatedGroup.patterns`), in a
+    /// URL where its gate was reported, from where `starts` says.
     /// A group gated by a domain (`GatedGroup.domain`) has no gate among the whole patterns: its
     /// gate is the caller's domain table's entry of that domain (Bytecode's `ProgramSet` adds it).
     public struct Gated: Sendable {
@@ -35,6 +35,8 @@ public struct Partitioned<Product: Sendable>: Sendable {
         public var groups: [[Product]]
         /// Per group: its domain when a domain gates it, nil when its gate is built whole.
         public var domains: [[UInt8]?]
+        /// Per group: where its programs run (`GatedGroup.runsFrom`).
+        public var starts: [GateRunStart]
     }
     public var gated: Gated?
     /// Patterns whose DFA alone outgrows the limits.
@@ -135,6 +137,7 @@ public enum DFAPartitioner {
         // A gate too big for the limits alone (tiny limits only) is reported as its first pattern.
         let gateOwners = groups.map { $0.patterns[0].id }
         let gateDomains = groups.map(\.domain)
+        let gateStarts = groups.map(\.runsFrom)
         // Per set: the product of its stage's prefix, nil for patterns built whole.
         var prefixes: [Product?] = [nil]
         var patternSets = [whole]
@@ -175,7 +178,7 @@ public enum DFAPartitioner {
         groups = []
         let built = partition(consume patternSets, limits: limits, minimizing: minimizing, phaseTimer: &phaseTimer, product: product)
         if stageSets < built.count {
-            result.gated = Partitioned<Product>.Gated(gateBase: gateBase, groups: built[stageSets...].map(\.dfas), domains: gateDomains)
+            result.gated = Partitioned<Product>.Gated(gateBase: gateBase, groups: built[stageSets...].map(\.dfas), domains: gateDomains, starts: gateStarts)
         }
         for (index, part) in built.enumerated() {
             // (The sets after `stageSets` are the gated groups': their DFAs are in `result.gated`.)

@@ -42,13 +42,38 @@ public struct GatedGroup: Sendable {
     /// not in the Aho-Corasick automaton of the list's unanchored patterns (the `||` patterns'
     /// gates: they would widen its rows).
     public var gateApart: Bool
+    /// Where the group's programs run when its gate is found (`GateRunStart`); `.urlStart` for a
+    /// group a domain gates, whose programs run from the host's end.
+    public var runsFrom: GateRunStart
 
-    public init(gate: URLFilter, patterns: [(id: PatternID, filter: URLFilter)], domain: [UInt8]? = nil, gateApart: Bool = false) {
+    public init(
+        gate: URLFilter, patterns: [(id: PatternID, filter: URLFilter)], domain: [UInt8]? = nil, gateApart: Bool = false,
+        runsFrom: GateRunStart = .urlStart
+    ) {
         self.gate = gate
         self.patterns = patterns
         self.domain = domain
         self.gateApart = gateApart
+        self.runsFrom = runsFrom
     }
+}
+
+/// Where a gated group's programs run when a whole program reports its gate. A pattern that
+/// begins with its gate matches only where the gate begins: its group's programs (its patterns,
+/// anchored) run from there, once for each place the gate ends, instead of over the whole URL
+/// (where an unanchored pattern's DFA keeps a state for every match begun since, each a cold row
+/// at the rare request that runs the group).
+public enum GateRunStart: Hashable, Sendable {
+    /// The patterns whole, from the URL's start, once.
+    case urlStart
+    /// Unanchored patterns that begin with their gate: anchored, from where each occurrence of the
+    /// gate (`length` characters) begins.
+    case gate(length: Int)
+    /// `||` patterns whose terms after the host prefix (`^[^:]+:\/\/+([^:\/]+\.)?`) begin with
+    /// their gate: those terms, anchored, from where each occurrence of the gate begins when it
+    /// begins a label of the host (the host's first byte, or a byte after a `.` that a label
+    /// precedes): the only places where the prefix can end.
+    case hostLabelGate(length: Int)
 }
 
 public enum GatePlanner {
@@ -79,18 +104,58 @@ public enum GatePlanner {
                 ungated.append(index)
                 continue
             }
-            let gate = Self.gate(patterns[index].filter, run.range)
-            let key = GateKey(text: gate.source, isCaseSensitive: gate.isCaseSensitive)
+            let filter = patterns[index].filter
+            let gate = Self.gate(filter, run.range)
+            // A pattern that begins with its gate (after the host prefix, for a `||` pattern)
+            // runs from where the gate begins.
+            let runsFrom: GateRunStart
+            let hostPrefix = HostPattern.prefixTerms.count
+            if !filter.hasStartAnchor && run.range.lowerBound == 0 {
+                runsFrom = .gate(length: run.range.count)
+            } else if gatesApart && filter.hasStartAnchor && run.range.lowerBound == hostPrefix
+                && zip(filter.terms, HostPattern.prefixTerms).allSatisfy({ $0.hasSameShape(as: $1) })
+                && filter.terms[hostPrefix].hostCharacter.map({ $0 != UInt8(ascii: "/") }) == true
+            {
+                // (A gate that may begin with `/` might begin inside the `\/+` before the host.)
+                runsFrom = .hostLabelGate(length: run.range.count)
+            } else {
+                runsFrom = .urlStart
+            }
+            let key = GateKey(text: gate.source, isCaseSensitive: gate.isCaseSensitive, runsFrom: runsFrom)
+            /// The pattern taken out of `patterns`, as its group runs it.
+            func taken() -> [(id: PatternID, filter: URLFilter)] {
+                taking([index], from: &patterns).map { ($0.id, Self.fromGate($0.filter, runsFrom)) }
+            }
             if let group = groupOfGate[key] {
-                groups[group].patterns += taking([index], from: &patterns)
+                groups[group].patterns += taken()
             } else if groups.count < maximumGroups {
                 groupOfGate[key] = groups.count
-                groups.append(GatedGroup(gate: gate, patterns: taking([index], from: &patterns), gateApart: gatesApart))
+                groups.append(GatedGroup(gate: gate, patterns: taken(), gateApart: gatesApart, runsFrom: runsFrom))
             } else {
                 ungated.append(index)
             }
         }
         return (groups, ungated)
+    }
+
+    /// `filter` as a group that runs from `start` runs it: whole from the URL's start; anchored
+    /// where its gate begins (for a `||` pattern, its terms after the host prefix).
+    static func fromGate(_ filter: URLFilter, _ start: GateRunStart) -> URLFilter {
+        switch start {
+        case .urlStart:
+            return filter
+        case .gate:
+            return URLFilter(
+                source: "^" + filter.source, isCaseSensitive: filter.isCaseSensitive, hasStartAnchor: true,
+                hasEndAnchor: filter.hasEndAnchor, terms: filter.terms)
+        case .hostLabelGate:
+            let terms = Array(filter.terms[HostPattern.prefixTerms.count...])
+            let utf8 = filter.source.utf8
+            let text = utf8.index(utf8.startIndex, offsetBy: terms[0].span.lowerBound)..<utf8.endIndex
+            return URLFilter(
+                source: "^" + String(filter.source[text]), isCaseSensitive: filter.isCaseSensitive, hasStartAnchor: true,
+                hasEndAnchor: filter.hasEndAnchor, terms: terms)
+        }
     }
 
     /// The groups of the patterns of `candidates` (indices into `patterns`) that have a domain
@@ -130,6 +195,7 @@ public enum GatePlanner {
     private struct GateKey: Hashable {
         var text: String
         var isCaseSensitive: Bool
+        var runsFrom: GateRunStart
     }
 
     /// The gate of `filter`, nil when no run scores `minimumScore`. A run is of top-level terms

@@ -10,9 +10,11 @@
 //
 // Gated groups (GatePlanner.swift in Automata): the whole programs report pattern
 // `patternCount + g` wherever group g's gate ends (the gates are patterns of theirs), and each
-// group so reported runs its programs whole over the URL, once. The domain table reports the
-// gates that are domains, found at the host's end: each group so reported runs its programs
-// (its patterns' parts after the domain) from the host's end, once.
+// group so reported runs its programs whole over the URL, once; or, for a group whose patterns
+// begin with their gate (`GateRunStart`), its programs (those patterns anchored) from where the
+// gate begins, at each place it ends (for `||` patterns, only where it begins a host label). The
+// domain table reports the gates that are domains, found at the host's end: each group so
+// reported runs its programs (its patterns' parts after the domain) from the host's end, once.
 //
 // In a file (a programs section):
 //
@@ -21,7 +23,9 @@
 //                        0 ..< patternCount + groupCount)
 //     stageCount     4   then per stage: the prefix program (its only pattern is 0), the
 //                        suffix count 4 and the suffix programs
-//     per gated group    its program count 4 and programs
+//     per gated group    where it runs 4 (0: from the URL's start; 1: from where its gate
+//                        begins; 2: from where its gate begins a host label), its gate's length
+//                        4 (0 for 0), its program count 4 and programs
 //     domains            the domain table (DomainTable.swift): patterns of the `||domain^` and
 //                        `||domain/path` shapes, answered by a hash lookup of the URL's host
 //                        labels, before the programs
@@ -62,16 +66,20 @@ public struct ProgramSet: Hashable, Sendable {
     }
 
     /// Gated groups: the whole programs report pattern `gateBase + g` where group g's gate ends
-    /// (`gateBase`: the set's pattern count); `groups[g]`'s programs then run from the URL's start.
-    /// Where the domain table reports it (a domain found at the host's end), they run from the
-    /// host's end.
+    /// (`gateBase`: the set's pattern count); `groups[g]`'s programs then run from where
+    /// `starts[g]` says. Where the domain table reports it (a domain found at the host's end),
+    /// they run from the host's end.
     public struct Gated: Hashable, Sendable {
         public let gateBase: UInt32
         public let groups: [[Program]]
+        public let starts: [GateRunStart]
 
-        public init(gateBase: UInt32, groups: [[Program]]) {
+        /// `starts` (default: every group from the URL's start) has a start per group.
+        public init(gateBase: UInt32, groups: [[Program]], starts: [GateRunStart]? = nil) {
             self.gateBase = gateBase
             self.groups = groups
+            self.starts = starts ?? Array(repeating: .urlStart, count: groups.count)
+            precondition(self.starts.count == groups.count, "a start per group")
         }
     }
 
@@ -165,7 +173,7 @@ public struct ProgramSet: Hashable, Sendable {
     ) {
         contents = Contents(
             programs: partition.dfas, stages: partition.stages.map { Stage(prefix: $0.prefix, suffixes: $0.suffixes) },
-            gated: partition.gated.map { Gated(gateBase: UInt32($0.gateBase), groups: $0.groups) },
+            gated: partition.gated.map { Gated(gateBase: UInt32($0.gateBase), groups: $0.groups, starts: $0.starts) },
             domains: partition.gated.map { domains.includingGates(from: UInt32($0.gateBase), $0.domains) } ?? domains,
             domainConditions: domainConditions, makingImage: preparing)
     }
@@ -175,7 +183,7 @@ public struct ProgramSet: Hashable, Sendable {
         self.init(
             programs: dfas.dfas.map(Program.init),
             stages: dfas.stages.map { Stage(prefix: Program($0.prefix), suffixes: $0.suffixes.map(Program.init)) },
-            gated: dfas.gated.map { Gated(gateBase: UInt32($0.gateBase), groups: $0.groups.map { $0.map(Program.init) }) },
+            gated: dfas.gated.map { Gated(gateBase: UInt32($0.gateBase), groups: $0.groups.map { $0.map(Program.init) }, starts: $0.starts) },
             domains: dfas.gated.map { DomainTable.empty.includingGates(from: UInt32($0.gateBase), $0.domains) } ?? .empty)
     }
 
@@ -244,6 +252,9 @@ public struct ProgramSet: Hashable, Sendable {
         /// and per gated group where its programs' entries start (then the end of the last).
         @usableFromInline var gateBase = UInt32.max
         @usableFromInline var groupStart: [Int32] = []
+        /// Per gated group, where its programs run: the URL's start (0), or the gate's first
+        /// byte, anywhere (its length) or where it begins a host label (minus its length).
+        @usableFromInline var groupGateLength: [Int32] = []
 
         /// The image's arrays as buffers, for one run over a URL.
         @usableFromInline struct Buffers {
@@ -379,15 +390,23 @@ public struct ProgramSet: Hashable, Sendable {
                 stageStartBytes.append(startBytes)
                 firstByteStart.append(Int32(startingSuffixes.count))
             }
+            var gatesBeginLabels = false
             if let gated {
                 gateBase = gated.gateBase
-                for group in gated.groups {
+                for (group, start) in zip(gated.groups, gated.starts) {
                     groupStart.append(Int32(entries.count))
                     for program in group { add(program) }
+                    switch start {
+                    case .urlStart: groupGateLength.append(0)
+                    case .gate(let length): groupGateLength.append(Int32(length))
+                    case .hostLabelGate(let length):
+                        groupGateLength.append(-Int32(length))
+                        gatesBeginLabels = true
+                    }
                 }
                 groupStart.append(Int32(entries.count))
             }
-            readsHostLabels = stageReadsHostLabels.contains(true)
+            readsHostLabels = stageReadsHostLabels.contains(true) || gatesBeginLabels
             // Then a table each for the prefixes that are run, the suffixes and the gated groups'
             // programs, while the budget lasts. (`others[i]` is entry `wholeRunCount + i`.)
             var units: [Int] = []
@@ -525,20 +544,9 @@ public struct ProgramSet: Hashable, Sendable {
         var runs = image.wholeRunCount
         let gateBase = image.gateBase
         ends.clear()
-        // A pattern reported, or, past the set's patterns, a gate: its group listed once (a gate
-        // may be found at several places).
-        @inline(__always) func found(_ pattern: UInt32) {
-            if pattern < gateBase {
-                report(pattern)
-            } else if !ends.contains(Int(pattern - gateBase)) {
-                ends.append(Int(pattern - gateBase))
-            }
-        }
-        // The host labels, read once for the domain table and the stages whose prefix they answer.
-        // The table reports patterns, and the gates that are domains: those list their groups,
-        // to run from the host's end (as `~g`: a group may be listed both ways in a file made
-        // elsewhere, and then runs both ways).
-        var labels: DomainTable.HostLabels?
+        // The host labels, read once for the domain table, the stages whose prefix they answer and
+        // the `||` groups that run where their gate begins a host label.
+        let labels: DomainTable.HostLabels?
         if image.readsHostLabels || !contents.domains.isEmpty {
             if let hostReading {
                 steps += hostReading.steps
@@ -546,16 +554,31 @@ public struct ProgramSet: Hashable, Sendable {
             } else {
                 labels = DomainTable.hostLabels(url, steps: &steps)
             }
-            if let labels, !contents.domains.isEmpty {
-                contents.domains.lookUp(url, labels) { pattern in
-                    if pattern < gateBase {
-                        report(pattern)
-                    } else if !ends.contains(~Int(pattern - gateBase)) {
-                        ends.append(~Int(pattern - gateBase))
-                    }
-                }
-                runs += 1
+        } else {
+            labels = nil
+        }
+        // A pattern reported after `end` bytes, or, past the set's patterns, a gate: its group
+        // listed with the place, as `end << 32 | g`, once (a gate may be found at several places;
+        // the group then runs once, or once per place where its gate begins).
+        @inline(__always) func found(_ pattern: UInt32, _ end: Int) {
+            if pattern < gateBase {
+                report(pattern)
+            } else if !ends.contains(end << 32 | Int(pattern - gateBase)) {
+                ends.append(end << 32 | Int(pattern - gateBase))
             }
+        }
+        // The domain table reports patterns, and the gates that are domains: those list their
+        // groups, to run from the host's end (as `~g`: a group may be listed both ways in a file
+        // made elsewhere, and then runs both ways).
+        if let labels, !contents.domains.isEmpty {
+            contents.domains.lookUp(url, labels) { pattern in
+                if pattern < gateBase {
+                    report(pattern)
+                } else if !ends.contains(~Int(pattern - gateBase)) {
+                    ends.append(~Int(pattern - gateBase))
+                }
+            }
+            runs += 1
         }
         if !contents.domainConditions.isEmpty {
             steps += contents.domainConditions.run(url, report: report)
@@ -573,22 +596,36 @@ public struct ProgramSet: Hashable, Sendable {
                     first.entries == second.entries
                 {
                     if index + 2 < wholeRunCount, let third = buffers.dense(index + 2), first.entries == third.entries {
-                        steps += DenseView.run(first, second, third, url) { pattern, _ in found(pattern) }
+                        steps += DenseView.run(first, second, third, url) { pattern, end in found(pattern, end) }
                         index += 3
                     } else {
-                        steps += DenseView.run(first, second, url) { pattern, _ in found(pattern) }
+                        steps += DenseView.run(first, second, url) { pattern, end in found(pattern, end) }
                         index += 2
                     }
                 } else {
-                    steps += buffers.execute(index, url) { pattern, _ in found(pattern) }
+                    steps += buffers.execute(index, url) { pattern, end in found(pattern, end) }
                     index += 1
                 }
             }
-            for listed in ends {
+            for (at, listed) in ends.enumerated() {
                 // A group the domain table listed runs from the host's end (where its domain ends:
-                // its programs are its patterns' parts after it), one the whole programs listed
-                // from the URL's start.
-                let (group, from) = listed >= 0 ? (listed, 0) : (~listed, labels!.end)
+                // its programs are its patterns' parts after it); one the whole programs listed,
+                // from the URL's start, once, or from where its gate begins at each place (for a
+                // `||` group, where that is the start of a host label).
+                let group: Int, from: Int
+                if listed < 0 {
+                    (group, from) = (~listed, labels!.end)
+                } else {
+                    group = listed & 0xFFFF_FFFF
+                    let length = Int(image.groupGateLength[group])
+                    if length == 0 {
+                        guard !ends[..<at].contains(where: { $0 >= 0 && $0 & 0xFFFF_FFFF == group }) else { continue }
+                        from = 0
+                    } else {
+                        from = listed >> 32 - abs(length)
+                        guard from >= 0, length > 0 || Self.beginsHostLabel(from, url, labels) else { continue }
+                    }
+                }
                 let rest = UnsafeBufferPointer(rebasing: url[from...])
                 for entry in Int(image.groupStart[group])..<Int(image.groupStart[group + 1]) {
                     steps += buffers.execute(entry, rest) { pattern, _ in report(pattern) }
@@ -647,6 +684,15 @@ public struct ProgramSet: Hashable, Sendable {
         return (steps, runs)
     }
 
+    /// Whether a `||` pattern's terms after its host prefix (`^[^:]+:\/\/+([^:\/]+\.)?`) may
+    /// begin at `place` of `url`, whose host labels are `labels`: at the host's first byte, or after
+    /// a `.` that a label precedes, in the host. (Nil labels: the prefix matches nowhere.)
+    @inlinable
+    static func beginsHostLabel(_ place: Int, _ url: UnsafeBufferPointer<UInt8>, _ labels: DomainTable.HostLabels?) -> Bool {
+        guard let labels else { return false }
+        return place == labels.start || (place >= labels.start + 2 && place - 1 < labels.end && url[place - 1] == UInt8(ascii: "."))
+    }
+
     func write(to writer: inout ByteWriter) {
         writer.u32(UInt32(gated?.groups.count ?? 0))
         writer.u32(UInt32(programs.count))
@@ -658,7 +704,12 @@ public struct ProgramSet: Hashable, Sendable {
             for suffix in stage.suffixes { suffix.write(to: &writer) }
         }
         if let gated {
-            for group in gated.groups {
+            for (group, start) in zip(gated.groups, gated.starts) {
+                switch start {
+                case .urlStart: (writer.u32(0), writer.u32(0))
+                case .gate(let length): (writer.u32(1), writer.u32(UInt32(length)))
+                case .hostLabelGate(let length): (writer.u32(2), writer.u32(UInt32(length)))
+                }
                 writer.u32(UInt32(group.count))
                 for program in group { program.write(to: &writer) }
             }
@@ -686,8 +737,20 @@ public struct ProgramSet: Hashable, Sendable {
         var gated: Gated?
         if groupCount > 0 {
             var groups: [[Program]] = []
-            for _ in 0..<groupCount { groups.append(try programs()) }
-            gated = Gated(gateBase: UInt32(patternCount), groups: groups)
+            var starts: [GateRunStart] = []
+            for _ in 0..<groupCount {
+                let at = reader.offset
+                let (kind, length) = (try reader.u32(), try reader.u32())
+                switch (kind, length) {
+                case (0, 0): starts.append(.urlStart)
+                // (A gate is at least one character, and fewer than a URL's.)
+                case (1, 1...UInt32(Int32.max)): starts.append(.gate(length: Int(length)))
+                case (2, 1...UInt32(Int32.max)): starts.append(.hostLabelGate(length: Int(length)))
+                default: throw .malformed(at: at, "a gated group's start \(kind) with gate length \(length)")
+                }
+                groups.append(try programs())
+            }
+            gated = Gated(gateBase: UInt32(patternCount), groups: groups, starts: starts)
         }
         // (The domain table reports gates too: the groups' numbers after the patterns'.)
         let domains = try DomainTable.read(from: &reader, patternCount: patternCount + groupCount)
@@ -711,7 +774,12 @@ public struct ProgramSet: Hashable, Sendable {
         if let gated {
             lines.append("\(name) gated groups (a whole program's p\(gated.gateBase)+g: group g's gate ends here):")
             for (group, programs) in gated.groups.enumerated() {
-                for (index, program) in programs.enumerated() { add("\(name) gated group \(group) program \(index)", program) }
+                let start = switch gated.starts[group] {
+                case .urlStart: "from the URL's start"
+                case .gate(let length): "from where the gate begins (\(length) bytes before it ends)"
+                case .hostLabelGate(let length): "from where the gate begins a host label (\(length) bytes before it ends)"
+                }
+                for (index, program) in programs.enumerated() { add("\(name) gated group \(group) program \(index), \(start)", program) }
             }
         }
         if !domains.isEmpty {

@@ -74,6 +74,10 @@ private func compiledFile(urlPrograms set: ProgramSet, patternCount: Int) -> Com
         let planned = StagePlanner.plan(patterns, minimumPatternsPerStage: 32)
         #expect(planned.gated.map(\.gate.source) == ["\\/ezoic\\/", "\\/EZOIC\\/", "\\/&", "track"])
         #expect(planned.gated.map { $0.patterns.map(\.id.rawValue) } == [[0, 1], [2], [3, 7], [5]])
+        // Those that begin with their gate run from where it begins, anchored.
+        #expect(planned.gated.map(\.runsFrom) == [.gate(length: 7), .gate(length: 7), .gate(length: 2), .gate(length: 5)])
+        #expect(planned.gated[0].patterns.map(\.filter.source) == ["^\\/ezoic\\/.*\\.js", "^\\/ezoic\\/.*\\.css"])
+        #expect(planned.gated[0].patterns.allSatisfy { $0.filter.hasStartAnchor })
         #expect(planned.stages.isEmpty)
         // The anchored one and the one without a loop are built whole.
         #expect(planned.whole.map(\.id.rawValue) == [4, 6] && staged.whole.map(\.id.rawValue) == [4, 6])
@@ -156,6 +160,33 @@ private func compiledFile(urlPrograms set: ProgramSet, patternCount: Int) -> Com
         var timer = PhaseTimer()
         let built = DFAPartitioner.build(patterns, limits: AutomataLimits(maximumDFAStates: 40), phaseTimer: &timer)
         #expect(!built.failures.isEmpty && built.failures.allSatisfy { $0.patterns == [PatternID(1)] })
+    }
+
+    @Test func aGroupsStartIsWrittenReadAndChecked() throws {
+        let whole = Program(Minimizer.minimize(try SubsetConstruction.determinize(NFA(patterns: [
+            (id: PatternID(0), filter: filter("^x")), (id: PatternID(1), filter: filter("ads")), (id: PatternID(2), filter: filter("track")),
+        ]))))
+        let group = Program(Minimizer.minimize(try SubsetConstruction.determinize(NFA(patterns: [(id: PatternID(0), filter: filter("^ads.*x"))]))))
+        let set = ProgramSet(
+            programs: [whole], gated: ProgramSet.Gated(gateBase: 1, groups: [[group], [group]], starts: [.gate(length: 3), .hostLabelGate(length: 5)]))
+        let bytes = try compiledFile(urlPrograms: set, patternCount: 1).serialized()
+        #expect(try CompiledFile(validating: bytes).urlPrograms.gated?.starts == [.gate(length: 3), .hostLabelGate(length: 5)])
+        #expect(set.disassemble(name: "url").contains("from where the gate begins a host label"))
+        // A start of no kind, or a gate of no length, is refused (the checksum made anew).
+        let written: [UInt8] = [1, 0, 0, 0, 3, 0, 0, 0]
+        let at = try #require((0...(bytes.count - 8)).first { Array(bytes[$0..<($0 + 8)]) == written })
+        for (offset, value) in [(0, 3 as UInt8), (4, 0)] {
+            var bad = bytes
+            bad[at + offset] = value
+            let checksum = CRC32.checksum(bad[32...])
+            for index in 0..<4 { bad[24 + index] = UInt8(truncatingIfNeeded: checksum >> (8 * index)) }
+            #expect {
+                try CompiledFile(validating: bad)
+            } throws: { error in
+                guard case .malformed(_, let reason)? = error as? BytecodeError else { return false }
+                return reason.contains("start")
+            }
+        }
     }
 
     @Test func aGateReportingAGroupThatIsNotThereIsRefused() throws {

@@ -41,7 +41,9 @@ import Automata
         let hosts = ["ads.test", "x.ads.test", "xads.test", "ads.test.x", "cdn.test", "b.test", "yandex.ru", "stats1.ads.test",
                      "Up.test", "up.test", "a.b.test", "ADS.TEST", "stats.ads.test", "a-b.test", "x.-.test",
                      // D after no label, after a byte other than `.`, with a port.
-                     ".ads.test", "user@ads.test", "user@x.ads.test", "x.ads.test:8080"]
+                     ".ads.test", "user@ads.test", "user@x.ads.test", "x.ads.test:8080",
+                     // A gate after the host prefix (`yandex.`) where a label begins, and elsewhere.
+                     "a.yandex.ru", "xyandex.ru", "a.xyandex.ru", ".yandex.ru", "a..yandex.ru", "q.test/yandex.ru", "stats.x.ads.test"]
         let rests = ["/", "/ga.js", "/x/y", "/ads/p", "/p", "//p", ":8080/a.gif", "/a.gif", "/clck/", "/q/x", "/?x", "/x/ga.js", "/?a&b", ""]
         var result: [String] = []
         for host in hosts {
@@ -65,6 +67,8 @@ import Automata
         #expect(gated.groups.count == (smallStages ? 3 + 3 : 3))
         #expect(read.file.urlPrograms.domains.count == 2 + 3)
         #expect(read.file.urlPrograms.stages.count == 1, "the `||` patterns without a gate")
+        // With gates apart, `||yandex.*/clck/` runs from where `yandex.` begins a host label.
+        #expect(gated.starts.contains(.hostLabelGate(length: "yandex.".count)) == smallStages)
         // The compiler's sets are made to be written (no image): run, they answer as the file's.
         let written = list.file.urlPrograms
         #expect(written == read.file.urlPrograms && written.prepared() == written)
