@@ -220,8 +220,13 @@ public struct ProgramSet: Hashable, Sendable {
         @usableFromInline var denseAccepts: [UInt32] = []
         /// The whole programs, then per stage its prefix and its suffixes.
         @usableFromInline var entries: [Entry] = []
+        /// `code`, `classes`, `referenceRows`, `denseAcceptStart`, `denseAccepts` and `entries` as a
+        /// run reads them; the first five are emptied once copied there.
+        @usableFromInline var packed = Packed.empty
         /// Per stage: its prefix's entry, and where its 130 first-byte slots start in `firstByteStart`.
         @usableFromInline var stagePrefixes: [Int32] = []
+        /// `stagePrefixes.count`, read by every run (an array's count is a line of its own).
+        @usableFromInline var stageCount = 0
         /// Per stage: its prefix reports at every position (`Program.reportsAtEveryPosition`), so
         /// the places are listed, not found by a run that reports at every byte (EasyList's
         /// adblock-rust requests: 250.2 -> 213.5 interpreter steps each).
@@ -310,22 +315,46 @@ public struct ProgramSet: Hashable, Sendable {
 
         @inlinable @inline(__always)
         func withBuffers<Result>(_ body: (Buffers) -> Result) -> Result {
-            code.withUnsafeBufferPointer { code in
-                classes.withUnsafeBufferPointer { classes in
-                    referenceRows.withUnsafeBufferPointer { referenceRows in
-                        denseAcceptStart.withUnsafeBufferPointer { denseAcceptStart in
-                            denseAccepts.withUnsafeBufferPointer { denseAccepts in
-                                entries.withUnsafeBufferPointer { entries in
-                                    body(Buffers(
-                                        code: code, classes: classes, referenceRows: referenceRows,
-                                        denseEntries: UnsafePointer(denseEntries.base), denseAcceptStart: denseAcceptStart,
-                                        denseAccepts: denseAccepts, entries: entries))
-                                }
-                            }
-                        }
-                    }
+            body(packed.buffers)
+        }
+
+        /// The arrays a run reads (`Buffers`), copied into one allocation whose addresses one
+        /// object holds: a run reads them from here, where reading each array's address and count
+        /// would be a line of its own each (its header), most of them evicted between requests.
+        @usableFromInline final class Packed: @unchecked Sendable {
+            @usableFromInline let buffers: Buffers
+            private let memory: UnsafeMutableRawPointer
+            /// The dense tables, whose entries `buffers` points to.
+            private let denseEntries: DenseEntries
+
+            init(
+                code: [UInt8], classes: [UInt8], referenceRows: [UInt32], denseEntries: DenseEntries, denseAcceptStart: [Int32],
+                denseAccepts: [UInt32], entries: [Entry]
+            ) {
+                // Each array from a 16-byte boundary, in this order.
+                func size<T>(_ array: [T]) -> Int { (array.count * MemoryLayout<T>.stride + 15) / 16 * 16 }
+                let total = size(code) + size(classes) + size(referenceRows) + size(denseAcceptStart) + size(denseAccepts) + size(entries)
+                let memory = UnsafeMutableRawPointer.allocate(byteCount: max(total, 16), alignment: max(16, MemoryLayout<Entry>.alignment))
+                var offset = 0
+                func place<T>(_ array: [T]) -> UnsafeBufferPointer<T> {
+                    let start = (memory + offset).bindMemory(to: T.self, capacity: array.count)
+                    array.withUnsafeBufferPointer { if let base = $0.baseAddress { start.initialize(from: base, count: $0.count) } }
+                    offset += size(array)
+                    return UnsafeBufferPointer(start: start, count: array.count)
                 }
+                buffers = Buffers(
+                    code: place(code), classes: place(classes), referenceRows: place(referenceRows),
+                    denseEntries: UnsafePointer(denseEntries.base), denseAcceptStart: place(denseAcceptStart),
+                    denseAccepts: place(denseAccepts), entries: place(entries))
+                self.memory = memory
+                self.denseEntries = denseEntries
             }
+
+            /// An image's with no programs.
+            static let empty = Packed(code: [], classes: [], referenceRows: [], denseEntries: DenseEntries(tables: []), denseAcceptStart: [], denseAccepts: [], entries: [])
+
+            // (The arrays' elements are plain values: nothing to deinitialize.)
+            deinit { memory.deallocate() }
         }
 
         init(programs: [Program], stages: [Stage], gated: Gated?) {
@@ -470,6 +499,11 @@ public struct ProgramSet: Hashable, Sendable {
                 denseAcceptStart += table.acceptStart.map { $0 + base }
                 denseAccepts += table.accepts
             }
+            stageCount = stagePrefixes.count
+            packed = Packed(
+                code: code, classes: classes, referenceRows: referenceRows, denseEntries: denseEntries,
+                denseAcceptStart: denseAcceptStart, denseAccepts: denseAccepts, entries: entries)
+            (code, classes, referenceRows, denseAcceptStart, denseAccepts) = ([], [], [], [], [])
         }
     }
 
@@ -632,7 +666,7 @@ public struct ProgramSet: Hashable, Sendable {
                     runs += 1
                 }
             }
-            for stage in 0..<image.stagePrefixes.count {
+            for stage in 0..<image.stageCount {
                 // The every-position stage's ends are every place up to the URL's end or its first
                 // byte from 128 on: counted, not listed (an append per byte of every URL); other
                 // stages' ends are the places where the prefix's run reports.
@@ -705,11 +739,13 @@ public struct ProgramSet: Hashable, Sendable {
         }
         if let gated {
             for (group, start) in zip(gated.groups, gated.starts) {
-                switch start {
-                case .urlStart: (writer.u32(0), writer.u32(0))
-                case .gate(let length): (writer.u32(1), writer.u32(UInt32(length)))
-                case .hostLabelGate(let length): (writer.u32(2), writer.u32(UInt32(length)))
+                let (kind, length): (UInt32, Int) = switch start {
+                case .urlStart: (0, 0)
+                case .gate(let length): (1, length)
+                case .hostLabelGate(let length): (2, length)
                 }
+                writer.u32(kind)
+                writer.u32(UInt32(length))
                 writer.u32(UInt32(group.count))
                 for program in group { program.write(to: &writer) }
             }
