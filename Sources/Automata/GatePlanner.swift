@@ -142,19 +142,9 @@ public enum GatePlanner {
     /// where its gate begins (for a `||` pattern, its terms after the host prefix).
     static func fromGate(_ filter: URLFilter, _ start: GateRunStart) -> URLFilter {
         switch start {
-        case .urlStart:
-            return filter
-        case .gate:
-            return URLFilter(
-                source: "^" + filter.source, isCaseSensitive: filter.isCaseSensitive, hasStartAnchor: true,
-                hasEndAnchor: filter.hasEndAnchor, terms: filter.terms)
-        case .hostLabelGate:
-            let terms = Array(filter.terms[HostPattern.prefixTerms.count...])
-            let utf8 = filter.source.utf8
-            let text = utf8.index(utf8.startIndex, offsetBy: terms[0].span.lowerBound)..<utf8.endIndex
-            return URLFilter(
-                source: "^" + String(filter.source[text]), isCaseSensitive: filter.isCaseSensitive, hasStartAnchor: true,
-                hasEndAnchor: filter.hasEndAnchor, terms: terms)
+        case .urlStart: filter
+        case .gate: filter.anchored(from: 0)
+        case .hostLabelGate: filter.anchored(from: HostPattern.prefixTerms.count)
         }
     }
 

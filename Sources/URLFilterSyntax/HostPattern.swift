@@ -106,12 +106,7 @@ public struct HostPattern: Hashable, Sendable {
     /// character is one.) Nil for a pattern without a domain gate.
     public static func afterDomainGate(of filter: URLFilter) -> URLFilter? {
         guard let domain = domainGate(of: filter) else { return nil }
-        let terms = Array(filter.terms[(prefixTerms.count + domain.count)...])
-        let utf8 = filter.source.utf8
-        let text = utf8.index(utf8.startIndex, offsetBy: terms[0].span.lowerBound)..<utf8.endIndex
-        return URLFilter(
-            source: "^" + String(filter.source[text]), isCaseSensitive: filter.isCaseSensitive, hasStartAnchor: true,
-            hasEndAnchor: filter.hasEndAnchor, terms: terms)
+        return filter.anchored(from: prefixTerms.count + domain.count)
     }
 
     /// The terms of `filter` after the prefix, when it is anchored and starts with the prefix and

@@ -341,6 +341,18 @@ public struct URLFilter: Hashable, Sendable {
 
     /// The status WebKit gives this accepted pattern.
     public var status: URLFilterParseStatus { matchesEverything ? .matchesEverything : .ok }
+
+    /// The pattern's terms from `first` on (one at least), as a pattern anchored where they
+    /// begin: what a run from a place where a match of the terms before them ends must match.
+    /// Its text is `^` and this one's from that term on; the end anchor and case are kept.
+    public func anchored(from first: Int) -> URLFilter {
+        let rest = Array(terms[first...])
+        let utf8 = source.utf8
+        let text = utf8.index(utf8.startIndex, offsetBy: rest[0].span.lowerBound)..<utf8.endIndex
+        return URLFilter(
+            source: "^" + String(source[text]), isCaseSensitive: isCaseSensitive, hasStartAnchor: true, hasEndAnchor: hasEndAnchor,
+            terms: rest)
+    }
 }
 
 // MARK: - Dump
