@@ -1,8 +1,8 @@
 // CompiledFile.swift — Bytecode
 //
 // The compiled rule list, as held in memory and as written to a file. Version 9 of the format
-// (refused by this reader: version 8, whose groups gated by a domain hold their patterns whole
-// and run from the URL's start; version 7, whose domain tables report no gates; version 6, without
+// (refused by this reader: version 8, whose gated groups all run from the URL's start, those a
+// domain gates holding their patterns whole; version 7, whose domain tables report no gates; version 6, without
 // the program sets' domain condition tables; version
 // 5, without the program sets' gated groups; version 4, without
 // the program sets' domain tables; version 3, with a
