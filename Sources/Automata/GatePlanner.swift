@@ -109,12 +109,10 @@ public enum GatePlanner {
             // A pattern that begins with its gate (after the host prefix, for a `||` pattern)
             // runs from where the gate begins.
             let runsFrom: GateRunStart
-            let hostPrefix = HostPattern.prefixTerms.count
             if !filter.hasStartAnchor && run.range.lowerBound == 0 {
                 runsFrom = .gate(length: run.range.count)
-            } else if gatesApart && filter.hasStartAnchor && run.range.lowerBound == hostPrefix
-                && zip(filter.terms, HostPattern.prefixTerms).allSatisfy({ $0.hasSameShape(as: $1) })
-                && filter.terms[hostPrefix].hostCharacter.map({ $0 != UInt8(ascii: "/") }) == true
+            } else if let afterPrefix = HostPattern.termsAfterPrefix(filter), run.range.lowerBound == afterPrefix.startIndex,
+                afterPrefix.first!.hostCharacter.map({ $0 != UInt8(ascii: "/") }) == true
             {
                 // (A gate that may begin with `/` might begin inside the `\/+` before the host.)
                 runsFrom = .hostLabelGate(length: run.range.count)

@@ -2,10 +2,9 @@
 //
 // The compiled rule list, as held in memory and as written to a file. Version 9 of the format
 // (refused by this reader: version 8, whose gated groups all run from the URL's start, those a
-// domain gates holding their patterns whole; version 7, whose domain tables report no gates; version 6, without
-// the program sets' domain condition tables; version
-// 5, without the program sets' gated groups; version 4, without
-// the program sets' domain tables; version 3, with a
+// domain gates holding their patterns whole; version 7, whose domain tables report no gates;
+// version 6, without the program sets' domain condition tables; version 5, without the program
+// sets' gated groups; version 4, without the program sets' domain tables; version 3, with a
 // rule's gap and location always written; version 2, without chain instructions; version 1,
 // without stages, the next flag and class-map runs, with fixed 24-byte rule records):
 //

@@ -111,7 +111,7 @@ public struct HostPattern: Hashable, Sendable {
 
     /// The terms of `filter` after the prefix, when it is anchored and starts with the prefix and
     /// something follows it.
-    private static func termsAfterPrefix(_ filter: URLFilter) -> ArraySlice<URLFilterTerm>? {
+    public static func termsAfterPrefix(_ filter: URLFilter) -> ArraySlice<URLFilterTerm>? {
         let prefix = Self.prefixTerms
         guard filter.hasStartAnchor, filter.terms.count > prefix.count,
             zip(filter.terms, prefix).allSatisfy({ $0.hasSameShape(as: $1) })

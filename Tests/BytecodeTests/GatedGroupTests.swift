@@ -56,6 +56,13 @@ private func compiledFile(urlPrograms set: ProgramSet, patternCount: Int) -> Com
         #expect(ungated == [2] && groups.count == 1 && groups[0].domain == Array("ads.test".utf8))
         #expect(groups[0].patterns.map(\.id) == [PatternID(0), PatternID(1)])
         #expect(groups[0].patterns.map(\.filter) == [after[0]!, after[1]!], "the group runs from the host's end")
+        // `yandex.` begins the terms after the host prefix: it runs from where it begins a host
+        // label. A gate that begins with `/` might begin inside the slashes: from the URL's start.
+        var loopy = [#"^[^:]+:\/\/+([^:\/]+\.)?yandex\..*\/clck\/"#, #"^[^:]+:\/\/+([^:\/]+\.)?\/adsbox.*x"#]
+            .enumerated().map { (id: PatternID($0.offset), filter: filter($0.element)) }
+        let (byRun, _) = GatePlanner.group([0, 1], of: &loopy, minimumPatternsPerStage: 0, gatesApart: true)
+        #expect(byRun.map(\.runsFrom) == [.hostLabelGate(length: "yandex.".count), .urlStart])
+        #expect(byRun.map { $0.patterns[0].filter.source } == [#"^yandex\..*\/clck\/"#, #"^[^:]+:\/\/+([^:\/]+\.)?\/adsbox.*x"#])
     }
 
     @Test func loopyUnanchoredPatternsAreGroupedByGate() {
