@@ -45,7 +45,6 @@ public struct DomainConditionTable: Hashable, Sendable {
     /// The lookup's index of the distinct domains and their groups (DomainSlots.swift), an entry's
     /// words in its group its pattern and 1 when hosts below D match (0: not).
     private var index = DomainSlots()
-    private var groups = DomainGroups()
     /// The longest D: how far back from an end a lookup hashes.
     private var longest = 0
 
@@ -104,7 +103,7 @@ public struct DomainConditionTable: Hashable, Sendable {
             words.append(patterns[entry])
             words.append(subdomains[entry] ? 1 : 0)
         }
-        (index, groups) = DomainGroups.index(
+        index = DomainGroups.index(
             starts: starts, domains: bytes, hashes: (0..<count).map { DomainSlots.hash(domain($0)) }, entryWords: 2, words: words)
     }
 
@@ -167,7 +166,8 @@ public struct DomainConditionTable: Hashable, Sendable {
         var hash = DomainSlots.seed
         var candidate = end
         let lowest = max(start, end - longest)
-        groups.bytes.withUnsafeBytes { groups in
+        guard let groups = index.storage?.groups else { return 0 }
+        do {
             while candidate > lowest {
                 candidate -= 1
                 hash = DomainSlots.step(hash, DomainSlots.folded(url[candidate]))
@@ -175,11 +175,11 @@ public struct DomainConditionTable: Hashable, Sendable {
                 guard atStart || url[candidate - 1] == 0x2E else { continue }
                 let length = end - candidate
                 let found = index.value(hash) { value in
-                    let group = DomainGroups.group(groups.baseAddress!, value)
+                    let group = DomainGroups.group(groups, value)
                     return DomainGroups.length(group) == length && DomainGroups.holds(group, url, candidate, length, folding: true)
                 }
                 guard let found else { continue }
-                let group = DomainGroups.group(groups.baseAddress!, found)
+                let group = DomainGroups.group(groups, found)
                 var member = DomainGroups.entries(group)
                 for _ in 0..<DomainGroups.entryCount(group) {
                     if atStart || DomainGroups.word(member, 4) != 0 { report(DomainGroups.word(member, 0)) }

@@ -12,51 +12,90 @@
 internal import URLFilterSyntax
 
 struct DomainSlots: Sendable {
-    /// An open-addressing table of 32-bit slots, at most two thirds full, one per distinct domain,
-    /// a slot holding its domain's group's place + 1 (0: empty; `DomainGroups`) in its low bits
-    /// (`valueMask`) and the top bits of the domain's hash above them, so that a probe that finds
-    /// another domain reads nothing else (EasyList and EasyPrivacy: 1 MB).
-    private(set) var slots: [UInt32] = []
-    /// The lookup's first test: a bit per hash of a domain (`presentBit(_:)`), at most a quarter of
-    /// them set. A label whose bit is clear is in no slot; most labels of most hosts are in none,
-    /// and the bits (64 KB for EasyList and EasyPrivacy) stay in a core's cache where the slots
-    /// they spare a read of would miss it. (Fewer bits miss less than sparser ones spare slots:
-    /// EasyList and EasyPrivacy asked apart, 9.18 simulated L2 misses a request with 8 bits an
-    /// entry, 8.67 with 4 or 2, 2 with more L1 misses; two bits a domain in one word, 8.51 with
-    /// 4, for 33 more instructions.)
-    private(set) var presentBits: [UInt64] = []
+    /// What a lookup reads, in one allocation (`Storage`): the presence bits, the slots and the
+    /// groups. Nil until the index is made (`DomainGroups.index`).
+    private(set) var storage: Storage?
     /// Below 64 once the index holds an entry (the lookups shift by them with `&>>`; an empty
     /// index is never looked up in).
     private var presentShift: UInt64 = 64
     private var shift: UInt64 = 64
     private(set) var valueMask: UInt32 = 0
 
+    /// An open-addressing table of 32-bit slots, at most two thirds full, one per distinct domain,
+    /// a slot holding its domain's group's place + 1 (0: empty; `DomainGroups`) in its low bits
+    /// (`valueMask`) and the top bits of the domain's hash above them, so that a probe that finds
+    /// another domain reads nothing else (EasyList and EasyPrivacy: 1 MB); and the lookup's first
+    /// test, a bit per hash of a domain (`presentBit(_:)`), at most a quarter of them set. A label
+    /// whose bit is clear is in no slot; most labels of most hosts are in none, and the bits (64 KB
+    /// for EasyList and EasyPrivacy) stay in a core's cache where the slots they spare a read of
+    /// would miss it. (Fewer bits miss less than sparser ones spare slots: EasyList and EasyPrivacy
+    /// asked apart, 9.18 simulated L2 misses a request with 8 bits an entry, 8.67 with 4 or 2, 2
+    /// with more L1 misses; two bits a domain in one word, 8.51 with 4, for 33 more instructions.)
+    fileprivate struct Building {
+        var slots: [UInt32]
+        var presentBits: [UInt64]
+    }
+
+    /// The presence bits, the slots and the groups (`DomainGroups`) in one allocation that starts a
+    /// cache line: a lookup reads their addresses from this object, one line, where three arrays'
+    /// headers would be a line each, mostly evicted between requests. Immutable once made.
+    final class Storage: @unchecked Sendable {
+        let presentBits: UnsafeBufferPointer<UInt64>
+        let slots: UnsafeBufferPointer<UInt32>
+        /// The groups, from a cache line's start (`DomainGroups.index` keeps a group within a line
+        /// where it fits in one).
+        let groups: UnsafeRawPointer
+        let groupBytes: Int
+        private let memory: UnsafeMutableRawPointer
+
+        fileprivate init(presentBits: [UInt64], slots: [UInt32], groups: UnsafeRawBufferPointer) {
+            func lines(_ bytes: Int) -> Int { (bytes + 63) & ~63 }
+            let (bitsBytes, slotBytes) = (lines(8 * presentBits.count), lines(4 * slots.count))
+            memory = .allocate(byteCount: max(1, bitsBytes + slotBytes + lines(groups.count)), alignment: 64)
+            let bits = memory.bindMemory(to: UInt64.self, capacity: presentBits.count)
+            presentBits.withUnsafeBufferPointer { if let base = $0.baseAddress { bits.initialize(from: base, count: $0.count) } }
+            let slotStart = (memory + bitsBytes).bindMemory(to: UInt32.self, capacity: slots.count)
+            slots.withUnsafeBufferPointer { if let base = $0.baseAddress { slotStart.initialize(from: base, count: $0.count) } }
+            let groupStart = memory + bitsBytes + slotBytes
+            if let base = groups.baseAddress { groupStart.copyMemory(from: base, byteCount: groups.count) }
+            self.presentBits = UnsafeBufferPointer(start: bits, count: presentBits.count)
+            self.slots = UnsafeBufferPointer(start: slotStart, count: slots.count)
+            self.groups = UnsafeRawPointer(groupStart)
+            groupBytes = groups.count
+        }
+
+        // (The elements are plain values: nothing to deinitialize.)
+        deinit { memory.deallocate() }
+    }
+
     /// The index of `count` entries whose domains `hash` gives, its slots holding a domain's first
     /// entry (until `DomainGroups.index` repoints them to its groups); `same` tells whether two
-    /// entries' domains are equal. Returns it with, per entry, the next entry of the same domain
-    /// (-1: none): only a domain's first entry has a slot.
-    fileprivate static func index(count: Int, hash: (Int) -> UInt64, same: (Int, Int) -> Bool) -> (DomainSlots, nextOfDomain: [Int32]) {
+    /// entries' domains are equal. Returns it and its arrays, with, per entry, the next entry of
+    /// the same domain (-1: none): only a domain's first entry has a slot.
+    fileprivate static func index(count: Int, hash: (Int) -> UInt64, same: (Int, Int) -> Bool)
+        -> (DomainSlots, Building, nextOfDomain: [Int32])
+    {
         var index = DomainSlots()
         var next = [Int32](repeating: -1, count: count)
-        guard count > 0 else { return (index, next) }
+        guard count > 0 else { return (index, Building(slots: [], presentBits: []), next) }
         var capacity = 2
         while 2 * capacity < 3 * count { capacity *= 2 }
         index.shift = UInt64(64 - capacity.trailingZeroBitCount)
         let entryBits = UInt32(UInt32.bitWidth - UInt32(count).leadingZeroBitCount)
         index.valueMask = entryBits == 32 ? .max : (1 << entryBits) - 1
-        index.slots = [UInt32](repeating: 0, count: capacity)
+        var slots = [UInt32](repeating: 0, count: capacity)
         var bits = 64
         while bits < 4 * count { bits *= 2 }
         index.presentShift = UInt64(64 - bits.trailingZeroBitCount)
-        index.presentBits = [UInt64](repeating: 0, count: bits / 64)
+        var presentBits = [UInt64](repeating: 0, count: bits / 64)
         var lastOfDomain = [Int32](repeating: -1, count: count)
         entries: for entry in 0..<count {
             let hash = hash(entry)
             var slot = index.slot(of: hash)
-            while index.slots[slot] != 0 {
+            while slots[slot] != 0 {
                 // An entry whose domain has a slot already is chained after the others.
-                let first = Int(index.slots[slot] & index.valueMask) - 1
-                if index.slots[slot] & ~index.valueMask == index.fingerprint(hash) && same(first, entry) {
+                let first = Int(slots[slot] & index.valueMask) - 1
+                if slots[slot] & ~index.valueMask == index.fingerprint(hash) && same(first, entry) {
                     let last = lastOfDomain[first] < 0 ? first : Int(lastOfDomain[first])
                     next[last] = Int32(entry)
                     lastOfDomain[first] = Int32(entry)
@@ -64,24 +103,28 @@ struct DomainSlots: Sendable {
                 }
                 slot = (slot + 1) & (capacity - 1)
             }
-            index.slots[slot] = index.fingerprint(hash) | UInt32(entry + 1)
+            slots[slot] = index.fingerprint(hash) | UInt32(entry + 1)
             let bit = index.presentBit(hash)
-            index.presentBits[bit >> 6] |= 1 << UInt64(bit & 63)
+            presentBits[bit >> 6] |= 1 << UInt64(bit & 63)
         }
-        return (index, next)
+        return (index, Building(slots: slots, presentBits: presentBits), next)
     }
 
     /// The index with each slot's entry `e` replaced by `value(e)` (below `bound`), the slots
-    /// where they were; `hash(e)` is entry `e`'s hash, as the index was made with. (The fingerprints
-    /// shrink as the values need more bits.)
-    fileprivate func repointed(bound: Int, hash: (Int) -> UInt64, value: (Int) -> Int) -> DomainSlots {
+    /// where they were, and its storage made with `groups`; `hash(e)` is entry `e`'s hash, as the
+    /// index was made with. (The fingerprints shrink as the values need more bits.)
+    fileprivate func repointed(
+        _ building: Building, bound: Int, hash: (Int) -> UInt64, value: (Int) -> Int, groups: UnsafeRawBufferPointer
+    ) -> DomainSlots {
         var index = self
+        var slots = building.slots
         let valueBits = UInt32(UInt32.bitWidth - UInt32(bound).leadingZeroBitCount)
         index.valueMask = valueBits == 32 ? .max : (1 << valueBits) - 1
         for slot in slots.indices where slots[slot] != 0 {
             let entry = Int(slots[slot] & valueMask) - 1
-            index.slots[slot] = index.fingerprint(hash(entry)) | UInt32(value(entry) + 1)
+            slots[slot] = index.fingerprint(hash(entry)) | UInt32(value(entry) + 1)
         }
+        index.storage = Storage(presentBits: building.presentBits, slots: slots, groups: groups)
         return index
     }
 
@@ -97,12 +140,13 @@ struct DomainSlots: Sendable {
     func slot(of hash: UInt64) -> Int { Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) &>> shift) }
 
     /// The group's place in the slot of the domain whose hash is `hash` and for which `matches`
-    /// holds (it is given each candidate's), nil when there is none. For a lookup of a few candidates; DomainTable's hot loop reads the arrays
-    /// itself.
+    /// holds (it is given each candidate's), nil when there is none. For a lookup of a few
+    /// candidates; DomainTable's hot loop reads the storage itself.
     func value(_ hash: UInt64, where matches: (Int) -> Bool) -> Int? {
-        guard !slots.isEmpty else { return nil }
+        guard let storage else { return nil }
         let bit = presentBit(hash)
-        guard presentBits[bit >> 6] >> UInt64(bit & 63) & 1 != 0 else { return nil }
+        guard storage.presentBits[bit >> 6] >> UInt64(bit & 63) & 1 != 0 else { return nil }
+        let slots = storage.slots
         var slot = slot(of: hash)
         let expected = fingerprint(hash)
         while slots[slot] != 0 {
@@ -197,35 +241,39 @@ struct DomainSlots: Sendable {
 }
 
 /// A table's distinct domains, each with what a lookup that finds it reads, side by side: a
-/// cache line, mostly, where the entries' places in a table's own arrays are several. Per group,
-/// 32-bit words but for D: D's length, its entries' count, D's bytes (then zeros to a word's end),
-/// then `entryWords` words per entry (the table's own), its entries in entry order. Its index's
-/// slots hold a group's place in words + 1. Derived from the entries, never written to a file.
-struct DomainGroups: Sendable {
-    private(set) var bytes: [UInt8] = []
-
-    /// The index and the groups of `count` entries, entry `e`'s domain `domains[starts[e] ..<
-    /// starts[e + 1]]` (lower case), its hash `hashes[e]`, and its words `words[entryWords * e
-    /// ..< entryWords * (e + 1)]`.
+/// cache line, where the entries' places in a table's own arrays are several; a group that fits
+/// in a line is placed within one (the groups start a line: `DomainSlots.Storage`), so that a
+/// domain found is one line read, not two for the half of them that would cross a line's end. Per
+/// group, 32-bit words but for D: D's length, its entries' count, D's bytes (then zeros to a
+/// word's end), then `entryWords` words per entry (the table's own), its entries in entry order.
+/// Its index's slots hold a group's place in words + 1. Derived from the entries, never written
+/// to a file.
+enum DomainGroups {
+    /// The index of `count` entries, entry `e`'s domain `domains[starts[e] ..< starts[e + 1]]`
+    /// (lower case), its hash `hashes[e]`, and its words `words[entryWords * e ..< entryWords *
+    /// (e + 1)]`, with its groups in its storage.
     static func index(
         starts: [UInt32], domains: [UInt8], hashes: [UInt64], entryWords: Int, words: [UInt32]
-    ) -> (DomainSlots, DomainGroups) {
+    ) -> DomainSlots {
         let count = hashes.count
         func domain(_ entry: Int) -> ArraySlice<UInt8> { domains[Int(starts[entry])..<Int(starts[entry + 1])] }
-        let (index, next) = DomainSlots.index(count: count, hash: { hashes[$0] }, same: { domain($0) == domain($1) })
+        let (index, building, next) = DomainSlots.index(count: count, hash: { hashes[$0] }, same: { domain($0) == domain($1) })
         var isFirst = [Bool](repeating: true, count: count)
         for entry in next where entry >= 0 { isFirst[Int(entry)] = false }
-        // Each domain's group at its first entry's place, in words.
+        // Each domain's group at its first entry's place, in words: after the one before, or from
+        // the next line's start when it fits in a line but not in what is left of this one.
         var groupOf = [Int](repeating: -1, count: count)
         var size = 0
         for first in 0..<count where isFirst[first] {
-            groupOf[first] = size / 4
-            size += 8 + padded(Int(starts[first + 1] - starts[first]))
+            var groupSize = 8 + padded(Int(starts[first + 1] - starts[first]))
             var entry = first
             while entry >= 0 {
-                size += 4 * entryWords
+                groupSize += 4 * entryWords
                 entry = Int(next[entry])
             }
+            if groupSize <= 64 && size % 64 + groupSize > 64 { size = (size + 63) & ~63 }
+            groupOf[first] = size / 4
+            size += groupSize
         }
         var groups = [UInt8](repeating: 0, count: size)
         groups.withUnsafeMutableBytes { groups in
@@ -251,7 +299,9 @@ struct DomainGroups: Sendable {
                 }
             }
         }
-        return (index.repointed(bound: size / 4 + 1, hash: { hashes[$0] }) { groupOf[$0] }, DomainGroups(bytes: groups))
+        return groups.withUnsafeBytes { groups in
+            index.repointed(building, bound: size / 4 + 1, hash: { hashes[$0] }, value: { groupOf[$0] }, groups: groups)
+        }
     }
 
     /// A domain's bytes in a group: then zeros to a word's end.

@@ -57,7 +57,6 @@ public struct DomainTable: Hashable, Sendable {
     /// The lookup's index of the distinct domains and their groups (DomainSlots.swift), an entry's
     /// words in its group its pattern and its T's start and end in `tails`. Derived from the entries.
     private var index = DomainSlots()
-    private var groups = DomainGroups()
 
     public static func == (lhs: DomainTable, rhs: DomainTable) -> Bool {
         lhs.patterns == rhs.patterns && lhs.starts == rhs.starts && lhs.bytes == rhs.bytes && lhs.tailStarts == rhs.tailStarts
@@ -90,7 +89,7 @@ public struct DomainTable: Hashable, Sendable {
     }
 
     /// Whether the lookup's index is made (an empty table needs none).
-    public var isIndexed: Bool { isEmpty || !groups.bytes.isEmpty }
+    public var isIndexed: Bool { isEmpty || index.storage != nil }
 
     /// This table with its lookup's index made.
     public func indexed() -> DomainTable {
@@ -251,7 +250,7 @@ public struct DomainTable: Hashable, Sendable {
             words.append(tailStarts[entry])
             words.append(tailStarts[entry + 1])
         }
-        (index, groups) = DomainGroups.index(
+        index = DomainGroups.index(
             starts: starts, domains: bytes, hashes: (0..<count).map { DomainSlots.wordHash(domain($0)) }, entryWords: 3, words: words)
     }
 
@@ -366,21 +365,19 @@ public struct DomainTable: Hashable, Sendable {
         // A canonical URL's host is lower case already: its bytes are then hashed and compared as
         // they are, not each folded (a fifth of a lookup's instructions).
         let folding = labels.hasUpperCase
-        index.slots.withUnsafeBufferPointer { slots in
-            index.presentBits.withUnsafeBufferPointer { presentBits in
-                groups.bytes.withUnsafeBytes { groups in
-                    let tables = Tables(slots: slots, presentBits: presentBits, groups: groups.baseAddress!)
-                    if folding {
-                        lookUp(url, start, end, tables, folding: true, report: report)
-                    } else {
-                        lookUp(url, start, end, tables, folding: false, report: report)
-                    }
-                }
-            }
+        // (The storage's addresses read without a retain and a release of it, two atomic operations
+        // a lookup: the table holds it.)
+        let tables = Unmanaged.passUnretained(index.storage!)._withUnsafeGuaranteedRef {
+            Tables(slots: $0.slots, presentBits: $0.presentBits, groups: $0.groups)
+        }
+        if folding {
+            lookUp(url, start, end, tables, folding: true, report: report)
+        } else {
+            lookUp(url, start, end, tables, folding: false, report: report)
         }
     }
 
-    /// What a lookup reads, as buffers.
+    /// What a lookup reads: the index's storage's addresses.
     private struct Tables {
         let slots: UnsafeBufferPointer<UInt32>
         let presentBits: UnsafeBufferPointer<UInt64>
@@ -398,6 +395,7 @@ public struct DomainTable: Hashable, Sendable {
         _ url: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, _ tables: Tables, folding: Bool, report: (UInt32) -> Void
     ) {
         let valueMask = index.valueMask
+        let (slots, presentBits, groups) = (tables.slots, tables.presentBits, tables.groups)
         let ones: UInt64 = 0x0101_0101_0101_0101
         /// The eight bytes before `wordEnd` as a word (the first lowest), NULs before the URL's start.
         @inline(__always) func word(endingAt wordEnd: Int) -> UInt64 {
@@ -415,12 +413,12 @@ public struct DomainTable: Hashable, Sendable {
         /// Reports the entries of the candidate `url[candidate ..< end]` whose hash is `hash`.
         @inline(__always) func probe(_ candidate: Int, _ hash: UInt64) {
             let bit = index.presentBit(hash)
-            guard tables.presentBits[bit >> 6] >> UInt64(bit & 63) & 1 != 0 else { return }
+            guard presentBits[bit >> 6] >> UInt64(bit & 63) & 1 != 0 else { return }
             var slot = index.slot(of: hash)
             let expected = index.fingerprint(hash)
-            while tables.slots[slot] != 0 {
-                if tables.slots[slot] & ~valueMask == expected {
-                    let group = DomainGroups.group(tables.groups, Int(tables.slots[slot] & valueMask) - 1)
+            while slots[slot] != 0 {
+                if slots[slot] & ~valueMask == expected {
+                    let group = DomainGroups.group(groups, Int(slots[slot] & valueMask) - 1)
                     let length = DomainGroups.length(group)
                     if length == end - candidate && DomainGroups.holds(group, url, candidate, length, folding: folding) {
                         // The domain's entries: each reports unless its path does not match.
@@ -435,7 +433,7 @@ public struct DomainTable: Hashable, Sendable {
                         return
                     }
                 }
-                slot = (slot + 1) & (tables.slots.count - 1)
+                slot = (slot + 1) & (slots.count - 1)
             }
         }
         // The hash of the words after `wordEnd`, which every candidate before it covers whole.
