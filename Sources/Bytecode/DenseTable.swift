@@ -603,6 +603,141 @@ public struct DenseTable: Hashable, Sendable {
     }
 }
 
+/// Parts of different tables (several lists' whole programs, `ProgramSet.WholeTogether`) run in
+/// one pass, up to four: a step of one table waits for its previous step's read, and those of the
+/// others, independent of it, fill the wait. (Each list's pass alone pairs its product with a
+/// small program whose rows stay in the nearest cache: its misses waited for one at a time.) A
+/// run that ends leaves the pass, the pass going on with the others.
+struct JointPass {
+    /// One run: its table's rows and their log2 length, its class map, the number its table's
+    /// reporting states start at (a step to it or past it, `dead` included, leaves the silent
+    /// loop), and its state.
+    struct Lane {
+        var entries: UnsafePointer<UInt16>
+        var shift: Int
+        var classOf: UnsafePointer<UInt8>
+        var quiet: Int
+        var state: Int
+
+        init(_ view: DenseView) {
+            (entries, shift, classOf, quiet, state) = (view.entries, view.shift, view.classOf, view.reportStart, view.start)
+        }
+    }
+
+    /// Runs `views` (two to four) over `url` then the end-of-URL NUL in one
+    /// pass: the same reports after the same bytes as each view's run alone, told with the view's
+    /// index; `steps[v]` is told view v's steps (as its run alone counts them). A run that ends
+    /// leaves the pass (the last lane's run takes its place); the last run left goes on alone.
+    static func run(
+        _ views: UnsafeBufferPointer<DenseView>, _ url: UnsafeBufferPointer<UInt8>, steps: UnsafeMutableBufferPointer<Int>,
+        report: (_ view: Int, _ pattern: UInt32, _ bytesRead: Int) -> Void
+    ) {
+        precondition(views.count >= 2 && views.count <= 4 && steps.count >= views.count, "two to four runs in a joint pass")
+        // (The lanes past `count` are never stepped: any lane fills them.)
+        let first = Lane(views[0])
+        var lanes = (first, Lane(views[1]), views.count > 2 ? Lane(views[2]) : first, views.count > 3 ? Lane(views[3]) : first)
+        // Per lane, the view it runs.
+        var runs = (0, 1, 2, 3)
+        var count = views.count
+        for (index, view) in views.enumerated() where view.startReports { view.reportState(view.start, 0) { report(index, $0, $1) } }
+        // (Rows of 64 entries in every lane, the whole programs' of 33 to 64 classes: the shift a
+        // constant, as in `DenseView.silentSteps`.)
+        let rowsOf64 = views.allSatisfy { $0.shift == 6 }
+        var index = 0
+        let dead = Int(DenseTable.dead)
+        if let bytes = url.baseAddress {
+            while count > 1 && silentSteps(&lanes, count: count, rowsOf64: rowsOf64, bytes, url.count, &index) {
+                // A step left the silent loop: each lane's state reports, or its run ended (and
+                // the last lane takes its place).
+                withUnsafeMutableBytes(of: &lanes) { lanes in
+                    withUnsafeMutableBytes(of: &runs) { runs in
+                        let (lanes, runs) = (lanes.bindMemory(to: Lane.self), runs.bindMemory(to: Int.self))
+                        var lane = 0
+                        while lane < count {
+                            let (state, view) = (lanes[lane].state, runs[lane])
+                            if state == dead {
+                                steps[view] = index
+                                count -= 1
+                                (lanes[lane], runs[lane]) = (lanes[count], runs[count])
+                                continue
+                            }
+                            if state >= views[view].reportStart { views[view].reportState(state, index) { report(view, $0, $1) } }
+                            lane += 1
+                        }
+                    }
+                }
+            }
+            if count == 1 && index < url.count {
+                let view = runs.0
+                steps[view] = views[view].run(url, from: lanes.0.state, at: index) { report(view, $0, $1) }
+                return
+            }
+        }
+        withUnsafeBytes(of: &lanes) { lanes in
+            withUnsafeBytes(of: &runs) { runs in
+                let (lanes, runs) = (lanes.bindMemory(to: Lane.self), runs.bindMemory(to: Int.self))
+                for lane in 0..<count {
+                    let view = runs[lane]
+                    steps[view] = views[view].finish(lanes[lane].state, url.count) { report(view, $0, $1) }
+                }
+            }
+        }
+    }
+
+    /// The pass of the first `count` lanes (two to four) from `index` while every step is silent:
+    /// false at the end, `index == count`; true after the byte whose step is not, the lanes'
+    /// states then the states it leads to (all `dead` for a byte from 128 on). Apart from the
+    /// reports' code, so that the states and addresses stay in registers.
+    @inline(never)
+    static func silentSteps(
+        _ lanes: inout (Lane, Lane, Lane, Lane), count lanesRun: Int, rowsOf64: Bool, _ bytes: UnsafePointer<UInt8>, _ count: Int,
+        _ index: inout Int
+    ) -> Bool {
+        // (Each lane count a constant, and with `rowsOf64` the shift.)
+        switch (lanesRun, rowsOf64) {
+        case (4, true): return silentSteps(&lanes, lanes: 4, rowsOf64: true, bytes, count, &index)
+        case (3, true): return silentSteps(&lanes, lanes: 3, rowsOf64: true, bytes, count, &index)
+        case (_, true): return silentSteps(&lanes, lanes: 2, rowsOf64: true, bytes, count, &index)
+        case (4, false): return silentSteps(&lanes, lanes: 4, rowsOf64: false, bytes, count, &index)
+        case (3, false): return silentSteps(&lanes, lanes: 3, rowsOf64: false, bytes, count, &index)
+        default: return silentSteps(&lanes, lanes: 2, rowsOf64: false, bytes, count, &index)
+        }
+    }
+
+    @inline(__always)
+    static func silentSteps(
+        _ lanes: inout (Lane, Lane, Lane, Lane), lanes lanesRun: Int, rowsOf64: Bool, _ bytes: UnsafePointer<UInt8>, _ count: Int,
+        _ index: inout Int
+    ) -> Bool {
+        let (a, b, c, d) = lanes
+        let (shiftA, shiftB, shiftC, shiftD) = rowsOf64 ? (6, 6, 6, 6) : (a.shift, b.shift, c.shift, d.shift)
+        var (stateA, stateB, stateC, stateD) = (a.state, b.state, c.state, d.state)
+        var place = bytes + index
+        let end = bytes + count
+        defer {
+            (lanes.0.state, lanes.1.state, lanes.2.state, lanes.3.state) = (stateA, stateB, stateC, stateD)
+            index = place - bytes
+        }
+        while place < end {
+            let byte = Int(place.pointee)
+            place += 1
+            guard byte < 128 else {
+                let dead = Int(DenseTable.dead)
+                (stateA, stateB, stateC, stateD) = (dead, dead, dead, dead)
+                return true
+            }
+            stateA = Int(a.entries[(stateA &<< shiftA) &+ Int(a.classOf[byte])])
+            stateB = Int(b.entries[(stateB &<< shiftB) &+ Int(b.classOf[byte])])
+            if lanesRun > 2 { stateC = Int(c.entries[(stateC &<< shiftC) &+ Int(c.classOf[byte])]) }
+            if lanesRun > 3 { stateD = Int(d.entries[(stateD &<< shiftD) &+ Int(d.classOf[byte])]) }
+            if stateA >= a.quiet || stateB >= b.quiet || (lanesRun > 2 && stateC >= c.quiet) || (lanesRun > 3 && stateD >= d.quiet) {
+                return true
+            }
+        }
+        return false
+    }
+}
+
 extension DenseTable {
     /// log2 of `stride`.
     var shift: Int { stride.trailingZeroBitCount }

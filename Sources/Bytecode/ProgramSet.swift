@@ -568,16 +568,21 @@ public struct ProgramSet: Hashable, Sendable {
     /// URL's host labels when the caller read them already (for several sets run over one URL),
     /// counted in the steps as if read here. Returns the interpreter steps (bytes read by every
     /// run) and the program runs.
+    /// `wholeSteps`: the whole programs were run already (`WholeTogether`), taking these steps,
+    /// and `ends` holds the gates they listed.
     @inlinable
     public func run(
-        _ url: UnsafeBufferPointer<UInt8>, hostReading: DomainTable.HostReading? = nil, ends: inout [Int], report: (UInt32) -> Void
+        _ url: UnsafeBufferPointer<UInt8>, hostReading: DomainTable.HostReading? = nil, ends: inout [Int], wholeSteps: Int? = nil,
+        report: (UInt32) -> Void
     ) -> (steps: Int, runs: Int) {
-        guard contents.isPrepared else { return prepared().run(url, hostReading: hostReading, ends: &ends, report: report) }
+        guard contents.isPrepared else {
+            return prepared().run(url, hostReading: hostReading, ends: &ends, wholeSteps: wholeSteps, report: report)
+        }
         let contents = contents
-        var steps = 0
+        var steps = wholeSteps ?? 0
         var runs = image.wholeRunCount
         let gateBase = image.gateBase
-        ends.clear()
+        if wholeSteps == nil { ends.clear() }
         // The host labels, read once for the domain table, the stages whose prefix they answer and
         // the `||` groups that run where their gate begins a host label.
         let labels: DomainTable.HostLabels?
@@ -594,13 +599,7 @@ public struct ProgramSet: Hashable, Sendable {
         // A pattern reported after `end` bytes, or, past the set's patterns, a gate: its group
         // listed with the place, as `end << 32 | g`, once (a gate may be found at several places;
         // the group then runs once, or once per place where its gate begins).
-        @inline(__always) func found(_ pattern: UInt32, _ end: Int) {
-            if pattern < gateBase {
-                report(pattern)
-            } else if !ends.contains(end << 32 | Int(pattern - gateBase)) {
-                ends.append(end << 32 | Int(pattern - gateBase))
-            }
-        }
+        @inline(__always) func found(_ pattern: UInt32, _ end: Int) { Self.found(pattern, end, gateBase: gateBase, &ends, report) }
         // The domain table reports patterns, and the gates that are domains: those list their
         // groups, to run from the host's end (as `~g`: a group may be listed both ways in a file
         // made elsewhere, and then runs both ways).
@@ -623,7 +622,7 @@ public struct ProgramSet: Hashable, Sendable {
             // several places); then those groups' programs.
             // Three or two at a time where they are parts of one dense table: one pass, each
             // step's wait filled by the others' (DenseView.run).
-            let wholeRunCount = image.wholeRunCount
+            let wholeRunCount = wholeSteps == nil ? image.wholeRunCount : 0
             var index = 0
             while index < wholeRunCount {
                 if index + 1 < wholeRunCount, let first = buffers.dense(index), let second = buffers.dense(index + 1),
@@ -716,6 +715,68 @@ public struct ProgramSet: Hashable, Sendable {
             }
         }
         return (steps, runs)
+    }
+
+    /// A pattern a whole program reported after `end` bytes: told `report`, or, past the set's
+    /// patterns, a gate: its group listed in `ends` with the place, as `end << 32 | g`, once (a
+    /// gate may be found at several places; the group then runs once, or once per place where its
+    /// gate begins).
+    @inlinable @inline(__always)
+    static func found(_ pattern: UInt32, _ end: Int, gateBase: UInt32, _ ends: inout [Int], _ report: (UInt32) -> Void) {
+        if pattern < gateBase {
+            report(pattern)
+        } else if !ends.contains(end << 32 | Int(pattern - gateBase)) {
+            ends.append(end << 32 | Int(pattern - gateBase))
+        }
+    }
+
+    /// The whole programs of two sets (two lists asked about one URL) run in one pass
+    /// (`JointPass`), as each set's `run` runs them; each set's `run` with `wholeSteps` then runs
+    /// the rest. Made once for the two: the pass reads its tables' addresses from here.
+    public final class WholeTogether: @unchecked Sendable {
+        /// The sets, held: `views` point into their images.
+        private let sets: (ProgramSet, ProgramSet)
+        /// The first set's whole runs, then the second's.
+        private let views: [DenseView]
+        private let countA: Int
+
+        /// The pass of `a`'s and `b`'s whole programs; nil unless both are prepared and their
+        /// whole programs are dense tables, four in all at most.
+        public init?(_ a: ProgramSet, _ b: ProgramSet) {
+            let (countA, countB) = (a.image.wholeRunCount, b.image.wholeRunCount)
+            guard a.contents.isPrepared, b.contents.isPrepared, countA > 0, countB > 0, countA + countB <= 4 else { return nil }
+            let views = (a.image.withBuffers { buffers in (0..<countA).compactMap { buffers.dense($0) } })
+                + (b.image.withBuffers { buffers in (0..<countB).compactMap { buffers.dense($0) } })
+            guard views.count == countA + countB else { return nil }
+            sets = (a, b)
+            self.views = views
+            self.countA = countA
+        }
+
+        /// Runs both sets' whole programs over `url`: each set's patterns told its `report`, its
+        /// gates listed in its `ends` (emptied first), as its `run` would. Returns each set's steps.
+        public func run(
+            _ url: UnsafeBufferPointer<UInt8>, endsA: inout [Int], endsB: inout [Int], reportA: (UInt32) -> Void,
+            reportB: (UInt32) -> Void
+        ) -> (Int, Int) {
+            endsA.clear()
+            endsB.clear()
+            let (countA, lanes) = (self.countA, views.count)
+            let (gateA, gateB) = (sets.0.image.gateBase, sets.1.image.gateBase)
+            return views.withUnsafeBufferPointer { views in
+                // (The steps on the stack: nothing allocated per request.)
+                withUnsafeTemporaryAllocation(of: Int.self, capacity: 4) { steps in
+                    JointPass.run(views, url, steps: steps) { lane, pattern, end in
+                        if lane < countA {
+                            ProgramSet.found(pattern, end, gateBase: gateA, &endsA, reportA)
+                        } else {
+                            ProgramSet.found(pattern, end, gateBase: gateB, &endsB, reportB)
+                        }
+                    }
+                    return (steps[..<countA].reduce(0, +), steps[countA..<lanes].reduce(0, +))
+                }
+            }
+        }
     }
 
     /// Whether a `||` pattern's terms after its host prefix (`^[^:]+:\/\/+([^:\/]+\.)?`) may

@@ -5,7 +5,8 @@
 // and what does not depend on a list is found once per request: the request's page (compared by
 // its URLs, with the main document's registrable domain), whether it is third party, and the
 // host labels of its URL that the domain tables read. The lists' evaluators share one page table,
-// so that each knows the page by the same place.
+// so that each knows the page by the same place. Two lists' whole url programs run in one pass
+// (`ProgramSet.WholeTogether`): each list's table reads are waited for beside the other's.
 
 public import RequestContext
 internal import Bytecode
@@ -17,6 +18,9 @@ public final class ContentBlockers {
     /// `evaluators`, which hold them, as lent to each answer: not retained and released per list
     /// and request.
     private let lent: [Unmanaged<Evaluator>]
+    /// Two lists: their whole url programs run in one pass, each's table reads waited for beside
+    /// the other's (nil when they cannot be: `Evaluator.wholeTogether`).
+    private let wholeTogether: ProgramSet.WholeTogether?
 
     /// The lists' evaluators, keeping the last `pageCapacity` pages (as `Evaluator` does).
     public init(_ lists: [CompiledRuleList], pageCapacity: Int = 16) {
@@ -24,7 +28,12 @@ public final class ContentBlockers {
         self.pageTable = pageTable
         evaluators = lists.map { Evaluator($0, pageTable: pageTable) }
         lent = evaluators.map(Unmanaged.passUnretained)
+        wholeTogether = evaluators.count == 2 ? Evaluator.wholeTogether(evaluators[0], evaluators[1]) : nil
     }
+
+    /// Whether the lists' whole url programs run in one pass (two lists whose whole programs are
+    /// dense tables, four at most).
+    public var runsWholeProgramsTogether: Bool { wholeTogether != nil }
 
     /// Tells `each` every list's outcome for `request`, in the lists' order.
     public func outcomes(for request: Request, _ each: (_ list: Int, _ outcome: MatchOutcome) -> Void) {
@@ -38,8 +47,12 @@ public final class ContentBlockers {
             var url = url
             return url.withUTF8(DomainTable.HostReading.init)
         }()
+        let wholeSteps = wholeTogether.map { together in
+            lent[0]._withUnsafeGuaranteedRef { a in lent[1]._withUnsafeGuaranteedRef { b in Evaluator.runWhole(a, b, together, url: url) } }
+        }
         for list in lent.indices {
-            each(list, lent[list]._withUnsafeGuaranteedRef { $0.outcome(for: request, at: place, hostReading: hostReading) })
+            let steps = wholeSteps.map { list == 0 ? $0.0 : $0.1 }
+            each(list, lent[list]._withUnsafeGuaranteedRef { $0.outcome(for: request, at: place, hostReading: hostReading, wholeSteps: steps) })
         }
     }
 

@@ -419,12 +419,15 @@ public final class Evaluator {
     @exclusivity(unchecked) private var markedFrame: [UInt32]?
 
     /// Runs `programs` over `url`, marking each reported pattern once in `seen` and listing it.
+    /// `wholeSteps`: the whole programs were run already (`runWhole`), taking these steps.
     private func run(
-        _ programs: ProgramSet, over url: String, hostReading: DomainTable.HostReading? = nil, seen: inout PatternMarks,
-        into matched: inout [UInt32], ends: inout [Int]
+        _ programs: ProgramSet, over url: String, hostReading: DomainTable.HostReading? = nil, wholeSteps: Int? = nil,
+        seen: inout PatternMarks, into matched: inout [UInt32], ends: inout [Int]
     ) {
         func run(_ bytes: UnsafeBufferPointer<UInt8>) -> (steps: Int, runs: Int) {
-            programs.run(bytes, hostReading: hostReading, ends: &ends) { pattern in Self.mark(pattern, in: &seen, listing: &matched) }
+            programs.run(bytes, hostReading: hostReading, ends: &ends, wholeSteps: wholeSteps) { pattern in
+                Self.mark(pattern, in: &seen, listing: &matched)
+            }
         }
         // (A native string's bytes are read where they lie; a copy for `withUTF8` would retain
         // and release the string, two atomic operations per request.)
@@ -434,6 +437,30 @@ public final class Evaluator {
         }()
         self.steps += steps
         programRuns += runs
+    }
+
+    /// The pass of `a`'s and `b`'s whole url programs together (two lists asked about each
+    /// request; `runWhole`), nil when they cannot be run so.
+    static func wholeTogether(_ a: Evaluator, _ b: Evaluator) -> ProgramSet.WholeTogether? {
+        ProgramSet.WholeTogether(a.file.urlPrograms, b.file.urlPrograms)
+    }
+
+    /// Runs the whole url programs of `a` and `b` over `url` in one pass (`together`, made for the
+    /// two by `wholeTogether`), their patterns marked and listed and their gates listed as each
+    /// one's answer would; returns the steps each answer is then given
+    /// (`outcome(for:at:hostReading:wholeSteps:)`).
+    static func runWhole(_ a: Evaluator, _ b: Evaluator, _ together: ProgramSet.WholeTogether, url: String) -> (Int, Int) {
+        let (workA, workB) = (a.work, b.work)
+        func run(_ bytes: UnsafeBufferPointer<UInt8>) -> (Int, Int) {
+            together.run(
+                bytes, endsA: &workA.stageEnds, endsB: &workB.stageEnds,
+                reportA: { mark($0, in: &workA.urlSeen, listing: &workA.matchedURLPatterns) },
+                reportB: { mark($0, in: &workB.urlSeen, listing: &workB.matchedURLPatterns) })
+        }
+        return url.utf8.withContiguousStorageIfAvailable(run) ?? {
+            var url = url
+            return url.withUTF8(run)
+        }()
     }
 
     /// Marks `pattern` in `seen` and lists it in `matched` unless it was marked. (Out of line: the
@@ -782,20 +809,25 @@ public final class Evaluator {
     /// The outcome for `request` (a matchable URL), whose page is at `place` in this evaluator's
     /// page table, with its URL's host labels when a caller asking several lists read them once
     /// for all (nil: read here).
+    /// `wholeSteps`: the whole url programs were run already (`runWhole`), taking these steps.
     @inline(__always)
-    func outcome(for request: Request, at place: PageTable.Place, hostReading: DomainTable.HostReading?) -> MatchOutcome {
+    func outcome(
+        for request: Request, at place: PageTable.Place, hostReading: DomainTable.HostReading?, wholeSteps: Int? = nil
+    ) -> MatchOutcome {
         let thirdParty = place.thirdParty
         let key = flagsKey(request, thirdParty: thirdParty)
         guard place.slot >= 0 else {
             // A page not kept: made for this answer alone, and held by it.
             let page = page(at: place)
-            return answer(request, page, universal(request, page, key, thirdParty: thirdParty), thirdParty: thirdParty, hostReading: hostReading)
+            return answer(
+                request, page, universal(request, page, key, thirdParty: thirdParty), thirdParty: thirdParty, hostReading: hostReading,
+                wholeSteps: wholeSteps)
         }
         // A kept page and its lists are held by the evaluator (`pages`, the page's `universal`)
         // for the whole answer: lent to it, not retained and released, each an atomic operation.
         return Unmanaged.passUnretained(page(at: place))._withUnsafeGuaranteedRef { page in
             Unmanaged.passUnretained(universal(request, page, key, thirdParty: thirdParty))._withUnsafeGuaranteedRef { kept in
-                answer(request, page, kept, thirdParty: thirdParty, hostReading: hostReading)
+                answer(request, page, kept, thirdParty: thirdParty, hostReading: hostReading, wholeSteps: wholeSteps)
             }
         }
     }
@@ -803,7 +835,7 @@ public final class Evaluator {
     /// The outcome for `request` on `page`, whose lists for the request's flags are `kept`.
     @inline(__always)
     private func answer(
-        _ request: Request, _ page: Page, _ kept: Kept, thirdParty: Bool, hostReading: DomainTable.HostReading?
+        _ request: Request, _ page: Page, _ kept: Kept, thirdParty: Bool, hostReading: DomainTable.HostReading?, wholeSteps: Int?
     ) -> MatchOutcome {
         // The working memory: an object, so that its lists are used in place (a value moved out
         // and back would leave seven empty lists to release at each answer).
@@ -812,8 +844,8 @@ public final class Evaluator {
         // 1. The rules of the patterns the URL programs report (a few), in rule order; 2. those
         // that apply.
         run(
-            file.urlPrograms, over: request.url.string, hostReading: hostReading, seen: &work.urlSeen, into: &work.matchedURLPatterns,
-            ends: &work.stageEnds)
+            file.urlPrograms, over: request.url.string, hostReading: hostReading, wholeSteps: wholeSteps, seen: &work.urlSeen,
+            into: &work.matchedURLPatterns, ends: &work.stageEnds)
         Self.clear(&work.matchedRules)
         for pattern in work.matchedURLPatterns {
             work.urlSeen.remove(pattern)

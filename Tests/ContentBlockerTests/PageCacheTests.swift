@@ -87,7 +87,8 @@ import PCRE2Oracle
         #expect(fresh.pagesMade == requests.count)
     }
 
-    /// Lists asked together share one page table, the request's third party and its host labels:
+    /// Lists asked together share one page table, the request's third party, its host labels and
+    /// one pass of their whole programs:
     /// each list's outcome is still the oracle's for that list alone, with two pages kept (each
     /// evicted and refilled), the default sixteen, and none; a list's page knowledge follows the
     /// shared table's places (each list counts its pages made as an evaluator alone would).
@@ -106,6 +107,7 @@ import PCRE2Oracle
         let requests = Self.requests()
         for capacity in [2, 16, 0] {
             let together = ContentBlockers(compiled, pageCapacity: capacity)
+            #expect(together.runsWholeProgramsTogether, "the two lists' whole programs run in one pass")
             let alone = compiled.map { Evaluator($0, pageCapacity: capacity) }
             var answered = [0, 0]
             for request in requests {

@@ -1,0 +1,106 @@
+// JointPassTests.swift — runs of different tables in one pass (DenseTable.swift's `JointPass`, the
+// whole programs of two lists asked together) report what each run alone reports, after the same
+// bytes and in the same order, and count the same steps: over programs of every kind (tries,
+// anchored patterns that stop early, loops, end anchors), two to four runs of two tables, rows of
+// every stride (64 in every lane, and others), URLs with NULs and bytes from 128 on, and empty ones; and two program sets' whole
+// programs run together leave each set's `run` the same reports, gates and steps.
+
+import Testing
+import Automata
+@testable import Bytecode
+import URLFilterSyntax
+import TestSupport
+
+/// `body` given a view of each table's parts in turn (the views live while it runs).
+private func withViews(_ tables: ArraySlice<DenseTable>, _ views: [DenseView] = [], _ body: ([DenseView]) -> Void) {
+    guard let table = tables.first else { return body(views) }
+    func part(_ index: Int, _ views: [DenseView]) {
+        guard index < table.parts.count else { return withViews(tables.dropFirst(), views, body) }
+        table.withView(part: index) { part(index + 1, views + [$0]) }
+    }
+    part(0, views)
+}
+
+@Suite struct JointPassTests {
+    @Test func runsInOnePassReportAndStepAsEachAlone() throws {
+        let atoms = ["a", "b", "/", "\\.", ".", "[ab]", "[^a]", "x", ".*", "\\0", "ab", "b*"]
+        var random = SplitMix64(seed: 2711)
+        let bytes: [UInt8] = Array("ab/.xy".utf8) + [0, 0x80, 0xC3]
+        var (ended, strides) = (0, Set<Int>())
+        for _ in 0..<300 {
+            let runs = Int(random.next() % 3) + 2
+            let programs = try (0..<runs).map { _ in try randomProgram(atoms, &random) }
+            let decoded = try programs.map {
+                try #require(DenseTable.decode($0, maximumStates: DenseTable.maximumStates, readingExceptions: true))
+            }
+            // Two tables, the runs split between them, each of its parts' stride or of 64.
+            let split = Int(random.next() % UInt64(runs - 1)) + 1
+            let tables = [0..<split, split..<runs].map { range in
+                let stride = random.next() % 2 == 0 ? 64 : DenseTable.rowEntries(classCount: programs[range].map(\.classCount).max()!)
+                strides.insert(stride)
+                return DenseTable(Array(decoded[range]), classMaps: programs[range].map(\.classOfByte), stride: stride)
+            }
+            withViews(tables[...]) { views in
+                for _ in 0..<16 {
+                    let url = (0..<Int(random.next() % 12)).map { _ in bytes[Int(random.next() % UInt64(bytes.count))] }
+                    url.withUnsafeBufferPointer { url in
+                        var alone: [[[Int]]] = []
+                        var aloneSteps: [Int] = []
+                        for view in views {
+                            var reports: [[Int]] = []
+                            aloneSteps.append(view.run(url) { reports.append([Int($0), $1]) })
+                            alone.append(reports)
+                        }
+                        var together = [[[Int]]](repeating: [], count: views.count)
+                        var steps = [Int](repeating: -1, count: 4)
+                        views.withUnsafeBufferPointer { views in
+                            steps.withUnsafeMutableBufferPointer { steps in
+                                JointPass.run(views, url, steps: steps) { together[$0].append([Int($1), $2]) }
+                            }
+                        }
+                        #expect(together == alone, "\(Array(url))")
+                        #expect(Array(steps[..<views.count]) == aloneSteps, "\(Array(url))")
+                        if Set(aloneSteps).count > 1 { ended += 1 }
+                    }
+                }
+            }
+        }
+        #expect(ended > 500, "URLs on which some runs end before others")
+        #expect(strides.count > 2, "rows of several strides")
+    }
+
+    @Test func setsRunTogetherLeaveEachSetsRunTheSame() throws {
+        // Two sets whose whole programs are dense tables: a search automaton with an anchored
+        // program, and one of literals; each set's run after the joint pass reports the same
+        // patterns and counts the same steps as its run alone.
+        var random = SplitMix64(seed: 41)
+        let a = ProgramSet(programs: [
+            try patternsProgram(["ads", "track", "ban+er", "\\.js$", "pixel"]),
+            try patternsProgram(["^https?://a\\.test/", "^http://b\\.test/x"]),
+        ])
+        let b = ProgramSet(programs: [try patternsProgram(["/ad/", "beacon", "a[0-9]b", "^ws:", "c.*d"])])
+        let together = try #require(ProgramSet.WholeTogether(a, b))
+        let pieces = ["https://", "http://", "ws:", "a.test/", "b.test/x", "ads", "track", "banner", "bannner", ".js", "/ad/", "beacon",
+            "a5b", "c", "d", "pixel", "?", "\u{80}", "\u{0}"]
+        for _ in 0..<2_000 {
+            let url = Array((0..<Int(random.next() % 7)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }.joined().utf8)
+            url.withUnsafeBufferPointer { url in
+                var (endsA, endsB) = ([Int](), [Int]())
+                var (aloneA, aloneB) = ([UInt32](), [UInt32]())
+                let (stepsA, _) = a.run(url, ends: &endsA) { aloneA.append($0) }
+                let (stepsB, _) = b.run(url, ends: &endsB) { aloneB.append($0) }
+                var (jointA, jointB) = ([UInt32](), [UInt32]())
+                let (wholeA, wholeB) = together.run(url, endsA: &endsA, endsB: &endsB, reportA: { jointA.append($0) }, reportB: { jointB.append($0) })
+                let (restA, _) = a.run(url, ends: &endsA, wholeSteps: wholeA) { jointA.append($0) }
+                let (restB, _) = b.run(url, ends: &endsB, wholeSteps: wholeB) { jointB.append($0) }
+                #expect(jointA.sorted() == aloneA.sorted() && jointB.sorted() == aloneB.sorted(), "\(Array(url))")
+                #expect(restA == stepsA && restB == stepsB, "\(Array(url))")
+            }
+        }
+        // Sets whose whole runs are more than four together are not run so.
+        let three = ProgramSet(programs: [
+            try patternsProgram(["ads", "track"]), try patternsProgram(["^https?://a\\.test/"]), try patternsProgram(["x$", "^y"]),
+        ])
+        #expect(three.image.wholeRunCount == 3 && ProgramSet.WholeTogether(three, a) == nil)
+    }
+}
