@@ -15,11 +15,30 @@ struct DomainSlots: Sendable {
     /// What a lookup reads, in one allocation (`Storage`): the presence bits, the slots and the
     /// groups. Nil until the index is made (`DomainGroups.index`).
     private(set) var storage: Storage?
-    /// Below 64 once the index holds an entry (the lookups shift by them with `&>>`; an empty
-    /// index is never looked up in).
-    private var presentShift: UInt64 = 64
-    private var shift: UInt64 = 64
-    private(set) var valueMask: UInt32 = 0
+    /// Where a hash's bits go (its storage holds a copy).
+    private(set) var shape = Shape()
+    var valueMask: UInt32 { shape.valueMask }
+
+    /// Where a domain's hash's bits go: its presence bit, its slot, and the fingerprint its slot
+    /// holds above the group's place (`valueMask`).
+    struct Shape: Sendable {
+        /// Below 64 once the index holds an entry (the lookups shift by them with `&>>`; an empty
+        /// index is never looked up in).
+        fileprivate(set) var presentShift: UInt64 = 64
+        fileprivate(set) var shift: UInt64 = 64
+        fileprivate(set) var valueMask: UInt32 = 0
+
+        /// The bit of `hash` in the presence bits: other bits of it than the slot's.
+        @inline(__always)
+        func presentBit(_ hash: UInt64) -> Int { Int(truncatingIfNeeded: (hash &* 0xC2B2_AE3D_27D4_EB4F) &>> presentShift) }
+
+        /// The top bits of `hash` above a slot's entry bits.
+        @inline(__always)
+        func fingerprint(_ hash: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: hash >> 32) & ~valueMask }
+
+        @inline(__always)
+        func slot(of hash: UInt64) -> Int { Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) &>> shift) }
+    }
 
     /// An open-addressing table of 32-bit slots, at most two thirds full, one per distinct domain,
     /// a slot holding its domain's group's place + 1 (0: empty; `DomainGroups`) in its low bits
@@ -36,32 +55,37 @@ struct DomainSlots: Sendable {
         var presentBits: [UInt64]
     }
 
-    /// The presence bits, the slots and the groups (`DomainGroups`) in one allocation that starts a
-    /// cache line: a lookup reads their addresses from this object, one line, where three arrays'
-    /// headers would be a line each, mostly evicted between requests. Immutable once made.
+    /// The presence bits, the slots, the groups (`DomainGroups`) and the table's other bytes a
+    /// lookup reads (the domain table's paths) in one allocation that starts a cache line, with the
+    /// index's shape: a lookup reads their addresses from this object, one line, where each
+    /// array's header would be a line, mostly evicted between requests. Immutable once made.
     final class Storage: @unchecked Sendable {
+        let shape: Shape
         let presentBits: UnsafeBufferPointer<UInt64>
         let slots: UnsafeBufferPointer<UInt32>
         /// The groups, from a cache line's start (`DomainGroups.index` keeps a group within a line
         /// where it fits in one).
         let groups: UnsafeRawPointer
-        let groupBytes: Int
+        let extra: UnsafeBufferPointer<UInt8>
         private let memory: UnsafeMutableRawPointer
 
-        fileprivate init(presentBits: [UInt64], slots: [UInt32], groups: UnsafeRawBufferPointer) {
+        fileprivate init(shape: Shape, presentBits: [UInt64], slots: [UInt32], groups: UnsafeRawBufferPointer, extra: [UInt8]) {
             func lines(_ bytes: Int) -> Int { (bytes + 63) & ~63 }
-            let (bitsBytes, slotBytes) = (lines(8 * presentBits.count), lines(4 * slots.count))
-            memory = .allocate(byteCount: max(1, bitsBytes + slotBytes + lines(groups.count)), alignment: 64)
+            let (bitsBytes, slotBytes, groupBytes) = (lines(8 * presentBits.count), lines(4 * slots.count), lines(groups.count))
+            memory = .allocate(byteCount: max(1, bitsBytes + slotBytes + groupBytes + extra.count), alignment: 64)
             let bits = memory.bindMemory(to: UInt64.self, capacity: presentBits.count)
             presentBits.withUnsafeBufferPointer { if let base = $0.baseAddress { bits.initialize(from: base, count: $0.count) } }
             let slotStart = (memory + bitsBytes).bindMemory(to: UInt32.self, capacity: slots.count)
             slots.withUnsafeBufferPointer { if let base = $0.baseAddress { slotStart.initialize(from: base, count: $0.count) } }
             let groupStart = memory + bitsBytes + slotBytes
             if let base = groups.baseAddress { groupStart.copyMemory(from: base, byteCount: groups.count) }
+            let extraStart = (memory + bitsBytes + slotBytes + groupBytes).bindMemory(to: UInt8.self, capacity: extra.count)
+            extra.withUnsafeBufferPointer { if let base = $0.baseAddress { extraStart.initialize(from: base, count: $0.count) } }
+            self.shape = shape
             self.presentBits = UnsafeBufferPointer(start: bits, count: presentBits.count)
             self.slots = UnsafeBufferPointer(start: slotStart, count: slots.count)
             self.groups = UnsafeRawPointer(groupStart)
-            groupBytes = groups.count
+            self.extra = UnsafeBufferPointer(start: extraStart, count: extra.count)
         }
 
         // (The elements are plain values: nothing to deinitialize.)
@@ -80,13 +104,13 @@ struct DomainSlots: Sendable {
         guard count > 0 else { return (index, Building(slots: [], presentBits: []), next) }
         var capacity = 2
         while 2 * capacity < 3 * count { capacity *= 2 }
-        index.shift = UInt64(64 - capacity.trailingZeroBitCount)
+        index.shape.shift = UInt64(64 - capacity.trailingZeroBitCount)
         let entryBits = UInt32(UInt32.bitWidth - UInt32(count).leadingZeroBitCount)
-        index.valueMask = entryBits == 32 ? .max : (1 << entryBits) - 1
+        index.shape.valueMask = entryBits == 32 ? .max : (1 << entryBits) - 1
         var slots = [UInt32](repeating: 0, count: capacity)
         var bits = 64
         while bits < 4 * count { bits *= 2 }
-        index.presentShift = UInt64(64 - bits.trailingZeroBitCount)
+        index.shape.presentShift = UInt64(64 - bits.trailingZeroBitCount)
         var presentBits = [UInt64](repeating: 0, count: bits / 64)
         var lastOfDomain = [Int32](repeating: -1, count: count)
         entries: for entry in 0..<count {
@@ -114,30 +138,23 @@ struct DomainSlots: Sendable {
     /// where they were, and its storage made with `groups`; `hash(e)` is entry `e`'s hash, as the
     /// index was made with. (The fingerprints shrink as the values need more bits.)
     fileprivate func repointed(
-        _ building: Building, bound: Int, hash: (Int) -> UInt64, value: (Int) -> Int, groups: UnsafeRawBufferPointer
+        _ building: Building, bound: Int, hash: (Int) -> UInt64, value: (Int) -> Int, groups: UnsafeRawBufferPointer, extra: [UInt8]
     ) -> DomainSlots {
         var index = self
         var slots = building.slots
         let valueBits = UInt32(UInt32.bitWidth - UInt32(bound).leadingZeroBitCount)
-        index.valueMask = valueBits == 32 ? .max : (1 << valueBits) - 1
+        index.shape.valueMask = valueBits == 32 ? .max : (1 << valueBits) - 1
         for slot in slots.indices where slots[slot] != 0 {
             let entry = Int(slots[slot] & valueMask) - 1
             slots[slot] = index.fingerprint(hash(entry)) | UInt32(value(entry) + 1)
         }
-        index.storage = Storage(presentBits: building.presentBits, slots: slots, groups: groups)
+        index.storage = Storage(shape: index.shape, presentBits: building.presentBits, slots: slots, groups: groups, extra: extra)
         return index
     }
 
-    /// The bit of `hash` in `presentBits`: other bits of it than the slot's.
-    @inline(__always)
-    func presentBit(_ hash: UInt64) -> Int { Int(truncatingIfNeeded: (hash &* 0xC2B2_AE3D_27D4_EB4F) &>> presentShift) }
-
-    /// The top bits of `hash` above a slot's entry bits.
-    @inline(__always)
-    func fingerprint(_ hash: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: hash >> 32) & ~valueMask }
-
-    @inline(__always)
-    func slot(of hash: UInt64) -> Int { Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) &>> shift) }
+    @inline(__always) func presentBit(_ hash: UInt64) -> Int { shape.presentBit(hash) }
+    @inline(__always) func fingerprint(_ hash: UInt64) -> UInt32 { shape.fingerprint(hash) }
+    @inline(__always) func slot(of hash: UInt64) -> Int { shape.slot(of: hash) }
 
     /// The group's place in the slot of the domain whose hash is `hash` and for which `matches`
     /// holds (it is given each candidate's), nil when there is none. For a lookup of a few
@@ -251,9 +268,9 @@ struct DomainSlots: Sendable {
 enum DomainGroups {
     /// The index of `count` entries, entry `e`'s domain `domains[starts[e] ..< starts[e + 1]]`
     /// (lower case), its hash `hashes[e]`, and its words `words[entryWords * e ..< entryWords *
-    /// (e + 1)]`, with its groups in its storage.
+    /// (e + 1)]`, with its groups in its storage, and `extra` after them (bytes its lookups read).
     static func index(
-        starts: [UInt32], domains: [UInt8], hashes: [UInt64], entryWords: Int, words: [UInt32]
+        starts: [UInt32], domains: [UInt8], hashes: [UInt64], entryWords: Int, words: [UInt32], extra: [UInt8] = []
     ) -> DomainSlots {
         let count = hashes.count
         func domain(_ entry: Int) -> ArraySlice<UInt8> { domains[Int(starts[entry])..<Int(starts[entry + 1])] }
@@ -300,7 +317,7 @@ enum DomainGroups {
             }
         }
         return groups.withUnsafeBytes { groups in
-            index.repointed(building, bound: size / 4 + 1, hash: { hashes[$0] }, value: { groupOf[$0] }, groups: groups)
+            index.repointed(building, bound: size / 4 + 1, hash: { hashes[$0] }, value: { groupOf[$0] }, groups: groups, extra: extra)
         }
     }
 

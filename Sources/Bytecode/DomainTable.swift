@@ -183,7 +183,8 @@ public struct DomainTable: Hashable, Sendable {
 
     /// Whether T's encoding `tail` matches `url` from `start` (the end-of-URL NUL after its last
     /// byte). Only for an encoding `encode` made or `read` checked.
-    static func tailMatches(_ tail: ArraySlice<UInt8>, _ url: UnsafeBufferPointer<UInt8>, from start: Int) -> Bool {
+    static func tailMatches<Tail: Collection<UInt8>>(_ tail: Tail, _ url: UnsafeBufferPointer<UInt8>, from start: Int) -> Bool
+    where Tail.Index == Int {
         var at = tail.startIndex
         var place = start
         while at < tail.endIndex {
@@ -251,7 +252,8 @@ public struct DomainTable: Hashable, Sendable {
             words.append(tailStarts[entry + 1])
         }
         index = DomainGroups.index(
-            starts: starts, domains: bytes, hashes: (0..<count).map { DomainSlots.wordHash(domain($0)) }, entryWords: 3, words: words)
+            starts: starts, domains: bytes, hashes: (0..<count).map { DomainSlots.wordHash(domain($0)) }, entryWords: 3, words: words,
+            extra: tails)
     }
 
     /// Where the shape's prefix `^[^:]+:\/\/+([^:/]+\.)?` ends in a URL: after each `/` of the
@@ -358,44 +360,117 @@ public struct DomainTable: Hashable, Sendable {
 
     /// Reports the pattern of every entry that matches `url`, whose labels are `labels`.
     public func lookUp(_ url: UnsafeBufferPointer<UInt8>, _ labels: HostLabels, report: (UInt32) -> Void) {
-        let (start, end) = (labels.start, labels.end)
-        guard labels.terminated, end > start, !isEmpty else { return }
+        guard labels.terminated, labels.end > labels.start, !isEmpty else { return }
         // (A table not prepared, looked up all the same: indexed for this lookup.)
         guard isIndexed else { return indexed().lookUp(url, labels, report: report) }
+        Self.lookUp(tables, url, labels, report: report)
+    }
+
+    /// What a lookup of this table reads (nil for an empty table or one not indexed), for lookups
+    /// made apart from the table (`ProgramSet.WholeTogether`), which holds the table meanwhile.
+    var lookupTables: Tables? { isEmpty || !isIndexed ? nil : tables }
+
+    /// The lookup of `url`'s host in the table `tables` are of.
+    static func lookUp(_ tables: Tables, _ url: UnsafeBufferPointer<UInt8>, _ labels: HostLabels, report: (UInt32) -> Void) {
+        let (start, end) = (labels.start, labels.end)
+        guard labels.terminated, end > start else { return }
         // A canonical URL's host is lower case already: its bytes are then hashed and compared as
-        // they are, not each folded (a fifth of a lookup's instructions).
-        let folding = labels.hasUpperCase
-        // (The storage's addresses read without a retain and a release of it, two atomic operations
-        // a lookup: the table holds it.)
-        let tables = Unmanaged.passUnretained(index.storage!)._withUnsafeGuaranteedRef {
-            Tables(slots: $0.slots, presentBits: $0.presentBits, groups: $0.groups)
-        }
-        if folding {
-            lookUp(url, start, end, tables, folding: true, report: report)
+        // they are, not each folded (a fifth of a lookup's instructions; a constant at each call
+        // below: two loops, neither testing it).
+        if labels.hasUpperCase {
+            forEachCandidate(url, start, end, folding: true) { probe($0, $1, url, end, tables, folding: true, report: report) }
         } else {
-            lookUp(url, start, end, tables, folding: false, report: report)
+            forEachCandidate(url, start, end, folding: false) { probe($0, $1, url, end, tables, folding: false, report: report) }
         }
     }
 
-    /// What a lookup reads: the index's storage's addresses.
-    private struct Tables {
+    /// Looks `url`'s host up in two tables at once (two lists asked about one URL; `a` and `b`
+    /// their `lookupTables`), reporting as each one's `lookUp` does: the candidates read and
+    /// hashed once, each probed in both tables, so that one table's misses are waited for beside
+    /// the other's.
+    static func lookUp(
+        _ a: Tables, _ b: Tables, _ url: UnsafeBufferPointer<UInt8>, _ labels: HostLabels, reportA: (UInt32) -> Void,
+        reportB: (UInt32) -> Void
+    ) {
+        let (start, end) = (labels.start, labels.end)
+        guard labels.terminated, end > start else { return }
+        if labels.hasUpperCase {
+            forEachCandidate(url, start, end, folding: true) { candidate, hash in
+                probe(candidate, hash, url, end, a, folding: true, report: reportA)
+                probe(candidate, hash, url, end, b, folding: true, report: reportB)
+            }
+        } else {
+            forEachCandidate(url, start, end, folding: false) { candidate, hash in
+                probe(candidate, hash, url, end, a, folding: false, report: reportA)
+                probe(candidate, hash, url, end, b, folding: false, report: reportB)
+            }
+        }
+    }
+
+    /// What a lookup reads: the index's storage's shape and addresses (plain values: a closure
+    /// that holds them retains nothing), valid while the table is.
+    struct Tables {
+        let shape: DomainSlots.Shape
         let slots: UnsafeBufferPointer<UInt32>
         let presentBits: UnsafeBufferPointer<UInt64>
         let groups: UnsafeRawPointer
+        /// T's encodings (`tails`).
+        let tails: UnsafeBufferPointer<UInt8>
     }
 
-    /// The lookup of A = `url[start ..< end]`, its bytes folded to lower case when `folding`
-    /// (a constant at each call: two loops, neither testing it). A is read eight bytes at a time
-    /// from its end, each word once: its `.`s give the candidates in it, from the last, and a
-    /// candidate's hash (`DomainSlots.wordHash`) is the hash of the words after it and one step
-    /// for its bytes in this word. (The URL's bytes up to A's end are ASCII and not NUL: the host
+    /// The index's storage's shape and addresses (an indexed table's), read without a retain and
+    /// a release of the storage, two atomic operations a lookup: the table holds it.
+    private var tables: Tables {
+        Unmanaged.passUnretained(index.storage!)._withUnsafeGuaranteedRef {
+            Tables(shape: $0.shape, slots: $0.slots, presentBits: $0.presentBits, groups: $0.groups, tails: $0.extra)
+        }
+    }
+
+    /// Reports the entries of the candidate `url[candidate ..< end]` (A from a candidate to its end)
+    /// whose hash is `hash`, its bytes folded to lower case when `folding`.
+    @inline(__always)
+    private static func probe(
+        _ candidate: Int, _ hash: UInt64, _ url: UnsafeBufferPointer<UInt8>, _ end: Int, _ tables: Tables, folding: Bool,
+        report: (UInt32) -> Void
+    ) {
+        let shape = tables.shape
+        let bit = shape.presentBit(hash)
+        guard tables.presentBits[bit >> 6] >> UInt64(bit & 63) & 1 != 0 else { return }
+        let (slots, valueMask) = (tables.slots, shape.valueMask)
+        var slot = shape.slot(of: hash)
+        let expected = shape.fingerprint(hash)
+        while slots[slot] != 0 {
+            if slots[slot] & ~valueMask == expected {
+                let group = DomainGroups.group(tables.groups, Int(slots[slot] & valueMask) - 1)
+                let length = DomainGroups.length(group)
+                if length == end - candidate && DomainGroups.holds(group, url, candidate, length, folding: folding) {
+                    // The domain's entries: each reports unless its path does not match.
+                    var member = DomainGroups.entries(group)
+                    for _ in 0..<DomainGroups.entryCount(group) {
+                        let (tailStart, tailEnd) = (Int(DomainGroups.word(member, 4)), Int(DomainGroups.word(member, 8)))
+                        if tailStart == tailEnd || tailMatches(tables.tails[tailStart..<tailEnd], url, from: end) {
+                            report(DomainGroups.word(member, 0))
+                        }
+                        member += 12
+                    }
+                    return
+                }
+            }
+            slot = (slot + 1) & (slots.count - 1)
+        }
+    }
+
+    /// Tells `body` each candidate of A = `url[start ..< end]` (a place D may begin: A's start, and
+    /// after each `.` of A but its first byte), from the last, with its hash
+    /// (`DomainSlots.wordHash` of `url[candidate ..< end]`, bytes folded to lower case when
+    /// `folding`). A is read eight bytes at a time from its end, each word once: its `.`s give the
+    /// candidates in it, and a candidate's hash is the hash of the words after it and one step for
+    /// its bytes in this word. (The URL's bytes up to A's end are ASCII and not NUL: the host
     /// labels were read so.)
     @inline(__always)
-    private func lookUp(
-        _ url: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, _ tables: Tables, folding: Bool, report: (UInt32) -> Void
+    private static func forEachCandidate(
+        _ url: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, folding: Bool, _ body: (_ candidate: Int, _ hash: UInt64) -> Void
     ) {
-        let valueMask = index.valueMask
-        let (slots, presentBits, groups) = (tables.slots, tables.presentBits, tables.groups)
         let ones: UInt64 = 0x0101_0101_0101_0101
         /// The eight bytes before `wordEnd` as a word (the first lowest), NULs before the URL's start.
         @inline(__always) func word(endingAt wordEnd: Int) -> UInt64 {
@@ -409,32 +484,6 @@ public struct DomainTable: Hashable, Sendable {
             // adding 0x25 when it is past `Z`, shifted down to 0x20.)
             guard folding else { return word }
             return word | ((word &+ 0x3F &* ones) & ~(word &+ 0x25 &* ones) & (0x80 &* ones)) >> 2
-        }
-        /// Reports the entries of the candidate `url[candidate ..< end]` whose hash is `hash`.
-        @inline(__always) func probe(_ candidate: Int, _ hash: UInt64) {
-            let bit = index.presentBit(hash)
-            guard presentBits[bit >> 6] >> UInt64(bit & 63) & 1 != 0 else { return }
-            var slot = index.slot(of: hash)
-            let expected = index.fingerprint(hash)
-            while slots[slot] != 0 {
-                if slots[slot] & ~valueMask == expected {
-                    let group = DomainGroups.group(groups, Int(slots[slot] & valueMask) - 1)
-                    let length = DomainGroups.length(group)
-                    if length == end - candidate && DomainGroups.holds(group, url, candidate, length, folding: folding) {
-                        // The domain's entries: each reports unless its path does not match.
-                        var member = DomainGroups.entries(group)
-                        for _ in 0..<DomainGroups.entryCount(group) {
-                            let (tailStart, tailEnd) = (Int(DomainGroups.word(member, 4)), Int(DomainGroups.word(member, 8)))
-                            if tailStart == tailEnd || Self.tailMatches(tails[tailStart..<tailEnd], url, from: end) {
-                                report(DomainGroups.word(member, 0))
-                            }
-                            member += 12
-                        }
-                        return
-                    }
-                }
-                slot = (slot + 1) & (slots.count - 1)
-            }
         }
         // The hash of the words after `wordEnd`, which every candidate before it covers whole.
         var wordsHash = DomainSlots.seed
@@ -455,13 +504,13 @@ public struct DomainTable: Hashable, Sendable {
                 let candidate = lowest + byte + 1
                 guard candidate < end else { continue }
                 let first = wordEnd - candidate
-                probe(candidate, DomainSlots.lastWordStep(
+                body(candidate, DomainSlots.lastWordStep(
                     wordsHash, first == 0 ? 0 : word >> UInt64(64 - 8 * first), length: end - candidate))
             }
             if lowest <= start {
                 // A's first byte is in this word: the last candidate.
                 let first = wordEnd - start
-                probe(start, first == 8
+                body(start, first == 8
                     ? DomainSlots.lastWordStep(DomainSlots.wordStep(wordsHash, word), 0, length: end - start)
                     : DomainSlots.lastWordStep(wordsHash, word >> UInt64(64 - 8 * first), length: end - start))
                 return

@@ -603,13 +603,10 @@ public struct ProgramSet: Hashable, Sendable {
         // The domain table reports patterns, and the gates that are domains: those list their
         // groups, to run from the host's end (as `~g`: a group may be listed both ways in a file
         // made elsewhere, and then runs both ways).
+        // (Looked up already with the whole programs when `wholeSteps` is given: `WholeTogether`.)
         if let labels, !contents.domains.isEmpty {
-            contents.domains.lookUp(url, labels) { pattern in
-                if pattern < gateBase {
-                    report(pattern)
-                } else if !ends.contains(~Int(pattern - gateBase)) {
-                    ends.append(~Int(pattern - gateBase))
-                }
+            if wholeSteps == nil {
+                contents.domains.lookUp(url, labels) { pattern in Self.domainFound(pattern, gateBase: gateBase, &ends, report) }
             }
             runs += 1
         }
@@ -717,6 +714,17 @@ public struct ProgramSet: Hashable, Sendable {
         return (steps, runs)
     }
 
+    /// A pattern the domain table reported: told `report`, or, past the set's patterns, a gate
+    /// that is a domain: its group listed in `ends` to run from the host's end, as `~g`, once.
+    @inlinable @inline(__always)
+    static func domainFound(_ pattern: UInt32, gateBase: UInt32, _ ends: inout [Int], _ report: (UInt32) -> Void) {
+        if pattern < gateBase {
+            report(pattern)
+        } else if !ends.contains(~Int(pattern - gateBase)) {
+            ends.append(~Int(pattern - gateBase))
+        }
+    }
+
     /// A pattern a whole program reported after `end` bytes: told `report`, or, past the set's
     /// patterns, a gate: its group listed in `ends` with the place, as `end << 32 | g`, once (a
     /// gate may be found at several places; the group then runs once, or once per place where its
@@ -739,6 +747,8 @@ public struct ProgramSet: Hashable, Sendable {
         /// The first set's whole runs, then the second's.
         private let views: [DenseView]
         private let countA: Int
+        /// What each set's domain table's lookups read (nil: an empty table).
+        private let domains: (DomainTable.Tables?, DomainTable.Tables?)
 
         /// The pass of `a`'s and `b`'s whole programs; nil unless both are prepared and their
         /// whole programs are dense tables, four in all at most.
@@ -751,18 +761,33 @@ public struct ProgramSet: Hashable, Sendable {
             sets = (a, b)
             self.views = views
             self.countA = countA
+            domains = (a.contents.domains.lookupTables, b.contents.domains.lookupTables)
         }
 
-        /// Runs both sets' whole programs over `url`: each set's patterns told its `report`, its
-        /// gates listed in its `ends` (emptied first), as its `run` would. Returns each set's steps.
+        /// Runs both sets' domain tables and whole programs over `url`, whose host labels are
+        /// `labels` (as `DomainTable.HostReading` reads them): each set's patterns told its
+        /// `report`, its gates listed in its `ends` (emptied first), as its `run` would. The
+        /// tables are looked up together (`DomainTable.lookUp(_:_:_:_:reportA:reportB:)`), each's
+        /// misses waited for beside the other's. Returns each set's steps.
         public func run(
-            _ url: UnsafeBufferPointer<UInt8>, endsA: inout [Int], endsB: inout [Int], reportA: (UInt32) -> Void,
-            reportB: (UInt32) -> Void
+            _ url: UnsafeBufferPointer<UInt8>, labels: DomainTable.HostLabels?, endsA: inout [Int], endsB: inout [Int],
+            reportA: (UInt32) -> Void, reportB: (UInt32) -> Void
         ) -> (Int, Int) {
             endsA.clear()
             endsB.clear()
             let (countA, lanes) = (self.countA, views.count)
             let (gateA, gateB) = (sets.0.image.gateBase, sets.1.image.gateBase)
+            if let labels {
+                switch domains {
+                case (let a?, let b?):
+                    DomainTable.lookUp(
+                        a, b, url, labels, reportA: { ProgramSet.domainFound($0, gateBase: gateA, &endsA, reportA) },
+                        reportB: { ProgramSet.domainFound($0, gateBase: gateB, &endsB, reportB) })
+                case (let a?, nil): DomainTable.lookUp(a, url, labels) { ProgramSet.domainFound($0, gateBase: gateA, &endsA, reportA) }
+                case (nil, let b?): DomainTable.lookUp(b, url, labels) { ProgramSet.domainFound($0, gateBase: gateB, &endsB, reportB) }
+                case (nil, nil): break
+                }
+            }
             return views.withUnsafeBufferPointer { views in
                 // (The steps on the stack: nothing allocated per request.)
                 withUnsafeTemporaryAllocation(of: Int.self, capacity: 4) { steps in

@@ -48,7 +48,9 @@ public final class ContentBlockers {
             return url.withUTF8(DomainTable.HostReading.init)
         }()
         let wholeSteps = wholeTogether.map { together in
-            lent[0]._withUnsafeGuaranteedRef { a in lent[1]._withUnsafeGuaranteedRef { b in Evaluator.runWhole(a, b, together, url: url) } }
+            lent[0]._withUnsafeGuaranteedRef { a in
+                lent[1]._withUnsafeGuaranteedRef { b in Evaluator.runWhole(a, b, together, url: url, labels: hostReading.labels) }
+            }
         }
         for list in lent.indices {
             let steps = wholeSteps.map { list == 0 ? $0.0 : $0.1 }

@@ -445,15 +445,18 @@ public final class Evaluator {
         ProgramSet.WholeTogether(a.file.urlPrograms, b.file.urlPrograms)
     }
 
-    /// Runs the whole url programs of `a` and `b` over `url` in one pass (`together`, made for the
-    /// two by `wholeTogether`), their patterns marked and listed and their gates listed as each
-    /// one's answer would; returns the steps each answer is then given
+    /// Runs the domain tables and the whole url programs of `a` and `b` over `url` (whose host
+    /// labels are `labels`) together (`together`, made for the two by `wholeTogether`), their
+    /// patterns marked and listed and their gates listed as each one's answer would; returns the
+    /// steps each answer is then given
     /// (`outcome(for:at:hostReading:wholeSteps:)`).
-    static func runWhole(_ a: Evaluator, _ b: Evaluator, _ together: ProgramSet.WholeTogether, url: String) -> (Int, Int) {
+    static func runWhole(
+        _ a: Evaluator, _ b: Evaluator, _ together: ProgramSet.WholeTogether, url: String, labels: DomainTable.HostLabels?
+    ) -> (Int, Int) {
         let (workA, workB) = (a.work, b.work)
         func run(_ bytes: UnsafeBufferPointer<UInt8>) -> (Int, Int) {
             together.run(
-                bytes, endsA: &workA.stageEnds, endsB: &workB.stageEnds,
+                bytes, labels: labels, endsA: &workA.stageEnds, endsB: &workB.stageEnds,
                 reportA: { mark($0, in: &workA.urlSeen, listing: &workA.matchedURLPatterns) },
                 reportB: { mark($0, in: &workB.urlSeen, listing: &workB.matchedURLPatterns) })
         }

@@ -2,8 +2,9 @@
 // whole programs of two lists asked together) report what each run alone reports, after the same
 // bytes and in the same order, and count the same steps: over programs of every kind (tries,
 // anchored patterns that stop early, loops, end anchors), two to four runs of two tables, rows of
-// every stride (64 in every lane, and others), URLs with NULs and bytes from 128 on, and empty ones; and two program sets' whole
-// programs run together leave each set's `run` the same reports, gates and steps.
+// every stride (64 in every lane, and others), URLs with NULs and bytes from 128 on, and empty
+// ones; and two program sets' whole programs and domain tables run together leave each set's `run`
+// the same reports, gates and steps.
 
 import Testing
 import Automata
@@ -73,30 +74,44 @@ private func withViews(_ tables: ArraySlice<DenseTable>, _ views: [DenseView] = 
         // Two sets whose whole programs are dense tables: a search automaton with an anchored
         // program, and one of literals; each set's run after the joint pass reports the same
         // patterns and counts the same steps as its run alone.
+        // Their domain tables (one with paths) are looked up together with them.
         var random = SplitMix64(seed: 41)
-        let a = ProgramSet(programs: [
-            try patternsProgram(["ads", "track", "ban+er", "\\.js$", "pixel"]),
-            try patternsProgram(["^https?://a\\.test/", "^http://b\\.test/x"]),
+        let domainsA = DomainTable([
+            (pattern: 100, domain: Array("ads.test".utf8), tail: []), (pattern: 101, domain: Array("test".utf8), tail: DomainTable.encode(
+                [HostPattern.terminator, ASCIISet(UInt8(ascii: "x"))])),
         ])
-        let b = ProgramSet(programs: [try patternsProgram(["/ad/", "beacon", "a[0-9]b", "^ws:", "c.*d"])])
+        let a = ProgramSet(
+            programs: [
+                try patternsProgram(["ads", "track", "ban+er", "\\.js$", "pixel"]),
+                try patternsProgram(["^https?://a\\.test/", "^http://b\\.test/x"]),
+            ], domains: domainsA)
+        let b = ProgramSet(
+            programs: [try patternsProgram(["/ad/", "beacon", "a[0-9]b", "^ws:", "c.*d"])],
+            domains: DomainTable([(pattern: 200, domain: Array("ads.test".utf8)), (pattern: 201, domain: Array("b.test".utf8))]))
         let together = try #require(ProgramSet.WholeTogether(a, b))
         let pieces = ["https://", "http://", "ws:", "a.test/", "b.test/x", "ads", "track", "banner", "bannner", ".js", "/ad/", "beacon",
-            "a5b", "c", "d", "pixel", "?", "\u{80}", "\u{0}"]
-        for _ in 0..<2_000 {
+            "a5b", "c", "d", "pixel", "?", "\u{80}", "\u{0}", "ads.test/", "x.ads.test:", "ADS.Test/", "b.test:", "test/x"]
+        var (reportedA, reportedB) = (Set<UInt32>(), Set<UInt32>())
+        for _ in 0..<3_000 {
             let url = Array((0..<Int(random.next() % 7)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }.joined().utf8)
             url.withUnsafeBufferPointer { url in
+                let reading = DomainTable.HostReading(url)
                 var (endsA, endsB) = ([Int](), [Int]())
                 var (aloneA, aloneB) = ([UInt32](), [UInt32]())
-                let (stepsA, _) = a.run(url, ends: &endsA) { aloneA.append($0) }
-                let (stepsB, _) = b.run(url, ends: &endsB) { aloneB.append($0) }
+                let (stepsA, _) = a.run(url, hostReading: reading, ends: &endsA) { aloneA.append($0) }
+                let (stepsB, _) = b.run(url, hostReading: reading, ends: &endsB) { aloneB.append($0) }
                 var (jointA, jointB) = ([UInt32](), [UInt32]())
-                let (wholeA, wholeB) = together.run(url, endsA: &endsA, endsB: &endsB, reportA: { jointA.append($0) }, reportB: { jointB.append($0) })
-                let (restA, _) = a.run(url, ends: &endsA, wholeSteps: wholeA) { jointA.append($0) }
-                let (restB, _) = b.run(url, ends: &endsB, wholeSteps: wholeB) { jointB.append($0) }
+                let (wholeA, wholeB) = together.run(
+                    url, labels: reading.labels, endsA: &endsA, endsB: &endsB, reportA: { jointA.append($0) }, reportB: { jointB.append($0) })
+                let (restA, _) = a.run(url, hostReading: reading, ends: &endsA, wholeSteps: wholeA) { jointA.append($0) }
+                let (restB, _) = b.run(url, hostReading: reading, ends: &endsB, wholeSteps: wholeB) { jointB.append($0) }
                 #expect(jointA.sorted() == aloneA.sorted() && jointB.sorted() == aloneB.sorted(), "\(Array(url))")
                 #expect(restA == stepsA && restB == stepsB, "\(Array(url))")
+                reportedA.formUnion(aloneA)
+                reportedB.formUnion(aloneB)
             }
         }
+        #expect(reportedA.isSuperset(of: [100, 101]) && reportedB.isSuperset(of: [200, 201]), "every domain entry found")
         // Sets whose whole runs are more than four together are not run so.
         let three = ProgramSet(programs: [
             try patternsProgram(["ads", "track"]), try patternsProgram(["^https?://a\\.test/"]), try patternsProgram(["x$", "^y"]),
