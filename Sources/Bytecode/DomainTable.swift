@@ -433,9 +433,19 @@ public struct DomainTable: Hashable, Sendable {
         _ candidate: Int, _ hash: UInt64, _ url: UnsafeBufferPointer<UInt8>, _ end: Int, _ tables: Tables, folding: Bool,
         report: (UInt32) -> Void
     ) {
-        let shape = tables.shape
-        let bit = shape.presentBit(hash)
+        let bit = tables.shape.presentBit(hash)
         guard tables.presentBits[bit >> 6] >> UInt64(bit & 63) & 1 != 0 else { return }
+        probeSlots(candidate, hash, url, end, tables, folding: folding, report: report)
+    }
+
+    /// `probe`'s reads past the presence bit (a candidate in four or five has it): out of line, so
+    /// that the candidates' loop, which calls `probe` at two places, keeps the test alone.
+    @inline(never)
+    private static func probeSlots(
+        _ candidate: Int, _ hash: UInt64, _ url: UnsafeBufferPointer<UInt8>, _ end: Int, _ tables: Tables, folding: Bool,
+        report: (UInt32) -> Void
+    ) {
+        let shape = tables.shape
         let (slots, valueMask) = (tables.slots, shape.valueMask)
         var slot = shape.slot(of: hash)
         let expected = shape.fingerprint(hash)
