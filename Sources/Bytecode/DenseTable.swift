@@ -624,10 +624,10 @@ struct JointPass {
         }
     }
 
-    /// Runs `views` (two to four) over `url` then the end-of-URL NUL in one
-    /// pass: the same reports after the same bytes as each view's run alone, told with the view's
-    /// index; `steps[v]` is told view v's steps (as its run alone counts them). A run that ends
-    /// leaves the pass (the last lane's run takes its place); the last run left goes on alone.
+    /// Runs `views` (two to four) over `url` then the end-of-URL NUL in one pass: the same reports
+    /// after the same bytes as each view's run alone, told with the view's index; `steps[v]` is
+    /// told view v's steps (as its run alone counts them). A run that ends leaves the pass (the
+    /// last lane's run takes its place); the last run left goes on alone.
     static func run(
         _ views: UnsafeBufferPointer<DenseView>, _ url: UnsafeBufferPointer<UInt8>, steps: UnsafeMutableBufferPointer<Int>,
         report: (_ view: Int, _ pattern: UInt32, _ bytesRead: Int) -> Void
