@@ -93,9 +93,9 @@ public struct GateTolerance: Codable, Hashable, Sendable {
     ///    compile, or of a request set, on one machine, with the other core busy or idle; see
     ///    docs/METHODOLOGY.md), so 1% is noise-free and still sees 3% more work in one phase
     ///    or per request.
-    ///  - data misses: 3% + 0.25 a request: the same tree's simulated level 2 misses repeat within
-    ///    0.5% (the quarter miss: a set of a dozen requests, where one miss more is 8%); the level 1
-    ///    metrics carry their own (`l1MissTolerance(requests:)`).
+    ///  - data misses: 3% + 0.25 a request: the same build's simulated level 2 misses repeat within
+    ///    0.5%; both levels' metrics carry their own over a set's requests (`l1MissTolerance`,
+    ///    `l2MissTolerance`).
     ///  - heap: 1%: a serial compile's heap peak is the same bytes every run.
     ///  - memory: 25% and 32 MiB: resident pages of a parallel run; runs of one tree move the
     ///    own-process peak by up to 5%, growth inside the job's process more: gross growth only.
@@ -121,6 +121,15 @@ public struct GateTolerance: Codable, Hashable, Sendable {
     /// for a set of a few requests.
     public static func l1MissTolerance(requests: Int) -> GateTolerance {
         GateTolerance(percent: 15, absolute: max(4, 240 / Double(max(requests, 1))))
+    }
+
+    /// The level 2 data-miss metrics' own tolerance over a set of `requests` requests: 3% and a
+    /// quarter miss a request, and at least eight misses in all. Builds of one tree put the heap's
+    /// arrays elsewhere, which moves a few conflict misses of a 1 MB cache: EasyList's dozen
+    /// regression requests gave 1.58, 1.75 and 2.08 a request (19 to 25 misses in all) in three
+    /// builds of one source; over thousands of requests the quarter miss holds.
+    public static func l2MissTolerance(requests: Int) -> GateTolerance {
+        GateTolerance(percent: 3, absolute: max(0.25, 8 / Double(max(requests, 1))))
     }
 
     /// The largest value that still passes.
@@ -185,7 +194,10 @@ public enum GateMetrics {
                 for counter in ours.counters { add(prefix + counter.name, .count, counter.value) }
                 for part in ours.instructions ?? [] { add(prefix + "instructions " + part.name, .instructions, part.value) }
                 for part in ours.dataMisses ?? [] {
-                    add(prefix + part.name, .dataMisses, part.value, tolerance: part.name == MatchCost.l1MissesName ? GateTolerance.l1MissTolerance(requests: ours.answers?.requests ?? 0) : nil)
+                    let requests = ours.answers?.requests ?? 0
+                    let tolerance = part.name == MatchCost.l1MissesName
+                        ? GateTolerance.l1MissTolerance(requests: requests) : GateTolerance.l2MissTolerance(requests: requests)
+                    add(prefix + part.name, .dataMisses, part.value, tolerance: tolerance)
                 }
             }
             if result.model != .check,
