@@ -166,25 +166,24 @@ public struct DomainConditionTable: Hashable, Sendable {
         var hash = DomainSlots.seed
         var candidate = end
         let lowest = max(start, end - longest)
-        guard let groups = index.storage?.groups else { return 0 }
-        do {
-            while candidate > lowest {
-                candidate -= 1
-                hash = DomainSlots.step(hash, DomainSlots.folded(url[candidate]))
-                let atStart = candidate == start
-                guard atStart || url[candidate - 1] == 0x2E else { continue }
-                let length = end - candidate
-                let found = index.value(hash) { value in
-                    let group = DomainGroups.group(groups, value)
-                    return DomainGroups.length(group) == length && DomainGroups.holds(group, url, candidate, length, folding: true)
-                }
-                guard let found else { continue }
-                let group = DomainGroups.group(groups, found)
-                var member = DomainGroups.entries(group)
-                for _ in 0..<DomainGroups.entryCount(group) {
-                    if atStart || DomainGroups.word(member, 4) != 0 { report(DomainGroups.word(member, 0)) }
-                    member += 8
-                }
+        // (An indexed table has its storage: every table is indexed when made or read.)
+        let groups = index.storage!.groups
+        while candidate > lowest {
+            candidate -= 1
+            hash = DomainSlots.step(hash, DomainSlots.folded(url[candidate]))
+            let atStart = candidate == start
+            guard atStart || url[candidate - 1] == 0x2E else { continue }
+            let length = end - candidate
+            let found = index.value(hash) { value in
+                let group = DomainGroups.group(groups, value)
+                return DomainGroups.length(group) == length && DomainGroups.holds(group, url, candidate, length, folding: true)
+            }
+            guard let found else { continue }
+            let group = DomainGroups.group(groups, found)
+            var member = DomainGroups.entries(group)
+            for _ in 0..<DomainGroups.entryCount(group) {
+                if atStart || DomainGroups.word(member, 4) != 0 { report(DomainGroups.word(member, 0)) }
+                member += 8
             }
         }
         return end - candidate

@@ -568,8 +568,8 @@ public struct ProgramSet: Hashable, Sendable {
     /// URL's host labels when the caller read them already (for several sets run over one URL),
     /// counted in the steps as if read here. Returns the interpreter steps (bytes read by every
     /// run) and the program runs.
-    /// `wholeSteps`: the whole programs were run already (`WholeTogether`), taking these steps,
-    /// and `ends` holds the gates they listed.
+    /// `wholeSteps`: the domain table was looked up and the whole programs run already
+    /// (`WholeTogether`), taking these steps, and `ends` holds the gates they listed.
     @inlinable
     public func run(
         _ url: UnsafeBufferPointer<UInt8>, hostReading: DomainTable.HostReading? = nil, ends: inout [Int], wholeSteps: Int? = nil,
@@ -747,6 +747,8 @@ public struct ProgramSet: Hashable, Sendable {
         /// The first set's whole runs, then the second's.
         private let views: [DenseView]
         private let countA: Int
+        /// Each set's first gate (`Image.gateBase`).
+        private let gateBases: (UInt32, UInt32)
         /// What each set's domain table's lookups read (nil: an empty table).
         private let domains: (DomainTable.Tables?, DomainTable.Tables?)
 
@@ -761,6 +763,7 @@ public struct ProgramSet: Hashable, Sendable {
             sets = (a, b)
             self.views = views
             self.countA = countA
+            gateBases = (a.image.gateBase, b.image.gateBase)
             domains = (a.contents.domains.lookupTables, b.contents.domains.lookupTables)
         }
 
@@ -776,7 +779,7 @@ public struct ProgramSet: Hashable, Sendable {
             endsA.clear()
             endsB.clear()
             let (countA, lanes) = (self.countA, views.count)
-            let (gateA, gateB) = (sets.0.image.gateBase, sets.1.image.gateBase)
+            let (gateA, gateB) = gateBases
             if let labels {
                 switch domains {
                 case (let a?, let b?):

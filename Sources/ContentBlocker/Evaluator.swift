@@ -419,7 +419,8 @@ public final class Evaluator {
     @exclusivity(unchecked) private var markedFrame: [UInt32]?
 
     /// Runs `programs` over `url`, marking each reported pattern once in `seen` and listing it.
-    /// `wholeSteps`: the whole programs were run already (`runWhole`), taking these steps.
+    /// `wholeSteps`: the domain table was looked up and the whole programs run already
+    /// (`runWhole`), taking these steps.
     private func run(
         _ programs: ProgramSet, over url: String, hostReading: DomainTable.HostReading? = nil, wholeSteps: Int? = nil,
         seen: inout PatternMarks, into matched: inout [UInt32], ends: inout [Int]
@@ -448,8 +449,7 @@ public final class Evaluator {
     /// Runs the domain tables and the whole url programs of `a` and `b` over `url` (whose host
     /// labels are `labels`) together (`together`, made for the two by `wholeTogether`), their
     /// patterns marked and listed and their gates listed as each one's answer would; returns the
-    /// steps each answer is then given
-    /// (`outcome(for:at:hostReading:wholeSteps:)`).
+    /// steps each answer is then given (`outcome(for:at:hostReading:wholeSteps:)`).
     static func runWhole(
         _ a: Evaluator, _ b: Evaluator, _ together: ProgramSet.WholeTogether, url: String, labels: DomainTable.HostLabels?
     ) -> (Int, Int) {
@@ -812,7 +812,8 @@ public final class Evaluator {
     /// The outcome for `request` (a matchable URL), whose page is at `place` in this evaluator's
     /// page table, with its URL's host labels when a caller asking several lists read them once
     /// for all (nil: read here).
-    /// `wholeSteps`: the whole url programs were run already (`runWhole`), taking these steps.
+    /// `wholeSteps`: the url domain table was looked up and the whole url programs run already
+    /// (`runWhole`), taking these steps.
     @inline(__always)
     func outcome(
         for request: Request, at place: PageTable.Place, hostReading: DomainTable.HostReading?, wholeSteps: Int? = nil
