@@ -11,8 +11,11 @@
 // mapped: most of an unanchored DFA's states list a class or two of 50-odd.
 //
 // An entry is the next state's number in 16 bits, `dead` (0xFFFF) where the run stops; a row is
-// `stride` entries, the class count rounded up to a power of two, so that a state's row is its
-// number shifted and a row of 33 to 64 classes fills two cache lines exactly. The states are
+// `stride` entries, the class count rounded up to a power of two, in planes of 32 columns (a
+// cache line) when it is wider: each plane holds every state's row of its columns, so that a
+// state's row in a plane is its number shifted, and the columns are placed by how often URLs hold
+// their bytes (`columns(classMap:classCount:)`), the lower-case letters, `/` and `.` in the first
+// plane, whose lines are then most of what a run over a URL reads. The states are
 // numbered by kind: plain silent states first, then the silent states a run reads on in (below),
 // then the states that report; so a step's one comparison of the number says whether it is more
 // than a move. (Half the bytes of row offsets in 32 bits: two lists asked in turn evict each
@@ -54,14 +57,21 @@ public struct DenseTable: Hashable, Sendable {
     /// The programs, in the order given: tables run in one pass are one table of several parts,
     /// so that they share one base address and one numbering (`DenseView.run(_:_:_:report:)`).
     public let parts: [Part]
-    /// Each part's class of each byte 0...127, one part's after another's: a pass of several parts
-    /// reads them from one address (`DenseView.run(_:_:_:report:)`).
+    /// Each part's column of each byte 0...127 (its class, placed by `columns(classMap:classCount:)`),
+    /// one part's after another's.
     public let classMaps: [UInt8]
     /// Entries a row: the parts' largest class count rounded up to a power of two.
     public let stride: Int
-    /// `entries[state * stride + class]`: the next state's number, or `dead`. (A state's classes
-    /// are its part's.)
+    /// The rows in planes of `planeWidth` columns (a cache line), each plane every state's row
+    /// of those columns: state `s`'s entry in column `c` is `entries[(c / w) * stateCount * w + s *
+    /// w + c % w]`, w = min(stride, planeWidth) (`entry(_:column:)`): the next state's number, or
+    /// `dead`. (A state's columns are its part's.)
     public let entries: [UInt16]
+    /// Each part's place of each byte 0...127's entry from a row's start in `entries` (the plane
+    /// of its column, and the column in it), one part's after another's: a run reads a byte's
+    /// entry at `(state << shift) + columns[byte]`, and a pass of several parts reads their
+    /// places from one address (`DenseView.run(_:_:_:report:)`).
+    public let columns: [UInt32]
     /// States from this number on are read on in (silent, kept by most bytes: `maximumExits`);
     /// those below are plain silent states.
     public let loopStart: Int
@@ -73,6 +83,15 @@ public struct DenseTable: Hashable, Sendable {
     public let accepts: [UInt32]
 
     public var stateCount: Int { entries.count / stride }
+    /// At most this many columns in a plane: 32 entries, a cache line.
+    public static let planeWidth = 32
+    /// Entries a row of a plane.
+    public var rowWidth: Int { min(stride, Self.planeWidth) }
+
+    /// State `state`'s entry in column `column`.
+    public func entry(_ state: Int, column: Int) -> UInt16 {
+        entries[column / rowWidth * stateCount * rowWidth + state * rowWidth + column % rowWidth]
+    }
     /// The first part's (a table of one program's) classes, class map and start.
     public var classCount: Int { parts[0].classCount }
     public var classOfByte: [UInt8] { Array(classMaps[0..<128]) }
@@ -307,7 +326,12 @@ public struct DenseTable: Hashable, Sendable {
                 count += 1
             }
         }
+        // Each part's classes placed in its rows by how often URLs hold their bytes (`columns`).
+        let columns = parts.indices.map { Self.columns(classMap: classMaps[$0], classCount: parts[$0].classCount) }
         var entries = [UInt16](repeating: Self.dead, count: kinds.count * stride)
+        // A column's place from a row's start (`entries`).
+        let width = min(stride, Self.planeWidth)
+        let place = (0..<stride).map { $0 / width * kinds.count * width + $0 % width }
         // The reporting states' patterns, in the order of their numbers: the parts', each part's
         // in state order, as they were numbered.
         var acceptStart: [Int32] = []
@@ -317,16 +341,20 @@ public struct DenseTable: Hashable, Sendable {
             for (index, part) in parts.enumerated() {
                 // The entry of each target, `dead` for nowhere (-1) first.
                 let entry = [Self.dead] + numbered[first[index]..<(first[index] + part.stateCount)].map { UInt16($0) }
+                // Each class's entry from a row's start.
+                let placeOfClass = columns[index].map { place[$0] }
                 entry.withUnsafeBufferPointer { entry in
                     part.next.withUnsafeBufferPointer { next in
-                        let (entry, next, classCount) = (entry.baseAddress! + 1, next.baseAddress!, part.classCount)
-                        for state in 0..<part.stateCount {
-                            let number = numbered[first[index] + state]
-                            let (row, to) = (next + state * classCount, entries + number * stride)
-                            for byteClass in 0..<classCount { to[byteClass] = entry[Int(row[byteClass])] }
-                            if part.acceptStart[state] != part.acceptStart[state + 1] {
-                                acceptStart.append(Int32(accepts.count))
-                                accepts += part.accepts[Int(part.acceptStart[state])..<Int(part.acceptStart[state + 1])]
+                        placeOfClass.withUnsafeBufferPointer { placeOfClass in
+                            let (entry, next, classCount) = (entry.baseAddress! + 1, next.baseAddress!, part.classCount)
+                            for state in 0..<part.stateCount {
+                                let number = numbered[first[index] + state]
+                                let (row, to) = (next + state * classCount, entries + number * width)
+                                for byteClass in 0..<classCount { to[placeOfClass[byteClass]] = entry[Int(row[byteClass])] }
+                                if part.acceptStart[state] != part.acceptStart[state + 1] {
+                                    acceptStart.append(Int32(accepts.count))
+                                    accepts += part.accepts[Int(part.acceptStart[state])..<Int(part.acceptStart[state + 1])]
+                                }
                             }
                         }
                     }
@@ -335,7 +363,8 @@ public struct DenseTable: Hashable, Sendable {
         }
         acceptStart.append(Int32(accepts.count))
         self.parts = parts.indices.map { Part(classCount: parts[$0].classCount, start: numbered[first[$0]]) }
-        self.classMaps = Array(classMaps.joined())
+        self.classMaps = parts.indices.flatMap { part in classMaps[part].map { UInt8(columns[part][Int($0)]) } }
+        self.columns = self.classMaps.map { UInt32(place[Int($0)]) }
         self.stride = stride
         self.entries = entries
         self.loopStart = kinds.count { $0 == .plain }
@@ -345,12 +374,45 @@ public struct DenseTable: Hashable, Sendable {
     }
 }
 
+extension DenseTable {
+    /// The column of each of a program's classes: the classes in decreasing order of
+    /// `urlByteWeight` over their bytes (ties by number). A row of 33 to 64 classes is two planes
+    /// (`entries`); with the classes of the bytes most URLs are made of in the first, a run over
+    /// a URL reads mostly the first plane, whose rows are each a line and hold nothing else: the
+    /// lines a run reads, and the caches they take, are about half those of whole rows.
+    static func columns(classMap: [UInt8], classCount: Int) -> [Int] {
+        var weight = [Int](repeating: 0, count: classCount)
+        for byte in 0..<128 { weight[Int(classMap[byte])] += urlByteWeight(UInt8(byte)) }
+        let order = (0..<classCount).sorted { weight[$0] != weight[$1] ? weight[$0] > weight[$1] : $0 < $1 }
+        var columns = [Int](repeating: 0, count: classCount)
+        for (column, byteClass) in order.enumerated() { columns[byteClass] = column }
+        return columns
+    }
+
+    /// A rough weight of how often a byte occurs in URLs: lower-case letters and the separators
+    /// of hosts and paths most, then digits and the query's punctuation, then upper-case letters,
+    /// then the rest, each tier four times or more the next, so that a class of many rare bytes
+    /// (all upper-case letters) stays after one of a common byte (URLs are mostly lower-case
+    /// letters, `/`, `.`, `-` and digits; the end-of-URL NUL is read once a run).
+    static func urlByteWeight(_ byte: UInt8) -> Int {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "/"), UInt8(ascii: "."): return 4096
+        case UInt8(ascii: "-"), UInt8(ascii: ":"), UInt8(ascii: "_"): return 1024
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return 512
+        case UInt8(ascii: "="), UInt8(ascii: "?"), UInt8(ascii: "&"), UInt8(ascii: "%"): return 128
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): return 16
+        case 0x21...0x7E: return 4
+        default: return 1
+        }
+    }
+}
+
 /// A part of a dense table as the interpreter reads it: addresses into a program set's image (or
 /// a table's own arrays), and the part's class map and start.
 @usableFromInline struct DenseView {
     /// The table's first entry (state 0's row).
     @usableFromInline let entries: UnsafePointer<UInt16>
-    /// log2 of the table's stride.
+    /// log2 of the table's rows' width in a plane (`DenseTable.rowWidth`).
     @usableFromInline let shift: Int
     @usableFromInline let start: Int
     @usableFromInline let loopStart: Int
@@ -358,11 +420,12 @@ public struct DenseTable: Hashable, Sendable {
     /// Per reporting state, then the end.
     @usableFromInline let acceptStart: UnsafePointer<Int32>
     @usableFromInline let accepts: UnsafeBufferPointer<UInt32>
-    @usableFromInline let classOf: UnsafePointer<UInt8>
+    /// The place of each byte 0...127's entry from a row's start (`DenseTable.columns`).
+    @usableFromInline let columns: UnsafePointer<UInt32>
 
     @inlinable init(
         entries: UnsafePointer<UInt16>, shift: Int, start: Int, loopStart: Int, reportStart: Int, acceptStart: UnsafePointer<Int32>,
-        accepts: UnsafeBufferPointer<UInt32>, classOf: UnsafePointer<UInt8>
+        accepts: UnsafeBufferPointer<UInt32>, columns: UnsafePointer<UInt32>
     ) {
         self.entries = entries
         self.shift = shift
@@ -371,7 +434,7 @@ public struct DenseTable: Hashable, Sendable {
         self.reportStart = reportStart
         self.acceptStart = acceptStart
         self.accepts = accepts
-        self.classOf = classOf
+        self.columns = columns
     }
 
     @inlinable var startReports: Bool { start >= reportStart }
@@ -413,7 +476,7 @@ public struct DenseTable: Hashable, Sendable {
         var index = index
         // (The view's fields held in locals: read through the view, they are loaded again at
         // every byte.)
-        let (entries, classOf, shift, loopStart) = (self.entries, self.classOf, self.shift, self.loopStart)
+        let (entries, columns, shift, loopStart) = (self.entries, self.columns, self.shift, self.loopStart)
         let count = url.count
         // The URL's bytes. A state below `loopStart` is a plain step: one comparison after the
         // table's read.
@@ -422,7 +485,7 @@ public struct DenseTable: Hashable, Sendable {
                 let byte = bytes[index]
                 index &+= 1
                 guard byte < 128 else { return index }
-                let next = Int(entries[(state &<< shift) &+ Int(classOf[Int(byte)])])
+                let next = Int(entries[(state &<< shift) &+ Int(columns[Int(byte)])])
                 if next < loopStart {
                     state = next
                     continue
@@ -439,7 +502,7 @@ public struct DenseTable: Hashable, Sendable {
                 let row = entries + (state &<< shift)
                 while index < count {
                     let byte = bytes[index]
-                    guard byte < 128, Int(row[Int(classOf[Int(byte)])]) == state else { break }
+                    guard byte < 128, Int(row[Int(columns[Int(byte)])]) == state else { break }
                     index &+= 1
                 }
             }
@@ -450,7 +513,7 @@ public struct DenseTable: Hashable, Sendable {
     /// The end-of-URL NUL read from `state` after `count` bytes; returns the steps.
     @inlinable @inline(__always)
     func finish(_ state: Int, _ count: Int, _ report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) -> Int {
-        let next = Int(entries[(state &<< shift) &+ Int(classOf[0])])
+        let next = Int(entries[(state &<< shift) &+ Int(columns[0])])
         if next != Int(DenseTable.dead) && next >= reportStart { reportState(next, count + 1, report) }
         return count + 1
     }
@@ -475,14 +538,14 @@ public struct DenseTable: Hashable, Sendable {
         _ a: DenseView, _ b: DenseView, _ url: UnsafeBufferPointer<UInt8>, from stateA: Int, _ stateB: Int, at index: Int,
         report: (_ pattern: UInt32, _ bytesRead: Int) -> Void
     ) -> Int {
-        assert(a.entries == b.entries && a.reportStart == b.reportStart && b.classOf > a.classOf, "tables run in one pass are parts of one")
+        assert(a.entries == b.entries && a.reportStart == b.reportStart && b.columns > a.columns, "tables run in one pass are parts of one")
         // (An empty URL may have no address: only its NUL is read.)
         guard let bytes = url.baseAddress else { return a.finish(stateA, 0, report) &+ b.finish(stateB, 0, report) }
         var states = (stateA, stateB, 0)
         var index = index
         let dead = Int(DenseTable.dead)
-        let second = b.classOf - a.classOf
-        while silentSteps(a.entries, a.classOf, second: second, three: false, shift: a.shift, quiet: a.reportStart, bytes, url.count, &index, &states) {
+        let second = b.columns - a.columns
+        while silentSteps(a.entries, a.columns, second: second, three: false, shift: a.shift, quiet: a.reportStart, bytes, url.count, &index, &states) {
             let (nextA, nextB, _) = states
             if nextA == dead {
                 guard nextB != dead else { return 2 &* index }
@@ -508,7 +571,7 @@ public struct DenseTable: Hashable, Sendable {
         if b.startReports { b.reportState(b.start, 0, report) }
         if c.startReports { c.reportState(c.start, 0, report) }
         assert(a.entries == b.entries && a.entries == c.entries && a.reportStart == b.reportStart && a.reportStart == c.reportStart
-            && b.classOf == a.classOf + 128 && c.classOf == a.classOf + 256, "tables run in one pass are parts of one")
+            && b.columns == a.columns + 128 && c.columns == a.columns + 256, "tables run in one pass are parts of one")
         // (An empty URL may have no address: only its NUL is read.)
         guard let bytes = url.baseAddress else {
             return a.finish(a.start, 0, report) &+ b.finish(b.start, 0, report) &+ c.finish(c.start, 0, report)
@@ -516,7 +579,7 @@ public struct DenseTable: Hashable, Sendable {
         var states = (a.start, b.start, c.start)
         var index = 0
         let dead = Int(DenseTable.dead)
-        while silentSteps(a.entries, a.classOf, second: 128, three: true, shift: a.shift, quiet: a.reportStart, bytes, url.count, &index, &states) {
+        while silentSteps(a.entries, a.columns, second: 128, three: true, shift: a.shift, quiet: a.reportStart, bytes, url.count, &index, &states) {
             let (stateA, stateB, stateC) = states
             let (liveA, liveB, liveC) = (stateA != dead, stateB != dead, stateC != dead)
             if liveA { a.reportIfAny(stateA, index, report) }
@@ -536,9 +599,9 @@ public struct DenseTable: Hashable, Sendable {
         return a.finish(states.0, url.count, report) &+ b.finish(states.1, url.count, report) &+ c.finish(states.2, url.count, report)
     }
 
-    /// The pass of two or three parts of one table (its `entries`, rows `1 << shift` entries;
-    /// the first part's class map at `classes`, the second's `second` bytes on, a third's 128
-    /// bytes after the second's) from
+    /// The pass of two or three parts of one table (its `entries`, rows `1 << shift` entries a
+    /// plane; the first part's columns at `columns`, the second's `second` on, a third's 128
+    /// after the second's) from
     /// `states` over `bytes[index ..< count]` while every step is silent (every next state below
     /// `quiet`, the table's `reportStart`): false at the end, `index == count`; true after the
     /// byte whose step is not silent, `states` then the states it leads to (all `dead` for a byte
@@ -546,21 +609,21 @@ public struct DenseTable: Hashable, Sendable {
     /// registers. (The states a single run reads on in are plain steps here.)
     @usableFromInline @inline(never)
     static func silentSteps(
-        _ entries: UnsafePointer<UInt16>, _ classes: UnsafePointer<UInt8>, second: Int, three: Bool, shift: Int, quiet: Int,
+        _ entries: UnsafePointer<UInt16>, _ columns: UnsafePointer<UInt32>, second: Int, three: Bool, shift: Int, quiet: Int,
         _ bytes: UnsafePointer<UInt8>, _ count: Int, _ index: inout Int, _ states: inout (Int, Int, Int)
     ) -> Bool {
-        // (Rows of 64 entries, whole programs' of 33 to 64 classes, with the shift a constant:
-        // a shift by a register ties up the count register at every step.)
-        if shift == 6 {
-            return silentSteps(entries, classes, second: second, three: three, shift: 6, quiet, bytes, count, &index, &states)
+        // (Rows of 32 entries a plane, whole programs' of 33 to 64 classes, with the shift a
+        // constant: a shift by a register ties up the count register at every step.)
+        if shift == 5 {
+            return silentSteps(entries, columns, second: second, three: three, shift: 5, quiet, bytes, count, &index, &states)
         }
-        return silentSteps(entries, classes, second: second, three: three, shift: shift, quiet, bytes, count, &index, &states)
+        return silentSteps(entries, columns, second: second, three: three, shift: shift, quiet, bytes, count, &index, &states)
     }
 
     /// `silentSteps(_:_:second:three:shift:quiet:_:_:_:_:)`'s body.
     @inline(__always)
     static func silentSteps(
-        _ entries: UnsafePointer<UInt16>, _ classes: UnsafePointer<UInt8>, second: Int, three: Bool, shift: Int, _ quiet: Int,
+        _ entries: UnsafePointer<UInt16>, _ columns: UnsafePointer<UInt32>, second: Int, three: Bool, shift: Int, _ quiet: Int,
         _ bytes: UnsafePointer<UInt8>, _ count: Int, _ index: inout Int, _ states: inout (Int, Int, Int)
     ) -> Bool {
         var (stateA, stateB, stateC) = states
@@ -581,8 +644,8 @@ public struct DenseTable: Hashable, Sendable {
                     (stateA, stateB) = (dead, dead)
                     return true
                 }
-                stateA = Int(entries[(stateA &<< shift) &+ Int(classes[byte])])
-                stateB = Int(entries[(stateB &<< shift) &+ Int(classes[second &+ byte])])
+                stateA = Int(entries[(stateA &<< shift) &+ Int(columns[byte])])
+                stateB = Int(entries[(stateB &<< shift) &+ Int(columns[second &+ byte])])
                 if stateA >= quiet || stateB >= quiet { return true }
             }
             return false
@@ -594,9 +657,9 @@ public struct DenseTable: Hashable, Sendable {
                 (stateA, stateB, stateC) = (dead, dead, dead)
                 return true
             }
-            stateA = Int(entries[(stateA &<< shift) &+ Int(classes[byte])])
-            stateB = Int(entries[(stateB &<< shift) &+ Int(classes[128 &+ byte])])
-            stateC = Int(entries[(stateC &<< shift) &+ Int(classes[256 &+ byte])])
+            stateA = Int(entries[(stateA &<< shift) &+ Int(columns[byte])])
+            stateB = Int(entries[(stateB &<< shift) &+ Int(columns[128 &+ byte])])
+            stateC = Int(entries[(stateC &<< shift) &+ Int(columns[256 &+ byte])])
             if stateA >= quiet || stateB >= quiet || stateC >= quiet { return true }
         }
         return false
@@ -609,18 +672,18 @@ public struct DenseTable: Hashable, Sendable {
 /// small program whose rows stay in the nearest cache: its misses waited for one at a time.) A
 /// run that ends leaves the pass, the pass going on with the others.
 struct JointPass {
-    /// One run: its table's rows and their log2 length, its class map, the number its table's
+    /// One run: its table's rows and their log2 width, its columns' places, the number its table's
     /// reporting states start at (a step to it or past it, `dead` included, leaves the silent
     /// loop), and its state.
     struct Lane {
         var entries: UnsafePointer<UInt16>
         var shift: Int
-        var classOf: UnsafePointer<UInt8>
+        var columns: UnsafePointer<UInt32>
         var quiet: Int
         var state: Int
 
         init(_ view: DenseView) {
-            (entries, shift, classOf, quiet, state) = (view.entries, view.shift, view.classOf, view.reportStart, view.start)
+            (entries, shift, columns, quiet, state) = (view.entries, view.shift, view.columns, view.reportStart, view.start)
         }
     }
 
@@ -640,13 +703,13 @@ struct JointPass {
         var runs = (0, 1, 2, 3)
         var count = views.count
         for (index, view) in views.enumerated() where view.startReports { view.reportState(view.start, 0) { report(index, $0, $1) } }
-        // (Rows of 64 entries in every lane, the whole programs' of 33 to 64 classes: the shift a
-        // constant, as in `DenseView.silentSteps`.)
-        let rowsOf64 = views.allSatisfy { $0.shift == 6 }
+        // (Rows of 32 entries a plane in every lane, the whole programs' of 33 to 64 classes: the
+        // shift a constant, as in `DenseView.silentSteps`.)
+        let rowsOf32 = views.allSatisfy { $0.shift == 5 }
         var index = 0
         let dead = Int(DenseTable.dead)
         if let bytes = url.baseAddress {
-            while count > 1 && silentSteps(&lanes, count: count, rowsOf64: rowsOf64, bytes, url.count, &index) {
+            while count > 1 && silentSteps(&lanes, count: count, rowsOf32: rowsOf32, bytes, url.count, &index) {
                 // A step left the silent loop: each lane's state reports, or its run ended (and
                 // the last lane takes its place).
                 withUnsafeMutableBytes(of: &lanes) { lanes in
@@ -690,27 +753,27 @@ struct JointPass {
     /// reports' code, so that the states and addresses stay in registers.
     @inline(never)
     static func silentSteps(
-        _ lanes: inout (Lane, Lane, Lane, Lane), count lanesRun: Int, rowsOf64: Bool, _ bytes: UnsafePointer<UInt8>, _ count: Int,
+        _ lanes: inout (Lane, Lane, Lane, Lane), count lanesRun: Int, rowsOf32: Bool, _ bytes: UnsafePointer<UInt8>, _ count: Int,
         _ index: inout Int
     ) -> Bool {
-        // (Each lane count a constant, and with `rowsOf64` the shift.)
-        switch (lanesRun, rowsOf64) {
-        case (4, true): return silentSteps(&lanes, lanes: 4, rowsOf64: true, bytes, count, &index)
-        case (3, true): return silentSteps(&lanes, lanes: 3, rowsOf64: true, bytes, count, &index)
-        case (_, true): return silentSteps(&lanes, lanes: 2, rowsOf64: true, bytes, count, &index)
-        case (4, false): return silentSteps(&lanes, lanes: 4, rowsOf64: false, bytes, count, &index)
-        case (3, false): return silentSteps(&lanes, lanes: 3, rowsOf64: false, bytes, count, &index)
-        default: return silentSteps(&lanes, lanes: 2, rowsOf64: false, bytes, count, &index)
+        // (Each lane count a constant, and with `rowsOf32` the shift.)
+        switch (lanesRun, rowsOf32) {
+        case (4, true): return silentSteps(&lanes, lanes: 4, rowsOf32: true, bytes, count, &index)
+        case (3, true): return silentSteps(&lanes, lanes: 3, rowsOf32: true, bytes, count, &index)
+        case (_, true): return silentSteps(&lanes, lanes: 2, rowsOf32: true, bytes, count, &index)
+        case (4, false): return silentSteps(&lanes, lanes: 4, rowsOf32: false, bytes, count, &index)
+        case (3, false): return silentSteps(&lanes, lanes: 3, rowsOf32: false, bytes, count, &index)
+        default: return silentSteps(&lanes, lanes: 2, rowsOf32: false, bytes, count, &index)
         }
     }
 
     @inline(__always)
     static func silentSteps(
-        _ lanes: inout (Lane, Lane, Lane, Lane), lanes lanesRun: Int, rowsOf64: Bool, _ bytes: UnsafePointer<UInt8>, _ count: Int,
+        _ lanes: inout (Lane, Lane, Lane, Lane), lanes lanesRun: Int, rowsOf32: Bool, _ bytes: UnsafePointer<UInt8>, _ count: Int,
         _ index: inout Int
     ) -> Bool {
         let (a, b, c, d) = lanes
-        let (shiftA, shiftB, shiftC, shiftD) = rowsOf64 ? (6, 6, 6, 6) : (a.shift, b.shift, c.shift, d.shift)
+        let (shiftA, shiftB, shiftC, shiftD) = rowsOf32 ? (5, 5, 5, 5) : (a.shift, b.shift, c.shift, d.shift)
         var (stateA, stateB, stateC, stateD) = (a.state, b.state, c.state, d.state)
         var place = bytes + index
         let end = bytes + count
@@ -726,10 +789,10 @@ struct JointPass {
                 (stateA, stateB, stateC, stateD) = (dead, dead, dead, dead)
                 return true
             }
-            stateA = Int(a.entries[(stateA &<< shiftA) &+ Int(a.classOf[byte])])
-            stateB = Int(b.entries[(stateB &<< shiftB) &+ Int(b.classOf[byte])])
-            if lanesRun > 2 { stateC = Int(c.entries[(stateC &<< shiftC) &+ Int(c.classOf[byte])]) }
-            if lanesRun > 3 { stateD = Int(d.entries[(stateD &<< shiftD) &+ Int(d.classOf[byte])]) }
+            stateA = Int(a.entries[(stateA &<< shiftA) &+ Int(a.columns[byte])])
+            stateB = Int(b.entries[(stateB &<< shiftB) &+ Int(b.columns[byte])])
+            if lanesRun > 2 { stateC = Int(c.entries[(stateC &<< shiftC) &+ Int(c.columns[byte])]) }
+            if lanesRun > 3 { stateD = Int(d.entries[(stateD &<< shiftD) &+ Int(d.columns[byte])]) }
             if stateA >= a.quiet || stateB >= b.quiet || (lanesRun > 2 && stateC >= c.quiet) || (lanesRun > 3 && stateD >= d.quiet) {
                 return true
             }
@@ -739,8 +802,8 @@ struct JointPass {
 }
 
 extension DenseTable {
-    /// log2 of `stride`.
-    var shift: Int { stride.trailingZeroBitCount }
+    /// log2 of `rowWidth`.
+    var shift: Int { rowWidth.trailingZeroBitCount }
 
     /// Runs a part (the first: a table of one program's) over `url` like `Program.run(_:report:)`,
     /// telling `report` each pattern and after how many bytes it was reached; returns the steps
@@ -764,11 +827,11 @@ extension DenseTable {
         entries.withUnsafeBufferPointer { entries in
             acceptStart.withUnsafeBufferPointer { acceptStart in
                 accepts.withUnsafeBufferPointer { accepts in
-                    classMaps.withUnsafeBufferPointer { classMaps in
+                    columns.withUnsafeBufferPointer { columns in
                         body(DenseView(
                             entries: entries.baseAddress!, shift: shift, start: parts[part].start, loopStart: loopStart,
                             reportStart: reportStart, acceptStart: acceptStart.baseAddress!, accepts: accepts,
-                            classOf: classMaps.baseAddress! + 128 * part))
+                            columns: columns.baseAddress! + 128 * part))
                     }
                 }
             }

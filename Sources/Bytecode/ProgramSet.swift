@@ -211,6 +211,8 @@ public struct ProgramSet: Hashable, Sendable {
             @usableFromInline var denseLoopStart = 0
             @usableFromInline var denseReportStart = 0
             @usableFromInline var denseAcceptStartStart = 0
+            /// Where its table's places of each byte's entry start in `denseColumns`.
+            @usableFromInline var denseColumnStart = 0
         }
         @usableFromInline var code: [UInt8] = []
         @usableFromInline var classes: [UInt8] = []
@@ -218,10 +220,13 @@ public struct ProgramSet: Hashable, Sendable {
         @usableFromInline var denseEntries = DenseEntries(tables: [])
         @usableFromInline var denseAcceptStart: [Int32] = []
         @usableFromInline var denseAccepts: [UInt32] = []
+        /// Per dense part, the place of each byte 0...127's entry from a row's start
+        /// (`DenseTable.columns`).
+        @usableFromInline var denseColumns: [UInt32] = []
         /// The whole programs, then per stage its prefix and its suffixes.
         @usableFromInline var entries: [Entry] = []
-        /// `code`, `classes`, `referenceRows`, `denseAcceptStart`, `denseAccepts` and `entries` as a
-        /// run reads them; the first five are emptied once copied there.
+        /// `code`, `classes`, `referenceRows`, `denseAcceptStart`, `denseAccepts`, `denseColumns` and
+        /// `entries` as a run reads them; the first six are emptied once copied there.
         @usableFromInline var packed = Packed.empty
         /// Per stage: its prefix's entry, and where its 130 first-byte slots start in `firstByteStart`.
         @usableFromInline var stagePrefixes: [Int32] = []
@@ -269,12 +274,13 @@ public struct ProgramSet: Hashable, Sendable {
             @usableFromInline let denseEntries: UnsafePointer<UInt16>
             @usableFromInline let denseAcceptStart: UnsafeBufferPointer<Int32>
             @usableFromInline let denseAccepts: UnsafeBufferPointer<UInt32>
+            @usableFromInline let denseColumns: UnsafeBufferPointer<UInt32>
             @usableFromInline let entries: UnsafeBufferPointer<Entry>
 
             @inlinable init(
                 code: UnsafeBufferPointer<UInt8>, classes: UnsafeBufferPointer<UInt8>, referenceRows: UnsafeBufferPointer<UInt32>,
                 denseEntries: UnsafePointer<UInt16>, denseAcceptStart: UnsafeBufferPointer<Int32>,
-                denseAccepts: UnsafeBufferPointer<UInt32>, entries: UnsafeBufferPointer<Entry>
+                denseAccepts: UnsafeBufferPointer<UInt32>, denseColumns: UnsafeBufferPointer<UInt32>, entries: UnsafeBufferPointer<Entry>
             ) {
                 self.code = code
                 self.classes = classes
@@ -282,6 +288,7 @@ public struct ProgramSet: Hashable, Sendable {
                 self.denseEntries = denseEntries
                 self.denseAcceptStart = denseAcceptStart
                 self.denseAccepts = denseAccepts
+                self.denseColumns = denseColumns
                 self.entries = entries
             }
 
@@ -294,7 +301,7 @@ public struct ProgramSet: Hashable, Sendable {
                     entries: denseEntries + entry.denseStart, shift: entry.denseShift, start: entry.denseStartState,
                     loopStart: entry.denseLoopStart, reportStart: entry.denseReportStart,
                     acceptStart: denseAcceptStart.baseAddress! + entry.denseAcceptStartStart, accepts: denseAccepts,
-                    classOf: classes.baseAddress! + entry.classStart)
+                    columns: denseColumns.baseAddress! + entry.denseColumnStart)
             }
 
             /// Runs entry `index` over `url`, by its dense table when it has one; returns the steps.
@@ -329,11 +336,12 @@ public struct ProgramSet: Hashable, Sendable {
 
             init(
                 code: [UInt8], classes: [UInt8], referenceRows: [UInt32], denseEntries: DenseEntries, denseAcceptStart: [Int32],
-                denseAccepts: [UInt32], entries: [Entry]
+                denseAccepts: [UInt32], denseColumns: [UInt32], entries: [Entry]
             ) {
                 // Each array from a 16-byte boundary, in this order.
                 func size<T>(_ array: [T]) -> Int { (array.count * MemoryLayout<T>.stride + 15) / 16 * 16 }
-                let total = size(code) + size(classes) + size(referenceRows) + size(denseAcceptStart) + size(denseAccepts) + size(entries)
+                let total = size(code) + size(classes) + size(referenceRows) + size(denseAcceptStart) + size(denseAccepts)
+                    + size(denseColumns) + size(entries)
                 let memory = UnsafeMutableRawPointer.allocate(byteCount: max(total, 16), alignment: max(16, MemoryLayout<Entry>.alignment))
                 var offset = 0
                 func place<T>(_ array: [T]) -> UnsafeBufferPointer<T> {
@@ -345,13 +353,15 @@ public struct ProgramSet: Hashable, Sendable {
                 buffers = Buffers(
                     code: place(code), classes: place(classes), referenceRows: place(referenceRows),
                     denseEntries: UnsafePointer(denseEntries.base), denseAcceptStart: place(denseAcceptStart),
-                    denseAccepts: place(denseAccepts), entries: place(entries))
+                    denseAccepts: place(denseAccepts), denseColumns: place(denseColumns), entries: place(entries))
                 self.memory = memory
                 self.denseEntries = denseEntries
             }
 
             /// An image's with no programs.
-            static let empty = Packed(code: [], classes: [], referenceRows: [], denseEntries: DenseEntries(tables: []), denseAcceptStart: [], denseAccepts: [], entries: [])
+            static let empty = Packed(
+                code: [], classes: [], referenceRows: [], denseEntries: DenseEntries(tables: []), denseAcceptStart: [], denseAccepts: [],
+                denseColumns: [], entries: [])
 
             // (The arrays' elements are plain values: nothing to deinitialize.)
             deinit { memory.deallocate() }
@@ -489,12 +499,16 @@ public struct ProgramSet: Hashable, Sendable {
                 for (part, index) in parts.enumerated() {
                     entries[index].denseStart = start
                     entries[index].denseClassCount = table.parts[part].classCount
-                    entries[index].denseShift = table.stride.trailingZeroBitCount
+                    entries[index].denseShift = table.shift
                     entries[index].denseStartState = table.parts[part].start
                     entries[index].denseLoopStart = table.loopStart
                     entries[index].denseReportStart = table.reportStart
                     entries[index].denseAcceptStartStart = denseAcceptStart.count
+                    entries[index].denseColumnStart = denseColumns.count + 128 * part
                 }
+                // (A table's parts' places one after another: a pass of several reads them from one
+                // address.)
+                denseColumns += table.columns
                 let base = Int32(denseAccepts.count)
                 denseAcceptStart += table.acceptStart.map { $0 + base }
                 denseAccepts += table.accepts
@@ -502,8 +516,8 @@ public struct ProgramSet: Hashable, Sendable {
             stageCount = stagePrefixes.count
             packed = Packed(
                 code: code, classes: classes, referenceRows: referenceRows, denseEntries: denseEntries,
-                denseAcceptStart: denseAcceptStart, denseAccepts: denseAccepts, entries: entries)
-            (code, classes, referenceRows, denseAcceptStart, denseAccepts) = ([], [], [], [], [])
+                denseAcceptStart: denseAcceptStart, denseAccepts: denseAccepts, denseColumns: denseColumns, entries: entries)
+            (code, classes, referenceRows, denseAcceptStart, denseAccepts, denseColumns) = ([], [], [], [], [], [])
         }
     }
 

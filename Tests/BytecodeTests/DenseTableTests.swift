@@ -114,8 +114,8 @@ func randomProgram(_ atoms: [String], _ random: inout SplitMix64) throws -> Prog
             #expect(table.stride >= table.classCount && table.stride & (table.stride - 1) == 0)
             #expect(table.acceptStart.count == table.stateCount - table.reportStart + 1)
             for state in 0..<table.stateCount {
-                let row = table.entries[(state * table.stride)..<(state * table.stride + table.classCount)]
-                #expect(table.entries[(state * table.stride + table.classCount)..<((state + 1) * table.stride)].allSatisfy { $0 == DenseTable.dead })
+                let row = (0..<table.classCount).map { table.entry(state, column: $0) }
+                #expect((table.classCount..<table.stride).allSatisfy { table.entry(state, column: $0) == DenseTable.dead })
                 let exits = row.count { Int($0) != state }
                 if state >= table.reportStart {
                     let reporting = state - table.reportStart
@@ -131,6 +131,39 @@ func randomProgram(_ atoms: [String], _ random: inout SplitMix64) throws -> Prog
             }
         }
         #expect(kinds == [0, 1, 2], "every kind met")
+    }
+
+    @Test func aWideTablesRowsLieInPlanesOfALineTheLettersInTheFirst() throws {
+        // Patterns telling 26 letters, 10 digits and some punctuation apart: 40-odd classes, rows
+        // of 64 in two planes of 32. Every letter, `/` and `.` has its entry in the first plane,
+        // whose rows are a line each, one state's after another's; a digit's is in the second.
+        let words = (UInt8(ascii: "a")...UInt8(ascii: "z")).map { String(UnicodeScalar($0)) + "q" }
+            + (0...9).map { "\($0)x" } + ["\\/", "\\.", "-", "_", "=", ";"]
+        let table = try #require(DenseTable(try patternsProgram(words)))
+        #expect(table.classCount > 32 && table.stride == 64 && table.rowWidth == 32 && table.shift == 5)
+        let first = Array(UInt8(ascii: "a")...UInt8(ascii: "z")) + [UInt8(ascii: "/"), UInt8(ascii: ".")]
+        #expect(first.allSatisfy { table.columns[Int($0)] < 32 })
+        #expect(table.columns[Int(UInt8(ascii: "7"))] >= UInt32(32 * table.stateCount))
+        for state in 0..<table.stateCount {
+            for byte in 0..<128 {
+                let column = Int(table.classMaps[byte])
+                // A byte's entry: the state's row in its column's plane, at the byte's place.
+                #expect(table.entries[state << table.shift + Int(table.columns[byte])] == table.entry(state, column: column))
+                #expect(Int(table.columns[byte]) == column / 32 * 32 * table.stateCount + column % 32)
+            }
+        }
+        // And the table runs as its program does.
+        let program = try patternsProgram(words)
+        for url in ["https://a.test/7x", "http://zq.test/_", "https://q.test/;", "https://x.test/9", "https://www.test/abq?0x=1"] {
+            var fromProgram: [UInt32] = []
+            var fromTable: [UInt32] = []
+            let bytes = Array(url.utf8)
+            bytes.withUnsafeBufferPointer { bytes in
+                _ = program.run(bytes) { fromProgram.append($0) }
+                _ = table.run(bytes) { pattern, _ in fromTable.append(pattern) }
+            }
+            #expect(fromTable == fromProgram && !fromTable.isEmpty, "\(url)")
+        }
     }
 
     @Test func aDeltaStateListingItsFirstNextClassTwiceIsExpanded() throws {
@@ -151,7 +184,8 @@ func randomProgram(_ atoms: [String], _ random: inout SplitMix64) throws -> Prog
         // only by the overridden class, is never met). A is a plain silent state, 0; B, silent
         // and left by one class, is 1, the first state a run reads on in.
         #expect(table.stateCount == 2 && table.loopStart == 1 && table.reportStart == 2 && table.start == 0)
-        #expect(Array(table.entries[2..<4]) == [0, 1])
+        // (By a byte of each class: the columns are placed by the bytes' weights.)
+        #expect([0, 64].map { table.entry(1, column: Int(table.classOfByte[$0])) } == [0, 1])
     }
 
     @Test func theShippedListsUnanchoredPatternsGiveTheExpandedTable() throws {
