@@ -28,9 +28,21 @@ struct DomainSlots: Sendable {
         fileprivate(set) var shift: UInt64 = 64
         fileprivate(set) var valueMask: UInt32 = 0
 
-        /// The bit of `hash` in the presence bits: other bits of it than the slot's.
+        /// The word of `hash` in the presence bits (its mixed hash's top bits) and the two bits of
+        /// it a domain of that hash sets (two fields of six bits below them).
         @inline(__always)
-        func presentBit(_ hash: UInt64) -> Int { Int(truncatingIfNeeded: (hash &* 0xC2B2_AE3D_27D4_EB4F) &>> presentShift) }
+        func presence(_ hash: UInt64) -> (word: Int, bits: UInt64) {
+            let mixed = hash &* 0xC2B2_AE3D_27D4_EB4F
+            return (Int(truncatingIfNeeded: mixed &>> presentShift), 1 &<< (mixed &>> 20) | 1 &<< (mixed &>> 26))
+        }
+
+        /// Whether the presence bits `bits` hold a domain whose hash is `hash` (maybe: a domain
+        /// they do not hold may share its bits).
+        @inline(__always)
+        func mayHold(_ hash: UInt64, _ bits: UnsafeBufferPointer<UInt64>) -> Bool {
+            let (word, mask) = presence(hash)
+            return bits[word] & mask == mask
+        }
 
         /// The top bits of `hash` above a slot's entry bits.
         @inline(__always)
@@ -44,12 +56,13 @@ struct DomainSlots: Sendable {
     /// a slot holding its domain's group's place + 1 (0: empty; `DomainGroups`) in its low bits
     /// (`valueMask`) and the top bits of the domain's hash above them, so that a probe that finds
     /// another domain reads nothing else (EasyList and EasyPrivacy: 1 MB); and the lookup's first
-    /// test, a bit per hash of a domain (`presentBit(_:)`), at most a quarter of them set. A label
-    /// whose bit is clear is in no slot; most labels of most hosts are in none, and the bits (64 KB
-    /// for EasyList and EasyPrivacy) stay in a core's cache where the slots they spare a read of
-    /// would miss it. (Fewer bits miss less than sparser ones spare slots: EasyList and EasyPrivacy
-    /// asked apart, 9.18 simulated L2 misses a request with 8 bits an entry, 8.67 with 4 or 2, 2
-    /// with more L1 misses; two bits a domain in one word, 8.51 with 4, for 33 more instructions.)
+    /// test, two bits a domain in one word of presence bits (`presence(_:)`: a blocked Bloom
+    /// filter), `presenceBitsPerDomain` bits a domain. A label whose bits are not both set is in
+    /// no slot; most labels of most hosts are in none, and the bits (64 KB for EasyList and
+    /// EasyPrivacy) stay in a core's cache where the slots they spare a read of would miss it.
+    /// (Fewer bits miss less than sparser ones spare slots. EasyList and EasyPrivacy asked apart,
+    /// simulated L2 (1 MB) misses a request: one bit a domain of 4 bits a domain, 6.73; two bits in
+    /// a word of 2, 4 and 8 bits a domain, 6.67, 6.56 and 6.95.)
     fileprivate struct Building {
         var slots: [UInt32]
         var presentBits: [UInt64]
@@ -108,9 +121,9 @@ struct DomainSlots: Sendable {
         let entryBits = UInt32(UInt32.bitWidth - UInt32(count).leadingZeroBitCount)
         index.shape.valueMask = entryBits == 32 ? .max : (1 << entryBits) - 1
         var slots = [UInt32](repeating: 0, count: capacity)
-        var bits = 64
-        while bits < 4 * count { bits *= 2 }
-        index.shape.presentShift = UInt64(64 - bits.trailingZeroBitCount)
+        var bits = 128
+        while bits < DomainSlots.presenceBitsPerDomain * count { bits *= 2 }
+        index.shape.presentShift = UInt64(64 - (bits / 64).trailingZeroBitCount)
         var presentBits = [UInt64](repeating: 0, count: bits / 64)
         var lastOfDomain = [Int32](repeating: -1, count: count)
         entries: for entry in 0..<count {
@@ -128,8 +141,8 @@ struct DomainSlots: Sendable {
                 slot = (slot + 1) & (capacity - 1)
             }
             slots[slot] = index.fingerprint(hash) | UInt32(entry + 1)
-            let bit = index.presentBit(hash)
-            presentBits[bit >> 6] |= 1 << UInt64(bit & 63)
+            let (word, mask) = index.shape.presence(hash)
+            presentBits[word] |= mask
         }
         return (index, Building(slots: slots, presentBits: presentBits), next)
     }
@@ -152,7 +165,8 @@ struct DomainSlots: Sendable {
         return index
     }
 
-    @inline(__always) func presentBit(_ hash: UInt64) -> Int { shape.presentBit(hash) }
+    /// The presence bits' size: at least this many a domain (a power of two, at least 128).
+    static let presenceBitsPerDomain = 4
     @inline(__always) func fingerprint(_ hash: UInt64) -> UInt32 { shape.fingerprint(hash) }
     @inline(__always) func slot(of hash: UInt64) -> Int { shape.slot(of: hash) }
 
@@ -161,8 +175,7 @@ struct DomainSlots: Sendable {
     /// candidates; DomainTable's hot loop reads the storage itself.
     func value(_ hash: UInt64, where matches: (Int) -> Bool) -> Int? {
         guard let storage else { return nil }
-        let bit = presentBit(hash)
-        guard storage.presentBits[bit >> 6] >> UInt64(bit & 63) & 1 != 0 else { return nil }
+        guard shape.mayHold(hash, storage.presentBits) else { return nil }
         let slots = storage.slots
         var slot = slot(of: hash)
         let expected = fingerprint(hash)

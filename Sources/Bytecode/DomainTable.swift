@@ -433,8 +433,7 @@ public struct DomainTable: Hashable, Sendable {
         _ candidate: Int, _ hash: UInt64, _ url: UnsafeBufferPointer<UInt8>, _ end: Int, _ tables: Tables, folding: Bool,
         report: (UInt32) -> Void
     ) {
-        let bit = tables.shape.presentBit(hash)
-        guard tables.presentBits[bit >> 6] >> UInt64(bit & 63) & 1 != 0 else { return }
+        guard tables.shape.mayHold(hash, tables.presentBits) else { return }
         probeSlots(candidate, hash, url, end, tables, folding: folding, report: report)
     }
 
