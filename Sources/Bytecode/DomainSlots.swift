@@ -1,8 +1,9 @@
 // DomainSlots.swift — Bytecode
 //
-// The hash index of a domain table's distinct domains (DomainTable.swift, DomainConditionTable.swift)
-// and the groups its slots point to (a domain's bytes and its entries side by side): derived from
-// the entries when a table is made or read, never written to a file; and what both tables read
+// The hash indexes of a table's distinct domains: the domain condition table's slots and the groups
+// they point to (a domain's bytes and its entries side by side, DomainConditionTable.swift), the
+// domain table's lines of records (`DomainLines`, DomainTable.swift); derived from the entries
+// when a table is made or read, never written to a file; and what both tables read
 // domains with (the hashes, letters folded, the check of a domain's bytes). Both hashes
 // read a domain from its end, so that a lookup hashes a host's candidates as it reads the host
 // backwards, each label adding to the hash of the ones after it: the domain table's by eight-byte
@@ -357,7 +358,13 @@ enum DomainGroups {
     /// lower case when `folding`.
     @inline(__always)
     static func holds(_ group: UnsafeRawPointer, _ url: UnsafeBufferPointer<UInt8>, _ start: Int, _ length: Int, folding: Bool) -> Bool {
-        let domain = group + 8
+        holds(domain: group + 8, url, start, length, folding: folding)
+    }
+
+    /// Whether the `length` bytes at `domain` are `url[start ..< start + length]`, bytes folded
+    /// to lower case when `folding`.
+    @inline(__always)
+    static func holds(domain: UnsafeRawPointer, _ url: UnsafeBufferPointer<UInt8>, _ start: Int, _ length: Int, folding: Bool) -> Bool {
         if !folding {
             // (Eight bytes at a time, then one: `memcmp` reads ahead of a short D, into a line no
             // lookup needs.)
@@ -378,5 +385,190 @@ enum DomainGroups {
             return false
         }
         return true
+    }
+}
+
+/// The domain table's index (DomainTable.swift): each distinct domain's record, its bytes and its
+/// entries, in a line of 64 bytes its hash picks, so that a domain found is one line read, the
+/// line its lookup's probe reads anyway (a slot, then its group, were two). A line holds records
+/// from its first byte to its 63rd, the last byte a flag (bit 0: a record of a domain whose hash
+/// picks this line or one before it lies after it, so a lookup reads on in the next line); a
+/// record is placed in the first line from its own with room for it, within `reach` lines.
+/// Records, one after another:
+///
+///     byte       D's length (255: 255 or more), never 0 (0 ends a line's records)
+///     byte       its entries' bytes, 4 ... 255; 0: the record lies in the overflow, after the
+///                lines, at the 32-bit offset that follows (6 bytes in all: a record too large for
+///                a line, or with no room within `reach` lines)
+///     D's bytes, then its entries (below)
+///
+/// An entry is its pattern, a 32-bit word (little-endian, unaligned) with bit 31 set when the
+/// entry has a path T, then T's start and end in the table's tails, two more words. (Most entries
+/// have none: a record is then D and four bytes an entry, two or three to a line.) A record in the
+/// overflow is D's length and its entries' bytes (32-bit words), then D and its entries. The
+/// lines are at most `fill` full, so some line has room for a record of the overflow (6 bytes).
+/// The storage's slots are empty: its groups are the lines, then the overflow. Derived from the
+/// entries, never written to a file.
+enum DomainLines {
+    /// The bytes of a line that hold records (the last is the flag).
+    static let recordBytes = 63
+    /// A record is placed inline at most this many lines from its own.
+    static let reach = 4
+    /// The lines' records fill at most this much of them: fuller, absent domains' probes read on
+    /// through more lines of flags. (EasyList and EasyPrivacy apart, simulated L2 (1 MB) misses a
+    /// request: two thirds, 6.30; a half, 6.05, the lines then a third full.)
+    static let fill = (numerator: 1, denominator: 2)
+    /// Bit 31 of an entry's pattern: its path's start and end follow.
+    static let hasPath: UInt32 = 1 << 31
+
+    /// The index of the domain table's `count` entries, entry `e`'s domain `domains[starts[e] ..<
+    /// starts[e + 1]]` (lower case), its hash `hashes[e]`, its pattern `patterns[e]` (below 2^31)
+    /// and its path `tailStarts[e] ..< tailStarts[e + 1]` in `tails` (empty: none), with `tails`
+    /// after the lines in its storage.
+    static func index(starts: [UInt32], domains: [UInt8], hashes: [UInt64], patterns: [UInt32], tailStarts: [UInt32], tails: [UInt8]) -> DomainSlots {
+        let count = hashes.count
+        func domain(_ entry: Int) -> ArraySlice<UInt8> { domains[Int(starts[entry])..<Int(starts[entry + 1])] }
+        let (index, building, next) = DomainSlots.index(count: count, hash: { hashes[$0] }, same: { domain($0) == domain($1) })
+        guard count > 0 else { return index }
+        var isFirst = [Bool](repeating: true, count: count)
+        for entry in next where entry >= 0 { isFirst[Int(entry)] = false }
+        func pathed(_ entry: Int) -> Bool { tailStarts[entry] != tailStarts[entry + 1] }
+        // Per domain (its first entry), its entries' bytes.
+        var entryBytes = [Int](repeating: 0, count: count)
+        for first in 0..<count where isFirst[first] {
+            var entry = first
+            while entry >= 0 {
+                entryBytes[first] += pathed(entry) ? 12 : 4
+                entry = Int(next[entry])
+            }
+        }
+        func inlineSize(_ first: Int) -> Int? {
+            let (length, size) = (Int(starts[first + 1] - starts[first]), entryBytes[first])
+            return length < 255 && size <= 255 && 2 + length + size <= recordBytes ? 2 + length + size : nil
+        }
+        let total = (0..<count).reduce(0) { $0 + (isFirst[$1] ? inlineSize($1) ?? 6 : 0) }
+        // (At least two lines: a shift of 64 would not pick line 0.)
+        var lineCount = 2
+        while lineCount * recordBytes * fill.numerator < total * fill.denominator { lineCount *= 2 }
+        let shift = UInt64(64 - lineCount.trailingZeroBitCount)
+        var lines = [UInt8](repeating: 0, count: 64 * lineCount)
+        var overflow: [UInt8] = []
+        var used = [Int](repeating: 0, count: lineCount)
+        func store(_ value: UInt32, at offset: Int, in bytes: inout [UInt8]) {
+            bytes.withUnsafeMutableBytes { $0.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt32.self) }
+        }
+        // Writes the domain's D and entries from `offset`, D's length and entries' bytes before
+        // them written by the caller.
+        func write(_ first: Int, at offset: Int, in bytes: inout [UInt8]) {
+            let start = Int(starts[first])
+            let length = Int(starts[first + 1]) - start
+            bytes.withUnsafeMutableBytes { bytes in
+                domains.withUnsafeBytes { domains in
+                    (bytes.baseAddress! + offset).copyMemory(from: domains.baseAddress! + start, byteCount: length)
+                }
+                var at = offset + length
+                var entry = first
+                while entry >= 0 {
+                    let pathed = pathed(entry)
+                    bytes.storeBytes(of: (patterns[entry] | (pathed ? Self.hasPath : 0)).littleEndian, toByteOffset: at, as: UInt32.self)
+                    if pathed {
+                        bytes.storeBytes(of: tailStarts[entry].littleEndian, toByteOffset: at + 4, as: UInt32.self)
+                        bytes.storeBytes(of: tailStarts[entry + 1].littleEndian, toByteOffset: at + 8, as: UInt32.self)
+                    }
+                    at += pathed ? 12 : 4
+                    entry = Int(next[entry])
+                }
+            }
+        }
+        // The first line from `home` with room for `size` bytes, within `limit` lines.
+        func room(_ size: Int, from home: Int, within limit: Int) -> Int? {
+            var line = home
+            for _ in 0..<limit {
+                if used[line] + size <= recordBytes { return line }
+                line = (line + 1) & (lineCount - 1)
+            }
+            return nil
+        }
+        for first in 0..<count where isFirst[first] {
+            let length = Int(starts[first + 1] - starts[first])
+            let home = Int(truncatingIfNeeded: (hashes[first] &* 0x9E37_79B9_7F4A_7C15) &>> shift)
+            let line: Int
+            let size: Int
+            if let inline = inlineSize(first), let found = room(inline, from: home, within: reach) {
+                (line, size) = (found, inline)
+                let at = 64 * line + used[line]
+                (lines[at], lines[at + 1]) = (UInt8(length), UInt8(entryBytes[first]))
+                write(first, at: at + 2, in: &lines)
+            } else {
+                // (Some line has room for 6 bytes: the lines are at most half full.)
+                (line, size) = (room(6, from: home, within: lineCount)!, 6)
+                while overflow.count % 4 != 0 { overflow.append(0) }
+                let record = overflow.count
+                overflow += repeatElement(0, count: 8 + length + entryBytes[first])
+                store(UInt32(length), at: record, in: &overflow)
+                store(UInt32(entryBytes[first]), at: record + 4, in: &overflow)
+                write(first, at: record + 8, in: &overflow)
+                let at = 64 * line + used[line]
+                (lines[at], lines[at + 1]) = (UInt8(min(length, 255)), 0)
+                store(UInt32(64 * lineCount + record), at: at + 2, in: &lines)
+            }
+            var passed = home
+            while passed != line {
+                lines[64 * passed + recordBytes] |= 1
+                passed = (passed + 1) & (lineCount - 1)
+            }
+            used[line] += size
+        }
+        lines += overflow
+        return lines.withUnsafeBytes { index.placingLines(building, shift: shift, lines: $0, extra: tails) }
+    }
+
+    /// The entries of the domain `url[candidate ..< candidate + length]` (bytes folded to lower
+    /// case when `folding`) in the lines at `base`, from line `first` (its hash's; `lineMask`:
+    /// the lines' count - 1): where they start and their bytes, nil when the lines hold no such
+    /// domain.
+    @inline(__always)
+    static func find(
+        _ base: UnsafeRawPointer, line first: Int, lineMask: Int, _ url: UnsafeBufferPointer<UInt8>, _ candidate: Int, _ length: Int,
+        folding: Bool
+    ) -> (entries: UnsafeRawPointer, bytes: Int)? {
+        let lengthByte = min(length, 255)
+        var line = first
+        while true {
+            let start = base + 64 * line
+            var at = 0
+            while at < recordBytes {
+                let recordLength = Int(start.load(fromByteOffset: at, as: UInt8.self))
+                guard recordLength != 0 else { break }
+                let size = Int(start.load(fromByteOffset: at + 1, as: UInt8.self))
+                if size == 0 {
+                    if recordLength == lengthByte {
+                        let record = base + Int(DomainGroups.word(start, at + 2))
+                        if Int(DomainGroups.word(record, 0)) == length && DomainGroups.holds(domain: record + 8, url, candidate, length, folding: folding) {
+                            return (record + 8 + length, Int(DomainGroups.word(record, 4)))
+                        }
+                    }
+                    at += 6
+                    continue
+                }
+                if recordLength == lengthByte && DomainGroups.holds(domain: start + at + 2, url, candidate, length, folding: folding) {
+                    return (start + at + 2 + length, size)
+                }
+                at += 2 + recordLength + size
+            }
+            guard start.load(fromByteOffset: recordBytes, as: UInt8.self) & 1 != 0 else { return nil }
+            line = (line + 1) & lineMask
+        }
+    }
+}
+
+extension DomainSlots {
+    /// The index with its storage's groups `lines` (`DomainLines`), no slots, and its slots'
+    /// shift `shift` the lines' (a hash's line is `slot(of:)`).
+    fileprivate func placingLines(_ building: Building, shift: UInt64, lines: UnsafeRawBufferPointer, extra: [UInt8]) -> DomainSlots {
+        var index = self
+        index.shape.shift = shift
+        index.storage = Storage(shape: index.shape, presentBits: building.presentBits, slots: [], groups: lines, extra: extra)
+        return index
     }
 }

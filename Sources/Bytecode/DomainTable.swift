@@ -54,8 +54,9 @@ public struct DomainTable: Hashable, Sendable {
     /// Per entry: its T's encoding in `tails` (empty: `[/:]`, which A's end already satisfies).
     private var tailStarts: [UInt32] = [0]
     private var tails: [UInt8] = []
-    /// The lookup's index of the distinct domains and their groups (DomainSlots.swift), an entry's
-    /// words in its group its pattern and its T's start and end in `tails`. Derived from the entries.
+    /// The lookup's index: the distinct domains' records in lines (`DomainLines`, DomainSlots.swift),
+    /// an entry's its pattern and, when it has a T, T's start and end in `tails`. Derived from the
+    /// entries.
     private var index = DomainSlots()
 
     public static func == (lhs: DomainTable, rhs: DomainTable) -> Bool {
@@ -79,6 +80,7 @@ public struct DomainTable: Hashable, Sendable {
         for entry in entries {
             // (Domains and tails come from `split(_:)`, which checked them.)
             precondition(patterns.last.map { $0 < entry.pattern } ?? true)
+            precondition(entry.pattern < DomainLines.hasPath, "patterns below 2^31")
             patterns.append(entry.pattern)
             bytes += entry.domain
             starts.append(UInt32(bytes.count))
@@ -244,16 +246,9 @@ public struct DomainTable: Hashable, Sendable {
     // MARK: The lookup
 
     private mutating func makeIndex() {
-        var words: [UInt32] = []
-        words.reserveCapacity(3 * count)
-        for entry in 0..<count {
-            words.append(patterns[entry])
-            words.append(tailStarts[entry])
-            words.append(tailStarts[entry + 1])
-        }
-        index = DomainGroups.index(
-            starts: starts, domains: bytes, hashes: (0..<count).map { DomainSlots.wordHash(domain($0)) }, entryWords: 3, words: words,
-            extra: tails)
+        index = DomainLines.index(
+            starts: starts, domains: bytes, hashes: (0..<count).map { DomainSlots.wordHash(domain($0)) }, patterns: patterns,
+            tailStarts: tailStarts, tails: tails)
     }
 
     /// Where the shape's prefix `^[^:]+:\/\/+([^:/]+\.)?` ends in a URL: after each `/` of the
@@ -411,9 +406,10 @@ public struct DomainTable: Hashable, Sendable {
     /// that holds them retains nothing), valid while the table is.
     struct Tables {
         let shape: DomainSlots.Shape
-        let slots: UnsafeBufferPointer<UInt32>
         let presentBits: UnsafeBufferPointer<UInt64>
-        let groups: UnsafeRawPointer
+        /// The lines (`DomainLines`), then the overflow; the lines' count - 1.
+        let lines: UnsafeRawPointer
+        let lineMask: Int
         /// T's encodings (`tails`).
         let tails: UnsafeBufferPointer<UInt8>
     }
@@ -422,7 +418,8 @@ public struct DomainTable: Hashable, Sendable {
     /// a release of the storage, two atomic operations a lookup: the table holds it.
     private var tables: Tables {
         Unmanaged.passUnretained(index.storage!)._withUnsafeGuaranteedRef {
-            Tables(shape: $0.shape, slots: $0.slots, presentBits: $0.presentBits, groups: $0.groups, tails: $0.extra)
+            Tables(
+                shape: $0.shape, presentBits: $0.presentBits, lines: $0.groups, lineMask: Int(1 &<< (64 - $0.shape.shift)) - 1, tails: $0.extra)
         }
     }
 
@@ -434,38 +431,31 @@ public struct DomainTable: Hashable, Sendable {
         report: (UInt32) -> Void
     ) {
         guard tables.shape.mayHold(hash, tables.presentBits) else { return }
-        probeSlots(candidate, hash, url, end, tables, folding: folding, report: report)
+        probeLine(candidate, hash, url, end, tables, folding: folding, report: report)
     }
 
-    /// `probe`'s reads past the presence bit (a candidate in four or five has it): out of line, so
+    /// `probe`'s reads past the presence bits (a candidate in four or five has it): out of line, so
     /// that the candidates' loop, which calls `probe` at two places, keeps the test alone.
     @inline(never)
-    private static func probeSlots(
+    private static func probeLine(
         _ candidate: Int, _ hash: UInt64, _ url: UnsafeBufferPointer<UInt8>, _ end: Int, _ tables: Tables, folding: Bool,
         report: (UInt32) -> Void
     ) {
-        let shape = tables.shape
-        let (slots, valueMask) = (tables.slots, shape.valueMask)
-        var slot = shape.slot(of: hash)
-        let expected = shape.fingerprint(hash)
-        while slots[slot] != 0 {
-            if slots[slot] & ~valueMask == expected {
-                let group = DomainGroups.group(tables.groups, Int(slots[slot] & valueMask) - 1)
-                let length = DomainGroups.length(group)
-                if length == end - candidate && DomainGroups.holds(group, url, candidate, length, folding: folding) {
-                    // The domain's entries: each reports unless its path does not match.
-                    var member = DomainGroups.entries(group)
-                    for _ in 0..<DomainGroups.entryCount(group) {
-                        let (tailStart, tailEnd) = (Int(DomainGroups.word(member, 4)), Int(DomainGroups.word(member, 8)))
-                        if tailStart == tailEnd || tailMatches(tables.tails[tailStart..<tailEnd], url, from: end) {
-                            report(DomainGroups.word(member, 0))
-                        }
-                        member += 12
-                    }
-                    return
-                }
+        guard let (entries, bytes) = DomainLines.find(
+            tables.lines, line: tables.shape.slot(of: hash), lineMask: tables.lineMask, url, candidate, end - candidate, folding: folding)
+        else { return }
+        // The domain's entries: each reports unless its path does not match.
+        var at = 0
+        while at < bytes {
+            let word = DomainGroups.word(entries, at)
+            guard word & DomainLines.hasPath != 0 else {
+                report(word)
+                at += 4
+                continue
             }
-            slot = (slot + 1) & (slots.count - 1)
+            let (tailStart, tailEnd) = (Int(DomainGroups.word(entries, at + 4)), Int(DomainGroups.word(entries, at + 8)))
+            if tailMatches(tables.tails[tailStart..<tailEnd], url, from: end) { report(word & ~DomainLines.hasPath) }
+            at += 12
         }
     }
 
@@ -578,7 +568,8 @@ public struct DomainTable: Hashable, Sendable {
         var table = DomainTable()
         var next = 0
         for _ in 0..<count {
-            let pattern = try reader.increasingPattern(after: &next, below: patternCount, table: "domain table")
+            // (Patterns below 2^31: the index flags an entry's path in bit 31, `DomainLines`.)
+            let pattern = try reader.increasingPattern(after: &next, below: min(patternCount, Int(DomainLines.hasPath)), table: "domain table")
             let lengthAt = reader.offset
             let word = try reader.varint()
             let length = Int(word >> 1)

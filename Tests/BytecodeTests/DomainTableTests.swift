@@ -5,6 +5,7 @@ import Testing
 import Automata
 import Bytecode
 import URLFilterSyntax
+import TestSupport
 
 private let prefix = "^[^:]+://+([^:/]+\\.)?"
 
@@ -153,6 +154,42 @@ private func answers(_ table: DomainTable, _ url: [UInt8]) -> [UInt32] {
         let nfa = NFA(patterns: filters.enumerated().map { (id: PatternID($0.offset), filter: $0.element) })
         for url in Self.urls() {
             #expect(answers(table, url) == nfa.matches(url).map(\.rawValue), "url \(url)")
+        }
+    }
+
+    @Test func everyDomainIsFoundWhereverItsRecordLies() {
+        // Thousands of domains, so that lines fill and records lie past their own line; domains
+        // too long for a line (70 and 300 bytes), domains of many entries (30 and 100: their
+        // entries past a line's and a length byte's reach), entries with and without a path.
+        var random = SplitMix64(seed: 11)
+        func label(_ length: Int) -> String {
+            String((0..<length).map { _ in Character(UnicodeScalar(UInt8(ascii: "a") + UInt8(random.next() % 26))) })
+        }
+        var domains = (0..<4000).map { _ in label(Int(random.next() % 12) + 3) + "." + label(Int(random.next() % 6) + 2) }
+        domains += [label(70), (0..<5).map { _ in label(59) }.joined(separator: "."), label(9) + ".many", label(10) + ".more"]
+        domains = Array(Set(domains)).sorted()
+        var sources: [String] = []
+        var expected: [String: [UInt32]] = [:]
+        for domain in domains {
+            let escaped = domain.replacingOccurrences(of: ".", with: "\\.")
+            let entries = domain.hasSuffix(".many") ? 30 : domain.hasSuffix(".more") ? 100 : Int(random.next() % 3) + 1
+            for entry in 0..<entries {
+                expected[domain, default: []].append(UInt32(sources.count))
+                sources.append(prefix + escaped + (entry % 2 == 1 ? "\\/ads" : "[/:]"))
+            }
+        }
+        let (table, automata) = split(sources.map { filter($0) })
+        #expect(automata.isEmpty && table.count == sources.count)
+        for domain in domains {
+            // Every entry matches `/ads` after the host; only those without a path match `/`.
+            #expect(answers(table, Array("https://www.\(domain)/ads".utf8)) == expected[domain]!, "\(domain)")
+            let withoutPath = expected[domain]!.filter { !sources[Int($0)].hasSuffix("ads") }
+            #expect(answers(table, Array("https://\(domain)/".utf8)) == withoutPath, "\(domain)")
+        }
+        for _ in 0..<2000 {
+            let absent = label(Int(random.next() % 12) + 3) + "." + label(Int(random.next() % 6) + 2)
+            guard expected[absent] == nil else { continue }
+            #expect(answers(table, Array("https://\(absent)/ads".utf8)).isEmpty, "\(absent)")
         }
     }
 
