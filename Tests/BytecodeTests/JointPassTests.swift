@@ -75,7 +75,6 @@ private func withViews(_ tables: ArraySlice<DenseTable>, _ views: [DenseView] = 
         // program, and one of literals; each set's run after the joint pass reports the same
         // patterns and counts the same steps as its run alone.
         // Their domain tables (one with paths) are looked up together with them.
-        var random = SplitMix64(seed: 41)
         let domainsA = DomainTable([
             (pattern: 100, domain: Array("ads.test".utf8), tail: []), (pattern: 101, domain: Array("test".utf8), tail: DomainTable.encode(
                 [HostPattern.terminator, ASCIISet(UInt8(ascii: "x"))])),
@@ -88,6 +87,33 @@ private func withViews(_ tables: ArraySlice<DenseTable>, _ views: [DenseView] = 
         let b = ProgramSet(
             programs: [try patternsProgram(["/ad/", "beacon", "a[0-9]b", "^ws:", "c.*d"])],
             domains: DomainTable([(pattern: 200, domain: Array("ads.test".utf8)), (pattern: 201, domain: Array("b.test".utf8))]))
+        let (reportedA, reportedB) = try runTogetherAndApart(a, b, seed: 41)
+        #expect(reportedA.isSuperset(of: [100, 101]) && reportedB.isSuperset(of: [200, 201]), "every domain entry found")
+        // Sets whose whole runs are more than four together are not run so.
+        let three = ProgramSet(programs: [
+            try patternsProgram(["ads", "track"]), try patternsProgram(["^https?://a\\.test/"]), try patternsProgram(["x$", "^y"]),
+        ])
+        #expect(three.image.wholeRunCount == 3 && ProgramSet.WholeTogether(three, a) == nil)
+    }
+
+    @Test func aSetWithoutDomainsRunsTogetherWithOneWith() throws {
+        // One set's domain table empty (a list without `||` rules): the other's is looked up
+        // alone, each set's run after the pass still the same as its run alone.
+        let withDomains = ProgramSet(
+            programs: [try patternsProgram(["ads", "track", "\\.js$"]), try patternsProgram(["^https?://a\\.test/"])],
+            domains: DomainTable([(pattern: 100, domain: Array("ads.test".utf8)), (pattern: 101, domain: Array("b.test".utf8))]))
+        let without = ProgramSet(programs: [try patternsProgram(["/ad/", "beacon", "c.*d"])])
+        #expect(without.domains.isEmpty && !withDomains.domains.isEmpty)
+        let (foundA, _) = try runTogetherAndApart(withDomains, without, seed: 43)
+        let (_, foundB) = try runTogetherAndApart(without, withDomains, seed: 47)
+        #expect(foundA.isSuperset(of: [100, 101]) && foundB.isSuperset(of: [100, 101]), "every domain entry found")
+        _ = try runTogetherAndApart(without, without, seed: 53)
+    }
+
+    /// Runs `a` and `b` together (`ProgramSet.WholeTogether`) and each alone over random URLs:
+    /// each set's reports and steps the same; returns the patterns each reported.
+    private func runTogetherAndApart(_ a: ProgramSet, _ b: ProgramSet, seed: UInt64) throws -> (Set<UInt32>, Set<UInt32>) {
+        var random = SplitMix64(seed: seed)
         let together = try #require(ProgramSet.WholeTogether(a, b))
         let pieces = ["https://", "http://", "ws:", "a.test/", "b.test/x", "ads", "track", "banner", "bannner", ".js", "/ad/", "beacon",
             "a5b", "c", "d", "pixel", "?", "\u{80}", "\u{0}", "ads.test/", "x.ads.test:", "ADS.Test/", "b.test:", "test/x"]
@@ -111,11 +137,6 @@ private func withViews(_ tables: ArraySlice<DenseTable>, _ views: [DenseView] = 
                 reportedB.formUnion(aloneB)
             }
         }
-        #expect(reportedA.isSuperset(of: [100, 101]) && reportedB.isSuperset(of: [200, 201]), "every domain entry found")
-        // Sets whose whole runs are more than four together are not run so.
-        let three = ProgramSet(programs: [
-            try patternsProgram(["ads", "track"]), try patternsProgram(["^https?://a\\.test/"]), try patternsProgram(["x$", "^y"]),
-        ])
-        #expect(three.image.wholeRunCount == 3 && ProgramSet.WholeTogether(three, a) == nil)
+        return (reportedA, reportedB)
     }
 }
