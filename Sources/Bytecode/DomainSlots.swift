@@ -28,6 +28,9 @@ struct DomainSlots: Sendable {
         fileprivate(set) var presentShift: UInt64 = 64
         fileprivate(set) var shift: UInt64 = 64
         fileprivate(set) var valueMask: UInt32 = 0
+        /// A domain table's lines (`DomainLines`): the most lines a record lies past its own, so
+        /// that a lookup reads at most this many after its own whatever the lines' flags say.
+        fileprivate(set) var linesPast = 0
 
         /// The word of `hash` in the presence bits (its mixed hash's top bits) and the two bits of
         /// it a domain of that hash sets (two fields of six bits below them).
@@ -392,8 +395,9 @@ enum DomainGroups {
 /// entries, in a line of 64 bytes its hash picks, so that a domain found is one line read, the
 /// line its lookup's probe reads anyway (a slot, then its group, were two). A line holds records
 /// from its first byte to its 63rd, the last byte a flag (bit 0: a record of a domain whose hash
-/// picks this line or one before it lies after it, so a lookup reads on in the next line); a
-/// record is placed in the first line from its own with room for it, within `reach` lines.
+/// picks this line or one before it lies after it, so a lookup reads on in the next line, though
+/// never more lines past its own than any record lies: `Shape.linesPast`); a record is placed in
+/// the first line from its own with room for it, within `reach` lines.
 /// Records, one after another:
 ///
 ///     byte       D's length (255: 255 or more), never 0 (0 ends a line's records)
@@ -425,7 +429,9 @@ enum DomainLines {
     /// starts[e + 1]]` (lower case), its hash `hashes[e]`, its pattern `patterns[e]` (below 2^31)
     /// and its path `tailStarts[e] ..< tailStarts[e + 1]` in `tails` (empty: none), with `tails`
     /// after the lines in its storage.
-    static func index(starts: [UInt32], domains: [UInt8], hashes: [UInt64], patterns: [UInt32], tailStarts: [UInt32], tails: [UInt8]) -> DomainSlots {
+    static func index(
+        starts: [UInt32], domains: [UInt8], hashes: [UInt64], patterns: [UInt32], tailStarts: [UInt32], tails: [UInt8]
+    ) -> DomainSlots {
         let count = hashes.count
         func domain(_ entry: Int) -> ArraySlice<UInt8> { domains[Int(starts[entry])..<Int(starts[entry + 1])] }
         let (index, building, next) = DomainSlots.index(count: count, hash: { hashes[$0] }, same: { domain($0) == domain($1) })
@@ -480,6 +486,7 @@ enum DomainLines {
                 }
             }
         }
+        var linesPast = 0
         // The first line from `home` with room for `size` bytes, within `limit` lines.
         func room(_ size: Int, from home: Int, within limit: Int) -> Int? {
             var line = home
@@ -517,24 +524,26 @@ enum DomainLines {
                 lines[64 * passed + recordBytes] |= 1
                 passed = (passed + 1) & (lineCount - 1)
             }
+            linesPast = max(linesPast, (line - home) & (lineCount - 1))
             used[line] += size
         }
         lines += overflow
-        return lines.withUnsafeBytes { index.placingLines(building, shift: shift, lines: $0, extra: tails) }
+        return lines.withUnsafeBytes { index.placingLines(building, shift: shift, linesPast: linesPast, lines: $0, extra: tails) }
     }
 
     /// The entries of the domain `url[candidate ..< candidate + length]` (bytes folded to lower
     /// case when `folding`) in the lines at `base`, from line `first` (its hash's; `lineMask`:
-    /// the lines' count - 1): where they start and their bytes, nil when the lines hold no such
-    /// domain.
+    /// the lines' count - 1; `linesPast`: the shape's): where they start and their bytes, nil when
+    /// the lines hold no such domain. (The flags alone could send a lookup round every line,
+    /// each passed by some record: at most `linesPast` after its own are read.)
     @inline(__always)
     static func find(
-        _ base: UnsafeRawPointer, line first: Int, lineMask: Int, _ url: UnsafeBufferPointer<UInt8>, _ candidate: Int, _ length: Int,
-        folding: Bool
+        _ base: UnsafeRawPointer, line first: Int, lineMask: Int, linesPast: Int, _ url: UnsafeBufferPointer<UInt8>, _ candidate: Int,
+        _ length: Int, folding: Bool
     ) -> (entries: UnsafeRawPointer, bytes: Int)? {
         let lengthByte = min(length, 255)
         var line = first
-        while true {
+        for _ in 0...linesPast {
             let start = base + 64 * line
             var at = 0
             while at < recordBytes {
@@ -544,7 +553,9 @@ enum DomainLines {
                 if size == 0 {
                     if recordLength == lengthByte {
                         let record = base + Int(DomainGroups.word(start, at + 2))
-                        if Int(DomainGroups.word(record, 0)) == length && DomainGroups.holds(domain: record + 8, url, candidate, length, folding: folding) {
+                        if Int(DomainGroups.word(record, 0)) == length
+                            && DomainGroups.holds(domain: record + 8, url, candidate, length, folding: folding)
+                        {
                             return (record + 8 + length, Int(DomainGroups.word(record, 4)))
                         }
                     }
@@ -559,15 +570,19 @@ enum DomainLines {
             guard start.load(fromByteOffset: recordBytes, as: UInt8.self) & 1 != 0 else { return nil }
             line = (line + 1) & lineMask
         }
+        return nil
     }
 }
 
 extension DomainSlots {
     /// The index with its storage's groups `lines` (`DomainLines`), no slots, and its slots'
     /// shift `shift` the lines' (a hash's line is `slot(of:)`).
-    fileprivate func placingLines(_ building: Building, shift: UInt64, lines: UnsafeRawBufferPointer, extra: [UInt8]) -> DomainSlots {
+    fileprivate func placingLines(
+        _ building: Building, shift: UInt64, linesPast: Int, lines: UnsafeRawBufferPointer, extra: [UInt8]
+    ) -> DomainSlots {
         var index = self
         index.shape.shift = shift
+        index.shape.linesPast = linesPast
         index.storage = Storage(shape: index.shape, presentBits: building.presentBits, slots: [], groups: lines, extra: extra)
         return index
     }

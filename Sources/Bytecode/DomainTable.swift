@@ -419,7 +419,8 @@ public struct DomainTable: Hashable, Sendable {
     private var tables: Tables {
         Unmanaged.passUnretained(index.storage!)._withUnsafeGuaranteedRef {
             Tables(
-                shape: $0.shape, presentBits: $0.presentBits, lines: $0.groups, lineMask: Int(1 &<< (64 - $0.shape.shift)) - 1, tails: $0.extra)
+                shape: $0.shape, presentBits: $0.presentBits, lines: $0.groups, lineMask: Int(1 &<< (64 - $0.shape.shift)) - 1,
+                tails: $0.extra)
         }
     }
 
@@ -442,7 +443,8 @@ public struct DomainTable: Hashable, Sendable {
         report: (UInt32) -> Void
     ) {
         guard let (entries, bytes) = DomainLines.find(
-            tables.lines, line: tables.shape.slot(of: hash), lineMask: tables.lineMask, url, candidate, end - candidate, folding: folding)
+            tables.lines, line: tables.shape.slot(of: hash), lineMask: tables.lineMask, linesPast: tables.shape.linesPast, url, candidate,
+            end - candidate, folding: folding)
         else { return }
         // The domain's entries: each reports unless its path does not match.
         var at = 0
@@ -569,7 +571,8 @@ public struct DomainTable: Hashable, Sendable {
         var next = 0
         for _ in 0..<count {
             // (Patterns below 2^31: the index flags an entry's path in bit 31, `DomainLines`.)
-            let pattern = try reader.increasingPattern(after: &next, below: min(patternCount, Int(DomainLines.hasPath)), table: "domain table")
+            let pattern = try reader.increasingPattern(
+                after: &next, below: min(patternCount, Int(DomainLines.hasPath)), table: "domain table")
             let lengthAt = reader.offset
             let word = try reader.varint()
             let length = Int(word >> 1)
