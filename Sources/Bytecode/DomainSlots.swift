@@ -420,7 +420,7 @@ enum DomainLines {
     static let reach = 4
     /// The lines' records fill at most this much of them: fuller, absent domains' probes read on
     /// through more lines of flags. (EasyList and EasyPrivacy apart, simulated L2 (1 MB) misses a
-    /// request: two thirds, 6.30; a half, 6.05, the lines then a third full.)
+    /// request: two thirds, 6.30; a half, 6.05.)
     static let fill = (numerator: 1, denominator: 2)
     /// Bit 31 of an entry's pattern: its path's start and end follow.
     static let hasPath: UInt32 = 1 << 31
