@@ -62,8 +62,9 @@ struct DomainSlots: Sendable {
     /// another domain reads nothing else (EasyList and EasyPrivacy: 1 MB); and the lookup's first
     /// test, two bits a domain in one word of presence bits (`presence(_:)`: a blocked Bloom
     /// filter), `presenceBitsPerDomain` bits a domain. A label whose bits are not both set is in
-    /// no slot; most labels of most hosts are in none, and the bits (64 KB for EasyList and
-    /// EasyPrivacy) stay in a core's cache where the slots they spare a read of would miss it.
+    /// no slot (nor line, `DomainLines`); most labels of most hosts are in none, and the bits (64
+    /// KB for EasyList and EasyPrivacy) stay in a core's cache where the slots or lines they spare
+    /// a read of would miss it.
     /// (Fewer bits miss less than sparser ones spare slots. EasyList and EasyPrivacy asked apart,
     /// simulated L2 (1 MB) misses a request: one bit a domain of 4 bits a domain, 6.73; two bits in
     /// a word of 2, 4 and 8 bits a domain, 6.67, 6.56 and 6.95.)
@@ -410,7 +411,7 @@ enum DomainGroups {
 /// entry has a path T, then T's start and end in the table's tails, two more words. (Most entries
 /// have none: a record is then D and four bytes an entry, two or three to a line.) A record in the
 /// overflow is D's length and its entries' bytes (32-bit words), then D and its entries. The
-/// lines are at most `fill` full, so some line has room for a record of the overflow (6 bytes).
+/// lines are at most `fill` full, so some line has room for a stub (`stubBytes`).
 /// The storage's slots are empty: its groups are the lines, then the overflow. Derived from the
 /// entries, never written to a file.
 enum DomainLines {
@@ -418,6 +419,8 @@ enum DomainLines {
     static let recordBytes = 63
     /// A record is placed inline at most this many lines from its own.
     static let reach = 4
+    /// A stub's bytes: the length byte, 0, the record's 32-bit offset.
+    static let stubBytes = 6
     /// The lines' records fill at most this much of them: fuller, absent domains' probes read on
     /// through more lines of flags. (EasyList and EasyPrivacy apart, simulated L2 (1 MB) misses a
     /// request: two thirds, 6.30; a half, 6.05.)
@@ -452,7 +455,7 @@ enum DomainLines {
             let (length, size) = (Int(starts[first + 1] - starts[first]), entryBytes[first])
             return length < 255 && size <= 255 && 2 + length + size <= recordBytes ? 2 + length + size : nil
         }
-        let total = (0..<count).reduce(0) { $0 + (isFirst[$1] ? inlineSize($1) ?? 6 : 0) }
+        let total = (0..<count).reduce(0) { $0 + (isFirst[$1] ? inlineSize($1) ?? stubBytes : 0) }
         // (At least two lines: a shift of 64 would not pick line 0.)
         var lineCount = 2
         while lineCount * recordBytes * fill.numerator < total * fill.denominator { lineCount *= 2 }
@@ -507,9 +510,8 @@ enum DomainLines {
                 (lines[at], lines[at + 1]) = (UInt8(length), UInt8(entryBytes[first]))
                 write(first, at: at + 2, in: &lines)
             } else {
-                // (Some line has room for 6 bytes: the lines are at most half full.)
-                (line, size) = (room(6, from: home, within: lineCount)!, 6)
-                while overflow.count % 4 != 0 { overflow.append(0) }
+                // (Some line has room for a stub: the lines are at most half full.)
+                (line, size) = (room(stubBytes, from: home, within: lineCount)!, stubBytes)
                 let record = overflow.count
                 overflow += repeatElement(0, count: 8 + length + entryBytes[first])
                 store(UInt32(length), at: record, in: &overflow)
@@ -559,7 +561,7 @@ enum DomainLines {
                             return (record + 8 + length, Int(DomainGroups.word(record, 4)))
                         }
                     }
-                    at += 6
+                    at += stubBytes
                     continue
                 }
                 if recordLength == lengthByte && DomainGroups.holds(domain: start + at + 2, url, candidate, length, folding: folding) {

@@ -435,8 +435,8 @@ public struct DomainTable: Hashable, Sendable {
         probeLine(candidate, hash, url, end, tables, folding: folding, report: report)
     }
 
-    /// `probe`'s reads past the presence bits (a candidate in four or five has it): out of line, so
-    /// that the candidates' loop, which calls `probe` at two places, keeps the test alone.
+    /// `probe`'s reads past the presence bits (a few candidates pass them): out of line, so that
+    /// the candidates' loop, which calls `probe` at two places, keeps the test alone.
     @inline(never)
     private static func probeLine(
         _ candidate: Int, _ hash: UInt64, _ url: UnsafeBufferPointer<UInt8>, _ end: Int, _ tables: Tables, folding: Bool,

@@ -381,8 +381,9 @@ public struct ProgramSet: Hashable, Sendable {
             }
             // The whole programs' runs first, an entry each in the order they run: their tables
             // (`DenseTable.together`: searches multiplied, parts run in one pass), a part a run (a
-            // program, or a product: an entry with a table and no code), their class maps one
-            // after another as a pass reads them; then the programs left without a table.
+            // program, or a product: an entry with a table and neither code nor class map, its
+            // table's places in `denseColumns` as every dense entry's); then the programs left
+            // without a table.
             let wholeTables = DenseTable.together(programs, budget: DenseTable.budget)
             // Per table, the entry of each part.
             var admitted: [(parts: [Int], table: DenseTable)] = []
@@ -398,7 +399,6 @@ public struct ProgramSet: Hashable, Sendable {
                         entries.append(Entry(
                             codeStart: code.count, codeEnd: code.count, classStart: classes.count, width: 0, nowhere: 0, reference: 0,
                             referenceTransitions: 0, referenceRowStart: referenceRows.count, referenceRowCount: 0))
-                        classes += joined.table.classMaps[(part * 128)..<(part * 128 + 128)]
                     }
                 }
                 admitted.append((parts, joined.table))
