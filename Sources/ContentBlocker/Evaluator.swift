@@ -62,9 +62,10 @@ public final class Evaluator {
     private let universalRecords: [RuleRecord]
     /// Each rule's index in its list, by slot: where the rule lists' insertions read it.
     private let ruleIndices: [RuleIndex]
-    /// Per url pattern, the slot of its one rule (most patterns have one), `UInt32.max` when it
-    /// has another count: one read where the file's lists are two, a cache miss each.
-    private let ruleOfURLPattern: [UInt32]
+    /// Per url pattern, its one rule (most patterns have one) as a request's answer reads it, the
+    /// slot `UInt32.max` when it has another count: the pattern's report leads to one line read,
+    /// where the pattern's slot and the rule's record were two lines apart, a cache miss each.
+    private let ruleOfURLPattern: [CandidateRule]
     /// Whether a rule that matches every URL looks at the load type (third party) or is a
     /// make-https rule (upgradability): only then are these part of a page's flags.
     private let universalUsesLoadType: Bool
@@ -104,7 +105,9 @@ public final class Evaluator {
         work = Work(urlSeen: PatternMarks(count: file.urlPatternCount))
         ruleOfURLPattern = (0..<file.urlPatternCount).map { pattern in
             let (start, end) = (file.patternRuleStart[pattern], file.patternRuleStart[pattern + 1])
-            return end - start == 1 ? file.patternRules[Int(start)] : .max
+            guard end - start == 1 else { return .several }
+            let slot = file.patternRules[Int(start)]
+            return CandidateRule(slot: slot, file.rules[Int(slot)])
         }
         topSeen = PatternMarks(count: file.topPatternCount)
         frameSeen = PatternMarks(count: file.framePatternCount)
@@ -375,8 +378,8 @@ public final class Evaluator {
         /// The url patterns reported so far (each listed once in `matchedURLPatterns`).
         @exclusivity(unchecked) var urlSeen: PatternMarks
         @exclusivity(unchecked) var matchedURLPatterns: [UInt32] = []
-        /// The candidates' slots, then those that apply (`extra`) and act (`applying`).
-        @exclusivity(unchecked) var matchedRules: [UInt32] = []
+        /// The candidates, then the slots of those that apply (`extra`) and act (`applying`).
+        @exclusivity(unchecked) var matchedRules: [CandidateRule] = []
         @exclusivity(unchecked) var extra: [UInt32] = []
         @exclusivity(unchecked) var applying: [UInt32] = []
         /// `listLocations`' list, and the programs' stage ends.
@@ -490,16 +493,21 @@ public final class Evaluator {
         return pages[place.slot]
     }
 
-    /// Whether the rule in `slot` applies to `request` on `page`, its url-filter aside (step 2).
-    private func applies(_ slot: UInt32, _ request: Request, _ page: Page, thirdParty: Bool) -> Bool {
-        let rule = file.rules[Int(slot)]
-        guard Self.flagsAccept(rule, request, thirdParty: thirdParty) else { return false }
-        switch rule.condition {
+    /// Whether `candidate` applies to `request` on `page`, its url-filter aside (step 2).
+    private func applies(_ candidate: CandidateRule, _ request: Request, _ page: Page, thirdParty: Bool) -> Bool {
+        guard
+            Self.flagsAccept(
+                resourceTypes: candidate.resourceTypes, loadTypes: candidate.loadTypes, loadContexts: candidate.loadContexts,
+                method: candidate.method, request, thirdParty: thirdParty)
+        else { return false }
+        switch candidate.condition {
         case .none: return true
         case .never: return false
         case .ifTopURL, .unlessTopURL: markTop(page, request)
         case .ifFrameURL, .unlessFrameURL: markFrame(page, request)
         }
+        // (The condition's patterns: the rule's own record, read for the few candidates with one.)
+        let rule = file.rules[Int(candidate.slot)]
         return file.conditions.withUnsafeBufferPointer { conditions in
             topSeen.words.withUnsafeBufferPointer { top in
                 frameSeen.words.withUnsafeBufferPointer { frame in Self.holds(rule, conditions: conditions, top: top, frame: frame) }
@@ -510,12 +518,21 @@ public final class Evaluator {
     /// Whether `rule`'s flags accept `request` (`thirdParty`: worked out once per request).
     @inline(__always)
     private static func flagsAccept(_ rule: RuleRecord, _ request: Request, thirdParty: Bool) -> Bool {
-        if rule.resourceTypes != 0 && rule.resourceTypes & request.resourceType.rawValue == 0 { return false }
-        if rule.loadContexts != 0 && rule.loadContexts & request.loadContext.rawValue == 0 { return false }
-        if rule.method != 0 && rule.method != methodCode(request) { return false }
-        if rule.loadTypes != 0 {
+        flagsAccept(
+            resourceTypes: rule.resourceTypes, loadTypes: rule.loadTypes, loadContexts: rule.loadContexts, method: rule.method, request,
+            thirdParty: thirdParty)
+    }
+
+    @inline(__always)
+    private static func flagsAccept(
+        resourceTypes: UInt16, loadTypes: UInt8, loadContexts: UInt8, method: UInt8, _ request: Request, thirdParty: Bool
+    ) -> Bool {
+        if resourceTypes != 0 && resourceTypes & request.resourceType.rawValue == 0 { return false }
+        if loadContexts != 0 && loadContexts & request.loadContext.rawValue == 0 { return false }
+        if method != 0 && method != methodCode(request) { return false }
+        if loadTypes != 0 {
             let loadType = thirdParty ? LoadTypes.thirdParty.rawValue : LoadTypes.firstParty.rawValue
-            if rule.loadTypes & loadType == 0 { return false }
+            if loadTypes & loadType == 0 { return false }
         }
         return true
     }
@@ -792,6 +809,11 @@ public final class Evaluator {
         for slot in acting {
             if let location = listedLocation(file.rules[Int(slot)], upgradable: upgradable) { locations.append(location) }
         }
+        Self.sortDistinct(&locations)
+    }
+
+    /// `locations` sorted, each once.
+    private static func sortDistinct(_ locations: inout [UInt32]) {
         guard locations.count > 1 else { return }
         locations.sort()
         var kept = 1
@@ -850,25 +872,46 @@ public final class Evaluator {
         run(
             file.urlPrograms, over: request.url.string, hostReading: hostReading, wholeSteps: wholeSteps, seen: &work.urlSeen,
             into: &work.matchedURLPatterns, ends: &work.stageEnds)
-        Self.clear(&work.matchedRules)
+        while !work.matchedRules.isEmpty { work.matchedRules.removeLast() }
         for pattern in work.matchedURLPatterns {
             work.urlSeen.remove(pattern)
             let one = ruleOfURLPattern[Int(pattern)]
-            if one != .max {
+            if one.slot != CandidateRule.several.slot {
                 work.matchedRules.append(one)
                 continue
             }
             let start = Int(file.patternRuleStart[Int(pattern)])
             let end = Int(file.patternRuleStart[Int(pattern) + 1])
-            // (Appended one by one, not through a slice's copy.)
-            for at in start..<end { work.matchedRules.append(file.patternRules[at]) }
+            for at in start..<end {
+                let slot = file.patternRules[at]
+                work.matchedRules.append(CandidateRule(slot: slot, file.rules[Int(slot)]))
+            }
         }
         Self.clear(&work.matchedURLPatterns)
         // (Most requests report one pattern or none: an empty list's storage is shared, and sorting
         // it would copy it.)
-        if work.matchedRules.count > 1 { work.matchedRules.sort() }
+        if work.matchedRules.count > 1 { work.matchedRules.sort { $0.slot < $1.slot } }
+        // The candidates that apply, and as they are read, whether one is an ignore rule and the
+        // locations of those that act (step 3, the page's cuts aside from a request without an
+        // ignore rule of its own): no rule's record read again.
         Self.clear(&work.extra)
-        for slot in work.matchedRules where applies(slot, request, page, thirdParty: thirdParty) { work.extra.append(slot) }
+        Self.clear(&work.locations)
+        var extraIgnores = false
+        for candidate in work.matchedRules where applies(candidate, request, page, thirdParty: thirdParty) {
+            work.extra.append(candidate.slot)
+            let listed: Bool
+            switch candidate.role {
+            case .listed: listed = true
+            case .makeHTTPS: listed = Self.isUpgradable(request)
+            case .ignorePreviousRules, .ignoreFollowingRules:
+                extraIgnores = true
+                listed = false
+            case .globalStyleSheet: listed = false
+            }
+            if listed && (!kept.universal.hasIgnoreRule || kept.universal.acts(candidate.slot)) {
+                work.locations.append(candidate.actionLocation)
+            }
+        }
         // (Most requests marked nothing: nil is then left as it is, not released.)
         if let marked = markedTop {
             for pattern in marked { topSeen.remove(pattern) }
@@ -881,23 +924,12 @@ public final class Evaluator {
         // No rule of the request's own applies: the page's outcome.
         if work.extra.isEmpty { return kept.plainOutcome }
 
-        let extraIgnores = work.extra.contains {
-            file.rules[Int($0)].role == .ignorePreviousRules || file.rules[Int($0)].role == .ignoreFollowingRules
-        }
         guard !extraIgnores else { return cutOutcome(kept, request, work) }
 
         // No ignore rule of the request's own: the page's list (its rules between its cuts, all
-        // of them on most pages), plus this request's rules between those cuts.
-        let acting: ArraySlice<UInt32>
-        if kept.universal.hasIgnoreRule {
-            Self.clear(&work.applying)
-            for slot in work.extra where kept.universal.acts(slot) { work.applying.append(slot) }
-            acting = work.applying[...]
-        } else {
-            acting = work.extra[...]
-        }
-        // This request's locations that the page's list lacks.
-        listLocations(acting, upgradable: Self.isUpgradable(request), into: &work.locations)
+        // of them on most pages), plus this request's rules between those cuts: their locations
+        // that the page's list lacks.
+        Self.sortDistinct(&work.locations)
         // (By index: a loop over the array's elements would hold its buffer, and the first write
         // would copy it.)
         var newLocations = 0
@@ -963,6 +995,37 @@ public final class Evaluator {
         }
         return low
     }
+}
+
+/// A url pattern's rule as a request's answer reads it: its slot and what its flags, condition
+/// kind, role and action location are (16 bytes, four a cache line; the record's condition list
+/// is read from the record itself, for the few rules with one).
+struct CandidateRule {
+    var slot: UInt32
+    var actionLocation: UInt32
+    var resourceTypes: UInt16
+    var loadTypes: UInt8
+    var loadContexts: UInt8
+    var method: UInt8
+    var condition: ConditionKind
+    var role: RuleRole
+
+    init(slot: UInt32, _ rule: RuleRecord) {
+        self.slot = slot
+        actionLocation = rule.actionLocation
+        resourceTypes = rule.resourceTypes
+        loadTypes = rule.loadTypes
+        loadContexts = rule.loadContexts
+        method = rule.method
+        condition = rule.condition
+        role = rule.role
+    }
+
+    /// A pattern's entry when it has more rules than one (or none): its rules are the file's list.
+    static let several = CandidateRule(
+        slot: .max, RuleRecord(
+            ruleIndex: 0, resourceTypes: 0, loadTypes: 0, loadContexts: 0, method: 0, condition: .never, role: .listed,
+            actionLocation: RuleRecord.notListed, conditionStart: 0, conditionCount: 0))
 }
 
 /// Pattern numbers below a count, a bit each: the patterns a request's or a page's runs reported.
