@@ -802,6 +802,20 @@ public final class Evaluator {
         }
     }
 
+    /// The page's condition patterns marked for this answer unmarked. (Most answers marked
+    /// nothing: nil is then left as it is, not released.)
+    @inline(__always)
+    private func unmarkConditions() {
+        if let marked = markedTop {
+            for pattern in marked { topSeen.remove(pattern) }
+            markedTop = nil
+        }
+        if let marked = markedFrame {
+            for pattern in marked { frameSeen.remove(pattern) }
+            markedFrame = nil
+        }
+    }
+
     /// The sorted, distinct action locations `acting` lists (step 4), in `locations` (emptied first:
     /// the evaluator's working memory, so that listing allocates nothing).
     private func listLocations(_ acting: ArraySlice<UInt32>, upgradable: Bool, into locations: inout [UInt32]) {
@@ -890,6 +904,12 @@ public final class Evaluator {
         Self.clear(&work.matchedURLPatterns)
         // (Most requests report one pattern or none: an empty list's storage is shared, and sorting
         // it would copy it.)
+        // No candidate of the request's own (most requests of a big list): the page's outcome
+        // (the condition patterns a new page's edit marked unmarked).
+        guard !work.matchedRules.isEmpty else {
+            unmarkConditions()
+            return kept.plainOutcome
+        }
         if work.matchedRules.count > 1 { work.matchedRules.sort { $0.slot < $1.slot } }
         // The candidates that apply, and as they are read, whether one is an ignore rule and the
         // locations of those that act (step 3, the page's cuts aside from a request without an
@@ -912,15 +932,7 @@ public final class Evaluator {
                 work.locations.append(candidate.actionLocation)
             }
         }
-        // (Most requests marked nothing: nil is then left as it is, not released.)
-        if let marked = markedTop {
-            for pattern in marked { topSeen.remove(pattern) }
-            markedTop = nil
-        }
-        if let marked = markedFrame {
-            for pattern in marked { frameSeen.remove(pattern) }
-            markedFrame = nil
-        }
+        unmarkConditions()
         // No rule of the request's own applies: the page's outcome.
         if work.extra.isEmpty { return kept.plainOutcome }
 
