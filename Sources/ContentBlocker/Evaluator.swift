@@ -795,10 +795,17 @@ public final class Evaluator {
 
     /// The action location `rule` lists when it acts, if any.
     private func listedLocation(_ rule: RuleRecord, upgradable: Bool) -> UInt32? {
-        switch rule.role {
-        case .listed: rule.actionLocation
-        case .makeHTTPS where upgradable: rule.actionLocation
-        default: nil
+        Self.lists(rule.role, upgradable: upgradable) ? rule.actionLocation : nil
+    }
+
+    /// Whether a rule of `role` lists its action's location when it acts (make-https only on an
+    /// upgradable URL, which is worked out only for such a rule).
+    @inline(__always)
+    private static func lists(_ role: RuleRole, upgradable: @autoclosure () -> Bool) -> Bool {
+        switch role {
+        case .listed: true
+        case .makeHTTPS: upgradable()
+        case .ignorePreviousRules, .ignoreFollowingRules, .globalStyleSheet: false
         }
     }
 
@@ -902,14 +909,13 @@ public final class Evaluator {
             }
         }
         Self.clear(&work.matchedURLPatterns)
-        // (Most requests report one pattern or none: an empty list's storage is shared, and sorting
-        // it would copy it.)
         // No candidate of the request's own (most requests of a big list): the page's outcome
         // (the condition patterns a new page's edit marked unmarked).
         guard !work.matchedRules.isEmpty else {
             unmarkConditions()
             return kept.plainOutcome
         }
+        // (Most requests report one pattern: a sort of one is skipped.)
         if work.matchedRules.count > 1 { work.matchedRules.sort { $0.slot < $1.slot } }
         // The candidates that apply, and as they are read, whether one is an ignore rule and the
         // locations of those that act (step 3, the page's cuts aside from a request without an
@@ -919,16 +925,10 @@ public final class Evaluator {
         var extraIgnores = false
         for candidate in work.matchedRules where applies(candidate, request, page, thirdParty: thirdParty) {
             work.extra.append(candidate.slot)
-            let listed: Bool
-            switch candidate.role {
-            case .listed: listed = true
-            case .makeHTTPS: listed = Self.isUpgradable(request)
-            case .ignorePreviousRules, .ignoreFollowingRules:
-                extraIgnores = true
-                listed = false
-            case .globalStyleSheet: listed = false
-            }
-            if listed && (!kept.universal.hasIgnoreRule || kept.universal.acts(candidate.slot)) {
+            if candidate.role == .ignorePreviousRules || candidate.role == .ignoreFollowingRules { extraIgnores = true }
+            if Self.lists(candidate.role, upgradable: Self.isUpgradable(request))
+                && (!kept.universal.hasIgnoreRule || kept.universal.acts(candidate.slot))
+            {
                 work.locations.append(candidate.actionLocation)
             }
         }
