@@ -85,12 +85,13 @@ struct DomainSlots: Sendable {
         /// where it fits in one).
         let groups: UnsafeRawPointer
         let extra: UnsafeBufferPointer<UInt8>
-        private let memory: UnsafeMutableRawPointer
+        private let memory: TableMemory
 
         fileprivate init(shape: Shape, presentBits: [UInt64], slots: [UInt32], groups: UnsafeRawBufferPointer, extra: [UInt8]) {
             func lines(_ bytes: Int) -> Int { (bytes + 63) & ~63 }
             let (bitsBytes, slotBytes, groupBytes) = (lines(8 * presentBits.count), lines(4 * slots.count), lines(groups.count))
-            memory = .allocate(byteCount: max(1, bitsBytes + slotBytes + groupBytes + extra.count), alignment: 64)
+            let table = TableMemory(byteCount: max(1, bitsBytes + slotBytes + groupBytes + extra.count), alignment: 64)
+            let memory = table.base
             let bits = memory.bindMemory(to: UInt64.self, capacity: presentBits.count)
             presentBits.withUnsafeBufferPointer { if let base = $0.baseAddress { bits.initialize(from: base, count: $0.count) } }
             let slotStart = (memory + bitsBytes).bindMemory(to: UInt32.self, capacity: slots.count)
@@ -100,14 +101,14 @@ struct DomainSlots: Sendable {
             let extraStart = (memory + bitsBytes + slotBytes + groupBytes).bindMemory(to: UInt8.self, capacity: extra.count)
             extra.withUnsafeBufferPointer { if let base = $0.baseAddress { extraStart.initialize(from: base, count: $0.count) } }
             self.shape = shape
+            self.memory = table
             self.presentBits = UnsafeBufferPointer(start: bits, count: presentBits.count)
             self.slots = UnsafeBufferPointer(start: slotStart, count: slots.count)
             self.groups = UnsafeRawPointer(groupStart)
             self.extra = UnsafeBufferPointer(start: extraStart, count: extra.count)
         }
 
-        // (The elements are plain values: nothing to deinitialize.)
-        deinit { memory.deallocate() }
+        // (The elements are plain values: nothing to deinitialize; `memory` frees itself.)
     }
 
     /// The index of `count` entries whose domains `hash` gives, its slots holding a domain's first

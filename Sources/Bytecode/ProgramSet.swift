@@ -330,7 +330,7 @@ public struct ProgramSet: Hashable, Sendable {
         /// would be a line of its own each (its header), most of them evicted between requests.
         @usableFromInline final class Packed: @unchecked Sendable {
             @usableFromInline let buffers: Buffers
-            private let memory: UnsafeMutableRawPointer
+            private let memory: TableMemory
             /// The dense tables, whose entries `buffers` points to.
             private let denseEntries: DenseEntries
 
@@ -342,10 +342,10 @@ public struct ProgramSet: Hashable, Sendable {
                 func size<T>(_ array: [T]) -> Int { (array.count * MemoryLayout<T>.stride + 15) / 16 * 16 }
                 let total = size(code) + size(classes) + size(referenceRows) + size(denseAcceptStart) + size(denseAccepts)
                     + size(denseColumns) + size(entries)
-                let memory = UnsafeMutableRawPointer.allocate(byteCount: max(total, 16), alignment: max(16, MemoryLayout<Entry>.alignment))
+                let memory = TableMemory(byteCount: max(total, 16), alignment: max(16, MemoryLayout<Entry>.alignment))
                 var offset = 0
                 func place<T>(_ array: [T]) -> UnsafeBufferPointer<T> {
-                    let start = (memory + offset).bindMemory(to: T.self, capacity: array.count)
+                    let start = (memory.base + offset).bindMemory(to: T.self, capacity: array.count)
                     array.withUnsafeBufferPointer { if let base = $0.baseAddress { start.initialize(from: base, count: $0.count) } }
                     offset += size(array)
                     return UnsafeBufferPointer(start: start, count: array.count)
@@ -363,8 +363,7 @@ public struct ProgramSet: Hashable, Sendable {
                 code: [], classes: [], referenceRows: [], denseEntries: DenseEntries(tables: []), denseAcceptStart: [], denseAccepts: [],
                 denseColumns: [], entries: [])
 
-            // (The arrays' elements are plain values: nothing to deinitialize.)
-            deinit { memory.deallocate() }
+            // (The arrays' elements are plain values: nothing to deinitialize; `memory` frees itself.)
         }
 
         init(programs: [Program], stages: [Stage], gated: Gated?) {
@@ -526,6 +525,7 @@ public struct ProgramSet: Hashable, Sendable {
     @usableFromInline final class DenseEntries: @unchecked Sendable {
         static let alignment = 64
         @usableFromInline let base: UnsafeMutablePointer<UInt16>
+        private let memory: TableMemory
         let count: Int
         /// Where each table starts.
         let starts: [Int]
@@ -539,8 +539,8 @@ public struct ProgramSet: Hashable, Sendable {
         /// The tables' entries, each from the line after the previous one's end (`aligned`).
         init(tables: [[UInt16]]) {
             let count = tables.reduce(0) { Self.aligned($0) + $1.count }
-            let base = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1) * MemoryLayout<UInt16>.size, alignment: Self.alignment)
-                .bindMemory(to: UInt16.self, capacity: max(count, 1))
+            let memory = TableMemory(byteCount: max(count, 1) * MemoryLayout<UInt16>.size, alignment: Self.alignment)
+            let base = memory.base.bindMemory(to: UInt16.self, capacity: max(count, 1))
             var offset = 0
             var starts: [Int] = []
             for table in tables {
@@ -551,10 +551,8 @@ public struct ProgramSet: Hashable, Sendable {
                 offset = start + table.count
             }
             (base + offset).initialize(repeating: DenseTable.dead, count: max(count, 1) - offset)
-            (self.count, self.base, self.starts) = (count, base, starts)
+            (self.count, self.base, self.memory, self.starts) = (count, base, memory, starts)
         }
-
-        deinit { base.deallocate() }
     }
 
     /// The program the partitioner makes of the `||` prefix (`StagePlanner.hostLabelPrefix`),

@@ -1,0 +1,69 @@
+// TableMemory.swift — Bytecode
+//
+// The memory of the tables a run reads at random (the dense tables' entries, the programs'
+// packed arrays). A list's tables are megabytes read a line here and a line there: in 4 KB pages
+// each line read may be a page the TLB does not hold (EasyList and EasyPrivacy's dense table is
+// 5.7 MB: 1,400 pages), a page walk on top of the miss. Allocations of a megabyte or more are
+// mapped on 2 MB boundaries, whole 2 MB pages long, and advised as huge pages (Linux's
+// `MADV_HUGEPAGE`: transparent huge pages, where the system's setting is `madvise` or `always`),
+// so that a table of a few megabytes is a few TLB entries. Smaller allocations, other systems and
+// a refused mapping take the ordinary allocator.
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One allocation of table memory, freed with the object.
+final class TableMemory: @unchecked Sendable {
+    /// The first byte (aligned to at least `alignment`).
+    let base: UnsafeMutableRawPointer
+    private let mappedLength: Int
+
+    /// Allocations from this size on are mapped as huge pages (a smaller one would waste most
+    /// of its page).
+    static let hugeThreshold = 1 << 20
+    static let hugePage = 2 << 20
+
+    init(byteCount: Int, alignment: Int) {
+        let byteCount = max(byteCount, 1)
+        #if os(Linux)
+        if byteCount >= Self.hugeThreshold, alignment <= Self.hugePage, let mapped = Self.mapHuge(byteCount) {
+            (base, mappedLength) = mapped
+            return
+        }
+        #endif
+        base = UnsafeMutableRawPointer.allocate(byteCount: byteCount, alignment: alignment)
+        mappedLength = 0
+    }
+
+    deinit {
+        #if os(Linux)
+        if mappedLength > 0 {
+            munmap(base, mappedLength)
+            return
+        }
+        #endif
+        base.deallocate()
+    }
+
+    #if os(Linux)
+    /// `length` rounded up to whole huge pages, mapped from a huge page's boundary and advised
+    /// as huge pages; nil when the system refuses the mapping.
+    private static func mapHuge(_ length: Int) -> (UnsafeMutableRawPointer, Int)? {
+        let length = (length + hugePage - 1) / hugePage * hugePage
+        // A mapping a huge page longer, trimmed to the boundary at both ends.
+        let spare = length + hugePage
+        let mapped = mmap(nil, spare, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+        guard let mapped, mapped != MAP_FAILED else { return nil }
+        let address = UInt(bitPattern: mapped)
+        let aligned = (address + UInt(hugePage) - 1) / UInt(hugePage) * UInt(hugePage)
+        let head = Int(aligned - address)
+        if head > 0 { munmap(mapped, head) }
+        if spare - head - length > 0 { munmap(mapped + head + length, spare - head - length) }
+        let base = mapped + head
+        // Advice only: a system without transparent huge pages keeps the 4 KB pages.
+        _ = madvise(base, length, MADV_HUGEPAGE)
+        return (base, length)
+    }
+    #endif
+}

@@ -1,0 +1,80 @@
+// TableMemoryTests.swift — the tables' memory (TableMemory.swift): an allocation of a megabyte or
+// more starts on a 2 MB boundary, in a mapping advised as huge pages (Linux), and holds every byte
+// asked for; a small one comes from the ordinary allocator with the alignment asked for.
+
+import Testing
+@testable import Bytecode
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite struct TableMemoryTests {
+    /// The VmFlags line of the mapping holding `address`, from /proc/self/smaps (nil if not found).
+    private func mappingFlags(of address: UnsafeRawPointer) -> String? {
+        guard let file = fopen("/proc/self/smaps", "r") else { return nil }
+        defer { fclose(file) }
+        let target = UInt(bitPattern: address)
+        var inside = false
+        var line = [CChar](repeating: 0, count: 4096)
+        while fgets(&line, Int32(line.count), file) != nil {
+            let text = String(cString: line)
+            // A mapping's first line: "start-end perms ...", addresses in hexadecimal.
+            if let dash = text.firstIndex(of: "-"), let space = text.firstIndex(of: " "), dash < space,
+                let start = UInt(text[..<dash], radix: 16), let end = UInt(text[text.index(after: dash)..<space], radix: 16)
+            {
+                inside = start <= target && target < end
+            } else if inside && text.hasPrefix("VmFlags:") {
+                return text
+            }
+        }
+        return nil
+    }
+
+    @Test func aLargeTableLiesOnHugePageBoundariesAndHoldsEveryByte() throws {
+        let count = 3 << 20 + 12_345
+        let memory = TableMemory(byteCount: count, alignment: 64)
+        let bytes = memory.base.bindMemory(to: UInt8.self, capacity: count)
+        for index in stride(from: 0, to: count, by: 4093) { bytes[index] = UInt8(truncatingIfNeeded: index) }
+        bytes[count - 1] = 0xA5
+        for index in stride(from: 0, to: count, by: 4093) { #expect(bytes[index] == UInt8(truncatingIfNeeded: index)) }
+        #expect(bytes[count - 1] == 0xA5)
+        #if os(Linux)
+        #expect(UInt(bitPattern: memory.base) % UInt(TableMemory.hugePage) == 0)
+        // `hg`: the mapping is advised as huge pages (whether the system then uses them is its setting).
+        let flags = try #require(mappingFlags(of: memory.base))
+        #expect(flags.split(whereSeparator: \.isWhitespace).contains("hg"), "\(flags)")
+        #endif
+    }
+
+    @Test func aSmallTableHasTheAlignmentAskedFor() {
+        for alignment in [16, 64] {
+            let memory = TableMemory(byteCount: 1000, alignment: alignment)
+            #expect(UInt(bitPattern: memory.base) % UInt(alignment) == 0)
+            memory.base.storeBytes(of: 7, toByteOffset: 999, as: UInt8.self)
+            #expect(memory.base.load(fromByteOffset: 999, as: UInt8.self) == 7)
+        }
+    }
+
+    /// Many tables made and freed: each unmapped with its object (200 leaked 4 MB mappings would
+    /// grow the process's address space by 800 MB).
+    @Test func tablesAreFreedWithTheirObjects() throws {
+        #if os(Linux)
+        /// The process's virtual size in kB (/proc/self/status's VmSize).
+        func virtualKB() -> Int {
+            guard let file = fopen("/proc/self/status", "r") else { return 0 }
+            defer { fclose(file) }
+            var line = [CChar](repeating: 0, count: 512)
+            while fgets(&line, Int32(line.count), file) != nil {
+                let text = String(cString: line)
+                if text.hasPrefix("VmSize:") { return Int(text.split(separator: " ")[1]) ?? 0 }
+            }
+            return 0
+        }
+        let before = virtualKB()
+        #expect(before > 0)
+        for _ in 0..<200 { _ = TableMemory(byteCount: 4 << 20, alignment: 64) }
+        #expect(virtualKB() < before + 100_000)
+        #endif
+    }
+}
