@@ -43,12 +43,20 @@ struct ProfileCommand: ParsableCommand {
     @Option(help: "List this many requests whose fastest time over the rounds is longest (the tail's own cost, without the machine's noise).")
     var slowest = 0
 
+    @Flag(help: "Only the whole answer, with the tables in huge pages and in 4 KB pages: the lists loaded both ways in this process, their passes over the requests taken in turn (a pass unmeasured, then one measured, each round), so that both meet the same stretch of the machine.")
+    var comparePages = false
+
+    @Option(name: .customLong("and"), help: "With --compare-pages: another list asked with RULES, each apart, as Safari asks several extensions (repeatable).")
+    var others: [String] = []
+
     func run() throws {
-        let compiled = try RuleListInput.load(rules)
         guard rounds > 0 else { throw ValidationError("--rounds must be at least 1") }
+        guard comparePages || others.isEmpty else { throw ValidationError("--and goes with --compare-pages") }
         let set = try RequestSets.load(path: requests, kind: kind, name: requests)
         let requestList = set.requests.map(\.request)
         guard !requestList.isEmpty else { throw ValidationError("\(requests): no requests") }
+        if comparePages { return try compareTablePages(requestList) }
+        let compiled = try RuleListInput.load(rules)
         let urls = requestList.map { Array($0.url.string.utf8) }
         let urlBytes = urls.reduce(0) { $0 + $1.count }
         print("\(rules) over \(requests): \(urls.count) URLs, \(String(format: "%.1f", Double(urlBytes) / Double(urls.count))) bytes each")
@@ -113,6 +121,44 @@ struct ProfileCommand: ParsableCommand {
             print(
                 pad("\(fastest[index].nanoseconds)", 9) + " ns " + (fastest[index].madePage ? "*" : " ") + " #\(index) "
                     + "\(type) \(request.url.string.prefix(70))  on \(request.mainDocumentURL.string.prefix(50))")
+        }
+    }
+
+    /// The whole answer with the lists' tables in huge pages and in 4 KB pages (`TablePages`),
+    /// both loaded here and timed in turn, the first form alternating from round to round.
+    func compareTablePages(_ requestList: [Request]) throws {
+        func load(huge: Bool) throws -> ContentBlockers {
+            TablePages.huge = huge
+            defer { TablePages.huge = true }
+            return ContentBlockers(try ([rules] + others).map { try RuleListInput.load($0) })
+        }
+        let forms = [(name: "huge pages", blockers: try load(huge: true)), (name: "4 KB pages", blockers: try load(huge: false))]
+        var latencies = [LatencyHistogram](repeating: LatencyHistogram(), count: 2)
+        var passMeans: [[Double]] = [[], []]
+        var sink = 0
+        for round in 0..<rounds {
+            for form in round % 2 == 0 ? [0, 1] : [1, 0] {
+                let blockers = forms[form].blockers
+                for request in requestList { blockers.outcomes(for: request) { sink &+= $1.actions.count } }
+                var total: UInt64 = 0
+                for request in requestList {
+                    let started = monotonicNanoseconds()
+                    blockers.outcomes(for: request) { sink &+= $1.actions.count }
+                    let elapsed = monotonicNanoseconds() - started
+                    latencies[form].record(nanoseconds: elapsed)
+                    total += elapsed
+                }
+                passMeans[form].append(Double(total) / Double(requestList.count))
+            }
+        }
+        consumeMeasured(sink)
+        print("\(([rules] + others).joined(separator: " + ")) over \(requests), \(rounds) rounds, whole answer per request:")
+        for (form, latency) in latencies.enumerated() {
+            let means = passMeans[form].sorted()
+            print(
+                "  " + forms[form].name.padding(toLength: 11, withPad: " ", startingAt: 0)
+                    + "median \(Int(latency.percentile(50))) ns, p99 \(Int(latency.percentile(99))) ns, mean \(String(format: "%.0f", latency.mean)) ns"
+                    + " (a pass's mean: median \(String(format: "%.0f", means[means.count / 2])) ns)")
         }
     }
 

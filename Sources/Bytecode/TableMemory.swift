@@ -6,12 +6,26 @@
 // 5.7 MB: 1,400 pages), a page walk on top of the miss. Allocations of a megabyte or more are
 // mapped on 2 MB boundaries, whole 2 MB pages long, and advised as huge pages (Linux's
 // `MADV_HUGEPAGE`: transparent huge pages, where the system's setting is `madvise` or `always`),
-// so that a table of a few megabytes is a few TLB entries. Smaller allocations, other systems and
-// a refused mapping take the ordinary allocator.
+// so that a table of a few megabytes is a few TLB entries. Smaller allocations, other systems, a
+// refused mapping and a process that turned huge pages off (`TablePages.huge`) take the ordinary
+// allocator.
 
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
+
+/// Whether the tables of a list loaded from now on may be mapped as huge pages (the default): an
+/// embedder that must not round a table up to 2 MB turns it off before loading; `blockbench
+/// profile --compare-pages` loads a list both ways and times them in turn.
+public enum TablePages {
+    private static let hugeAllowed = Atomic<Bool>(true)
+
+    public static var huge: Bool {
+        get { hugeAllowed.load(ordering: .relaxed) }
+        set { hugeAllowed.store(newValue, ordering: .relaxed) }
+    }
+}
 
 /// One allocation of table memory, freed with the object.
 final class TableMemory: @unchecked Sendable {
@@ -27,7 +41,7 @@ final class TableMemory: @unchecked Sendable {
     init(byteCount: Int, alignment: Int) {
         let byteCount = max(byteCount, 1)
         #if os(Linux)
-        if byteCount >= Self.hugeThreshold, alignment <= Self.hugePage, let mapped = Self.mapHuge(byteCount) {
+        if TablePages.huge, byteCount >= Self.hugeThreshold, alignment <= Self.hugePage, let mapped = Self.mapHuge(byteCount) {
             (base, mappedLength) = mapped
             return
         }

@@ -264,6 +264,16 @@ func exitCode(_ arguments: [String]) -> Int32 {
         #expect(exitCode(["profile", repositoryRoot + "/Corpora/rules/kablock-blockerList.json", "--rounds", "1", "--slowest", "3"]) == 0)
     }
 
+    /// Two lists asked apart, loaded with their tables in huge pages and in 4 KB pages; the
+    /// process's setting is left as it was (huge pages).
+    @Test func profileComparesTablePages() {
+        let kablock = repositoryRoot + "/Corpora/rules/kablock-blockerList.json"
+        let ddg = repositoryRoot + "/Corpora/rules/ddg-tds-reference-rules.json"
+        #expect(exitCode(["profile", kablock, "--and", ddg, "--compare-pages", "--rounds", "2"]) == 0)
+        #expect(TablePages.huge)
+        #expect(exitCode(["profile", kablock, "--and", ddg, "--rounds", "1"]) != 0, "--and goes with --compare-pages")
+    }
+
     @Test func missingRequestSetIsAnError() {
         #expect(exitCode(["profile", repositoryRoot + "/Corpora/rules/kablock-blockerList.json", "--requests", "/nonexistent.json"]) != 0)
         #expect(exitCode(["profile", repositoryRoot + "/Corpora/rules/kablock-blockerList.json", "--rounds", "0"]) != 0)
