@@ -10,6 +10,7 @@ import Glibc
 #endif
 
 @Suite struct TableMemoryTests {
+    #if os(Linux)
     /// The VmFlags line of the mapping holding `address`, from /proc/self/smaps (nil if not found).
     private func mappingFlags(of address: UnsafeRawPointer) -> String? {
         guard let file = fopen("/proc/self/smaps", "r") else { return nil }
@@ -30,6 +31,7 @@ import Glibc
         }
         return nil
     }
+    #endif
 
     @Test func aLargeTableLiesOnHugePageBoundariesAndHoldsEveryByte() throws {
         let count = 3 << 20 + 12_345
