@@ -91,14 +91,14 @@ struct DomainSlots: Sendable {
             func lines(_ bytes: Int) -> Int { (bytes + 63) & ~63 }
             let (bitsBytes, slotBytes, groupBytes) = (lines(8 * presentBits.count), lines(4 * slots.count), lines(groups.count))
             let table = TableMemory(byteCount: max(1, bitsBytes + slotBytes + groupBytes + extra.count), alignment: 64)
-            let memory = table.base
-            let bits = memory.bindMemory(to: UInt64.self, capacity: presentBits.count)
+            let first = table.base
+            let bits = first.bindMemory(to: UInt64.self, capacity: presentBits.count)
             presentBits.withUnsafeBufferPointer { if let base = $0.baseAddress { bits.initialize(from: base, count: $0.count) } }
-            let slotStart = (memory + bitsBytes).bindMemory(to: UInt32.self, capacity: slots.count)
+            let slotStart = (first + bitsBytes).bindMemory(to: UInt32.self, capacity: slots.count)
             slots.withUnsafeBufferPointer { if let base = $0.baseAddress { slotStart.initialize(from: base, count: $0.count) } }
-            let groupStart = memory + bitsBytes + slotBytes
+            let groupStart = first + bitsBytes + slotBytes
             if let base = groups.baseAddress { groupStart.copyMemory(from: base, byteCount: groups.count) }
-            let extraStart = (memory + bitsBytes + slotBytes + groupBytes).bindMemory(to: UInt8.self, capacity: extra.count)
+            let extraStart = (first + bitsBytes + slotBytes + groupBytes).bindMemory(to: UInt8.self, capacity: extra.count)
             extra.withUnsafeBufferPointer { if let base = $0.baseAddress { extraStart.initialize(from: base, count: $0.count) } }
             self.shape = shape
             self.memory = table

@@ -1,7 +1,7 @@
 // TableMemory.swift — Bytecode
 //
 // The memory of the tables a run reads at random (the dense tables' entries, the programs'
-// packed arrays). A list's tables are megabytes read a line here and a line there: in 4 KB pages
+// packed arrays, the domain indexes). A list's tables are megabytes read a line here and a line there: in 4 KB pages
 // each line read may be a page the TLB does not hold (EasyList and EasyPrivacy's dense table is
 // 5.7 MB: 1,400 pages), a page walk on top of the miss. Allocations of a megabyte or more are
 // mapped on 2 MB boundaries, whole 2 MB pages long, and advised as huge pages (Linux's
@@ -38,10 +38,11 @@ final class TableMemory: @unchecked Sendable {
     static let hugeThreshold = 1 << 20
     static let hugePage = 2 << 20
 
-    init(byteCount: Int, alignment: Int) {
+    /// `huge`: whether it may be mapped as huge pages (the process's setting, `TablePages`).
+    init(byteCount: Int, alignment: Int, huge: Bool = TablePages.huge) {
         let byteCount = max(byteCount, 1)
         #if os(Linux)
-        if TablePages.huge, byteCount >= Self.hugeThreshold, alignment <= Self.hugePage, let mapped = Self.mapHuge(byteCount) {
+        if huge, byteCount >= Self.hugeThreshold, alignment <= Self.hugePage, let mapped = Self.mapHuge(byteCount) {
             (base, mappedLength) = mapped
             return
         }

@@ -49,6 +49,20 @@ import Glibc
         #endif
     }
 
+    /// With huge pages turned off (`TablePages.huge`), a large table is the allocator's: its
+    /// mapping is not advised as huge pages.
+    @Test func aLargeTableWithoutHugePagesIsTheAllocators() throws {
+        let count = 3 << 20
+        let memory = TableMemory(byteCount: count, alignment: 64, huge: false)
+        #expect(UInt(bitPattern: memory.base) % 64 == 0)
+        memory.base.storeBytes(of: 0xA5, toByteOffset: count - 1, as: UInt8.self)
+        #expect(memory.base.load(fromByteOffset: count - 1, as: UInt8.self) == 0xA5)
+        #if os(Linux)
+        let flags = try #require(mappingFlags(of: memory.base))
+        #expect(!flags.split(whereSeparator: \.isWhitespace).contains("hg"), "\(flags)")
+        #endif
+    }
+
     @Test func aSmallTableHasTheAlignmentAskedFor() {
         for alignment in [16, 64] {
             let memory = TableMemory(byteCount: 1000, alignment: alignment)
