@@ -132,7 +132,10 @@ let package = Package(
         .testTarget(name: "RequestContextTests", dependencies: ["RequestContext", "ContentRuleList"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ContentBlockerTests",
-            dependencies: ["ContentBlocker", "Bytecode", "ContentRuleList", "RequestContext", "PCRE2Oracle", "TestSupport"],
+            dependencies: [
+                "ContentBlocker", "Bytecode", "Automata", "URLFilterSyntax", "ContentRuleList", "RequestContext", "PCRE2Oracle",
+                "TestSupport",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "PCRE2OracleTests",

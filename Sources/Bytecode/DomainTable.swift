@@ -41,7 +41,11 @@
 //                         0xE1...0xFA: the letter minus 0x80 alone; another byte from 1 to 127: it
 //                         alone; 0: any other set, in the next 16 bytes (bit b % 8 of byte b / 8
 //                         set: byte b is in the set). An end anchor is a last set of NUL alone.
-//                         Without T, T is `[/:]`.
+//                         Without T, T is `[/:]`. A last byte 0xFF (after at least one set):
+//                         the rest of the URL, up to its first NUL, is ASCII (`.*$`; nothing
+//                         when a set has read the URL's end already). In a host context's table
+//                         only (HostContextTable.swift), a first byte 0xFE: the context's
+//                         splitting set, which the lookup found there already.
 
 public import URLFilterSyntax
 internal import Automata
@@ -190,15 +194,21 @@ public struct DomainTable: Hashable, Sendable {
         var at = tail.startIndex
         var place = start
         while at < tail.endIndex {
+            let code = tail[at]
+            // (The rest is nothing once a set has read the URL's end, or a NUL in it, which the
+            // automata read as the end too.)
+            if code == Self.restCode {
+                return place > url.count || (place > start && url[place - 1] == 0) || Self.isASCIIUpToNUL(url, from: place)
+            }
             guard place <= url.count else { return false }
             let byte = place < url.count ? url[place] : 0
-            let code = tail[at]
             let matches: Bool
             switch code {
             case 0:
                 matches = byte < 128 && tail[at + 1 + Int(byte >> 3)] >> (byte & 7) & 1 == 1
                 at += 16
             case 0x80: matches = byte == 0x2F || byte == 0x3A
+            case Self.splitCode: matches = true
             case 0x81...: matches = byte == code & 0x7F
             default: matches = byte != 0 && DomainSlots.folded(byte) == code
             }
@@ -209,13 +219,35 @@ public struct DomainTable: Hashable, Sendable {
         return true
     }
 
+    /// T's last code when the rest of the URL must be ASCII (`.*$`).
+    public static let restCode: UInt8 = 0xFF
+    /// T's first code, in a host context's table, when its first set is the context's splitting set.
+    public static let splitCode: UInt8 = 0xFE
+
+    /// Whether `url`'s bytes from `start` up to its first NUL (or its end) are all below 128.
+    static func isASCIIUpToNUL(_ url: UnsafeBufferPointer<UInt8>, from start: Int) -> Bool {
+        var at = start
+        while at < url.count {
+            let byte = url[at]
+            if byte == 0 { return true }
+            if byte >= 128 { return false }
+            at += 1
+        }
+        return true
+    }
+
     /// Whether `tail` is an encoding `encode` makes: whole sets, none empty, each in its one form
-    /// (so `tailMatches` may read it, and a changed byte is more often refused than read).
-    static func isValidTail(_ tail: ArraySlice<UInt8>) -> Bool {
+    /// (so `tailMatches` may read it, and a changed byte is more often refused than read), the
+    /// rest's code last and after a set.
+    static func isValidTail(_ tail: ArraySlice<UInt8>, splitting: Bool = false) -> Bool {
         var at = tail.startIndex
         while at < tail.endIndex {
             let code = tail[at]
-            if code == 0 {
+            if code == Self.splitCode {
+                guard splitting, at == tail.startIndex else { return false }
+            } else if code == Self.restCode {
+                guard at > tail.startIndex, at == tail.endIndex - 1 else { return false }
+            } else if code == 0 {
                 guard tail.endIndex - at > 16 else { return false }
                 let set = Self.set(in: tail, at: at)
                 guard !set.isEmpty, shortCode(set) == nil else { return false }
@@ -521,6 +553,56 @@ public struct DomainTable: Hashable, Sendable {
         }
     }
 
+    /// Reports the pattern of every entry that matches `url` (without its end-of-URL NUL) in a
+    /// host context (HostContextTable.swift): D begins where `starts` says a match of L ends and
+    /// ends at the first byte of `splitting` after it (the end-of-URL NUL when it holds NUL), where
+    /// the entry's T must then match. A candidate that meets NUL or a byte from 128 on before its
+    /// end is none (no D holds either).
+    func lookUp(
+        _ url: UnsafeBufferPointer<UInt8>, starts: HostStarts, splitting: ASCIISet, folding: Bool, report: (UInt32) -> Void
+    ) {
+        guard !isEmpty else { return }
+        guard isIndexed else { return indexed().lookUp(url, starts: starts, splitting: splitting, folding: folding, report: report) }
+        let tables = self.tables
+        // The end of the last candidate: every candidate up to it ends there (none when not usable).
+        var end = -1
+        var usable = false
+        starts.forEachEnd(url) { start in
+            if end < start { (end, usable) = Self.split(url, from: start, splitting) }
+            guard usable, end > start else { return }
+            Self.probe(start, Self.hash(url, start, end, folding: folding), url, end, tables, folding: folding, report: report)
+        }
+    }
+
+    /// The first place from `start` whose byte (NUL past the URL's end) is in `splitting`, and
+    /// whether the bytes before it are all ASCII without NUL.
+    private static func split(_ url: UnsafeBufferPointer<UInt8>, from start: Int, _ splitting: ASCIISet) -> (Int, Bool) {
+        var at = start
+        while true {
+            let byte = at < url.count ? url[at] : 0
+            if byte < 128 && splitting.contains(byte) { return (at, true) }
+            if byte == 0 || byte >= 128 { return (at, false) }
+            at += 1
+        }
+    }
+
+    /// `DomainSlots.wordHash` of `url[start ..< end]` (ASCII without NUL), with letters folded to
+    /// lower case when `folding`.
+    private static func hash(_ url: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, folding: Bool) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        var hash = DomainSlots.seed
+        var wordEnd = end
+        while wordEnd - start >= 8 {
+            let word = DomainSlots.word(UnsafeRawPointer(url.baseAddress!), at: wordEnd - 8)
+            let folded = folding ? word | ((word &+ 0x3F &* ones) & ~(word &+ 0x25 &* ones) & (0x80 &* ones)) >> 2 : word
+            hash = DomainSlots.wordStep(hash, folded)
+            wordEnd -= 8
+        }
+        var first: UInt64 = 0
+        for at in start..<wordEnd { first |= UInt64(folding ? DomainSlots.folded(url[at]) : url[at]) << UInt64(8 * (at - start)) }
+        return DomainSlots.lastWordStep(hash, first, length: end - start)
+    }
+
     /// Whether `url[start ..< end]` (bytes below 128, as A's are) holds an upper-case letter:
     /// eight bytes at a time, a byte's high bit set by adding 0x3F when it is at least `A` and by
     /// adding 0x25 when it is past `Z` (no carry leaves a byte below 128).
@@ -565,7 +647,8 @@ public struct DomainTable: Hashable, Sendable {
     }
 
     /// Reads and validates a table whose patterns are below `patternCount`.
-    static func read(from reader: inout ByteReader, patternCount: Int) throws(BytecodeError) -> DomainTable {
+    /// `splitting`: a host context's table, whose T may begin with `splitCode`.
+    static func read(from reader: inout ByteReader, patternCount: Int, splitting: Bool = false) throws(BytecodeError) -> DomainTable {
         let count = try reader.varintCount(of: "domains", itemBytes: 2)
         var table = DomainTable()
         var next = 0
@@ -588,7 +671,7 @@ public struct DomainTable: Hashable, Sendable {
             if word & 1 == 1 {
                 let tailAt = reader.offset
                 let tail = try reader.take(Int(try reader.varint()))
-                guard isValidTail(tail) else { throw .malformed(at: tailAt, "domain table: a path that is not a sequence of sets") }
+                guard isValidTail(tail, splitting: splitting) else { throw .malformed(at: tailAt, "domain table: a path that is not a sequence of sets") }
                 table.tails += tail
             }
             table.patterns.append(pattern)
@@ -606,6 +689,15 @@ public struct DomainTable: Hashable, Sendable {
             let tail = tail(entry)
             var at = tail.startIndex
             while at < tail.endIndex {
+                guard tail[at] != Self.restCode else {
+                    line += " .*$"
+                    break
+                }
+                guard tail[at] != Self.splitCode else {
+                    line += " S"
+                    at += 1
+                    continue
+                }
                 line += " " + Self.set(in: tail, at: at).description
                 at += tail[at] == 0 ? 17 : 1
             }

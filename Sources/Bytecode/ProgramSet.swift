@@ -40,7 +40,7 @@ public struct ProgramSet: Hashable, Sendable {
     public static func == (lhs: ProgramSet, rhs: ProgramSet) -> Bool {
         lhs.contents === rhs.contents
             || (lhs.programs == rhs.programs && lhs.stages == rhs.stages && lhs.gated == rhs.gated && lhs.domains == rhs.domains
-                && lhs.domainConditions == rhs.domainConditions)
+                && lhs.domainConditions == rhs.domainConditions && lhs.hostContexts == rhs.hostContexts)
     }
     public func hash(into hasher: inout Hasher) {
         hasher.combine(programs)
@@ -48,6 +48,7 @@ public struct ProgramSet: Hashable, Sendable {
         hasher.combine(gated)
         hasher.combine(domains)
         hasher.combine(domainConditions)
+        hasher.combine(hostContexts)
     }
 
     public struct Stage: Hashable, Sendable {
@@ -91,19 +92,21 @@ public struct ProgramSet: Hashable, Sendable {
         let gated: Gated?
         @usableFromInline let domains: DomainTable
         @usableFromInline let domainConditions: DomainConditionTable
+        @usableFromInline let hostContexts: [HostContextTable]
         /// An empty image for a set made to be written, not run (`prepared()` makes one that runs).
         @usableFromInline let image: Image
         @usableFromInline let isPrepared: Bool
 
         init(
             programs: [Program], stages: [Stage], gated: Gated?, domains: DomainTable, domainConditions: DomainConditionTable,
-            makingImage: Bool = true
+            hostContexts: [HostContextTable], makingImage: Bool = true
         ) {
             self.programs = programs
             self.stages = stages
             self.gated = gated
             self.domains = makingImage ? domains.indexed() : domains
             self.domainConditions = domainConditions
+            self.hostContexts = makingImage ? hostContexts.map { $0.indexed() } : hostContexts
             image = makingImage ? Image(programs: programs, stages: stages, gated: gated) : Image(programs: [], stages: [], gated: nil)
             isPrepared = makingImage
         }
@@ -117,6 +120,8 @@ public struct ProgramSet: Hashable, Sendable {
     /// Patterns answered without an automaton.
     public var domains: DomainTable { contents.domains }
     public var domainConditions: DomainConditionTable { contents.domainConditions }
+    /// Host patterns of other prefixes than the domain table's, a table per prefix.
+    public var hostContexts: [HostContextTable] { contents.hostContexts }
     /// The same, laid out for the interpreter (`Image`), lent where it lies.
     /// (Empty for a set not prepared: `run` and the counts below prepare one first.)
     @usableFromInline var image: Image {
@@ -127,14 +132,18 @@ public struct ProgramSet: Hashable, Sendable {
     /// `preparing` false), the same set with its image made.
     public func prepared() -> ProgramSet {
         contents.isPrepared ? self
-            : ProgramSet(programs: programs, stages: stages, gated: gated, domains: domains, domainConditions: domainConditions)
+            : ProgramSet(
+                programs: programs, stages: stages, gated: gated, domains: domains, domainConditions: domainConditions,
+                hostContexts: hostContexts)
     }
 
     public init(
         programs: [Program], stages: [Stage] = [], gated: Gated? = nil, domains: DomainTable = .empty,
-        domainConditions: DomainConditionTable = .empty
+        domainConditions: DomainConditionTable = .empty, hostContexts: [HostContextTable] = []
     ) {
-        contents = Contents(programs: programs, stages: stages, gated: gated, domains: domains, domainConditions: domainConditions)
+        contents = Contents(
+            programs: programs, stages: stages, gated: gated, domains: domains, domainConditions: domainConditions,
+            hostContexts: hostContexts)
     }
 
     /// How many of these programs (prefixes and suffixes included) the interpreter runs from a
@@ -169,13 +178,13 @@ public struct ProgramSet: Hashable, Sendable {
     /// a run of an unprepared set makes a prepared one first).
     public init(
         _ partition: Partitioned<Program>, domains: DomainTable = .empty, domainConditions: DomainConditionTable = .empty,
-        preparing: Bool = true
+        hostContexts: [HostContextTable] = [], preparing: Bool = true
     ) {
         contents = Contents(
             programs: partition.dfas, stages: partition.stages.map { Stage(prefix: $0.prefix, suffixes: $0.suffixes) },
             gated: partition.gated.map { Gated(gateBase: UInt32($0.gateBase), groups: $0.groups, starts: $0.starts) },
             domains: partition.gated.map { domains.includingGates(from: UInt32($0.gateBase), $0.domains) } ?? domains,
-            domainConditions: domainConditions, makingImage: preparing)
+            domainConditions: domainConditions, hostContexts: hostContexts, makingImage: preparing)
     }
 
     /// The programs of the DFAs `dfas` (the groups a domain gates with a table of their domains).
@@ -572,7 +581,7 @@ public struct ProgramSet: Hashable, Sendable {
         return programs + staged + gatedPrograms
     }
 
-    public var isEmpty: Bool { programs.isEmpty && stages.isEmpty && gated == nil && domains.isEmpty && domainConditions.isEmpty }
+    public var isEmpty: Bool { programs.isEmpty && stages.isEmpty && gated == nil && domains.isEmpty && domainConditions.isEmpty && hostContexts.isEmpty }
 
     /// Runs every program over `url` (then the end-of-URL NUL), telling `report` each pattern
     /// found (a pattern may be told more than once). `ends` is working memory, kept by the
@@ -624,6 +633,10 @@ public struct ProgramSet: Hashable, Sendable {
         }
         if !contents.domainConditions.isEmpty {
             steps += contents.domainConditions.run(url, report: report)
+            runs += 1
+        }
+        for context in contents.hostContexts {
+            context.lookUp(url, report: report)
             runs += 1
         }
         image.withBuffers { buffers in
@@ -853,6 +866,8 @@ public struct ProgramSet: Hashable, Sendable {
         }
         domains.write(to: &writer)
         domainConditions.write(to: &writer)
+        writer.varint(UInt32(hostContexts.count))
+        for context in hostContexts { context.write(to: &writer) }
     }
 
     /// Reads and validates a programs section's content.
@@ -892,7 +907,11 @@ public struct ProgramSet: Hashable, Sendable {
         // (The domain table reports gates too: the groups' numbers after the patterns'.)
         let domains = try DomainTable.read(from: &reader, patternCount: patternCount + groupCount)
         let domainConditions = try DomainConditionTable.read(from: &reader, patternCount: patternCount)
-        return ProgramSet(programs: whole, stages: stages, gated: gated, domains: domains, domainConditions: domainConditions)
+        let contextCount = try reader.varintCount(of: "host contexts", itemBytes: 2 + 129 + 17 + 1)
+        var hostContexts: [HostContextTable] = []
+        for _ in 0..<contextCount { hostContexts.append(try HostContextTable.read(from: &reader, patternCount: patternCount)) }
+        return ProgramSet(
+            programs: whole, stages: stages, gated: gated, domains: domains, domainConditions: domainConditions, hostContexts: hostContexts)
     }
 
     /// Every program as text, headed `name program i`, `name stage i prefix`, `name stage i suffix j`,
@@ -926,6 +945,9 @@ public struct ProgramSet: Hashable, Sendable {
         if !domainConditions.isEmpty {
             lines.append("\(name) domain condition table ([a-z][a-z+.-]*:\\/\\/D[:/], *D: with ([^/]*\\.)* before D; \(domainConditions.count) entries):")
             lines.append(domainConditions.disassemble().split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+        }
+        for (index, context) in hostContexts.enumerated() {
+            lines.append("\(name) host context \(index): " + context.disassemble())
         }
         return lines.joined(separator: "\n")
     }

@@ -446,7 +446,9 @@ private struct Builder {
         report[keyPath: figures].domains = built.domains.count
         report[keyPath: figures].domainConditions = built.domainConditions.count
         // (Written, not run here: the evaluator prepares the sets it runs.)
-        return ProgramSet(partition, domains: built.domains, domainConditions: built.domainConditions, preparing: false)
+        return ProgramSet(
+            partition, domains: built.domains, domainConditions: built.domainConditions, hostContexts: built.hostContexts,
+            preparing: false)
     }
 }
 
@@ -455,6 +457,7 @@ struct PartitionedPrograms: Sendable {
     var partition: Partitioned<Program>
     var domains: DomainTable
     var domainConditions: DomainConditionTable
+    var hostContexts: [HostContextTable]
     var timer: PhaseTimer
 
     init(_ patterns: consuming [AcceptedPattern], limits: AutomataLimits, minimizing: Bool) {
@@ -469,6 +472,7 @@ struct PartitionedPrograms: Sendable {
         let planned = consume plan
         domains = planned.domains
         domainConditions = planned.domainConditions
+        hostContexts = planned.hostContexts
         partition = DFAPartitioner.build(planned.automata, limits: limits, minimizing: minimizing, phaseTimer: &self.timer) { Program($0) }
     }
 
@@ -478,6 +482,7 @@ struct PartitionedPrograms: Sendable {
         var automata: DFAPartitioner.Plan
         var domains: DomainTable
         var domainConditions: DomainConditionTable
+        var hostContexts: [HostContextTable]
     }
 
     /// One kind's patterns (consumed) planned, numbered by their ids.
@@ -485,6 +490,7 @@ struct PartitionedPrograms: Sendable {
         var automata: [(id: PatternID, filter: URLFilter)] = []
         var domains: [(pattern: UInt32, domain: [UInt8], tail: [UInt8])] = []
         var domainConditions: [(pattern: UInt32, domain: [UInt8], subdomains: Bool)] = []
+        var hosts = HostContextPlanner()
         let planning = timer.begin(.plan)
         let patternCount = patterns.count
         for (id, pattern) in (consume patterns).enumerated() {
@@ -501,10 +507,17 @@ struct PartitionedPrograms: Sendable {
                 } else if let (domain, subdomains) = DomainConditionTable.split(filter) {
                     domainConditions.append((UInt32(id), domain, subdomains))
                 } else {
-                    automata.append((PatternID(id), filter))
+                    switch hosts.take(UInt32(id), filter) {
+                    case .domainTable(let domain, let tail): domains.append((UInt32(id), domain, tail))
+                    case .context: break
+                    case .none: automata.append((PatternID(id), filter))
+                    }
                 }
             }
         }
+        // (Contexts too small for a table of their own go back to the automata, in pattern order.)
+        let (hostContexts, smallContexts) = hosts.finish()
+        if !smallContexts.isEmpty { automata = (automata + smallContexts).sorted { $0.id < $1.id } }
         timer.end(planning)
         let plan = DFAPartitioner.plan(consume automata, patternCount: patternCount, limits: limits, phaseTimer: &timer)
         // Gates that are domains (`||` patterns with a loop after the domain) are the domain
@@ -516,6 +529,6 @@ struct PartitionedPrograms: Sendable {
         // (The domain table's lookup index is made when its program set is prepared to run.)
         let tables = (DomainTable(domains, indexing: false), DomainConditionTable(domainConditions))
         timer.end(tabling)
-        return Planned(automata: plan, domains: tables.0, domainConditions: tables.1)
+        return Planned(automata: plan, domains: tables.0, domainConditions: tables.1, hostContexts: hostContexts)
     }
 }

@@ -63,6 +63,9 @@ public struct ASCIISet: Hashable, Sendable {
         return result
     }
 
+    /// Whether no unit is in both sets.
+    public func isDisjoint(with other: ASCIISet) -> Bool { low & other.low == 0 && high & other.high == 0 }
+
     /// The complement within what `.` matches (1...127): how `[^...]` is read.
     public var complementWithinAnyCharacter: ASCIISet {
         var result = ASCIISet()

@@ -1,0 +1,109 @@
+// HostContextTable.swift — Bytecode
+//
+// Host patterns (Automata/HostShape.swift: a prefix L, a domain D, a tail T) whose L is not the
+// domain table's own `^[^:]+:\/\/+([^:/]+\.)?` in meaning: another converter's scheme part or
+// subdomain group. One table per distinct L (a *context*), answered as the domain table answers
+// its own shape: where L's automaton (`HostStarts`) says a match of L ends, at p, D can only be
+// the bytes from p up to the first byte of the context's *splitting set* S (every pattern's T
+// begins with a subset of S, and no D holds a byte of S), so each such place is one candidate,
+// hashed and looked up in a `DomainTable` of the context's patterns, whose entries then check
+// their T from the candidate's end. The answer is the automaton's exactly: L as its own minimal
+// automaton, D compared whole, T set by set. (Tests: HostContextTableTests hold it to the NFA of
+// the same patterns on generated URLs; the oracle holds the whole engine to PCRE2 on the corpora's
+// dialects.)
+//
+// In a file (after a programs section's domain condition table, ProgramSet.swift):
+//
+//     count        varint   contexts
+//     per context  varint   L's text as written by a pattern, UTF-8 (for the disassembly only)
+//                  varint   L's automaton's states, 1...255; per state a byte (1: L has matched
+//                           here, 0: not), then its 128 targets, a byte each (0xFF: none)
+//                  1        1: D is matched case-sensitively (as written), 0: letters folded
+//                  16       S (bit b % 8 of byte b / 8 set: byte b is in S)
+//                  ...      its domain table (DomainTable.swift): an entry whose T is S alone
+//                           without T, S as T's first set written 0xFE
+
+public import Automata
+public import URLFilterSyntax
+
+public struct HostContextTable: Hashable, Sendable {
+    /// L as a pattern of the list wrote it.
+    public let prefix: String
+    /// Where a match of L ends in a URL.
+    public let starts: HostStarts
+    /// S: the bytes that end D.
+    public let splitting: ASCIISet
+    /// D is matched as written (lower case), not with the URL's letters folded.
+    public let isCaseSensitive: Bool
+    /// The context's patterns: D, and T from its first set on.
+    public let table: DomainTable
+
+    public init(prefix: String, starts: HostStarts, splitting: ASCIISet, isCaseSensitive: Bool, table: DomainTable) {
+        self.prefix = prefix
+        self.starts = starts
+        self.splitting = splitting
+        self.isCaseSensitive = isCaseSensitive
+        self.table = table
+    }
+
+    /// The same table with its lookup index made.
+    func indexed() -> HostContextTable {
+        HostContextTable(prefix: prefix, starts: starts, splitting: splitting, isCaseSensitive: isCaseSensitive, table: table.indexed())
+    }
+
+    /// Reports the pattern of every entry that matches `url` (without its end-of-URL NUL).
+    public func lookUp(_ url: UnsafeBufferPointer<UInt8>, report: (UInt32) -> Void) {
+        table.lookUp(url, starts: starts, splitting: splitting, folding: !isCaseSensitive, report: report)
+    }
+
+    // MARK: The file
+
+    func write(to writer: inout ByteWriter) {
+        let text = Array(prefix.utf8)
+        writer.varint(UInt32(text.count))
+        writer.append(contentsOf: text)
+        writer.varint(UInt32(starts.stateCount))
+        for state in 0..<starts.stateCount {
+            writer.append(contentsOf: [starts.ends[state] ? 1 : 0])
+            writer.append(contentsOf: starts.next[state << 7 ..< (state + 1) << 7].map { $0 == HostStarts.dead ? 0xFF : UInt8($0) })
+        }
+        writer.append(contentsOf: [isCaseSensitive ? 1 : 0])
+        writer.append(contentsOf: (0..<16).map { index in
+            (0..<8).reduce(UInt8(0)) { byte, bit in splitting.contains(UInt8(index * 8 + bit)) ? byte | 1 << bit : byte }
+        })
+        table.write(to: &writer)
+    }
+
+    /// Reads and validates a context whose patterns are below `patternCount`.
+    static func read(from reader: inout ByteReader, patternCount: Int) throws(BytecodeError) -> HostContextTable {
+        let textAt = reader.offset
+        let text = try reader.take(Int(try reader.varint()))
+        guard let prefix = String(validating: text, as: UTF8.self) else { throw .malformed(at: textAt, "host context: its prefix is not UTF-8") }
+        let statesAt = reader.offset
+        let stateCount = Int(try reader.varint())
+        guard (1...255).contains(stateCount) else { throw .malformed(at: statesAt, "host context: \(stateCount) states") }
+        var ends: [Bool] = []
+        var next: [UInt16] = []
+        for _ in 0..<stateCount {
+            let row = try reader.take(129)
+            guard row[row.startIndex] <= 1 else { throw .malformed(at: statesAt, "host context: a state's flag \(row[row.startIndex])") }
+            ends.append(row[row.startIndex] == 1)
+            next += row.dropFirst().map { $0 == 0xFF ? HostStarts.dead : UInt16($0) }
+        }
+        guard let starts = HostStarts(next: next, ends: ends) else { throw .malformed(at: statesAt, "host context: a target past its states") }
+        let caseAt = reader.offset
+        let caseByte = try reader.u8()
+        guard caseByte <= 1 else { throw .malformed(at: caseAt, "host context: a case flag \(caseByte)") }
+        let bits = try reader.take(16)
+        let splitting = ASCIISet((0..<128).filter { bits[bits.startIndex + $0 / 8] >> ($0 % 8) & 1 == 1 }.map(UInt8.init))
+        let table = try DomainTable.read(from: &reader, patternCount: patternCount, splitting: true)
+        return HostContextTable(prefix: prefix, starts: starts, splitting: splitting, isCaseSensitive: caseByte == 1, table: table)
+    }
+
+    /// The context and its entries as text.
+    public func disassemble() -> String {
+        "prefix \(prefix) (\(starts.stateCount) states\(isCaseSensitive ? ", case-sensitive" : "")), D ends at \(splitting.description); "
+            + "\(table.count) entries:\n"
+            + table.disassemble().split(separator: "\n").map { "  " + $0 }.joined(separator: "\n")
+    }
+}

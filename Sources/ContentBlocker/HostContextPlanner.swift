@@ -1,0 +1,113 @@
+// HostContextPlanner.swift — ContentBlocker
+//
+// Sorts a pool's host patterns (Automata/HostShape.swift: a prefix L, a domain D, a tail T) by
+// what their prefix means. A pattern whose L matches exactly what the domain table's own prefix
+// `^[^:]+:\/\/+([^:/]+\.)?` matches (its minimal automaton is that prefix's), and whose T begins
+// with `/` or `:` only, is the domain table's (Bytecode/DomainTable.swift), however it is spelled.
+// The others are grouped by L's automaton, a context each (Bytecode/HostContextTable.swift); a
+// context with fewer than `minimumPatterns` patterns would cost every URL a lookup for little,
+// and its patterns go back to the automata, as do the domain-table prefix's patterns whose T
+// begins otherwise. L's automaton is built once per distinct text of L.
+//
+// Tested by HostContextPlannerTests (every converter's spelling sorted as its meaning says) and
+// by the oracle on the corpora's dialects.
+
+internal import Automata
+internal import Bytecode
+internal import URLFilterSyntax
+
+struct HostContextPlanner {
+    /// The fewest patterns a context takes: below it they stay with the automata.
+    static let minimumPatterns = 32
+
+    /// The other shapes, by their prefix's automaton and case sensitivity.
+    private var contexts: [ContextKey: Context] = [:]
+    /// L's automaton by L's text, per case sensitivity (nil: too large to be a context).
+    private var startsOfText: [Bool: [Substring: HostStarts?]] = [:]
+    /// T by the text of the terms after D, per case sensitivity, for those not plain sets (nil:
+    /// no tail).
+    private var tailOfText: [Bool: [Substring: HostTail?]] = [:]
+
+    private struct ContextKey: Hashable {
+        let starts: HostStarts
+        let isCaseSensitive: Bool
+    }
+    private static let canonical = HostStarts(try! URLFilterParser.parse(#"^[^:]+:\/\/+([^:/]+\.)?"#).get())!
+
+    private struct Context {
+        var prefix: String
+        var patterns: [(pattern: UInt32, filter: URLFilter, domain: [UInt8], tail: HostTail)] = []
+    }
+
+    /// What became of a pattern.
+    enum Taken {
+        /// The domain table's, with D and T encoded (empty for `[/:]`).
+        case domainTable(domain: [UInt8], tail: [UInt8])
+        /// A context's (a table, or the automata if the context stays small: `finish`).
+        case context
+        /// Not a host pattern.
+        case none
+    }
+
+    /// Takes `filter` (pattern `id`) when it is a host pattern.
+    mutating func take(_ id: UInt32, _ filter: URLFilter) -> Taken {
+        guard let shape = HostShape(filter), let tail = tail(of: shape),
+            tail.sets[0].isDisjoint(with: HostShape.matchedByDomains(caseSensitive: filter.isCaseSensitive)),
+            let starts = starts(of: shape)
+        else { return .none }
+        if starts == Self.canonical, !filter.isCaseSensitive, !tail.thenRest,
+            tail.sets[0].union(HostPattern.terminator) == HostPattern.terminator
+        {
+            return .domainTable(domain: shape.domain, tail: tail.sets == [HostPattern.terminator] ? [] : DomainTable.encode(tail.sets))
+        }
+        let key = ContextKey(starts: starts, isCaseSensitive: filter.isCaseSensitive)
+        contexts[key, default: Context(prefix: String(shape.prefixText))].patterns.append((id, filter, shape.domain, tail))
+        return .context
+    }
+
+    /// The contexts' tables, and the patterns of contexts too small to be one.
+    func finish() -> (tables: [HostContextTable], automata: [(id: PatternID, filter: URLFilter)]) {
+        var tables: [HostContextTable] = []
+        var automata: [(id: PatternID, filter: URLFilter)] = []
+        for (key, context) in contexts.sorted(by: { $0.value.patterns[0].pattern < $1.value.patterns[0].pattern }) {
+            guard context.patterns.count >= Self.minimumPatterns else {
+                automata += context.patterns.map { (PatternID($0.pattern), $0.filter) }
+                continue
+            }
+            let splitting = context.patterns.reduce(ASCIISet.empty) { $0.union($1.tail.sets[0]) }
+            let entries = context.patterns.map { ($0.pattern, $0.domain, Self.encode($0.tail, splitting: splitting)) }
+            tables.append(HostContextTable(
+                prefix: context.prefix, starts: key.starts, splitting: splitting, isCaseSensitive: key.isCaseSensitive,
+                table: DomainTable(entries, indexing: false)))
+        }
+        return (tables, automata)
+    }
+
+    /// T's encoding in a context's table: its sets (the first, when it is the splitting set S,
+    /// as S's code, and T of S alone as nothing: the lookup's split found it), then the rest's code.
+    private static func encode(_ tail: HostTail, splitting: ASCIISet) -> [UInt8] {
+        guard tail.sets[0] == splitting else { return DomainTable.encode(tail.sets) + (tail.thenRest ? [DomainTable.restCode] : []) }
+        if tail.sets.count == 1 && !tail.thenRest { return [] }
+        return [DomainTable.splitCode] + DomainTable.encode(Array(tail.sets.dropFirst())) + (tail.thenRest ? [DomainTable.restCode] : [])
+    }
+
+    /// T of the terms after D: their sets when they are plain, else read off their automaton
+    /// once per text.
+    private mutating func tail(of shape: HostShape) -> HostTail? {
+        if let plain = shape.plainTail { return plain }
+        let (text, caseSensitive) = (shape.restText, shape.filter.isCaseSensitive)
+        if let known = tailOfText[caseSensitive]?[text] { return known }
+        let tail = HostTail(shape.rest)
+        tailOfText[caseSensitive, default: [:]][text] = tail
+        return tail
+    }
+
+    /// L's automaton, made once per text.
+    private mutating func starts(of shape: HostShape) -> HostStarts? {
+        let (text, caseSensitive) = (shape.prefixText, shape.filter.isCaseSensitive)
+        if let known = startsOfText[caseSensitive]?[text] { return known }
+        let starts = HostStarts(shape.prefix)
+        startsOfText[caseSensitive, default: [:]][text] = starts
+        return starts
+    }
+}

@@ -1,0 +1,178 @@
+// HostContextTests.swift — host patterns recognised by what they match, whatever converter spelled
+// them (Automata/HostShape.swift, ContentBlocker/HostContextPlanner.swift,
+// Bytecode/HostContextTable.swift): each converter's spelling sorted as its meaning says, and the
+// tables' answers held to the NFA of the same patterns on URLs built to reach the places where
+// the spellings differ in meaning (schemes, `//` and `///`, user info, ports, separators, case,
+// NUL and bytes from 128 on).
+
+import Testing
+@testable import ContentBlocker
+import Automata
+@testable import Bytecode
+import URLFilterSyntax
+import TestSupport
+
+private func filter(_ source: String, caseSensitive: Bool = false) -> URLFilter {
+    try! URLFilterParser.parse(source, isCaseSensitive: caseSensitive).get()
+}
+
+/// A converter's spelling of `||D^` and `||D/path`: its prefix, and what follows D.
+private struct Spelling {
+    let name: String
+    let prefix: String
+    let end: String
+    let caseSensitive: Bool
+
+    func host(_ domain: String) -> String { prefix + domain.replacing(".", with: "\\.") + end }
+    func path(_ domain: String, _ path: String) -> String { prefix + domain.replacing(".", with: "\\.") + path }
+}
+
+private let spellings = [
+    Spelling(name: "adguard", prefix: "^[^:]+://+([^:/]+\\.)?", end: "[/:]", caseSensitive: false),
+    Spelling(name: "adguard, escaped and reordered", prefix: "^[^:]+:\\/\\/\\/*([^/:]+[.])?", end: "[:/]", caseSensitive: false),
+    Spelling(name: "webkit-dnr", prefix: "^[^:]+://+([^:/]+\\.)?", end: "[^a-zA-Z0-9_.%-]", caseSensitive: false),
+    Spelling(name: "abp2blocklist", prefix: "^[^:]+:(//)?([^/]+\\.)?", end: "([^-_.%a-z0-9].*)?$", caseSensitive: true),
+    Spelling(name: "abp2blocklist http", prefix: "^https?://([^/]+\\.)?", end: "([^-_.%a-z0-9].*)?$", caseSensitive: false),
+    Spelling(name: "adguard 1.x", prefix: "^[htpsw]+:\\/\\/([a-z0-9-]+\\.)?", end: "([\\/:&\\?].*)?$", caseSensitive: false),
+    Spelling(name: "many labels", prefix: "^(https?)?(wss?)?://([a-z0-9-]+\\.)*", end: "[/:]$", caseSensitive: false),
+]
+
+private let domains = [
+    "example.com", "ads.example.com", "co.uk", "a", "x-y.z", "b", "ab", "xxxxxxxx", "yyyyyyy.xxxxxxxx", "12345678.com",
+    "a_b.example.com", "b.c.d.e.f.g.h.i.j.12345678.com",
+]
+
+/// The pool's patterns as the planner sorts them: the domain table's entries, the contexts' tables,
+/// and the patterns left to the automata.
+private func plan(_ filters: [URLFilter]) -> (
+    domains: [(pattern: UInt32, domain: [UInt8], tail: [UInt8])], contexts: [HostContextTable], automata: [PatternID]
+) {
+    var planner = HostContextPlanner()
+    var tabled: [(pattern: UInt32, domain: [UInt8], tail: [UInt8])] = []
+    var automata: [PatternID] = []
+    for (id, filter) in filters.enumerated() {
+        switch planner.take(UInt32(id), filter) {
+        case .domainTable(let domain, let tail): tabled.append((UInt32(id), domain, tail))
+        case .context: break
+        case .none: automata.append(PatternID(id))
+        }
+    }
+    let (contexts, small) = planner.finish()
+    return (tabled, contexts, (automata + small.map(\.id)).sorted())
+}
+
+/// URLs from pieces where the spellings part: chosen ones, then random ones.
+private func urls() -> [[UInt8]] {
+    let chosen = [
+        "http://example.com/", "https://ads.example.com:443/x", "HTTPS://EXAMPLE.COM/", "ws://example.com/", "wss://a/",
+        "ftp://example.com/", "data:example.com/", "http:example.com/", "http:///example.com/", "file:///example.com/",
+        "http://user:pw@ads.example.com/", "http://user@example.com/", "http://example.com", "http://example.com?x",
+        "http://example.com#x", "http://example.com&x", "http://example.com%2f", "http://example.community/",
+        "http://a_b.example.com/", "http://x.a_b.example.com/", "http://example.com.evil/", "http://example.com:80",
+        "http://example.com\u{0}/", "http://ex\u{0}ample.com/", "http:/example.com/", "h2://a/", "a://b/",
+    ]
+    var result = chosen.map { Array($0.utf8) }
+    result.append(Array("http://example.com/".utf8) + [0x80])
+    result.append(Array("http://example.com?".utf8) + [0x80, 0x2F])
+    result.append(Array("http://".utf8) + [0x80, 0x2E] + Array("example.com/".utf8))
+    let pieces = [
+        "http", "https", "HTTP", "ws", "wss", "ftp", "h2", ":", "/", "//", "///", ".", "..", "example", "EXAMPLE", "com", "ads",
+        "co", "uk", "a", "b", "ab", "x-y", "z", "_", "a_b", "@", "?", "#", "&", "%", "=", "\u{0}", ":80", "/ads", "/x", "80",
+        "xxxxxxxx", "yyyyyyy", "12345678",
+    ].map { Array($0.utf8) } + [[0x80]]
+    var random = SplitMix64(seed: 59)
+    for _ in 0..<20_000 {
+        var url: [UInt8] = Int.random(in: 0..<4, using: &random) == 0 ? [] : Array("http://".utf8)
+        for _ in 0..<Int.random(in: 0..<9, using: &random) { url += pieces[Int.random(in: 0..<pieces.count, using: &random)] }
+        result.append(url)
+    }
+    return result
+}
+
+@Suite struct HostContextTests {
+    @Test func eachSpellingIsSortedByItsMeaning() throws {
+        let padding = HostContextPlanner.minimumPatterns
+        for spelling in spellings {
+            let hosts = (0..<padding).map { filter(spelling.host("d\($0).\(domains[$0 % domains.count])"), caseSensitive: spelling.caseSensitive) }
+            let paths = domains.map { filter(spelling.path($0, "\\/ads"), caseSensitive: spelling.caseSensitive) }
+            let (tabled, contexts, automata) = plan(hosts + paths)
+            #expect(automata.isEmpty, "\(spelling.name): \(automata)")
+            switch spelling.name {
+            case "adguard", "adguard, escaped and reordered":
+                #expect(tabled.count == hosts.count + paths.count && contexts.isEmpty, "\(spelling.name): the domain table's meaning")
+            case "webkit-dnr":
+                // The domain table's prefix: its paths are the table's, its other ends a context's.
+                #expect(tabled.count == paths.count && contexts.count == 1 && contexts[0].table.count == hosts.count)
+            default:
+                #expect(tabled.isEmpty && contexts.count == 1, "\(spelling.name): a context of its own")
+            }
+        }
+        // Too few of one prefix for a table: the automata's.
+        let few = domains.map { filter(spellings[3].host($0), caseSensitive: true) }
+        #expect(plan(few).automata.count == few.count)
+    }
+
+    @Test func equalPrefixesAreOneContextAndDifferentOnesApart() {
+        let a = HostStarts(filter("^[^:]+:(//)?([^/]+\\.)?"))!
+        let b = HostStarts(filter("^[^:]+:(\\/\\/)?([^\\/]+[.])?"))!
+        let c = HostStarts(filter("^[^:]+://+([^/]+\\.)?"))!
+        #expect(a == b, "one meaning, two texts")
+        #expect(a != c, "`//` optional against one or more")
+        #expect(HostStarts(filter("^https?://")) != HostStarts(filter("^[^:]+://")))
+    }
+
+    @Test func tailsAreReadByMeaning() {
+        func tail(_ source: String) -> HostTail? { HostTail(filter(source)) }
+        let separator = ASCIISet(Array("/:&?".utf8))
+        #expect(tail("^([\\/:&\\?].*)?$") == HostTail(sets: [separator.union(.nul)], thenRest: true))
+        #expect(tail("^[/:&?].*$") == HostTail(sets: [separator], thenRest: true))
+        #expect(tail("^[/:]$") == HostTail(sets: [ASCIISet([0x2F, 0x3A]), .nul], thenRest: false))
+        #expect(tail("^[/:](x)?") == HostTail(sets: [ASCIISet([0x2F, 0x3A])], thenRest: false), "what may match nothing is dropped")
+        #expect(tail("^([/:])?") == nil, "nothing required after D")
+        #expect(tail("^[/:]?x") == nil, "a choice of lengths")
+        #expect(tail("^[/:].*x") == nil, "a loop that is not the rest")
+    }
+
+    @Test func contextsAnswerLikeTheNFAOfTheirPatterns() {
+        for spelling in spellings {
+            let filters = domains.map { filter(spelling.host($0), caseSensitive: spelling.caseSensitive) }
+                + domains.prefix(4).map { filter(spelling.path($0, "\\/ads"), caseSensitive: spelling.caseSensitive) }
+                + domains.prefix(4).map { filter(spelling.path($0, ":80$"), caseSensitive: spelling.caseSensitive) }
+            let padded = filters + Array(repeating: filters[0], count: HostContextPlanner.minimumPatterns)
+            let (tabled, contexts, automata) = plan(padded)
+            #expect(automata.isEmpty, "\(spelling.name)")
+            let nfa = NFA(patterns: filters.enumerated().map { (id: PatternID($0.offset), filter: $0.element) })
+            let set = ProgramSet(
+                programs: [], domains: DomainTable(tabled), hostContexts: contexts)
+            var ends: [Int] = []
+            for url in urls() {
+                var found = Set<UInt32>()
+                _ = url.withUnsafeBufferPointer { set.run($0, ends: &ends) { found.insert($0) } }
+                let answer = found.filter { $0 < filters.count }.sorted()
+                #expect(answer == nfa.matches(url).map(\.rawValue), "\(spelling.name): url \(url)")
+            }
+        }
+    }
+
+    @Test func aContextIsWrittenReadAndRefusedWhenCut() throws {
+        let spelling = spellings[3]
+        let filters = domains.map { filter(spelling.host($0), caseSensitive: spelling.caseSensitive) }
+            + Array(repeating: filter(spelling.host("a"), caseSensitive: true), count: HostContextPlanner.minimumPatterns)
+        let (_, contexts, _) = plan(filters)
+        let context = try #require(contexts.first)
+        var writer = ByteWriter()
+        context.write(to: &writer)
+        var reader = ByteReader(writer.bytes)
+        let read = try HostContextTable.read(from: &reader, patternCount: filters.count)
+        #expect(read == context)
+        #expect(read.disassemble().contains("case-sensitive"))
+        for cut in stride(from: 0, to: writer.bytes.count, by: 7) {
+            var short = ByteReader(Array(writer.bytes[..<cut]))
+            #expect(throws: BytecodeError.self) { _ = try HostContextTable.read(from: &short, patternCount: filters.count) }
+        }
+        var corrupt = writer.bytes
+        corrupt[1 + context.prefix.utf8.count + 1 + 1] = 0xFE  // a target past the states
+        var bad = ByteReader(corrupt)
+        #expect(throws: BytecodeError.self) { _ = try HostContextTable.read(from: &bad, patternCount: filters.count) }
+    }
+}
