@@ -161,9 +161,8 @@ public enum Minimizer {
     static func quotient(_ dfa: DFA, by classes: (classOf: [Int32], count: Int)) -> DFA {
         let n = dfa.stateCount
         // Every state its own class: the DFA is minimal already, and the numbering below would
-        // give each state its own number. (The tries of a stage's suffixes: EasyList's
-        // 170,000-state groups lose no state, and a copy of their tables would be a fifth of the
-        // compile's memory.)
+        // give each state its own number. (The tries of a stage's suffixes: minimal as built,
+        // and a copy of their tables would be a large part of the compile's memory.)
         if classes.count == n { return dfa }
         let classOf = classes.classOf
         var number = [Int](repeating: -1, count: classes.count)
