@@ -194,9 +194,9 @@ public enum Minimizer {
 /// A partition of 0..<count into sets, refined by marking elements and splitting each touched set
 /// into its marked and unmarked parts (the smaller part becomes the new set). Stored as Int32: the
 /// partition of transitions has an entry per transition in six arrays, and with 8-byte entries
-/// the minimizer would be a fifth of EasyList's compile memory. The arrays are raw memory the
-/// partition owns: `mark` runs once per transition and more, and as array writes each of its
-/// six stores paid a uniqueness check and a bounds check (two thirds of the refinement's time).
+/// the minimizer would be a large part of a big list's compile memory. The arrays are raw memory
+/// the partition owns: `mark` runs once per transition and more, and as array writes each of its
+/// six stores would pay a uniqueness check and a bounds check, most of the refinement's time.
 private final class RefinablePartition {
     private(set) var setCount: Int
     private let count: Int
