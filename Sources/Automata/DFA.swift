@@ -9,8 +9,8 @@ public struct DFA: Sendable, Equatable {
     /// The transitions, by row: state `s` leads on class `liveClasses[i]` to state `liveTargets[i]`
     /// for `i` in `rowStart[s] ..< rowStart[s + 1]` (classes increasing), and nowhere on every
     /// other class. Sparse rows: the tries of a stage's suffixes have a class or two leading
-    /// somewhere per state of 40-odd; as dense tables, EasyList's biggest groups, two built at a
-    /// time, would be a third of its compile's peak memory.
+    /// somewhere per state of dozens; as dense tables, a big list's largest groups, two built at
+    /// a time, would be a large part of its compile's peak memory.
     public let rowStart: [UInt32]
     public let liveClasses: [UInt8]
     public let liveTargets: [UInt32]

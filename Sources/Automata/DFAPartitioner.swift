@@ -89,7 +89,7 @@ public enum DFAPartitioner {
     ///
     /// The patterns are consumed: a pattern built in a stage is held only as its suffix once the
     /// stages are planned, and each stage's suffixes only until the stage is built (held to the
-    /// end, a list's parsed patterns would be a third of its compile's memory).
+    /// end, a list's parsed patterns would be a large part of its compile's memory).
     /// `patternCount` is the set's (default: the given ids' largest + 1): gates are reported as the
     /// patterns that follow it.
     public static func plan(
@@ -293,7 +293,8 @@ public enum DFAPartitioner {
                 for index in side { histogram[loops[index], default: 0] += 1 }
                 let common = histogram.max { ($0.value, -$0.key) < ($1.value, -$1.key) }!.key
                 // (Whole patterns stay in the list's order: sorted by their text before splitting,
-                // EasyList's give 60% more states. A stage's suffixes, anchored tries, are sorted:
+                // unrelated patterns land in one group and multiply more states. A stage's
+                // suffixes, anchored tries, are sorted:
                 // `inTextOrder`.) Anchored patterns are not split so: the loop-free ones die within
                 // a few bytes, so their states hardly multiply the loopy ones', and together they
                 // cost one run instead of two (a stage's suffixes: from each place its prefix ends).
@@ -348,10 +349,10 @@ public enum DFAPartitioner {
             }
             // The costliest first (estimated as the states times the loops, which multiply the
             // subset construction's work), so that the small groups fill the cores' last gaps: in
-            // the order the groups are split, a list's loopy patterns (EasyList: 1,251 of them)
-            // can come last and be built alone on one core while the other idles; by cost they
-            // come after the biggest suffix tries and before the small groups, and EasyList's round
-            // ends about 9% sooner. The results are put back in order below.
+            // the order the groups are split, a list's loopy patterns can come last and be built
+            // alone on one core while the other idles; by cost they come after the biggest suffix
+            // tries and before the small groups, and the round ends sooner. The results are put
+            // back in order below.
             groups.sort { $0.cost > $1.cost || $0.cost == $1.cost && ($0.group.origin, $0.group.start) < ($1.group.origin, $1.group.start) }
             let places = groups.map { (origin: $0.group.origin, start: $0.group.start) }
             let items = groups.map(\.group)
@@ -426,10 +427,10 @@ public enum DFAPartitioner {
         // Unanchored patterns without loops make an Aho-Corasick automaton, which the subset
         // construction makes minimal or nearly: of literals, each state is the longest suffix of
         // the input that begins a pattern, and two such suffixes tell apart by the pattern one of
-        // them completes; classes and optional terms let a few states agree (AutomataTests). The
-        // shipped lists' lose none, and refining EasyList's and EasyPrivacy's largest (43,974
-        // states) takes about 0.15 s, the longest step on one core: not minimized, at the cost of
-        // a rare state in a file, never of an answer.
+        // them completes; classes and optional terms let a few states agree (AutomataTests).
+        // Refining such a DFA, a list's largest, would be the compile's longest step on one core:
+        // not minimized, at the cost of a rare state in a file, never of an answer
+        // (docs/decisions/DECISIONS.md).
         let isAhoCorasick = group.patterns.allSatisfy { !$0.filter.hasStartAnchor && loopCount($0.filter.matchedTerms) == 0 }
         let nfa = phaseTimer.measure(.nfa) { NFA(patterns: group.patterns) }
         if nfa.stateCount > limits.preferredNFAStatesPerDFA && count > 1 { return .split(group) }

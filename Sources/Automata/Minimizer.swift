@@ -161,9 +161,8 @@ public enum Minimizer {
     static func quotient(_ dfa: DFA, by classes: (classOf: [Int32], count: Int)) -> DFA {
         let n = dfa.stateCount
         // Every state its own class: the DFA is minimal already, and the numbering below would
-        // give each state its own number. (The tries of a stage's suffixes: EasyList's
-        // 170,000-state groups lose no state, and a copy of their tables would be a fifth of the
-        // compile's memory.)
+        // give each state its own number. (The tries of a stage's suffixes: minimal as built,
+        // and a copy of their tables would be a large part of the compile's memory.)
         if classes.count == n { return dfa }
         let classOf = classes.classOf
         var number = [Int](repeating: -1, count: classes.count)
@@ -195,9 +194,9 @@ public enum Minimizer {
 /// A partition of 0..<count into sets, refined by marking elements and splitting each touched set
 /// into its marked and unmarked parts (the smaller part becomes the new set). Stored as Int32: the
 /// partition of transitions has an entry per transition in six arrays, and with 8-byte entries
-/// the minimizer would be a fifth of EasyList's compile memory. The arrays are raw memory the
-/// partition owns: `mark` runs once per transition and more, and as array writes each of its
-/// six stores paid a uniqueness check and a bounds check (two thirds of the refinement's time).
+/// the minimizer would be a large part of a big list's compile memory. The arrays are raw memory
+/// the partition owns: `mark` runs once per transition and more, and as array writes each of its
+/// six stores would pay a uniqueness check and a bounds check, most of the refinement's time.
 private final class RefinablePartition {
     private(set) var setCount: Int
     private let count: Int

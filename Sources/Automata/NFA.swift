@@ -11,7 +11,7 @@
 // Patterns share their common prefixes, term by term (quantified terms and groups included): the
 // terms form a prefix tree from two roots, one for the patterns anchored with `^` (alive at the
 // first byte only) and one for the others, which loops on every byte so that they can start
-// anywhere. EasyList's 50,000 `^[^:]+://+([^:/]+\.)?` patterns thus begin with one shared
+// anywhere. A list's many `^[^:]+://+([^:/]+\.)?` patterns thus begin with one shared
 // sub-automaton, and the subset construction's state sets stay small.
 
 public import URLFilterSyntax
@@ -46,7 +46,7 @@ public struct NFA: Sendable {
     /// caller applies them to every URL) and are skipped.
     public init(patterns: [(id: PatternID, filter: URLFilter)]) {
         var builder = NFABuilder()
-        // The prefix tree's table sized once (growing it rehashed every key: 6% of a compile).
+        // The prefix tree's table sized once (growing it would rehash every key at each doubling).
         builder.reserve(patterns.reduce(0) { $0 + $1.filter.terms.count })
         var ids: [PatternID] = []
         for (id, filter) in patterns where !filter.matchesEverything {

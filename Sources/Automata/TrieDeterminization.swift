@@ -6,7 +6,7 @@
 // that some pattern starts with, the trie state that spells it. The general construction finds
 // each of those sets by reading all of its states' edges on every byte class (the root's loop
 // alone covers every class), then looking each class's targets up: a lookup per state and class,
-// 2.5 million for the pair's largest DFA (44,000 states, 56 classes), on one core.
+// the product of two large numbers for a big list's automaton, on one core.
 //
 // Here each DFA state D is a pair (H, F): H the states of D's set farthest from the root (in a
 // tree, those reached by the longest suffix), F the DFA state of the rest of the set, which is

@@ -1,7 +1,7 @@
 // `blockbench profile RULES`: where a request's matching time goes, program by program. Each url
 // program of the compiled list is run alone (in a program set of its own, as the evaluator runs
 // the whole set) over every URL of a request set, and timed; then the whole set, then the
-// evaluator's full answer. docs/DESIGN.md's breakdown of a request comes from it.
+// evaluator's full answer. docs/DESIGN.md (Where the time goes) says how to read it.
 
 import ArgumentParser
 import Bytecode

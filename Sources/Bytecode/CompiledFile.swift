@@ -29,12 +29,12 @@
 //                        follow and whose other bits are the zigzag difference of its first slot
 //                        from the slot before it (the previous pattern's last; the first: from 0);
 //                        with more, a varint count - 2, then each further slot as a zigzag varint
-//                        of its difference from the one before (EasyPrivacy: 1 byte a pattern
-//                        instead of 2: patterns mostly have one rule, numbered in order); then the count 4 of the rules whose
+//                        of its difference from the one before (mostly 1 byte a pattern instead
+//                        of 2: patterns mostly have one rule, numbered in order); then the count 4 of the rules whose
 //                        url-filter matches every URL and their slots as varint gaps (the first
 //                        slot, then each minus the previous, >= 1)
-//       rules            count 4; the profiles (the flags rules share: EasyPrivacy's 54,000 rules
-//                        have a few dozen): varint count, then per profile
+//       rules            count 4; the profiles (the flags rules share: a list of tens of thousands
+//                        of rules has a few dozen): varint count, then per profile
 //                          varint    resourceTypes (< 2^14)
 //                          1         loadTypes (bits 0-1), loadContexts (bits 2-3), role (bits 4-6)
 //                          1         condition (bits 0-2), method (bits 3-6)
@@ -55,8 +55,9 @@
 //
 // All integers are little-endian; varints are LEB128 (ByteIO.swift). Rule slots number the rules of
 // the file (0 ..< rules.count); `RuleRecord.ruleIndex` gives each one's index in the source list.
-// Records are 24 bytes in memory and at least 2 in the file (EasyList: 195,146 bytes for 58,431
-// rules with profiles, 311,797 without, 1.4 MB as fixed records).
+// Records are 24 bytes in memory and at least 2 in the file: the flags are written once per
+// profile, and each rule names its profile, so a rule takes a few bytes where a fixed record
+// would take all 24.
 
 internal import Automata
 public import ContentRuleList

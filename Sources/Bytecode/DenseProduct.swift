@@ -6,12 +6,12 @@
 // one per program. The product of two automata may have as many states as the product of their
 // state counts, but that of two unanchored searches (Aho-Corasick automata, whose states are the
 // prefixes of their words and fall back to the start's row but for the classes that go on with a
-// word) is the automaton of both word lists, about as large as the two: EasyList's 10,322 + 626
-// states make 10,890, EasyPrivacy's 34,318 + 1,231 make 35,468. So only searches are multiplied,
+// word) is the automaton of both word lists, about as large as the two (its states are the two
+// lists' prefixes, less those they share). So only searches are multiplied,
 // and a product is kept only while its table has at most a quarter more entries than its factors'
 // apart: a load is bounded work and memory, and the factors run on their own otherwise. (A
 // program that waits for a `.*` or stays alive along the host, multiplied with a search, makes
-// several times its states: EasyList's 10,322 x 110, 57,845.)
+// several times their states: each of its states pairs with many of the search's.)
 //
 // A product's row is built from its start's row, replaced only in the classes where one of its
 // states leads elsewhere than that factor's start does: a few classes per state, not a look-up
@@ -286,8 +286,8 @@ extension DenseTable {
     /// states but for the words' shared prefixes; a little room takes a few more classes.
     static let productGrowth = (5, 4)
     /// A search automaton's states differ from its start in at most this share of their classes
-    /// (`Decoded.isSearch`). Measured on EasyPrivacy's whole programs: its two Aho-Corasick
-    /// automata 11 % and 8 %, its program of the other patterns 56 %.
+    /// (`Decoded.isSearch`): an Aho-Corasick automaton's states differ from its start in a few
+    /// classes each, a program of loopy or anchored patterns in most.
     static let searchDifferences = (1, 4)
 
     /// Tables for `programs` run together over a URL from its start, in their order, while the

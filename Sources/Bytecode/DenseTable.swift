@@ -34,8 +34,8 @@
 public struct DenseTable: Hashable, Sendable {
     /// At most this many entries (states x stride) over all the tables of one program set: 16 MB.
     /// Programs that run over the whole URL are expanded first, then suffixes, while the budget
-    /// lasts. It is large enough for the whole programs of EasyList and EasyPrivacy together (their
-    /// Aho-Corasick automaton alone 43,974 states), whose steps the compact form would decode one
+    /// lasts. It is large enough for the whole programs of the largest shipped lists together
+    /// (their Aho-Corasick automaton above all), whose steps the compact form would decode one
     /// header and one exception list at a time.
     public static let budget = 1 << 23
     /// At most this many entries in one table: the whole budget.

@@ -9,9 +9,9 @@
 //     [a-z][a-z+.-]*:\/\/([^/]*\.)*D[:/]     `*D`: that host or any below it
 //
 // D a literal without `/` or NUL. (A url-filter or a top-url pattern written so is taken too.)
-// Every domain condition of a list is one such pattern (EasyList and EasyPrivacy: 10,430); built
-// as automata they are a trie of 112,739 states that a new page runs over its whole URL, most
-// steps a cache miss. What the shape means: the URL holds `://` at some place i whose scheme
+// Every domain condition of a list is one such pattern (a big list has thousands); built as
+// automata they are a trie of a state per byte of every domain that a new page runs over its whole
+// URL, most steps a cache miss. What the shape means: the URL holds `://` at some place i whose scheme
 // holds (the bytes before i that are letters, `+`, `.` or `-`, back to the first that is not,
 // include a letter); let H be the bytes from i + 3 up to the first `/`, NUL or byte from 128 on
 // (`[^/]` matches none of those) or the URL's end. The pattern matches exactly when, for such an

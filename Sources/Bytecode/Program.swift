@@ -421,7 +421,7 @@ public struct Program: Hashable, Sendable {
 
     /// How one state will be written: its form and how many classes it lists. Stored in 20 bytes:
     /// a program has three lists of plans (one per reference candidate), which at 56 bytes a plan
-    /// would be a fifth of a compile's memory.
+    /// would be a large part of a compile's memory.
     struct StatePlan {
         var form: TransitionForm
         var isDelta = false

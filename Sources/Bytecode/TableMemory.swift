@@ -2,8 +2,8 @@
 //
 // The memory of the tables a run reads at random (the dense tables' entries, the programs'
 // packed arrays, the domain indexes). A list's tables are megabytes read a line here and a line there: in 4 KB pages
-// each line read may be a page the TLB does not hold (EasyList and EasyPrivacy's dense table is
-// 5.7 MB: 1,400 pages), a page walk on top of the miss. Allocations of a megabyte or more are
+// each line read may be a page the TLB does not hold (a table of megabytes is hundreds of 4 KB
+// pages), a page walk on top of the miss. Allocations of a megabyte or more are
 // mapped on 2 MB boundaries, whole 2 MB pages long, and advised as huge pages (Linux's
 // `MADV_HUGEPAGE`: transparent huge pages, where the system's setting is `madvise` or `always`),
 // so that a table of a few megabytes is a few TLB entries. Smaller allocations, other systems, a

@@ -10,9 +10,9 @@
 //     actions at the acting rules' locations, in location order.
 //
 // Pages. Everything but step 1's URL programs depends on the request's page (main document and
-// frame URLs) and flags only, and most of a big list's work is there: EasyList has ~6,000 rules that
-// match every URL (css-display-none rules with unless-domain), so each request would check them all
-// and list ~270 actions. The evaluator does that once per page and flags (resource type, load
+// frame URLs) and flags only, and most of a big list's work is there: EasyList has thousands of
+// rules that match every URL (css-display-none rules with unless-domain), so each request would
+// check them all and list hundreds of actions. The evaluator does that once per page and flags (resource type, load
 // context, method, and third party or upgradability when a rule that matches every URL looks at
 // them) and keeps the last `pageCapacity` pages, as a browser keeps its open pages' style sheets
 // (WebKit itself keeps its last top URL's actions). A request then costs its URL programs and the
@@ -26,7 +26,7 @@
 // pattern (the rules without a condition and the unless- ones: `UniversalsForFlags`); a new page
 // then costs its condition programs' runs and an edit of that list by the few rules whose
 // patterns its URLs matched (an unless-domain rule leaves, an if-domain rule joins), giving its
-// `UniversalsForPage`, not a check of every rule (EasyList: ~6,000). The edit is kept as such
+// `UniversalsForPage`, not a check of every rule. The edit is kept as such
 // (`EditedList`: the base's arrays shared, the offsets removed and the entries added), so a new
 // page neither copies the base's thousands of rules and actions nor frees them when it is
 // dropped, and each outcome shares the base with the page's and its own edits (`SharedList`). An
@@ -37,7 +37,7 @@
 // the first few requests, matching allocates only the outcome it returns. One evaluator serves
 // one thread at a time, and no access to its state overlaps another (the tests ran with Swift's
 // checks): its stored state is `@exclusivity(unchecked)`, since a run-time check of each access to
-// a class's property costs ~460 instructions of a request's ~6,400 on a small list (DDG's).
+// a class's property is a call per access, a sizeable share of a request on a small list.
 
 internal import ContentRuleList
 public import RequestContext
@@ -162,7 +162,7 @@ public final class Evaluator {
             topPatterns = nil
             framePatterns = nil
             // (Element by element: `removeAll(keepingCapacity:)` goes through the generic range
-            // replacement, some 180 instructions more for a page's ten.)
+            // replacement, far more instructions than a few `removeLast` calls.)
             while !universal.isEmpty { universal.removeLast() }
         }
     }
@@ -185,7 +185,7 @@ public final class Evaluator {
     /// The rules that match every URL and apply on one page for one set of flags, with their cuts
     /// and the actions they list. A page's lists are its flags' base lists (shared, never copied)
     /// edited by the rules its conditions turn off or on (`EditedList`): a new page costs its
-    /// edits, not a copy of the base's ~6,000 rules, and dropping it frees its edits only.
+    /// edits, not a copy of the base's thousands of rules, and dropping it frees its edits only.
     private struct UniversalsForPage {
         /// The rules by slot, with their rule indices.
         var rules: EditedList<RuleIndex>
@@ -402,7 +402,7 @@ public final class Evaluator {
         @exclusivity(unchecked) var adding: [UInt32] = []
 
         /// Every list emptied, its capacity kept (an empty one left alone: the generic removal
-        /// costs about 65 instructions with nothing to remove, and most edits leave most empty).
+        /// costs a call even with nothing to remove, and most edits leave most empty).
         func clear() {
             if !named.isEmpty { named.removeAll(keepingCapacity: true) }
             if !leaving.isEmpty { leaving.removeAll(keepingCapacity: true) }
@@ -470,9 +470,9 @@ public final class Evaluator {
     }
 
     /// Marks `pattern` in `seen` and lists it in `matched` unless it was marked. (Out of line: the
-    /// programs' loops call it where they report, a third of a report a request, and a step's code
-    /// kept to the step alone is faster at every byte; inlined, EasyPrivacy's single runs took 1.2
-    /// instructions more a step.)
+    /// programs' loops call it where they report, rarely (most requests report few patterns),
+    /// and a step's code kept to the step alone is faster at every byte; inlined, it made every
+    /// step of the single runs longer: docs/decisions/DECISIONS.md.)
     @inline(never)
     private static func mark(_ pattern: UInt32, in seen: inout PatternMarks, listing matched: inout [UInt32]) {
         if seen.insert(pattern) { matched.append(pattern) }
@@ -539,8 +539,8 @@ public final class Evaluator {
 
     /// Whether `rule`'s condition holds, the page's top-url and frame-url patterns marked in `top`
     /// and `frame`. Buffers, not the arrays: reading a class's array property checks exclusive
-    /// access each time, and slicing `conditions` retains its storage; with ~6,000 rules that match
-    /// every URL checked per page (EasyList), those would be a third of a new page's cost.
+    /// access each time, and slicing `conditions` retains its storage; with thousands of rules that
+    /// match every URL checked per page (EasyList), those would be much of a new page's cost.
     @inline(__always)
     private static func holds(
         _ rule: RuleRecord, conditions: UnsafeBufferPointer<UInt32>, top: UnsafeBufferPointer<UInt64>, frame: UnsafeBufferPointer<UInt64>
@@ -984,10 +984,10 @@ public final class Evaluator {
             actions: SharedList(actions), matchingRules: matchingRules(kept, work.extra), appliesGlobalStyleSheet: low == nil)
     }
 
-    /// `list` emptied, its capacity kept; an empty one is left alone: the generic removal costs
-    /// about 65 instructions with nothing to remove, and most requests' lists are empty. A short
-    /// one (a request's few patterns and rules) loses its elements one by one, a few instructions
-    /// each, where the generic removal costs about 80.
+    /// `list` emptied, its capacity kept; an empty one is left alone: the generic removal costs a
+    /// call even with nothing to remove, and most requests' lists are empty. A short one (a
+    /// request's few patterns and rules) loses its elements one by one, a few instructions each,
+    /// less than the generic removal's fixed cost.
     @inline(__always)
     private static func clear(_ list: inout [UInt32]) {
         if list.count <= 8 {
@@ -1042,7 +1042,7 @@ struct CandidateRule {
 
 /// Pattern numbers below a count, a bit each: the patterns a request's or a page's runs reported.
 /// (An eighth of a flag's bytes each, so more of the marks stays in a core's cache: a flag per
-/// pattern, 49 KB for EasyList's url patterns, missed the cache at most of their reports.)
+/// pattern, tens of kilobytes for a big list's url patterns, missed the cache at most reports.)
 struct PatternMarks {
     private(set) var words: [UInt64]
 

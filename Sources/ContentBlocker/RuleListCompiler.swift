@@ -110,7 +110,8 @@ struct PatternIDs {
     private var patterns: [AcceptedPattern] = []
     private(set) var sources: [String] = []
     /// Each id's last rule, and every (id, rule) use in rule order: flat, not a list per id (a
-    /// list has ~100,000 ids; the uses are read only to name a pattern's rules in an error).
+    /// big list has tens of thousands of ids; the uses are read only to name a pattern's rules in
+    /// an error).
     private var lastUser: [RuleIndex] = []
     private var uses: [(id: Int32, rule: RuleIndex)] = []
 
@@ -372,7 +373,7 @@ private struct Builder {
     }
 
     mutating func build(limits: AutomataLimits, minimizing: Bool) throws(CompileError) -> CompiledFile {
-        // The condition programs (EasyList: 100,000 states, mostly one group: one core)
+        // The condition programs (a big list's are mostly one large group: one core)
         // are built on a thread of their own while the url patterns are planned, a serial step;
         // the url automata come after both, so that the condition automata never add to theirs
         // in memory. Each kind's parsed patterns are handed over and let go as its programs are

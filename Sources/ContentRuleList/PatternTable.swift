@@ -1,7 +1,7 @@
 // PatternTable: every distinct pattern text of a list's rules, numbered, parsed once each.
 //
-// Lists repeat patterns (EasyList: 58,000 url-filters, 49,000 distinct; condition patterns recur
-// across many rules), and both the validation (WebKit's verdict needs every pattern's status) and
+// Lists repeat patterns (a url-filter in several rules with different actions or conditions;
+// condition patterns recur across many rules), and both the validation (WebKit's verdict needs every pattern's status) and
 // the compiler (which needs every pattern's syntax tree, or a host pattern's parts) read them. The
 // table numbers the texts of a list's url-filters and url-condition patterns in rule order, reads
 // each distinct one once on every core (`URLFilterParser.read`: most are host patterns, which get

@@ -1,8 +1,9 @@
 // SharedList.swift — RequestContext
 //
 // A list stored as a base array with a few of its elements removed and a few inserted. The
-// evaluator answers the requests of one page from lists it keeps per set of flags (EasyList: ~6,000
-// rules that match every URL of most pages, ~270 css-display-none actions): a page's list is that
+// evaluator answers the requests of one page from lists it keeps per set of flags (EasyList:
+// thousands of rules that match every URL of most pages, and their css-display-none actions): a
+// page's list is that
 // array less the rules its conditions turn off and with those they turn on, and each outcome shares
 // the array (copy on write, no copy) with the page's edits and the few rules its own URL matched. An
 // outcome then costs its edits, not the page's thousands of rules.

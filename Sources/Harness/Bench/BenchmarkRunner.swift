@@ -501,7 +501,7 @@ public final class BenchmarkRunner {
                 // The request is taken out of the set before the clock starts and let go after it
                 // stops, and one engine is asked without a loop: passing an element of the array,
                 // or looping over the engines, copies them (retains and releases that are the
-                // harness's: the same copy in `cost match`'s loop is about 290 instructions).
+                // harness's, which `cost match` leaves out of its counts too).
                 let request = requests[index]
                 try withExtendedLifetime(request) {
                     let started = monotonicNanoseconds()

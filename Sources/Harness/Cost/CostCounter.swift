@@ -11,8 +11,8 @@
 //                 caches enter the count): the reads and writes of a request that miss each
 //                 level. Where a request's time goes to memory (a big list's tables are
 //                 megabytes), instructions do not see it and these do. The level 2 count repeats
-//                 within 0.5%; the level 1 count moves by up to ~10% with where the process's
-//                 heap puts things (its conflict misses; GateTolerance.l1MissTolerance(requests:)).
+//                 closely; the level 1 count moves with where the process's heap puts things (its
+//                 conflict misses), so it has its own tolerance (GateTolerance.l1MissTolerance(requests:)).
 //   heap peak     massif's peak of live heap bytes (requested sizes) over the whole compile
 //                 process: exact for a serial run, where wall-clock memory (resident pages of a
 //                 parallel run) moves with thread timing and the allocator.

@@ -150,9 +150,9 @@ public enum CostRegion {
     /// `answer` for each request, only its work counted: the request is taken out of the set before
     /// counting starts and let go after it stops, as `bench` takes it out before its clock starts
     /// (the copy, its reference counts and its reads of the set's array are the harness's, not
-    /// the engine's: about 520 instructions and 4.6 simulated L2 misses a request of EasyList or
-    /// KAblock). The caches are simulated throughout, the copy's reads included: an answer finds
-    /// the request where `bench`'s does, in the caches.
+    /// the engine's: a cost a request that has nothing to do with the list). The caches are
+    /// simulated throughout, the copy's reads included: an answer finds the request where
+    /// `bench`'s does, in the caches.
     @inline(__always)
     private static func counted(_ requests: [Request], _ answer: (Request) -> Void) {
         bb_callgrind_toggle()
