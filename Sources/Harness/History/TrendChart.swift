@@ -1,0 +1,133 @@
+// TrendChart.swift — Harness
+//
+// One inline SVG line chart of figures over recorded runs (TrendsPage.swift draws them): x is the
+// run's place in the history, y the value from 0; a line per series, broken nowhere (runs that
+// did not measure a series are skipped), the gate's baseline as a dashed line, runs whose gate
+// failed as red ticks under the axis, and steps (StepDetection.swift) as orange vertical lines with the change.
+// Only the marks carry tooltips: a thousand runs add a thousand points to a line, not a thousand
+// elements, so a page stays a few hundred kilobytes.
+//
+// Tested by HarnessTests/TrendsPageTests.swift.
+
+internal import Foundation
+
+struct TrendChart {
+    struct Series {
+        var label: String
+        var color: String
+        /// One value per run (nil: not measured in that run).
+        var values: [Double?]
+        var baseline: Double?
+        var steps: [Step] = []
+    }
+
+    var title: String
+    var unit: String
+    var series: [Series]
+    /// Per run: "date revision", and whether its gate failed.
+    var runs: [(label: String, failed: Bool)]
+
+    static let width = 560.0
+    static let height = 190.0
+    static let left = 70.0
+    static let right = 12.0
+    static let top = 24.0
+    static let bottom = 24.0
+
+    var svg: String {
+        let known = series.flatMap { $0.values.compactMap { $0 } + ($0.baseline.map { [$0] } ?? []) }
+        guard let highest = known.max(), !runs.isEmpty else { return "" }
+        let ceiling = max(highest * 1.1, 1e-12)
+        var parts = ["<text x=0 y=14 font-weight=600>\(HTMLText.escape(title))</text>"]
+        parts += axes(ceiling: ceiling)
+        for line in series { parts += draw(line, ceiling: ceiling) }
+        parts += failedRuns()
+        parts += legend()
+        let (w, h) = (Self.width, Self.height)
+        return "<svg width=\(f(w)) height=\(f(h)) viewBox=\"0 0 \(f(w)) \(f(h))\" role=img>\(parts.joined())</svg>"
+    }
+
+    func x(_ index: Int) -> Double {
+        runs.count == 1 ? (Self.left + Self.width - Self.right) / 2 : Self.left + (Self.width - Self.left - Self.right) * Double(index) / Double(runs.count - 1)
+    }
+
+    func y(_ value: Double, ceiling: Double) -> Double {
+        Self.height - Self.bottom - (Self.height - Self.bottom - Self.top) * value / ceiling
+    }
+
+    func axes(ceiling: Double) -> [String] {
+        var parts: [String] = []
+        for fraction in [0.0, 0.5, 1.0] {
+            let value = ceiling * fraction
+            let at = f(y(value, ceiling: ceiling))
+            parts.append("<line class=grid x1=\(f(Self.left)) y1=\(at) x2=\(f(Self.width - Self.right)) y2=\(at) />")
+            parts.append("<text x=\(f(Self.left - 4)) y=\(f(y(value, ceiling: ceiling) + 4)) text-anchor=end>\(TrendChart.label(value, unit: unit))</text>")
+        }
+        if let first = runs.first, let last = runs.last {
+            parts.append("<text x=\(f(Self.left)) y=\(f(Self.height - 6))>\(HTMLText.escape(first.label))</text>")
+            parts.append("<text x=\(f(Self.width - Self.right)) y=\(f(Self.height - 6)) text-anchor=end>\(HTMLText.escape(last.label))</text>")
+        }
+        return parts
+    }
+
+    func draw(_ line: Series, ceiling: Double) -> [String] {
+        var parts: [String] = []
+        if let base = line.baseline {
+            let at = f(y(base, ceiling: ceiling))
+            parts.append(
+                "<line x1=\(f(Self.left)) y1=\(at) x2=\(f(Self.width - Self.right)) y2=\(at) stroke=\"\(line.color)\" stroke-dasharray=\"4 3\"><title>baseline \(HTMLText.escape(line.label)): \(TrendChart.label(base, unit: unit))</title></line>")
+        }
+        let points = line.values.enumerated().compactMap { index, value in value.map { "\(f(x(index))),\(f(y($0, ceiling: ceiling)))" } }
+        parts.append("<polyline fill=none stroke=\"\(line.color)\" stroke-width=1.5 points=\"\(points.joined(separator: " "))\" />")
+        for step in line.steps {
+            let at = f(x(step.index))
+            let change = String(format: "%+.0f%%", step.change * 100)
+            parts.append(
+                "<line x1=\(at) y1=\(f(Self.top)) x2=\(at) y2=\(f(Self.height - Self.bottom)) stroke=\"#e8590c\" stroke-width=1.5><title>step in \(HTMLText.escape(line.label)) at \(HTMLText.escape(runs[step.index].label)): \(TrendChart.label(step.before, unit: unit)) to \(TrendChart.label(step.after, unit: unit)) (\(change), p \(String(format: "%.1e", step.p)))</title></line>")
+            parts.append("<text x=\(at) y=\(f(Self.top - 2)) fill=\"#e8590c\" text-anchor=middle>\(change)</text>")
+        }
+        return parts
+    }
+
+    /// One red tick under the axis per run whose gate failed, as one path.
+    func failedRuns() -> [String] {
+        let failed = runs.indices.filter { runs[$0].failed }
+        guard !failed.isEmpty else { return [] }
+        let base = f(Self.height - Self.bottom)
+        let path = failed.map { "M\(f(x($0))) \(base)v6" }.joined()
+        return ["<path d=\"\(path)\" stroke=\"#cf222e\" stroke-width=2><title>\(failed.count) gate runs failed</title></path>"]
+    }
+
+    func legend() -> [String] {
+        guard series.count > 1 else { return [] }
+        return series.enumerated().flatMap { index, line -> [String] in
+            let across = Self.left + 8 + Double(index % 5) * 96
+            let down = Self.top + 4 + Double(index / 5) * 12
+            return [
+                "<rect x=\(f(across)) y=\(f(down)) width=8 height=8 fill=\"\(line.color)\" />",
+                "<text x=\(f(across + 11)) y=\(f(down + 8)) fill=\"\(line.color)\">\(HTMLText.escape(line.label))</text>",
+            ]
+        }
+    }
+
+    /// A value in its unit: durations, bytes, or three significant digits.
+    static func label(_ value: Double, unit: String) -> String {
+        switch unit {
+        case "s": HumanReadable.duration(seconds: value)
+        case "ns": HumanReadable.duration(nanoseconds: value)
+        case "B": HumanReadable.bytes(Int(value))
+        case "x": String(format: "%.3gx", value)
+        default: value >= 1e6 ? String(format: "%.4gM", value / 1e6) : String(format: "%.4g", value)
+        }
+    }
+
+    func f(_ value: Double) -> String { String(format: "%.1f", value) }
+}
+
+/// HTML's escapes for text and attribute values.
+enum HTMLText {
+    static func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+}
