@@ -121,7 +121,11 @@ struct TrendChart {
         }
     }
 
-    func f(_ value: Double) -> String { String(format: "%.1f", value) }
+    /// One decimal, without Foundation's formatter: a page of a thousand runs prints it a million times.
+    func f(_ value: Double) -> String {
+        let tenths = Int((value * 10).rounded())
+        return (tenths < 0 ? "-" : "") + String(abs(tenths) / 10) + "." + String(abs(tenths) % 10)
+    }
 }
 
 /// HTML's escapes for text and attribute values.

@@ -76,7 +76,7 @@ extension TrendsPage {
                 guard values.contains(where: { $0 != nil }) else { return nil }
                 let base = line.baseline.flatMap { baseline?.metrics[benchmark + "/" + $0]?.value }
                 return TrendChart.Series(
-                    label: line.label, color: line.color, values: values, baseline: base, steps: steps(values, measure: line.measure))
+                    label: line.label, color: line.color, values: values, baseline: base, steps: steps(benchmark, line.engine, line.measure))
             }
             return series.isEmpty ? nil : TrendChart(title: spec.title, unit: spec.unit, series: series, runs: runLabels)
         }

@@ -22,17 +22,19 @@ public struct TrendsPage {
     /// Runs of other machines, not drawn.
     public let otherMachines: Int
     public var baseline: GateBaseline?
-    public var detector = StepDetector()
+    /// Every benchmark of the runs drawn, by name.
+    public let benchmarks: [String]
+    /// The steps of every figure without an exact count, found once (by "benchmark|engine|measure").
+    let stepsFound: [String: [Step]]
 
-    public init(records: [RunRecord], baseline: GateBaseline?) {
+    public init(records: [RunRecord], baseline: GateBaseline?, detector: StepDetector = StepDetector()) {
         let fingerprint = records.last?.fingerprint
         runs = records.filter { $0.fingerprint == fingerprint }
         otherMachines = records.count - runs.count
         self.baseline = baseline
+        benchmarks = Array(Set(runs.flatMap(\.figures.keys))).sorted()
+        stepsFound = Self.findSteps(runs, benchmarks: benchmarks, detector: detector)
     }
-
-    /// Every benchmark of the runs drawn, by name.
-    public var benchmarks: [String] { Array(Set(runs.flatMap(\.figures.keys))).sorted() }
 
     /// Writes index.html and a page per benchmark into `folder`; returns the index's path.
     @discardableResult
@@ -55,7 +57,7 @@ public struct TrendsPage {
     }
 
     /// The steps of one figure (indices into `runs`); none for exact counts, which the gate holds.
-    func steps(_ values: [Double?], measure: String) -> [Step] {
+    static func steps(_ values: [Double?], measure: String, detector: StepDetector) -> [Step] {
         guard HeadlineMeasures.all[measure]?.exact == false else { return [] }
         let known = values.enumerated().compactMap { index, value in value.map { (index, $0) } }
         return detector.steps(in: known.map(\.1)).map { step in
@@ -65,20 +67,34 @@ public struct TrendsPage {
         }
     }
 
-    /// Every step of every noisy figure of every benchmark drawn.
-    public func allSteps() -> [(benchmark: String, engine: String, measure: String, step: Step)] {
-        var found: [(String, String, String, Step)] = []
+    /// The steps of every noisy figure of every benchmark, by "benchmark|engine|measure".
+    static func findSteps(_ runs: [RunRecord], benchmarks: [String], detector: StepDetector) -> [String: [Step]] {
+        var found: [String: [Step]] = [:]
         for benchmark in benchmarks {
-            let engines = Set(runs.flatMap { ($0.figures[benchmark] ?? [:]).keys }).sorted()
-            for engine in engines {
+            for engine in Set(runs.flatMap { ($0.figures[benchmark] ?? [:]).keys }) {
                 var measures = Set(runs.flatMap { ($0.figures[benchmark]?[engine] ?? [:]).keys })
                 if engine != "blockbench" { measures.formUnion(RunRecord.derived) }
-                for measure in measures.sorted() {
-                    for step in steps(values(benchmark, engine, measure), measure: measure) { found.append((benchmark, engine, measure, step)) }
+                for measure in measures {
+                    let values = runs.map { $0.value(benchmark, engine, measure) }
+                    let steps = Self.steps(values, measure: measure, detector: detector)
+                    if !steps.isEmpty { found[benchmark + "|" + engine + "|" + measure] = steps }
                 }
             }
         }
         return found
+    }
+
+    /// The steps found in one figure.
+    func steps(_ benchmark: String, _ engine: String, _ measure: String) -> [Step] {
+        stepsFound[benchmark + "|" + engine + "|" + measure] ?? []
+    }
+
+    /// Every step found, by benchmark, engine and measure.
+    public func allSteps() -> [(benchmark: String, engine: String, measure: String, step: Step)] {
+        stepsFound.keys.sorted().flatMap { key in
+            let parts = key.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+            return stepsFound[key]!.map { (parts[0], parts[1], parts[2], $0) }
+        }
     }
 
     var runLabels: [(label: String, failed: Bool)] {
