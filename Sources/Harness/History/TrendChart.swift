@@ -4,8 +4,8 @@
 // run's place in the history, y the value from 0; a line per series, broken nowhere (runs that
 // did not measure a series are skipped), the gate's baseline as a dashed line, runs whose gate
 // failed as red ticks under the axis, and steps (StepDetection.swift) as orange vertical lines with the change.
-// Only the marks carry tooltips: a thousand runs add a thousand points to a line, not a thousand
-// elements, so a page stays a few hundred kilobytes.
+// Only the marks carry tooltips: a run adds a point to a line, not an element of its own, so a
+// page grows by a few bytes per run and series.
 //
 // Tested by HarnessTests/TrendsPageTests.swift.
 
