@@ -2,7 +2,8 @@
 // TrendsCharts.swift, TrendsHTML.swift, TrendChart.swift) from synthetic records: a page per
 // benchmark linked from the index, the baseline drawn dashed, failed gate runs marked, a step in
 // a noisy figure marked and listed while an exact count that moves is not, other machines' runs
-// left out.
+// left out; the y axis linear from 0, or over decades when the values span more than twentyfold
+// (TrendScale.swift).
 
 import Foundation
 import Testing
@@ -73,5 +74,19 @@ import TestSupport
         #expect(index == folder + "/index.html")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["compile-easylist.html", "index.html", "match-easylist-requests.html"])
         #expect(try TrendsPage(records: [], baseline: nil).index().contains("No recorded runs yet."))
+    }
+
+    @Test func theAxisIsLogarithmicOnlyForAWideSpread() throws {
+        let linear = try #require(TrendScale([1, 10, 15]))
+        #expect(!linear.logarithmic && linear.ticks == [0, 8.25, 16.5])
+        #expect(linear.fraction(16.5) == 1)
+        let wide = try #require(TrendScale([0.002, 0.5, 79]))
+        #expect(wide.logarithmic && wide.low == -3 && wide.high == 2)
+        // A grid line per decade, 0.001 to 100.
+        #expect(wide.ticks.count == 6 && abs(wide.ticks[0] - 0.001) < 1e-15 && wide.ticks[5] == 100)
+        #expect(wide.fraction(0.001) == 0 && abs(wide.fraction(100) - 1) < 1e-12)
+        // A zero keeps the axis linear (a logarithm has no place for it).
+        #expect(TrendScale([0, 1, 100])?.logarithmic == false)
+        #expect(TrendScale([]) == nil)
     }
 }

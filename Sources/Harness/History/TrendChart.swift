@@ -1,9 +1,11 @@
 // TrendChart.swift — Harness
 //
 // One inline SVG line chart of figures over recorded runs (TrendsPage.swift draws them): x is the
-// run's place in the history, y the value from 0; a line per series, broken nowhere (runs that
-// did not measure a series are skipped), the gate's baseline as a dashed line, runs whose gate
-// failed as red ticks under the axis, and steps (StepDetection.swift) as orange vertical lines with the change.
+// run's place in the history, y the value (TrendScale.swift: from 0, or over decades when the
+// values span more than a factor of twenty); a line per series, broken nowhere (runs that did not
+// measure a series are skipped), the gate's baseline as a dashed line, runs whose gate failed as
+// red ticks under the axis, and steps (StepDetection.swift) as orange vertical lines, labelled
+// with their change when a chart has only a few.
 // Only the marks carry tooltips: a run adds a point to a line, not an element of its own, so a
 // page grows by a few bytes per run and series.
 //
@@ -34,13 +36,16 @@ struct TrendChart {
     static let top = 24.0
     static let bottom = 24.0
 
+    /// Step labels are written only when a chart has at most this many steps (tooltips otherwise).
+    static let labelledSteps = 3
+
     var svg: String {
         let known = series.flatMap { $0.values.compactMap { $0 } + ($0.baseline.map { [$0] } ?? []) }
-        guard let highest = known.max(), !runs.isEmpty else { return "" }
-        let ceiling = max(highest * 1.1, 1e-12)
-        var parts = ["<text x=0 y=14 font-weight=600>\(HTMLText.escape(title))</text>"]
-        parts += axes(ceiling: ceiling)
-        for line in series { parts += draw(line, ceiling: ceiling) }
+        guard let scale = TrendScale(known), !runs.isEmpty else { return "" }
+        var parts = ["<text x=0 y=14 font-weight=600>\(HTMLText.escape(title))\(scale.logarithmic ? " (log scale)" : "")</text>"]
+        parts += axes(scale)
+        let labelled = series.map(\.steps.count).reduce(0, +) <= Self.labelledSteps
+        for line in series { parts += draw(line, scale: scale, labelSteps: labelled) }
         parts += failedRuns()
         parts += legend()
         let (w, h) = (Self.width, Self.height)
@@ -51,17 +56,16 @@ struct TrendChart {
         runs.count == 1 ? (Self.left + Self.width - Self.right) / 2 : Self.left + (Self.width - Self.left - Self.right) * Double(index) / Double(runs.count - 1)
     }
 
-    func y(_ value: Double, ceiling: Double) -> Double {
-        Self.height - Self.bottom - (Self.height - Self.bottom - Self.top) * value / ceiling
+    func y(_ value: Double, _ scale: TrendScale) -> Double {
+        Self.height - Self.bottom - (Self.height - Self.bottom - Self.top) * scale.fraction(value)
     }
 
-    func axes(ceiling: Double) -> [String] {
+    func axes(_ scale: TrendScale) -> [String] {
         var parts: [String] = []
-        for fraction in [0.0, 0.5, 1.0] {
-            let value = ceiling * fraction
-            let at = f(y(value, ceiling: ceiling))
+        for value in scale.ticks {
+            let at = f(y(value, scale))
             parts.append("<line class=grid x1=\(f(Self.left)) y1=\(at) x2=\(f(Self.width - Self.right)) y2=\(at) />")
-            parts.append("<text x=\(f(Self.left - 4)) y=\(f(y(value, ceiling: ceiling) + 4)) text-anchor=end>\(TrendChart.label(value, unit: unit))</text>")
+            parts.append("<text x=\(f(Self.left - 4)) y=\(f(y(value, scale) + 4)) text-anchor=end>\(TrendChart.label(value, unit: unit))</text>")
         }
         if let first = runs.first, let last = runs.last {
             parts.append("<text x=\(f(Self.left)) y=\(f(Self.height - 6))>\(HTMLText.escape(first.label))</text>")
@@ -70,21 +74,21 @@ struct TrendChart {
         return parts
     }
 
-    func draw(_ line: Series, ceiling: Double) -> [String] {
+    func draw(_ line: Series, scale: TrendScale, labelSteps: Bool) -> [String] {
         var parts: [String] = []
         if let base = line.baseline {
-            let at = f(y(base, ceiling: ceiling))
+            let at = f(y(base, scale))
             parts.append(
                 "<line x1=\(f(Self.left)) y1=\(at) x2=\(f(Self.width - Self.right)) y2=\(at) stroke=\"\(line.color)\" stroke-dasharray=\"4 3\"><title>baseline \(HTMLText.escape(line.label)): \(TrendChart.label(base, unit: unit))</title></line>")
         }
-        let points = line.values.enumerated().compactMap { index, value in value.map { "\(f(x(index))),\(f(y($0, ceiling: ceiling)))" } }
+        let points = line.values.enumerated().compactMap { index, value in value.map { "\(f(x(index))),\(f(y($0, scale)))" } }
         parts.append("<polyline fill=none stroke=\"\(line.color)\" stroke-width=1.5 points=\"\(points.joined(separator: " "))\" />")
         for step in line.steps {
             let at = f(x(step.index))
             let change = String(format: "%+.0f%%", step.change * 100)
             parts.append(
                 "<line x1=\(at) y1=\(f(Self.top)) x2=\(at) y2=\(f(Self.height - Self.bottom)) stroke=\"#e8590c\" stroke-width=1.5><title>step in \(HTMLText.escape(line.label)) at \(HTMLText.escape(runs[step.index].label)): \(TrendChart.label(step.before, unit: unit)) to \(TrendChart.label(step.after, unit: unit)) (\(change), p \(String(format: "%.1e", step.p)))</title></line>")
-            parts.append("<text x=\(at) y=\(f(Self.top - 2)) fill=\"#e8590c\" text-anchor=middle>\(change)</text>")
+            if labelSteps { parts.append("<text x=\(at) y=\(f(Self.top - 2)) fill=\"#e8590c\" text-anchor=middle>\(change)</text>") }
         }
         return parts
     }
@@ -117,7 +121,9 @@ struct TrendChart {
         case "ns": HumanReadable.duration(nanoseconds: value)
         case "B": HumanReadable.bytes(Int(value))
         case "x": String(format: "%.3gx", value)
-        default: value >= 1e6 ? String(format: "%.4gM", value / 1e6) : String(format: "%.4g", value)
+        default:
+            value >= 1e9
+                ? String(format: "%.4gG", value / 1e9) : value >= 1e6 ? String(format: "%.4gM", value / 1e6) : String(format: "%.4g", value)
         }
     }
 
