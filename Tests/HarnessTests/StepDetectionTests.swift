@@ -37,9 +37,13 @@ import TestSupport
         var generator = SplitMix64(seed: 3)
         let series = Self.noise(25, level: 10, generator: &generator) + Self.noise(25, level: 25, generator: &generator)
             + Self.noise(25, level: 12, generator: &generator)
-        let found = StepDetector().steps(in: series).map(\.index)
+        let steps = StepDetector().steps(in: series)
+        let found = steps.map(\.index)
         #expect(found.count == 2)
         #expect(found.count == 2 && abs(found[0] - 25) <= 1 && abs(found[1] - 50) <= 1)
+        // Each step's medians are the levels between its neighbours: about 10 -> 25, then 25 -> 12.
+        #expect(steps.count == 2 && abs(steps[0].before - 10) < 2 && abs(steps[0].after - 25) < 4)
+        #expect(steps.count == 2 && abs(steps[1].before - 25) < 4 && abs(steps[1].after - 12) < 2)
     }
 
     @Test func noiseOfThirtyPerCentIsNotAStep() {

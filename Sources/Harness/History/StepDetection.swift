@@ -28,7 +28,8 @@ internal import Foundation
 public struct Step: Hashable, Sendable {
     /// The first index after the step.
     public var index: Int
-    /// The medians of the runs before the step and from it on (within the segment searched).
+    /// The medians of the runs from the previous step (or the first run) to this one, and from this
+    /// one to the next step (or the last run).
     public var before: Double
     public var after: Double
     /// The test's two-sided p-value.
@@ -53,7 +54,15 @@ public struct StepDetector: Sendable {
     public func steps(in series: [Double]) -> [Step] {
         var found: [Step] = []
         search(series, series.indices, into: &found)
-        return found.sorted { $0.index < $1.index }
+        found.sort { $0.index < $1.index }
+        // Each step's medians over the runs between its neighbouring steps: the levels the series
+        // settles at on each side (the search's own medians may span several steps).
+        let bounds = [0] + found.map(\.index) + [series.count]
+        for position in found.indices {
+            found[position].before = Self.median(Array(series[bounds[position]..<bounds[position + 1]]))
+            found[position].after = Self.median(Array(series[bounds[position + 1]..<bounds[position + 2]]))
+        }
+        return found
     }
 
     /// Finds the best split of `range`, keeps it when it passes, and searches both sides.
