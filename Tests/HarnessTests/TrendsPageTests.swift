@@ -88,5 +88,7 @@ import TestSupport
         // A zero keeps the axis linear (a logarithm has no place for it).
         #expect(TrendScale([0, 1, 100])?.logarithmic == false)
         #expect(TrendScale([]) == nil)
+        // Counts on the axis: k, M, G.
+        #expect([999, 34_470, 2_049_591, 8_412_345_678].map { TrendChart.label($0, unit: "") } == ["999", "34.47k", "2.05M", "8.412G"])
     }
 }

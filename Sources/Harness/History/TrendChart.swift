@@ -122,8 +122,12 @@ struct TrendChart {
         case "B": HumanReadable.bytes(Int(value))
         case "x": String(format: "%.3gx", value)
         default:
-            value >= 1e9
-                ? String(format: "%.4gG", value / 1e9) : value >= 1e6 ? String(format: "%.4gM", value / 1e6) : String(format: "%.4g", value)
+            switch value {
+            case 1e9...: String(format: "%.4gG", value / 1e9)
+            case 1e6...: String(format: "%.4gM", value / 1e6)
+            case 1e4...: String(format: "%.4gk", value / 1e3)
+            default: String(format: "%.4g", value)
+            }
         }
     }
 
