@@ -18,7 +18,8 @@
 //   PCRE2Oracle        the reference: every pattern through PCRE2, the semantics rule by rule
 //   Harness            corpora (manifest, files, request sets, the vector files and their runner),
 //                      conformance (engine vs oracle), benchmarks (definitions in Benchmarks/,
-//                      engines as runners), reports, and the main job (`blockbench run` and `gate`)
+//                      engines as runners), reports, the history of recorded runs and its pages,
+//                      and the main job (`blockbench run` and `gate`)
 //   Fuzzing            differential fuzzing (status, single-pattern match, whole-list outcomes)
 //                      against the oracle, shrinking, exhaustive small worlds; its findings become
 //                      vector files (Harness)

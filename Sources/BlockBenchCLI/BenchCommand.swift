@@ -38,8 +38,10 @@ struct BenchCommand: ParsableCommand {
             print(String(decoding: try encoder.encode(results), as: UTF8.self))
         }
         if report {
-            let folder = try ReportWriter(reportsFolder: selection.reports).write(results: results, meta: meta)
-            if !json { print("report: \(folder)") }
+            let writer = selection.folders.writer
+            let folder = try writer.write(results: results, meta: meta)
+            let trends = try writer.writeTrends()
+            if !json { print("report: \(folder)" + (trends.map { " (trends: \($0))" } ?? "")) }
         }
         if !results.allSatisfy(\.passed) { throw ExitCode(2) }
     }
@@ -53,8 +55,19 @@ struct FolderOptions: ParsableArguments {
     @Option(help: "The benchmark definitions folder.")
     var benchmarks = "Benchmarks"
 
-    @Option(help: "The reports folder (history.jsonl and report folders).")
+    @Option(help: "The reports folder (report folders, the trends pages, and by default the history).")
     var reports = "Reports"
+
+    @Option(help: "The history store, one record per run (default: <reports>/history).")
+    var history: String?
+
+    @Flag(help: "Record nothing in the history store.")
+    var noRecord = false
+
+    var store: HistoryStore { HistoryStore(root: history ?? reports + "/history") }
+
+    /// Writes report folders into the reports folder, and records runs unless --no-record.
+    var writer: ReportWriter { ReportWriter(reportsFolder: reports, history: noRecord ? nil : store) }
 }
 
 /// Which benchmarks to run, and where things are.

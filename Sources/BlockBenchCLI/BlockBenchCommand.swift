@@ -14,7 +14,7 @@ public struct BlockBenchCommand: ParsableCommand {
         subcommands: [
             RunCommand.self, CheckCommand.self, CompileCommand.self, MatchCommand.self, ConformCommand.self, BenchCommand.self,
             GateCommand.self, CostCommand.self, ReportCommand.self, FuzzCommand.self, HostileCommand.self, DumpCommand.self,
-            ProfileCommand.self,
+            ProfileCommand.self, HistoryCommand.self,
         ],
         defaultSubcommand: RunCommand.self)
 
@@ -22,8 +22,8 @@ public struct BlockBenchCommand: ParsableCommand {
 }
 
 /// The main job: every stage of Harness/FullRun.swift on the shipped corpora, then the report
-/// (Reports/<date>-<revision>/ and a line of Reports/history.jsonl) and a summary. Exit 1 when
-/// anything disagrees or fails.
+/// (Reports/<date>-<revision>/, a record in the history store, the trends pages: all ignored by
+/// git) and a summary. Exit 1 when anything disagrees or fails.
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
@@ -42,8 +42,10 @@ struct RunCommand: ParsableCommand {
         print("\n== summary")
         print(FullRun.summary(outcome))
         if !noReport {
-            let folder = try ReportWriter(reportsFolder: folders.reports).write(results: outcome.results, meta: meta)
+            let writer = folders.writer
+            let folder = try writer.write(results: outcome.results, meta: meta, kind: "run")
             print("report: \(folder)/README.md (page: \(folder)/index.html)")
+            if let trends = try writer.writeTrends() { print("trends: \(trends) (history: \(folders.store.root))") }
         }
         print(String(format: "main job finished in %.1f s", (ContinuousClock.now - started).seconds))
         if !outcome.failures.isEmpty {

@@ -6,7 +6,9 @@
 // Exit 0 pass; 2 regression (a correctness failure, a list that starts or stops compiling, a
 // changed answer, a metric beyond its tolerance or no longer measured); 3 nothing failed, but the
 // instruction and heap counts were taken on another setup than the baseline's (it says how to
-// compare them: `--against`); 4 improvement only (it says how to accept it); 1 error. Every run appends a line to Reports/history.jsonl.
+// compare them: `--against`); 4 improvement only (it says how to accept it); 1 error. Every run is
+// recorded in the history store with its verdict (unless --no-record), which is ignored by git:
+// the gate leaves `git status` clean unless --update-baseline rewrites the baseline.
 //
 // `--update-baseline` rewrites the baseline from this run (keeping the tolerances) and prints what
 // moved; it refuses while anything is incorrect.
@@ -71,13 +73,14 @@ struct GateCommand: ParsableCommand {
             case .notComparable?: "not comparable"
             case nil: "new baseline"
             }
-        let writer = ReportWriter(reportsFolder: folders.reports)
+        let writer = folders.writer
         if report {
-            let folder = try writer.write(results: outcome.results, meta: meta, gate: verdict)
+            let folder = try writer.write(results: outcome.results, meta: meta, kind: "gate", gate: verdict)
             print("report: \(folder)/README.md (page: \(folder)/index.html)")
-        } else {
-            try writer.appendHistory(results: outcome.results, meta: meta, gate: verdict)
+        } else if let recorded = try writer.record(results: outcome.results, meta: meta, kind: "gate", gate: verdict) {
+            print("history: \(recorded)")
         }
+        if let trends = try writer.writeTrends() { print("trends: \(trends)") }
         print(String(format: "gate's main job finished in %.1f s", (ContinuousClock.now - started).seconds))
         if !outcome.failures.isEmpty { print("FAILED: " + outcome.failures.joined(separator: "; ")) }
 
@@ -105,7 +108,7 @@ struct GateCommand: ParsableCommand {
             throw ExitCode(comparison.status.rawValue)
         case .improvementOnly:
             print("Better than the baseline. To hold the gain: `swift run -c release blockbench gate --update-baseline`,")
-            print("then commit \(baseline) (and Reports/history.jsonl) with the change that made it.")
+            print("then commit \(baseline) with the change that made it.")
             throw ExitCode(comparison.status.rawValue)
         }
     }

@@ -1,5 +1,7 @@
-// `blockbench report --readme`: the README's figures block rewritten from a report fixture
-// (Fixtures/reports/), every byte outside the markers kept, and clear errors without markers.
+// `blockbench report --readme`: the README's figures block rewritten from the results file
+// (Reports/readme-results.json), which a report fixture (Fixtures/reports/) is copied to when it
+// is missing or named by --from; every byte outside the markers kept, and clear errors without
+// markers.
 // Covers Sources/Harness/Reports/ReadmeFigures.swift and Sources/BlockBenchCLI/ReportCommand.swift.
 
 import Foundation
@@ -33,11 +35,14 @@ import Testing
         #expect(text.hasSuffix(Self.after))
         let block = String(text.dropFirst(Self.before.count).dropLast(Self.after.count))
         let lines = block.split(separator: "\n", omittingEmptySubsequences: false)
-        #expect(lines.first?.hasPrefix("<!-- figures:begin: written by `swift run -c release blockbench report --readme` from Reports/2026-01-02-bbbbbbbbbb/results.json") == true)
+        #expect(lines.first?.hasPrefix("<!-- figures:begin: written by `swift run -c release blockbench report --readme` from Reports/readme-results.json") == true)
         #expect(lines.last == "<!-- figures:end -->")
         #expect(!block.contains("old figures"))
-        // The newest report (by its date), linked relative to the README.
-        #expect(block.contains("[Reports/2026-01-02-bbbbbbbbbb](Reports/2026-01-02-bbbbbbbbbb/README.md)"))
+        // The newest report (by its date), copied to the results file, linked relative to the README.
+        #expect(block.contains("(report 2026-01-02-bbbbbbbbbb, every figure in [Reports/readme-results.json](Reports/readme-results.json)"))
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: reports + "/readme-results.json"))
+                == Data(contentsOf: URL(fileURLWithPath: reports + "/2026-01-02-bbbbbbbbbb/results.json")))
         #expect(!block.contains("aaaaaaaaaa"))
         #expect(block.contains("WebKitGTK libwebkit2gtk-4.1-0 2.50.6-1~deb12u2"))
         // Figures and ratios from results.json: WebKit's EasyList compile, 2.170131 s and
@@ -54,6 +59,12 @@ import Testing
         // Run again: the same bytes.
         #expect(exitCode(["report", "--readme", "--reports", reports, "--readme-file", readme]) == 0)
         #expect(try String(contentsOfFile: readme, encoding: .utf8) == text)
+
+        // With the results file in place and the report folders gone (they are not committed), the
+        // same block.
+        for name in ["2026-01-01-aaaaaaaaaa", "2026-01-02-bbbbbbbbbb"] { try FileManager.default.removeItem(atPath: reports + "/" + name) }
+        #expect(exitCode(["report", "--readme", "--reports", reports, "--readme-file", readme]) == 0)
+        #expect(try String(contentsOfFile: readme, encoding: .utf8) == text)
     }
 
     @Test func aNamedReportIsUsedInsteadOfTheNewest() throws {
@@ -61,7 +72,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         #expect(exitCode(["report", "--readme", "--reports", reports, "--readme-file", readme, "--from", "2026-01-01-aaaaaaaaaa"]) == 0)
         let text = try String(contentsOfFile: readme, encoding: .utf8)
-        #expect(text.contains("from Reports/2026-01-01-aaaaaaaaaa/results.json"))
+        #expect(text.contains("(report 2026-01-01-aaaaaaaaaa, every figure in"))
         // That report has no WebKit: no WebKit column.
         #expect(!text.contains("| WebKit |"))
         #expect(text.hasPrefix(Self.before) && text.hasSuffix(Self.after))
@@ -89,11 +100,13 @@ import Testing
         let (folder, readme, reports) = try workspace(readme: "# README\nno markers\n")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         #expect(throws: ReadmeFiguresError.noBeginMarker(file: readme)) {
-            try ReadmeFigures.update(readme: readme, reportFolder: try ReadmeFigures.newestReport(in: reports))
+            try ReadmeFigures.update(readme: readme, results: try ReadmeFigures.newestReport(in: reports) + "/results.json")
         }
         #expect(exitCode(["report", "--readme", "--reports", reports, "--readme-file", readme]) == 1)
         #expect(try String(contentsOfFile: readme, encoding: .utf8) == "# README\nno markers\n")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["README.md", "Reports"])
+        // The results file was adopted before the README was found wanting; the README is untouched.
+        #expect(FileManager.default.fileExists(atPath: reports + "/readme-results.json"))
     }
 
     @Test func noReportOrNoReadmeIsAClearError() throws {
@@ -104,7 +117,7 @@ import Testing
         #expect(throws: ReadmeFiguresError.noReport(reportsFolder: empty)) { try ReadmeFigures.newestReport(in: empty) }
         #expect(exitCode(["report", "--readme", "--reports", empty, "--readme-file", readme]) == 1)
         #expect(throws: ReadmeFiguresError.unreadableReadme(file: folder + "/nothing.md")) {
-            try ReadmeFigures.update(readme: folder + "/nothing.md", reportFolder: try ReadmeFigures.newestReport(in: folder + "/Reports"))
+            try ReadmeFigures.update(readme: folder + "/nothing.md", results: try ReadmeFigures.newestReport(in: folder + "/Reports") + "/results.json")
         }
     }
 }

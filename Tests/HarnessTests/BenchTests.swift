@@ -156,7 +156,7 @@ private let kablockMatch = BenchmarkDefinition(
         #expect(BenchmarkRunner.sample(count: 7, size: nil) == Array(0..<7))
     }
 
-    @Test func aReportIsWrittenWholeAndItsHistoryAppended() throws {
+    @Test func aReportIsWrittenWholeAndItsRunRecorded() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reports-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var result = try runner([BlockBenchEngine()]).run(kablockMatch)
@@ -165,22 +165,27 @@ private let kablockMatch = BenchmarkDefinition(
         let meta = ReportMeta(
             date: "2026-11-23T10:00:00Z", revision: "abc", command: "blockbench report", machine: "test CPU", cores: 2, memoryGiB: 24,
             os: "Debian", toolchain: "Swift", pcre2: "10.42", webkit: "not installed")
-        let writer = ReportWriter(reportsFolder: folder)
+        let writer = ReportWriter(reportsFolder: folder, history: HistoryStore.beside(reports: folder))
         let written = try writer.write(results: [result], meta: meta)
         #expect(written == folder + "/2026-11-23-abc")
         let files = try FileManager.default.contentsOfDirectory(atPath: written).sorted()
         #expect(files == ["README.md", "index.html", "results.csv", "results.json"])
         let html = try String(contentsOfFile: written + "/index.html", encoding: .utf8)
         #expect(html.contains("<svg") && html.contains("test-match") && !html.contains("<script"))
-        #expect(html.contains("test-match: data misses per request"))
+        #expect(html.contains("../trends/index.html"))
         let decoded = try JSONDecoder().decode(Report.self, from: Data(contentsOf: URL(fileURLWithPath: written + "/results.json")))
         #expect(decoded.benchmarks == [result])
         let csv = try String(contentsOfFile: written + "/results.csv", encoding: .utf8)
         #expect(csv.contains("test-match,match,kablock,adblock-rust-requests,blockbench,ok,median,"))
         #expect(csv.contains("test-match,match,kablock,adblock-rust-requests,blockbench,ok,L1 data misses per request,11.5"))
-        // The same revision again replaces the folder; the history keeps both runs.
-        _ = try writer.write(results: [result], meta: meta)
-        #expect(HistoryLine.load(writer.historyPath).count == 2)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["2026-11-23-abc", "history.jsonl"])
+        // The same revision again, later that day, replaces the folder; the history keeps both runs.
+        var later = meta
+        later.date = "2026-11-23T11:00:00Z"
+        _ = try writer.write(results: [result], meta: later)
+        let records = HistoryStore.beside(reports: folder).records()
+        #expect(records.map(\.date) == [meta.date, later.date])
+        #expect(records[0].value("test-match", "blockbench", "L1/req") == 11.5)
+        #expect(try writer.writeTrends() == folder + "/trends/index.html")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == ["2026-11-23-abc", "history", "trends"])
     }
 }

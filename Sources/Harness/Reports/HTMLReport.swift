@@ -2,18 +2,17 @@
 //
 // The report's page: one self-contained HTML file (no scripts, no external files) with inline SVG
 // charts: each benchmark's engine ratios (log scale), the latency distribution of each match
-// benchmark (percentile against latency, both on log scales, HdrHistogram style), and the history
-// of the headline figures over the reports and gate runs in Reports/history.jsonl: instructions per
-// compile phase and per request with the gate's baseline (dashed) and its regressions (red), times
-// and bytes; then every table.
+// benchmark (percentile against latency, both on log scales, HdrHistogram style), then every
+// table. The figures over the recorded runs are not here: a page that drew them would grow with
+// every run; `blockbench report` builds them from the history on demand (History/TrendsPage.swift,
+// Reports/trends/), and this page links there.
+//
+// Tested by HarnessTests/BenchTests.swift (a report written whole).
 
 import Foundation
 
 struct HTMLReport {
     let report: Report
-    let history: [HistoryLine]
-    /// The gate's baseline, drawn on the instruction charts (nil: none).
-    var baseline: GateBaseline?
 
     static let palette: [String: String] = [
         "blockbench": "#1f6feb", "pcre2-jit": "#e8590c", "pcre2": "#8250df", "webkit": "#1a7f37",
@@ -42,8 +41,8 @@ struct HTMLReport {
             body.append("<h2>Latency distributions</h2><p>Per-request latency at each percentile, log scales; sampled engines answer the sample their table states.</p>")
             body.append("<div class=grid>" + matches.map(latencyChart).joined() + "</div>")
         }
-        body.append("<h2>History</h2>")
-        body.append(historyCharts())
+        body.append("<h2>Over the recorded runs</h2><p>The trends of every benchmark, built from the history by "
+            + "<code>blockbench report --from-history</code>: <a href=\"../trends/index.html\">../trends/index.html</a>.</p>")
         body.append("<h2>Tables</h2>")
         for result in report.benchmarks { body.append(table(ResultTable(result))) }
         return """
@@ -165,120 +164,6 @@ struct HTMLReport {
             if let last = points.last {
                 parts.append("<circle cx=\(f(width - right - 2)) cy=\(f(y(last.nanoseconds))) r=3 fill=\"\(Self.color(engine))\"><title>\(escape(engine)) max \(HumanReadable.duration(nanoseconds: last.nanoseconds))</title></circle>")
             }
-        }
-        return "<svg width=\(f(width)) height=\(f(height)) viewBox=\"0 0 \(f(width)) \(f(height))\" role=img>\(parts.joined())</svg>"
-    }
-
-    // MARK: History
-
-    /// One line of a history chart: a history key, its legend and its baseline metric.
-    struct Series {
-        var name: String
-        var key: String
-        var baselineMetric: String?
-        var color = "#1f6feb"
-    }
-
-    /// The headline series over every history line (oldest first): BlockBench's instructions per
-    /// compile phase and per request (the gate's exact figures), then its compile time and bytes
-    /// per list, and its simulated data misses and median latency per match benchmark.
-    func historyCharts() -> String {
-        let phaseColors = ["#1f6feb", "#e8590c", "#8250df", "#1a7f37", "#bf8700", "#cf222e", "#6e7781"]
-        var charts: [(title: String, series: [Series], unit: String)] = []
-        for result in report.benchmarks {
-            let prefix = "\(result.name)/blockbench/"
-            switch result.model {
-            case .compile:
-                let parts = CostRegion.compileLabels.enumerated().map { index, label in
-                    Series(name: label, key: prefix + "instructions " + label, baselineMetric: "\(result.name)/instructions.\(label)", color: phaseColors[index % phaseColors.count])
-                }
-                charts.append(("\(result.name): instructions per phase", parts, ""))
-                charts.append(("\(result.name): time", [Series(name: "seconds", key: prefix + "seconds")], "s"))
-                charts.append(("\(result.name): bytes", [Series(name: "bytes", key: prefix + "bytes")], "B"))
-            case .match:
-                charts.append((
-                    "\(result.name): instructions per request",
-                    [
-                        Series(name: "per request", key: prefix + "instructions per request", baselineMetric: "\(result.name)/instructions per request"),
-                        Series(
-                            name: "first pass", key: prefix + "instructions per request, first pass",
-                            baselineMetric: "\(result.name)/instructions per request, first pass", color: "#e8590c"),
-                    ], ""))
-                charts.append((
-                    "\(result.name): data misses per request (simulated L1 32 KB, L2 1 MB)",
-                    [
-                        Series(name: "L1", key: prefix + MatchCost.l1MissesName, baselineMetric: "\(result.name)/\(MatchCost.l1MissesName)"),
-                        Series(
-                            name: "L2", key: prefix + MatchCost.l2MissesName, baselineMetric: "\(result.name)/\(MatchCost.l2MissesName)",
-                            color: "#e8590c"),
-                    ], ""))
-                charts.append(("\(result.name): median", [Series(name: "median", key: prefix + "median")], "ns"))
-            case .check:
-                continue
-            }
-        }
-        let lines = Array(history.suffix(60))
-        guard lines.count > 0 else { return "<p>No history yet.</p>" }
-        let drawn = charts.map { historyChart(title: $0.title, series: $0.series, unit: $0.unit, lines: lines) }
-        return "<p>BlockBench's figures over \(lines.count == 1 ? "the one run" : "the \(lines.count) runs") in Reports/history.jsonl (at most the last 60); "
-            + "each point is one report or gate run. Instruction counts: dashed, the gate's baseline; red, a gate run that failed.</p><div class=grid>"
-            + drawn.joined() + "</div>"
-    }
-
-    func historyChart(title: String, series: [Series], unit: String, lines: [HistoryLine]) -> String {
-        let values = series.map { line in lines.map { $0.metrics[line.key] } }
-        let baselines = series.map { line in line.baselineMetric.flatMap { baseline?.metrics[$0]?.value } }
-        guard let highest = (values.joined().compactMap { $0 } + baselines.compactMap { $0 }).max() else { return "" }
-        let width = 360.0
-        let height = 150.0
-        let left = 62.0
-        let top = 22.0
-        let bottom = 22.0
-        let right = 10.0
-        let ceiling = highest * 1.1
-        func x(_ index: Int) -> Double {
-            lines.count == 1 ? (left + width - right) / 2 : left + (width - left - right) * Double(index) / Double(lines.count - 1)
-        }
-        func y(_ value: Double) -> Double { height - bottom - (height - bottom - top) * value / max(ceiling, 1e-12) }
-        func label(_ value: Double) -> String {
-            switch unit {
-            case "s": HumanReadable.duration(seconds: value)
-            case "ns": HumanReadable.duration(nanoseconds: value)
-            case "B": HumanReadable.bytes(Int(value))
-            default: value >= 1e6 ? String(format: "%.3gM", value / 1e6) : String(format: "%.3g", value)
-            }
-        }
-        var parts = ["<text x=0 y=12 font-weight=600>\(escape(title))</text>"]
-        for fraction in [0.0, 0.5, 1.0] {
-            let value = ceiling * fraction
-            parts.append("<line class=grid x1=\(f(left)) y1=\(f(y(value))) x2=\(f(width - right)) y2=\(f(y(value))) />")
-            parts.append("<text x=\(f(left - 4)) y=\(f(y(value) + 4)) text-anchor=end>\(label(value))</text>")
-        }
-        for (line, points) in zip(series, values) {
-            let known = points.enumerated().compactMap { index, value in value.map { (index, $0) } }
-            if let base = baselines[series.firstIndex { $0.key == line.key }!] {
-                parts.append(
-                    "<line x1=\(f(left)) y1=\(f(y(base))) x2=\(f(width - right)) y2=\(f(y(base))) stroke=\"\(line.color)\" stroke-dasharray=\"4 3\" stroke-width=1><title>baseline \(escape(line.name)): \(label(base))</title></line>")
-            }
-            parts.append(
-                "<polyline fill=none stroke=\"\(line.color)\" stroke-width=2 points=\"\(known.map { "\(f(x($0.0))),\(f(y($0.1)))" }.joined(separator: " "))\" />")
-            for (index, value) in known {
-                let failed = lines[index].gate == "regression"
-                parts.append(
-                    "<circle cx=\(f(x(index))) cy=\(f(y(value))) r=\(failed ? "3.5" : "2.5") fill=\"\(failed ? "#cf222e" : line.color)\"><title>\(escape(line.name)) \(escape(lines[index].date)) \(escape(lines[index].revision)): \(label(value))\(failed ? " (gate: regression)" : "")</title></circle>")
-            }
-        }
-        if series.count > 1 {
-            for (index, line) in series.enumerated() {
-                let across = left + Double(index % 4) * 72
-                let down = top + 2 + Double(index / 4) * 12
-                parts.append("<text x=\(f(across + 10)) y=\(f(down + 8)) fill=\"\(line.color)\">\(escape(line.name))</text>")
-                parts.append("<rect x=\(f(across)) y=\(f(down)) width=8 height=8 fill=\"\(line.color)\" />")
-            }
-        }
-        if let first = lines.first, let last = lines.last {
-            parts.append("<text x=\(f(left)) y=\(f(height - 6))>\(escape(String(first.date.prefix(10))))</text>")
-            parts.append("<text x=\(f(width - right)) y=\(f(height - 6)) text-anchor=end>\(escape(String(last.date.prefix(10)))) \(escape(last.revision))</text>")
         }
         return "<svg width=\(f(width)) height=\(f(height)) viewBox=\"0 0 \(f(width)) \(f(height))\" role=img>\(parts.joined())</svg>"
     }

@@ -1,7 +1,9 @@
 // ReadmeFigures.swift — Harness
 //
-// The headline figures of the repository's README, written from a report (`blockbench report
-// --readme`). The README holds them between two marker lines:
+// The headline figures of the repository's README, written from one committed results file,
+// `Reports/readme-results.json` (a report's results.json, copied there by `blockbench report
+// --readme --from REPORT`; report folders themselves are build output, not committed), by
+// `blockbench report --readme`. The README holds them between two marker lines:
 //
 //     <!-- figures:begin ... -->
 //     ...
@@ -11,11 +13,11 @@
 // the command that wrote the block, the machine and versions of the report, one table of compile
 // benchmarks and one of match benchmarks, each with BlockBench beside every other engine that ran
 // (PCRE2, and WebKit when the report has it) and the ratio of that engine's figure to BlockBench's
-// in the same run. Every figure comes from the report's results.json. The file is replaced
+// in the same run. Every figure comes from the results file. The file is replaced
 // atomically: a temporary file in the same folder, then rename(2).
 //
-// Tested by BlockBenchCLITests/ReadmeFiguresTests.swift (a report fixture; text outside the markers
-// unchanged; missing or repeated markers refused).
+// Tested by BlockBenchCLITests/ReadmeFiguresTests.swift (a report fixture adopted as the results
+// file; text outside the markers unchanged; missing or repeated markers refused).
 
 internal import Foundation
 #if canImport(Glibc)
@@ -60,6 +62,21 @@ public enum ReadmeFigures {
     public static let endMarker = "<!-- figures:end -->"
     /// The command that writes the block, as the block names it.
     public static let command = "swift run -c release blockbench report --readme"
+    /// The results file the figures are written from, in the reports folder.
+    public static let resultsFile = "readme-results.json"
+
+    /// Copies a report folder's results.json (or a results file) to `<reportsFolder>/readme-results.json`,
+    /// atomically; returns the copy's path.
+    @discardableResult
+    public static func adopt(report: String, into reportsFolder: String) throws -> String {
+        let source = report.hasSuffix(".json") ? report : report + "/results.json"
+        _ = try load(results: source)
+        let target = reportsFolder + "/" + resultsFile
+        guard URL(fileURLWithPath: source).standardizedFileURL != URL(fileURLWithPath: target).standardizedFileURL else { return target }
+        let text = try String(contentsOfFile: source, encoding: .utf8)
+        try writeAtomically(text, to: target)
+        return target
+    }
 
     // MARK: Finding and reading the report
 
@@ -78,7 +95,12 @@ public enum ReadmeFigures {
 
     /// The results.json of a report folder.
     public static func load(reportFolder: String) throws -> Report {
-        let path = reportFolder + "/results.json"
+        try load(results: reportFolder + "/results.json")
+    }
+
+    /// A results file (a report's results.json, or the README's copy of one).
+    public static func load(results path: String) throws -> Report {
+        let reportFolder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -94,13 +116,13 @@ public enum ReadmeFigures {
 
     // MARK: The block
 
-    /// The block's lines, markers included. `link` is the report folder's path relative to the
+    /// The block's lines, markers included. `link` is the results file's path relative to the
     /// README's folder.
     public static func block(_ report: Report, link: String) -> String {
         let meta = report.meta
         var lines = [
-            "\(beginMarker): written by `\(command)` from \(link)/results.json; edit the report, not these lines -->",
-            "Measured in one run ([\(link)](\(link)/README.md), \(meta.date.prefix(10)), revision \(meta.revision)) on "
+            "\(beginMarker): written by `\(command)` from \(link); edit the results file, not these lines -->",
+            "Measured in one run (report \(meta.folderName), every figure in [\(link)](\(link)), \(meta.date.prefix(10)), revision \(meta.revision)) on "
                 + "\(meta.machine), \(meta.cores) cores; \(meta.os); \(meta.toolchain); PCRE2 \(meta.pcre2); WebKitGTK \(meta.webkit).",
             "Every engine's answers were checked against the PCRE2 oracle before its time counted. In brackets: the",
             "engine's figure over BlockBench's in the same run (above 1: BlockBench is that many times faster or smaller).",
@@ -220,14 +242,14 @@ public enum ReadmeFigures {
         return String(decoding: bytes[..<starts[begin]] + blockBytes + bytes[content(end).endIndex...], as: UTF8.self)
     }
 
-    /// Rewrites the figures block of the README at `readme` from the report folder `reportFolder`
+    /// Rewrites the figures block of the README at `readme` from the results file `results`
     /// (atomically); returns the report.
     @discardableResult
-    public static func update(readme: String, reportFolder: String) throws -> Report {
-        let report = try load(reportFolder: reportFolder)
+    public static func update(readme: String, results: String) throws -> Report {
+        let report = try load(results: results)
         guard let text = try? String(contentsOfFile: readme, encoding: .utf8) else { throw ReadmeFiguresError.unreadableReadme(file: readme) }
         let readmeFolder = URL(fileURLWithPath: readme).deletingLastPathComponent().path
-        let link = relativePath(of: reportFolder, from: readmeFolder)
+        let link = relativePath(of: results, from: readmeFolder)
         let new = try replacingBlock(in: text, with: block(report, link: link), file: readme)
         if new != text { try writeAtomically(new, to: readme) }
         return report

@@ -7,9 +7,14 @@
 //   README.md     the machine, the command that regenerates the report, one table per benchmark
 //   index.html    one self-contained page with SVG charts (HTMLReport.swift)
 //
-// and one line appended to `Reports/history.jsonl` (HistoryLine), which the page draws. The folder
-// is written whole under a temporary name and renamed into place; history.jsonl is rewritten
-// atomically. A second report of the same revision on the same day replaces the first.
+// and, when it is given a history store, one record of the run in it (History/RunRecord.swift,
+// History/HistoryStore.swift), from which `writeTrends` builds the trends pages
+// (`Reports/trends/`, History/TrendsPage.swift). The folder is written whole under a temporary
+// name and renamed into place. A second report of the same revision on the same day replaces the
+// first. Report folders, the store and the trends pages are build output: Reports/.gitignore
+// keeps them out of git, so writing them leaves `git status` clean.
+//
+// Tested by HarnessTests/BenchTests.swift (a report written whole, its record kept).
 
 internal import Foundation
 internal import PCRE2Oracle
@@ -75,33 +80,40 @@ public struct Report: Codable, Sendable {
 
 public struct ReportWriter {
     public let reportsFolder: String
+    /// Where each run is recorded (nil: nowhere).
+    public var history: HistoryStore?
 
-    public init(reportsFolder: String) {
+    public init(reportsFolder: String, history: HistoryStore? = nil) {
         self.reportsFolder = reportsFolder
+        self.history = history
     }
 
-    public var historyPath: String { reportsFolder + "/history.jsonl" }
+    /// The trends pages' folder.
+    public var trendsFolder: String { reportsFolder + "/trends" }
 
-    /// Appends the history line of a run that writes no report folder (a gate run).
-    public func appendHistory(results: [BenchmarkResult], meta: ReportMeta, gate: String?) throws {
-        try FileManager.default.createDirectory(atPath: reportsFolder, withIntermediateDirectories: true)
-        var history = HistoryLine(Report(meta: meta, benchmarks: results))
-        history.gate = gate
-        try HistoryLine.append(history, to: historyPath)
-    }
-
-    /// Writes the report folder and the history line (with the gate's verdict when a gate run
-    /// wrote it); returns the folder's path.
+    /// Records a run in the history store, if there is one ("report", "run" or "gate" for `kind`;
+    /// `gate`: the gate's verdict); returns the record's path.
     @discardableResult
-    public func write(results: [BenchmarkResult], meta: ReportMeta, gate: String? = nil) throws -> String {
+    public func record(results: [BenchmarkResult], meta: ReportMeta, kind: String, gate: String? = nil) throws -> String? {
+        guard let history else { return nil }
+        return try history.add(RunRecord(Report(meta: meta, benchmarks: results), kind: kind, gate: gate))
+    }
+
+    /// Builds the trends pages from every record of the history store (none without a store);
+    /// returns the index page's path.
+    @discardableResult
+    public func writeTrends() throws -> String? {
+        guard let history else { return nil }
+        let baseline = try? GateBaseline.load(reportsFolder + "/baseline.json")
+        return try TrendsPage(records: history.records(), baseline: baseline).write(to: trendsFolder)
+    }
+
+    /// Writes the report folder and records the run; returns the folder's path.
+    @discardableResult
+    public func write(results: [BenchmarkResult], meta: ReportMeta, kind: String = "report", gate: String? = nil) throws -> String {
         let report = Report(meta: meta, benchmarks: results)
         let fileManager = FileManager.default
         try fileManager.createDirectory(atPath: reportsFolder, withIntermediateDirectories: true)
-        var history = HistoryLine(report)
-        history.gate = gate
-        var lines = HistoryLine.load(historyPath)
-        lines.append(history)
-
         let final = reportsFolder + "/" + report.meta.folderName
         let staging = reportsFolder + "/.staging-" + UUID().uuidString
         try fileManager.createDirectory(atPath: staging, withIntermediateDirectories: false)
@@ -111,9 +123,7 @@ public struct ReportWriter {
             try encoder.encode(report).write(to: URL(fileURLWithPath: staging + "/results.json"))
             try Data(Self.csv(report).utf8).write(to: URL(fileURLWithPath: staging + "/results.csv"))
             try Data(Self.markdown(report).utf8).write(to: URL(fileURLWithPath: staging + "/README.md"))
-            let baseline = try? GateBaseline.load(reportsFolder + "/baseline.json")
-            try Data(HTMLReport(report: report, history: lines, baseline: baseline).html.utf8)
-                .write(to: URL(fileURLWithPath: staging + "/index.html"))
+            try Data(HTMLReport(report: report).html.utf8).write(to: URL(fileURLWithPath: staging + "/index.html"))
             if fileManager.fileExists(atPath: final) {
                 let old = reportsFolder + "/.replaced-" + UUID().uuidString
                 try fileManager.moveItem(atPath: final, toPath: old)
@@ -126,7 +136,7 @@ public struct ReportWriter {
             try? fileManager.removeItem(atPath: staging)
             throw error
         }
-        try HistoryLine.append(history, to: historyPath)
+        try record(results: results, meta: meta, kind: kind, gate: gate)
         return final
     }
 
@@ -205,7 +215,9 @@ public struct ReportWriter {
     }
 }
 
-/// One line of Reports/history.jsonl: when, what and the flat metrics of one report or gate run.
+/// The flat metrics of one run ("benchmark/engine/metric" -> value), as the old
+/// Reports/history.jsonl kept them a line per run: results.csv's rows, the source of a run's
+/// record (RunRecord), and what `blockbench history import` reads from an old history.jsonl.
 public struct HistoryLine: Codable, Hashable, Sendable {
     public struct Metric: Codable, Hashable, Sendable {
         public var name: String
@@ -268,23 +280,6 @@ public struct HistoryLine: Codable, Hashable, Sendable {
         add("bytes ratio", engine.bytesRatio, "x")
         for counter in engine.counters { add(counter.name, counter.value, "") }
         return metrics
-    }
-
-    /// Every readable line of the history file (none when it is missing).
-    public static func load(_ path: String) -> [HistoryLine] {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
-        let decoder = JSONDecoder()
-        return CorpusFiles.lines(text).compactMap { try? decoder.decode(HistoryLine.self, from: Data($0.utf8)) }
-    }
-
-    /// Appends `line`, rewriting the file atomically.
-    public static func append(_ line: HistoryLine, to path: String) throws {
-        var text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-        if !text.isEmpty && !text.hasSuffix("\n") { text += "\n" }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        text += String(decoding: try encoder.encode(line), as: UTF8.self) + "\n"
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
     }
 }
 
