@@ -8,7 +8,7 @@
 // time (match: median; otherwise the run) over BlockBench's in the same run, and a `bytes ratio`,
 // derived when read (RecordFigures.swift).
 //
-// Why: the old history.jsonl kept every metric of every run, about 60 KB a line; a record keeps
+// Why: the old history.jsonl kept every metric of every run, tens of kilobytes a line; a record keeps
 // what trends are drawn from and what trackers take, under 8 KB (`maximumBytes`), so a thousand
 // runs stay under 8 MB. The full figures stay in the run's report folder.
 //

@@ -20,7 +20,7 @@
 // from their prefix sums: O(n log n) per segment.
 //
 // Tested by HarnessTests/StepDetectionTests.swift (a clear step found at its index, and two;
-// +-30 % uniform noise over long series never flagged; a single outlier not flagged; the p-value
+// uniform noise of a third either way over long series never flagged; a single outlier not flagged; the p-value
 // against a textbook case).
 
 internal import Foundation
