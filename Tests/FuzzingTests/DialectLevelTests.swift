@@ -52,6 +52,22 @@ import PCRE2Oracle
         }
     }
 
+    /// The requests hit: a good share of them get actions from the oracle, and a good share none.
+    @Test func theRequestsAreAimedAtTheRules() throws {
+        var random = FuzzRandom(seed: 11)
+        var hit = 0
+        var total = 0
+        for _ in 0..<100 {
+            let (list, requests) = DialectCaseGenerator().dialectCase(&random)
+            let reference = ReferenceEvaluator(try ReferenceRuleList(RuleListParser.parse(list.json).get(), jit: false), matcher: .interpreter)
+            for request in requests {
+                total += 1
+                if try !reference.outcome(for: request.request).matchingRules.isEmpty { hit += 1 }
+            }
+        }
+        #expect(hit > total / 10 && hit < total * 9 / 10, "\(hit) of \(total)")
+    }
+
     @Test func theLevelRunsClean() {
         var options = FuzzOptions()
         options.seed = 59
