@@ -16,7 +16,7 @@ struct DialectsCommand: ParsableCommand {
         abstract: "Re-spell a shipped list's || rules as another converter writes them, and show where the meaning differs.",
         discussion: """
             Dialects: adguard (the shipped spelling), adguard-1x, abp2blocklist, abp2blocklist-any, adblock-rust,
-            webkit-dnr, duckduckgo, and mix-<seed> (a seeded combination of their parts). Their sources: Corpora/README.md.
+            webkit-dnr, duckduckgo, ublock-webkit, and mix-<seed> (a seeded combination of their parts). Their sources: Corpora/README.md.
             """)
 
     @Option(help: "The dialect (with none: list the dialects).")

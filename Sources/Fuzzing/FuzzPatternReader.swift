@@ -1,7 +1,7 @@
 // FuzzPatternReader.swift — Fuzzing
 //
 // Reads a url-filter written in the plain part of the subset (characters, `\` escapes, `.`,
-// classes with ranges, capturing groups, `? * +`, `^` first and `$` last) into the generators'
+// classes with ranges, groups (`(` and `(?:`), `? * +`, `^` first and `$` last) into the generators'
 // model, each character keeping its spelling (`/` plain, `\/` an identity escape), so that a
 // pattern a converter writes (Harness/Dialects) can be put in a generated rule list and shrunk like
 // any other. Nil for text outside that part. Used by the dialect level (DialectCaseGenerator.swift).
@@ -48,9 +48,11 @@ public enum FuzzPatternReader {
         case UInt8(ascii: "."): return .any
         case UInt8(ascii: "["): return readClass(bytes, &index)
         case UInt8(ascii: "("):
+            let capturing = !bytes[index...].starts(with: [UInt8(ascii: "?"), UInt8(ascii: ":")])
+            if !capturing { index += 2 }
             guard let inner = readTerms(bytes, &index, inGroup: true) else { return nil }
             index += 1
-            return .group(.capturing, inner)
+            return .group(capturing ? .capturing : .nonCapturing, inner)
         case UInt8(ascii: "^"), UInt8(ascii: "$"), UInt8(ascii: "|"), UInt8(ascii: "?"), UInt8(ascii: "*"), UInt8(ascii: "+"),
             UInt8(ascii: "{"), UInt8(ascii: "]"), UInt8(ascii: "}"):
             return nil

@@ -64,6 +64,9 @@ private func listJSON(_ patterns: [String] = realPatterns) -> [UInt8] {
         #expect(Dialect.adguard1x.respell(host) == #"^[htpsw]+:\/\/([a-z0-9-]+\.)?example\.com([\/:&\?].*)?$"#)
         #expect(Dialect.webkitDNR.respell(host) == #"^[^:]+://+([^:/]+\.)?example\.com[^a-zA-Z0-9_.%-]"#)
         #expect(Dialect.duckduckgo.respell(host) == #"^[^:]+://+([^:/]+\.)?example\.com[:/]"#)
+        #expect(Dialect.ublockWebKit.respell(host) == #"^[a-z-]+://(?:[^/?#]+\.)?example\.com[^%.0-9a-z_-]"#)
+        #expect(Dialect.ublockWebKit.respell(#"^[^:]+://+([^:/]+\.)?example\.com[/:].*path"#)
+            == #"^[a-z-]+://(?:[^/?#]+\.)?example\.com[^%.0-9a-z_-].*path"#)
         #expect(Dialect.adguard.respell(host) == host)
         // DuckDuckGo's shipped list writes the host's end `[:/]`: the same set, re-spelled too.
         #expect(Dialect.webkitDNR.respell(#"^[^:]+://+([^:/]+\.)?robustness1\.test[:/]"#) == #"^[^:]+://+([^:/]+\.)?robustness1\.test[^a-zA-Z0-9_.%-]"#)

@@ -121,8 +121,22 @@ extension Dialect {
         return dialect
     }()
 
+    /// bnema/ublock-webkit-filters, a converter of uBlock Origin's lists to WebKit content-blocker
+    /// JSON: uBlock Origin's regex forms (scheme letters and `-`, a non-capturing subdomain group of
+    /// anything but `/?#`) with its separator's `|$` alternative dropped (WebKit rejects `|`), `/`
+    /// unescaped. It also writes a final `^` as a second rule ending `$`; re-spelled here, AdGuard's
+    /// own `$` twins stay, and a host-only `||example.com^` has none.
+    /// bnema/ublock-webkit-filters @470baf0, internal/converter/regex.go lines 8-16 (ported from
+    /// gorhill/uBlock's `restrFromGenericPattern`, whose separator `(?:[^%.0-9a-z_-]|$)` WebKit rejects).
+    public static let ublockWebKit = Dialect(
+        name: "ublock-webkit", scheme: "^[a-z-]+://", subdomain: #"(?:[^/?#]+\.)?"#, hostEndAtEnd: "[^%.0-9a-z_-]",
+        hostEndInMiddle: "[^%.0-9a-z_-]", separatorAtEnd: "[^%.0-9a-z_-]", separatorInMiddle: "[^%.0-9a-z_-]", slash: "/",
+        source: "bnema/ublock-webkit-filters @470baf0 internal/converter/regex.go:8-16")
+
     /// Every documented dialect, the shipped spelling first.
-    public static let documented: [Dialect] = [adguard, adguard1x, abp2blocklist, abp2blocklistAnyScheme, adblockRust, webkitDNR, duckduckgo]
+    public static let documented: [Dialect] = [
+        adguard, adguard1x, abp2blocklist, abp2blocklistAnyScheme, adblockRust, webkitDNR, duckduckgo, ublockWebKit,
+    ]
 
     /// A documented dialect by name, or a combination (`Dialect.combination(named:)`).
     public static func named(_ name: String) -> Dialect? {
