@@ -5,7 +5,7 @@
 // recognizes as text; other converters spell the same rules differently, and the corpus of
 // re-spelled lists (DialectRespelling.swift) is what proves the engine reads them by meaning.
 // A dialect is data: the text of each part, each a form a documented converter writes, with the
-// source it was read from (docs: /work/notes/dialects.md, Corpora/README.md "Dialects").
+// source it was read from (Corpora/README.md, "Dialects").
 // Tested by HarnessTests (DialectTests).
 
 /// One converter's spelling of the parts of a `||` rule.
