@@ -144,7 +144,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "FuzzingTests",
-            dependencies: ["Fuzzing", "Harness", "Automata", "ContentBlocker", "ContentRuleList", "RequestContext", "URLFilterSyntax", "TestSupport"],
+            dependencies: ["Fuzzing", "Harness", "PCRE2Oracle", "Automata", "ContentBlocker", "ContentRuleList", "RequestContext", "URLFilterSyntax", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "HarnessTests",

@@ -1,9 +1,10 @@
 // `blockbench fuzz`: differential fuzzing of the url-filter subset against PCRE2 (Sources/Fuzzing).
 //
-// Three levels, each for its share of `--seconds` (or `--cases` each): pattern (parse status
+// Four levels, each for its share of `--seconds` (or `--cases` each): pattern (parse status
 // against the generator's model and against PCRE2 taking the translation), match (one pattern's
-// engine pipeline against PCRE2 on subjects walked from it) and list (whole rule lists, engine
-// against the reference evaluator). Deterministic for a seed: case i of a level depends on the
+// engine pipeline against PCRE2 on subjects walked from it), list (whole rule lists, engine
+// against the reference evaluator) and dialect (lists of `||` rules re-spelled as other converters
+// write them, compared as lists). Deterministic for a seed: case i of a level depends on the
 // seed, the level and i only, so `--case I` replays one. Every disagreement is shrunk, printed
 // with the command that replays it, and written to Corpora/regressions/ with a manifest entry.
 // `--exhaustive` runs the small world instead (every pattern of up to --atoms atoms against every
@@ -28,7 +29,7 @@ struct FuzzCommand: ParsableCommand {
     @Option(help: "The seed (default: from the clock; printed either way).")
     var seed: UInt64?
 
-    @Option(help: "A level: pattern, match or list (repeatable; default: all three).")
+    @Option(help: "A level: pattern, match, list or dialect (repeatable; default: all four).")
     var level: [String] = []
 
     @Option(name: .customLong("case"), help: "Replay case I of the --level (with --seed): print it, compare it, shrink what it finds.")
@@ -64,7 +65,7 @@ struct FuzzCommand: ParsableCommand {
     func run() throws {
         if exhaustive { return try runSmallWorld() }
         let levels = try level.map { name in
-            guard let level = FuzzLevel(rawValue: name) else { throw ValidationError("--level takes pattern, match or list, not \(name)") }
+            guard let level = FuzzLevel(rawValue: name) else { throw ValidationError("--level takes pattern, match, list or dialect, not \(name)") }
             return level
         }
         let seed = seed ?? UInt64(Date().timeIntervalSince1970 * 1000)
@@ -114,6 +115,8 @@ struct FuzzCommand: ParsableCommand {
             what = "\(tally.cases.grouped) patterns, \(tally.checks.grouped) subjects compared (\(tally.matchesEverything.grouped) patterns match everything), \(tally.limits.grouped) hit the DFA limit"
         case .list:
             what = "\(tally.cases.grouped) rule lists, \(tally.checks.grouped) requests compared, \(tally.limits.grouped) lists hit the DFA limit"
+        case .dialect:
+            what = "\(tally.cases.grouped) lists of re-spelled || rules, \(tally.checks.grouped) requests compared, \(tally.limits.grouped) lists hit the DFA limit"
         }
         return "\(report.level.rawValue): \(what), \(tally.disagreements) disagreements, \(report.findings.count) findings after shrinking; "
             + String(format: "%.1f s, %.0f cases/s, slowest case #%d %.3f s", report.seconds, Double(tally.cases) / max(report.seconds, 0.001), report.slowestCase, report.slowestSeconds)

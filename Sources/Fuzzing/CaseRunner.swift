@@ -10,7 +10,9 @@
 //    engine's pipeline against PCRE2 on every subject;
 //  - list: a rule list and a few requests aimed at it; the engine (compiled, serialized, loaded)
 //    against the reference evaluator trying every rule, and the evaluator's literal prefilter
-//    against the same evaluator without it.
+//    against the same evaluator without it;
+//  - dialect: a list of `||` rules re-spelled in random dialects and requests aimed at their
+//    domains (DialectCaseGenerator.swift), compared as a list.
 // Tested by FuzzingTests.
 
 internal import Automata
@@ -65,6 +67,7 @@ public struct CaseRunner: Sendable {
     public var matchGenerator = PatternGenerator()
     public var subjects = SubjectGenerator()
     public var lists = RuleListGenerator()
+    public var dialects = DialectCaseGenerator()
     public var subjectsPerPattern = 8
     public var requestsPerList = 6
     /// Blow-up patterns per thousand at the match level.
@@ -96,6 +99,10 @@ public struct CaseRunner: Sendable {
         case .list:
             let list = lists.list(&random)
             let requests = (0..<requestsPerList).map { _ in lists.request(for: list, &random) }
+            result.text = "rules \(list.json)\n" + requests.map { "  " + Disagreement.describe($0) }.joined(separator: "\n")
+            result.disagreement = checkList(list, requests, &result.tally)
+        case .dialect:
+            let (list, requests) = dialects.dialectCase(&random)
             result.text = "rules \(list.json)\n" + requests.map { "  " + Disagreement.describe($0) }.joined(separator: "\n")
             result.disagreement = checkList(list, requests, &result.tally)
         }

@@ -16,6 +16,9 @@ public enum FuzzLevel: String, CaseIterable, Sendable, Codable {
     case match
     /// A whole rule list's outcomes: the engine against the reference evaluator.
     case list
+    /// Lists of `||` rules re-spelled as other converters write them (DialectCaseGenerator.swift),
+    /// compared as the list level compares.
+    case dialect
 
     /// The stream of case seeds of the level.
     var stream: UInt64 {
@@ -23,6 +26,7 @@ public enum FuzzLevel: String, CaseIterable, Sendable, Codable {
         case .pattern: 1
         case .match: 2
         case .list: 3
+        case .dialect: 4
         }
     }
 }

@@ -279,3 +279,19 @@ func exitCode(_ arguments: [String]) -> Int32 {
         #expect(exitCode(["profile", repositoryRoot + "/Corpora/rules/kablock-blockerList.json", "--rounds", "0"]) != 0)
     }
 }
+
+@Suite struct DialectsCommandTests {
+    @Test func writesARespelledListWebKitAcceptsAndChecksItsMeaning() throws {
+        let path = temporaryFolder + "/ddg@webkit-dnr.json"
+        #expect(exitCode(["dialects", "--dialect", "webkit-dnr", "--rules", "ddg-tds-reference", "--requests", "adblock-rust-regressions",
+                          "--corpora", repositoryRoot + "/Corpora", "-o", path]) == 0)
+        let written = try CorpusFiles.read(path)
+        #expect((try? RuleListParser.parse(written).get())?.rules.count == 127)
+        #expect(String(decoding: written, as: UTF8.self).contains(#"[^a-zA-Z0-9_.%-]"#))
+    }
+
+    @Test func listsTheDialectsAndRefusesAnUnknownOne() {
+        #expect(exitCode(["dialects"]) == 0)
+        #expect(exitCode(["dialects", "--dialect", "nonsense", "--corpora", repositoryRoot + "/Corpora"]) != 0)
+    }
+}

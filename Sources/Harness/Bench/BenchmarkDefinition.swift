@@ -29,6 +29,10 @@
 // in every table; the engine's answers on it are checked against the oracle's on the same requests.
 // `runs` are measured after `warmupRuns`; a run that takes longer than `maxSeconds` in all stops the
 // repetition early (at least one run is always measured), and the result says how many ran.
+//
+// `dialect` names a converter's spelling of `||` rules (Harness/Dialects/Dialect.swift): the runner
+// re-spells the list's `||` patterns in it before any engine reads the list, which is then called
+// "easylist@abp2blocklist". Engines that read the Adblock Plus text (adblock-rust) cannot take one.
 
 internal import Foundation
 
@@ -54,6 +58,11 @@ public struct BenchmarkDefinition: Codable, Hashable, Sendable {
     public var runs: Int?
     public var warmupRuns: Int?
     public var maxSeconds: Double?
+    /// A dialect's name: the list's `||` patterns re-spelled in it before any engine reads them.
+    public var dialect: String?
+
+    /// The list's name in results: `rules`, with `@dialect` when there is one.
+    public var listName: String { dialect.map { rules + "@" + $0 } ?? rules }
 
     public init(
         name: String, about: String? = nil, rules: String, requests: String? = nil, model: Model, engines: [String],
@@ -83,7 +92,7 @@ public struct BenchmarkDefinition: Codable, Hashable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case about, rules, apart, requests, model, engines, samples, runs, warmupRuns, maxSeconds
+        case about, rules, apart, dialect, requests, model, engines, samples, runs, warmupRuns, maxSeconds
     }
 
     public init(from decoder: any Decoder) throws {
@@ -102,6 +111,7 @@ public struct BenchmarkDefinition: Codable, Hashable, Sendable {
             samples: try container.decodeIfPresent([String: Int].self, forKey: .samples),
             runs: try container.decodeIfPresent(Int.self, forKey: .runs), warmupRuns: try container.decodeIfPresent(Int.self, forKey: .warmupRuns),
             maxSeconds: try container.decodeIfPresent(Double.self, forKey: .maxSeconds))
+        dialect = try container.decodeIfPresent(String.self, forKey: .dialect)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -109,6 +119,7 @@ public struct BenchmarkDefinition: Codable, Hashable, Sendable {
         try container.encodeIfPresent(about, forKey: .about)
         if lists.count == 1 { try container.encode(lists[0], forKey: .rules) } else { try container.encode(lists, forKey: .rules) }
         if apart { try container.encode(apart, forKey: .apart) }
+        try container.encodeIfPresent(dialect, forKey: .dialect)
         try container.encodeIfPresent(requests, forKey: .requests)
         try container.encode(model, forKey: .model)
         try container.encode(engines, forKey: .engines)
@@ -135,6 +146,12 @@ public struct BenchmarkDefinition: Codable, Hashable, Sendable {
         if apart && model == .check { problems.append("checks lists \"apart\" (check one list, or the lists as one)") }
         for engine in engines where !known.contains(engine) {
             problems.append("names the unknown engine \"\(engine)\" (known: \(known.sorted().joined(separator: ", ")))")
+        }
+        if let dialect {
+            if Dialect.named(dialect) == nil {
+                problems.append("names the unknown dialect \"\(dialect)\" (known: \(Dialect.documented.map(\.name).joined(separator: ", ")), mix-<seed>)")
+            }
+            if engines.contains("adblock-rust") { problems.append("applies a dialect to adblock-rust, which reads the Adblock Plus text") }
         }
         if model == .match && requests == nil { problems.append("is a match benchmark without \"requests\"") }
         if model != .match && requests != nil { problems.append("names \"requests\" but its model, \(model.rawValue), answers none") }

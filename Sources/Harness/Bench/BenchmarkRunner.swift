@@ -76,6 +76,7 @@ public final class BenchmarkRunner {
 
     func list(_ name: String) throws -> BenchList {
         if let list = lists[name] { return list }
+        if let at = name.firstIndex(of: "@") { return try respelled(String(name[..<at]), dialect: String(name[name.index(after: at)...])) }
         guard let entry = manifest.corpora.first(where: { $0.name == name && $0.kind == "rules" }) else {
             throw BenchmarkDefinitionError.unreadable(path: name, reason: "no rule list of this name in the manifest")
         }
@@ -85,6 +86,18 @@ public final class BenchmarkRunner {
         let abp = manifest.corpora.filter { $0.kind == "rules-abp" && $0.safariList == name }
         if !abp.isEmpty { list.abpTexts = try abp.map { try CorpusFiles.read(manifest.path(of: $0)) } }
         lists[name] = list
+        return list
+    }
+
+    /// The list `name` with its `||` patterns in `dialect`, named `name@dialect`: no file (the
+    /// extras that compile a list's file in a process of their own skip it) and no filter text.
+    func respelled(_ name: String, dialect: String) throws -> BenchList {
+        guard let spelling = Dialect.named(dialect) else {
+            throw BenchmarkDefinitionError.unreadable(path: name, reason: "no dialect \(dialect)")
+        }
+        progress?("\(name): its || patterns in the dialect \(dialect)")
+        let list = BenchList(name: name + "@" + dialect, json: try spelling.respell(json: try self.list(name).json).json)
+        lists[list.name] = list
         return list
     }
 
@@ -135,12 +148,12 @@ public final class BenchmarkRunner {
     // MARK: Running
 
     public func run(_ definition: BenchmarkDefinition) throws -> BenchmarkResult {
-        let parts = try definition.lists.map(list)
+        let parts = try definition.lists.map { name in try self.list(definition.dialect.map { name + "@" + $0 } ?? name) }
         let list = parts.count == 1 ? parts[0] : joinedList(parts)
         // What each engine compiles and asks: the one list, or each list apart.
         let compiled = definition.apart ? parts : [list]
         var result = BenchmarkResult(
-            name: definition.name, about: definition.about, model: definition.model, rules: definition.rules,
+            name: definition.name, about: definition.about, model: definition.model, rules: definition.listName,
             ruleCount: parts.reduce(0) { $0 + parsedRuleCount($1) }, requests: definition.requests, engines: [])
         if definition.apart { result.apart = true }
         blockBenchBlocks = [:]

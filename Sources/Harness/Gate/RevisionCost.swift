@@ -71,7 +71,8 @@ public struct RevisionCost {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var compiledFiles: [String: String] = [:]
         var outcome = FullRunOutcome()
-        for definition in definitions where definition.engines.contains("blockbench") && definition.model != .check {
+        // (A dialect's list has no file of the corpus for the revision to compile: not counted.)
+        for definition in definitions where definition.engines.contains("blockbench") && definition.model != .check && definition.dialect == nil {
             guard let entry = manifest.corpora.first(where: { $0.name == definition.rules && $0.kind == "rules" }) else { continue }
             let rules = manifest.path(of: entry)
             var engine = EngineResult(engine: "blockbench", status: .ok)

@@ -1,0 +1,42 @@
+// DialectCombination.swift — Harness (corpus side)
+//
+// Seeded random combinations of the documented dialects' parts: each part (scheme, subdomain
+// group, each `^` form, the slash) drawn on its own from the forms some converter writes, so the
+// corpus and the fuzzer also try spellings no one converter uses but an engine reading patterns by
+// meaning must take all the same. Every form is one WebKit accepts where it is used, so every
+// combination is too. A combination is named `mix-<seed>`, and the name gives it back.
+// Tested by HarnessTests (DialectTests).
+
+extension Dialect {
+    /// The combination drawn from `seed`.
+    public static func combination(seed: UInt64) -> Dialect {
+        var state = seed
+        func pick(_ forms: [String]) -> String {
+            // SplitMix64: the same draws for a seed on any machine.
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            z ^= z >> 31
+            return forms[Int(z % UInt64(forms.count))]
+        }
+        return Dialect(
+            name: "mix-\(seed)", scheme: pick(forms(\.scheme)), subdomain: pick(forms(\.subdomain)),
+            hostEndAtEnd: pick(forms(\.hostEndAtEnd)), hostEndInMiddle: pick(forms(\.hostEndInMiddle)),
+            separatorAtEnd: pick(forms(\.separatorAtEnd)), separatorInMiddle: pick(forms(\.separatorInMiddle)),
+            slash: pick(forms(\.slash)), source: "a combination of the documented dialects' parts, seed \(seed)")
+    }
+
+    /// The combination a `mix-<seed>` name stands for; nil for any other name.
+    static func combination(named name: String) -> Dialect? {
+        guard name.hasPrefix("mix-"), let seed = UInt64(name.dropFirst(4)) else { return nil }
+        return combination(seed: seed)
+    }
+
+    /// The distinct forms of one part among the documented dialects, in their order.
+    static func forms(_ part: KeyPath<Dialect, String>) -> [String] {
+        var seen: [String] = []
+        for dialect in documented where !seen.contains(dialect[keyPath: part]) { seen.append(dialect[keyPath: part]) }
+        return seen
+    }
+}
