@@ -22,14 +22,18 @@ struct HostContextPlanner {
 
     /// The other shapes, by their prefix's automaton and case sensitivity.
     private var contexts: [ContextKey: Context] = [:]
-    /// L's automaton by L's text, per case sensitivity (nil: too large to be a context).
-    private var startsOfText: [Bool: [Substring: HostStarts?]] = [:]
+    /// The distinct automata of the prefixes met, and each text's (per case sensitivity) place
+    /// among them (nil: too large to be a context), so that a pattern's prefix is found by its
+    /// text and its automaton compared with the others once per text.
+    private var distinctStarts: [HostStarts] = []
+    private var startsOfText: [Bool: [Substring: Int?]] = [:]
     /// T by the text of the terms after D, per case sensitivity, for those not plain sets (nil:
     /// no tail).
     private var tailOfText: [Bool: [Substring: HostTail?]] = [:]
 
     private struct ContextKey: Hashable {
-        let starts: HostStarts
+        /// The prefix's automaton's place in `distinctStarts`.
+        let starts: Int
         let isCaseSensitive: Bool
     }
     private static let canonical = HostStarts(try! URLFilterParser.parse(#"^[^:]+:\/\/+([^:/]+\.)?"#).get())!
@@ -55,7 +59,7 @@ struct HostContextPlanner {
             tail.sets[0].isDisjoint(with: HostShape.matchedByDomains(caseSensitive: filter.isCaseSensitive)),
             let starts = starts(of: shape)
         else { return .none }
-        if starts == Self.canonical, !filter.isCaseSensitive, !tail.thenRest,
+        if distinctStarts[starts] == Self.canonical, !filter.isCaseSensitive, !tail.thenRest,
             tail.sets[0].union(HostPattern.terminator) == HostPattern.terminator
         {
             return .domainTable(domain: shape.domain, tail: tail.sets == [HostPattern.terminator] ? [] : DomainTable.encode(tail.sets))
@@ -77,7 +81,7 @@ struct HostContextPlanner {
             let splitting = context.patterns.reduce(ASCIISet.empty) { $0.union($1.tail.sets[0]) }
             let entries = context.patterns.map { ($0.pattern, $0.domain, Self.encode($0.tail, splitting: splitting)) }
             tables.append(HostContextTable(
-                prefix: context.prefix, starts: key.starts, splitting: splitting, isCaseSensitive: key.isCaseSensitive,
+                prefix: context.prefix, starts: distinctStarts[key.starts], splitting: splitting, isCaseSensitive: key.isCaseSensitive,
                 table: DomainTable(entries, indexing: false)))
         }
         return (tables, automata)
@@ -102,12 +106,16 @@ struct HostContextPlanner {
         return tail
     }
 
-    /// L's automaton, made once per text.
-    private mutating func starts(of shape: HostShape) -> HostStarts? {
+    /// The place of L's automaton in `distinctStarts`, made once per text.
+    private mutating func starts(of shape: HostShape) -> Int? {
         let (text, caseSensitive) = (shape.prefixText, shape.filter.isCaseSensitive)
         if let known = startsOfText[caseSensitive]?[text] { return known }
-        let starts = HostStarts(shape.prefix)
-        startsOfText[caseSensitive, default: [:]][text] = starts
-        return starts
+        var place: Int?
+        if let starts = HostStarts(shape.prefix) {
+            place = distinctStarts.firstIndex(of: starts) ?? distinctStarts.count
+            if place == distinctStarts.count { distinctStarts.append(starts) }
+        }
+        startsOfText[caseSensitive, default: [:]][text] = place
+        return place
     }
 }
