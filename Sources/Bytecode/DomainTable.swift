@@ -553,24 +553,29 @@ public struct DomainTable: Hashable, Sendable {
         }
     }
 
-    /// Reports the pattern of every entry that matches `url` (without its end-of-URL NUL) in a
-    /// host context (HostContextTable.swift): D begins where `starts` says a match of L ends and
-    /// ends at the first byte of `splitting` after it (the end-of-URL NUL when it holds NUL), where
-    /// the entry's T must then match. A candidate that meets NUL or a byte from 128 on before its
-    /// end is none (no D holds either).
-    func lookUp(
-        _ url: UnsafeBufferPointer<UInt8>, starts: HostStarts, splitting: ASCIISet, folding: Bool, report: (UInt32) -> Void
-    ) {
-        guard !isEmpty else { return }
-        guard isIndexed else { return indexed().lookUp(url, starts: starts, splitting: splitting, folding: folding, report: report) }
-        let tables = self.tables
+    /// Reports the pattern of every entry of `context`'s table that matches `url` (without its
+    /// end-of-URL NUL): D begins where the context's automaton says a match of L ends and ends at
+    /// the first byte of its splitting set after it (the end-of-URL NUL when the set holds NUL),
+    /// where the entry's T must then match. A candidate that meets NUL or a byte from 128 on before
+    /// its end is none (no D holds either).
+    static func lookUp(_ context: HostContextLookup, _ url: UnsafeBufferPointer<UInt8>, report: (UInt32) -> Void) {
         // The end of the last candidate: every candidate up to it ends there (none when not usable).
         var end = -1
         var usable = false
-        starts.forEachEnd(url) { start in
-            if end < start { (end, usable) = Self.split(url, from: start, splitting) }
-            guard usable, end > start else { return }
-            Self.probe(start, Self.hash(url, start, end, folding: folding), url, end, tables, folding: folding, report: report)
+        var state = 0
+        var at = 0
+        while true {
+            if context.ends[state] != 0 {
+                if end < at { (end, usable) = Self.split(url, from: at, context.splitting) }
+                if usable && end > at {
+                    probe(at, hash(url, at, end, folding: context.folding), url, end, context.tables, folding: context.folding, report: report)
+                }
+            }
+            guard at < url.count, url[at] < 128 else { return }
+            let next = context.next[state << 7 | Int(url[at])]
+            guard next != HostStarts.dead else { return }
+            state = Int(next)
+            at += 1
         }
     }
 

@@ -27,6 +27,15 @@ public import Automata
 public import URLFilterSyntax
 
 public struct HostContextTable: Hashable, Sendable {
+    public static func == (lhs: HostContextTable, rhs: HostContextTable) -> Bool {
+        lhs.prefix == rhs.prefix && lhs.starts == rhs.starts && lhs.splitting == rhs.splitting
+            && lhs.isCaseSensitive == rhs.isCaseSensitive && lhs.table == rhs.table
+    }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(prefix)
+        hasher.combine(table)
+    }
+
     /// L as a pattern of the list wrote it.
     public let prefix: String
     /// Where a match of L ends in a URL.
@@ -37,6 +46,8 @@ public struct HostContextTable: Hashable, Sendable {
     public let isCaseSensitive: Bool
     /// The context's patterns: D, and T from its first set on.
     public let table: DomainTable
+    /// The automaton laid out for the lookup (`indexed()` makes it).
+    private var memory: StartsMemory?
 
     public init(prefix: String, starts: HostStarts, splitting: ASCIISet, isCaseSensitive: Bool, table: DomainTable) {
         self.prefix = prefix
@@ -46,14 +57,46 @@ public struct HostContextTable: Hashable, Sendable {
         self.table = table
     }
 
-    /// The same table with its lookup index made.
+    /// The same table with its lookup index and its automaton's memory made.
     func indexed() -> HostContextTable {
-        HostContextTable(prefix: prefix, starts: starts, splitting: splitting, isCaseSensitive: isCaseSensitive, table: table.indexed())
+        var indexed = HostContextTable(
+            prefix: prefix, starts: starts, splitting: splitting, isCaseSensitive: isCaseSensitive, table: table.indexed())
+        indexed.memory = StartsMemory(starts)
+        return indexed
+    }
+
+    /// What a lookup reads, as plain values and addresses (nil for a table not indexed or empty):
+    /// valid while this table is.
+    var lookup: HostContextLookup? {
+        guard let memory, let tables = table.lookupTables else { return nil }
+        return HostContextLookup(
+            next: UnsafePointer(memory.next), ends: UnsafePointer(memory.ends), splitting: splitting, folding: !isCaseSensitive,
+            tables: tables)
     }
 
     /// Reports the pattern of every entry that matches `url` (without its end-of-URL NUL).
     public func lookUp(_ url: UnsafeBufferPointer<UInt8>, report: (UInt32) -> Void) {
-        table.lookUp(url, starts: starts, splitting: splitting, folding: !isCaseSensitive, report: report)
+        guard let lookup = memory == nil ? indexed().lookup : lookup else { return }
+        DomainTable.lookUp(lookup, url, report: report)
+    }
+
+    /// The automaton's rows and flags in memory of their own, read through plain addresses by
+    /// every lookup (an array read through the table's value would be retained and released).
+    final class StartsMemory: @unchecked Sendable {
+        let next: UnsafeMutablePointer<UInt16>
+        let ends: UnsafeMutablePointer<UInt8>
+
+        init(_ starts: HostStarts) {
+            next = .allocate(capacity: starts.next.count)
+            next.initialize(from: starts.next, count: starts.next.count)
+            ends = .allocate(capacity: starts.stateCount)
+            ends.initialize(from: starts.ends.map { $0 ? 1 : 0 }, count: starts.stateCount)
+        }
+
+        deinit {
+            next.deallocate()
+            ends.deallocate()
+        }
     }
 
     // MARK: The file
@@ -106,4 +149,15 @@ public struct HostContextTable: Hashable, Sendable {
             + "\(table.count) entries:\n"
             + table.disassemble().split(separator: "\n").map { "  " + $0 }.joined(separator: "\n")
     }
+}
+
+/// What a host context's lookup reads (`HostContextTable.lookup`): its automaton's rows
+/// (`next[state << 7 | byte]`) and flags (`ends[state]`: L has matched), its splitting set and case,
+/// and its table's index: plain values, valid while the table is.
+struct HostContextLookup {
+    let next: UnsafePointer<UInt16>
+    let ends: UnsafePointer<UInt8>
+    let splitting: ASCIISet
+    let folding: Bool
+    let tables: DomainTable.Tables
 }

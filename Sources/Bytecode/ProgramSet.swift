@@ -93,6 +93,8 @@ public struct ProgramSet: Hashable, Sendable {
         @usableFromInline let domains: DomainTable
         @usableFromInline let domainConditions: DomainConditionTable
         @usableFromInline let hostContexts: [HostContextTable]
+        /// What their lookups read (`HostContextTable.lookup`), for a prepared set.
+        @usableFromInline let hostLookups: HostLookups
         /// An empty image for a set made to be written, not run (`prepared()` makes one that runs).
         @usableFromInline let image: Image
         @usableFromInline let isPrepared: Bool
@@ -107,6 +109,7 @@ public struct ProgramSet: Hashable, Sendable {
             self.domains = makingImage ? domains.indexed() : domains
             self.domainConditions = domainConditions
             self.hostContexts = makingImage ? hostContexts.map { $0.indexed() } : hostContexts
+            hostLookups = HostLookups(self.hostContexts.compactMap(\.lookup))
             image = makingImage ? Image(programs: programs, stages: stages, gated: gated) : Image(programs: [], stages: [], gated: nil)
             isPrepared = makingImage
         }
@@ -635,9 +638,9 @@ public struct ProgramSet: Hashable, Sendable {
             steps += contents.domainConditions.run(url, report: report)
             runs += 1
         }
-        for context in contents.hostContexts {
-            context.lookUp(url, report: report)
-            runs += 1
+        if contents.hostLookups.count > 0 {
+            contents.hostLookups.lookUp(url, report: report)
+            runs += contents.hostLookups.count
         }
         image.withBuffers { buffers in
             // The whole programs, listing the groups whose gate occurs, each once (a gate may end at
@@ -964,5 +967,25 @@ extension Array where Element == Int {
         } else {
             removeAll(keepingCapacity: true)
         }
+    }
+}
+
+/// A prepared set's host context lookups in one buffer of plain values (`HostContextLookup`), so
+/// that a run reads them without a retain or a copy; valid while the set's contexts are.
+@usableFromInline final class HostLookups: @unchecked Sendable {
+    private let lookups: UnsafeMutableBufferPointer<HostContextLookup>
+    @usableFromInline let count: Int
+
+    init(_ lookups: [HostContextLookup]) {
+        self.lookups = .allocate(capacity: lookups.count)
+        _ = self.lookups.initialize(from: lookups)
+        count = lookups.count
+    }
+
+    deinit { lookups.deallocate() }
+
+    /// Reports every pattern of every context's table that matches `url`.
+    @usableFromInline func lookUp(_ url: UnsafeBufferPointer<UInt8>, report: (UInt32) -> Void) {
+        for lookup in lookups { DomainTable.lookUp(lookup, url, report: report) }
     }
 }
