@@ -42,12 +42,6 @@ public struct HostShape: Sendable {
         return filter.source[..<utf8.index(utf8.startIndex, offsetBy: filter.terms[prefixCount - 1].span.upperBound)]
     }
 
-    /// The text of the terms after D (an end anchor included), for the same.
-    public var restText: Substring {
-        let utf8 = filter.source.utf8
-        return filter.source[utf8.index(utf8.startIndex, offsetBy: filter.terms[restStart].span.lowerBound)...]
-    }
-
     /// L as a pattern of its own, anchored as the filter is.
     public var prefix: URLFilter {
         URLFilter(
@@ -58,11 +52,6 @@ public struct HostShape: Sendable {
     /// The terms after D as a pattern of their own, anchored where D ends (its end anchor the
     /// filter's): what `HostTail` reads T from.
     public var rest: URLFilter { filter.anchored(from: restStart) }
-
-    /// T when the terms after D are single sets each: no automaton needed (nil otherwise).
-    public var plainTail: HostTail? {
-        HostTail.plainSets(filter.terms[restStart...], hasEndAnchor: filter.hasEndAnchor).map { HostTail(sets: $0, thenRest: false) }
-    }
 
     /// The characters a host name's label holds, in either case.
     public static let hostNameCharacters = ASCIISet(

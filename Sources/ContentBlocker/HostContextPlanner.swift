@@ -40,7 +40,19 @@ struct HostContextPlanner {
 
     private struct Context {
         var prefix: String
-        var patterns: [(pattern: UInt32, filter: URLFilter, domain: [UInt8], tail: HostTail)] = []
+        var patterns: [(pattern: UInt32, domain: [UInt8], tail: HostTail)] = []
+        /// The patterns' filters while the context is too small for a table (then they go back
+        /// to the automata); dropped once it is large enough.
+        var filters: [URLFilter] = []
+
+        mutating func append(_ pattern: UInt32, _ filter: URLFilter, _ domain: [UInt8], _ tail: HostTail) {
+            patterns.append((pattern, domain, tail))
+            if patterns.count < HostContextPlanner.minimumPatterns {
+                filters.append(filter)
+            } else if !filters.isEmpty {
+                filters = []
+            }
+        }
     }
 
     /// What became of a pattern.
@@ -65,7 +77,7 @@ struct HostContextPlanner {
             return .domainTable(domain: shape.domain, tail: tail.sets == [HostPattern.terminator] ? [] : DomainTable.encode(tail.sets))
         }
         let key = ContextKey(starts: starts, isCaseSensitive: filter.isCaseSensitive)
-        contexts[key, default: Context(prefix: String(shape.prefixText))].patterns.append((id, filter, shape.domain, tail))
+        contexts[key, default: Context(prefix: String(shape.prefixText))].append(id, filter, shape.domain, tail)
         return .context
     }
 
@@ -75,7 +87,7 @@ struct HostContextPlanner {
         var automata: [(id: PatternID, filter: URLFilter)] = []
         for (key, context) in contexts.sorted(by: { $0.value.patterns[0].pattern < $1.value.patterns[0].pattern }) {
             guard context.patterns.count >= Self.minimumPatterns else {
-                automata += context.patterns.map { (PatternID($0.pattern), $0.filter) }
+                automata += zip(context.patterns, context.filters).map { (PatternID($0.pattern), $1) }
                 continue
             }
             let splitting = context.patterns.reduce(ASCIISet.empty) { $0.union($1.tail.sets[0]) }
@@ -95,14 +107,32 @@ struct HostContextPlanner {
         return [DomainTable.splitCode] + DomainTable.encode(Array(tail.sets.dropFirst())) + (tail.thenRest ? [DomainTable.restCode] : [])
     }
 
-    /// T of the terms after D: their sets when they are plain, else read off their automaton
-    /// once per text.
+    /// T of the terms after D: the sets of those that are single sets, then what the rest of them
+    /// asks, read off its automaton once per text (a path's sets are the pattern's own; what
+    /// follows them, such as `([^-_.%a-z0-9].*)?$`, is a converter's, shared by many patterns).
     private mutating func tail(of shape: HostShape) -> HostTail? {
-        if let plain = shape.plainTail { return plain }
-        let (text, caseSensitive) = (shape.restText, shape.filter.isCaseSensitive)
-        if let known = tailOfText[caseSensitive]?[text] { return known }
-        let tail = HostTail(shape.rest)
-        tailOfText[caseSensitive, default: [:]][text] = tail
+        let terms = shape.filter.terms
+        var sets: [ASCIISet] = []
+        var at = shape.restStart
+        while at < terms.count, terms[at].quantifier == .one, let set = terms[at].characterSet, !set.isEmpty {
+            sets.append(set)
+            at += 1
+        }
+        guard at < terms.count else {
+            guard !sets.isEmpty else { return nil }
+            return HostTail(sets: shape.filter.hasEndAnchor ? sets + [.nul] : sets, thenRest: false)
+        }
+        guard let rest = restTail(of: shape.filter, from: at) else { return nil }
+        return HostTail(sets: sets + rest.sets, thenRest: rest.thenRest)
+    }
+
+    /// The tail of `filter`'s terms from `first` on, once per text.
+    private mutating func restTail(of filter: URLFilter, from first: Int) -> HostTail? {
+        let utf8 = filter.source.utf8
+        let text = filter.source[utf8.index(utf8.startIndex, offsetBy: filter.terms[first].span.lowerBound)...]
+        if let known = tailOfText[filter.isCaseSensitive]?[text] { return known }
+        let tail = HostTail(filter.anchored(from: first))
+        tailOfText[filter.isCaseSensitive, default: [:]][text] = tail
         return tail
     }
 
