@@ -71,30 +71,28 @@ public struct HostShape: Sendable {
     /// empty, or nothing after D. D begins at the first domain character that follows a term of
     /// L that is not one.
     public init?(_ filter: URLFilter) {
-        let terms = filter.terms
+        guard filter.hasStartAnchor else { return nil }
         let caseSensitive = filter.isCaseSensitive
-        guard filter.hasStartAnchor, let start = Self.domainStart(terms, caseSensitive: caseSensitive) else { return nil }
-        var end = start
+        // One pass: D begins at the first domain character after a term that is not one, and
+        // runs while the terms are domain characters.
+        var start: Int?
         var domain: [UInt8] = []
-        while end < terms.count, let byte = Self.domainCharacter(terms[end], caseSensitive: caseSensitive) {
-            domain.append(byte)
-            end += 1
-        }
-        guard end < terms.count else { return nil }
-        self.filter = filter
-        self.prefixCount = start
-        self.domain = domain
-    }
-
-    /// The first place where D may begin: a domain character after a term that is not one (so
-    /// that L is not empty and D is the whole run of such characters).
-    private static func domainStart(_ terms: [URLFilterTerm], caseSensitive: Bool) -> Int? {
-        guard terms.count >= 2 else { return nil }
-        for index in 1..<terms.count
-        where domainCharacter(terms[index - 1], caseSensitive: caseSensitive) == nil
-            && domainCharacter(terms[index], caseSensitive: caseSensitive) != nil
-        {
-            return index
+        var previousIsDomain = true
+        for (index, term) in filter.terms.enumerated() {
+            let byte = Self.domainCharacter(term, caseSensitive: caseSensitive)
+            if start != nil {
+                guard let byte else {
+                    self.filter = filter
+                    self.prefixCount = start!
+                    self.domain = domain
+                    return
+                }
+                domain.append(byte)
+            } else if let byte, !previousIsDomain {
+                start = index
+                domain.append(byte)
+            }
+            previousIsDomain = byte != nil
         }
         return nil
     }

@@ -126,8 +126,11 @@ struct HostContextPlanner {
         return HostTail(sets: sets + rest.sets, thenRest: rest.thenRest)
     }
 
-    /// The tail of `filter`'s terms from `first` on, once per text.
+    /// The tail of `filter`'s terms from `first` on, once per text. (A loop with terms after it
+    /// makes no tail: declined before any automaton is built, as most `||D^*/path` patterns are.)
     private mutating func restTail(of filter: URLFilter, from first: Int) -> HostTail? {
+        let terms = filter.terms
+        if let loop = terms[first...].firstIndex(where: { $0.quantifier.allowsMany }), loop < terms.count - 1 { return nil }
         let utf8 = filter.source.utf8
         let text = filter.source[utf8.index(utf8.startIndex, offsetBy: filter.terms[first].span.lowerBound)...]
         if let known = tailOfText[filter.isCaseSensitive]?[text] { return known }
