@@ -35,6 +35,11 @@ public struct AutomataLimits: Hashable, Sendable {
     /// (`blockbench hostile --case size/literals`).
     public var maximumUnanchoredTrieTerms: Int
 
+    /// Host patterns of a prefix other than the domain table's get a table of their own (a host
+    /// context, ContentBlocker/HostContextPlanner.swift) when at least this many share the prefix;
+    /// fewer stay with the automata (a context costs every URL a walk of its prefix's automaton).
+    public var minimumPatternsPerHostContext: Int
+
     /// Unanchored patterns with a loop inside are run only where their gate occurs (GatePlanner.swift);
     /// without, they are the every-position stage's tries (or built whole).
     public var gatesLoopyPatterns: Bool
@@ -42,8 +47,9 @@ public struct AutomataLimits: Hashable, Sendable {
     public init(
         maximumDFAStates: Int = 300_000, maximumTransitionTableEntries: Int = 16_000_000, maximumSubsetEntries: Int = 10_000_000,
         maximumTotalTransitions: Int = 16_000_000, preferredNFAStatesPerDFA: Int = 200_000, minimumPatternsPerStage: Int = 32,
-        maximumUnanchoredTrieTerms: Int = 1_000_000, gatesLoopyPatterns: Bool = true
+        maximumUnanchoredTrieTerms: Int = 1_000_000, gatesLoopyPatterns: Bool = true, minimumPatternsPerHostContext: Int = 32
     ) {
+        self.minimumPatternsPerHostContext = minimumPatternsPerHostContext
         self.gatesLoopyPatterns = gatesLoopyPatterns
         self.maximumUnanchoredTrieTerms = maximumUnanchoredTrieTerms
         self.maximumTotalTransitions = maximumTotalTransitions

@@ -5,7 +5,8 @@
 // `^[^:]+:\/\/+([^:/]+\.)?` matches (its minimal automaton is that prefix's), and whose T begins
 // with `/` or `:` only, is the domain table's (Bytecode/DomainTable.swift), however it is spelled.
 // The others are grouped by L's automaton, a context each (Bytecode/HostContextTable.swift); a
-// context with fewer than `minimumPatterns` patterns would cost every URL a lookup for little,
+// context with fewer than `minimumPatterns` patterns (`AutomataLimits.minimumPatternsPerHostContext`)
+// would cost every URL a lookup for little,
 // and its patterns go back to the automata, as do the domain-table prefix's patterns whose T
 // begins otherwise. L's automaton is built once per distinct text of L.
 //
@@ -18,7 +19,11 @@ internal import URLFilterSyntax
 
 struct HostContextPlanner {
     /// The fewest patterns a context takes: below it they stay with the automata.
-    static let minimumPatterns = 32
+    let minimumPatterns: Int
+
+    init(minimumPatterns: Int = AutomataLimits.default.minimumPatternsPerHostContext) {
+        self.minimumPatterns = max(1, minimumPatterns)
+    }
 
     /// The other shapes, by their prefix's automaton and case sensitivity.
     private var contexts: [ContextKey: Context] = [:]
@@ -45,9 +50,9 @@ struct HostContextPlanner {
         /// to the automata); dropped once it is large enough.
         var filters: [URLFilter] = []
 
-        mutating func append(_ pattern: UInt32, _ filter: URLFilter, _ domain: [UInt8], _ tail: HostTail) {
+        mutating func append(_ pattern: UInt32, _ filter: URLFilter, _ domain: [UInt8], _ tail: HostTail, minimum: Int) {
             patterns.append((pattern, domain, tail))
-            if patterns.count < HostContextPlanner.minimumPatterns {
+            if patterns.count < minimum {
                 filters.append(filter)
             } else if !filters.isEmpty {
                 filters = []
@@ -77,7 +82,7 @@ struct HostContextPlanner {
             return .domainTable(domain: shape.domain, tail: tail.sets == [HostPattern.terminator] ? [] : DomainTable.encode(tail.sets))
         }
         let key = ContextKey(starts: starts, isCaseSensitive: filter.isCaseSensitive)
-        contexts[key, default: Context(prefix: String(shape.prefixText))].append(id, filter, shape.domain, tail)
+        contexts[key, default: Context(prefix: String(shape.prefixText))].append(id, filter, shape.domain, tail, minimum: minimumPatterns)
         return .context
     }
 
@@ -86,7 +91,7 @@ struct HostContextPlanner {
         var tables: [HostContextTable] = []
         var automata: [(id: PatternID, filter: URLFilter)] = []
         for (key, context) in contexts.sorted(by: { $0.value.patterns[0].pattern < $1.value.patterns[0].pattern }) {
-            guard context.patterns.count >= Self.minimumPatterns else {
+            guard context.patterns.count >= minimumPatterns else {
                 automata += zip(context.patterns, context.filters).map { (PatternID($0.pattern), $1) }
                 continue
             }

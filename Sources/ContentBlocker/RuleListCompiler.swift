@@ -491,7 +491,7 @@ struct PartitionedPrograms: Sendable {
         var automata: [(id: PatternID, filter: URLFilter)] = []
         var domains: [(pattern: UInt32, domain: [UInt8], tail: [UInt8])] = []
         var domainConditions: [(pattern: UInt32, domain: [UInt8], subdomains: Bool)] = []
-        var hosts = HostContextPlanner()
+        var hosts = HostContextPlanner(minimumPatterns: limits.minimumPatternsPerHostContext)
         let planning = timer.begin(.plan)
         let patternCount = patterns.count
         for (id, pattern) in (consume patterns).enumerated() {

@@ -15,7 +15,7 @@
 //    domains (DialectCaseGenerator.swift), compared as a list.
 // Tested by FuzzingTests.
 
-internal import Automata
+public import Automata
 internal import ContentBlocker
 internal import ContentRuleList
 internal import Harness
@@ -104,7 +104,12 @@ public struct CaseRunner: Sendable {
         case .dialect:
             let (list, requests) = dialects.dialectCase(&random)
             result.text = "rules \(list.json)\n" + requests.map { "  " + Disagreement.describe($0) }.joined(separator: "\n")
-            result.disagreement = checkList(list, requests, &result.tally)
+            // Most cases with a table for any prefix, however few its patterns (the host contexts'
+            // lookup, which a real list's thousands reach), the others as a real compile sorts them.
+            var limits = patternEngine.limits
+            if random.chance(3, in: 4) { limits.minimumPatternsPerHostContext = 1 }
+            result.text += limits.minimumPatternsPerHostContext == 1 ? "\n  (host contexts of any size)" : ""
+            result.disagreement = checkList(list, requests, &result.tally, limits: limits)
         }
         if result.disagreement != nil { result.tally.disagreements = 1 }
         return result
@@ -181,7 +186,9 @@ public struct CaseRunner: Sendable {
 
     /// The engine against the reference evaluator (trying every rule), and the evaluator's
     /// prefilter against itself, on every request.
-    public func checkList(_ fuzzList: FuzzRuleList, _ requests: [FuzzRequest], _ tally: inout LevelTally) -> Disagreement? {
+    public func checkList(
+        _ fuzzList: FuzzRuleList, _ requests: [FuzzRequest], _ tally: inout LevelTally, limits: AutomataLimits? = nil
+    ) -> Disagreement? {
         let list: RuleList
         switch RuleListParser.parse(fuzzList.json) {
         case .success(let parsed): list = parsed
@@ -189,7 +196,7 @@ public struct CaseRunner: Sendable {
         }
         let engine: (Request) -> MatchOutcome
         do {
-            engine = try listEngine.compile(list, patternEngine.limits)
+            engine = try listEngine.compile(list, limits ?? patternEngine.limits)
         } catch CompileError.patternTooComplex, CompileError.listTooComplex {
             tally.limits += 1
             return nil

@@ -91,7 +91,7 @@ private func urls() -> [[UInt8]] {
 
 @Suite struct HostContextTests {
     @Test func eachSpellingIsSortedByItsMeaning() throws {
-        let padding = HostContextPlanner.minimumPatterns
+        let padding = AutomataLimits.default.minimumPatternsPerHostContext
         for spelling in spellings {
             let hosts = (0..<padding).map { filter(spelling.host("d\($0).\(domains[$0 % domains.count])"), caseSensitive: spelling.caseSensitive) }
             let paths = domains.map { filter(spelling.path($0, "\\/ads"), caseSensitive: spelling.caseSensitive) }
@@ -138,7 +138,7 @@ private func urls() -> [[UInt8]] {
             let filters = domains.map { filter(spelling.host($0), caseSensitive: spelling.caseSensitive) }
                 + domains.prefix(4).map { filter(spelling.path($0, "\\/ads"), caseSensitive: spelling.caseSensitive) }
                 + domains.prefix(4).map { filter(spelling.path($0, ":80$"), caseSensitive: spelling.caseSensitive) }
-            let padded = filters + Array(repeating: filters[0], count: HostContextPlanner.minimumPatterns)
+            let padded = filters + Array(repeating: filters[0], count: AutomataLimits.default.minimumPatternsPerHostContext)
             let (tabled, contexts, automata) = plan(padded)
             #expect(automata.isEmpty, "\(spelling.name)")
             let nfa = NFA(patterns: filters.enumerated().map { (id: PatternID($0.offset), filter: $0.element) })
@@ -157,7 +157,7 @@ private func urls() -> [[UInt8]] {
     @Test func aContextIsWrittenReadAndRefusedWhenCut() throws {
         let spelling = spellings[3]
         let filters = domains.map { filter(spelling.host($0), caseSensitive: spelling.caseSensitive) }
-            + Array(repeating: filter(spelling.host("a"), caseSensitive: true), count: HostContextPlanner.minimumPatterns)
+            + Array(repeating: filter(spelling.host("a"), caseSensitive: true), count: AutomataLimits.default.minimumPatternsPerHostContext)
         let (_, contexts, _) = plan(filters)
         let context = try #require(contexts.first)
         var writer = ByteWriter()
