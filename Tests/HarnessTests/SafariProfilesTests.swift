@@ -1,0 +1,75 @@
+// The Safari profiles: the data file loads, its newest entry is exactly the parser's vocabulary
+// (so `--safari 26` and no flag are the same parser), the older releases' vectors pass, the shipped
+// lists' verdicts and compiled files under the newest profile are today's, and the matrix.
+// Covers Sources/Harness/Safari and Sources/ContentRuleList/SafariProfile.swift.
+
+import ContentBlocker
+import ContentRuleList
+import Foundation
+import Harness
+import Testing
+import TestSupport
+
+@Suite struct SafariProfilesTests {
+    let corpora = repositoryRoot + "/Corpora"
+
+    @Test func theProfilesLoadOldestFirstAndEndWithTheNewest() throws {
+        let profiles = try SafariProfiles.load(corpora: corpora)
+        #expect(profiles.map(\.version) == ["13", "14", "14.1", "26"])
+        #expect(profiles.last == .newest)
+        #expect(profiles.map(\.maximumRuleCount) == [50_000, 50_000, 150_000, 150_000])
+    }
+
+    /// The newest entry of the data file names what the parser knows, no more and no less.
+    @Test func theNewestEntryIsTheParsersVocabulary() throws {
+        let stated = try #require(try SafariProfiles.statedNewest(corpora: corpora))
+        #expect(stated.maximumRuleCount == RuleListParser.maximumRuleCount)
+        #expect(stated.triggerKeys == Set(SafariProfile.allTriggerKeys))
+        #expect(stated.actionTypes == Set(Action.typeNames))
+        #expect(stated.flagValues["resource-type"] == Set(ResourceTypes.jsonNames.map(\.name)))
+        #expect(stated.flagValues["load-type"] == Set(LoadTypes.jsonNames.map(\.name)))
+        #expect(stated.flagValues["load-context"] == Set(LoadContexts.jsonNames.map(\.name)))
+    }
+
+    @Test func theOlderReleasesVectorsPass() throws {
+        let (failures, count) = try SafariVectors.run(corpora: corpora)
+        #expect(count >= 40)
+        #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+    }
+
+    /// Every shipped list: with the newest profile, the same check and the same compiled bytes as
+    /// without one; the stated newest profile (restrictions spelled out) gives the same rules.
+    @Test func theNewestProfileIsTodaysParserOnEveryShippedList() throws {
+        let manifest = try CorpusManifest.load(root: corpora)
+        let stated = try #require(try SafariProfiles.statedNewest(corpora: corpora))
+        for entry in manifest.entries(ofKind: "rules") {
+            let bytes = try CorpusFiles.read(manifest.path(of: entry))
+            let today = RuleListParser.check(bytes)
+            #expect(RuleListParser.check(bytes, profile: stated).list == today.list, "\(entry.name)")
+            #expect(RuleListParser.check(bytes, profile: stated).errors == today.errors, "\(entry.name)")
+            guard entry.rows < 1_000 else { continue }  // compiling the big lists twice is the main job's
+            let compiled = try ProfiledCompile.compile(json: bytes, profile: .newest).0.serialized()
+            #expect(compiled == (try RuleListCompiler.compile(json: bytes).0.serialized()), "\(entry.name)")
+        }
+    }
+
+    @Test func theMatrixNamesTheFirstErrorPerRelease() throws {
+        let list = #"[{"trigger":{"url-filter":"a","load-context":["child-frame"]},"action":{"type":"block"}},"#
+            + #"{"trigger":{"url-filter":"b","resource-type":["fetch"]},"action":{"type":"block"}}]"#
+        let verdicts = SafariMatrix.verdicts(Array(list.utf8), profiles: try SafariProfiles.load(corpora: corpora))
+        #expect(verdicts.map(\.compiles) == [false, false, false, true])
+        #expect(verdicts[0].rule == 1)
+        #expect(verdicts[0].keyPath == "trigger.resource-type[0]")
+        let widened = SafariMatrix.verdicts(Array(list.utf8).dropLastRule(), profiles: try SafariProfiles.load(corpora: corpora))
+        #expect(widened.map(\.rulesWidened) == [1, 1, 1, 0])
+    }
+}
+
+extension [UInt8] {
+    /// The list with its second rule cut (the test's two-rule list only).
+    fileprivate func dropLastRule() -> [UInt8] {
+        let text = String(decoding: self, as: UTF8.self)
+        let cut = text.range(of: #",{"trigger":{"url-filter":"b""#)!.lowerBound
+        return Array((text[..<cut] + "]").utf8)
+    }
+}
