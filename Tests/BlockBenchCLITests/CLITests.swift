@@ -295,3 +295,21 @@ func exitCode(_ arguments: [String]) -> Int32 {
         #expect(exitCode(["dialects", "--dialect", "nonsense", "--corpora", repositoryRoot + "/Corpora"]) != 0)
     }
 }
+
+@Suite struct SafariOptionTests {
+    /// `check --safari all` exits 1 when an older release rejects a shipped list (the big lists
+    /// are over Safari 13's limit); a version with no profile is a usage error.
+    @Test func checkAnswersPerRelease() throws {
+        let corpora = repositoryRoot + "/Corpora"
+        let kablock = corpora + "/rules/kablock-blockerList.json"
+        #expect(exitCode(["check", "--corpora", corpora, "--safari", "all", kablock]) == 0)
+        #expect(exitCode(["check", "--corpora", corpora, "--safari", "13", kablock]) == 0)
+        let fetch = try temporaryFile(Array(#"[{"trigger":{"url-filter":"a","resource-type":["fetch"]},"action":{"type":"block"}}]"#.utf8))
+        #expect(exitCode(["check", "--corpora", corpora, "--safari", "14.1", fetch]) == 1)
+        #expect(exitCode(["check", "--corpora", corpora, "--safari", "26", fetch]) == 0)
+        #expect(exitCode(["check", "--corpora", corpora, "--safari", "all", fetch]) == 1)
+        #expect(exitCode(["check", "--corpora", corpora, "--safari", "12", fetch]) == 64)
+        #expect(exitCode(["compile", "--corpora", corpora, "--safari", "13", fetch]) == 1)
+        #expect(exitCode(["match", "--corpora", corpora, "--safari", "13", fetch, "--url", "https://a.test/"]) == 1)
+    }
+}
