@@ -313,3 +313,20 @@ func exitCode(_ arguments: [String]) -> Int32 {
         #expect(exitCode(["match", "--corpora", corpora, "--safari", "13", fetch, "--url", "https://a.test/"]) == 1)
     }
 }
+
+@Suite struct DiffCommandTests {
+    /// The same list: exit 0 in every format; a release lost: exit 4; a Safari with no profile: 64.
+    @Test func exitCodesForCI() throws {
+        let corpora = repositoryRoot + "/Corpora"
+        let kablock = corpora + "/rules/kablock-blockerList.json"
+        let base = ["diff", "--corpora", corpora, "--requests", "adblock-rust-regressions"]
+        #expect(exitCode(base + [kablock, kablock]) == 0)
+        #expect(exitCode(base + ["--json", kablock, kablock]) == 0)
+        #expect(exitCode(base + ["--markdown", "--split", "2", kablock, kablock]) == 0)
+        var rules = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: kablock))) as? [Any])
+        rules.append(["trigger": ["url-filter": "x", "resource-type": ["fetch"]], "action": ["type": "block"]])
+        let fetch = try temporaryFile(Array(try JSONSerialization.data(withJSONObject: rules)))
+        #expect(exitCode(base + [kablock, fetch]) == 4)
+        #expect(exitCode(base + ["--safari", "12", kablock, fetch]) == 64)
+    }
+}
