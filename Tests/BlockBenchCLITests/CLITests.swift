@@ -311,6 +311,8 @@ func exitCode(_ arguments: [String]) -> Int32 {
         #expect(exitCode(["check", "--corpora", corpora, "--safari", "12", fetch]) == 64)
         #expect(exitCode(["compile", "--corpora", corpora, "--safari", "13", fetch]) == 1)
         #expect(exitCode(["match", "--corpora", corpora, "--safari", "13", fetch, "--url", "https://a.test/"]) == 1)
+        #expect(exitCode(["headroom", "--corpora", corpora, kablock]) == 0)
+        #expect(exitCode(["headroom", "--corpora", corpora, "--json", fetch]) == 1)
     }
 }
 

@@ -73,3 +73,19 @@ extension [UInt8] {
         return Array((text[..<cut] + "]").utf8)
     }
 }
+
+@Suite struct HeadroomTests {
+    @Test func rulesAgainstEachReleasesLimitAndTheCompiledFigures() throws {
+        let corpora = repositoryRoot + "/Corpora"
+        let bytes = try CorpusFiles.read(corpora + "/rules/kablock-blockerList.json")
+        let rows = Headroom.rows(bytes, profiles: try SafariProfiles.load(corpora: corpora))
+        #expect(rows.map(\.safari) == ["13", "14", "14.1", "26"])
+        #expect(rows.map(\.rulesLeft) == [49_445, 49_445, 149_445, 149_445])
+        #expect(rows.allSatisfy { $0.error == nil && $0.jsonBytes == bytes.count })
+        let compiled = try RuleListCompiler.compile(json: bytes).0.serialized().count
+        #expect(rows.last?.bytes == compiled)
+        let fetch = Array(#"[{"trigger":{"url-filter":"a","resource-type":["fetch"]},"action":{"type":"block"}}]"#.utf8)
+        let fetchRows = Headroom.rows(fetch, profiles: try SafariProfiles.load(corpora: corpora))
+        #expect(fetchRows.map { $0.error == nil } == [false, false, false, true])
+    }
+}
