@@ -10,7 +10,7 @@ extension ListDiff {
         out.append("**\(exitMeaning)** (exit \(exitCode)); Safari \(safari), \(requests.grouped) requests.")
         out += ["", "| request | old | new | rules | oracle |", "| --- | --- | --- | --- | --- |"]
         for change in changes.prefix(maxItems) {
-            out.append("| \(cell(change.url)) (\(change.resourceType)) | \(cell(change.old.joined(separator: ", "))) | \(cell(change.new.joined(separator: ", "))) | \(cell(change.rules.map(\.text).joined(separator: "<br>"))) | \(change.oracleAgrees.map { $0 ? "agrees" : "**disagrees**" } ?? "") |")
+            out.append("| \(cell(change.url)) (\(change.resourceType)) | \(effects(change.old)) | \(effects(change.new)) | \(cell(change.rules.map(\.text).joined(separator: "<br>"))) | \(change.oracleAgrees.map { $0 ? "agrees" : "**disagrees**" } ?? "") |")
         }
         if changes.count > maxItems { out.append("| … \(changes.count - maxItems) more | | | | |") }
         out += ["", "| Safari | old | new |", "| --- | --- | --- |"]
@@ -32,6 +32,10 @@ extension ListDiff {
             "| bytes | \(oldCost.bytes) | \(newCost.bytes)\(byteGrowth.map { String(format: " (%+.1f%%)", $0) } ?? "") |",
             "| states | \(oldCost.states) | \(newCost.states)\(stateGrowth.map { String(format: " (%+.1f%%)", $0) } ?? "") |",
         ]
+    }
+
+    func effects(_ effects: [String]) -> String {
+        effects.isEmpty ? "nothing" : cell(effects.joined(separator: ", "))
     }
 
     func verdict(_ verdict: SafariVerdict) -> String {
