@@ -6,7 +6,7 @@
 import ContentBlocker
 import ContentRuleList
 import Foundation
-import Harness
+@testable import Harness
 import Testing
 import TestSupport
 
@@ -87,5 +87,18 @@ extension [UInt8] {
         let fetch = Array(#"[{"trigger":{"url-filter":"a","resource-type":["fetch"]},"action":{"type":"block"}}]"#.utf8)
         let fetchRows = Headroom.rows(fetch, profiles: try SafariProfiles.load(corpora: corpora))
         #expect(fetchRows.map { $0.error == nil } == [false, false, false, true])
+    }
+}
+
+@Suite struct WebKitSizeModelTests {
+    /// The fit recovers an exact power law; the committed model loads and states its held-out error.
+    @Test func fitsAPowerLawAndTheCommittedModelLoads() throws {
+        let law = WebKitSizeModel.fit([(10, 30), (100, 300), (1_000, 3_000)].map { (x: Double($0.0), y: Double($0.1)) })
+        #expect(abs(law.slope - 1) < 1e-9)
+        #expect(abs(law.predict(50) - 150) < 1e-6)
+        let model = try #require(WebKitSizeModel.load(corpora: repositoryRoot + "/Corpora"))
+        #expect(!model.heldOut.isEmpty)
+        #expect(!model.fittedOn.contains { $0.hasPrefix("easyprivacy") })
+        #expect(model.worstBytesError.isFinite)
     }
 }
