@@ -71,11 +71,24 @@ struct DiffCommand: ParsableCommand {
         if diff.exitCode != 0 { throw ExitCode(diff.exitCode) }
     }
 
+    /// `--json`: the diff with what a CI job reads first beside it.
+    struct JSONOutput: Encodable {
+        var exitCode: Int32
+        var meaning: String
+        var releasesLost: [String]
+        var byteGrowth: Double?
+        var stateGrowth: Double?
+        var diff: ListDiff
+    }
+
     func rendered(_ diff: ListDiff) throws -> String {
         if markdown { return diff.markdown(maxItems: maxItems) }
         guard json else { return diff.text(maxItems: maxItems) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(diff), as: UTF8.self)
+        let output = JSONOutput(
+            exitCode: diff.exitCode, meaning: diff.exitMeaning, releasesLost: diff.releasesLost, byteGrowth: diff.byteGrowth,
+            stateGrowth: diff.stateGrowth, diff: diff)
+        return String(decoding: try encoder.encode(output), as: UTF8.self)
     }
 }
