@@ -19,7 +19,8 @@
 //   Harness            corpora (manifest, files, request sets, the vector files and their runner),
 //                      conformance (engine vs oracle), benchmarks (definitions in Benchmarks/,
 //                      engines as runners), reports, the history of recorded runs and its pages,
-//                      and the main job (`blockbench run` and `gate`)
+//                      the Safari releases' profiles and a list's diff, and the main job
+//                      (`blockbench run` and `gate`)
 //   Fuzzing            differential fuzzing (status, single-pattern match, whole-list outcomes)
 //                      against the oracle, shrinking, exhaustive small worlds; its findings become
 //                      vector files (Harness)

@@ -14,7 +14,7 @@ public struct BlockBenchCommand: ParsableCommand {
         subcommands: [
             RunCommand.self, CheckCommand.self, CompileCommand.self, MatchCommand.self, ConformCommand.self, BenchCommand.self,
             GateCommand.self, CostCommand.self, ReportCommand.self, FuzzCommand.self, HostileCommand.self, DumpCommand.self,
-            ProfileCommand.self, HistoryCommand.self, DialectsCommand.self,
+            ProfileCommand.self, HistoryCommand.self, DialectsCommand.self, DiffCommand.self, HeadroomCommand.self,
         ],
         defaultSubcommand: RunCommand.self)
 

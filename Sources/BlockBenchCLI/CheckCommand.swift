@@ -1,5 +1,7 @@
 // `blockbench check`: the linter a content-blocker developer runs. Says whether WebKit compiles
 // the list and, if not, every error with its rule and key path; counts what the list uses.
+// `--safari VERSION` answers for that release's profile; `--safari all` prints one row per
+// profiled release (Harness/Safari/SafariMatrix.swift). Tested by BlockBenchCLITests/CLITests.swift.
 
 import ArgumentParser
 import ContentRuleList
@@ -28,10 +30,17 @@ struct CheckCommand: ParsableCommand {
     @Option(help: "How many warnings of each kind to print per list (all with --json).")
     var maxWarnings = 10
 
+    @OptionGroup var safari: SafariOption
+
     func run() throws {
         let paths = try files.isEmpty
             ? CorpusManifest.load(root: corpora).entries(ofKind: "rules").map { "\(corpora)/\($0.file)" }
             : files
+        if safari.version == "all" {
+            try printMatrix(paths)
+            return
+        }
+        let profile = try safari.profile(corpora: corpora)
         var rejected = false
         var unreadable = false
         for path in paths {
@@ -44,7 +53,7 @@ struct CheckCommand: ParsableCommand {
                 unreadable = true
                 continue
             }
-            let check = RuleListParser.check(bytes)
+            let check = RuleListParser.check(bytes, profile: profile)
             let elapsed = ContinuousClock.now - started
             let report = CheckReport(path: path, check: check, seconds: elapsed.seconds)
             if case .failure = check.verdict { rejected = true }
@@ -52,6 +61,36 @@ struct CheckCommand: ParsableCommand {
         }
         if unreadable { throw ExitCode(66) }
         if rejected { throw ExitCode(1) }
+    }
+}
+
+extension CheckCommand {
+    /// `--safari all`: each list's row per profiled release. Exit 1 when a release rejects a list.
+    func printMatrix(_ paths: [String]) throws {
+        let profiles = try SafariProfiles.load(corpora: corpora)
+        var rejected = false
+        for path in paths {
+            let verdicts = SafariMatrix.verdicts(try CorpusFiles.read(path), profiles: profiles)
+            rejected = rejected || verdicts.contains { !$0.compiles }
+            if json {
+                print(jsonLine(MatrixLine(file: path, safari: verdicts)))
+            } else {
+                print("\(path):")
+                verdicts.forEach { print("  " + $0.text) }
+            }
+        }
+        if rejected { throw ExitCode(1) }
+    }
+
+    struct MatrixLine: Encodable {
+        var file: String
+        var safari: [SafariVerdict]
+    }
+
+    private func jsonLine(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: (try? encoder.encode(value)) ?? Data(), as: UTF8.self)
     }
 }
 

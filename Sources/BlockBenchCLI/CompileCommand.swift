@@ -24,13 +24,19 @@ struct CompileCommand: ParsableCommand {
     @Flag(help: "Print the figures as JSON.")
     var json = false
 
+    @OptionGroup var safari: SafariOption
+
+    @Option(help: "The corpora folder (for the Safari profiles).")
+    var corpora = "Corpora"
+
     func run() throws {
+        let profile = try safari.profile(corpora: corpora)
         let bytes = try CorpusFiles.read(rules)
         let started = ContinuousClock.now
         let compiled: CompiledRuleList
         var report: CompilationReport
         do {
-            (compiled, report) = try RuleListCompiler.compile(json: consume bytes)
+            (compiled, report) = try ProfiledCompile.compile(json: consume bytes, profile: profile)
         } catch {
             print("\(rules): \(error)")
             throw ExitCode(1)

@@ -62,6 +62,8 @@ struct ConformCommand: ParsableCommand {
     @Flag(help: "One JSON object per pair on standard output instead of the table.")
     var json = false
 
+    @OptionGroup var safari: SafariOption
+
     @Option(help: "The corpora folder.")
     var corpora = "Corpora"
 
@@ -119,6 +121,7 @@ struct ConformCommand: ParsableCommand {
             return
         }
         var run = ConformanceRun()
+        run.profile = try safari.profile(corpora: corpora)
         run.shard = try parsedShard()
         run.reproductions = reproductions
         run.workers = workers

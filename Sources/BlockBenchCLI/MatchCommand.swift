@@ -46,6 +46,11 @@ struct MatchCommand: ParsableCommand {
     @Flag(help: "Also print the rules that matched each request.")
     var rulesMatched = false
 
+    @OptionGroup var safari: SafariOption
+
+    @Option(help: "The corpora folder (for the Safari profiles).")
+    var corpora = "Corpora"
+
     struct RequestLine: Decodable {
         var url: String
         var mainDocumentURL: String?
@@ -56,7 +61,7 @@ struct MatchCommand: ParsableCommand {
     }
 
     func run() throws {
-        let compiled = try RuleListInput.load(rules)
+        let compiled = try RuleListInput.load(rules, profile: try safari.profile(corpora: corpora))
         var lines: [RequestLine] = []
         if let requests {
             let text = String(decoding: try CorpusFiles.read(requests), as: UTF8.self)

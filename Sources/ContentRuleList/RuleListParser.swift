@@ -8,8 +8,10 @@
 // conditions), which decides which error a rule with several problems gets. A css-display-none
 // rule whose selector does not parse is dropped silently, before its patterns are looked at.
 // `check` goes on past the first error so a linter can show every problem; the verdict is still
-// the first in WebKit's order. Tested by ContentRuleListTests/RuleListParserTests.swift and the
-// compiler-error vectors.
+// the first in WebKit's order. A SafariProfile answers for an older release (keys it does not
+// read ignored, action types and flag values it does not know rejected, its rule limit); the
+// default, the newest, restricts nothing. Tested by ContentRuleListTests/RuleListParserTests.swift,
+// SafariProfileTests.swift and the compiler-error vectors.
 
 public import URLFilterSyntax
 import CSSSelectorSyntax
@@ -17,8 +19,8 @@ import URLStandard
 import Parallelism
 
 public enum RuleListParser {
-    /// WebKit rejects lists with more rules than this.
-    public static let maximumRuleCount = 150_000
+    /// WebKit rejects lists with more rules than this (the newest Safari's limit; a profile has its own).
+    public static let maximumRuleCount = SafariProfile.newest.maximumRuleCount
 
     /// WebKit's verdict: the rule list, or the error WebKit reports.
     public static func parse(_ bytes: [UInt8]) -> Result<RuleList, ContentRuleListError> {
@@ -33,19 +35,24 @@ public enum RuleListParser {
     /// and the status of every kept rule's url-filter.
     /// The bytes are consumed: a caller passing its last reference has them freed once the rules
     /// are read, before the patterns are parsed.
-    public static func check(_ bytes: consuming [UInt8], collectingEveryError: Bool = true) -> RuleListCheck {
-        check(bytes, collectingEveryError: collectingEveryError, readingApart: true)
+    /// `profile`: the Safari release to answer for (SafariProfile.swift); the newest by default.
+    public static func check(
+        _ bytes: consuming [UInt8], collectingEveryError: Bool = true, profile: SafariProfile = .newest
+    ) -> RuleListCheck {
+        check(bytes, collectingEveryError: collectingEveryError, readingApart: true, profile: profile)
     }
 
     /// `readingApart`: read a valid array's elements apart, on every core (false: the whole text's
     /// tape on one core, for tests that hold the two to each other).
-    static func check(_ bytes: consuming [UInt8], collectingEveryError: Bool, readingApart: Bool) -> RuleListCheck {
+    static func check(
+        _ bytes: consuming [UInt8], collectingEveryError: Bool, readingApart: Bool, profile: SafariProfile = .newest
+    ) -> RuleListCheck {
         // The rules first, in a function of their own: the text and its tapes are let go before
         // the patterns are parsed, so that their trees do not sit among the freed allocations.
         let rules: [Rule]
         let dropped: [DroppedRule]
         var errors: [ContentRuleListError]
-        switch readRules(consume bytes, collectingEveryError: collectingEveryError, readingApart: readingApart) {
+        switch readRules(consume bytes, collectingEveryError: collectingEveryError, readingApart: readingApart, profile: profile) {
         case .failure(let failure): return RuleListCheck(failure: failure)
         case .success(let read): (rules, dropped, errors) = read
         }
@@ -85,9 +92,12 @@ extension RuleListParser {
     /// The structure of every rule (the verdict's first part): the rules kept, those dropped for
     /// their selector and the structural errors; or a failure of the list as a whole.
     fileprivate static func readRules(
-        _ bytes: consuming [UInt8], collectingEveryError: Bool, readingApart: Bool
+        _ bytes: consuming [UInt8], collectingEveryError: Bool, readingApart: Bool, profile: SafariProfile
     ) -> Result<(rules: [Rule], dropped: [DroppedRule], errors: [ContentRuleListError]), ContentRuleListError> {
-        if readingApart, let read = readRulesApart(bytes, collectingEveryError: collectingEveryError) { return .success(read) }
+        if readingApart, let read = readRulesApart(bytes, collectingEveryError: collectingEveryError, profile: profile) {
+            return .success(read)
+        }
+        let maximumRuleCount = profile.maximumRuleCount
         return bytes.withUnsafeBufferPointer { text in
             var tape = JSONTape()
             do throws(JSONSyntaxError) {
@@ -103,7 +113,7 @@ extension RuleListParser {
                     return .failure(ContentRuleListError(
                         .jsonTooManyRules, detail: "\(json.count) rules; the limit is \(maximumRuleCount)"))
                 }
-                var read = ReadRules()
+                var read = ReadRules(profile: profile)
                 read.rules.reserveCapacity(json.count)
                 for (position, element) in json.elements.enumerated() where !read.read(element, at: position) && !collectingEveryError {
                     break
@@ -120,6 +130,7 @@ private struct ReadRules {
     var rules: [Rule] = []
     var dropped: [DroppedRule] = []
     var errors: [ContentRuleListError] = []
+    var profile = SafariProfile.newest
 
     /// Reads element `position` of the list's array; false when it is in error.
     mutating func read(_ element: JSONTape.Value, at position: Int) -> Bool {
@@ -127,7 +138,7 @@ private struct ReadRules {
             guard element.kind == .object else {
                 throw ContentRuleListError(.jsonInvalidRule, detail: "found \(element.kindDescription)")
             }
-            switch try RuleReader.read(element, index: RuleIndex(position)) {
+            switch try RuleReader.read(element, index: RuleIndex(position), profile: profile) {
             case .kept(let rule): rules.append(rule)
             case .dropped(let rule): dropped.append(rule)
             }
@@ -147,18 +158,18 @@ extension RuleListParser {
     /// array of at most `maximumRuleCount` elements: `readRules` then reads it whole, for the
     /// error WebKit gives (the position of a syntax error is the whole text's).
     private static func readRulesApart(
-        _ bytes: borrowing [UInt8], collectingEveryError: Bool
+        _ bytes: borrowing [UInt8], collectingEveryError: Bool, profile: SafariProfile
     ) -> (rules: [Rule], dropped: [DroppedRule], errors: [ContentRuleListError])? {
         struct Chunk {
-            var read = ReadRules()
+            var read: ReadRules
             var isJSON = true
         }
         return bytes.withUnsafeBufferPointer { buffer -> (rules: [Rule], dropped: [DroppedRule], errors: [ContentRuleListError])? in
-            guard let elements = JSONReader.topLevelElements(buffer), elements.count <= maximumRuleCount else { return nil }
+            guard let elements = JSONReader.topLevelElements(buffer), elements.count <= profile.maximumRuleCount else { return nil }
             let size = 1_024
             let chunkCount = (elements.count + size - 1) / size
             let chunks = UnsafeMutableBufferPointer<Chunk>.allocate(capacity: chunkCount)
-            chunks.initialize(repeating: Chunk())
+            chunks.initialize(repeating: Chunk(read: ReadRules(profile: profile)))
             defer {
                 chunks.deinitialize()
                 chunks.deallocate()
@@ -166,7 +177,7 @@ extension RuleListParser {
             nonisolated(unsafe) let text = buffer
             nonisolated(unsafe) let results = chunks
             Parallel.forEach(iterations: chunkCount) { chunkIndex in
-                var chunk = Chunk()
+                var chunk = Chunk(read: ReadRules(profile: profile))
                 var tape = JSONTape()
                 // After a first error when not collecting every error, the elements are still
                 // read: a syntax error anywhere decides the verdict before any rule does.
@@ -186,7 +197,7 @@ extension RuleListParser {
                 results[chunkIndex] = chunk
             }
             guard chunks.allSatisfy(\.isJSON) else { return nil }
-            var read = ReadRules()
+            var read = ReadRules(profile: profile)
             read.rules.reserveCapacity(elements.count)
             for chunk in chunks {
                 read.rules += chunk.read.rules
@@ -253,15 +264,26 @@ private enum PatternChecker {
 
 // MARK: - One rule
 
+/// A trigger's keys as one Safari release reads them: a key it does not read is absent.
+private struct TriggerKeys {
+    let object: JSONTape.Value
+    let profile: SafariProfile
+
+    subscript(key: StaticString) -> JSONTape.Value? {
+        guard profile.triggerKeys == nil || profile.reads("\(key)") else { return nil }
+        return object[key]
+    }
+}
+
 private enum ReadRule {
     case kept(Rule)
     case dropped(DroppedRule)
 }
 
 private enum RuleReader {
-    static func read(_ object: JSONTape.Value, index: RuleIndex) throws(ContentRuleListError) -> ReadRule {
-        let trigger = try readTrigger(object["trigger"])
-        let action = try readAction(object["action"])
+    static func read(_ object: JSONTape.Value, index: RuleIndex, profile: SafariProfile) throws(ContentRuleListError) -> ReadRule {
+        let trigger = try readTrigger(object["trigger"], profile: profile)
+        let action = try readAction(object["action"], profile: profile)
         if case .cssDisplayNone(let selector) = action, let problem = CSSSelectorValidator.validate(selector) {
             return .dropped(DroppedRule(index: index, selector: selector, reason: problem.message, offset: problem.offset))
         }
@@ -270,7 +292,7 @@ private enum RuleReader {
 
     // MARK: Trigger
 
-    static func readTrigger(_ value: JSONTape.Value?) throws(ContentRuleListError) -> Trigger {
+    static func readTrigger(_ value: JSONTape.Value?, profile: SafariProfile = .newest) throws(ContentRuleListError) -> Trigger {
         guard let object = value, object.kind == .object else {
             throw ContentRuleListError(.jsonInvalidTrigger, keyPath: "trigger", detail: found(value))
         }
@@ -281,16 +303,17 @@ private enum RuleReader {
                 detail: value?.stringValue == "" ? "it is empty" : found(value))
         }
         var trigger = Trigger(urlFilter: urlFilter)
-        // Booleans that are not booleans are ignored.
-        trigger.urlFilterIsCaseSensitive = object["url-filter-is-case-sensitive"]?.boolValue ?? false
-        trigger.topURLFilterIsCaseSensitive = object["top-url-filter-is-case-sensitive"]?.boolValue ?? false
-        trigger.frameURLFilterIsCaseSensitive = object["frame-url-filter-is-case-sensitive"]?.boolValue ?? false
+        // Booleans that are not booleans are ignored; so is every key the profile's release does not read.
+        let keys = TriggerKeys(object: object, profile: profile)
+        trigger.urlFilterIsCaseSensitive = keys["url-filter-is-case-sensitive"]?.boolValue ?? false
+        trigger.topURLFilterIsCaseSensitive = keys["top-url-filter-is-case-sensitive"]?.boolValue ?? false
+        trigger.frameURLFilterIsCaseSensitive = keys["frame-url-filter-is-case-sensitive"]?.boolValue ?? false
 
-        trigger.resourceTypes = try readFlags(object, "resource-type", ResourceTypes.jsonNames)
-        trigger.loadTypes = try readFlags(object, "load-type", LoadTypes.jsonNames)
-        trigger.loadContexts = try readFlags(object, "load-context", LoadContexts.jsonNames)
+        trigger.resourceTypes = try readFlags(keys, "resource-type", ResourceTypes.jsonNames)
+        trigger.loadTypes = try readFlags(keys, "load-type", LoadTypes.jsonNames)
+        trigger.loadContexts = try readFlags(keys, "load-context", LoadContexts.jsonNames)
 
-        if let value = object["request-method"] {
+        if let value = keys["request-method"] {
             // Compared without regard to ASCII case: "GET" is accepted.
             guard let name = value.stringValue, let method = RequestMethod(rawValue: name.asciiLowercased) else {
                 throw ContentRuleListError(
@@ -301,7 +324,7 @@ private enum RuleReader {
         }
 
         for (key, make) in conditionKeys {
-            guard let value = object[key] else { continue }
+            guard let value = keys[key] else { continue }
             if let existing = trigger.condition {
                 throw ContentRuleListError(
                     .jsonMultipleConditions, keyPath: "trigger.\(key)", detail: "the trigger already has \(existing.key)")
@@ -320,9 +343,10 @@ private enum RuleReader {
     ]
 
     static func readFlags<Flags: OptionSet>(
-        _ object: JSONTape.Value, _ key: StaticString, _ names: [(name: String, types: Flags)]
+        _ object: TriggerKeys, _ key: StaticString, _ allNames: [(name: String, types: Flags)]
     ) throws(ContentRuleListError) -> Flags {
         guard let value = object[key] else { return [] }
+        let names = object.profile.flagValues.isEmpty ? allNames : allNames.filter { object.profile.knowsFlag($0.name, of: "\(key)") }
         guard value.kind == .array else {
             throw ContentRuleListError(.jsonInvalidTriggerFlagsArray, keyPath: "trigger.\(key)", detail: found(value))
         }
@@ -366,11 +390,16 @@ private enum RuleReader {
 
     // MARK: Action
 
-    static func readAction(_ value: JSONTape.Value?) throws(ContentRuleListError) -> Action {
+    static func readAction(_ value: JSONTape.Value?, profile: SafariProfile = .newest) throws(ContentRuleListError) -> Action {
         guard let object = value, object.kind == .object else {
             throw ContentRuleListError(.jsonInvalidAction, keyPath: "action", detail: found(value))
         }
         let type = object["type"]?.stringValue
+        if let type, !profile.knowsAction(type) {
+            throw ContentRuleListError(
+                .jsonInvalidActionType, keyPath: "action.type",
+                detail: "\"\(type)\" is not an action type in Safari \(profile.version)")
+        }
         switch type {
         case "block": return .block
         case "block-cookies": return .blockCookies

@@ -109,6 +109,8 @@ public struct ConformanceRun: Sendable {
     /// Mismatches reduced and reported in full; the rest are counted.
     public var reproductions = 3
     public var usesPrefilter = true
+    /// The Safari release the lists are read as (SafariProfile.swift).
+    public var profile = SafariProfile.newest
     /// Called now and then with (requests done, requests in all).
     public var progress: (@Sendable (_ requestSet: String, _ done: Int, _ total: Int) -> Void)?
 

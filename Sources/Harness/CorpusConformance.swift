@@ -24,7 +24,7 @@ public enum CorpusConformance {
         for (name, path) in lists {
             let bytes = try CorpusFiles.read(path)
             let list: RuleList
-            switch RuleListParser.parse(bytes) {
+            switch ProfiledCompile.parse(bytes, profile: run.profile) {
             case .success(let parsed): list = parsed
             case .failure(let error):
                 emit("\(name): rejected, nothing to conform: \(error)")

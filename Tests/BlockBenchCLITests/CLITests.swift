@@ -295,3 +295,40 @@ func exitCode(_ arguments: [String]) -> Int32 {
         #expect(exitCode(["dialects", "--dialect", "nonsense", "--corpora", repositoryRoot + "/Corpora"]) != 0)
     }
 }
+
+@Suite struct SafariOptionTests {
+    /// `check --safari all` exits 1 when an older release rejects a shipped list (the big lists
+    /// are over Safari 13's limit); a version with no profile is a usage error.
+    @Test func checkAnswersPerRelease() throws {
+        let corpora = repositoryRoot + "/Corpora"
+        let kablock = corpora + "/rules/kablock-blockerList.json"
+        #expect(exitCode(["check", "--corpora", corpora, "--safari", "all", kablock]) == 0)
+        #expect(exitCode(["check", "--corpora", corpora, "--safari", "13", kablock]) == 0)
+        let fetch = try temporaryFile(Array(#"[{"trigger":{"url-filter":"a","resource-type":["fetch"]},"action":{"type":"block"}}]"#.utf8))
+        #expect(exitCode(["check", "--corpora", corpora, "--safari", "14.1", fetch]) == 1)
+        #expect(exitCode(["check", "--corpora", corpora, "--safari", "26", fetch]) == 0)
+        #expect(exitCode(["check", "--corpora", corpora, "--safari", "all", fetch]) == 1)
+        #expect(exitCode(["check", "--corpora", corpora, "--safari", "12", fetch]) == 64)
+        #expect(exitCode(["compile", "--corpora", corpora, "--safari", "13", fetch]) == 1)
+        #expect(exitCode(["match", "--corpora", corpora, "--safari", "13", fetch, "--url", "https://a.test/"]) == 1)
+        #expect(exitCode(["headroom", "--corpora", corpora, kablock]) == 0)
+        #expect(exitCode(["headroom", "--corpora", corpora, "--json", fetch]) == 1)
+    }
+}
+
+@Suite struct DiffCommandTests {
+    /// The same list: exit 0 in every format; a release lost: exit 4; a Safari with no profile: 64.
+    @Test func exitCodesForCI() throws {
+        let corpora = repositoryRoot + "/Corpora"
+        let kablock = corpora + "/rules/kablock-blockerList.json"
+        let base = ["diff", "--corpora", corpora, "--requests", "adblock-rust-regressions"]
+        #expect(exitCode(base + [kablock, kablock]) == 0)
+        #expect(exitCode(base + ["--json", kablock, kablock]) == 0)
+        #expect(exitCode(base + ["--markdown", "--split", "2", kablock, kablock]) == 0)
+        var rules = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: kablock))) as? [Any])
+        rules.append(["trigger": ["url-filter": "x", "resource-type": ["fetch"]], "action": ["type": "block"]])
+        let fetch = try temporaryFile(Array(try JSONSerialization.data(withJSONObject: rules)))
+        #expect(exitCode(base + [kablock, fetch]) == 4)
+        #expect(exitCode(base + ["--safari", "12", kablock, fetch]) == 64)
+    }
+}
