@@ -50,8 +50,8 @@ public struct HostShape: Sendable {
     }
 
     /// The terms after D as a pattern of their own, anchored where D ends (its end anchor the
-    /// filter's), what `HostTail` reads T from; nil when nothing follows D.
-    public var rest: URLFilter? { restStart < filter.terms.count ? filter.anchored(from: restStart) : nil }
+    /// filter's): what `HostTail` reads T from.
+    public var rest: URLFilter { filter.anchored(from: restStart) }
 
     /// The characters a host name's label holds, in either case.
     public static let hostNameCharacters = ASCIISet(
@@ -67,8 +67,8 @@ public struct HostShape: Sendable {
     /// none of them, so that D ends at the first byte of that set.
     public static func matchedByDomains(caseSensitive: Bool) -> ASCIISet { caseSensitive ? domainBytes : hostNameCharacters }
 
-    /// The parts of `filter`, or nil when it is not of the form: not anchored at its start, or L
-    /// empty. (Nothing after D is a shape too: the rest is empty.) D begins at the first domain character that follows a term of
+    /// The parts of `filter`, or nil when it is not of the form: not anchored at its start, L
+    /// empty, or nothing after D. D begins at the first domain character that follows a term of
     /// L that is not one.
     public init?(_ filter: URLFilter) {
         guard filter.hasStartAnchor else { return nil }
@@ -94,11 +94,7 @@ public struct HostShape: Sendable {
             }
             previousIsDomain = byte != nil
         }
-        // D up to the pattern's end: nothing after it.
-        guard let start else { return nil }
-        self.filter = filter
-        self.prefixCount = start
-        self.domain = domain
+        return nil
     }
 
     /// The lower-case byte of a term that is one domain character (`domainBytes`), matched as

@@ -565,9 +565,7 @@ public struct DomainTable: Hashable, Sendable {
         var state = 0
         var at = 0
         while true {
-            if context.ends[state] != 0 && context.splitting.isEmpty {
-                lookUpEveryLength(context, url, from: at, report: report)
-            } else if context.ends[state] != 0 {
+            if context.ends[state] != 0 {
                 if end < at { (end, usable) = Self.split(url, from: at, context.splitting) }
                 if usable && end > at {
                     probe(at, hash(url, at, end, folding: context.folding), url, end, context.tables, folding: context.folding, report: report)
@@ -578,31 +576,6 @@ public struct DomainTable: Hashable, Sendable {
             guard next != HostStarts.dead else { return }
             state = Int(next)
             at += 1
-        }
-    }
-
-    /// The lookup of a context whose patterns' D need not be followed by a byte that ends it: D
-    /// is looked up at `start` at every length the table's domains have, up to the run of
-    /// host-name characters there (no D holds another byte).
-    private static func lookUpEveryLength(
-        _ context: HostContextLookup, _ url: UnsafeBufferPointer<UInt8>, from start: Int, report: (UInt32) -> Void
-    ) {
-        var end = start
-        while end < url.count, end - start < 255, url[end] < 128, HostShape.hostNameCharacters.contains(url[end]) { end += 1 }
-        // The first four bytes, folded as D's are: a length's head is them past it zeroed.
-        var head: UInt64 = 0
-        for at in start..<min(start + 4, end) {
-            head |= UInt64(context.folding ? DomainSlots.folded(url[at]) : url[at]) << UInt64(8 * (at - start))
-        }
-        var length = 1
-        while start + length <= end {
-            let bit = HostContextTable.StartsMemory.headBit(length < 4 ? head & (1 << UInt64(8 * length) - 1) : head, length: length)
-            if context.lengths[length >> 6] >> UInt64(length & 63) & 1 != 0, context.heads[bit >> 6] >> UInt64(bit & 63) & 1 != 0 {
-                probe(
-                    start, hash(url, start, start + length, folding: context.folding), url, start + length, context.tables,
-                    folding: context.folding, report: report)
-            }
-            length += 1
         }
     }
 

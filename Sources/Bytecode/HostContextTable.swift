@@ -40,8 +40,7 @@ public struct HostContextTable: Hashable, Sendable {
     public let prefix: String
     /// Where a match of L ends in a URL.
     public let starts: HostStarts
-    /// S: the bytes that end D; empty when some pattern has nothing after D that ends it, and D
-    /// is then looked up at every length the table's domains have.
+    /// S: the bytes that end D.
     public let splitting: ASCIISet
     /// D is matched as written (lower case), not with the URL's letters folded.
     public let isCaseSensitive: Bool
@@ -62,7 +61,7 @@ public struct HostContextTable: Hashable, Sendable {
     func indexed() -> HostContextTable {
         var indexed = HostContextTable(
             prefix: prefix, starts: starts, splitting: splitting, isCaseSensitive: isCaseSensitive, table: table.indexed())
-        indexed.memory = StartsMemory(starts, domains: (0..<table.count).map { Array(table.domain($0)) })
+        indexed.memory = StartsMemory(starts)
         return indexed
     }
 
@@ -71,8 +70,8 @@ public struct HostContextTable: Hashable, Sendable {
     var lookup: HostContextLookup? {
         guard let memory, let tables = table.lookupTables else { return nil }
         return HostContextLookup(
-            next: UnsafePointer(memory.next), ends: UnsafePointer(memory.ends), lengths: UnsafePointer(memory.lengths),
-            heads: UnsafePointer(memory.heads), splitting: splitting, folding: !isCaseSensitive, tables: tables)
+            next: UnsafePointer(memory.next), ends: UnsafePointer(memory.ends), splitting: splitting, folding: !isCaseSensitive,
+            tables: tables)
     }
 
     /// Reports the pattern of every entry that matches `url` (without its end-of-URL NUL).
@@ -86,42 +85,17 @@ public struct HostContextTable: Hashable, Sendable {
     final class StartsMemory: @unchecked Sendable {
         let next: UnsafeMutablePointer<UInt16>
         let ends: UnsafeMutablePointer<UInt8>
-        /// The domains' lengths, a bit each (`lengths[l >> 6] >> (l & 63)`), up to 255.
-        let lengths: UnsafeMutablePointer<UInt64>
-        /// A bit per domain's length and first (up to) four bytes (`headBit`), so that a lookup at
-        /// every length hashes and probes only where some domain begins so.
-        let heads: UnsafeMutablePointer<UInt64>
-        static let headWords = 1 << 13
 
-        init(_ starts: HostStarts, domains: [[UInt8]]) {
+        init(_ starts: HostStarts) {
             next = .allocate(capacity: starts.next.count)
             next.initialize(from: starts.next, count: starts.next.count)
             ends = .allocate(capacity: starts.stateCount)
             ends.initialize(from: starts.ends.map { $0 ? 1 : 0 }, count: starts.stateCount)
-            lengths = .allocate(capacity: 4)
-            lengths.initialize(repeating: 0, count: 4)
-            heads = .allocate(capacity: Self.headWords)
-            heads.initialize(repeating: 0, count: Self.headWords)
-            for domain in domains where domain.count < 256 {
-                lengths[domain.count >> 6] |= 1 << UInt64(domain.count & 63)
-                let head = domain.prefix(4).enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << UInt64(8 * $1.offset) }
-                let bit = Self.headBit(head, length: domain.count)
-                heads[bit >> 6] |= 1 << UInt64(bit & 63)
-            }
-        }
-
-        /// The bit of a domain of `length` bytes whose first (up to) four bytes are `head` (lower
-        /// case, little-endian, the bytes past the length zero).
-        @inline(__always)
-        static func headBit(_ head: UInt64, length: Int) -> Int {
-            Int(truncatingIfNeeded: ((head ^ UInt64(length) << 32) &* 0x9E37_79B9_7F4A_7C15) >> 45) & (headWords * 64 - 1)
         }
 
         deinit {
             next.deallocate()
             ends.deallocate()
-            lengths.deallocate()
-            heads.deallocate()
         }
     }
 
@@ -178,14 +152,11 @@ public struct HostContextTable: Hashable, Sendable {
 }
 
 /// What a host context's lookup reads (`HostContextTable.lookup`): its automaton's rows
-/// (`next[state << 7 | byte]`) and flags (`ends[state]`: L has matched), its domains' lengths,
-/// its splitting set and case,
+/// (`next[state << 7 | byte]`) and flags (`ends[state]`: L has matched), its splitting set and case,
 /// and its table's index: plain values, valid while the table is.
 struct HostContextLookup {
     let next: UnsafePointer<UInt16>
     let ends: UnsafePointer<UInt8>
-    let lengths: UnsafePointer<UInt64>
-    let heads: UnsafePointer<UInt64>
     let splitting: ASCIISet
     let folding: Bool
     let tables: DomainTable.Tables

@@ -49,8 +49,6 @@ struct HostContextPlanner {
         /// The patterns' filters while the context is too small for a table (then they go back
         /// to the automata); dropped once it is large enough.
         var filters: [URLFilter] = []
-        /// Every pattern's T begins with a set that ends D (else: D looked up at every length).
-        var splits = true
 
         mutating func append(_ pattern: UInt32, _ filter: URLFilter, _ domain: [UInt8], _ tail: HostTail, minimum: Int) {
             patterns.append((pattern, domain, tail))
@@ -74,18 +72,17 @@ struct HostContextPlanner {
 
     /// Takes `filter` (pattern `id`) when it is a host pattern.
     mutating func take(_ id: UInt32, _ filter: URLFilter) -> Taken {
-        guard let shape = HostShape(filter), let tail = tail(of: shape), let starts = starts(of: shape) else { return .none }
-        // D ends where T's first set begins, when that set holds no byte of a D; otherwise (nothing
-        // after D, as adblock-rust writes `||D^`) the context looks D up at every length it holds.
-        let splits = tail.sets.first.map { $0.isDisjoint(with: HostShape.matchedByDomains(caseSensitive: filter.isCaseSensitive)) } ?? false
-        let canonical = distinctStarts[starts] == Self.canonical
-        guard splits || !canonical else { return .none }
-        if canonical, splits, !filter.isCaseSensitive, !tail.thenRest, tail.sets[0].union(HostPattern.terminator) == HostPattern.terminator {
+        guard let shape = HostShape(filter), let tail = tail(of: shape),
+            tail.sets[0].isDisjoint(with: HostShape.matchedByDomains(caseSensitive: filter.isCaseSensitive)),
+            let starts = starts(of: shape)
+        else { return .none }
+        if distinctStarts[starts] == Self.canonical, !filter.isCaseSensitive, !tail.thenRest,
+            tail.sets[0].union(HostPattern.terminator) == HostPattern.terminator
+        {
             return .domainTable(domain: shape.domain, tail: tail.sets == [HostPattern.terminator] ? [] : DomainTable.encode(tail.sets))
         }
         let key = ContextKey(starts: starts, isCaseSensitive: filter.isCaseSensitive)
         contexts[key, default: Context(prefix: String(shape.prefixText))].append(id, filter, shape.domain, tail, minimum: minimumPatterns)
-        if !splits { contexts[key]!.splits = false }
         return .context
     }
 
@@ -98,7 +95,7 @@ struct HostContextPlanner {
                 automata += zip(context.patterns, context.filters).map { (PatternID($0.pattern), $1) }
                 continue
             }
-            let splitting = context.splits ? context.patterns.reduce(ASCIISet.empty) { $0.union($1.tail.sets[0]) } : .empty
+            let splitting = context.patterns.reduce(ASCIISet.empty) { $0.union($1.tail.sets[0]) }
             let entries = context.patterns.map { ($0.pattern, $0.domain, Self.encode($0.tail, splitting: splitting)) }
             tables.append(HostContextTable(
                 prefix: context.prefix, starts: distinctStarts[key.starts], splitting: splitting, isCaseSensitive: key.isCaseSensitive,
@@ -110,7 +107,7 @@ struct HostContextPlanner {
     /// T's encoding in a context's table: its sets (the first, when it is the splitting set S,
     /// as S's code, and T of S alone as nothing: the lookup's split found it), then the rest's code.
     private static func encode(_ tail: HostTail, splitting: ASCIISet) -> [UInt8] {
-        guard let first = tail.sets.first, first == splitting else { return DomainTable.encode(tail.sets) + (tail.thenRest ? [DomainTable.restCode] : []) }
+        guard tail.sets[0] == splitting else { return DomainTable.encode(tail.sets) + (tail.thenRest ? [DomainTable.restCode] : []) }
         if tail.sets.count == 1 && !tail.thenRest { return [] }
         return [DomainTable.splitCode] + DomainTable.encode(Array(tail.sets.dropFirst())) + (tail.thenRest ? [DomainTable.restCode] : [])
     }
@@ -127,7 +124,7 @@ struct HostContextPlanner {
             at += 1
         }
         guard at < terms.count else {
-            // (No sets: anything may follow D, unless the URL must end there.)
+            guard !sets.isEmpty else { return nil }
             return HostTail(sets: shape.filter.hasEndAnchor ? sets + [.nul] : sets, thenRest: false)
         }
         guard let rest = restTail(of: shape.filter, from: at) else { return nil }

@@ -34,7 +34,6 @@ private let spellings = [
     Spelling(name: "abp2blocklist", prefix: "^[^:]+:(//)?([^/]+\\.)?", end: "([^-_.%a-z0-9].*)?$", caseSensitive: true),
     Spelling(name: "abp2blocklist http", prefix: "^https?://([^/]+\\.)?", end: "([^-_.%a-z0-9].*)?$", caseSensitive: false),
     Spelling(name: "adguard 1.x", prefix: "^[htpsw]+:\\/\\/([a-z0-9-]+\\.)?", end: "([\\/:&\\?].*)?$", caseSensitive: false),
-    Spelling(name: "adblock-rust", prefix: "^[^:]+:(//)?([^/]+\\.)?", end: "", caseSensitive: false),
     Spelling(name: "many labels", prefix: "^(https?)?(wss?)?://([a-z0-9-]+\\.)*", end: "[/:]$", caseSensitive: false),
 ]
 
