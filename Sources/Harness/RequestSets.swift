@@ -159,7 +159,9 @@ public enum RequestSets {
         path = path.drop { $0 != "/" }
         path = path.prefix { $0 != "?" && $0 != "#" }
         let name = path.split(separator: "/").last ?? ""
-        let ext = name.contains(".") ? name.split(separator: ".").last!.lowercased() : ""
+        // A name of dots alone ("...") has no extension (found by blockbench-fuzz-requests: the
+        // split of such a name is empty, and `last!` trapped).
+        let ext = name.contains(".") ? (name.split(separator: ".", omittingEmptySubsequences: false).last ?? "").lowercased() : ""
         switch ext {
         case "js", "mjs": return (.script, "script")
         case "css": return (.styleSheet, "stylesheet")
