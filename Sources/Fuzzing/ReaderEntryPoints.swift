@@ -30,7 +30,7 @@
 
 internal import Automata
 internal import Bytecode
-public import ContentBlocker
+internal import ContentBlocker
 internal import ContentRuleList
 internal import Foundation
 internal import Harness

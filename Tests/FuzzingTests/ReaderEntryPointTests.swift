@@ -62,7 +62,7 @@ import TestSupport
     @Test func requestFilesOfEveryKindAreRejectedOrAnswered() throws {
         let json = #"[{"url":"https://ads.example.com/a.js","sourceUrl":"https://news.example.org/","type":"script"},{"url":"http://[::1]:0/","sourceUrl":"http://","type":"xhr"}]"#
         let tsv = "url\tsourceUrl\ttype\tblocked\nhttps://a.b/c.png\thttps://d.e/\timage\t1\n\t\t\t\nhttps://x/\thttps://y/\tnot-a-type\t0\n"
-        let sitelist = "https://www.example.com/\nhttps://www.example.com/a.js\nhttps://cdn.other.net/x.woff2?y\n\r\nhttps://example.com/\nfile:///etc\n%%%\n"
+        let sitelist = "https://www.example.com/\nhttps://www.example.com/a.js\nhttps://cdn.other.net/x.woff2?y\n\r\nhttps://example.com/\nfile:///etc\n%%%\nhttp://aax.amazon-adsystem.com\u{461}/dtb\nhttp://bücher.example/\n"
         for (mode, text) in [(0, json), (1, tsv), (2, sitelist), (0, "[{]"), (1, ""), (2, "\u{0}\u{FFFF}")] {
             #expect(RequestSetEntryPoint.check([UInt8(mode)] + Array(text.utf8)) == nil, "\(mode): \(text)")
         }
