@@ -31,6 +31,8 @@
 //   BlockBenchCLI      the `blockbench` subcommands
 //   blockbench         the executable
 //   blockbench-fuzz-entry  libFuzzer's entry point over Fuzzing (a replayer in normal builds)
+//   blockbench-fuzz-rulelist, -compiled, -requests  libFuzzer's entries for raw bytes into the
+//                      rule-list JSON reader, the compiled-file loader, the request-set readers
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
@@ -114,6 +116,10 @@ let package = Package(
         .executableTarget(name: "blockbench", dependencies: ["BlockBenchCLI"], swiftSettings: swiftSettings),
         // libFuzzer's entry point (docs/CLI.md: blockbench fuzz); a normal build replays input files.
         .executableTarget(name: "blockbench-fuzz-entry", dependencies: ["Fuzzing"], swiftSettings: swiftSettings),
+        // libFuzzer's entries for raw bytes into each reader (docs/FUZZING.md); replayers likewise.
+        .executableTarget(name: "blockbench-fuzz-rulelist", dependencies: ["Fuzzing"], swiftSettings: swiftSettings),
+        .executableTarget(name: "blockbench-fuzz-compiled", dependencies: ["Fuzzing"], swiftSettings: swiftSettings),
+        .executableTarget(name: "blockbench-fuzz-requests", dependencies: ["Fuzzing"], swiftSettings: swiftSettings),
         // What the test targets share (the repository's root), a library of their own.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "URLFilterSyntaxTests", dependencies: ["URLFilterSyntax", "TestSupport"], swiftSettings: swiftSettings),

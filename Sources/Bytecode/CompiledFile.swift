@@ -136,7 +136,7 @@ public struct RuleRecord: Hashable, Sendable {
 public struct CompiledFile: Hashable, Sendable {
     public static let label: [UInt8] = Array("BlkBnch".utf8) + [0x1A]
     public static let version: UInt16 = 10
-    static let headerSize = 32
+    public static let headerSize = 32
 
     public var urlPrograms: ProgramSet
     public var topURLPrograms: ProgramSet

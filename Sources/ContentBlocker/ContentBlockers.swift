@@ -7,6 +7,11 @@
 // host labels of its URL that the domain tables read. The lists' evaluators share one page table,
 // so that each knows the page by the same place. Two lists' whole url programs run in one pass
 // (`ProgramSet.WholeTogether`): each list's table reads are waited for beside the other's.
+//
+// Threads. Like an `Evaluator`, a ContentBlockers serves one thread at a time (its evaluators and
+// page table are its working memory); threads share the compiled lists, each with a
+// ContentBlockers of its own. HarnessTests/ConcurrencyTests.swift holds such threads' answers to
+// one thread's, under ThreadSanitizer in CI.
 
 public import RequestContext
 internal import Bytecode

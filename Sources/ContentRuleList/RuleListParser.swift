@@ -73,8 +73,10 @@ public enum RuleListParser {
             for index in rules.indices {
                 let start = Int(patterns.ruleStarts[index]), end = Int(patterns.ruleStarts[index + 1])
                 statuses.append(patterns.statuses[Int(patterns.numbersOfRules[start])])
-                guard (start..<end).contains(where: { !patterns.statuses[Int(patterns.numbersOfRules[$0])].isAccepted }) else { continue }
-                for var error in PatternChecker.errors(of: rules[index].trigger, in: patterns, numbers: start..<end) {
+                let domainErrors = PatternChecker.domainErrors(of: rules[index].trigger)
+                guard !domainErrors.isEmpty || (start..<end).contains(where: { !patterns.statuses[Int(patterns.numbersOfRules[$0])].isAccepted })
+                else { continue }
+                for var error in PatternChecker.errors(of: rules[index].trigger, in: patterns, numbers: start..<end) + domainErrors {
                     error.ruleIndex = rules[index].index.rawValue
                     errors.append(error)
                 }
@@ -257,6 +259,26 @@ private enum PatternChecker {
             // The first number is the url-filter's, the others its condition's patterns, in order.
             let keyPath = position == 0 ? "trigger.url-filter" : "trigger.\(trigger.condition?.key ?? "")[\(position - 1)]"
             errors.append(ContentRuleListError(.jsonInvalidRegex, keyPath: keyPath, patternError: error))
+        }
+        return errors
+    }
+}
+
+extension PatternChecker {
+    /// The errors of a trigger's domains. WebKit tests a domain with a pattern made of it
+    /// (DomainPattern.swift), and a NUL in a domain, which the JSON reader and the domain check
+    /// let through, is the end of the URL there: WebKit (2.50.6) rejects the list with
+    /// JSONInvalidRegex, MisplacedEndOfLine, on that domain's pattern. Only a domain holding a
+    /// NUL is parsed here; any other domain's pattern parses.
+    /// Tested by ContentRuleListTests (RuleListParserTests) and FuzzingTests (ReaderEntryPointTests).
+    static func domainErrors(of trigger: Trigger) -> [ContentRuleListError] {
+        guard let condition = trigger.condition, !condition.isPattern else { return [] }
+        var errors: [ContentRuleListError] = []
+        for (position, domain) in condition.values.enumerated() where domain.utf8.contains(0) {
+            guard case .failure(let error) = URLFilterParser.parse(DomainPattern.source(forDomain: domain), isCaseSensitive: false) else {
+                continue
+            }
+            errors.append(ContentRuleListError(.jsonInvalidRegex, keyPath: "trigger.\(condition.key)[\(position)]", patternError: error))
         }
         return errors
     }

@@ -48,7 +48,7 @@ public enum CorpusFiles {
             .map { $0.last == "\r" ? $0.dropLast() : $0 }
     }
 
-    static func gunzip(_ input: [UInt8], path: String, limit: Int = maximumDecompressedBytes) throws(CorpusFileError) -> [UInt8] {
+    public static func gunzip(_ input: [UInt8], path: String, limit: Int = maximumDecompressedBytes) throws(CorpusFileError) -> [UInt8] {
         var stream = z_stream()
         // 16 + MAX_WBITS: gzip wrapper only.
         guard inflateInit2_(&stream, 16 + MAX_WBITS, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {

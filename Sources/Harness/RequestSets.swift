@@ -72,11 +72,17 @@ public enum RequestSets {
     }
 
     public static func load(path: String, kind: String, name: String) throws -> RequestSet {
-        let bytes = try CorpusFiles.read(path)
+        RequestSet(name: name, requests: try read(CorpusFiles.read(path), kind: kind, path: path))
+    }
+
+    /// The requests of a request file's bytes (already decompressed) of the manifest kind `kind`;
+    /// `path` names the file in errors. Any bytes give requests or an error (the reader fuzz
+    /// target `blockbench-fuzz-requests` holds it to that).
+    public static func read(_ bytes: [UInt8], kind: String, path: String) throws -> [CorpusRequest] {
         switch kind {
-        case "requests-json": return RequestSet(name: name, requests: try json(bytes, path: path))
-        case "requests-tsv": return RequestSet(name: name, requests: try tsv(bytes, path: path))
-        case "requests-sitelist": return RequestSet(name: name, requests: sitelist(bytes))
+        case "requests-json": return try json(bytes, path: path)
+        case "requests-tsv": return try tsv(bytes, path: path)
+        case "requests-sitelist": return sitelist(bytes)
         default: throw RequestSetError.unknownKind(kind)
         }
     }
@@ -153,7 +159,9 @@ public enum RequestSets {
         path = path.drop { $0 != "/" }
         path = path.prefix { $0 != "?" && $0 != "#" }
         let name = path.split(separator: "/").last ?? ""
-        let ext = name.contains(".") ? name.split(separator: ".").last!.lowercased() : ""
+        // A name of dots alone ("...") has no extension (found by blockbench-fuzz-requests: the
+        // split of such a name is empty, and `last!` trapped).
+        let ext = name.contains(".") ? (name.split(separator: ".", omittingEmptySubsequences: false).last ?? "").lowercased() : ""
         switch ext {
         case "js", "mjs": return (.script, "script")
         case "css": return (.styleSheet, "stylesheet")

@@ -806,6 +806,29 @@ let webKitRuleListVerdicts: [(rules: String, error: String?)] = [
         #expect(error.description.hasSuffix("\"ads|track\"\n    ^"))
     }
 
+    /// Found by the rule-list fuzz target (blockbench-fuzz-rulelist): a NUL in a domain passed the
+    /// domain check, and the compiler trapped on the domain's pattern (`try!` in
+    /// RuleListCompiler.swift). WebKitGTK 2.50.6's compiler rejects both lists with
+    /// JSONInvalidRegex, MisplacedEndOfLine on the domain's pattern ("Error while parsing
+    /// [a-z][a-z+.-]*:\/\/a: The end of line assertion must be the last term in an expression."),
+    /// after every structural error, the url-filter's error first.
+    @Test func aDomainHoldingNULIsRejectedAsItsPatternIs() {
+        for (condition, domain) in [("if-domain", #"a\u0000b.com"#), ("unless-domain", #"*igno\u0000re.test"#)] {
+            let rules = #"[{"trigger":{"url-filter":".*","\#(condition)":["ok.org","\#(domain)"]},"action":{"type":"block"}}]"#
+            guard case .failure(let error) = RuleListParser.parse(rules) else { Issue.record("accepted: \(rules)"); continue }
+            #expect(error.code == .jsonInvalidRegex)
+            #expect(error.keyPath == "trigger.\(condition)[1]")
+            #expect(error.patternError?.status == .misplacedEndOfLine)
+        }
+        let both = #"[{"trigger":{"url-filter":"("},"action":{"type":"block"}},{"trigger":{"url-filter":"[","if-domain":["a\u0000"]},"action":{"type":"block"}},{"trigger":{"url-filter":"a"},"action":{"type":"x"}}]"#
+        let check = RuleListParser.check(Array(both.utf8))
+        #expect(check.errors.map(\.code) == [.jsonInvalidActionType, .jsonInvalidRegex, .jsonInvalidRegex, .jsonInvalidRegex])
+        #expect(check.errors.map(\.keyPath) == ["action.type", "trigger.url-filter", "trigger.url-filter", "trigger.if-domain[0]"])
+        // A NUL anywhere else in a domain's text is the only way its pattern fails: other control
+        // characters are literal bytes there.
+        #expect((try? RuleListParser.parse(#"[{"trigger":{"url-filter":"a","if-domain":["a\u0001b"]},"action":{"type":"block"}}]"#).get()) != nil)
+    }
+
     @Test func structuralErrorsInAnyRuleComeBeforePatternErrors() {
         let rules = #"[{"trigger":{"url-filter":"("},"action":{"type":"block"}},{"trigger":{"url-filter":"a"},"action":{"type":"x"}}]"#
         let check = RuleListParser.check(Array(rules.utf8))

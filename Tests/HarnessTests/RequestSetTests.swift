@@ -82,6 +82,15 @@ import TestSupport
         #expect(pages.count > 400 && pages.count < 600)
     }
 
+    /// Found by blockbench-fuzz-requests: a subresource whose last path name is dots alone trapped
+    /// the type-by-extension (`last!` of an empty split); it is of type other, as a name without
+    /// an extension is, and a name ending in a dot too.
+    @Test func aPathNameOfDotsAloneHasNoExtension() throws {
+        let text = "https://www.example.com/\nhttps://cdn.example.net/a/...\nhttps://cdn.example.net/b.\nhttps://cdn.example.net/c.JS\n"
+        let requests = try RequestSets.read(Array(text.utf8), kind: "requests-sitelist", path: "test")
+        #expect(requests.map(\.corpusType) == ["main_frame", "other", "other", "script"])
+    }
+
     /// A site list is page loads in one web view: a top-document load's frame URL is the document
     /// loaded before it (the page itself for the first), its subresources' frame is their page.
     @Test func aTopDocumentLoadsFrameIsThePreviousDocument() throws {

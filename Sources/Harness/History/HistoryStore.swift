@@ -12,11 +12,14 @@
 // library to build or system package to install. An embedded database (SQLite through GRDB)
 // would answer queries faster, but the pages read every record anyway.
 //
+// Two runs recording at once (two `gate` or `report` runs) lose nothing: each record gets a file
+// of its own, even when both have one id (`add`).
+//
 // The default root, Reports/history/, is ignored by git: recording leaves `git status` clean.
 // `blockbench history export` writes every record as JSON Lines, `history import` reads such a
 // file, or the old Reports/history.jsonl (each line converted: RunRecord(legacy:)).
 //
-// Tested by HarnessTests/HistoryStoreTests.swift.
+// Tested by HarnessTests/HistoryStoreTests.swift (two concurrent writers: ConcurrencyTests.swift).
 
 internal import Foundation
 
@@ -32,14 +35,49 @@ public struct HistoryStore: Sendable {
 
     public func path(of record: RunRecord) -> String { root + "/" + record.fingerprint + "/" + record.id + ".json" }
 
-    /// Writes `record` (cut to the size limit) atomically; a record with the same id is replaced.
-    /// Returns its path.
+    /// Writes `record` (cut to the size limit) atomically, never over another record: two runs
+    /// recording at once, even with the same id (one revision, one kind, the same second), keep
+    /// both, the second as `<id>-2.json` (then -3, ...). The file is written whole under a
+    /// temporary name and linked to its name, which fails when that name is taken, so no reader
+    /// sees half a record and no writer replaces another's. A record already stored, equal to
+    /// this one, is not stored twice. Returns its path.
     @discardableResult
     public func add(_ record: RunRecord) throws -> String {
-        let path = path(of: record)
-        try FileManager.default.createDirectory(atPath: root + "/" + record.fingerprint, withIntermediateDirectories: true)
-        try (record.fitted().encoded() + Data("\n".utf8)).write(to: URL(fileURLWithPath: path), options: .atomic)
-        return path
+        let fitted = try record.fitted()
+        let folder = root + "/" + record.fingerprint
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let temporary = folder + "/.\(record.id).\(UUID().uuidString).tmp"
+        try (fitted.encoded() + Data("\n".utf8)).write(to: URL(fileURLWithPath: temporary))
+        defer { unlink(temporary) }
+        for candidate in candidatePaths(of: record) {
+            if link(temporary, candidate) == 0 { return candidate }
+            guard errno == EEXIST else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: candidate, "errno": errno])
+            }
+            if stored(at: candidate) == fitted { return candidate }
+        }
+        throw CocoaError(.fileWriteFileExists, userInfo: [NSFilePathErrorKey: path(of: record)])
+    }
+
+    /// Where a record with `record`'s id is, or goes: `<id>.json`, then `<id>-2.json` and on.
+    private func candidatePaths(of record: RunRecord) -> [String] {
+        let first = path(of: record)
+        let stem = String(first.dropLast(".json".count))
+        return [first] + (2...1000).map { stem + "-\($0).json" }
+    }
+
+    private func stored(at path: String) -> RunRecord? {
+        FileManager.default.contents(atPath: path).flatMap { try? JSONDecoder().decode(RunRecord.self, from: $0) }
+    }
+
+    /// Whether a record equal to `record` (as stored: cut to the size limit) is in the store.
+    public func contains(_ record: RunRecord) -> Bool {
+        guard let fitted = try? record.fitted() else { return false }
+        for candidate in candidatePaths(of: record) {
+            guard FileManager.default.fileExists(atPath: candidate) else { return false }
+            if stored(at: candidate) == fitted { return true }
+        }
+        return false
     }
 
     /// Every record, oldest first (by date, then id); unreadable files are skipped.
@@ -84,7 +122,7 @@ public struct HistoryStore: Sendable {
         var added = 0
         var present = 0
         for record in Self.decode(lines: text) {
-            if FileManager.default.fileExists(atPath: path(of: record)) {
+            if contains(record) {
                 present += 1
             } else {
                 try add(record)
