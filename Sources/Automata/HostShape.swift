@@ -20,8 +20,9 @@
 // to the first byte of that set: one candidate per place L ends, looked up by hashing
 // (Bytecode/HostContextTable.swift), whatever L is.
 //
-// Tested by HostShapeTests (the split of every converter's spelling; equal prefixes found equal,
-// different ones different; the starts against the NFA of L on generated URLs).
+// Tested by ContentBlockerTests/HostContextTests (every converter's spelling sorted by meaning;
+// equal prefixes found equal, different ones different; tails by meaning; the tables' answers,
+// which walk these automata, against the NFA of the patterns on generated URLs).
 
 public import URLFilterSyntax
 
@@ -48,10 +49,6 @@ public struct HostShape: Sendable {
             source: String(prefixText), isCaseSensitive: filter.isCaseSensitive, hasStartAnchor: true, hasEndAnchor: false,
             terms: Array(filter.terms[..<prefixCount]))
     }
-
-    /// The terms after D as a pattern of their own, anchored where D ends (its end anchor the
-    /// filter's): what `HostTail` reads T from.
-    public var rest: URLFilter { filter.anchored(from: restStart) }
 
     /// The characters a host name's label holds, in either case.
     public static let hostNameCharacters = ASCIISet(
@@ -113,7 +110,7 @@ public struct HostShape: Sendable {
 }
 
 /// What a host pattern asks of the bytes from where D ends, read off the automaton of the terms
-/// after D (`HostShape.rest`), so that any spelling of one meaning gives one tail: a sequence of
+/// after D, so that any spelling of one meaning gives one tail: a sequence of
 /// sets, a byte each (NUL: the URL's end), then, when `thenRest`, the rest of the URL up to its
 /// end (its first NUL) must be ASCII, as `.*$` asks. Nil when the terms ask anything else (a
 /// choice of lengths, a loop that is not the whole rest).
@@ -260,20 +257,5 @@ public struct HostStarts: Hashable, Sendable {
             index += 1
         }
         return (next, order.map { !dfa.accepted(by: DFAStateID(UInt32($0))).isEmpty })
-    }
-
-    /// Calls `body` with each place of `url` where a match of L ends, in increasing order.
-    @inlinable
-    public func forEachEnd(_ url: UnsafeBufferPointer<UInt8>, _ body: (Int) -> Void) {
-        var state = 0
-        var at = 0
-        while true {
-            if ends[state] { body(at) }
-            guard at < url.count, url[at] < 128 else { return }
-            let target = next[state << 7 | Int(url[at])]
-            guard target != Self.dead else { return }
-            state = Int(target)
-            at += 1
-        }
     }
 }
