@@ -558,7 +558,34 @@ public struct DomainTable: Hashable, Sendable {
     /// the first byte of its splitting set after it (the end-of-URL NUL when the set holds NUL),
     /// where the entry's T must then match. A candidate that meets NUL or a byte from 128 on before
     /// its end is none (no D holds either).
+    ///
+    /// Candidates that end at one place (every L-end before the first splitting byte: a host's
+    /// labels) are gathered, then hashed together from their common end, each word once, as the
+    /// domain table hashes a host's candidates (`forEachCandidate`), and probed in URL order.
     static func lookUp(_ context: HostContextLookup, _ url: UnsafeBufferPointer<UInt8>, report: (UInt32) -> Void) {
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: candidateBatch) { candidates in
+            withUnsafeTemporaryAllocation(of: UInt64.self, capacity: candidateBatch) { hashes in
+                var batch = CandidateBatch(candidates: candidates.baseAddress!, hashes: hashes.baseAddress!)
+                lookUp(context, url, &batch, report: report)
+            }
+        }
+    }
+
+    /// The most candidates hashed together (more, as in a hostile host of many labels, are hashed
+    /// in several batches).
+    static let candidateBatch = 16
+
+    /// Candidates of one end waiting to be hashed: their places in URL order, then their hashes.
+    struct CandidateBatch {
+        let candidates: UnsafeMutablePointer<Int>
+        let hashes: UnsafeMutablePointer<UInt64>
+        var count = 0
+        var end = 0
+    }
+
+    private static func lookUp(
+        _ context: HostContextLookup, _ url: UnsafeBufferPointer<UInt8>, _ batch: inout CandidateBatch, report: (UInt32) -> Void
+    ) {
         // The end of the last candidate: every candidate up to it ends there (none when not usable).
         var end = -1
         var usable = false
@@ -566,17 +593,67 @@ public struct DomainTable: Hashable, Sendable {
         var at = 0
         while true {
             if context.ends[state] != 0 {
-                if end < at { (end, usable) = Self.split(url, from: at, context.splitting) }
+                if end < at {
+                    flush(&batch, context, url, report: report)
+                    (end, usable) = Self.split(url, from: at, context.splitting)
+                    batch.end = end
+                }
                 if usable && end > at {
-                    probe(at, hash(url, at, end, folding: context.folding), url, end, context.tables, folding: context.folding, report: report)
+                    if batch.count == candidateBatch { flush(&batch, context, url, report: report) }
+                    batch.candidates[batch.count] = at
+                    batch.count += 1
                 }
             }
-            guard at < url.count, url[at] < 128 else { return }
+            guard at < url.count, url[at] < 128 else { break }
             let next = context.next[state << 7 | Int(url[at])]
-            guard next != HostStarts.dead else { return }
+            guard next != HostStarts.dead else { break }
             state = Int(next)
             at += 1
         }
+        flush(&batch, context, url, report: report)
+    }
+
+    /// Hashes the batch's candidates from their common end and probes each, in URL order; empties
+    /// the batch. (The bytes before the end are ASCII: the automaton read those before the last
+    /// candidate, the split those after it; so folding eight at a time carries into no other byte.)
+    private static func flush(
+        _ batch: inout CandidateBatch, _ context: HostContextLookup, _ url: UnsafeBufferPointer<UInt8>, report: (UInt32) -> Void
+    ) {
+        guard batch.count > 0 else { return }
+        let (end, folding) = (batch.end, context.folding)
+        var wordsHash = DomainSlots.seed
+        var wordEnd = end
+        var index = batch.count - 1
+        while index >= 0 {
+            let candidate = batch.candidates[index]
+            while wordEnd - candidate >= 8 {
+                wordsHash = DomainSlots.wordStep(wordsHash, foldedWord(url, endingAt: wordEnd, folding: folding))
+                wordEnd -= 8
+            }
+            let first = wordEnd - candidate
+            let bytes = first == 0 ? 0 : foldedWord(url, endingAt: wordEnd, folding: folding) >> UInt64(64 - 8 * first)
+            batch.hashes[index] = DomainSlots.lastWordStep(wordsHash, bytes, length: end - candidate)
+            index -= 1
+        }
+        for index in 0..<batch.count {
+            probe(batch.candidates[index], batch.hashes[index], url, end, context.tables, folding: folding, report: report)
+        }
+        batch.count = 0
+    }
+
+    /// The eight bytes of `url` before `wordEnd` as a word (the first lowest; NULs before the URL's
+    /// start), letters folded to lower case when `folding` (the bytes below 128).
+    @inline(__always)
+    private static func foldedWord(_ url: UnsafeBufferPointer<UInt8>, endingAt wordEnd: Int, folding: Bool) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        var word: UInt64 = 0
+        if wordEnd >= 8 {
+            word = DomainSlots.word(UnsafeRawPointer(url.baseAddress!), at: wordEnd - 8)
+        } else {
+            for at in 0..<wordEnd { word |= UInt64(url[at]) << UInt64(8 * (8 - wordEnd + at)) }
+        }
+        guard folding else { return word }
+        return word | ((word &+ 0x3F &* ones) & ~(word &+ 0x25 &* ones) & (0x80 &* ones)) >> 2
     }
 
     /// The first place from `start` whose byte (NUL past the URL's end) is in `splitting`, and
@@ -589,23 +666,6 @@ public struct DomainTable: Hashable, Sendable {
             if byte == 0 || byte >= 128 { return (at, false) }
             at += 1
         }
-    }
-
-    /// `DomainSlots.wordHash` of `url[start ..< end]` (ASCII without NUL), with letters folded to
-    /// lower case when `folding`.
-    private static func hash(_ url: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, folding: Bool) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        var hash = DomainSlots.seed
-        var wordEnd = end
-        while wordEnd - start >= 8 {
-            let word = DomainSlots.word(UnsafeRawPointer(url.baseAddress!), at: wordEnd - 8)
-            let folded = folding ? word | ((word &+ 0x3F &* ones) & ~(word &+ 0x25 &* ones) & (0x80 &* ones)) >> 2 : word
-            hash = DomainSlots.wordStep(hash, folded)
-            wordEnd -= 8
-        }
-        var first: UInt64 = 0
-        for at in start..<wordEnd { first |= UInt64(folding ? DomainSlots.folded(url[at]) : url[at]) << UInt64(8 * (at - start)) }
-        return DomainSlots.lastWordStep(hash, first, length: end - start)
     }
 
     /// Whether `url[start ..< end]` (bytes below 128, as A's are) holds an upper-case letter:
