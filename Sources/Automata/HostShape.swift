@@ -56,9 +56,7 @@ public struct HostShape: Sendable {
             + Array(UInt8(ascii: "0")...UInt8(ascii: "9")) + [UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_")])
     /// What D may hold: host-name characters, letters lower case (a case-insensitive D matches
     /// either case; a case-sensitive one holds lower-case letters only, as a canonical host has).
-    public static let domainBytes = ASCIISet(
-        Array(UInt8(ascii: "a")...UInt8(ascii: "z")) + Array(UInt8(ascii: "0")...UInt8(ascii: "9"))
-            + [UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_")])
+    public static var domainBytes: ASCIISet { HostSplit.domainBytes }
 
     /// The bytes a D of a filter with this case sensitivity can match: T's first set must hold
     /// none of them, so that D ends at the first byte of that set.
@@ -66,46 +64,12 @@ public struct HostShape: Sendable {
 
     /// The parts of `filter`, or nil when it is not of the form: not anchored at its start, L
     /// empty, or nothing after D. D begins at the first domain character that follows a term of
-    /// L that is not one.
+    /// L that is not one (`HostSplit`).
     public init?(_ filter: URLFilter) {
-        guard filter.hasStartAnchor else { return nil }
-        let caseSensitive = filter.isCaseSensitive
-        // One pass: D begins at the first domain character after a term that is not one, and
-        // runs while the terms are domain characters.
-        var start: Int?
-        var domain: [UInt8] = []
-        var previousIsDomain = true
-        for (index, term) in filter.terms.enumerated() {
-            let byte = Self.domainCharacter(term, caseSensitive: caseSensitive)
-            if start != nil {
-                guard let byte else {
-                    self.filter = filter
-                    self.prefixCount = start!
-                    self.domain = domain
-                    return
-                }
-                domain.append(byte)
-            } else if let byte, !previousIsDomain {
-                start = index
-                domain.append(byte)
-            }
-            previousIsDomain = byte != nil
-        }
-        return nil
-    }
-
-    /// The lower-case byte of a term that is one domain character (`domainBytes`), matched as
-    /// hosts are (case-insensitive: a letter in both cases; case-sensitive: a lower-case letter
-    /// alone); nil for any other term.
-    static func domainCharacter(_ term: URLFilterTerm, caseSensitive: Bool) -> UInt8? {
-        if !caseSensitive {
-            guard let byte = term.hostCharacter, domainBytes.contains(byte) else { return nil }
-            return byte
-        }
-        guard term.quantifier == .one, case .character(let matches, let unit) = term.atom, domainBytes.contains(unit),
-            matches == ASCIISet(unit)
-        else { return nil }
-        return unit
+        guard let split = HostSplit(filter) else { return nil }
+        self.filter = filter
+        self.prefixCount = split.prefixCount
+        self.domain = split.domain
     }
 }
 

@@ -46,11 +46,11 @@ struct HostContextPlanner {
     private struct Context {
         var prefix: String
         var patterns: [(pattern: UInt32, domain: [UInt8], tail: HostTail)] = []
-        /// The patterns' filters while the context is too small for a table (then they go back
-        /// to the automata); dropped once it is large enough.
-        var filters: [URLFilter] = []
+        /// The patterns while the context is too small for a table (then they go back to the
+        /// automata); dropped once it is large enough.
+        var filters: [AcceptedPattern] = []
 
-        mutating func append(_ pattern: UInt32, _ filter: URLFilter, _ domain: [UInt8], _ tail: HostTail, minimum: Int) {
+        mutating func append(_ pattern: UInt32, _ filter: AcceptedPattern, _ domain: [UInt8], _ tail: HostTail, minimum: Int) {
             patterns.append((pattern, domain, tail))
             if patterns.count < minimum {
                 filters.append(filter)
@@ -72,17 +72,45 @@ struct HostContextPlanner {
 
     /// Takes `filter` (pattern `id`) when it is a host pattern.
     mutating func take(_ id: UInt32, _ filter: URLFilter) -> Taken {
-        guard let shape = HostShape(filter), let tail = tail(of: shape),
-            tail.sets[0].isDisjoint(with: HostShape.matchedByDomains(caseSensitive: filter.isCaseSensitive)),
-            let starts = starts(of: shape)
+        guard let shape = HostShape(filter) else { return .none }
+        let parts = Parts(
+            domain: shape.domain, prefixText: shape.prefixText, prefixModel: filter, prefixCount: shape.prefixCount, restModel: filter,
+            restStart: shape.restStart, isCaseSensitive: filter.isCaseSensitive)
+        return take(id, parts, .filter(filter))
+    }
+
+    /// Takes a host pattern read as a learned prefix, D and a learned rest (pattern `id`), as
+    /// `take(_:_:)` takes its parse: its L and R are the models', the same text.
+    mutating func take(_ id: UInt32, _ shaped: ShapedHostPattern) -> Taken {
+        let parts = Parts(
+            domain: shaped.domain, prefixText: shaped.prefixText, prefixModel: shaped.prefixModel, prefixCount: shaped.prefixCount,
+            restModel: shaped.restModel, restStart: shaped.restStart, isCaseSensitive: shaped.isCaseSensitive)
+        return take(id, parts, .shaped(shaped))
+    }
+
+    /// A host pattern's parts: D, and its L and R as the terms of patterns with the same text.
+    private struct Parts {
+        let domain: [UInt8]
+        let prefixText: Substring
+        let prefixModel: URLFilter
+        let prefixCount: Int
+        let restModel: URLFilter
+        let restStart: Int
+        let isCaseSensitive: Bool
+    }
+
+    private mutating func take(_ id: UInt32, _ parts: Parts, _ pattern: AcceptedPattern) -> Taken {
+        guard let tail = tail(of: parts.restModel, from: parts.restStart),
+            tail.sets[0].isDisjoint(with: HostShape.matchedByDomains(caseSensitive: parts.isCaseSensitive)),
+            let starts = starts(of: parts)
         else { return .none }
-        if distinctStarts[starts] == Self.canonical, !filter.isCaseSensitive, !tail.thenRest,
+        if distinctStarts[starts] == Self.canonical, !parts.isCaseSensitive, !tail.thenRest,
             tail.sets[0].union(HostPattern.terminator) == HostPattern.terminator
         {
-            return .domainTable(domain: shape.domain, tail: tail.sets == [HostPattern.terminator] ? [] : DomainTable.encode(tail.sets))
+            return .domainTable(domain: parts.domain, tail: tail.sets == [HostPattern.terminator] ? [] : DomainTable.encode(tail.sets))
         }
-        let key = ContextKey(starts: starts, isCaseSensitive: filter.isCaseSensitive)
-        contexts[key, default: Context(prefix: String(shape.prefixText))].append(id, filter, shape.domain, tail, minimum: minimumPatterns)
+        let key = ContextKey(starts: starts, isCaseSensitive: parts.isCaseSensitive)
+        contexts[key, default: Context(prefix: String(parts.prefixText))].append(id, pattern, parts.domain, tail, minimum: minimumPatterns)
         return .context
     }
 
@@ -92,7 +120,7 @@ struct HostContextPlanner {
         var automata: [(id: PatternID, filter: URLFilter)] = []
         for (key, context) in contexts.sorted(by: { $0.value.patterns[0].pattern < $1.value.patterns[0].pattern }) {
             guard context.patterns.count >= minimumPatterns else {
-                automata += zip(context.patterns, context.filters).map { (PatternID($0.pattern), $1) }
+                automata += zip(context.patterns, context.filters).map { (PatternID($0.pattern), $1.filter) }
                 continue
             }
             let splitting = context.patterns.reduce(ASCIISet.empty) { $0.union($1.tail.sets[0]) }
@@ -112,22 +140,23 @@ struct HostContextPlanner {
         return [DomainTable.splitCode] + DomainTable.encode(Array(tail.sets.dropFirst())) + (tail.thenRest ? [DomainTable.restCode] : [])
     }
 
-    /// T of the terms after D: the sets of those that are single sets, then what the rest of them
-    /// asks, read off its automaton once per text (a path's sets are the pattern's own; what
-    /// follows them, such as `([^-_.%a-z0-9].*)?$`, is a converter's, shared by many patterns).
-    private mutating func tail(of shape: HostShape) -> HostTail? {
-        let terms = shape.filter.terms
+    /// T of `filter`'s terms from `restStart` (those after D): the sets of those that are single
+    /// sets, then what the rest of them asks, read off its automaton once per text (a path's sets
+    /// are the pattern's own; what follows them, such as `([^-_.%a-z0-9].*)?$`, is a converter's,
+    /// shared by many patterns).
+    private mutating func tail(of filter: URLFilter, from restStart: Int) -> HostTail? {
+        let terms = filter.terms
         var sets: [ASCIISet] = []
-        var at = shape.restStart
+        var at = restStart
         while at < terms.count, terms[at].quantifier == .one, let set = terms[at].characterSet, !set.isEmpty {
             sets.append(set)
             at += 1
         }
         guard at < terms.count else {
             guard !sets.isEmpty else { return nil }
-            return HostTail(sets: shape.filter.hasEndAnchor ? sets + [.nul] : sets, thenRest: false)
+            return HostTail(sets: filter.hasEndAnchor ? sets + [.nul] : sets, thenRest: false)
         }
-        guard let rest = restTail(of: shape.filter, from: at) else { return nil }
+        guard let rest = restTail(of: filter, from: at) else { return nil }
         return HostTail(sets: sets + rest.sets, thenRest: rest.thenRest)
     }
 
@@ -145,11 +174,14 @@ struct HostContextPlanner {
     }
 
     /// The place of L's automaton in `distinctStarts`, made once per text.
-    private mutating func starts(of shape: HostShape) -> Int? {
-        let (text, caseSensitive) = (shape.prefixText, shape.filter.isCaseSensitive)
+    private mutating func starts(of parts: Parts) -> Int? {
+        let (text, caseSensitive) = (parts.prefixText, parts.isCaseSensitive)
         if let known = startsOfText[caseSensitive]?[text] { return known }
         var place: Int?
-        if let starts = HostStarts(shape.prefix) {
+        let prefix = URLFilter(
+            source: String(text), isCaseSensitive: caseSensitive, hasStartAnchor: true, hasEndAnchor: false,
+            terms: Array(parts.prefixModel.terms[..<parts.prefixCount]))
+        if let starts = HostStarts(prefix) {
             place = distinctStarts.firstIndex(of: starts) ?? distinctStarts.count
             if place == distinctStarts.count { distinctStarts.append(starts) }
         }

@@ -502,6 +502,14 @@ struct PartitionedPrograms: Sendable {
                 domains.append((UInt32(id), host.domain, DomainTable.encode(host.tail)))
             case .domain(let domain):
                 domainConditions.append((UInt32(id), domain.domain, domain.subdomains))
+            case .shaped(let shaped):
+                // (`DomainTable.split` would not take it: its L is not AdGuard's, or its R's first
+                // term is not a set within `/` and `:`.)
+                switch hosts.take(UInt32(id), shaped) {
+                case .domainTable(let domain, let tail): domains.append((UInt32(id), domain, tail))
+                case .context: break
+                case .none: automata.append((PatternID(id), AcceptedPattern.shaped(shaped).filter))
+                }
             case .filter(let filter):
                 if let (domain, tail) = DomainTable.split(filter) {
                     domains.append((UInt32(id), domain, tail))

@@ -172,6 +172,9 @@ extension URLFilterTerm {
 public enum AcceptedPattern: Hashable, Sendable {
     case host(HostPattern)
     case domain(DomainPattern)
+    /// A host pattern in another converter's words (ShapedHostPattern.swift); boxed, so that the
+    /// others (a compiler holds one per pattern) stay as small as they were.
+    indirect case shaped(ShapedHostPattern)
     case filter(URLFilter)
 
     /// The pattern as written in the rule.
@@ -179,6 +182,7 @@ public enum AcceptedPattern: Hashable, Sendable {
         switch self {
         case .host(let host): host.source
         case .domain(let domain): domain.source
+        case .shaped(let shaped): shaped.source
         case .filter(let filter): filter.source
         }
     }
@@ -186,7 +190,7 @@ public enum AcceptedPattern: Hashable, Sendable {
     /// The status WebKit gives it (a host or domain pattern's is Ok).
     public var status: URLFilterParseStatus {
         switch self {
-        case .host, .domain: .ok
+        case .host, .domain, .shaped: .ok
         case .filter(let filter): filter.status
         }
     }
@@ -198,6 +202,7 @@ public enum AcceptedPattern: Hashable, Sendable {
         switch self {
         case .host(let host): try! URLFilterParser.parse(host.source, isCaseSensitive: host.isCaseSensitive).get()
         case .domain(let domain): try! URLFilterParser.parse(domain.source, isCaseSensitive: false).get()
+        case .shaped(let shaped): try! URLFilterParser.parse(shaped.source, isCaseSensitive: shaped.isCaseSensitive).get()
         case .filter(let filter): filter
         }
     }

@@ -103,21 +103,38 @@ public enum URLFilterParser {
         return parse(pattern, isCaseSensitive: isCaseSensitive).map(AcceptedPattern.filter)
     }
 
-    /// Reads many patterns (`read(_:isCaseSensitive:)`), in chunks on every core; the results in
-    /// the patterns' order.
+    /// `read(_:isCaseSensitive:)`, with what `learner` learned of the patterns read before: a host
+    /// pattern whose prefix and rest it met is read as their parts (ShapedHostPattern.swift); a
+    /// pattern parsed whole teaches it.
+    static func read(_ pattern: String, isCaseSensitive: Bool, learner: inout HostShapeLearner) -> Result<AcceptedPattern, URLFilterParseError> {
+        if let host = HostPattern(source: pattern, isCaseSensitive: isCaseSensitive) { return .success(.host(host)) }
+        if let domain = DomainPattern(source: pattern, isCaseSensitive: isCaseSensitive) { return .success(.domain(domain)) }
+        if let shaped = learner.read(pattern, isCaseSensitive: isCaseSensitive) { return .success(.shaped(shaped)) }
+        let parsed = parse(pattern, isCaseSensitive: isCaseSensitive)
+        if case .success(let filter) = parsed { learner.learn(filter) }
+        return parsed.map(AcceptedPattern.filter)
+    }
+
+    /// Reads many patterns (`read(_:isCaseSensitive:)`, learning host patterns' prefixes and rests
+    /// as it goes), in chunks on every core; the results in the patterns' order.
     public static func read(_ patterns: [(source: String, isCaseSensitive: Bool)]) -> [Result<AcceptedPattern, URLFilterParseError>] {
         let chunk = 1_024
         let count = patterns.count
         let chunkCount = (count + chunk - 1) / chunk
-        guard chunkCount > 1 else { return patterns.map { read($0.source, isCaseSensitive: $0.isCaseSensitive) } }
+        guard chunkCount > 1 else {
+            var learner = HostShapeLearner()
+            return patterns.map { read($0.source, isCaseSensitive: $0.isCaseSensitive, learner: &learner) }
+        }
         // Each worker initializes only its own chunk of the result, in place: results gathered
         // from per-chunk arrays would be copied once more, a retain and a release per pattern, on
         // one core.
         return [Result<AcceptedPattern, URLFilterParseError>](unsafeUninitializedCapacity: count) { buffer, initialized in
             nonisolated(unsafe) let results = buffer
             Parallel.forEach(iterations: chunkCount) { index in
+                var learner = HostShapeLearner()
                 for position in index * chunk..<min(index * chunk + chunk, count) {
-                    (results.baseAddress! + position).initialize(to: read(patterns[position].source, isCaseSensitive: patterns[position].isCaseSensitive))
+                    (results.baseAddress! + position).initialize(
+                        to: read(patterns[position].source, isCaseSensitive: patterns[position].isCaseSensitive, learner: &learner))
                 }
             }
             initialized = count
