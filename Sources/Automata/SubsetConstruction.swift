@@ -5,6 +5,8 @@
 // with character transitions, and accept states), so that sets differing in epsilon-only states
 // are one DFA state. The construction stops with a typed error when the DFA would outgrow the
 // limits.
+// Tested by AutomataTests/StagePropertyTests.swift (against the NFA and PCRE2), AutomataTests.swift
+// (the typed limit errors) and TrieDeterminizationTests.swift.
 
 internal import URLFilterSyntax
 

@@ -16,7 +16,8 @@
 // Decoded values (idents with escapes resolved, string contents, units) are stored once in a shared
 // scalar buffer.
 //
-// Tested by Tests/CSSSelectorSyntaxTests/CSSTokenizerTests.swift.
+// Tested by CSSSelectorSyntaxTests (CSSSelectorValidatorTests.swift, and WebKitVerdictTests.swift:
+// WebKit's verdicts on real selectors).
 
 /// Kinds of tokens of CSS Syntax Level 3 (plus WebKit's matcher and column tokens).
 enum CSSTokenKind: UInt8, Sendable {

@@ -10,6 +10,8 @@
 // that requires one is not asked of PCRE2 when the page or frame URL lacks it. Which rules to look at is found through the first
 // three bytes of each literal; `usesPrefilter = false` tries every rule, and a test shows the
 // two give the same answers on the corpora.
+// Tested by PCRE2OracleTests (WebKit's request vectors; ReferenceRuleListTests: patterns compiled
+// once, the prefilter changes no answer) and HarnessTests/ConformanceTests.swift.
 
 public import ContentRuleList
 public import RequestContext
