@@ -132,7 +132,9 @@ let package = Package(
             dependencies: ["ContentRuleList", "URLFilterSyntax", "TestSupport"],
             resources: [],
             swiftSettings: swiftSettings),
-        .testTarget(name: "AutomataTests", dependencies: ["Automata", "URLFilterSyntax", "TestSupport"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "AutomataTests", dependencies: ["Automata", "URLFilterSyntax", "TestSupport", "Fuzzing", "PCRE2Oracle"],
+            swiftSettings: swiftSettings),
         .testTarget(
             name: "BytecodeTests", dependencies: ["Bytecode", "Automata", "URLFilterSyntax", "ContentRuleList", "TestSupport"],
             swiftSettings: swiftSettings),

@@ -6,6 +6,8 @@
 // put in the order of their text) and each half is built again. A
 // single pattern that outgrows the limits alone is reported, with the numbers, and left out.
 // Before that, patterns sharing a looping prefix are set apart in stages (StagePlanner.swift).
+// Tested by AutomataTests/AutomataTests.swift (splits, failures) and BytecodeTests (staged and
+// gated programs answer like the whole patterns' NFA).
 
 public import URLFilterSyntax
 internal import Parallelism
@@ -123,21 +125,10 @@ public enum DFAPartitioner {
         // every stage's suffixes in shared rounds on every core: a set built alone (EasyList's
         // whole patterns: mostly one group) would leave a core idle.
         var result = Partitioned<Product>()
-        // The gates are patterns built whole, numbered after the set's: unanchored and without
-        // loops, they join the Aho-Corasick automaton of the list's other such patterns, so the
-        // pass over the URL that answers those reports the gates too.
         let gateBase = plan.gateBase
-        // (A domain gate is the caller's domain table's to answer; gates apart make whole
-        // programs of their own.)
-        var gatesApart: [(id: PatternID, filter: URLFilter)] = []
-        for index in groups.indices where groups[index].domain == nil {
-            let gate = (id: PatternID(UInt32(gateBase + index)), filter: groups[index].gate)
-            if groups[index].gateApart { gatesApart.append(gate) } else { whole.append(gate) }
-        }
-        // A gate too big for the limits alone (tiny limits only) is reported as its first pattern.
-        let gateOwners = groups.map { $0.patterns[0].id }
-        let gateDomains = groups.map(\.domain)
-        let gateStarts = groups.map(\.runsFrom)
+        let gatesApart = addGates(of: groups, numberedFrom: gateBase, to: &whole)
+        let gates = GateFacts(
+            base: gateBase, owners: groups.map { $0.patterns[0].id }, domains: groups.map(\.domain), starts: groups.map(\.runsFrom))
         // Per set: the product of its stage's prefix, nil for patterns built whole.
         var prefixes: [Product?] = [nil]
         var patternSets = [whole]
@@ -147,24 +138,16 @@ public enum DFAPartitioner {
             stages[index].suffixes = []
             let suffixes = stage.suffixes
             stage.suffixes = []  // (`suffixes` their only holder: sorted in place, not copied)
-            let nfa = phaseTimer.measure(.nfa) { NFA(prefix: stage.prefix, reportingAs: PatternID(0)) }
-            let prefix: DFA
-            do {
-                prefix = try phaseTimer.measure(.dfa) { () throws(AutomataError) -> DFA in
-                    try SubsetConstruction.determinize(nfa, limits: limits)
-                }
-            } catch {
+            if let prefix = buildPrefix(
+                stage.prefix, limits: limits, minimizing: minimizing, phaseTimer: &phaseTimer, product: product, sizes: &result)
+            {
+                prefixes.append(prefix)
+                patternSets.append(Self.inTextOrder(consume suffixes))
+            } else {
                 // A prefix too big alone (not seen in practice): its patterns are built whole.
                 prefixes.append(nil)
                 patternSets.append(suffixes.map { (id: $0.id, filter: stage.whole($0.filter)) })
-                continue
             }
-            let minimalPrefix = minimizing ? phaseTimer.measure(.minimize) { Minimizer.minimize(prefix) } : prefix
-            result.nfaStates += nfa.stateCount
-            result.statesBeforeMinimization += prefix.stateCount
-            result.states += minimalPrefix.stateCount
-            prefixes.append(phaseTimer.measure(.emit) { product(minimalPrefix) })
-            patternSets.append(Self.inTextOrder(consume suffixes))
         }
         if !gatesApart.isEmpty {
             prefixes.append(nil)
@@ -177,8 +160,67 @@ public enum DFAPartitioner {
         }
         groups = []
         let built = partition(consume patternSets, limits: limits, minimizing: minimizing, phaseTimer: &phaseTimer, product: product)
+        gather(built, stageSets: stageSets, prefixes: prefixes, gates: gates, into: &result)
+        return result
+    }
+
+    /// The gates are patterns built whole, numbered after the set's (from `gateBase`):
+    /// unanchored and without loops, they join the Aho-Corasick automaton of the list's other
+    /// such patterns (added to `whole`), so the pass over the URL that answers those reports the
+    /// gates too. Returns the gates to be built apart, which make whole programs of their own. (A
+    /// domain gate is the caller's domain table's to answer.)
+    private static func addGates(
+        of groups: [GatedGroup], numberedFrom gateBase: Int, to whole: inout [(id: PatternID, filter: URLFilter)]
+    ) -> [(id: PatternID, filter: URLFilter)] {
+        var gatesApart: [(id: PatternID, filter: URLFilter)] = []
+        for index in groups.indices where groups[index].domain == nil {
+            let gate = (id: PatternID(UInt32(gateBase + index)), filter: groups[index].gate)
+            if groups[index].gateApart { gatesApart.append(gate) } else { whole.append(gate) }
+        }
+        return gatesApart
+    }
+
+    /// What the result says of the gated groups, read before their patterns are let go.
+    private struct GateFacts {
+        var base: Int
+        /// Per group: its first pattern, as which a gate too big for the limits alone (tiny
+        /// limits only) is reported.
+        var owners: [PatternID]
+        var domains: [[UInt8]?]
+        var starts: [GateRunStart]
+    }
+
+    /// The minimal DFA of a stage's prefix, made `product` of, its sizes added to `sizes`; nil
+    /// when the prefix alone outgrows the limits.
+    private static func buildPrefix<Product: Sendable>(
+        _ prefix: URLFilter, limits: AutomataLimits, minimizing: Bool, phaseTimer: inout PhaseTimer,
+        product: (DFA) -> Product, sizes: inout Partitioned<Product>
+    ) -> Product? {
+        let nfa = phaseTimer.measure(.nfa) { NFA(prefix: prefix, reportingAs: PatternID(0)) }
+        let dfa: DFA
+        do {
+            dfa = try phaseTimer.measure(.dfa) { () throws(AutomataError) -> DFA in
+                try SubsetConstruction.determinize(nfa, limits: limits)
+            }
+        } catch {
+            return nil
+        }
+        let minimal = minimizing ? phaseTimer.measure(.minimize) { Minimizer.minimize(dfa) } : dfa
+        sizes.nfaStates += nfa.stateCount
+        sizes.statesBeforeMinimization += dfa.stateCount
+        sizes.states += minimal.stateCount
+        return phaseTimer.measure(.emit) { product(minimal) }
+    }
+
+    /// The partitioned sets into the result: the first `stageSets` are the whole patterns' and
+    /// the stages' (a prefix's product says which), the rest the gated groups'; every set's
+    /// failures (a gate's under its group's first pattern) and sizes.
+    private static func gather<Product: Sendable>(
+        _ built: [Partitioned<Product>], stageSets: Int, prefixes: [Product?], gates: GateFacts, into result: inout Partitioned<Product>
+    ) {
         if stageSets < built.count {
-            result.gated = Partitioned<Product>.Gated(gateBase: gateBase, groups: built[stageSets...].map(\.dfas), domains: gateDomains, starts: gateStarts)
+            result.gated = Partitioned<Product>.Gated(
+                gateBase: gates.base, groups: built[stageSets...].map(\.dfas), domains: gates.domains, starts: gates.starts)
         }
         for (index, part) in built.enumerated() {
             // (The sets after `stageSets` are the gated groups': their DFAs are in `result.gated`.)
@@ -190,14 +232,13 @@ public enum DFAPartitioner {
                 }
             }
             result.failures += part.failures.map { failure in
-                failure.renaming { Int($0.rawValue) >= gateBase ? gateOwners[Int($0.rawValue) - gateBase] : $0 }
+                failure.renaming { Int($0.rawValue) >= gates.base ? gates.owners[Int($0.rawValue) - gates.base] : $0 }
             }
             result.statesBeforeMinimization += part.statesBeforeMinimization
             result.nfaStates += part.nfaStates
             result.states += part.states
             result.transitions += part.transitions
         }
-        return result
     }
 
     /// A stage's suffixes in the order of their text, letters folded (ties in the order given).
@@ -272,11 +313,68 @@ public enum DFAPartitioner {
         phaseTimer: inout PhaseTimer, product: @escaping @Sendable (DFA) -> Product
     ) -> [Partitioned<Product>] {
         var results = [Partitioned<Product>](repeating: Partitioned<Product>(), count: sets.count)
-        // Anchored and unanchored patterns never share a DFA: the unanchored ones run at every
-        // position of the URL, and their states would multiply with the anchored ones'.
-        // Among the unanchored, patterns with more loops than the most common count (`.*` inside,
-        // say) go apart too: each such loop stays alive to the end of the URL and multiplies the
-        // states of whatever runs beside it (below: not among the anchored).
+        var (round, setOfOrigin) = firstGroups(of: consume sets)
+        // Groups are built in rounds, each round's groups in parallel (they share nothing); a
+        // group that turns out too big comes back in the next round as two halves. The DFAs are
+        // then put in a fixed order (group, then position in it), whatever the timing.
+        var built: [BuiltGroup<Product>] = []
+        // The transitions built so far, in every round: once past the limit, the groups not yet
+        // started are not built (which ones depends on timing; that the limit is passed does not).
+        let transitions = Atomic<Int>(0)
+        var overLimit = false
+        while !round.isEmpty && !overLimit {
+            var groups = splitBySize(taking: &round, limits: limits)
+            // The costliest first (estimated as the states times the loops, which multiply the
+            // subset construction's work), so that the small groups fill the cores' last gaps: in
+            // the order the groups are split, a list's loopy patterns can come last and be built
+            // alone on one core while the other idles; by cost they come after the biggest suffix
+            // tries and before the small groups, and the round ends sooner. The results are put
+            // back in order below.
+            groups.sort { $0.cost > $1.cost || $0.cost == $1.cost && ($0.group.origin, $0.group.start) < ($1.group.origin, $1.group.start) }
+            let places = groups.map { (origin: $0.group.origin, start: $0.group.start) }
+            let items = groups.map(\.group)
+            groups = []  // (`items` the groups' only holder: each is let go once built)
+            let outcomes = Parallel.map(handingOver: consume items) { _, group in
+                var timer = PhaseTimer()
+                guard transitions.load(ordering: .relaxed) <= limits.maximumTotalTransitions else {
+                    return (GroupOutcome<Product>.skipped, timer)
+                }
+                let outcome = Self.build(group, limits: limits, minimizing: minimizing, phaseTimer: &timer, product: product)
+                if case .built(_, let sizes) = outcome { transitions.add(sizes.transitions, ordering: .relaxed) }
+                return (outcome, timer)
+            }
+            for (place, (outcome, timer)) in zip(places, outcomes) {
+                phaseTimer.add(timer)
+                switch outcome {
+                case .built(let made, let sizes):
+                    built.append(BuiltGroup(origin: place.origin, start: place.start, product: made, sizes: sizes))
+                case .split(let group):
+                    round += group.halves()
+                case .failed(let error):
+                    results[setOfOrigin[place.origin]].failures.append(error)
+                case .skipped:
+                    break
+                }
+            }
+            let total = transitions.load(ordering: .relaxed)
+            if total > limits.maximumTotalTransitions {
+                overLimit = true
+                results[0].failures.append(.tooManyTransitionsInAll(limit: limits.maximumTotalTransitions, reached: total))
+            }
+        }
+        gather(built, setOfOrigin: setOfOrigin, into: &results)
+        return results
+    }
+
+    /// The first round's groups, each set's patterns moved into them, and each group's set (by
+    /// the group's `origin`).
+    ///
+    /// Anchored and unanchored patterns never share a DFA: the unanchored ones run at every
+    /// position of the URL, and their states would multiply with the anchored ones'. Among the
+    /// unanchored, patterns with more loops than the most common count (`.*` inside, say) go
+    /// apart too: each such loop stays alive to the end of the URL and multiplies the states of
+    /// whatever runs beside it (below: not among the anchored).
+    private static func firstGroups(of sets: consuming [[(id: PatternID, filter: URLFilter)]]) -> (round: [Group], setOfOrigin: [Int]) {
         var setOfOrigin: [Int] = []
         var round: [Group] = []
         var sets = sets
@@ -306,85 +404,60 @@ public enum DFAPartitioner {
                 }
             }
         }
-        // Groups are built in rounds, each round's groups in parallel (they share nothing); a
-        // group that turns out too big comes back in the next round as two halves. The DFAs are
-        // then put in a fixed order (group, then position in it), whatever the timing.
-        var built: [(origin: Int, start: Int, product: Product, sizes: GroupSizes)] = []
-        // The transitions built so far, in every round: once past the limit, the groups not yet
-        // started are not built (which ones depends on timing; that the limit is passed does not).
-        let transitions = Atomic<Int>(0)
-        var overLimit = false
-        while !round.isEmpty && !overLimit {
-            // Surely too big for one DFA: split in halves, and halves of halves, before spending a
-            // construction on it. (The estimate is the NFA's states before prefixes are shared: an
-            // upper bound, and cheap; read once per pattern, the halves found on its sums.)
-            var groups: [(group: Group, cost: Int)] = []
-            while var group = round.popLast() {
-                var patterns = group.patterns
-                group.patterns = []  // (`patterns` the only holder: each pattern moved out below)
-                var states = [0]
-                var cost = [0]
-                states.reserveCapacity(patterns.count + 1)
-                cost.reserveCapacity(patterns.count + 1)
-                for pattern in patterns {
-                    let estimate = pattern.filter.terms.stateEstimate
-                    states.append(states.last! + estimate)
-                    cost.append(cost.last! + estimate * (1 + loopCount(pattern.filter.terms)))
-                }
-                var ranges: [Range<Int>] = []
-                func split(_ range: Range<Int>) {
-                    if range.count > 1 && states[range.upperBound] - states[range.lowerBound] > 2 * limits.preferredNFAStatesPerDFA {
-                        let middle = range.lowerBound + range.count / 2
-                        split(range.lowerBound..<middle)
-                        split(middle..<range.upperBound)
-                    } else {
-                        ranges.append(range)
-                    }
-                }
-                split(patterns.indices)
-                for range in ranges {
-                    let part = Group(origin: group.origin, start: group.start + range.lowerBound, patterns: taking(range, from: &patterns))
-                    groups.append((part, cost[range.upperBound] - cost[range.lowerBound]))
+        return (round, setOfOrigin)
+    }
+
+    /// The groups of `round` (taken), each surely too big for one DFA split in halves, and
+    /// halves of halves, before a construction is spent on it, with each part's estimated cost.
+    /// (The estimate is the NFA's states before prefixes are shared: an upper bound, and cheap;
+    /// read once per pattern, the halves found on its sums.)
+    private static func splitBySize(taking round: inout [Group], limits: AutomataLimits) -> [(group: Group, cost: Int)] {
+        var groups: [(group: Group, cost: Int)] = []
+        while var group = round.popLast() {
+            var patterns = group.patterns
+            group.patterns = []  // (`patterns` the only holder: each pattern moved out below)
+            var states = [0]
+            var cost = [0]
+            states.reserveCapacity(patterns.count + 1)
+            cost.reserveCapacity(patterns.count + 1)
+            for pattern in patterns {
+                let estimate = pattern.filter.terms.stateEstimate
+                states.append(states.last! + estimate)
+                cost.append(cost.last! + estimate * (1 + loopCount(pattern.filter.terms)))
+            }
+            var ranges: [Range<Int>] = []
+            func split(_ range: Range<Int>) {
+                if range.count > 1 && states[range.upperBound] - states[range.lowerBound] > 2 * limits.preferredNFAStatesPerDFA {
+                    let middle = range.lowerBound + range.count / 2
+                    split(range.lowerBound..<middle)
+                    split(middle..<range.upperBound)
+                } else {
+                    ranges.append(range)
                 }
             }
-            // The costliest first (estimated as the states times the loops, which multiply the
-            // subset construction's work), so that the small groups fill the cores' last gaps: in
-            // the order the groups are split, a list's loopy patterns can come last and be built
-            // alone on one core while the other idles; by cost they come after the biggest suffix
-            // tries and before the small groups, and the round ends sooner. The results are put
-            // back in order below.
-            groups.sort { $0.cost > $1.cost || $0.cost == $1.cost && ($0.group.origin, $0.group.start) < ($1.group.origin, $1.group.start) }
-            let places = groups.map { (origin: $0.group.origin, start: $0.group.start) }
-            let items = groups.map(\.group)
-            groups = []  // (`items` the groups' only holder: each is let go once built)
-            let outcomes = Parallel.map(handingOver: consume items) { _, group in
-                var timer = PhaseTimer()
-                guard transitions.load(ordering: .relaxed) <= limits.maximumTotalTransitions else {
-                    return (GroupOutcome<Product>.skipped, timer)
-                }
-                let outcome = Self.build(group, limits: limits, minimizing: minimizing, phaseTimer: &timer, product: product)
-                if case .built(_, let sizes) = outcome { transitions.add(sizes.transitions, ordering: .relaxed) }
-                return (outcome, timer)
-            }
-            for (place, (outcome, timer)) in zip(places, outcomes) {
-                phaseTimer.add(timer)
-                switch outcome {
-                case .built(let made, let sizes):
-                    built.append((place.origin, place.start, made, sizes))
-                case .split(let group):
-                    round += group.halves()
-                case .failed(let error):
-                    results[setOfOrigin[place.origin]].failures.append(error)
-                case .skipped:
-                    break
-                }
-            }
-            let total = transitions.load(ordering: .relaxed)
-            if total > limits.maximumTotalTransitions {
-                overLimit = true
-                results[0].failures.append(.tooManyTransitionsInAll(limit: limits.maximumTotalTransitions, reached: total))
+            split(patterns.indices)
+            for range in ranges {
+                let part = Group(origin: group.origin, start: group.start + range.lowerBound, patterns: taking(range, from: &patterns))
+                groups.append((part, cost[range.upperBound] - cost[range.lowerBound]))
             }
         }
+        return groups
+    }
+
+    /// A group's product, where the group came from (to put the products in order) and its sizes.
+    struct BuiltGroup<Product: Sendable> {
+        var origin: Int
+        var start: Int
+        var product: Product
+        var sizes: GroupSizes
+    }
+
+    /// The products into their sets' results, in a fixed order (group, then position in it), and
+    /// each set's failures in the order of their first pattern.
+    private static func gather<Product: Sendable>(
+        _ built: consuming [BuiltGroup<Product>], setOfOrigin: [Int], into results: inout [Partitioned<Product>]
+    ) {
+        var built = built
         built.sort { ($0.origin, $0.start) < ($1.origin, $1.start) }
         for index in results.indices {
             results[index].failures.sort { $0.patterns.first ?? PatternID(0) < $1.patterns.first ?? PatternID(0) }
@@ -397,7 +470,6 @@ public enum DFAPartitioner {
             results[set].states += item.sizes.minimal
             results[set].transitions += item.sizes.transitions
         }
-        return results
     }
 
     struct GroupSizes: Sendable {

@@ -13,6 +13,8 @@
 // first byte only) and one for the others, which loops on every byte so that they can start
 // anywhere. A list's many `^[^:]+://+([^:/]+\.)?` patterns thus begin with one shared
 // sub-automaton, and the subset construction's state sets stay small.
+// Tested by AutomataTests/StagePropertyTests.swift (the simulated NFA against PCRE2) and
+// AutomataTests/AutomataTests.swift (golden dumps, deep nesting).
 
 public import URLFilterSyntax
 

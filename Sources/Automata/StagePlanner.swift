@@ -21,6 +21,8 @@
 // by the terms after it that all those patterns share too (`:\/\/` after `[a-z+.-]*`, so that the
 // prefix ends at few places). Patterns that share no such prefix, or whose rest would match
 // nothing, are built whole.
+// Tested by BytecodeTests/BytecodeTests.swift (staged programs answer like the whole patterns),
+// DomainTableTests.swift and GatedGroupTests.swift.
 
 public import URLFilterSyntax
 
@@ -67,146 +69,95 @@ public enum StagePlanner {
     ) -> (whole: [(id: PatternID, filter: URLFilter)], stages: [PlannedStage], gated: [GatedGroup]) {
         var patterns = consume given
         guard minimumPatternsPerStage >= 2 else { return (patterns, [], []) }
-        // The prefix tree of the patterns' first terms: node ids, how many patterns pass each.
-        // (Terms are read through borrowed buffers and the paths kept end to end: copying each
-        // pattern and slicing its terms would retain and release them, a quarter of this step.)
-        var nodes = ShapeEdges()
-        var passing: [Int32] = [0, 0]  // 0: the anchored root, 1: the unanchored root
-        var pathNodes: [Int32] = []
-        var pathStart: [Int] = [0]
-        pathStart.reserveCapacity(patterns.count + 1)
-        for index in patterns.indices {
-            let hasStartAnchor = patterns[index].filter.hasStartAnchor
-            patterns[index].filter.terms.withUnsafeBufferPointer { terms in
-                // Only a prefix that can end before the end-of-URL marker, within the searched terms,
-                // and ends with a loop is worth a stage; walk a few terms past the last loop to see
-                // what the patterns sharing it share after it.
-                var searched = 0
-                var lastLoop = -1
-                while searched < min(terms.count, Self.searchedTerms) && !terms[searched].containsEndOfURLMarker {
-                    if terms[searched].containsLoop { lastLoop = searched }
-                    searched += 1
-                }
-                guard lastLoop >= 0 else { return }
-                var node: Int32 = hasStartAnchor ? 0 : 1
-                for term in terms[..<min(searched, lastLoop + 1 + 8)] {
-                    let shape = TermShape(term)
-                    let hash = ShapeEdges.hash(UInt32(node), shape)
-                    if let known = nodes.child(UInt32(node), shape, hash: hash) {
-                        node = Int32(known)
-                    } else {
-                        nodes.insert(UInt32(node), shape, hash: hash, child: UInt32(passing.count))
-                        node = Int32(passing.count)
-                        passing.append(0)
-                    }
-                    passing[Int(node)] += 1
-                    pathNodes.append(node)
-                }
-            }
-            pathStart.append(pathNodes.count)
-        }
-
+        let tree = PrefixTree(of: &patterns)
         // The node of the `||` prefix, when patterns start with it (its stage has no minimum).
-        var hostLabelNode: Int32 = -1
-        var node: UInt32 = 0
-        for term in Self.hostLabelPrefix {
-            let shape = TermShape(term)
-            guard let child = nodes.child(node, shape, hash: ShapeEdges.hash(node, shape)) else {
-                node = UInt32.max
-                break
-            }
-            node = child
-        }
-        if node != UInt32.max { hostLabelNode = Int32(node) }
-
-        var whole: [Int] = []
-        var groups: [Int32: Int] = [:]
-        var stages: [(node: Int32, length: Int, members: [Int])] = []
-        let threshold = Int32(minimumPatternsPerStage)
-        for index in patterns.indices {
-            let path = pathNodes[pathStart[index]..<pathStart[index + 1]]
-            let stagedLength = patterns[index].filter.terms.withUnsafeBufferPointer { terms -> Int? in
-                // The deepest loop-ending prefix shared widely enough...
-                guard var length = (0..<path.count).last(where: {
-                    let node = path[path.startIndex + $0]
-                    return terms[$0].containsLoop && (passing[Int(node)] >= threshold || node == hostLabelNode)
-                }).map({ $0 + 1 })
-                else { return nil }
-                // ...extended by what all of its patterns share next (not the `||` prefix: its
-                // ends are read off the host only as it is).
-                while path[path.startIndex + length - 1] != hostLabelNode && length < path.count
-                    && passing[Int(path[path.startIndex + length])] == passing[Int(path[path.startIndex + length - 1])] {
-                    length += 1
-                }
-                // The rest would match everything at the prefix's end: the pattern stays whole.
-                return terms[length...].contains(where: { $0.mustConsumeCharacter }) ? length : nil
-            }
-            guard let length = stagedLength else {
-                whole.append(index)
-                continue
-            }
-            let node = path[path.startIndex + length - 1]
-            if let stage = groups[node] {
-                stages[stage].members.append(index)
-            } else {
-                groups[node] = stages.count
-                stages.append((node, length, [index]))
-            }
-        }
-
+        let hostLabelNode = tree.node(along: Self.hostLabelPrefix)
+        var (whole, candidates) = tree.candidateStages(
+            of: &patterns, threshold: Int32(minimumPatternsPerStage), hostLabelNode: hostLabelNode)
         var planned: [PlannedStage] = []
         var gated: [GatedGroup] = []
-        for var stage in stages {
+        for var stage in candidates {
             guard stage.members.count >= minimumPatternsPerStage || stage.node == hostLabelNode else {
                 whole += stage.members
                 continue
             }
             if stage.node == hostLabelNode && gating {
-                // The `||` patterns the domain table does not take (a loop or an optional part
-                // after `||domain^`) are tried from every label of every host. Those whose domain
-                // ends at the host's end run only in a URL where the domain table finds their
-                // domain (GatePlanner.groupByDomain); the others (`||yandex.*/clck/`), when there
-                // are enough of them for a stage, where their best run occurs, their gates a whole
-                // program apart; those with no run that makes a gate stay in the stage.
-                var groups: [GatedGroup]
-                (groups, stage.members) = GatePlanner.groupByDomain(stage.members, of: &patterns)
-                gated += groups
-                // (A few patterns left make a stage that costs less than a whole pass of its own
-                // for their gates: a small list's.)
-                if stage.members.count >= minimumPatternsPerStage {
-                    (groups, stage.members) = GatePlanner.group(
-                        stage.members, of: &patterns, minimumPatternsPerStage: 0,
-                        maximumGroups: GatePlanner.maximumGroups - gated.count, gatesApart: true)
-                    gated += groups
-                }
+                gate(hostLabelMembers: &stage.members, of: &patterns, minimumPatternsPerStage: minimumPatternsPerStage, into: &gated)
                 guard !stage.members.isEmpty else { continue }
             }
-            let first = patterns[stage.members[0]].filter
-            let prefixTerms = Array(first.terms[..<stage.length])
-            let prefixEnd = prefixTerms.last!.span.upperBound
-            let prefix = URLFilter(
-                source: String(decoding: first.source.utf8.prefix(prefixEnd), as: UTF8.self), isCaseSensitive: first.isCaseSensitive,
-                hasStartAnchor: first.hasStartAnchor, hasEndAnchor: false, terms: prefixTerms)
-            var suffixes: [(id: PatternID, filter: URLFilter)] = []
-            suffixes.reserveCapacity(stage.members.count)
-            for member in stage.members {
-                var suffix = patterns[member].filter
-                patterns[member].filter.terms = []  // the terms' other holder: now unique, edited in place
-                let restStart = suffix.terms[stage.length].span.lowerBound
-                suffix.source = "^" + String(decoding: suffix.source.utf8.dropFirst(restStart), as: UTF8.self)
-                suffix.hasStartAnchor = true
-                suffix.terms.removeSubrange(..<stage.length)
-                suffixes.append((patterns[member].id, suffix))
-            }
-            planned.append(PlannedStage(prefix: prefix, suffixes: suffixes))
+            planned.append(split(stage.members, after: stage.length, of: &patterns))
         }
         // Patterns built whole keep the order given (the partitioner relies on related patterns
         // sitting together).
-        // Unanchored patterns with a loop inside (`\/site=.*\/size=`) multiply one another's
-        // states in an unanchored DFA: every loop stays alive to the end of the URL beside every
-        // match begun since. As suffixes of the empty prefix, which ends at every byte, they are
-        // anchored: a DFA of them is a trie whose loops meet only where patterns share a start.
         whole.sort()
+        if let anywhere = anywhereStage(
+            taking: &whole, of: &patterns, minimumPatternsPerStage: minimumPatternsPerStage,
+            maximumUnanchoredTrieTerms: maximumUnanchoredTrieTerms, gating: gating, gated: &gated)
+        {
+            planned.append(anywhere)
+        }
+        return (whole.map { patterns[$0] }, planned, gated)
+    }
+
+    /// The `||` patterns the domain table does not take (a loop or an optional part after
+    /// `||domain^`) are tried from every label of every host. Those whose domain ends at the
+    /// host's end run only in a URL where the domain table finds their domain
+    /// (GatePlanner.groupByDomain); the others (`||yandex.*/clck/`), when there are enough of them
+    /// for a stage, where their best run occurs, their gates a whole program apart; those with no
+    /// run that makes a gate stay in the stage (`members`).
+    private static func gate(
+        hostLabelMembers members: inout [Int], of patterns: inout [(id: PatternID, filter: URLFilter)], minimumPatternsPerStage: Int,
+        into gated: inout [GatedGroup]
+    ) {
+        var groups: [GatedGroup]
+        (groups, members) = GatePlanner.groupByDomain(members, of: &patterns)
+        gated += groups
+        // (A few patterns left make a stage that costs less than a whole pass of its own for
+        // their gates: a small list's.)
+        if members.count >= minimumPatternsPerStage {
+            (groups, members) = GatePlanner.group(
+                members, of: &patterns, minimumPatternsPerStage: 0,
+                maximumGroups: GatePlanner.maximumGroups - gated.count, gatesApart: true)
+            gated += groups
+        }
+    }
+
+    /// The stage of `members`, which share their first `length` terms: the first member's terms
+    /// make the prefix, and each member's rest, anchored, its suffix (its terms edited in place).
+    private static func split(
+        _ members: [Int], after length: Int, of patterns: inout [(id: PatternID, filter: URLFilter)]
+    ) -> PlannedStage {
+        let first = patterns[members[0]].filter
+        let prefixTerms = Array(first.terms[..<length])
+        let prefixEnd = prefixTerms.last!.span.upperBound
+        let prefix = URLFilter(
+            source: String(decoding: first.source.utf8.prefix(prefixEnd), as: UTF8.self), isCaseSensitive: first.isCaseSensitive,
+            hasStartAnchor: first.hasStartAnchor, hasEndAnchor: false, terms: prefixTerms)
+        var suffixes: [(id: PatternID, filter: URLFilter)] = []
+        suffixes.reserveCapacity(members.count)
+        for member in members {
+            var suffix = patterns[member].filter
+            patterns[member].filter.terms = []  // the terms' other holder: now unique, edited in place
+            let restStart = suffix.terms[length].span.lowerBound
+            suffix.source = "^" + String(decoding: suffix.source.utf8.dropFirst(restStart), as: UTF8.self)
+            suffix.hasStartAnchor = true
+            suffix.terms.removeSubrange(..<length)
+            suffixes.append((patterns[member].id, suffix))
+        }
+        return PlannedStage(prefix: prefix, suffixes: suffixes)
+    }
+
+    /// The stage of the empty prefix, of the unanchored patterns among `whole` (taken out of it)
+    /// that multiply one another's states in one unanchored DFA; nil when there are too few.
+    ///
+    /// Unanchored patterns with a loop inside (`\/site=.*\/size=`) multiply one another's states
+    /// in an unanchored DFA: every loop stays alive to the end of the URL beside every match begun
+    /// since. As suffixes of the empty prefix, which ends at every byte, they are anchored: a DFA
+    /// of them is a trie whose loops meet only where patterns share a start.
+    private static func anywhereStage(
+        taking whole: inout [Int], of patterns: inout [(id: PatternID, filter: URLFilter)], minimumPatternsPerStage: Int,
+        maximumUnanchoredTrieTerms: Int, gating: Bool, gated: inout [GatedGroup]
+    ) -> PlannedStage? {
         var loopy = whole.filter { index in
             let filter = patterns[index].filter
             return !filter.hasStartAnchor && filter.matchedTerms.contains { $0.containsLoop }
@@ -231,18 +182,133 @@ public enum StagePlanner {
             let taken = Set(staying).subtracting(loopy)
             whole.removeAll { taken.contains($0) }
         }
-        if loopy.count >= minimumPatternsPerStage {
-            let anywhere = URLFilter(source: "", isCaseSensitive: false, hasStartAnchor: false, hasEndAnchor: false, terms: [])
-            planned.append(PlannedStage(prefix: anywhere, suffixes: loopy.map { index in
-                let (id, filter) = patterns[index]
-                var suffix = filter
-                suffix.source = "^" + filter.source
-                suffix.hasStartAnchor = true
-                return (id, suffix)
-            }))
-            let staged = Set(loopy)
-            whole.removeAll { staged.contains($0) }
+        guard loopy.count >= minimumPatternsPerStage else { return nil }
+        let staged = Set(loopy)
+        whole.removeAll { staged.contains($0) }
+        let anywhere = URLFilter(source: "", isCaseSensitive: false, hasStartAnchor: false, hasEndAnchor: false, terms: [])
+        return PlannedStage(prefix: anywhere, suffixes: loopy.map { index in
+            let (id, filter) = patterns[index]
+            var suffix = filter
+            suffix.source = "^" + filter.source
+            suffix.hasStartAnchor = true
+            return (id, suffix)
+        })
+    }
+}
+
+/// The prefix tree of the patterns' first terms (up to a few terms past each one's last loop
+/// among the searched terms): node ids, how many patterns pass each node, and each pattern's path
+/// of nodes. Node 0 is the anchored root, 1 the unanchored root.
+private struct PrefixTree {
+    let nodes: ShapeEdges
+    let passing: [Int32]
+    /// Every pattern's path, end to end: pattern i's is `pathNodes[pathStart[i] ..< pathStart[i + 1]]`.
+    let pathNodes: [Int32]
+    let pathStart: [Int]
+
+    /// A stage to be: a prefix ending in a loop (`length` terms, ending at `node`) and the
+    /// patterns whose deepest shared such prefix it is.
+    struct Candidate {
+        var node: Int32
+        var length: Int
+        var members: [Int]
+    }
+
+    /// (Terms are read through borrowed buffers and the paths kept end to end: copying each
+    /// pattern and slicing its terms would retain and release them, a quarter of this step.)
+    init(of patterns: inout [(id: PatternID, filter: URLFilter)]) {
+        // (Built in local variables, then stored: the closure below reaches them directly.)
+        var nodes = ShapeEdges()
+        var passing: [Int32] = [0, 0]
+        var pathNodes: [Int32] = []
+        var pathStart: [Int] = [0]
+        pathStart.reserveCapacity(patterns.count + 1)
+        for index in patterns.indices {
+            let hasStartAnchor = patterns[index].filter.hasStartAnchor
+            patterns[index].filter.terms.withUnsafeBufferPointer { terms in
+                // Only a prefix that can end before the end-of-URL marker, within the searched terms,
+                // and ends with a loop is worth a stage; walk a few terms past the last loop to see
+                // what the patterns sharing it share after it.
+                var searched = 0
+                var lastLoop = -1
+                while searched < min(terms.count, StagePlanner.searchedTerms) && !terms[searched].containsEndOfURLMarker {
+                    if terms[searched].containsLoop { lastLoop = searched }
+                    searched += 1
+                }
+                guard lastLoop >= 0 else { return }
+                var node: Int32 = hasStartAnchor ? 0 : 1
+                for term in terms[..<min(searched, lastLoop + 1 + 8)] {
+                    let shape = TermShape(term)
+                    let hash = ShapeEdges.hash(UInt32(node), shape)
+                    if let known = nodes.child(UInt32(node), shape, hash: hash) {
+                        node = Int32(known)
+                    } else {
+                        nodes.insert(UInt32(node), shape, hash: hash, child: UInt32(passing.count))
+                        node = Int32(passing.count)
+                        passing.append(0)
+                    }
+                    passing[Int(node)] += 1
+                    pathNodes.append(node)
+                }
+            }
+            pathStart.append(pathNodes.count)
         }
-        return (whole.map { patterns[$0] }, planned, gated)
+        self.nodes = nodes
+        self.passing = passing
+        self.pathNodes = pathNodes
+        self.pathStart = pathStart
+    }
+
+    /// The node reached from the anchored root along `terms`, -1 when no pattern passes it.
+    func node(along terms: [URLFilterTerm]) -> Int32 {
+        var node: UInt32 = 0
+        for term in terms {
+            let shape = TermShape(term)
+            guard let child = nodes.child(node, shape, hash: ShapeEdges.hash(node, shape)) else { return -1 }
+            node = child
+        }
+        return Int32(node)
+    }
+
+    /// Each pattern's stage to be, if any: the patterns without one (in the order given), and the
+    /// candidates (each in the order of its first pattern), which may have too few members yet.
+    func candidateStages(
+        of patterns: inout [(id: PatternID, filter: URLFilter)], threshold: Int32, hostLabelNode: Int32
+    ) -> (whole: [Int], candidates: [Candidate]) {
+        let passing = passing, pathNodes = pathNodes, pathStart = pathStart
+        var whole: [Int] = []
+        var candidateOfNode: [Int32: Int] = [:]
+        var candidates: [Candidate] = []
+        for index in patterns.indices {
+            let path = pathNodes[pathStart[index]..<pathStart[index + 1]]
+            let stagedLength = patterns[index].filter.terms.withUnsafeBufferPointer { terms -> Int? in
+                // The deepest loop-ending prefix shared widely enough...
+                guard var length = (0..<path.count).last(where: {
+                    let node = path[path.startIndex + $0]
+                    return terms[$0].containsLoop && (passing[Int(node)] >= threshold || node == hostLabelNode)
+                }).map({ $0 + 1 })
+                else { return nil }
+                // ...extended by what all of its patterns share next (not the `||` prefix: its
+                // ends are read off the host only as it is).
+                while path[path.startIndex + length - 1] != hostLabelNode && length < path.count
+                    && passing[Int(path[path.startIndex + length])] == passing[Int(path[path.startIndex + length - 1])] {
+                    length += 1
+                }
+                // The rest would match everything at the prefix's end: the pattern stays whole.
+                return terms[length...].contains(where: { $0.mustConsumeCharacter }) ? length : nil
+            }
+            guard let length = stagedLength else {
+                whole.append(index)
+                continue
+            }
+            let node = path[path.startIndex + length - 1]
+            if let candidate = candidateOfNode[node] {
+                candidates[candidate].members.append(index)
+            } else {
+                candidateOfNode[node] = candidates.count
+                candidates.append(Candidate(node: node, length: length, members: [index]))
+            }
+        }
+        return (whole, candidates)
     }
 }

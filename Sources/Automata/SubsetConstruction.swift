@@ -5,6 +5,8 @@
 // with character transitions, and accept states), so that sets differing in epsilon-only states
 // are one DFA state. The construction stops with a typed error when the DFA would outgrow the
 // limits.
+// Tested by AutomataTests/StagePropertyTests.swift (against the NFA and PCRE2), AutomataTests.swift
+// (the typed limit errors) and TrieDeterminizationTests.swift.
 
 internal import URLFilterSyntax
 
@@ -131,8 +133,57 @@ struct Construction {
     }
 
     mutating func run() throws(AutomataError) -> DFA {
-        let classCount = byteClasses.count
         let dead = DFAStateID.dead.rawValue
+        // The DFA states' NFA-state sets, end to end in one array, found again through an
+        // open-addressing table of set numbers keyed by the sets' contents: no allocation per
+        // DFA state.
+        var sets = SetTable(nfaStates: nfa.stateCount)
+        var scratch: [UInt32] = []
+        closure(startSeeds(), into: &scratch)
+        _ = sets.insert(scratch)
+        var rows = DFARows()
+        var buckets = ClassBuckets(classCount: byteClasses.count)
+        defer { buckets.deallocate() }
+        var set: [UInt32] = []
+        // Every bucket closed so far, as read (before its closure), and the DFA state it led to:
+        // most of a DFA's transitions on a class lead from many states to one bucket (in an
+        // Aho-Corasick automaton, the unanchored root's child on that class), whose closure and
+        // set are then found once, not once per state.
+        var closedBuckets = SetTable(nfaStates: nfa.stateCount)
+        var targetOfBucket: [UInt32] = []
+        var current = 0
+        while current < sets.count {
+            // A copy (kept between states): a slice would share `sets`' storage, and each insert
+            // below would then copy all of it.
+            set.removeAll(keepingCapacity: true)
+            set.append(contentsOf: sets[current])
+            read(set, accepts: &rows, buckets: &buckets)
+            // Each class's bucket closed into the DFA state it leads to.
+            for byteClass in buckets.touched {
+                let bucket = buckets.take(byteClass)
+                let (number, isNew) = buckets.targets.withUnsafeBufferPointer { closedBuckets.insert(UnsafeBufferPointer(rebasing: $0[bucket])) }
+                var target = dead
+                if !isNew {
+                    target = targetOfBucket[Int(number)]
+                } else {
+                    closure(buckets.targets[bucket], into: &scratch)
+                    if !scratch.isEmpty {
+                        let (id, isNew) = sets.insert(scratch)
+                        target = id
+                        if isNew { try checkLimits(entries: sets.entries, states: sets.count) }
+                    }
+                    targetOfBucket.append(target)
+                }
+                if target != dead { rows.append(byteClass, target) }
+            }
+            rows.endRow()
+            current += 1
+        }
+        return rows.dfa(byteClasses)
+    }
+
+    /// The roots the DFA's start state is the closure of: each only when patterns are behind it.
+    private func startSeeds() -> [UInt32] {
         var seeds: [UInt32] = []
         let anchored = Int(nfa.anchoredRoot.rawValue), unanchored = Int(nfa.unanchoredRoot.rawValue)
         if nfa.edgeStart[anchored] != nfa.edgeStart[anchored + 1] || nfa.epsilonStart[anchored] != nfa.epsilonStart[anchored + 1] {
@@ -142,105 +193,112 @@ struct Construction {
         if Int(nfa.edgeStart[unanchored + 1] - nfa.edgeStart[unanchored]) > 1 || nfa.epsilonStart[unanchored] != nfa.epsilonStart[unanchored + 1] {
             seeds.append(nfa.unanchoredRoot.rawValue)
         }
-        // The DFA states' NFA-state sets, end to end in one array, found again through an
-        // open-addressing table of set numbers keyed by the sets' contents: no allocation per
-        // DFA state.
-        var sets = SetTable(nfaStates: nfa.stateCount)
-        var scratch: [UInt32] = []
-        closure(seeds, into: &scratch)
-        _ = sets.insert(scratch)
-        // Rows of live transitions (DFA.swift), a row per state.
-        var rowStart: [UInt32] = [0]
-        var liveClasses: [UInt8] = []
-        var liveTargets: [UInt32] = []
-        var acceptStart: [UInt32] = [0]
-        var acceptedPatterns: [PatternID] = []
-        // Per DFA state, the targets of each byte class (a bucket): counted, then placed end to
-        // end in `targets` (two passes over the edges, no array per class).
-        // (Raw memory: written once per edge and class, where array writes would each pay a
-        // uniqueness check.)
-        let bucketCount = UnsafeMutableBufferPointer<Int>.allocate(capacity: max(classCount, 1))
-        let bucketStart = UnsafeMutableBufferPointer<Int>.allocate(capacity: max(classCount, 1))
-        bucketCount.initialize(repeating: 0)
-        bucketStart.initialize(repeating: 0)
-        defer {
-            bucketCount.deallocate()
-            bucketStart.deallocate()
+        return seeds
+    }
+
+    /// A DFA state's NFA states read: the patterns they accept into `rows` (the state's accept
+    /// list, sorted), and their edges' targets into `buckets` by byte class, counted first, then
+    /// placed end to end (two passes over the edges, no array per class).
+    @inline(__always)
+    private func read(_ set: [UInt32], accepts rows: inout DFARows, buckets: inout ClassBuckets) {
+        buckets.touched.removeAll(keepingCapacity: true)
+        let acceptsBefore = rows.acceptedPatterns.count
+        let count = buckets.count
+        for state in set {
+            let pattern = nfa.acceptedPattern[Int(state)]
+            if pattern != UInt32.max { rows.acceptedPatterns.append(PatternID(pattern)) }
+            for edge in Int(nfa.edgeStart[Int(state)])..<Int(nfa.edgeStart[Int(state) + 1]) {
+                forEachMember(edgeClasses[edge]) { byteClass in
+                    if count[byteClass] == 0 { buckets.touched.append(byteClass) }
+                    count[byteClass] += 1
+                }
+            }
         }
-        var targets: [UInt32] = []
-        var touched: [Int] = []
-        var set: [UInt32] = []
-        // Every bucket closed so far, as read (before its closure), and the DFA state it led to:
-        // most of a DFA's transitions on a class lead from many states to one bucket (in an
-        // Aho-Corasick automaton, the unanchored root's child on that class), whose closure and
-        // set are then found once, not once per state.
-        var buckets = SetTable(nfaStates: nfa.stateCount)
-        var targetOfBucket: [UInt32] = []
-        var current = 0
-        while current < sets.count {
-            touched.removeAll(keepingCapacity: true)
-            let acceptsBefore = acceptedPatterns.count
-            // A copy (kept between states): a slice would share `sets`' storage, and each insert
-            // below would then copy all of it.
-            set.removeAll(keepingCapacity: true)
-            set.append(contentsOf: sets[current])
+        rows.endAccepts(from: acceptsBefore)
+        buckets.touched.sort()
+        let start = buckets.start
+        var total = 0
+        for byteClass in buckets.touched {
+            start[byteClass] = total
+            total += count[byteClass]
+        }
+        buckets.targets.removeAll(keepingCapacity: true)
+        buckets.targets.append(contentsOf: repeatElement(0, count: total))
+        buckets.targets.withUnsafeMutableBufferPointer { targets in
             for state in set {
-                let pattern = nfa.acceptedPattern[Int(state)]
-                if pattern != UInt32.max { acceptedPatterns.append(PatternID(pattern)) }
                 for edge in Int(nfa.edgeStart[Int(state)])..<Int(nfa.edgeStart[Int(state) + 1]) {
+                    let target = nfa.edgeTargets[edge]
                     forEachMember(edgeClasses[edge]) { byteClass in
-                        if bucketCount[byteClass] == 0 { touched.append(byteClass) }
-                        bucketCount[byteClass] += 1
+                        targets[start[byteClass]] = target
+                        start[byteClass] += 1
                     }
                 }
             }
-            if acceptedPatterns.count - acceptsBefore > 1 { acceptedPatterns[acceptsBefore...].sort() }
-            acceptStart.append(UInt32(acceptedPatterns.count))
-            touched.sort()
-            var total = 0
-            for byteClass in touched {
-                bucketStart[byteClass] = total
-                total += bucketCount[byteClass]
-            }
-            targets.removeAll(keepingCapacity: true)
-            targets.append(contentsOf: repeatElement(0, count: total))
-            targets.withUnsafeMutableBufferPointer { targets in
-                for state in set {
-                    for edge in Int(nfa.edgeStart[Int(state)])..<Int(nfa.edgeStart[Int(state) + 1]) {
-                        let target = nfa.edgeTargets[edge]
-                        forEachMember(edgeClasses[edge]) { byteClass in
-                            targets[bucketStart[byteClass]] = target
-                            bucketStart[byteClass] += 1
-                        }
-                    }
-                }
-            }
-            for byteClass in touched {
-                let count = bucketCount[byteClass]
-                let start = bucketStart[byteClass] - count
-                bucketCount[byteClass] = 0
-                let (bucket, isNew) = targets.withUnsafeBufferPointer { buckets.insert(UnsafeBufferPointer(rebasing: $0[start..<start + count])) }
-                var target = dead
-                if !isNew {
-                    target = targetOfBucket[Int(bucket)]
-                } else {
-                    closure(targets[start..<start + count], into: &scratch)
-                    if !scratch.isEmpty {
-                        let (id, isNew) = sets.insert(scratch)
-                        target = id
-                        if isNew { try checkLimits(entries: sets.entries, states: sets.count) }
-                    }
-                    targetOfBucket.append(target)
-                }
-                if target != dead {
-                    liveClasses.append(UInt8(byteClass))
-                    liveTargets.append(target)
-                }
-            }
-            rowStart.append(UInt32(liveClasses.count))
-            current += 1
         }
-        return DFA(
+    }
+}
+
+/// Per DFA state, the NFA states each byte class leads to (a bucket per class), end to end in
+/// `targets`. (Raw memory for the counts and starts: written once per edge and class, where array
+/// writes would each pay a uniqueness check.)
+struct ClassBuckets {
+    /// Per class: its bucket's size (0 once taken), and where its next target goes (once
+    /// placed: where its bucket ends).
+    let count: UnsafeMutableBufferPointer<Int>
+    let start: UnsafeMutableBufferPointer<Int>
+    var targets: [UInt32] = []
+    /// The classes whose bucket is not empty, increasing.
+    var touched: [Int] = []
+
+    init(classCount: Int) {
+        count = .allocate(capacity: max(classCount, 1))
+        start = .allocate(capacity: max(classCount, 1))
+        count.initialize(repeating: 0)
+        start.initialize(repeating: 0)
+    }
+
+    func deallocate() {
+        count.deallocate()
+        start.deallocate()
+    }
+
+    /// Where class `byteClass`'s bucket is in `targets`, its count cleared for the next state.
+    @inline(__always)
+    func take(_ byteClass: Int) -> Range<Int> {
+        let size = count[byteClass]
+        count[byteClass] = 0
+        return start[byteClass] - size..<start[byteClass]
+    }
+}
+
+/// A DFA as it is built, state by state: each state's accept list, then its row of live
+/// transitions (DFA.swift).
+struct DFARows {
+    var rowStart: [UInt32] = [0]
+    var liveClasses: [UInt8] = []
+    var liveTargets: [UInt32] = []
+    var acceptStart: [UInt32] = [0]
+    var acceptedPatterns: [PatternID] = []
+
+    /// Ends the accept list of the state under way, begun at `start`, sorted.
+    @inline(__always)
+    mutating func endAccepts(from start: Int) {
+        if acceptedPatterns.count - start > 1 { acceptedPatterns[start...].sort() }
+        acceptStart.append(UInt32(acceptedPatterns.count))
+    }
+
+    @inline(__always)
+    mutating func append(_ byteClass: Int, _ target: UInt32) {
+        liveClasses.append(UInt8(byteClass))
+        liveTargets.append(target)
+    }
+
+    /// Ends the row of the state under way.
+    @inline(__always)
+    mutating func endRow() { rowStart.append(UInt32(liveClasses.count)) }
+
+    func dfa(_ byteClasses: ByteClasses) -> DFA {
+        DFA(
             byteClasses: byteClasses, rowStart: rowStart, liveClasses: liveClasses, liveTargets: liveTargets, acceptStart: acceptStart,
             acceptedPatterns: acceptedPatterns)
     }

@@ -33,31 +33,11 @@ extension Construction {
         guard isUnanchoredTrie() else { return nil }
         let classCount = byteClasses.count
         let dead = DFAStateID.dead.rawValue
-        let root = nfa.unanchoredRoot.rawValue
-        let loop = Int(nfa.edgeStart[Int(root)])
-        let loopClasses = edgeClasses[loop]
-
-        // Per DFA state: its H (a number in `heads`), its F (dead for the start state, whose
-        // rest is the root's loop), and the size of its set (for the limits, as the general
-        // construction counts them).
-        var heads = SetTable(nfaStates: nfa.stateCount)
-        var headOf: [UInt32] = []
-        var restOf: [UInt32] = []
-        var sizeOf: [Int] = []
-        var pairs = PairTable()
-        var entries = 1
-        _ = heads.insert(CollectionOfOne(root))
-        headOf.append(0)
-        restOf.append(dead)
-        sizeOf.append(1)
-
-        var rowStart: [UInt32] = [0]
-        var liveClasses: [UInt8] = []
-        var liveTargets: [UInt32] = []
-        var acceptStart: [UInt32] = [0]
-        var acceptedPatterns: [PatternID] = []
-        liveClasses.reserveCapacity(classCount * 64)
-        liveTargets.reserveCapacity(classCount * 64)
+        let loop = Int(nfa.edgeStart[Int(nfa.unanchoredRoot.rawValue)])
+        var states = TrieStates(nfaStates: nfa.stateCount, root: nfa.unanchoredRoot.rawValue)
+        var rows = DFARows()
+        rows.liveClasses.reserveCapacity(classCount * 64)
+        rows.liveTargets.reserveCapacity(classCount * 64)
 
         // The rest's target on each class (dense), and H's targets as (class, target) pairs.
         var restRow = [UInt32](repeating: dead, count: classCount)
@@ -67,43 +47,14 @@ extension Construction {
         var head: [UInt32] = []
 
         var current = 0
-        while current < headOf.count {
-            let rest = restOf[current]
+        while current < states.count {
+            let rest = states.restOf[current]
             head.removeAll(keepingCapacity: true)
-            head.append(contentsOf: heads[Int(headOf[current])])
-
-            // Accepts: H's patterns and the rest's (no pattern is in both: each has one accept state).
-            let acceptsBefore = acceptedPatterns.count
-            for state in head where nfa.acceptedPattern[Int(state)] != UInt32.max {
-                acceptedPatterns.append(PatternID(nfa.acceptedPattern[Int(state)]))
-            }
-            if rest != dead {
-                for index in Int(acceptStart[Int(rest)])..<Int(acceptStart[Int(rest) + 1]) {
-                    acceptedPatterns.append(acceptedPatterns[index])
-                }
-            }
-            if acceptedPatterns.count - acceptsBefore > 1 { acceptedPatterns[acceptsBefore...].sort() }
-            acceptStart.append(UInt32(acceptedPatterns.count))
-
-            // The rest's row; for the start state, the root's loop back to itself.
-            for byteClass in 0..<classCount { restRow[byteClass] = dead }
-            if rest != dead {
-                for live in Int(rowStart[Int(rest)])..<Int(rowStart[Int(rest) + 1]) {
-                    restRow[Int(liveClasses[live])] = liveTargets[live]
-                }
-            } else if current == 0 {
-                forEachMember(loopClasses) { restRow[$0] = 0 }
-            }
-
-            steps.removeAll(keepingCapacity: true)
-            for state in head {
-                for edge in Int(nfa.edgeStart[Int(state)])..<Int(nfa.edgeStart[Int(state) + 1]) where edge != loop {
-                    let target = nfa.edgeTargets[edge]
-                    forEachMember(edgeClasses[edge]) { steps.append((byteClass: $0, target: target)) }
-                }
-            }
-            if steps.count > 1 { steps.sort { $0.byteClass < $1.byteClass } }
-
+            head.append(contentsOf: states.heads[Int(states.headOf[current])])
+            appendAccepts(of: head, rest: rest, to: &rows)
+            write(rowOf: rest, isStart: current == 0, loop: loop, rows: rows, into: &restRow)
+            read(stepsOf: head, loop: loop, into: &steps)
+            // D's row: the rest's, with the classes H reads leading to (H's targets, the rest's).
             var step = 0
             for byteClass in 0..<classCount {
                 var target = restRow[byteClass]
@@ -115,30 +66,60 @@ extension Construction {
                     }
                     closure(targets, into: &scratch)
                     if !scratch.isEmpty {
-                        let (headNumber, _) = heads.insert(scratch)
-                        let (state, isNew) = pairs.insert(head: headNumber, rest: target, next: UInt32(headOf.count))
-                        if isNew {
-                            headOf.append(headNumber)
-                            restOf.append(target)
-                            let size = scratch.count + (target == dead ? 0 : sizeOf[Int(target)])
-                            sizeOf.append(size)
-                            entries += size
-                            try checkLimits(entries: entries, states: headOf.count)
-                        }
+                        let (state, isNew) = states.insert(head: scratch, rest: target)
+                        if isNew { try checkLimits(entries: states.entries, states: states.count) }
                         target = state
                     }
                 }
-                if target != dead {
-                    liveClasses.append(UInt8(byteClass))
-                    liveTargets.append(target)
-                }
+                if target != dead { rows.append(byteClass, target) }
             }
-            rowStart.append(UInt32(liveClasses.count))
+            rows.endRow()
             current += 1
         }
-        return DFA(
-            byteClasses: byteClasses, rowStart: rowStart, liveClasses: liveClasses, liveTargets: liveTargets, acceptStart: acceptStart,
-            acceptedPatterns: acceptedPatterns)
+        return rows.dfa(byteClasses)
+    }
+
+    /// A state's accepts: H's patterns and the rest's (no pattern is in both: each has one accept
+    /// state).
+    @inline(__always)
+    private func appendAccepts(of head: [UInt32], rest: UInt32, to rows: inout DFARows) {
+        let acceptsBefore = rows.acceptedPatterns.count
+        for state in head where nfa.acceptedPattern[Int(state)] != UInt32.max {
+            rows.acceptedPatterns.append(PatternID(nfa.acceptedPattern[Int(state)]))
+        }
+        if rest != DFAStateID.dead.rawValue {
+            for index in Int(rows.acceptStart[Int(rest)])..<Int(rows.acceptStart[Int(rest) + 1]) {
+                rows.acceptedPatterns.append(rows.acceptedPatterns[index])
+            }
+        }
+        rows.endAccepts(from: acceptsBefore)
+    }
+
+    /// The rest's row, dense, into `restRow`; for the start state, the root's loop back to itself.
+    @inline(__always)
+    private func write(rowOf rest: UInt32, isStart: Bool, loop: Int, rows: borrowing DFARows, into restRow: inout [UInt32]) {
+        let dead = DFAStateID.dead.rawValue
+        for byteClass in 0..<restRow.count { restRow[byteClass] = dead }
+        if rest != dead {
+            for live in Int(rows.rowStart[Int(rest)])..<Int(rows.rowStart[Int(rest) + 1]) {
+                restRow[Int(rows.liveClasses[live])] = rows.liveTargets[live]
+            }
+        } else if isStart {
+            forEachMember(edgeClasses[loop]) { restRow[$0] = 0 }
+        }
+    }
+
+    /// H's edges (but the root's loop) as (class, target) pairs, by class.
+    @inline(__always)
+    private func read(stepsOf head: [UInt32], loop: Int, into steps: inout [(byteClass: Int, target: UInt32)]) {
+        steps.removeAll(keepingCapacity: true)
+        for state in head {
+            for edge in Int(nfa.edgeStart[Int(state)])..<Int(nfa.edgeStart[Int(state) + 1]) where edge != loop {
+                let target = nfa.edgeTargets[edge]
+                forEachMember(edgeClasses[edge]) { steps.append((byteClass: $0, target: target)) }
+            }
+        }
+        if steps.count > 1 { steps.sort { $0.byteClass < $1.byteClass } }
     }
 
     /// Whether the NFA is a tree under the unanchored root (the file's comment): read in one pass
@@ -166,6 +147,42 @@ extension Construction {
             }
         }
         return true
+    }
+}
+
+/// The DFA states of the suffix-link construction, numbered as made: per state, its H (a number
+/// in `heads`), its F (dead for the start state, whose rest is the root's loop), and the size of
+/// its set (for the limits, as the general construction counts them).
+private struct TrieStates {
+    var heads: SetTable
+    var headOf: [UInt32] = [0]
+    var restOf: [UInt32] = [DFAStateID.dead.rawValue]
+    var sizeOf: [Int] = [1]
+    var pairs = PairTable()
+    /// NFA states in all sets together.
+    var entries = 1
+
+    /// The start state: the root alone.
+    init(nfaStates: Int, root: UInt32) {
+        heads = SetTable(nfaStates: nfaStates)
+        _ = heads.insert(CollectionOfOne(root))
+    }
+
+    var count: Int { headOf.count }
+
+    /// The state of (H, F) for H the states `head`, and whether it is new.
+    @inline(__always)
+    mutating func insert(head: [UInt32], rest: UInt32) -> (UInt32, Bool) {
+        let (headNumber, _) = heads.insert(head)
+        let (state, isNew) = pairs.insert(head: headNumber, rest: rest, next: UInt32(headOf.count))
+        if isNew {
+            headOf.append(headNumber)
+            restOf.append(rest)
+            let size = head.count + (rest == DFAStateID.dead.rawValue ? 0 : sizeOf[Int(rest)])
+            sizeOf.append(size)
+            entries += size
+        }
+        return (state, isNew)
     }
 }
 

@@ -16,7 +16,8 @@
 // Decoded values (idents with escapes resolved, string contents, units) are stored once in a shared
 // scalar buffer.
 //
-// Tested by Tests/CSSSelectorSyntaxTests/CSSTokenizerTests.swift.
+// Tested by CSSSelectorSyntaxTests (CSSSelectorValidatorTests.swift, and WebKitVerdictTests.swift:
+// WebKit's verdicts on real selectors).
 
 /// Kinds of tokens of CSS Syntax Level 3 (plus WebKit's matcher and column tokens).
 enum CSSTokenKind: UInt8, Sendable {
@@ -186,18 +187,21 @@ struct CSSTokenizer {
         CSSToken(kind: kind, start: offsets[startIndex], end: offsets[min(i, count)])
     }
 
-    /// §4.3.1 consume a token.
+    /// §4.3.1 consume a token: comments skipped, then by the first code point: a token of its
+    /// own, a match operator (`$=`, `|=`, `||`...) or a delim, or the longer tokens.
     private mutating func next() -> CSSToken {
-        // Comments (§4.3.2).
-        while peek() == 0x2F && peek(1) == 0x2A {
-            i += 2
-            while !atEnd && !(peek() == 0x2A && peek(1) == 0x2F) { i += 1 }
-            i = min(i + 2, count)
-        }
+        skipComments()
         let start = i
         if atEnd { return make(.eof, from: start) }
         let c = peek()
         switch c {
+        case 0x28, 0x29, 0x2C, 0x3A, 0x3B, 0x5B, 0x5D, 0x7B, 0x7D:  // ( ) , : ; [ ] { }
+            i += 1
+            return make(Self.singleCodePointToken(c), from: start)
+        case 0x24, 0x2A, 0x5E, 0x7C, 0x7E:  // $ * ^ | ~
+            guard let kind = matchOperator(c) else { return delim(start) }
+            i += 2
+            return make(kind, from: start)
         case 0x09, 0x0A, 0x20:
             while Self.isWhitespace(peek()) && !atEnd { i += 1 }
             return make(.whitespace, from: start)
@@ -214,18 +218,9 @@ struct CSSTokenizer {
                 return token
             }
             return delim(start)
-        case 0x24:  // $
-            if peek(1) == 0x3D { i += 2; return make(.suffixMatch, from: start) }
-            return delim(start)
-        case 0x28: i += 1; return make(.leftParen, from: start)
-        case 0x29: i += 1; return make(.rightParen, from: start)
-        case 0x2A:  // *
-            if peek(1) == 0x3D { i += 2; return make(.substringMatch, from: start) }
-            return delim(start)
-        case 0x2B:  // +
+        case 0x2B, 0x2E:  // + .
             if wouldStartNumber(at: 0) { return consumeNumeric(start: start) }
             return delim(start)
-        case 0x2C: i += 1; return make(.comma, from: start)
         case 0x2D:  // -
             if wouldStartNumber(at: 0) { return consumeNumeric(start: start) }
             if peek(1) == 0x2D && peek(2) == 0x3E {
@@ -234,11 +229,6 @@ struct CSSTokenizer {
             }
             if wouldStartIdent(at: 0) { return consumeIdentLike(start: start) }
             return delim(start)
-        case 0x2E:  // .
-            if wouldStartNumber(at: 0) { return consumeNumeric(start: start) }
-            return delim(start)
-        case 0x3A: i += 1; return make(.colon, from: start)
-        case 0x3B: i += 1; return make(.semicolon, from: start)
         case 0x3C:  // <
             if peek(1) == 0x21 && peek(2) == 0x2D && peek(3) == 0x2D {
                 i += 4
@@ -254,27 +244,54 @@ struct CSSTokenizer {
                 return token
             }
             return delim(start)
-        case 0x5B: i += 1; return make(.leftBracket, from: start)
         case 0x5C:  // backslash
             if validEscape(at: 0) { return consumeIdentLike(start: start) }
-            return delim(start)
-        case 0x5D: i += 1; return make(.rightBracket, from: start)
-        case 0x5E:  // ^
-            if peek(1) == 0x3D { i += 2; return make(.prefixMatch, from: start) }
-            return delim(start)
-        case 0x7B: i += 1; return make(.leftBrace, from: start)
-        case 0x7C:  // |
-            if peek(1) == 0x3D { i += 2; return make(.dashMatch, from: start) }
-            if peek(1) == 0x7C { i += 2; return make(.column, from: start) }
-            return delim(start)
-        case 0x7D: i += 1; return make(.rightBrace, from: start)
-        case 0x7E:  // ~
-            if peek(1) == 0x3D { i += 2; return make(.includeMatch, from: start) }
             return delim(start)
         default:
             if Self.isDigit(c) { return consumeNumeric(start: start) }
             if Self.isNameStart(c) { return consumeIdentLike(start: start) }
             return delim(start)
+        }
+    }
+
+    /// §4.3.2 consume comments.
+    private mutating func skipComments() {
+        while peek() == 0x2F && peek(1) == 0x2A {
+            i += 2
+            while !atEnd && !(peek() == 0x2A && peek(1) == 0x2F) { i += 1 }
+            i = min(i + 2, count)
+        }
+    }
+
+    /// The token of `c`, one of `( ) , : ; [ ] { }`: each a token alone, whatever follows.
+    @inline(__always)
+    private static func singleCodePointToken(_ c: UInt32) -> CSSTokenKind {
+        switch c {
+        case 0x28: .leftParen
+        case 0x29: .rightParen
+        case 0x2C: .comma
+        case 0x3A: .colon
+        case 0x3B: .semicolon
+        case 0x5B: .leftBracket
+        case 0x5D: .rightBracket
+        case 0x7B: .leftBrace
+        default: .rightBrace
+        }
+    }
+
+    /// The two-code-point operator `c` starts here (`$= *= ^= |= ~=`, `||`), if any; alone, these
+    /// code points are delims.
+    @inline(__always)
+    private func matchOperator(_ c: UInt32) -> CSSTokenKind? {
+        let following = peek(1)
+        switch c {
+        case 0x24 where following == 0x3D: return .suffixMatch  // $=
+        case 0x2A where following == 0x3D: return .substringMatch  // *=
+        case 0x5E where following == 0x3D: return .prefixMatch  // ^=
+        case 0x7C where following == 0x3D: return .dashMatch  // |=
+        case 0x7C where following == 0x7C: return .column  // ||
+        case 0x7E where following == 0x3D: return .includeMatch  // ~=
+        default: return nil
         }
     }
 

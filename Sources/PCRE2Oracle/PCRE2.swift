@@ -3,6 +3,7 @@
 // The one file that talks to libpcre2-8: compile with an explicit byte length, JIT when the
 // library has it, match over bytes with caller-owned match data, errors with PCRE2's own code,
 // offset and message. Option constants and error codes are converted here and nowhere else.
+// Tested by PCRE2OracleTests/PCRE2OracleTests.swift (PCRE2WrapperTests).
 
 internal import CPCRE2
 

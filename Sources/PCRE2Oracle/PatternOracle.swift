@@ -3,6 +3,7 @@
 // One url-filter alone through the oracle: its PCRE2 translation compiled for PCRE2's interpreter,
 // asked whether it matches a URL's bytes. The fuzzer's match levels and the vector runner's match
 // vectors compare the engine's pipeline with it.
+// Tested by PCRE2OracleTests/PatternOracleTests.swift.
 
 /// One url-filter through the PCRE2 oracle.
 public struct PatternOracle {

@@ -10,6 +10,8 @@
 // that requires one is not asked of PCRE2 when the page or frame URL lacks it. Which rules to look at is found through the first
 // three bytes of each literal; `usesPrefilter = false` tries every rule, and a test shows the
 // two give the same answers on the corpora.
+// Tested by PCRE2OracleTests (WebKit's request vectors; ReferenceRuleListTests: patterns compiled
+// once, the prefilter changes no answer) and HarnessTests/ConformanceTests.swift.
 
 public import ContentRuleList
 public import RequestContext
@@ -114,9 +116,28 @@ public final class ReferenceRuleList: Sendable {
     /// `jit: false` leaves every pattern to PCRE2's interpreter (evaluators then must use it too).
     public init(_ list: RuleList, jit: Bool = true) throws(OracleError) {
         rules = list.rules
+        var compiler = PatternCompiler(jit: jit)
+        var facts: [RuleFacts] = []
+        var conditionPatternIDs: [Int32] = []
+        for rule in list.rules {
+            facts.append(try Self.facts(of: rule, compiler: &compiler, conditionPatternIDs: &conditionPatternIDs))
+        }
+        let patterns = compiler.patterns
+        self.patterns = patterns
+        self.facts = facts
+        self.conditionPatternIDs = conditionPatternIDs
+        listings = Self.listings(list.rules, matchesEverything: facts.map { patterns[Int($0.urlPattern)].matchesEverything })
+        (alwaysTried, byTrigram, literals) = Self.prefilter(facts, patterns)
+    }
+
+    /// Every distinct pattern compiled once, numbered in the order first asked for.
+    private struct PatternCompiler {
+        let jit: Bool
         var ids: [String: Int32] = [:]
         var patterns: [OraclePattern] = []
-        func pattern(_ source: String, caseSensitive: Bool, rule: RuleIndex) throws(OracleError) -> Int32 {
+
+        /// The id of `source`'s pattern, compiled now if new; errors name `rule`.
+        mutating func id(of source: String, caseSensitive: Bool, rule: RuleIndex) throws(OracleError) -> Int32 {
             let key = (caseSensitive ? "S" : "I") + source
             if let known = ids[key] { return known }
             let translation: URLFilterTranslation
@@ -133,49 +154,53 @@ public final class ReferenceRuleList: Sendable {
             ids[key] = Int32(patterns.count - 1)
             return Int32(patterns.count - 1)
         }
+    }
 
-        var facts: [RuleFacts] = []
-        var conditionPatternIDs: [Int32] = []
-        for rule in list.rules {
-            let trigger = rule.trigger
-            let urlPattern = try pattern(trigger.urlFilter, caseSensitive: trigger.urlFilterIsCaseSensitive, rule: rule.index)
-            let start = Int32(conditionPatternIDs.count)
-            var subject = RuleFacts.Subject.none
-            switch trigger.condition {
-            case nil: break
-            case .ifDomain(let domains), .unlessDomain(let domains):
-                subject = .mainDocument
-                for domain in domains {
-                    conditionPatternIDs.append(try pattern(Self.domainPattern(domain), caseSensitive: false, rule: rule.index))
-                }
-            case .ifTopURL(let sources), .unlessTopURL(let sources):
-                subject = .mainDocument
-                for source in sources {
-                    conditionPatternIDs.append(try pattern(source, caseSensitive: trigger.topURLFilterIsCaseSensitive, rule: rule.index))
-                }
-            case .ifFrameURL(let sources), .unlessFrameURL(let sources):
-                subject = .frame
-                for source in sources {
-                    conditionPatternIDs.append(try pattern(source, caseSensitive: trigger.frameURLFilterIsCaseSensitive, rule: rule.index))
-                }
+    /// What the evaluator reads of `rule` on every request; its condition's patterns appended to
+    /// `conditionPatternIDs`.
+    private static func facts(
+        of rule: Rule, compiler: inout PatternCompiler, conditionPatternIDs: inout [Int32]
+    ) throws(OracleError) -> RuleFacts {
+        let trigger = rule.trigger
+        let urlPattern = try compiler.id(of: trigger.urlFilter, caseSensitive: trigger.urlFilterIsCaseSensitive, rule: rule.index)
+        let start = Int32(conditionPatternIDs.count)
+        var subject = RuleFacts.Subject.none
+        switch trigger.condition {
+        case nil: break
+        case .ifDomain(let domains), .unlessDomain(let domains):
+            subject = .mainDocument
+            for domain in domains {
+                conditionPatternIDs.append(try compiler.id(of: Self.domainPattern(domain), caseSensitive: false, rule: rule.index))
             }
-            let action: ActionKind = switch rule.action {
-            case .ignoreFollowingRules: .ignoreFollowing
-            case .ignorePreviousRules: .ignorePrevious
-            case .makeHTTPS: .makeHTTPS
-            default: .other
+        case .ifTopURL(let sources), .unlessTopURL(let sources):
+            subject = .mainDocument
+            for source in sources {
+                conditionPatternIDs.append(try compiler.id(of: source, caseSensitive: trigger.topURLFilterIsCaseSensitive, rule: rule.index))
             }
-            facts.append(RuleFacts(
-                resourceTypes: trigger.resourceTypes, loadTypes: trigger.loadTypes, loadContexts: trigger.loadContexts,
-                method: trigger.requestMethod, urlPattern: urlPattern, urlFilterIsCaseSensitive: trigger.urlFilterIsCaseSensitive,
-                conditionSubject: subject, conditionIsPositive: trigger.condition?.isPositive ?? true, conditionStart: start,
-                conditionEnd: Int32(conditionPatternIDs.count), action: action))
+        case .ifFrameURL(let sources), .unlessFrameURL(let sources):
+            subject = .frame
+            for source in sources {
+                conditionPatternIDs.append(try compiler.id(of: source, caseSensitive: trigger.frameURLFilterIsCaseSensitive, rule: rule.index))
+            }
         }
-        self.patterns = patterns
-        self.facts = facts
-        self.conditionPatternIDs = conditionPatternIDs
-        listings = Self.listings(list.rules, matchesEverything: facts.map { patterns[Int($0.urlPattern)].matchesEverything })
+        let action: ActionKind = switch rule.action {
+        case .ignoreFollowingRules: .ignoreFollowing
+        case .ignorePreviousRules: .ignorePrevious
+        case .makeHTTPS: .makeHTTPS
+        default: .other
+        }
+        return RuleFacts(
+            resourceTypes: trigger.resourceTypes, loadTypes: trigger.loadTypes, loadContexts: trigger.loadContexts,
+            method: trigger.requestMethod, urlPattern: urlPattern, urlFilterIsCaseSensitive: trigger.urlFilterIsCaseSensitive,
+            conditionSubject: subject, conditionIsPositive: trigger.condition?.isPositive ?? true, conditionStart: start,
+            conditionEnd: Int32(conditionPatternIDs.count), action: action)
+    }
 
+    /// The prefilter's index: per rule its url-filter's required literal, and the rules by the
+    /// literal's first three bytes (those with a shorter literal tried on every URL).
+    private static func prefilter(
+        _ facts: [RuleFacts], _ patterns: [OraclePattern]
+    ) -> (alwaysTried: [Int32], byTrigram: [UInt32: [Int32]], literals: [[UInt8]]) {
         var alwaysTried: [Int32] = []
         var byTrigram: [UInt32: [Int32]] = [:]
         var literals: [[UInt8]] = []
@@ -189,9 +214,7 @@ public final class ReferenceRuleList: Sendable {
                 alwaysTried.append(Int32(slot))
             }
         }
-        self.alwaysTried = alwaysTried
-        self.byTrigram = byTrigram
-        self.literals = literals
+        return (alwaysTried, byTrigram, literals)
     }
 
     static func trigram(_ a: UInt8, _ b: UInt8, _ c: UInt8) -> UInt32 { UInt32(a) << 16 | UInt32(b) << 8 | UInt32(c) }

@@ -38,6 +38,7 @@
 //    inversion), though it matches one character 1..127 like `.`.
 //  - The required literal (for the oracle's prefilter): the longest run of plain characters the
 //    pattern must contain at its top level, read from this text.
+// Tested by PCRE2OracleTests (PCRE2OracleTests.swift, PatternOracleTests.swift: a test per choice).
 
 /// A url-filter in PCRE2 terms.
 public struct URLFilterTranslation: Hashable, Sendable {

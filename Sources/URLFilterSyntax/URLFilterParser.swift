@@ -570,12 +570,78 @@ private struct PatternReader {
 
     // MARK: Character classes
 
+    /// Where a class stands between its members, for Annex B's ranges (`a-z`): nothing waiting,
+    /// a character that may begin a range (`cached`), such a character and a `-` after it, or a
+    /// class escape (`\d`), after which a `-` is literal, and that `-`.
     private enum ClassState {
         case empty
         case cached(UInt32)
         case cachedHyphen(UInt32)
         case afterBuiltIn
         case afterBuiltInHyphen
+
+        /// A character, with Annex B's ranges: `a-z`; a `-` after `\d` or before a class escape is literal.
+        @inline(__always)
+        mutating func add(_ character: UInt32, hyphenIsRange: Bool, span: SourceSpan, to builder: inout TermBuilder) throws(SyntaxError) {
+            let isHyphen = hyphenIsRange && character == UInt32(UInt8(ascii: "-"))
+            switch self {
+            case .afterBuiltIn where isHyphen:
+                builder.classCharacter(character, span)
+                self = .afterBuiltInHyphen
+            case .empty, .afterBuiltIn:
+                self = .cached(character)
+            case .cached(let cached):
+                if isHyphen {
+                    self = .cachedHyphen(cached)
+                } else {
+                    builder.classCharacter(cached, span)
+                    self = .cached(character)
+                }
+            case .cachedHyphen(let low):
+                guard character >= low else {
+                    throw SyntaxError(detail: "range out of order in character class", span: SourceSpan(span.lowerBound, span.upperBound))
+                }
+                builder.classRange(low, character, span)
+                self = .empty
+            case .afterBuiltInHyphen:
+                builder.classCharacter(character, span)
+                self = .empty
+            }
+        }
+
+        /// A class escape (`\d`): a character waiting, and its `-`, are literal; no range ends
+        /// or begins at it.
+        mutating func addBuiltIn(span: SourceSpan, to builder: inout TermBuilder) {
+            switch self {
+            case .cached(let cached):
+                builder.classCharacter(cached, span)
+                builder.classBuiltIn(span)
+                self = .afterBuiltIn
+            case .empty, .afterBuiltIn:
+                builder.classBuiltIn(span)
+                self = .afterBuiltIn
+            case .cachedHyphen(let cached):
+                builder.classCharacter(cached, span)
+                builder.classCharacter(UInt32(UInt8(ascii: "-")), span)
+                builder.classBuiltIn(span)
+                self = .empty
+            case .afterBuiltInHyphen:
+                builder.classBuiltIn(span)
+                self = .empty
+            }
+        }
+
+        /// The closing `]`: a character waiting, and its `-`, are literal.
+        func close(span: SourceSpan, to builder: inout TermBuilder) {
+            switch self {
+            case .cached(let cached):
+                builder.classCharacter(cached, span)
+            case .cachedHyphen(let cached):
+                builder.classCharacter(cached, span)
+                builder.classCharacter(UInt32(UInt8(ascii: "-")), span)
+            default: break
+            }
+        }
     }
 
     mutating func parseCharacterClass() throws(SyntaxError) {
@@ -583,49 +649,12 @@ private struct PatternReader {
         index += 1
         builder.classBegin(inverted: tryConsume("^"), at: start)
         var state = ClassState.empty
-
-        // A character, with Annex B's ranges: `a-z`; a `-` after `\d` or before a class escape is literal.
-        func add(_ character: UInt32, hyphenIsRange: Bool, span: SourceSpan, builder: inout TermBuilder) throws(SyntaxError) {
-            let isHyphen = hyphenIsRange && character == UInt32(UInt8(ascii: "-"))
-            switch state {
-            case .afterBuiltIn where isHyphen:
-                builder.classCharacter(character, span)
-                state = .afterBuiltInHyphen
-            case .empty, .afterBuiltIn:
-                state = .cached(character)
-            case .cached(let cached):
-                if isHyphen {
-                    state = .cachedHyphen(cached)
-                } else {
-                    builder.classCharacter(cached, span)
-                    state = .cached(character)
-                }
-            case .cachedHyphen(let low):
-                guard character >= low else {
-                    throw SyntaxError(detail: "range out of order in character class", span: SourceSpan(span.lowerBound, span.upperBound))
-                }
-                builder.classRange(low, character, span)
-                state = .empty
-            case .afterBuiltInHyphen:
-                builder.classCharacter(character, span)
-                state = .empty
-            }
-        }
-
         while !atEnd {
             let elementStart = index
             switch peek() {
             case UInt8(ascii: "]"):
                 index += 1
-                let span = SourceSpan(elementStart, index)
-                switch state {
-                case .cached(let cached):
-                    builder.classCharacter(cached, span)
-                case .cachedHyphen(let cached):
-                    builder.classCharacter(cached, span)
-                    builder.classCharacter(UInt32(UInt8(ascii: "-")), span)
-                default: break
-                }
+                state.close(span: SourceSpan(elementStart, index), to: &builder)
                 builder.classEnd(SourceSpan(start, index))
                 return
             case UInt8(ascii: "\\"):
@@ -633,31 +662,15 @@ private struct PatternReader {
                 let span = SourceSpan(elementStart, index)
                 switch escape {
                 case .character(let value):
-                    try add(value, hyphenIsRange: false, span: span, builder: &builder)
+                    try state.add(value, hyphenIsRange: false, span: span, to: &builder)
                 case .builtInClass:
-                    switch state {
-                    case .cached(let cached):
-                        builder.classCharacter(cached, span)
-                        builder.classBuiltIn(span)
-                        state = .afterBuiltIn
-                    case .empty, .afterBuiltIn:
-                        builder.classBuiltIn(span)
-                        state = .afterBuiltIn
-                    case .cachedHyphen(let cached):
-                        builder.classCharacter(cached, span)
-                        builder.classCharacter(UInt32(UInt8(ascii: "-")), span)
-                        builder.classBuiltIn(span)
-                        state = .empty
-                    case .afterBuiltInHyphen:
-                        builder.classBuiltIn(span)
-                        state = .empty
-                    }
+                    state.addBuiltIn(span: span, to: &builder)
                 case .wordBoundary, .backReference:
                     preconditionFailure("not produced inside a class")
                 }
             default:
                 let unit = consume()
-                try add(UInt32(unit), hyphenIsRange: true, span: SourceSpan(elementStart, index), builder: &builder)
+                try state.add(UInt32(unit), hyphenIsRange: true, span: SourceSpan(elementStart, index), to: &builder)
             }
         }
         throw SyntaxError(detail: "missing ] to close the character class", span: SourceSpan(start, start + 1))
