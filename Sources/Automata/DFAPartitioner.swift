@@ -84,6 +84,14 @@ public enum DFAPartitioner {
         public internal(set) var gated: [GatedGroup]
         /// The first gate's id: the set's pattern count.
         public internal(set) var gateBase: Int
+
+        /// Adds groups whose gates the caller answers (`GatedGroup.callerGate`); returns the id of
+        /// the first one's gate (the others follow it).
+        public mutating func appendCallerGated(_ groups: [GatedGroup]) -> Int {
+            let first = gateBase + gated.count
+            gated += groups
+            return first
+        }
     }
 
     /// The stages of `patterns` (StagePlanner.swift), those that match everything left out. A
@@ -168,12 +176,12 @@ public enum DFAPartitioner {
     /// unanchored and without loops, they join the Aho-Corasick automaton of the list's other
     /// such patterns (added to `whole`), so the pass over the URL that answers those reports the
     /// gates too. Returns the gates to be built apart, which make whole programs of their own. (A
-    /// domain gate is the caller's domain table's to answer.)
+    /// domain gate is the caller's domain table's to answer, a caller's gate its host context's.)
     private static func addGates(
         of groups: [GatedGroup], numberedFrom gateBase: Int, to whole: inout [(id: PatternID, filter: URLFilter)]
     ) -> [(id: PatternID, filter: URLFilter)] {
         var gatesApart: [(id: PatternID, filter: URLFilter)] = []
-        for index in groups.indices where groups[index].domain == nil {
+        for index in groups.indices where groups[index].domain == nil && !groups[index].callerGate {
             let gate = (id: PatternID(UInt32(gateBase + index)), filter: groups[index].gate)
             if groups[index].gateApart { gatesApart.append(gate) } else { whole.append(gate) }
         }

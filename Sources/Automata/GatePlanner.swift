@@ -45,16 +45,21 @@ public struct GatedGroup: Sendable {
     /// Where the group's programs run when its gate is found (`GateRunStart`); `.urlStart` for a
     /// group a domain gates, whose programs run from the host's end.
     public var runsFrom: GateRunStart
+    /// Whether the caller answers the gate, not an automaton: a host context's entry of D for `||`
+    /// patterns of another converter's prefix with a loop after D (ContentBlocker's
+    /// HostContextPlanner). The group holds its patterns whole, run from the URL's start.
+    public var callerGate: Bool
 
     public init(
         gate: URLFilter, patterns: [(id: PatternID, filter: URLFilter)], domain: [UInt8]? = nil, gateApart: Bool = false,
-        runsFrom: GateRunStart = .urlStart
+        runsFrom: GateRunStart = .urlStart, callerGate: Bool = false
     ) {
         self.gate = gate
         self.patterns = patterns
         self.domain = domain
         self.gateApart = gateApart
         self.runsFrom = runsFrom
+        self.callerGate = callerGate
     }
 }
 

@@ -7,7 +7,8 @@
 // the bytes from p up to the first byte of the context's *splitting set* S (every pattern's T
 // begins with a subset of S, and no D holds a byte of S), so each such place is one candidate,
 // hashed and looked up in a `DomainTable` of the context's patterns, whose entries then check
-// their T from the candidate's end. The answer is the automaton's exactly: L as its own minimal
+// their T from the candidate's end; an entry may be a gate (a pattern past the set's: its group,
+// the context's `||D^*...` patterns of that D, runs whole). The answer is the automaton's exactly: L as its own minimal
 // automaton, D compared whole, T set by set. (Tests: HostContextTableTests hold it to the NFA of
 // the same patterns on generated URLs; the oracle holds the whole engine to PCRE2 on the corpora's
 // dialects.)

@@ -31,6 +31,9 @@
 //                        labels, before the programs
 //     domain conditions  the domain condition table (DomainConditionTable.swift): patterns of the
 //                        shape of an `if-domain` or `unless-domain` entry, answered by hashing
+//     host contexts      the host context tables (HostContextTable.swift): other converters'
+//                        `||` patterns, and the gates (patternCount + g) of the groups of those
+//                        with a loop after D, whose programs then run from the URL's start
 
 public import Automata
 public import URLFilterSyntax
@@ -638,8 +641,10 @@ public struct ProgramSet: Hashable, Sendable {
             steps += contents.domainConditions.run(url, report: report)
             runs += 1
         }
+        // The host contexts report patterns, and the gates of their `||` groups with a loop: those
+        // run from the URL's start, once.
         if contents.hostLookups.count > 0 {
-            contents.hostLookups.lookUp(url, report: report)
+            contents.hostLookups.lookUp(url) { pattern in found(pattern, 0) }
             runs += contents.hostLookups.count
         }
         image.withBuffers { buffers in
@@ -912,7 +917,7 @@ public struct ProgramSet: Hashable, Sendable {
         let domainConditions = try DomainConditionTable.read(from: &reader, patternCount: patternCount)
         let contextCount = try reader.varintCount(of: "host contexts", itemBytes: 2 + 129 + 17 + 1)
         var hostContexts: [HostContextTable] = []
-        for _ in 0..<contextCount { hostContexts.append(try HostContextTable.read(from: &reader, patternCount: patternCount)) }
+        for _ in 0..<contextCount { hostContexts.append(try HostContextTable.read(from: &reader, patternCount: patternCount + groupCount)) }
         return ProgramSet(
             programs: whole, stages: stages, gated: gated, domains: domains, domainConditions: domainConditions, hostContexts: hostContexts)
     }

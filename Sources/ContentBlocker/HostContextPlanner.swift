@@ -46,13 +46,20 @@ struct HostContextPlanner {
     private struct Context {
         var prefix: String
         var patterns: [(pattern: UInt32, domain: [UInt8], tail: HostTail)] = []
+        /// Patterns with a loop after their tail's first set, gated by D (`gate`): D, that set,
+        /// and the pattern.
+        var gated: [(pattern: UInt32, domain: [UInt8], first: ASCIISet, filter: AcceptedPattern)] = []
+        /// All its patterns, gated or not.
+        var count: Int { patterns.count + gated.count }
+        /// Its first pattern's id.
+        var firstPattern: UInt32 { min(patterns.first?.pattern ?? .max, gated.first?.pattern ?? .max) }
         /// The patterns while the context is too small for a table (then they go back to the
         /// automata); dropped once it is large enough.
         var filters: [AcceptedPattern] = []
 
         mutating func append(_ pattern: UInt32, _ filter: AcceptedPattern, _ domain: [UInt8], _ tail: HostTail, minimum: Int) {
             patterns.append((pattern, domain, tail))
-            if patterns.count < minimum {
+            if count < minimum {
                 filters.append(filter)
             } else if !filters.isEmpty {
                 filters = []
@@ -100,8 +107,8 @@ struct HostContextPlanner {
     }
 
     private mutating func take(_ id: UInt32, _ parts: Parts, _ pattern: AcceptedPattern) -> Taken {
-        guard let tail = tail(of: parts.restModel, from: parts.restStart),
-            tail.sets[0].isDisjoint(with: HostShape.matchedByDomains(caseSensitive: parts.isCaseSensitive)),
+        guard let tail = tail(of: parts.restModel, from: parts.restStart) else { return gate(id, parts, pattern) }
+        guard tail.sets[0].isDisjoint(with: HostShape.matchedByDomains(caseSensitive: parts.isCaseSensitive)),
             let starts = starts(of: parts)
         else { return .none }
         if distinctStarts[starts] == Self.canonical, !parts.isCaseSensitive, !tail.thenRest,
@@ -114,22 +121,78 @@ struct HostContextPlanner {
         return .context
     }
 
-    /// The contexts' tables, and the patterns of contexts too small to be one.
+    /// A host pattern whose terms after its tail's first set make no tail (a loop with terms after
+    /// it: `||D^*/ads/`), taken as its context's gated pattern: the context's entry of D reports a
+    /// gate, whose group runs the pattern whole (`settle`). Every URL it matches has D at a place
+    /// where L ends, followed by a byte of that first set: the context's candidate there is D, so
+    /// the gate is found. AdGuard's L's patterns whose first set is within `/` and `:` are left to
+    /// the domain table's gates (Automata/GatePlanner.swift), as before.
+    private mutating func gate(_ id: UInt32, _ parts: Parts, _ pattern: AcceptedPattern) -> Taken {
+        let first = parts.restModel.terms[parts.restStart]
+        guard first.quantifier == .one, let set = first.characterSet, !set.isEmpty,
+            set.isDisjoint(with: HostShape.matchedByDomains(caseSensitive: parts.isCaseSensitive)), let starts = starts(of: parts)
+        else { return .none }
+        if distinctStarts[starts] == Self.canonical, !parts.isCaseSensitive, set.union(HostPattern.terminator) == HostPattern.terminator {
+            return .none
+        }
+        let key = ContextKey(starts: starts, isCaseSensitive: parts.isCaseSensitive)
+        contexts[key, default: Context(prefix: String(parts.prefixText))].gated.append((id, parts.domain, set, pattern))
+        return .context
+    }
+
+    /// The contexts' tables, and the patterns of contexts too small to be one (their gated
+    /// patterns included); the gated patterns have no gates (a caller that runs no gated groups).
     func finish() -> (tables: [HostContextTable], automata: [(id: PatternID, filter: URLFilter)]) {
-        var tables: [HostContextTable] = []
+        var planner = self
+        let (automata, groups) = planner.settle()
+        return (planner.tables(firstGate: nil), automata + groups.flatMap(\.patterns).sorted { $0.id < $1.id })
+    }
+
+    /// Settles which contexts make tables: returns the patterns of those too small to be one
+    /// (back to the automata), and the groups the tables' gates gate, one per context and D, in
+    /// the order of their first pattern: each the gated patterns of D, whole, from the URL's start.
+    mutating func settle() -> (automata: [(id: PatternID, filter: URLFilter)], groups: [GatedGroup]) {
         var automata: [(id: PatternID, filter: URLFilter)] = []
-        for (key, context) in contexts.sorted(by: { $0.value.patterns[0].pattern < $1.value.patterns[0].pattern }) {
-            guard context.patterns.count >= minimumPatterns else {
+        var groups: [GatedGroup] = []
+        settled = []
+        for (key, context) in contexts.sorted(by: { $0.value.firstPattern < $1.value.firstPattern }) {
+            guard context.count >= minimumPatterns else {
                 automata += zip(context.patterns, context.filters).map { (PatternID($0.pattern), $1.filter) }
+                automata += context.gated.map { (PatternID($0.pattern), $0.filter.filter) }
                 continue
             }
-            let splitting = context.patterns.reduce(ASCIISet.empty) { $0.union($1.tail.sets[0]) }
-            let entries = context.patterns.map { ($0.pattern, $0.domain, Self.encode($0.tail, splitting: splitting)) }
-            tables.append(HostContextTable(
-                prefix: context.prefix, starts: distinctStarts[key.starts], splitting: splitting, isCaseSensitive: key.isCaseSensitive,
-                table: DomainTable(entries, indexing: false)))
+            var groupOfDomain: [[UInt8]: Int] = [:]
+            var gates: [(domain: [UInt8], group: Int)] = []
+            for gated in context.gated {
+                let member = (id: PatternID(gated.pattern), filter: gated.filter.filter)
+                if let group = groupOfDomain[gated.domain] {
+                    groups[group].patterns.append(member)
+                } else {
+                    groupOfDomain[gated.domain] = groups.count
+                    gates.append((gated.domain, groups.count))
+                    groups.append(GatedGroup(gate: member.filter, patterns: [member], callerGate: true))
+                }
+            }
+            settled.append((key, context, gates))
         }
-        return (tables, automata)
+        return (automata.sorted { $0.id < $1.id }, groups)
+    }
+
+    /// The contexts `settle` kept, with their gates: D and its group.
+    private var settled: [(key: ContextKey, context: Context, gates: [(domain: [UInt8], group: Int)])] = []
+
+    /// The tables of the contexts `settle` kept; group g's gate is pattern `firstGate + g` (nil: the
+    /// gates left out).
+    func tables(firstGate: Int?) -> [HostContextTable] {
+        settled.map { key, context, gates in
+            let splitting = context.patterns.reduce(ASCIISet.empty) { $0.union($1.tail.sets[0]) }
+                .union(context.gated.reduce(ASCIISet.empty) { $0.union($1.first) })
+            var entries = context.patterns.map { ($0.pattern, $0.domain, Self.encode($0.tail, splitting: splitting)) }
+            if let firstGate { entries += gates.map { (UInt32(firstGate + $0.group), $0.domain, [UInt8]()) } }
+            return HostContextTable(
+                prefix: context.prefix, starts: distinctStarts[key.starts], splitting: splitting, isCaseSensitive: key.isCaseSensitive,
+                table: DomainTable(entries, indexing: false))
+        }
     }
 
     /// T's encoding in a context's table: its sets (the first, when it is the splitting set S,

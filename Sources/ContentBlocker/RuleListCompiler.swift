@@ -525,16 +525,18 @@ struct PartitionedPrograms: Sendable {
             }
         }
         // (Contexts too small for a table of their own go back to the automata, in pattern order.)
-        let (hostContexts, smallContexts) = hosts.finish()
+        let (smallContexts, contextGated) = hosts.settle()
         if !smallContexts.isEmpty { automata = (automata + smallContexts).sorted { $0.id < $1.id } }
         timer.end(planning)
-        let plan = DFAPartitioner.plan(consume automata, patternCount: patternCount, limits: limits, phaseTimer: &timer)
+        var plan = DFAPartitioner.plan(consume automata, patternCount: patternCount, limits: limits, phaseTimer: &timer)
         // Gates that are domains (`||` patterns with a loop after the domain) are the domain
-        // table's: it reports gate `gateBase + g` where it finds group g's domain.
+        // table's: it reports gate `gateBase + g` where it finds group g's domain; the gates of
+        // other converters' `||` patterns with a loop are their host contexts' (after the others).
         let tabling = timer.begin(.plan)
         for (group, gated) in plan.gated.enumerated() {
             if let domain = gated.domain { domains.append((UInt32(plan.gateBase + group), domain, [])) }
         }
+        let hostContexts = hosts.tables(firstGate: plan.appendCallerGated(contextGated))
         // (The domain table's lookup index is made when its program set is prepared to run.)
         let tables = (DomainTable(domains, indexing: false), DomainConditionTable(domainConditions))
         timer.end(tabling)

@@ -1,6 +1,8 @@
 // DomainGateTests.swift — `||` patterns the domain table does not take run only where the domain
-// table finds their domain (GatePlanner.groupByDomain) or where their best run occurs: a rule list
-// of every kind of `||` pattern answers like the PCRE2 oracle, on URLs built from their pieces.
+// table finds their domain (GatePlanner.groupByDomain) or where their best run occurs; another
+// converter's `||` patterns with a loop after D run only where their host context finds D
+// (HostContextPlanner.gate): rule lists of every kind of `||` pattern answer like the PCRE2 oracle,
+// on URLs built from their pieces.
 
 import Testing
 import ContentBlocker
@@ -91,5 +93,49 @@ import Automata
             if !expected.actions.isEmpty { blocked += 1 }
         }
         #expect(blocked > 20, "the URLs reach the patterns")
+    }
+
+    /// abp2blocklist's `||D^` (`^https?://([^/]+\.)?D([^-_.%a-z0-9].*)?$`) for enough domains to
+    /// make a host context, and its patterns with a loop after D's first separator, some sharing
+    /// a D, some of a D of no plain pattern, one with a D that ends no host.
+    static let contextJSON: String = {
+        let prefix = #"^https?://([^/]+\.)?"#
+        let plain = (0..<40).map { prefix + "d\($0)" + #"\.test([^-_.%a-z0-9].*)?$"# }
+        let gated = [
+            prefix + #"d1\.test[^-_.%a-z0-9].*\/ga\.js"#, prefix + #"d1\.test/.*x"#, prefix + #"ads\.test[^-_.%a-z0-9].*\?a"#,
+            prefix + #"ads\.test:.*\.gif$"#, prefix + #"yandex\..*\/clck\/"#, prefix + #"d2\.test/.*"#,
+        ]
+        return "[" + (plain + gated).map { filter in
+            #"{"trigger":{"url-filter":"\#(filter.replacing("\\", with: "\\\\"))"},"action":{"type":"block"}}"#
+        }.joined(separator: ",") + "]"
+    }()
+
+    @Test func contextGatedPatternsAnswerLikeTheOracle() throws {
+        let (list, _) = try RuleListCompiler.compile(json: Array(Self.contextJSON.utf8))
+        let read = try CompiledRuleList(validating: list.serialized())
+        let programs = read.file.urlPrograms
+        #expect(programs.hostContexts.count == 1)
+        // D1, ads.test and d2 gate the patterns with a loop; yandex.* (D ends with `.`) is not gated.
+        let gated = try #require(programs.gated)
+        #expect(gated.groups.count == 3 && gated.starts.allSatisfy { $0 == .urlStart })
+        let evaluator = Evaluator(read)
+        let oracle = ReferenceEvaluator(try ReferenceRuleList(try RuleListParser.parse(Self.contextJSON).get()))
+        let hosts = ["d1.test", "x.d1.test", "xd1.test", "d1.test.x", "ads.test", "a.ads.test", "ADS.test", "d2.test", "yandex.ru",
+                     "user@d1.test", "d1.test:8080", "u:p@ads.test", "d3.test"]
+        let rests = ["/", "/ga.js", "/x/ga.js", "/x", "?a", ":80/?a", ":1/a.gif", "/clck/", "", "/?a&b"]
+        var blocked = 0
+        for host in hosts {
+            for rest in rests {
+                for scheme in ["https://", "http://", "ws://"] {
+                    let page = CanonicalURL("https://page.test/")
+                    let url = scheme + host + rest
+                    let request = Request(url: CanonicalURL(url), mainDocumentURL: page, frameURL: page, resourceType: .image)
+                    let expected = try oracle.outcome(for: request)
+                    #expect(evaluator.outcome(for: request) == expected, "\(url)")
+                    if !expected.actions.isEmpty { blocked += 1 }
+                }
+            }
+        }
+        #expect(blocked > 50, "the URLs reach the patterns")
     }
 }
