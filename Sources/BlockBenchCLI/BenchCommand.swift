@@ -8,7 +8,11 @@
 
 public import ArgumentParser
 import Foundation
-import Harness
+import Benchmarks
+import Corpus
+import Engines
+import Reports
+import TerminalText
 
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

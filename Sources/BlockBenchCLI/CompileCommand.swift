@@ -7,7 +7,11 @@ import Bytecode
 import ContentBlocker
 import ContentRuleList
 import Foundation
-import Harness
+import Benchmarks
+import Corpus
+import Engines
+import SafariReleases
+import TerminalText
 
 struct CompileCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -23,7 +23,7 @@
 // WebKit quirk.
 //
 // `--against webkit-view` compares what BlockBench decides with what a real WebKitGTK web view
-// does on generated pages (Harness/WebView): the request set's pages (`--sample`, `--shard` by
+// does on generated pages (Engines/WebView, Conformance/WebViewConformance.swift): the request set's pages (`--sample`, `--shard` by
 // page) with every list, the web-view vectors, or `--generated N` small worlds whose differences
 // are reduced and written as vectors (Fuzzing/ViewFindingWriter.swift). Skipped, with the reason,
 // where WebKitGTK or Xvfb is missing.
@@ -31,7 +31,10 @@
 import ArgumentParser
 import Foundation
 import Fuzzing
-import Harness
+import Conformance
+import Corpus
+import Engines
+import TerminalText
 
 struct ConformCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

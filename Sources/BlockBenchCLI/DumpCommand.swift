@@ -6,7 +6,7 @@ import Automata
 import ContentBlocker
 import ContentRuleList
 import Foundation
-import Harness
+import Corpus
 import URLFilterSyntax
 
 struct DumpCommand: ParsableCommand {

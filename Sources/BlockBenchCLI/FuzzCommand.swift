@@ -13,7 +13,7 @@
 import ArgumentParser
 import Foundation
 import Fuzzing
-import Harness
+import TerminalText
 
 struct FuzzCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,6 @@
 // `blockbench gate`: the command CI runs. It runs the main job's stages (FullRun.swift: check,
 // compile, conform, benchmark, vectors) on the shipped corpora, reads the gate's metrics from them
-// (Harness/Gate/GateMetrics.swift) and compares them with the committed baseline
+// (Gate/GateMetrics.swift) and compares them with the committed baseline
 // (Reports/baseline.json): a table of metric, baseline, now, change and verdict.
 //
 // Exit 0 pass; 2 regression (a correctness failure, a list that starts or stops compiling, a
@@ -19,7 +19,12 @@
 
 import ArgumentParser
 import Foundation
-import Harness
+import Benchmarks
+import Corpus
+import Engines
+import Gate
+import MainJob
+import TerminalText
 
 struct GateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -5,7 +5,7 @@ import ArgumentParser
 import ContentBlocker
 import ContentRuleList
 import Foundation
-import Harness
+import Corpus
 import RequestContext
 
 struct MatchCommand: ParsableCommand {

@@ -8,7 +8,9 @@ import Bytecode
 import ContentBlocker
 import ContentRuleList
 import Foundation
-import Harness
+import Benchmarks
+import Corpus
+import Engines
 import RequestContext
 
 struct ProfileCommand: ParsableCommand {

@@ -6,7 +6,8 @@ import ArgumentParser
 import Bytecode
 import ContentBlocker
 import ContentRuleList
-import Harness
+import Corpus
+import SafariReleases
 
 enum RuleListInput {
     /// The compiled list of `path`. A file that is refused or a list that does not compile is

@@ -5,7 +5,7 @@
 // replays it), and how much shrinking took away.
 
 internal import ContentRuleList
-internal import Harness
+internal import Corpus
 public import RequestContext
 public import URLFilterSyntax
 

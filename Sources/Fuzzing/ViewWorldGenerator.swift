@@ -8,7 +8,7 @@
 
 import ContentRuleList
 import Foundation
-public import Harness
+public import Corpus
 import RequestContext
 
 public struct ViewWorldGenerator {
