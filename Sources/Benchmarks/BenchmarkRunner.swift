@@ -426,6 +426,9 @@ public final class BenchmarkRunner {
         return result
     }
 
+    /// A match engine made ready to be timed, in the order a match benchmark checks it: its
+    /// answerers, the counting pass (answers and work counters), the answers checked, then the
+    /// timed run.
     private func prepareMatch(
         _ list: BenchList, parts: [BenchList], requestSet: String, requests: [Request], definition: BenchmarkDefinition,
         engine: any BenchEngine
@@ -436,13 +439,42 @@ public final class BenchmarkRunner {
         result.sampled = indices.count < requests.count
         if !engine.conformed { result.peer = true }
 
-        // One answerer per list asked, or one that asks every list itself.
-        let matchers: [any BenchMatcher] =
-            parts.count == 1
-            ? [try engine.matcher(for: parts[0])]
-            : try engine.jointMatcher(for: parts).map { [$0] } ?? parts.map { try engine.matcher(for: $0) }
-        let selfTimed = matchers.count == 1 ? matchers[0] as? any SelfTimedMatcher : nil
-        let lists = matchers.count == 1 ? matchers[0] as? any ListsMatcher : nil
+        let answerers = try Answerers(engine: engine, parts: parts)
+        let pass = try answerers.countingPass(requests, at: indices)
+        result.answers = RequestAnswer.counts(pass.answers)
+        if engine.name == "blockbench" {
+            for (index, answer) in zip(indices, pass.answers) { blockBenchBlocks[index] = answer.blocks }
+        }
+        if let untimed = try check(pass.answers, at: indices, of: engine, parts: parts, requestSet: requestSet, requests: requests, into: &result) {
+            return untimed
+        }
+        if answerers.selfTimed != nil {
+            result.counters = pass.after
+        } else {
+            result.counters = zip(pass.before, pass.after).map { before, after in
+                Figure(before.name + " per request", (after.value - before.value) / Double(max(1, indices.count)))
+            }
+        }
+        result.warmupRuns = definition.warmups
+        return Self.timedMatch(result, answerers, requests: requests, at: indices)
+    }
+
+    /// An engine's answerers for a benchmark's lists: one per list asked, or one that asks every
+    /// list itself; one that times itself, or tells the lists apart, is asked as such.
+    private struct Answerers {
+        let matchers: [any BenchMatcher]
+        let selfTimed: (any SelfTimedMatcher)?
+        let lists: (any ListsMatcher)?
+
+        init(engine: any BenchEngine, parts: [BenchList]) throws {
+            matchers =
+                parts.count == 1
+                ? [try engine.matcher(for: parts[0])]
+                : try engine.jointMatcher(for: parts).map { [$0] } ?? parts.map { try engine.matcher(for: $0) }
+            selfTimed = matchers.count == 1 ? matchers[0] as? any SelfTimedMatcher : nil
+            lists = matchers.count == 1 ? matchers[0] as? any ListsMatcher : nil
+        }
+
         func answer(_ request: Request) throws -> RequestAnswer {
             if let lists {
                 var answers: [RequestAnswer] = []
@@ -453,56 +485,62 @@ public final class BenchmarkRunner {
             return RequestAnswer(joining: try matchers.map { RequestAnswer(try $0.outcome(for: request)) })
         }
 
-        // The counting pass: answers first; its counters are the work.
-        // Work of every list asked, added up by name.
+        /// Work of every list asked, added up by name.
         func counters() -> [Figure] { Figure.added(matchers.map(\.counters)) }
-        let countersBefore = counters()
-        var answers: [RequestAnswer] = []
-        answers.reserveCapacity(indices.count)
-        if let selfTimed {
-            for verdict in try selfTimed.verdicts(indices.map { requests[$0] }) { answers.append(RequestAnswer(blocked: verdict.blocked)) }
-        } else {
-            for index in indices { answers.append(try answer(requests[index])) }
-        }
-        let countersAfter = counters()
-        let counts = RequestAnswer.counts(answers)
-        result.answers = counts
-        if engine.name == "blockbench" {
-            for (index, answer) in zip(indices, answers) { blockBenchBlocks[index] = answer.blocks }
-        }
-        if engine.conformed {
-            let oracle = try oracleAnswers(parts, requestSet: requestSet, requests: requests)
-            let expected = RequestAnswer.counts(indices.map { oracle[$0] })
-            result.oracleAnswers = expected
-            guard counts == expected else {
-                result.status = .wrong
-                let first = zip(indices, zip(answers, indices.map { oracle[$0] })).first { $0.1.0 != $0.1.1 }
-                result.message = "answers differ from the oracle's (engine: \(counts.text); oracle: \(expected.text))"
-                    + (first.map { "; first at request \($0.0)" } ?? "")
-                return Self.untimed(result)
-            }
-            do {
-                let cost = try countMatch(parts, requestSet: requestSet, engine: engine, oracle: oracle)
-                result.instructions = cost?.recorded
-                result.dataMisses = cost?.recordedMisses
-            } catch {
-                return Self.untimed(EngineResult(engine: engine.name, status: error is BenchmarkRunnerError ? .wrong : .error, message: "\(error)"))
-            }
-        } else {
-            result.agreement = try agreement(of: answers, at: indices, parts: parts, requestSet: requestSet, requests: requests)
-        }
-        if selfTimed != nil {
-            result.counters = countersAfter
-        } else {
-            result.counters = zip(countersBefore, countersAfter).map { before, after in
-                Figure(before.name + " per request", (after.value - before.value) / Double(max(1, indices.count)))
-            }
-        }
 
-        result.warmupRuns = definition.warmups
+        /// The counting pass: the sampled requests' answers, first; the counters around it are
+        /// the work.
+        func countingPass(_ requests: [Request], at indices: [Int]) throws -> (answers: [RequestAnswer], before: [Figure], after: [Figure]) {
+            let before = counters()
+            var answers: [RequestAnswer] = []
+            answers.reserveCapacity(indices.count)
+            if let selfTimed {
+                for verdict in try selfTimed.verdicts(indices.map { requests[$0] }) { answers.append(RequestAnswer(blocked: verdict.blocked)) }
+            } else {
+                for index in indices { answers.append(try answer(requests[index])) }
+            }
+            return (answers, before, counters())
+        }
+    }
+
+    /// A conformed engine's answers against the oracle's (and its exact cost, when counted); a
+    /// peer's block verdicts beside BlockBench's. Returns the untimed result when the answers are
+    /// wrong or counting them failed, nil when the engine goes on to be timed.
+    private func check(
+        _ answers: [RequestAnswer], at indices: [Int], of engine: any BenchEngine, parts: [BenchList], requestSet: String,
+        requests: [Request], into result: inout EngineResult
+    ) throws -> TimedMatch? {
+        guard engine.conformed else {
+            result.agreement = try agreement(of: answers, at: indices, parts: parts, requestSet: requestSet, requests: requests)
+            return nil
+        }
+        let counts = RequestAnswer.counts(answers)
+        let oracle = try oracleAnswers(parts, requestSet: requestSet, requests: requests)
+        let expected = RequestAnswer.counts(indices.map { oracle[$0] })
+        result.oracleAnswers = expected
+        guard counts == expected else {
+            result.status = .wrong
+            let first = zip(indices, zip(answers, indices.map { oracle[$0] })).first { $0.1.0 != $0.1.1 }
+            result.message = "answers differ from the oracle's (engine: \(counts.text); oracle: \(expected.text))"
+                + (first.map { "; first at request \($0.0)" } ?? "")
+            return Self.untimed(result)
+        }
+        do {
+            let cost = try countMatch(parts, requestSet: requestSet, engine: engine, oracle: oracle)
+            result.instructions = cost?.recorded
+            result.dataMisses = cost?.recordedMisses
+        } catch {
+            return Self.untimed(EngineResult(engine: engine.name, status: error is BenchmarkRunnerError ? .wrong : .error, message: "\(error)"))
+        }
+        return nil
+    }
+
+    /// The timed run of the sampled requests: an engine that times itself answers the batch and
+    /// its times are the run's; any other is timed here, request by request.
+    private static func timedMatch(_ result: EngineResult, _ answerers: Answerers, requests: [Request], at indices: [Int]) -> TimedMatch {
         let urlBytes = indices.reduce(0) { $0 + requests[$1].url.string.utf8.count }
         let urls = indices.map { Array(requests[$0].url.string.utf8) }
-        if let selfTimed {
+        if let selfTimed = answerers.selfTimed {
             let batch = indices.map { requests[$0] }
             // A run's value: the sum of its requests' times as the engine measured them.
             return TimedMatch(result: result, selfTimed: true, requestCount: indices.count, urlBytes: urlBytes, urls: urls) { measured, histogram in
@@ -511,6 +549,8 @@ public final class BenchmarkRunner {
                 return Double(verdicts.reduce(0) { $0 + $1.nanoseconds }) / 1e9
             }
         }
+        let matchers = answerers.matchers
+        let lists = answerers.lists
         return TimedMatch(result: result, selfTimed: false, requestCount: indices.count, urlBytes: urlBytes, urls: urls) { measured, histogram in
             var sink = 0
             let only = matchers.count == 1 && lists == nil ? matchers[0] : nil

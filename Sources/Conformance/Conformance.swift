@@ -128,31 +128,63 @@ public struct ConformanceRun: Sendable {
         return results
     }
 
+    /// One set: the shard's requests answered by both sides on every worker, then the first
+    /// mismatches reduced, and the oracle's answers kept in request order for the benchmarks.
     private func run(
         list: RuleList, json: [UInt8], requests: RequestSet, makeMatcher: @Sendable () -> (Request) -> MatchOutcome,
         oracleList: ReferenceRuleList, workers: Int
     ) throws -> ConformanceResult {
         let started = ContinuousClock.now
         let selected = requests.requests.enumerated().filter { shard.contains($0.offset) }.map(\.element)
-
-        struct WorkerResult: Sendable {
-            var withActions = 0
-            var mismatched: [(CorpusRequest, MatchOutcome, MatchOutcome)] = []
-            var mismatches = 0
-            var oracleErrors = 0
-            var firstOracleError: String?
-            var tries = 0
-            var skips = 0
-            var fallbacks = 0
-            var jitDisagreements = 0
-            var answers: [(Int, RequestAnswer)] = []
+        let all = answer(selected, setName: requests.name, makeMatcher: makeMatcher, oracleList: oracleList, workers: workers)
+        let mismatched = all.flatMap(\.mismatched).sorted { $0.0.row < $1.0.row }.prefix(self.reproductions)
+        var reproductions: [Reproduction] = []
+        if !mismatched.isEmpty {
+            let sources = RuleSources(json: json)
+            for (item, ours, reference) in mismatched {
+                reproductions.append(reduce(item, list: list, ours: ours, reference: reference, sources: sources))
+            }
         }
+        var result = ConformanceResult(
+            list: "", requestSet: requests.name, shard: shard.description, rules: list.rules.count, requests: selected.count,
+            requestsWithActions: all.reduce(0) { $0 + $1.withActions }, mismatches: all.reduce(0) { $0 + $1.mismatches },
+            oracleErrors: all.reduce(0) { $0 + $1.oracleErrors }, oracleTries: all.reduce(0) { $0 + $1.tries },
+            prefilterSkips: all.reduce(0) { $0 + $1.skips }, dfaFallbacks: all.reduce(0) { $0 + $1.fallbacks },
+            pcre2JITDisagreements: all.reduce(0) { $0 + $1.jitDisagreements },
+            seconds: (ContinuousClock.now - started).seconds, reproductions: reproductions,
+            firstOracleError: all.compactMap(\.firstOracleError).first)
+        if selected.count == requests.requests.count {
+            result.oracleAnswers = Self.oracleAnswersInOrder(all, count: selected.count)
+        }
+        return result
+    }
+
+    /// What one worker saw: its requests' counts, its first mismatches, the oracle's work, and
+    /// the oracle's answers by position.
+    private struct WorkerResult: Sendable {
+        var withActions = 0
+        var mismatched: [(CorpusRequest, MatchOutcome, MatchOutcome)] = []
+        var mismatches = 0
+        var oracleErrors = 0
+        var firstOracleError: String?
+        var tries = 0
+        var skips = 0
+        var fallbacks = 0
+        var jitDisagreements = 0
+        var answers: [(Int, RequestAnswer)] = []
+    }
+
+    /// `selected` answered by the engine and the oracle on `workers` threads, worker `w` taking
+    /// every `workers`-th request from `w`; each worker keeps its first `reproductions` mismatches.
+    private func answer(
+        _ selected: [CorpusRequest], setName: String, makeMatcher: @Sendable () -> (Request) -> MatchOutcome, oracleList: ReferenceRuleList,
+        workers: Int
+    ) -> [WorkerResult] {
         let results = Mutex<[WorkerResult]>([])
         let done = Atomic<Int>(0)
         let keep = reproductions
         let usesPrefilter = self.usesPrefilter
         let progress = self.progress
-        let setName = requests.name
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             var result = WorkerResult()
             let match = makeMatcher()
@@ -184,32 +216,17 @@ public struct ConformanceRun: Sendable {
             results.withLock { $0.append(result) }
         }
         progress?(setName, selected.count, selected.count)
-        let all = results.withLock { $0 }
-        let mismatched = all.flatMap(\.mismatched).sorted { $0.0.row < $1.0.row }.prefix(keep)
-        var reproductions: [Reproduction] = []
-        if !mismatched.isEmpty {
-            let sources = RuleSources(json: json)
-            for (item, ours, reference) in mismatched {
-                reproductions.append(reduce(item, list: list, ours: ours, reference: reference, sources: sources))
-            }
-        }
-        var answers: [RequestAnswer]?
-        if selected.count == requests.requests.count && all.allSatisfy({ $0.oracleErrors == 0 }) {
-            var ordered = [RequestAnswer?](repeating: nil, count: selected.count)
-            for (position, answer) in all.flatMap(\.answers) { ordered[position] = answer }
-            answers = ordered.compactMap { $0 }
-            if answers?.count != selected.count { answers = nil }
-        }
-        var result = ConformanceResult(
-            list: "", requestSet: requests.name, shard: shard.description, rules: list.rules.count, requests: selected.count,
-            requestsWithActions: all.reduce(0) { $0 + $1.withActions }, mismatches: all.reduce(0) { $0 + $1.mismatches },
-            oracleErrors: all.reduce(0) { $0 + $1.oracleErrors }, oracleTries: all.reduce(0) { $0 + $1.tries },
-            prefilterSkips: all.reduce(0) { $0 + $1.skips }, dfaFallbacks: all.reduce(0) { $0 + $1.fallbacks },
-            pcre2JITDisagreements: all.reduce(0) { $0 + $1.jitDisagreements },
-            seconds: (ContinuousClock.now - started).seconds, reproductions: reproductions,
-            firstOracleError: all.compactMap(\.firstOracleError).first)
-        result.oracleAnswers = answers
-        return result
+        return results.withLock { $0 }
+    }
+
+    /// The oracle's answer to each of `count` requests in order, when every worker answered
+    /// without an oracle error; nil otherwise.
+    private static func oracleAnswersInOrder(_ all: [WorkerResult], count: Int) -> [RequestAnswer]? {
+        guard all.allSatisfy({ $0.oracleErrors == 0 }) else { return nil }
+        var ordered = [RequestAnswer?](repeating: nil, count: count)
+        for (position, answer) in all.flatMap(\.answers) { ordered[position] = answer }
+        let answers = ordered.compactMap { $0 }
+        return answers.count == count ? answers : nil
     }
 
     // MARK: Reduction

@@ -333,116 +333,157 @@ public struct WebViewConformance {
         (blocks ? "blocked" : upgrades ? "made https" : "sent") + (stripsCookies ? " without cookies" : "")
     }
 
+    /// Both passes read against BlockBench's outcomes, page load by page load: the page's own load
+    /// and its requests, then its elements.
     func compare(plan: ViewPlan, outcomes: [[MatchOutcome]], control: ViewPass, withList: ViewPass) -> WebViewResult {
         var result = WebViewResult(list: "")
         result.pageLoads = plan.loads.count
         for (position, load) in plan.loads.enumerated() {
-            let page = load.index
             result.requests += load.subresources.count
-            let controlRequests = control.requestsByPage[page] ?? []
-            let listRequests = withList.requestsByPage[page] ?? []
-            func difference(row: Int, url: String, what: String, ours: String, webKit: String) {
-                result.differences.append(WebViewDifference(page: page, pageURL: load.url, row: row, url: url, what: what, ours: ours, webKit: webKit))
-            }
-            // Requests, one per URL: a URL sent twice (a preload and its use, a retry) counts once.
-            let controlByURL = Dictionary(controlRequests.map { ($0.url, $0) }, uniquingKeysWith: { first, _ in first })
-            let listByURL = Dictionary(listRequests.map { ($0.url, $0) }, uniquingKeysWith: { first, _ in first })
-            /// Both verdicts on a request the control run sent, or nil when it did not.
-            func judge(_ request: ViewRequest, _ outcome: MatchOutcome) -> (webKit: String, ours: String, cookieChecked: Bool)? {
-                let wire = Self.wire(request.url)
-                guard let sent = controlByURL[wire] else { return nil }
-                let actions = outcome.actions.flattened
-                let oursBlocks = actions.contains(.block)
-                let oursUpgrades = !oursBlocks && actions.contains(.makeHTTPS)
-                let asSent = listByURL[wire]
-                let asUpgraded = Self.upgraded(wire).flatMap { listByURL[$0] }
-                let webKitBlocks = asSent == nil && asUpgraded == nil
-                let webKitUpgrades = asSent == nil && asUpgraded != nil
-                // The Cookie header tells only where the control run sent the cookie and the
-                // request went out with the list.
-                let cookieChecked = !webKitBlocks && sent.cookie?.contains("bb=1") == true
-                let webKitStrips = cookieChecked && (asSent ?? asUpgraded)?.cookie?.contains("bb=1") != true
-                let oursStrips = cookieChecked && !oursBlocks && actions.contains(.blockCookies)
-                return (
-                    Self.verdict(blocks: webKitBlocks, upgrades: webKitUpgrades, stripsCookies: webKitStrips),
-                    Self.verdict(blocks: oursBlocks, upgrades: oursUpgrades, stripsCookies: oursStrips), cookieChecked)
-            }
-            func tally(_ request: ViewRequest, _ outcome: MatchOutcome, _ judged: (webKit: String, ours: String, cookieChecked: Bool)) {
-                let what = request.kind.map { "\($0) request" } ?? "page load"
-                if recordsVerdicts {
-                    result.verdicts.append(ViewVerdict(page: page, url: request.url, type: request.kind.map { "\($0)" } ?? "page", webKit: judged.webKit, ours: judged.ours))
-                }
-                if judged.webKit != judged.ours {
-                    let actions = outcome.actions.flattened.map(\.typeName).joined(separator: ", ")
-                    difference(row: request.row, url: request.url, what: what, ours: judged.ours + " (actions: \(actions))", webKit: judged.webKit)
-                    return
-                }
-                // The counts are of the set's requests; a page's own load is compared, not counted.
-                guard request.kind != nil else { return }
-                if judged.ours.hasPrefix("blocked") { result.blockedByBoth += 1 }
-                if judged.ours.hasPrefix("made https") { result.madeHTTPSByBoth += 1 }
-                if judged.cookieChecked && !judged.ours.hasPrefix("blocked") { result.cookieChecks += 1 }
-                if judged.ours.hasSuffix("without cookies") { result.cookiesBlockedByBoth += 1 }
-            }
-            // The page's own load: its requests are compared only when it loaded as itself.
-            guard let documentVerdict = judge(load.document, outcomes[position][0]) else {
-                result.leftOut["of a page the control run did not load", default: 0] += load.subresources.count
-                continue
-            }
-            tally(load.document, outcomes[position][0], documentVerdict)
-            if documentVerdict.webKit.hasPrefix("blocked") {
-                result.leftOut["of a page whose load was blocked", default: 0] += load.subresources.count
-                continue
-            }
-            if documentVerdict.webKit.hasPrefix("made https") {
-                // Another page: its http: requests are mixed content there.
-                result.leftOut["of a page made https", default: 0] += load.subresources.count
-                continue
-            }
-            var madeInControl = Set<Int>()
-            for (offset, subresource) in load.subresources.enumerated() {
-                guard let judged = judge(subresource, outcomes[position][offset + 1]) else {
-                    result.leftOut["not sent in the control run (\(subresource.kind.map { "\($0)" } ?? "page"))", default: 0] += 1
-                    continue
-                }
-                madeInControl.insert(offset)
-                result.compared += 1
-                tally(subresource, outcomes[position][offset + 1], judged)
-            }
-            // Elements.
-            guard let report = withList.pages[page], report.reported, let controlReport = control.pages[page], controlReport.reported else {
-                result.elementsLeftOut["on a page whose script did not report"] = (result.elementsLeftOut["on a page whose script did not report"] ?? 0) + load.targets.count
-                continue
-            }
-            var applicable = Set<Int>()
-            // A child frame's own load styles the frame's document, not the page.
-            for (offset, outcome) in outcomes[position].enumerated()
-            where offset == 0 || (madeInControl.contains(offset - 1) && load.subresources[offset - 1].kind != .childDocument) {
-                for case .cssDisplayNone(let selector) in outcome.actions.flattened {
-                    if let candidate = load.candidates.firstIndex(of: [selector]) { applicable.insert(candidate) }
-                }
-                if outcome.appliesGlobalStyleSheet { applicable.formUnion(load.globalCandidates) }
-            }
-            for target in load.targets {
-                if controlReport.hidden.contains(target.id) {
-                    result.elementsLeftOut["hidden without the list", default: 0] += 1
-                    continue
-                }
-                result.elements += 1
-                let webKitHides = report.hidden.contains(target.id)
-                let oursHides = applicable.contains { candidate in
-                    candidate < report.matches.count && report.matches[candidate]?.contains(target.id) == true
-                }
-                if recordsVerdicts {
-                    result.verdicts.append(ViewVerdict(page: page, url: target.selector, type: "element", webKit: webKitHides ? "hidden" : "shown", ours: oursHides ? "hidden" : "shown"))
-                }
-                if webKitHides != oursHides {
-                    difference(row: -1, url: target.selector, what: "element", ours: oursHides ? "hidden" : "shown", webKit: webKitHides ? "hidden" : "shown")
-                } else if webKitHides {
-                    result.hiddenByBoth += 1
-                }
-            }
+            let page = PageComparison(load: load, outcomes: outcomes[position], control: control, withList: withList, recordsVerdicts: recordsVerdicts)
+            guard let madeInControl = page.compareRequests(into: &result) else { continue }
+            page.compareElements(madeInControl: madeInControl, into: &result)
         }
         return result
+    }
+}
+
+/// One page load compared: what the control pass and the pass with the list sent, and what each
+/// showed, against BlockBench's outcome for each of the load's requests.
+private struct PageComparison {
+    typealias Judged = (webKit: String, ours: String, cookieChecked: Bool)
+
+    let load: ViewPageLoad
+    /// The page's own load's outcome first, then each subresource's.
+    let outcomes: [MatchOutcome]
+    let control: ViewPass
+    let withList: ViewPass
+    let recordsVerdicts: Bool
+    /// Requests, one per URL: a URL sent twice (a preload and its use, a retry) counts once.
+    let controlByURL: [String: ViewLoggedRequest]
+    let listByURL: [String: ViewLoggedRequest]
+
+    init(load: ViewPageLoad, outcomes: [MatchOutcome], control: ViewPass, withList: ViewPass, recordsVerdicts: Bool) {
+        self.load = load
+        self.outcomes = outcomes
+        self.control = control
+        self.withList = withList
+        self.recordsVerdicts = recordsVerdicts
+        controlByURL = Dictionary((control.requestsByPage[load.index] ?? []).map { ($0.url, $0) }, uniquingKeysWith: { first, _ in first })
+        listByURL = Dictionary((withList.requestsByPage[load.index] ?? []).map { ($0.url, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    var page: Int { load.index }
+
+    func difference(row: Int, url: String, what: String, ours: String, webKit: String, into result: inout WebViewResult) {
+        result.differences.append(WebViewDifference(page: page, pageURL: load.url, row: row, url: url, what: what, ours: ours, webKit: webKit))
+    }
+
+    /// Both verdicts on a request the control run sent, or nil when it did not.
+    func judge(_ request: ViewRequest, _ outcome: MatchOutcome) -> Judged? {
+        let wire = WebViewConformance.wire(request.url)
+        guard let sent = controlByURL[wire] else { return nil }
+        let actions = outcome.actions.flattened
+        let oursBlocks = actions.contains(.block)
+        let oursUpgrades = !oursBlocks && actions.contains(.makeHTTPS)
+        let asSent = listByURL[wire]
+        let asUpgraded = WebViewConformance.upgraded(wire).flatMap { listByURL[$0] }
+        let webKitBlocks = asSent == nil && asUpgraded == nil
+        let webKitUpgrades = asSent == nil && asUpgraded != nil
+        // The Cookie header tells only where the control run sent the cookie and the
+        // request went out with the list.
+        let cookieChecked = !webKitBlocks && sent.cookie?.contains("bb=1") == true
+        let webKitStrips = cookieChecked && (asSent ?? asUpgraded)?.cookie?.contains("bb=1") != true
+        let oursStrips = cookieChecked && !oursBlocks && actions.contains(.blockCookies)
+        return (
+            WebViewConformance.verdict(blocks: webKitBlocks, upgrades: webKitUpgrades, stripsCookies: webKitStrips),
+            WebViewConformance.verdict(blocks: oursBlocks, upgrades: oursUpgrades, stripsCookies: oursStrips), cookieChecked)
+    }
+
+    /// A judged request counted: a difference, or a verdict both sides share.
+    func tally(_ request: ViewRequest, _ outcome: MatchOutcome, _ judged: Judged, into result: inout WebViewResult) {
+        let what = request.kind.map { "\($0) request" } ?? "page load"
+        if recordsVerdicts {
+            result.verdicts.append(ViewVerdict(page: page, url: request.url, type: request.kind.map { "\($0)" } ?? "page", webKit: judged.webKit, ours: judged.ours))
+        }
+        if judged.webKit != judged.ours {
+            let actions = outcome.actions.flattened.map(\.typeName).joined(separator: ", ")
+            difference(row: request.row, url: request.url, what: what, ours: judged.ours + " (actions: \(actions))", webKit: judged.webKit, into: &result)
+            return
+        }
+        // The counts are of the set's requests; a page's own load is compared, not counted.
+        guard request.kind != nil else { return }
+        if judged.ours.hasPrefix("blocked") { result.blockedByBoth += 1 }
+        if judged.ours.hasPrefix("made https") { result.madeHTTPSByBoth += 1 }
+        if judged.cookieChecked && !judged.ours.hasPrefix("blocked") { result.cookieChecks += 1 }
+        if judged.ours.hasSuffix("without cookies") { result.cookiesBlockedByBoth += 1 }
+    }
+
+    /// The page's own load, then its requests; the offsets of the subresources the control run
+    /// made, or nil when the page's requests are left out (the page was not loaded as itself).
+    func compareRequests(into result: inout WebViewResult) -> Set<Int>? {
+        // The page's own load: its requests are compared only when it loaded as itself.
+        guard let documentVerdict = judge(load.document, outcomes[0]) else {
+            result.leftOut["of a page the control run did not load", default: 0] += load.subresources.count
+            return nil
+        }
+        tally(load.document, outcomes[0], documentVerdict, into: &result)
+        if documentVerdict.webKit.hasPrefix("blocked") {
+            result.leftOut["of a page whose load was blocked", default: 0] += load.subresources.count
+            return nil
+        }
+        if documentVerdict.webKit.hasPrefix("made https") {
+            // Another page: its http: requests are mixed content there.
+            result.leftOut["of a page made https", default: 0] += load.subresources.count
+            return nil
+        }
+        var madeInControl = Set<Int>()
+        for (offset, subresource) in load.subresources.enumerated() {
+            guard let judged = judge(subresource, outcomes[offset + 1]) else {
+                result.leftOut["not sent in the control run (\(subresource.kind.map { "\($0)" } ?? "page"))", default: 0] += 1
+                continue
+            }
+            madeInControl.insert(offset)
+            result.compared += 1
+            tally(subresource, outcomes[offset + 1], judged, into: &result)
+        }
+        return madeInControl
+    }
+
+    /// The page's targets: hidden by WebKit with the list, against hidden by the selectors
+    /// BlockBench applies to the requests both runs made.
+    func compareElements(madeInControl: Set<Int>, into result: inout WebViewResult) {
+        guard let report = withList.pages[page], report.reported, let controlReport = control.pages[page], controlReport.reported else {
+            result.elementsLeftOut["on a page whose script did not report"] = (result.elementsLeftOut["on a page whose script did not report"] ?? 0) + load.targets.count
+            return
+        }
+        var applicable = Set<Int>()
+        // A child frame's own load styles the frame's document, not the page.
+        for (offset, outcome) in outcomes.enumerated()
+        where offset == 0 || (madeInControl.contains(offset - 1) && load.subresources[offset - 1].kind != .childDocument) {
+            for case .cssDisplayNone(let selector) in outcome.actions.flattened {
+                if let candidate = load.candidates.firstIndex(of: [selector]) { applicable.insert(candidate) }
+            }
+            if outcome.appliesGlobalStyleSheet { applicable.formUnion(load.globalCandidates) }
+        }
+        for target in load.targets {
+            if controlReport.hidden.contains(target.id) {
+                result.elementsLeftOut["hidden without the list", default: 0] += 1
+                continue
+            }
+            result.elements += 1
+            let webKitHides = report.hidden.contains(target.id)
+            let oursHides = applicable.contains { candidate in
+                candidate < report.matches.count && report.matches[candidate]?.contains(target.id) == true
+            }
+            if recordsVerdicts {
+                result.verdicts.append(ViewVerdict(page: page, url: target.selector, type: "element", webKit: webKitHides ? "hidden" : "shown", ours: oursHides ? "hidden" : "shown"))
+            }
+            if webKitHides != oursHides {
+                difference(row: -1, url: target.selector, what: "element", ours: oursHides ? "hidden" : "shown", webKit: webKitHides ? "hidden" : "shown", into: &result)
+            } else if webKitHides {
+                result.hiddenByBoth += 1
+            }
+        }
     }
 }

@@ -74,19 +74,52 @@ public struct FullRun {
     /// Why the shipped-corpora job counts no instructions, when it does not.
     public var unavailableCost: String?
 
+    /// The stages in order (the file's header); every failure is a line of the outcome's
+    /// `failures`.
     public func run() throws -> FullRunOutcome {
         var outcome = FullRunOutcome()
         let runner = BenchmarkRunner(manifest: manifest, engines: [engine] + otherEngines)
         runner.ownProcessCompiler = ownProcessCompiler
         runner.costCounter = costCounter
         if let unavailableCost { output("instruction and heap counts: \(unavailableCost)") }
-        func runBenchmarks(_ model: BenchmarkDefinition.Model) throws {
-            var suite = BenchSuite(runner: runner, definitions: definitions.filter { $0.model == model })
-            suite.progress = progress
-            outcome.results += try suite.run { output(ResultTable($0).text + "\n") }
-        }
 
         output("== check: every shipped rule list")
+        try checkLists(into: &outcome)
+        output("\n== benchmarks: check and compile (Benchmarks/*.json)\n")
+        try runBenchmarks(.check, runner, into: &outcome)
+        try runBenchmarks(.compile, runner, into: &outcome)
+
+        output("== compile: every shipped list WebKit accepts, its file read back and validated,")
+        output("   then conform: the file's answers against the PCRE2 oracle on every shipped request set")
+        let requestSets = try manifest.corpora.filter { RequestSets.kinds.contains($0.kind) }.map { try RequestSets.load($0, from: manifest) }
+        requestSets.forEach(runner.provide)
+        for entry in manifest.entries(ofKind: "rules") {
+            guard let row = outcome.lists.firstIndex(where: { $0.name == entry.name }), outcome.lists[row].compiles else { continue }
+            readBackAndConform(entry, row: row, requestSets: requestSets, runner, into: &outcome)
+        }
+
+        output("\n== benchmarks: match (every engine's answers checked against the oracle before its time counts)\n")
+        try runBenchmarks(.match, runner, into: &outcome)
+
+        try runVectors(into: &outcome)
+        for result in outcome.results {
+            for engine in result.engines where engine.status == .wrong || engine.status == .error {
+                outcome.failures.append("\(result.name): \(engine.engine) is \(engine.status.rawValue): \(engine.message ?? "")")
+            }
+        }
+        outcome.costFingerprint = costCounter?.fingerprint
+        return outcome
+    }
+
+    /// The benchmarks of one model, each printed as its table when done.
+    func runBenchmarks(_ model: BenchmarkDefinition.Model, _ runner: BenchmarkRunner, into outcome: inout FullRunOutcome) throws {
+        var suite = BenchSuite(runner: runner, definitions: definitions.filter { $0.model == model })
+        suite.progress = progress
+        outcome.results += try suite.run { output(ResultTable($0).text + "\n") }
+    }
+
+    /// Stage 1: every shipped list checked as WebKit checks it.
+    func checkLists(into outcome: inout FullRunOutcome) throws {
         for entry in manifest.entries(ofKind: "rules") {
             let path = manifest.path(of: entry)
             let listStarted = ContinuousClock.now
@@ -102,58 +135,54 @@ public struct FullRun {
                 outcome.failures.append("\(entry.name) is rejected")
             }
         }
-        output("\n== benchmarks: check and compile (Benchmarks/*.json)\n")
-        try runBenchmarks(.check)
-        try runBenchmarks(.compile)
+    }
 
-        output("== compile: every shipped list WebKit accepts, its file read back and validated,")
-        output("   then conform: the file's answers against the PCRE2 oracle on every shipped request set")
-        let requestSets = try manifest.corpora.filter { RequestSets.kinds.contains($0.kind) }.map { try RequestSets.load($0, from: manifest) }
-        requestSets.forEach(runner.provide)
-        for entry in manifest.entries(ofKind: "rules") {
-            guard let row = outcome.lists.firstIndex(where: { $0.name == entry.name }), outcome.lists[row].compiles else { continue }
-            let path = manifest.path(of: entry)
-            do {
-                let json = try CorpusFiles.read(path)
-                if engine.compiledList(named: entry.name) == nil {
-                    // No compile benchmark ran for this list: compile it here.
-                    _ = try engine.compile(BenchList(name: entry.name, json: json))
-                }
-                let bytes = engine.compiledList(named: entry.name)!.serialized()
-                let reloaded = try CompiledRuleList(validating: bytes)
-                guard reloaded.serialized() == bytes else {
-                    output("\(path): FAIL: the file read back does not write the same bytes")
-                    outcome.lists[row].compiles = false
-                    outcome.lists[row].verdict = "compiles, but its file does not read back"
-                    outcome.failures.append("\(entry.name)'s file does not read back")
-                    continue
-                }
-                engine.adopt(reloaded, as: entry.name)
-                output("\(path): \(bytes.count.grouped) bytes, read back and validated")
-                outcome.lists[row].bytes = bytes.count
-                let list = try RuleListParser.parse(json).get()
-                var conformance = ConformanceRun()
-                // The file just read back answers for the whole list; reductions of a mismatch
-                // compile their sub-lists afresh.
-                conformance.engine = engine.conformanceEngine(for: list, file: reloaded)
-                _ = try conformance.run(listName: entry.name, json: json, list: list, requestSets: requestSets) { result in
-                    output(CorpusConformance.text(result))
-                    runner.provideOracleAnswers(from: result)
-                    outcome.lists[row].conformRequests += result.requests
-                    outcome.lists[row].conformMismatches += result.mismatches
-                    if !result.passed { outcome.failures.append("\(entry.name) × \(result.requestSet) does not conform") }
-                }
-            } catch {
-                output("\(path): \(error)")
-                outcome.lists[row].compiles = false
-                outcome.lists[row].verdict = "does not compile here: \(error)"
-                outcome.failures.append("\(entry.name): \(error)")
+    /// Stage 2 for one list: its compiled file read back (validated; the same bytes must come
+    /// out), then that file conformed against the oracle on every request set.
+    func readBackAndConform(
+        _ entry: CorpusManifest.Entry, row: Int, requestSets: [RequestSet], _ runner: BenchmarkRunner, into outcome: inout FullRunOutcome
+    ) {
+        let path = manifest.path(of: entry)
+        do {
+            let json = try CorpusFiles.read(path)
+            if engine.compiledList(named: entry.name) == nil {
+                // No compile benchmark ran for this list: compile it here.
+                _ = try engine.compile(BenchList(name: entry.name, json: json))
             }
+            let bytes = engine.compiledList(named: entry.name)!.serialized()
+            let reloaded = try CompiledRuleList(validating: bytes)
+            guard reloaded.serialized() == bytes else {
+                output("\(path): FAIL: the file read back does not write the same bytes")
+                outcome.lists[row].compiles = false
+                outcome.lists[row].verdict = "compiles, but its file does not read back"
+                outcome.failures.append("\(entry.name)'s file does not read back")
+                return
+            }
+            engine.adopt(reloaded, as: entry.name)
+            output("\(path): \(bytes.count.grouped) bytes, read back and validated")
+            outcome.lists[row].bytes = bytes.count
+            let list = try RuleListParser.parse(json).get()
+            var conformance = ConformanceRun()
+            // The file just read back answers for the whole list; reductions of a mismatch
+            // compile their sub-lists afresh.
+            conformance.engine = engine.conformanceEngine(for: list, file: reloaded)
+            _ = try conformance.run(listName: entry.name, json: json, list: list, requestSets: requestSets) { result in
+                output(CorpusConformance.text(result))
+                runner.provideOracleAnswers(from: result)
+                outcome.lists[row].conformRequests += result.requests
+                outcome.lists[row].conformMismatches += result.mismatches
+                if !result.passed { outcome.failures.append("\(entry.name) × \(result.requestSet) does not conform") }
+            }
+        } catch {
+            output("\(path): \(error)")
+            outcome.lists[row].compiles = false
+            outcome.lists[row].verdict = "does not compile here: \(error)"
+            outcome.failures.append("\(entry.name): \(error)")
         }
+    }
 
-        output("\n== benchmarks: match (every engine's answers checked against the oracle before its time counts)\n")
-        try runBenchmarks(.match)
-
+    /// Stage 4: WebKit's vectors through the engine and the oracle.
+    func runVectors(into outcome: inout FullRunOutcome) throws {
         for entry in manifest.entries(ofKind: "vectors") {
             output("== conform: \(manifest.path(of: entry))")
             let vectors = VectorRunner.run(try VectorFile.load(manifest.path(of: entry)))
@@ -162,13 +191,6 @@ public struct FullRun {
             outcome.vectorsFailed += vectors.failed
         }
         if outcome.vectorsFailed > 0 { outcome.failures.append("\(outcome.vectorsFailed) vectors fail") }
-        for result in outcome.results {
-            for engine in result.engines where engine.status == .wrong || engine.status == .error {
-                outcome.failures.append("\(result.name): \(engine.engine) is \(engine.status.rawValue): \(engine.message ?? "")")
-            }
-        }
-        outcome.costFingerprint = costCounter?.fingerprint
-        return outcome
     }
 
     /// The list table, the conformance total and the benchmark summary.
