@@ -1,5 +1,7 @@
 // The `blockbench` command and its subcommands, one file each. With no subcommand it runs the
 // main job (MainJob/FullRun.swift) on the shipped corpora.
+// Tested by BlockBenchCLITests/CLITests.swift (every command parsed through it, and its exit
+// codes).
 
 public import ArgumentParser
 import ContentBlocker

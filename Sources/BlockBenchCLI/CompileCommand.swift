@@ -1,5 +1,6 @@
 // `blockbench compile RULES.json -o FILE`: compiles a rule list to a bytecode file and prints its
 // figures: rules, patterns, DFAs and states per program kind, bytes per section, time per phase.
+// Tested by BlockBenchCLITests/CLITests.swift (CompileAndMatchCommandTests).
 
 import ArgumentParser
 import Automata

@@ -27,6 +27,8 @@
 // page) with every list, the web-view vectors, or `--generated N` small worlds whose differences
 // are reduced and written as vectors (Fuzzing/ViewFindingWriter.swift). Skipped, with the reason,
 // where WebKitGTK or Xvfb is missing.
+// Tested by BlockBenchCLITests/CLITests.swift (ConformCommandTests); the web view and WebKit's
+// compiler by .ci/run.
 
 import ArgumentParser
 import Foundation

@@ -1,5 +1,6 @@
 // `blockbench dump FORM INPUT`: every intermediate form, readable. INPUT is a url-filter pattern
 // or a rule list file (its url-filters, in list order; identical ones once).
+// Tested by BlockBenchCLITests/CLITests.swift (DumpCommandTests).
 
 import ArgumentParser
 import Automata

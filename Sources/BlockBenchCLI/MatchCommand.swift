@@ -1,5 +1,6 @@
 // `blockbench match RULES.json|FILE`: the actions of a rule list (compiled here, or a compiled
 // file, validated before use) for requests given as flags or as a JSON-lines file.
+// Tested by BlockBenchCLITests/CLITests.swift (CompileAndMatchCommandTests).
 
 import ArgumentParser
 import ContentBlocker

@@ -1,6 +1,8 @@
 // The RULES argument of `blockbench match` and `blockbench profile`: a file written by `blockbench
 // compile` (recognized by its label, validated before use) or a rule list's JSON (compiled here),
 // gzip-compressed or not; a JSON list is read as the `--safari` release reads it.
+// Tested by BlockBenchCLITests/CLITests.swift (CompileAndMatchCommandTests, through compile and
+// match).
 
 import ArgumentParser
 import Bytecode

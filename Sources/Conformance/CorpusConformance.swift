@@ -3,6 +3,7 @@
 // The corpus part of `blockbench conform`, shared with the main job: rule lists and request sets
 // chosen from the manifest (by name, or as paths), every pair run through `ConformanceRun` and
 // printed as it ends (a line of text, or a JSON object), then the shipped vector files.
+// Tested by BlockBenchCLITests/CLITests.swift (ConformCommandTests).
 
 internal import ContentRuleList
 internal import Foundation

@@ -2,6 +2,8 @@
 //
 // How vector files and fuzz findings write what they compare: an outcome in one line, and strings
 // quoted so that every byte is printable.
+// Tested by BlockBenchCLITests (VectorRunnerTests: vectors with an `expectedOutcome`) and
+// FuzzingTests.
 
 public import RequestContext
 

@@ -2,6 +2,7 @@
 //
 // The clocks every engine, the benchmarks and `blockbench profile` time with: the monotonic clock
 // in nanoseconds, and a Duration in seconds.
+// No test of its own: the clock every timed test reads.
 
 internal import Foundation
 

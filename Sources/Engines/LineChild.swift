@@ -5,6 +5,7 @@
 // before it answers: the request is written before the answer is read. The external engines (WebKit's
 // compiler, adblock-rust) run this way, one child for as long as the engine lives, so that its
 // start-up is paid once and never timed.
+// Tested by HarnessTests (LineChildTests).
 
 import Foundation
 

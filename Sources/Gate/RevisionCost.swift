@@ -6,6 +6,8 @@
 // (.build-against, kept between runs so that a later build is incremental); its `blockbench`
 // counts every compile and match benchmark of BlockBench's as this tree's does (a match benchmark
 // answers from the file that revision compiles).
+// No test of its own (it builds another revision): the metrics it compares are tested by
+// HarnessTests (CostGateTests).
 
 import Foundation
 public import Benchmarks

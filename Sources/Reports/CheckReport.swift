@@ -4,6 +4,7 @@
 // compiles it and, if not, every error with its rule and key path; what the list uses; the rules
 // WebKit drops silently and those whose url-filter matches every URL, as warnings. As text, or as
 // one line of JSON.
+// Tested by BlockBenchCLITests/CLITests.swift (CheckCommandTests).
 
 public import ContentRuleList
 internal import Foundation

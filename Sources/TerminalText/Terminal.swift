@@ -2,6 +2,7 @@
 //
 // Text for a terminal: a one-line status on standard error that the next one overwrites, and the
 // number formats of the tables.
+// No test: a status line only a terminal shows, and number formats the tables' tests read.
 
 internal import Foundation
 

@@ -9,6 +9,8 @@
 // The page has no style of its own, so only a content blocker hides a target. Cross-origin
 // requests go with credentials, so that the cookie set for their host is sent unless blocked. The candidates let
 // the browser's own selector engine decide which targets BlockBench's selectors select.
+// No unit test: the pages are read by a real web view (`conform --against webkit-view`, .ci/run),
+// where a page whose script does not report is counted apart.
 
 import Foundation
 
