@@ -206,7 +206,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "FuzzingTests",
-            dependencies: ["Fuzzing", "Corpus", "Engines", "Conformance", "PCRE2Oracle", "Automata", "ContentBlocker", "ContentRuleList", "RequestContext", "URLFilterSyntax", "TestSupport"],
+            dependencies: ["Fuzzing", "Corpus", "Conformance", "PCRE2Oracle", "Automata", "ContentBlocker", "ContentRuleList", "RequestContext", "URLFilterSyntax", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "HarnessTests",

@@ -3,7 +3,7 @@
 // A web-view vector (Corpus: WebViewVector.swift) as the web view loads it (its `plan`), what WebKit
 // did as the vector says (`expected`), and BlockBench's verdicts on its requests without a web
 // view, as ViewPlan models them: the vector runner's `web-view vectors` kind.
-// Tested by HarnessTests (WebViewTests).
+// Tested by BlockBenchCLITests (VectorRunnerTests: the shipped web-view vectors, a wrong one).
 
 internal import ContentRuleList
 public import Corpus

@@ -1,10 +1,10 @@
 // VectorFile.swift — Corpus
 //
-// The vector file format (Corpora/conformance/webkit-vectors.json, Corpora/regressions/*.json)
-// and its runner. The format is a corpus kind of the manifest (`vectors`), so it lives with the
-// corpora; the fuzzer (Fuzzing, which depends on Corpus for it) writes its regressions in it and
-// its tests replay them; `blockbench conform --vectors` and the main job run every kind through
-// the same runner.
+// The vector file format (Corpora/conformance/webkit-vectors.json, Corpora/regressions/*.json).
+// The format is a corpus kind of the manifest (`vectors`), so it lives with the corpora; the
+// fuzzer (Fuzzing, which depends on Corpus for it) writes its regressions in it and its tests
+// replay them; `blockbench conform --vectors` and the main job run every kind through one runner
+// (Conformance: VectorRunner.swift).
 //
 // Kinds (every key optional):
 //  - `requestVectorTests[]`: `{test, vectors: [{rules (JSON text), request {url, mainDocumentURL,

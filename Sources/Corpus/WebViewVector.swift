@@ -15,9 +15,9 @@
 // other). `blockbench conform --against webkit-view --vectors FILE` loads the pages in WebKit and
 // checks that WebKit still does what the vector says and that BlockBench does the same; the vector
 // runner without a web view (`conform --vectors`, the tests) checks BlockBench's requests, as
-// ViewPlan models them. Elements need a browser's selector engine and are checked only in the web
-// view.
-
+// ViewPlan models them (Conformance: WebViewVectorRunner.swift). Elements need a browser's selector
+// engine and are checked only in the web view.
+// Tested by BlockBenchCLITests (VectorRunnerTests: the shipped web-view vectors, a wrong one).
 
 public struct WebViewVector: Codable, Sendable {
     public struct Page: Codable, Sendable {

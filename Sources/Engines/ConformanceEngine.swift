@@ -5,7 +5,7 @@
 // hand theirs over (`CompiledListEngine.conformanceEngine`), and tests hand in broken ones.
 // Tested by HarnessTests (ConformanceTests).
 
-public import ContentBlocker
+internal import ContentBlocker
 public import ContentRuleList
 public import RequestContext
 
