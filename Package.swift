@@ -4,7 +4,8 @@
 // harness that checks it against a PCRE2 oracle and measures it.
 //
 // Modules follow the pipeline. The engine modules (everything a browser would embed) never import
-// PCRE2, the corpora or the reporting code:
+// PCRE2, the corpora or the reporting code; the harness has one module a concept, each above the
+// ones it reads (HarnessTests tests them):
 //
 //   Parallelism        independent work on every core, or serially (to count it exactly)
 //   URLFilterSyntax    url-filter pattern -> syntax tree with spans, WebKit's parse statuses
@@ -24,11 +25,12 @@
 //   HostileInputs      hostile inputs (huge, deep, corrupt) and their runner under memory and time caps
 //   Engines            the engines the harness runs behind one interface: BlockBench, PCRE2, WebKit's
 //                      compiler, adblock-rust, and WebKit's web view (pages, their runner)
-//   SafariReleases     each Safari release's profile, the matrix of verdicts, headroom, WebKit's size
+//   SafariReleases     each Safari release's profile, a list read as a release reads it, the matrix
+//                      of verdicts, headroom, WebKit's size model
 //   Conformance        the engine against the oracle (corpora, vector files), against WebKit's
 //                      compiler (parity) and against its web view
 //   ListComparison     what a change to a rule list changes (`blockbench diff`)
-//   Benchmarks         the benchmarks (definitions in Benchmarks/, engines as runners), the
+//   Benchmarks         the benchmarks (definitions in Benchmarks/) run against the engines, the
 //                      instruments and the exact cost under Valgrind
 //   Gate               the main job's outcome against the committed baseline
 //   Reports            report folders, the README's figures, the history of recorded runs and its pages
