@@ -4,7 +4,8 @@
 // harness that checks it against a PCRE2 oracle and measures it.
 //
 // Modules follow the pipeline. The engine modules (everything a browser would embed) never import
-// PCRE2, the corpora or the reporting code:
+// PCRE2, the corpora or the reporting code; the harness has one module a concept, each above the
+// ones it reads (HarnessTests tests them):
 //
 //   Parallelism        independent work on every core, or serially (to count it exactly)
 //   URLFilterSyntax    url-filter pattern -> syntax tree with spans, WebKit's parse statuses
@@ -16,14 +17,27 @@
 //   RequestContext     a request as rules see it: canonical URLs, resource type, third party (libpsl)
 //   ContentBlocker     the engine facade: compile a rule list, save/load, actions for a request
 //   PCRE2Oracle        the reference: every pattern through PCRE2, the semantics rule by rule
-//   Harness            corpora (manifest, files, request sets, the vector files and their runner),
-//                      conformance (engine vs oracle), benchmarks (definitions in Benchmarks/,
-//                      engines as runners), reports, the history of recorded runs and its pages,
-//                      the Safari releases' profiles and a list's diff, and the main job
-//                      (`blockbench run` and `gate`)
+//   SeededRandom       SplitMix64: the seeded generator of the fuzzer, the hostile cases, the dialect
+//                      combinations and the tests (a seed gives the same draws on any machine)
+//   TerminalText       a terminal's status line and the tables' number formats
+//   Corpus             the corpora: manifest and files, request sets, the vector file format, the
+//                      outcome text, the dialects' re-spellings of a list
+//   HostileInputs      hostile inputs (huge, deep, corrupt) and their runner under memory and time caps
+//   Engines            the engines the harness runs behind one interface: BlockBench, PCRE2, WebKit's
+//                      compiler, adblock-rust, and WebKit's web view (pages, their runner)
+//   SafariReleases     each Safari release's profile, a list read as a release reads it, the matrix
+//                      of verdicts, headroom, WebKit's size model
+//   Conformance        the engine against the oracle (corpora, vector files), against WebKit's
+//                      compiler (parity) and against its web view
+//   ListComparison     what a change to a rule list changes (`blockbench diff`)
+//   Benchmarks         the benchmarks (definitions in Benchmarks/) run against the engines, the
+//                      instruments and the exact cost under Valgrind
+//   Gate               the main job's outcome against the committed baseline
+//   Reports            report folders, the README's figures, the history of recorded runs and its pages
+//   MainJob            `blockbench run` and `gate`: check, compile, conform and benchmark every list
 //   Fuzzing            differential fuzzing (status, single-pattern match, whole-list outcomes)
 //                      against the oracle, shrinking, exhaustive small worlds; its findings become
-//                      vector files (Harness)
+//                      vector files (Corpus)
 //   CValgrind          the measured region's markers for Valgrind's callgrind (no-ops outside it)
 //   CZlib              system library (zlib): the compiled file's CRC-32, the gzip-compressed corpora
 //   CPCRE2             system library (libpcre2-8), oracle side only
@@ -79,19 +93,59 @@ let package = Package(
             name: "PCRE2Oracle",
             dependencies: ["CPCRE2", "ContentRuleList", "RequestContext"],
             swiftSettings: swiftSettings),
+        .target(name: "SeededRandom", swiftSettings: swiftSettings),
+        .target(name: "TerminalText", swiftSettings: swiftSettings),
+        .target(
+            name: "Corpus",
+            dependencies: ["CZlib", "ContentRuleList", "RequestContext", "PCRE2Oracle", "SeededRandom", "TerminalText"],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "HostileInputs",
+            dependencies: ["Bytecode", "ContentBlocker", "Corpus", "SeededRandom"],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "Engines",
+            dependencies: ["Corpus", "ContentRuleList", "RequestContext", "ContentBlocker", "Automata", "Bytecode", "PCRE2Oracle"],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "SafariReleases",
+            dependencies: ["ContentRuleList", "ContentBlocker", "Engines", "TerminalText"],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "Conformance",
+            dependencies: [
+                "Corpus", "Engines", "SafariReleases", "TerminalText", "ContentRuleList", "RequestContext", "ContentBlocker", "Automata",
+                "Bytecode", "URLFilterSyntax", "PCRE2Oracle",
+            ],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "ListComparison",
+            dependencies: ["Corpus", "SafariReleases", "TerminalText", "ContentRuleList", "RequestContext", "ContentBlocker", "PCRE2Oracle"],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "Benchmarks",
+            dependencies: [
+                "Corpus", "Engines", "Conformance", "TerminalText", "CValgrind", "Parallelism", "ContentRuleList", "RequestContext",
+                "Automata", "ContentBlocker", "PCRE2Oracle",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            swiftSettings: swiftSettings),
+        .target(name: "Gate", dependencies: ["Benchmarks", "Corpus", "TerminalText"], swiftSettings: swiftSettings),
+        .target(
+            name: "Reports",
+            dependencies: ["Benchmarks", "Gate", "Corpus", "Engines", "TerminalText", "ContentRuleList", "PCRE2Oracle", "URLFilterSyntax"],
+            swiftSettings: swiftSettings),
+        .target(
+            name: "MainJob",
+            dependencies: [
+                "Benchmarks", "Conformance", "Corpus", "Engines", "Gate", "Reports", "TerminalText", "ContentRuleList", "ContentBlocker",
+            ],
+            swiftSettings: swiftSettings),
         .target(
             name: "Fuzzing",
             dependencies: [
                 "URLFilterSyntax", "ContentRuleList", "ContentBlocker", "Automata", "Bytecode", "RequestContext", "PCRE2Oracle",
-                "Harness",
-            ],
-            swiftSettings: swiftSettings),
-        .target(
-            name: "Harness",
-            dependencies: [
-                "CZlib", "CValgrind", "Parallelism", "URLFilterSyntax", "ContentRuleList", "RequestContext", "Automata", "ContentBlocker",
-                "Bytecode", "PCRE2Oracle",
-                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                "SeededRandom", "Corpus", "Engines", "Conformance",
             ],
             swiftSettings: swiftSettings),
         // DWARF 4: Valgrind 3.19 (Debian 12) cannot read the DWARF 5 that clang writes by default,
@@ -109,7 +163,8 @@ let package = Package(
             name: "BlockBenchCLI",
             dependencies: [
                 "ContentRuleList", "URLFilterSyntax", "Automata", "Bytecode", "RequestContext",
-                "ContentBlocker", "Harness", "Fuzzing",
+                "ContentBlocker", "SeededRandom", "TerminalText", "Corpus", "HostileInputs", "Engines", "SafariReleases", "Conformance",
+                "ListComparison", "Benchmarks", "Gate", "Reports", "MainJob", "Fuzzing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings),
@@ -121,7 +176,7 @@ let package = Package(
         .executableTarget(name: "blockbench-fuzz-compiled", dependencies: ["Fuzzing"], swiftSettings: swiftSettings),
         .executableTarget(name: "blockbench-fuzz-requests", dependencies: ["Fuzzing"], swiftSettings: swiftSettings),
         // What the test targets share (the repository's root), a library of their own.
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        .target(name: "TestSupport", dependencies: ["SeededRandom"], path: "Tests/TestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "URLFilterSyntaxTests", dependencies: ["URLFilterSyntax", "TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "CSSSelectorSyntaxTests", dependencies: ["CSSSelectorSyntax", "TestSupport"],
@@ -153,17 +208,20 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "FuzzingTests",
-            dependencies: ["Fuzzing", "Harness", "PCRE2Oracle", "Automata", "ContentBlocker", "ContentRuleList", "RequestContext", "URLFilterSyntax", "TestSupport"],
+            dependencies: ["Fuzzing", "Corpus", "Conformance", "PCRE2Oracle", "Automata", "ContentBlocker", "ContentRuleList", "RequestContext", "URLFilterSyntax", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "HarnessTests",
-            dependencies: ["Harness", "ContentBlocker", "ContentRuleList", "RequestContext", "PCRE2Oracle", "Automata", "URLFilterSyntax", "Parallelism", "TestSupport"],
+            dependencies: [
+                "SeededRandom", "TerminalText", "Corpus", "HostileInputs", "Engines", "SafariReleases", "Conformance", "ListComparison", "Benchmarks", "Gate", "Reports", "MainJob",
+                "ContentBlocker", "ContentRuleList", "RequestContext", "PCRE2Oracle", "Automata", "URLFilterSyntax", "Parallelism", "TestSupport",
+            ],
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "BlockBenchCLITests",
             dependencies: [
-                "BlockBenchCLI", "Bytecode", "ContentBlocker", "ContentRuleList", "Harness", "Fuzzing", "TestSupport",
+                "BlockBenchCLI", "Bytecode", "ContentBlocker", "ContentRuleList", "Corpus", "Conformance", "Reports", "Fuzzing", "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             exclude: ["Fixtures"],

@@ -5,10 +5,15 @@
 //
 // Exit 0 when every engine that ran gave the oracle's answers, 2 when one was wrong (it is
 // reported, never timed), 1 on an error.
+// No test of its own: what it runs is BenchmarkRunner's, tested by HarnessTests (BenchTests).
 
 public import ArgumentParser
 import Foundation
-import Harness
+import Benchmarks
+import Corpus
+import Engines
+import Reports
+import TerminalText
 
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

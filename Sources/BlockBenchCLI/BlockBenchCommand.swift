@@ -1,11 +1,14 @@
 // The `blockbench` command and its subcommands, one file each. With no subcommand it runs the
-// main job (Harness/FullRun.swift) on the shipped corpora.
+// main job (MainJob/FullRun.swift) on the shipped corpora.
+// Tested by BlockBenchCLITests/CLITests.swift (every command parsed through it, and its exit
+// codes).
 
 public import ArgumentParser
 import ContentBlocker
 import ContentRuleList
 import Foundation
-import Harness
+import Benchmarks
+import MainJob
 
 public struct BlockBenchCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
@@ -21,7 +24,7 @@ public struct BlockBenchCommand: ParsableCommand {
     public init() {}
 }
 
-/// The main job: every stage of Harness/FullRun.swift on the shipped corpora, then the report
+/// The main job: every stage of MainJob/FullRun.swift on the shipped corpora, then the report
 /// (Reports/<date>-<revision>/, a record in the history store, the trends pages: all ignored by
 /// git) and a summary. Exit 1 when anything disagrees or fails.
 struct RunCommand: ParsableCommand {

@@ -1,12 +1,14 @@
 // `blockbench check`: the linter a content-blocker developer runs. Says whether WebKit compiles
 // the list and, if not, every error with its rule and key path; counts what the list uses.
 // `--safari VERSION` answers for that release's profile; `--safari all` prints one row per
-// profiled release (Harness/Safari/SafariMatrix.swift). Tested by BlockBenchCLITests/CLITests.swift.
+// profiled release (SafariReleases/SafariMatrix.swift). Tested by BlockBenchCLITests/CLITests.swift.
 
 import ArgumentParser
 import ContentRuleList
 import Foundation
-import Harness
+import Corpus
+import Reports
+import SafariReleases
 
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

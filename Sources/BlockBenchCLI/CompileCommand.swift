@@ -1,5 +1,6 @@
 // `blockbench compile RULES.json -o FILE`: compiles a rule list to a bytecode file and prints its
 // figures: rules, patterns, DFAs and states per program kind, bytes per section, time per phase.
+// Tested by BlockBenchCLITests/CLITests.swift (CompileAndMatchCommandTests).
 
 import ArgumentParser
 import Automata
@@ -7,7 +8,11 @@ import Bytecode
 import ContentBlocker
 import ContentRuleList
 import Foundation
-import Harness
+import Benchmarks
+import Corpus
+import Engines
+import SafariReleases
+import TerminalText
 
 struct CompileCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,15 +1,19 @@
 // `blockbench cost compile RULES` and `blockbench cost match FILE --requests SET`: the exact cost
 // of a compile (instructions per phase, heap peak) or of answering a request set (instructions
-// per request), counted under Valgrind in a process of its own (Harness/Cost). The same counts
+// per request), counted under Valgrind in a process of its own (Benchmarks/Cost). The same counts
 // are what `blockbench gate` holds.
 //
 // With `--inside` the command is the measured process itself: it runs the region with its marks
 // and prints its figures as one JSON line (CostCounter runs it so under Valgrind).
+// No test of its own (it needs Valgrind): the counts it prints are tested by HarnessTests
+// (CostGateTests).
 
 import ArgumentParser
 import ContentBlocker
 import Foundation
-import Harness
+import Benchmarks
+import Corpus
+import TerminalText
 
 struct CostCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

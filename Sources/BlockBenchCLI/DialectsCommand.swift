@@ -1,5 +1,5 @@
 // `blockbench dialects`: a shipped rule list with its `||` patterns re-spelled as another converter
-// writes them (Harness/Dialects/), checked as WebKit would, written to a file, and compared with the
+// writes them (Corpus/Dialects/), checked as WebKit would, written to a file, and compared with the
 // shipped spelling through the PCRE2 oracle on the request sets' URLs: how many patterns mean
 // something else there ("set apart"), and which. With no --dialect, lists the dialects and their
 // sources. Exit 0 when WebKit accepts the re-spelled list, 1 when it does not.
@@ -8,7 +8,8 @@
 import ArgumentParser
 import ContentRuleList
 import Foundation
-import Harness
+import Corpus
+import TerminalText
 
 struct DialectsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,4 +1,4 @@
-// `blockbench diff OLD NEW`: what a change to a rule list changes (Harness/ListDiff): requests
+// `blockbench diff OLD NEW`: what a change to a rule list changes (ListComparison): requests
 // whose verdict changes and the rules behind each, rules no request triggers, shadowed and
 // repeated rules, Safari releases gained or lost, cost, and with --split what spreading the list
 // over several content blockers changes. Exit codes for CI (ListDiffText.swift). Tested by
@@ -7,7 +7,10 @@
 import ArgumentParser
 import ContentRuleList
 import Foundation
-import Harness
+import Conformance
+import Corpus
+import ListComparison
+import SafariReleases
 
 struct DiffCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

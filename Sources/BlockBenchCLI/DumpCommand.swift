@@ -1,12 +1,13 @@
 // `blockbench dump FORM INPUT`: every intermediate form, readable. INPUT is a url-filter pattern
 // or a rule list file (its url-filters, in list order; identical ones once).
+// Tested by BlockBenchCLITests/CLITests.swift (DumpCommandTests).
 
 import ArgumentParser
 import Automata
 import ContentBlocker
 import ContentRuleList
 import Foundation
-import Harness
+import Corpus
 import URLFilterSyntax
 
 struct DumpCommand: ParsableCommand {

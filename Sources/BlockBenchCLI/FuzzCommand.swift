@@ -9,11 +9,12 @@
 // with the command that replays it, and written to Corpora/regressions/ with a manifest entry.
 // `--exhaustive` runs the small world instead (every pattern of up to --atoms atoms against every
 // string of up to --length characters). Exit 0 when clean, 2 on any finding, 1 on an error.
+// Tested by BlockBenchCLITests/CLITests.swift (FuzzCommandTests).
 
 import ArgumentParser
 import Foundation
 import Fuzzing
-import Harness
+import TerminalText
 
 struct FuzzCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,6 @@
 // `blockbench gate`: the command CI runs. It runs the main job's stages (FullRun.swift: check,
 // compile, conform, benchmark, vectors) on the shipped corpora, reads the gate's metrics from them
-// (Harness/Gate/GateMetrics.swift) and compares them with the committed baseline
+// (Gate/GateMetrics.swift) and compares them with the committed baseline
 // (Reports/baseline.json): a table of metric, baseline, now, change and verdict.
 //
 // Exit 0 pass; 2 regression (a correctness failure, a list that starts or stops compiling, a
@@ -16,10 +16,16 @@
 // `--against REV` compares the instruction and heap counts with REV's instead of the baseline's:
 // REV is built (release, in a worktree) and counted on this machine in this run, which is valid
 // whatever the machine; the other metrics are still compared with the baseline.
+// Tested by HarnessTests (GateTests: the comparison; HistoryStoreTests: its record of a run).
 
 import ArgumentParser
 import Foundation
-import Harness
+import Benchmarks
+import Corpus
+import Engines
+import Gate
+import MainJob
+import TerminalText
 
 struct GateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,11 +1,14 @@
 // `blockbench headroom [FILE ...]`: how close each rule list is to each profiled Safari release's
-// limits (Harness/Safari/Headroom.swift): rules against the release's limit, JSON bytes, and
+// limits (SafariReleases/Headroom.swift): rules against the release's limit, JSON bytes, and
 // BlockBench's compiled bytes and states. Tested by BlockBenchCLITests/CLITests.swift (SafariOptionTests).
 
 import ArgumentParser
 import ContentRuleList
 import Foundation
-import Harness
+import Corpus
+import Engines
+import SafariReleases
+import TerminalText
 
 struct HeadroomCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

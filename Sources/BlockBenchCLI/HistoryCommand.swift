@@ -1,4 +1,4 @@
-// `blockbench history`: the history store (Harness/History/HistoryStore.swift), one small JSON
+// `blockbench history`: the history store (Reports/History/HistoryStore.swift), one small JSON
 // record per recorded run, kept outside the tracked tree (Reports/history/ by default; CI keeps it
 // on a data branch or as an artifact: docs/TRACKING.md).
 //
@@ -11,7 +11,7 @@
 
 import ArgumentParser
 import Foundation
-import Harness
+import Reports
 
 struct HistoryCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

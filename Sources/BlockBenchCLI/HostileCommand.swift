@@ -1,12 +1,13 @@
-// `blockbench hostile`: the hostile-input suite (Sources/Harness/Hostile). Every case (huge and
+// `blockbench hostile`: the hostile-input suite (Sources/HostileInputs). Every case (huge and
 // deep inputs, hostile counts in compiled files, line ends, encodings) runs `blockbench` in a
 // child process under its address-space and time caps; a crash, an abort, a hang or a failure
 // without a message is a finding, printed with the command that replays it. Exit 0 when every
 // case passes, 2 on any finding, 1 on an error.
+// Tested by HarnessTests (HostileSuiteTests: the cases it runs, through the same runner).
 
 import ArgumentParser
 import Foundation
-import Harness
+import HostileInputs
 
 struct HostileCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

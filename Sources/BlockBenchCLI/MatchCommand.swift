@@ -1,11 +1,12 @@
 // `blockbench match RULES.json|FILE`: the actions of a rule list (compiled here, or a compiled
 // file, validated before use) for requests given as flags or as a JSON-lines file.
+// Tested by BlockBenchCLITests/CLITests.swift (CompileAndMatchCommandTests).
 
 import ArgumentParser
 import ContentBlocker
 import ContentRuleList
 import Foundation
-import Harness
+import Corpus
 import RequestContext
 
 struct MatchCommand: ParsableCommand {

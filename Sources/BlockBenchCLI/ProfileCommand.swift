@@ -2,13 +2,16 @@
 // program of the compiled list is run alone (in a program set of its own, as the evaluator runs
 // the whole set) over every URL of a request set, and timed; then the whole set, then the
 // evaluator's full answer. docs/DESIGN.md (Where the time goes) says how to read it.
+// Tested by BlockBenchCLITests/CLITests.swift (ProfileCommandTests).
 
 import ArgumentParser
 import Bytecode
 import ContentBlocker
 import ContentRuleList
 import Foundation
-import Harness
+import Benchmarks
+import Corpus
+import Engines
 import RequestContext
 
 struct ProfileCommand: ParsableCommand {

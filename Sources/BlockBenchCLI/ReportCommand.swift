@@ -4,23 +4,25 @@
 // tables and the paths. All of these are ignored by git.
 //
 // `blockbench report --from-history` measures nothing: it builds the trends pages from the
-// recorded runs alone (Harness/History/TrendsPage.swift).
+// recorded runs alone (Reports/History/TrendsPage.swift).
 //
 // `--format bmf|github` prints the run's record (with --from-history: the newest record) in
 // Bencher Metric Format or as github-action-benchmark's customSmallerIsBetter input
-// (Harness/History/TrackerFormats.swift), or writes it to --output.
+// (Reports/History/TrackerFormats.swift), or writes it to --output.
 //
 // `blockbench report --readme [--from REPORT]` runs nothing: it rewrites the figures block of the
 // repository's README.md (the lines from `<!-- figures:begin` to `<!-- figures:end -->`) from
 // Reports/readme-results.json; with --from (or when that file is missing, the newest report), it
-// first copies the report's results.json there (Harness/Reports/ReadmeFigures.swift). It is the
+// first copies the report's results.json there (Reports/ReadmeFigures.swift). It is the
 // report command's only mode that changes tracked files.
 //
 // Tested by BlockBenchCLITests/ReadmeFiguresTests.swift and BlockBenchCLITests/HistoryCommandTests.swift.
 
 public import ArgumentParser
 import Foundation
-import Harness
+import Benchmarks
+import Gate
+import Reports
 
 extension TrackerFormat: ExpressibleByArgument {}
 

@@ -1,12 +1,15 @@
 // The RULES argument of `blockbench match` and `blockbench profile`: a file written by `blockbench
 // compile` (recognized by its label, validated before use) or a rule list's JSON (compiled here),
 // gzip-compressed or not; a JSON list is read as the `--safari` release reads it.
+// Tested by BlockBenchCLITests/CLITests.swift (CompileAndMatchCommandTests, through compile and
+// match).
 
 import ArgumentParser
 import Bytecode
 import ContentBlocker
 import ContentRuleList
-import Harness
+import Corpus
+import SafariReleases
 
 enum RuleListInput {
     /// The compiled list of `path`. A file that is refused or a list that does not compile is

@@ -1,10 +1,10 @@
 // `--safari VERSION`: the Safari release a command answers for (its profile, from
-// Corpora/safari/profiles.json; Harness/Safari/SafariProfiles.swift). Default: the newest, which is
+// Corpora/safari/profiles.json; SafariReleases/SafariProfiles.swift). Default: the newest, which is
 // the parser of today. `check` also takes `all`. Tested by BlockBenchCLITests/CLITests.swift (SafariOptionTests).
 
 import ArgumentParser
 import ContentRuleList
-import Harness
+import SafariReleases
 
 struct SafariOption: ParsableArguments {
     @Option(name: .customLong("safari"), help: "The Safari release to answer for (13, 14, 14.1, 26; default: the newest).")

@@ -8,7 +8,7 @@
 // Elements Level 4, CSS Scoping (`:host`, `::slotted`), CSS Shadow Parts (`::part`), Custom
 // Highlight API (`::highlight`), WebVTT (`::cue`), Custom State (`:state`) and WebKit's
 // non-standard ones; which of them are accepted, and everything on the "after a pseudo-element"
-// rules, was observed with WebKitGTK 2.50.6 (Benchmarks/WebKit/webkit-compile): features behind
+// rules, was observed with WebKitGTK 2.50.6 (Benchmarks/Peers/WebKit/webkit-compile): features behind
 // settings that are off without a document (`:popover-open`, `::view-transition*`,
 // `:active-view-transition`, `::target-text`, `::thumb`, `::track`), compile-time-disabled ones
 // (`:picture-in-picture`), UA-only ones (`-internal-*`, `-apple-*`, `:-webkit-full-page-media`,

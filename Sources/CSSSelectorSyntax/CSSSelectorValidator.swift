@@ -8,7 +8,7 @@
 // CSSPseudoSelectors.swift for the known pseudo-classes and pseudo-elements.
 //
 // Tested by Tests/CSSSelectorSyntaxTests/WebKitVerdictTests.swift (verdicts produced by the real
-// WebKit through Benchmarks/WebKit/webkit-compile) and CSSSelectorValidatorTests.swift.
+// WebKit through Benchmarks/Peers/WebKit/webkit-compile) and CSSSelectorValidatorTests.swift.
 
 /// Why WebKit would reject a selector.
 public struct CSSSelectorDiagnostic: Error, Equatable, Sendable {

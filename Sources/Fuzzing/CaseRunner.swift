@@ -18,7 +18,7 @@
 public import Automata
 internal import ContentBlocker
 internal import ContentRuleList
-internal import Harness
+internal import Corpus
 internal import PCRE2Oracle
 internal import RequestContext
 internal import URLFilterSyntax

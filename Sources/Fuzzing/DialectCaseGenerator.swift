@@ -3,14 +3,14 @@
 // The dialect level's cases: `||` rules as AdGuard's converter writes them (a domain of a few
 // short labels, then `^`, a path, a `^` in the middle or at the end, a `*`, a trailing `|`),
 // each re-spelled in one or two random dialects (a documented converter's, or a seeded
-// combination of their parts: Harness/Dialects), several in one list, and requests aimed at
+// combination of their parts: Corpus/Dialects), several in one list, and requests aimed at
 // their domains: schemes with and without `//` (and with `///`), subdomains of one and several
 // labels, user info, ports, the domain as a prefix of a longer label, separators of every kind.
 // The list level's comparison (engine against the reference evaluator) then holds an engine that
 // reads `||` patterns by meaning to every spelling.
 // Tested by FuzzingTests (DialectLevelTests).
 
-internal import Harness
+internal import Corpus
 
 public struct DialectCaseGenerator: Sendable {
     public var maximumBases = 3

@@ -3,9 +3,10 @@
 // What a level found: the disagreement (each side's answer and the case that shows it, shrunk),
 // where it came from (seed, level, case number: `blockbench fuzz --seed S --level L --case I`
 // replays it), and how much shrinking took away.
+// Tested by FuzzingTests (FuzzerTests).
 
 internal import ContentRuleList
-internal import Harness
+internal import Corpus
 public import RequestContext
 public import URLFilterSyntax
 

@@ -12,7 +12,7 @@
 // A disagreement is returned; the entry target traps on it so that libFuzzer keeps the input.
 // Tested by FuzzingTests (EntryPointTests).
 
-internal import Harness
+internal import Corpus
 internal import PCRE2Oracle
 internal import URLFilterSyntax
 

@@ -3,7 +3,7 @@
 // Reads a url-filter written in the plain part of the subset (characters, `\` escapes, `.`,
 // classes with ranges, groups (`(` and `(?:`), `? * +`, `^` first and `$` last) into the generators'
 // model, each character keeping its spelling (`/` plain, `\/` an identity escape), so that a
-// pattern a converter writes (Harness/Dialects) can be put in a generated rule list and shrunk like
+// pattern a converter writes (Corpus/Dialects) can be put in a generated rule list and shrunk like
 // any other. Nil for text outside that part. Used by the dialect level (DialectCaseGenerator.swift).
 // Tested by FuzzingTests (DialectLevelTests).
 

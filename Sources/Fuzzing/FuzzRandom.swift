@@ -1,24 +1,25 @@
 // FuzzRandom.swift — Fuzzing
 //
 // The fuzzer's only source of choices. Two sources behind one interface:
-//  - SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators", 2014),
-//    seeded per case, so `--seed S` reproduces every case on every machine and Swift version (the
+//  - SplitMix64 (SeededRandom), seeded per case, so `--seed S` reproduces every case on every machine and Swift version (the
 //    standard library's `random(in:using:)` may change its algorithm; this file never calls it);
 //  - a byte stream (libFuzzer's input), read eight bytes at a time and zero once exhausted, so
 //    libFuzzer's mutations of the bytes become mutations of the generators' choices.
 // Tested by FuzzingTests (determinism for a seed).
 
+internal import SeededRandom
+
 /// A deterministic stream of choices.
 public struct FuzzRandom: Sendable {
     private enum Source: Sendable {
-        case splitMix(UInt64)
+        case splitMix(SplitMix64)
         case bytes([UInt8], Int)
     }
 
     private var source: Source
 
     /// The stream of seed `seed`.
-    public init(seed: UInt64) { source = .splitMix(seed) }
+    public init(seed: UInt64) { source = .splitMix(SplitMix64(seed: seed)) }
 
     /// The stream that reads `bytes` (then zeros).
     public init(bytes: [UInt8]) { source = .bytes(bytes, 0) }
@@ -34,13 +35,10 @@ public struct FuzzRandom: Sendable {
 
     public mutating func next() -> UInt64 {
         switch source {
-        case .splitMix(var state):
-            state &+= 0x9E37_79B9_7F4A_7C15
-            source = .splitMix(state)
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
+        case .splitMix(var generator):
+            let value = generator.next()
+            source = .splitMix(generator)
+            return value
         case .bytes(let bytes, let offset):
             var value: UInt64 = 0
             for index in 0..<8 where offset + index < bytes.count {

@@ -21,7 +21,7 @@
 //    ContentBlockers of two copies (the two lists' whole programs run in one pass), is
 //    disassembled, and loads again from its own serialization.
 //  - RequestSetEntryPoint: the first byte picks the request-set kind (requests-json, -tsv,
-//    -sitelist) and whether the rest is gzip (Harness RequestSets, CorpusFiles.gunzip); the
+//    -sitelist) and whether the rest is gzip (Corpus: RequestSets, CorpusFiles.gunzip); the
 //    requests read are answered by a small compiled list.
 //
 // Seeds: `CompiledFileEntryPoint.seeds` compiles a few small lists (inline, and shipped ones when
@@ -33,7 +33,7 @@ internal import Bytecode
 internal import ContentBlocker
 internal import ContentRuleList
 internal import Foundation
-internal import Harness
+internal import Corpus
 internal import RequestContext
 
 /// Requests every loaded list is asked about: several resource types, first and third party, a

@@ -11,7 +11,7 @@
 import Foundation
 internal import ContentBlocker
 internal import ContentRuleList
-public import Harness
+public import Corpus
 internal import RequestContext
 internal import URLFilterSyntax
 

@@ -10,6 +10,7 @@
 //  - rule lists: drop rules (halves first), conditions, flags, turn actions into `block`, shrink
 //    each pattern; requests: shrink each URL, drop the method.
 // Deterministic: the same case shrinks to the same result.
+// Tested by FuzzingTests (SeededBugTests: seeded bugs found and shrunk).
 
 public struct Shrinker: Sendable {
     /// The most candidates tried for one case.

@@ -3,12 +3,14 @@
 // A difference between BlockBench and a web view, reduced and kept: the pages cut to the one that
 // shows it, its requests and elements to the one that differs, then rules dropped one at a time
 // while the difference stays (each try is a web view pass). The result is written as a web-view
-// vector (WebView/WebViewVector.swift) holding what WebKit did, to Corpora/regressions/ with an
+// vector (Corpus/WebViewVector.swift) holding what WebKit did, to Corpora/regressions/ with an
 // entry in the manifest, so that `conform --against webkit-view` replays it in WebKit and the
 // vector runner checks BlockBench's requests in every test run.
 
 import Foundation
-public import Harness
+public import Conformance
+public import Corpus
+public import Engines
 
 public struct ViewFindingWriter {
     public var conformance: WebViewConformance

@@ -5,10 +5,12 @@
 // ignore-previous-rules, ignore-following-rules, css-display-none matching every URL), flags and
 // conditions over a small world of hosts, paths and selectors, so that a web view shows holes no
 // vector was written for. One seed gives one world, the same on every machine.
+// No unit test: its worlds are loaded in a real web view by `conform --against webkit-view
+// --generated` (.ci/run).
 
 import ContentRuleList
 import Foundation
-public import Harness
+public import Corpus
 import RequestContext
 
 public struct ViewWorldGenerator {

@@ -4,6 +4,7 @@
 // in brackets, opaque hosts of non-special URLs, and domains of special URLs (percent-decoded,
 // through IDNA, checked for forbidden code points, and read as IPv4 addresses when their last
 // label is a number).
+// Tested by URLStandardTests (URLValidityTests).
 
 public enum Host {
     /// Whether the host parser accepts `input` (non-empty). `isOpaque` for the hosts of

@@ -11,6 +11,7 @@
 // 65535; and host parsing (`Host`): an unclosed or malformed IPv6 address, a forbidden code point,
 // a domain IDNA refuses, or a domain whose last label is a number that the IPv4 parser refuses
 // (`https://127..1/`, `https://a.1/`, `https://09.1/`).
+// Tested by URLStandardTests (URLValidityTests).
 
 public enum URLValidity {
     /// Whether `text` parses as an absolute URL.

@@ -1,5 +1,5 @@
 // blockbench-fuzz-requests: libFuzzer's entry (`LLVMFuzzerTestOneInput`) for raw bytes into the
-// request-set readers (Harness RequestSets: requests-json, requests-tsv, the site lists; gzip
+// request-set readers (Corpus: RequestSets, requests-json, requests-tsv, the site lists; gzip
 // through CorpusFiles.gunzip), the requests read then answered (Fuzzing.RequestSetEntryPoint;
 // the input's first byte picks the reader). It traps on a broken property, so libFuzzer keeps the
 // input. Commands: docs/FUZZING.md. In a normal build the target replays input files (or folders).

@@ -1,3 +1,6 @@
+// main.swift — blockbench: the executable, BlockBenchCommand (BlockBenchCLI) with standard output
+// line-buffered. Tested through BlockBenchCLITests, which run the commands in process.
+
 import BlockBenchCLI
 @preconcurrency import Glibc
 

@@ -6,7 +6,9 @@ import Bytecode
 import ContentBlocker
 import Foundation
 import Fuzzing
-import Harness
+import Conformance
+import Corpus
+import Reports
 import Testing
 @testable import BlockBenchCLI
 @testable import ContentRuleList

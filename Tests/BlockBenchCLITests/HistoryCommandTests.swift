@@ -4,7 +4,7 @@
 // history alone, the newest record in a tracker's format, and the store exported and imported.
 
 import Foundation
-import Harness
+import Reports
 import TestSupport
 import Testing
 @testable import BlockBenchCLI

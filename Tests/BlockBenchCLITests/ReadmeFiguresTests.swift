@@ -2,10 +2,10 @@
 // (Reports/readme-results.json), which a report fixture (Fixtures/reports/) is copied to when it
 // is missing or named by --from; every byte outside the markers kept, and clear errors without
 // markers.
-// Covers Sources/Harness/Reports/ReadmeFigures.swift and Sources/BlockBenchCLI/ReportCommand.swift.
+// Covers Sources/Reports/ReadmeFigures.swift and Sources/BlockBenchCLI/ReportCommand.swift.
 
 import Foundation
-import Harness
+import Reports
 import TestSupport
 import Testing
 @testable import BlockBenchCLI

@@ -1,7 +1,7 @@
 // WebKitVerdictTests.swift — CSSSelectorSyntaxTests
 //
 // The validator must give the real WebKit's verdict on every selector of the table in
-// WebKitSelectorVerdicts.json, a resource of this target (produced by Benchmarks/WebKit/webkit-compile;
+// WebKitSelectorVerdicts.json, a resource of this target (produced by Benchmarks/Peers/WebKit/webkit-compile;
 // its "about" says how).
 
 import Foundation

@@ -120,15 +120,8 @@ private func loadsSafely(_ bytes: [UInt8], _ what: @autoclosure () -> String) ->
 
     /// Random changes of 1 to 8 bytes after the header, the checksum recomputed each time.
     @Test func randomByteChangesAreRefusedOrLoadSafely() throws {
-        var state: UInt64 = 0x25_2025
-        func next(_ bound: Int) -> Int {
-            // SplitMix64.
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Int((z ^ (z >> 31)) % UInt64(bound))
-        }
+        var random = SplitMix64(seed: 0x25_2025)
+        func next(_ bound: Int) -> Int { Int(random.next() % UInt64(bound)) }
         for (name, bytes) in try Self.sources() {
             var accepted = 0
             for round in 0..<3_000 {

@@ -7,7 +7,7 @@ import Testing
 import TestSupport
 
 /// Verdicts of WebKitGTK 2.50.6 on rule lists (nil: compiles; otherwise WebKit's error name),
-/// produced with Benchmarks/WebKit/webkit-compile (the vector files Corpora/conformance/webkit-probe-*.json
+/// produced with Benchmarks/Peers/WebKit/webkit-compile (the vector files Corpora/conformance/webkit-probe-*.json
 /// hold them and `blockbench conform --against webkit` checks them): the compile-error
 /// vectors, check order inside a trigger, rule and list, field values, actions and JSON edge cases.
 let webKitRuleListVerdicts: [(rules: String, error: String?)] = [

@@ -8,7 +8,7 @@ import Testing
 import Foundation
 import ContentRuleList
 import Fuzzing
-import Harness
+import Corpus
 import PCRE2Oracle
 
 @Suite struct DialectLevelTests {

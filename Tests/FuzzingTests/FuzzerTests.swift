@@ -6,7 +6,8 @@ import Testing
 import Foundation
 import Automata
 import Fuzzing
-import Harness
+import Conformance
+import Corpus
 import URLFilterSyntax
 import TestSupport
 

@@ -9,11 +9,14 @@
 import Testing
 import Foundation
 import ContentRuleList
-@testable import Harness
+@testable import Benchmarks
+@testable import Corpus
+@testable import Engines
+@testable import Reports
 import RequestContext
 import TestSupport
 
-private let folder = repositoryRoot + "/Benchmarks/AdblockRust"
+private let folder = repositoryRoot + "/Benchmarks/Peers/AdblockRust"
 
 /// Whether the package is importable here; the protocol tests are skipped without it.
 private let adblockInstalled = AdblockRustEngine(folder: folder).unavailable == nil

@@ -5,7 +5,10 @@
 import Testing
 import Foundation
 import ContentRuleList
-@testable import Harness
+@testable import Benchmarks
+@testable import Corpus
+@testable import Engines
+@testable import Reports
 import RequestContext
 import TestSupport
 

@@ -12,7 +12,8 @@
 
 import ContentBlocker
 import Foundation
-@testable import Harness
+@testable import Corpus
+@testable import Reports
 import RequestContext
 import Testing
 import TestSupport

@@ -5,7 +5,9 @@ import Testing
 import Foundation
 import ContentBlocker
 import ContentRuleList
-import Harness
+import Conformance
+import Corpus
+import Engines
 import PCRE2Oracle
 import RequestContext
 import TestSupport

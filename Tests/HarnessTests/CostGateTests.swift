@@ -19,7 +19,11 @@ import Testing
 import XCTest
 @testable import Automata
 @testable import ContentBlocker
-@testable import Harness
+@testable import Benchmarks
+@testable import Conformance
+@testable import Corpus
+@testable import Engines
+@testable import Gate
 import Parallelism
 import RequestContext
 import URLFilterSyntax

@@ -1,4 +1,4 @@
-// DialectTests.swift — the corpus of dialects (Sources/Harness/Dialects): each documented
+// DialectTests.swift — the corpus of dialects (Sources/Corpus/Dialects): each documented
 // converter's spelling of real `||` rules is one WebKit accepts and the text that converter's own
 // tests show; combinations of parts are accepted too and come back from their names; the meaning
 // check finds a known difference (`https?://` against `[^:]+://+` on wss:// and ftp:// URLs) and
@@ -8,7 +8,10 @@
 import Foundation
 import Testing
 import ContentRuleList
-@testable import Harness
+@testable import Benchmarks
+@testable import Corpus
+@testable import Engines
+@testable import SeededRandom
 import PCRE2Oracle
 import TestSupport
 

@@ -4,7 +4,8 @@
 
 import ContentBlocker
 import ContentRuleList
-import Harness
+import Benchmarks
+import Engines
 import RequestContext
 
 /// BlockBench with seeded faults; without any it answers as BlockBenchEngine does. It keeps the

@@ -7,7 +7,11 @@
 
 import Foundation
 import Testing
-@testable import Harness
+@testable import Benchmarks
+@testable import Corpus
+@testable import Engines
+@testable import Gate
+@testable import MainJob
 import TestSupport
 
 /// KaBlock and 13 rules of EasyList with frame-url conditions (Fixtures/README.md): compiled by

@@ -4,7 +4,7 @@
 
 import Testing
 import Foundation
-import Harness
+import HostileInputs
 
 @Suite struct HostileSuiteTests {
     @Test func everyClassHasCasesWithUniqueNamesAndFiles() throws {

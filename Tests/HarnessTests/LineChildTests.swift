@@ -3,7 +3,7 @@
 
 import Foundation
 import Testing
-@testable import Harness
+@testable import Engines
 
 @Suite struct LineChildTests {
     @Test func answersComeBackLineByLine() throws {

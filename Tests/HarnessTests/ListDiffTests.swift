@@ -2,11 +2,14 @@
 // ignore-previous-rules rule inserted): every request that changes is named with the rules behind
 // it and checked against the PCRE2 oracle; a move alone changes nothing; the shadowed and repeated
 // rules; a split that cuts an ignore rule from the rules it cancelled; the exit codes.
-// Covers Sources/Harness/ListDiff.
+// Covers Sources/ListComparison.
 
 import ContentRuleList
 import Foundation
-import Harness
+import Conformance
+import Corpus
+import ListComparison
+import SafariReleases
 import Testing
 import TestSupport
 

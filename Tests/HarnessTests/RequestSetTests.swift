@@ -2,7 +2,7 @@
 
 import Testing
 import Foundation
-import Harness
+import Corpus
 import ContentRuleList
 import RequestContext
 import TestSupport

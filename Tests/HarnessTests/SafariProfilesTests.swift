@@ -1,12 +1,13 @@
 // The Safari profiles: the data file loads, its newest entry is exactly the parser's vocabulary
 // (so `--safari 26` and no flag are the same parser), the older releases' vectors pass, the shipped
 // lists' verdicts and compiled files under the newest profile are today's, and the matrix.
-// Covers Sources/Harness/Safari and Sources/ContentRuleList/SafariProfile.swift.
+// Covers Sources/SafariReleases and Sources/ContentRuleList/SafariProfile.swift.
 
 import ContentBlocker
 import ContentRuleList
 import Foundation
-@testable import Harness
+@testable import Corpus
+@testable import SafariReleases
 import Testing
 import TestSupport
 

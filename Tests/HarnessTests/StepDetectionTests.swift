@@ -1,11 +1,12 @@
 // StepDetectionTests.swift — HarnessTests: the step test over a history's noisy figures
-// (Sources/Harness/History/StepDetection.swift) on synthetic series: a clear step found where it
+// (Sources/Reports/History/StepDetection.swift) on synthetic series: a clear step found where it
 // is, two steps each found once, uniform noise of +-30 % never flagged over long series and many
 // seeds, a lone outlier not flagged, and the Mann-Whitney p-value against a hand computation.
 
 import Foundation
 import Testing
-@testable import Harness
+@testable import Reports
+@testable import SeededRandom
 import TestSupport
 
 @Suite struct StepDetectionTests {

@@ -1,5 +1,5 @@
 // TrackerFormatsTests.swift — HarnessTests: a record in the trackers' formats
-// (Sources/Harness/History/TrackerFormats.swift), checked against each format's documented schema:
+// (Sources/Reports/History/TrackerFormats.swift), checked against each format's documented schema:
 //
 //   Bencher Metric Format (bencher.dev/docs/reference/bencher-metric-format, its JSON schema
 //   bencher.dev/bmf.json): an object of benchmarks, each an object of measures, each an object
@@ -13,7 +13,8 @@
 
 import Foundation
 import Testing
-@testable import Harness
+@testable import Benchmarks
+@testable import Reports
 
 @Suite struct TrackerFormatsTests {
     static let record = RunRecord(

@@ -1,4 +1,4 @@
-// TrendsPageTests.swift — HarnessTests: the history's pages (Sources/Harness/History/TrendsPage.swift,
+// TrendsPageTests.swift — HarnessTests: the history's pages (Sources/Reports/History/TrendsPage.swift,
 // TrendsCharts.swift, TrendsHTML.swift, TrendChart.swift) from synthetic records: a page per
 // benchmark linked from the index, the baseline drawn dashed, failed gate runs marked, a step in
 // a noisy figure marked and listed while an exact count that moves is not, other machines' runs
@@ -7,7 +7,10 @@
 
 import Foundation
 import Testing
-@testable import Harness
+@testable import Benchmarks
+@testable import Gate
+@testable import Reports
+@testable import SeededRandom
 import TestSupport
 
 @Suite struct TrendsPageTests {

@@ -3,7 +3,8 @@
 
 import Foundation
 import Testing
-@testable import Harness
+@testable import Conformance
+@testable import Engines
 
 @Suite struct WebKitParityTests {
     private func webKitAnswer(ok: Bool, error: String? = nil, reasons: [String] = []) throws -> WebKitVerdict {

@@ -6,7 +6,9 @@ import ContentRuleList
 import Foundation
 import RequestContext
 import Testing
-@testable import Harness
+@testable import Conformance
+@testable import Corpus
+@testable import Engines
 
 @Suite struct WebViewTests {
     static func row(_ url: String, page: String, type: String, row: Int = 1) -> CorpusRequest {

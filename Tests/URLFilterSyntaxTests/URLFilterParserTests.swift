@@ -7,7 +7,7 @@ import Testing
 import TestSupport
 
 /// Verdicts of WebKitGTK 2.50.6's compiler for one-rule lists `{"url-filter": pattern}`, produced
-/// with Benchmarks/WebKit/webkit-compile (nil: the list compiles; otherwise the status WebKit
+/// with Benchmarks/Peers/WebKit/webkit-compile (nil: the list compiles; otherwise the status WebKit
 /// logged). The same verdicts are vectors in Corpora/conformance/webkit-probe-url-filters.json,
 /// which `blockbench conform --against webkit` checks against WebKit.
 let webKitPatternVerdicts: [(pattern: String, status: URLFilterParseStatus?)] = [

@@ -1,0 +1,136 @@
+// ResultTables.swift — Reports
+//
+// One table per benchmark, as aligned text (the terminal) or Markdown (the report's README). Times
+// carry their ratio to the best engine of the same run: `1.9 ms (1.00x)`, `212 ms (111x)`. A peer
+// engine is named with "(peer)": measured, not conformed; its answers column gives how often its
+// block verdicts agree with BlockBench's instead of the oracle check.
+// Tested by HarnessTests (BenchTests, AdblockRustEngineTests).
+
+public import Benchmarks
+internal import TerminalText
+
+public struct ResultTable: Sendable {
+    public var title: String
+    public var header: [String]
+    public var rows: [[String]]
+    /// Lines under the table (engines that are wrong, failed or unavailable, notes).
+    public var notes: [String]
+
+    public init(_ result: BenchmarkResult) {
+        title = "\(result.name): \(result.title)"
+        notes = []
+        rows = []
+        switch result.model {
+        case .check:
+            header = ["engine", "time", "runs", "verdict", "rules"]
+        case .compile:
+            header = ["engine", "time", "runs", "bytes", "peak memory", "automata", "phases"]
+        case .match:
+            header = ["engine", "requests", "answers = oracle", "median", "p99", "max", "requests/s", "ns/URL byte", "floor", "work/request"]
+        }
+        for engine in result.engines {
+            let name = engine.peer == true ? engine.engine + " (peer)" : engine.engine
+            guard engine.status == .ok else {
+                let label = engine.status == .wrong ? "WRONG" : engine.status == .error ? "ERROR" : "not run"
+                rows.append([name, label] + Array(repeating: "", count: header.count - 2))
+                let message = engine.message ?? ""
+                notes.append(message.hasPrefix("not run:") ? "\(name): \(message)" : "\(name): \(label.lowercased()): \(message)")
+                continue
+            }
+            let ratio = engine.timeRatio.map { " (\(HumanReadable.ratio($0)))" } ?? ""
+            let runs = "\(engine.runs)" + (engine.warmupRuns > 0 ? " +\(engine.warmupRuns) warm-up" : "")
+            switch result.model {
+            case .check:
+                rows.append([
+                    name, HumanReadable.duration(seconds: engine.seconds ?? 0) + ratio, runs, engine.verdict ?? "",
+                    HumanReadable.count(Int(engine.counter("rules") ?? 0)),
+                ])
+            case .compile:
+                let bytes = engine.bytes.map { HumanReadable.bytes($0) + (engine.bytesRatio.map { " (\(HumanReadable.ratio($0)))" } ?? "") } ?? ""
+                let memory = (engine.peakMemoryBytes.map { peak in
+                    HumanReadable.bytes(peak) + (engine.memoryGrowthBytes.map { " (+\(HumanReadable.bytes(max(0, $0))))" } ?? "")
+                } ?? engine.memoryGrowthBytes.map { "+\(HumanReadable.bytes(max(0, $0))) in its process" } ?? "n/a") + (engine.ownProcessPeakMemoryBytes.map { "; alone \(HumanReadable.bytes($0))" } ?? "")
+                let dfas = ["url", "top-url", "frame-url"].compactMap { kind -> String? in
+                    guard let count = engine.counter("\(kind) DFAs"), let states = engine.counter("\(kind) states"), count > 0 else { return nil }
+                    return "\(kind) \(Int(count))/\(HumanReadable.count(Int(states)))"
+                }
+                let automata = dfas.isEmpty
+                    ? (engine.counter("patterns").map { "\(HumanReadable.count(Int($0))) patterns" } ?? "")
+                    : dfas.joined(separator: ", ") + " DFAs/states"
+                let phases = (engine.phases ?? []).filter { $0.value >= 0.0005 }
+                    .map { "\($0.name) \(HumanReadable.duration(seconds: $0.value))" }.joined(separator: ", ")
+                    + (engine.loadSeconds.map { "; load \(HumanReadable.duration(seconds: $0))" } ?? "")
+                    + (engine.endToEndSeconds.map { "; end to end \(HumanReadable.duration(seconds: $0))" } ?? "")
+                rows.append([name, HumanReadable.duration(seconds: engine.seconds ?? 0) + ratio, runs, bytes, memory, automata, phases])
+            case .match:
+                let requests = HumanReadable.count(engine.requests ?? 0)
+                    + ((engine.sampled ?? false) ? " (sample)" : "")
+                let answers = engine.peer == true
+                    ? "not conformed; " + (engine.agreement?.text ?? "")
+                    : engine.answers.map { $0.text + ($0 == engine.oracleAnswers ? " ✓" : " ✗") } ?? ""
+                let latency = engine.latency
+                let work = engine.counters.map { "\(Self.compact($0.value)) \($0.name.replacingOccurrences(of: " per request", with: ""))" }
+                    .joined(separator: ", ")
+                rows.append([
+                    name, requests, answers,
+                    latency.map { HumanReadable.duration(nanoseconds: $0.medianNanoseconds) + ratio } ?? "",
+                    latency.map { HumanReadable.duration(nanoseconds: $0.p99Nanoseconds) } ?? "",
+                    latency.map { HumanReadable.duration(nanoseconds: $0.maxNanoseconds) } ?? "",
+                    engine.requestsPerSecond.map { Self.compact($0) } ?? "",
+                    engine.nanosecondsPerURLByte.map { Self.compact($0) } ?? "",
+                    engine.floorNanoseconds.map { floor in
+                        HumanReadable.duration(nanoseconds: floor) + (engine.timesFloor.map { " (median \(Self.compact($0))x)" } ?? "")
+                    } ?? "",
+                    work,
+                ])
+            }
+        }
+        if result.model == .match, let peer = result.engines.first(where: { $0.peer == true && $0.status == .ok }) {
+            notes.append(
+                "\(peer.engine) (peer): measured, not conformed (Adblock Plus semantics); its times are measured inside its own process, "
+                    + "per request" + (peer.endToEndSeconds.map { ", a run end to end \(HumanReadable.duration(seconds: $0)) with the pipe" } ?? ""))
+        }
+    }
+
+    static func compact(_ value: Double) -> String {
+        switch value {
+        case ..<10: return String(format: "%.2f", value)
+        case ..<1000: return String(format: "%.1f", value)
+        default: return HumanReadable.count(Int(value.rounded()))
+        }
+    }
+
+    /// Aligned columns for a terminal.
+    public var text: String {
+        let all = [header] + rows
+        let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
+        var lines = ["== " + title]
+        for row in all {
+            let cells = row.indices.map { column in
+                column == row.count - 1 ? row[column] : row[column].padding(toLength: widths[column], withPad: " ", startingAt: 0)
+            }
+            lines.append("  " + cells.joined(separator: "  ").trimmingTrailingSpaces())
+        }
+        lines += notes.map { "  " + $0 }
+        return lines.joined(separator: "\n")
+    }
+
+    /// A Markdown table under a heading.
+    public var markdown: String {
+        func line(_ cells: [String]) -> String {
+            "| " + cells.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |"
+        }
+        var lines = ["### " + title, "", line(header), line(header.map { _ in "---" })]
+        lines += rows.map(line)
+        if !notes.isEmpty { lines += [""] + notes.map { "- " + $0 } }
+        return lines.joined(separator: "\n")
+    }
+}
+
+extension String {
+    func trimmingTrailingSpaces() -> String {
+        var copy = self
+        while copy.last == " " { copy.removeLast() }
+        return copy
+    }
+}
