@@ -1,7 +1,7 @@
 #!/bin/bash -eu
 # ClusterFuzzLite's build (https://google.github.io/clusterfuzzlite/): every libFuzzer entry of the
 # package, with AddressSanitizer, into $OUT, each with its seed corpus ($OUT/NAME_seed_corpus.zip,
-# .ci/fuzz-seeds) and dictionary ($OUT/NAME.dict, Fuzz/):
+# .ci/fuzz-seeds) and dictionary ($OUT/NAME.dict, Corpora/fuzz/):
 #   blockbench-fuzz-entry     patterns and generated cases against the PCRE2 oracle
 #   blockbench-fuzz-rulelist  raw bytes into the rule-list JSON reader
 #   blockbench-fuzz-compiled  raw bytes into the compiled-file loader and validator
@@ -45,6 +45,6 @@ done
 for fuzzer in $fuzzers; do
     printf '[libfuzzer]\ndetect_leaks=0\n[asan]\ndetect_leaks=0\n' >"$OUT/$fuzzer.options"
 done
-cp Fuzz/rulelist.dict "$OUT/blockbench-fuzz-rulelist.dict"
-cp Fuzz/compiled.dict "$OUT/blockbench-fuzz-compiled.dict"
-cp Fuzz/requests.dict "$OUT/blockbench-fuzz-requests.dict"
+cp Corpora/fuzz/rulelist.dict "$OUT/blockbench-fuzz-rulelist.dict"
+cp Corpora/fuzz/compiled.dict "$OUT/blockbench-fuzz-compiled.dict"
+cp Corpora/fuzz/requests.dict "$OUT/blockbench-fuzz-requests.dict"
