@@ -84,6 +84,9 @@ public enum StagePlanner {
             if stage.node == hostLabelNode && gating {
                 gate(hostLabelMembers: &stage.members, of: &patterns, minimumPatternsPerStage: minimumPatternsPerStage, into: &gated)
                 guard !stage.members.isEmpty else { continue }
+            } else if gating && patterns[stage.members[0]].filter.hasStartAnchor && stage.members.count <= maximumGatedStageMembers {
+                gate(anchoredMembers: &stage.members, of: &patterns, into: &gated)
+                guard !stage.members.isEmpty else { continue }
             }
             planned.append(split(stage.members, after: stage.length, of: &patterns))
         }
@@ -121,6 +124,24 @@ public enum StagePlanner {
             gated += groups
         }
     }
+
+    /// Another anchored stage (another converter's `||` prefix, whose host context gates the
+    /// patterns with a domain: ContentBlocker's HostContextPlanner): its members with a run that
+    /// makes a gate run where it occurs, their gates a whole program apart; the others stay.
+    private static func gate(
+        anchoredMembers members: inout [Int], of patterns: inout [(id: PatternID, filter: URLFilter)], into gated: inout [GatedGroup]
+    ) {
+        let groups: [GatedGroup]
+        (groups, members) = GatePlanner.group(
+            members, of: &patterns, minimumPatternsPerStage: 0, maximumGroups: GatePlanner.maximumGroups - gated.count,
+            gatesApart: true)
+        gated += groups
+    }
+
+    /// The most members of an anchored stage other than the `||` one that are gated by their best
+    /// run: a stage of thousands (adblock-rust's `||D^`, nothing after D: each pattern's best run is
+    /// its domain) would make as many gates, whose pass over every URL costs more than the stage.
+    static let maximumGatedStageMembers = 1_024
 
     /// The stage of `members`, which share their first `length` terms: the first member's terms
     /// make the prefix, and each member's rest, anchored, its suffix (its terms edited in place).
