@@ -101,9 +101,9 @@ extension RuleListParser {
         }
         let maximumRuleCount = profile.maximumRuleCount
         return bytes.withUnsafeBufferPointer { text in
-            var tape = JSONTape()
+            let tape = JSONTape()
             do throws(JSONSyntaxError) {
-                try JSONReader.read(text, depth: 0, into: &tape)
+                try JSONReader.read(text, depth: 0, into: tape)
             } catch {
                 return .failure(ContentRuleListError(.jsonInvalid, detail: error.description))
             }
@@ -180,14 +180,14 @@ extension RuleListParser {
             nonisolated(unsafe) let results = chunks
             Parallel.forEach(iterations: chunkCount) { chunkIndex in
                 var chunk = Chunk(read: ReadRules(profile: profile))
-                var tape = JSONTape()
+                let tape = JSONTape()
                 // After a first error when not collecting every error, the elements are still
                 // read: a syntax error anywhere decides the verdict before any rule does.
                 var stopped = false
                 for position in chunkIndex * size..<min(chunkIndex * size + size, elements.count) {
                     let elementText = UnsafeBufferPointer(rebasing: text[elements[position]])
                     do throws(JSONSyntaxError) {
-                        try JSONReader.readElement(elementText, into: &tape)
+                        try JSONReader.readElement(elementText, into: tape)
                     } catch {
                         chunk.isJSON = false
                         break
@@ -286,15 +286,54 @@ extension PatternChecker {
 
 // MARK: - One rule
 
-/// A trigger's keys as one Safari release reads them: a key it does not read is absent.
+/// The trigger keys the parser reads, in WebKit's order (`SafariProfile.allTriggerKeys`).
+private enum TriggerKey: Int, CaseIterable {
+    case urlFilter, urlFilterIsCaseSensitive, topURLFilterIsCaseSensitive, frameURLFilterIsCaseSensitive
+    case resourceType, loadType, loadContext, requestMethod
+    case ifDomain, unlessDomain, ifTopURL, unlessTopURL, ifFrameURL, unlessFrameURL
+
+    private static let allNames: [StaticString] = [
+        "url-filter", "url-filter-is-case-sensitive", "top-url-filter-is-case-sensitive", "frame-url-filter-is-case-sensitive",
+        "resource-type", "load-type", "load-context", "request-method",
+        "if-domain", "unless-domain", "if-top-url", "unless-top-url", "if-frame-url", "unless-frame-url",
+    ]
+    static let names = JSONNames(allNames.map { "\($0)" })
+
+    var name: StaticString { Self.allNames[rawValue] }
+}
+
+/// A trigger's keys as one Safari release reads them: a key it does not read is absent. The
+/// trigger's members are matched to the keys in one pass.
 private struct TriggerKeys {
-    let object: JSONTape.Value
+    let found: JSONNames.Found
     let profile: SafariProfile
 
-    subscript(key: StaticString) -> JSONTape.Value? {
-        guard profile.triggerKeys == nil || profile.reads("\(key)") else { return nil }
-        return object[key]
+    init(_ object: JSONTape.Value, profile: SafariProfile) {
+        found = object.members(named: TriggerKey.names)
+        self.profile = profile
     }
+
+    /// The key's value, whatever the release.
+    func value(_ key: TriggerKey) -> JSONTape.Value? { found[key.rawValue] }
+
+    subscript(key: TriggerKey) -> JSONTape.Value? {
+        guard let value = found[key.rawValue] else { return nil }
+        guard profile.triggerKeys == nil || profile.reads("\(key.name)") else { return nil }
+        return value
+    }
+}
+
+/// The flag names of each flags key, for matching as bytes (in the order of the types' `jsonNames`).
+extension ResourceTypes {
+    fileprivate static let jsonNameSet = JSONNames(jsonNames.map(\.name))
+}
+
+extension LoadTypes {
+    fileprivate static let jsonNameSet = JSONNames(jsonNames.map(\.name))
+}
+
+extension LoadContexts {
+    fileprivate static let jsonNameSet = JSONNames(jsonNames.map(\.name))
 }
 
 private enum ReadRule {
@@ -318,24 +357,24 @@ private enum RuleReader {
         guard let object = value, object.kind == .object else {
             throw ContentRuleListError(.jsonInvalidTrigger, keyPath: "trigger", detail: found(value))
         }
-        guard let urlFilter = object["url-filter"]?.stringValue, !urlFilter.isEmpty else {
-            let value = object["url-filter"]
+        let keys = TriggerKeys(object, profile: profile)
+        guard let urlFilter = keys.value(.urlFilter)?.stringValue, !urlFilter.isEmpty else {
+            let value = keys.value(.urlFilter)
             throw ContentRuleListError(
                 .jsonInvalidURLFilterInTrigger, keyPath: "trigger.url-filter",
                 detail: value?.stringValue == "" ? "it is empty" : found(value))
         }
         var trigger = Trigger(urlFilter: urlFilter)
         // Booleans that are not booleans are ignored; so is every key the profile's release does not read.
-        let keys = TriggerKeys(object: object, profile: profile)
-        trigger.urlFilterIsCaseSensitive = keys["url-filter-is-case-sensitive"]?.boolValue ?? false
-        trigger.topURLFilterIsCaseSensitive = keys["top-url-filter-is-case-sensitive"]?.boolValue ?? false
-        trigger.frameURLFilterIsCaseSensitive = keys["frame-url-filter-is-case-sensitive"]?.boolValue ?? false
+        trigger.urlFilterIsCaseSensitive = keys[.urlFilterIsCaseSensitive]?.boolValue ?? false
+        trigger.topURLFilterIsCaseSensitive = keys[.topURLFilterIsCaseSensitive]?.boolValue ?? false
+        trigger.frameURLFilterIsCaseSensitive = keys[.frameURLFilterIsCaseSensitive]?.boolValue ?? false
 
-        trigger.resourceTypes = try readFlags(keys, "resource-type", ResourceTypes.jsonNames)
-        trigger.loadTypes = try readFlags(keys, "load-type", LoadTypes.jsonNames)
-        trigger.loadContexts = try readFlags(keys, "load-context", LoadContexts.jsonNames)
+        trigger.resourceTypes = try readFlags(keys, .resourceType, ResourceTypes.jsonNames, ResourceTypes.jsonNameSet)
+        trigger.loadTypes = try readFlags(keys, .loadType, LoadTypes.jsonNames, LoadTypes.jsonNameSet)
+        trigger.loadContexts = try readFlags(keys, .loadContext, LoadContexts.jsonNames, LoadContexts.jsonNameSet)
 
-        if let value = keys["request-method"] {
+        if let value = keys[.requestMethod] {
             // Compared without regard to ASCII case: "GET" is accepted.
             guard let name = value.stringValue, let method = RequestMethod(rawValue: name.asciiLowercased) else {
                 throw ContentRuleListError(
@@ -349,38 +388,43 @@ private enum RuleReader {
             guard let value = keys[key] else { continue }
             if let existing = trigger.condition {
                 throw ContentRuleListError(
-                    .jsonMultipleConditions, keyPath: "trigger.\(key)", detail: "the trigger already has \(existing.key)")
+                    .jsonMultipleConditions, keyPath: "trigger.\(key.name)", detail: "the trigger already has \(existing.key)")
             }
-            let values = try readConditionList(value, key: key, isDomainList: !make([]).isPattern)
+            let values = try readConditionList(value, key: key.name, isDomainList: !make([]).isPattern)
             trigger.condition = make(values)
         }
         return trigger
     }
 
     /// The condition keys in the order WebKit reads them.
-    static let conditionKeys: [(key: StaticString, make: @Sendable ([String]) -> Condition)] = [
-        ("if-domain", Condition.ifDomain), ("unless-domain", Condition.unlessDomain),
-        ("if-top-url", Condition.ifTopURL), ("unless-top-url", Condition.unlessTopURL),
-        ("if-frame-url", Condition.ifFrameURL), ("unless-frame-url", Condition.unlessFrameURL),
+    static let conditionKeys: [(key: TriggerKey, make: @Sendable ([String]) -> Condition)] = [
+        (.ifDomain, Condition.ifDomain), (.unlessDomain, Condition.unlessDomain),
+        (.ifTopURL, Condition.ifTopURL), (.unlessTopURL, Condition.unlessTopURL),
+        (.ifFrameURL, Condition.ifFrameURL), (.unlessFrameURL, Condition.unlessFrameURL),
     ]
 
+    /// The flags of a flags array, each name matched as bytes against the key's names.
     static func readFlags<Flags: OptionSet>(
-        _ object: TriggerKeys, _ key: StaticString, _ allNames: [(name: String, types: Flags)]
+        _ keys: TriggerKeys, _ key: TriggerKey, _ allNames: [(name: String, types: Flags)], _ nameSet: JSONNames
     ) throws(ContentRuleListError) -> Flags {
-        guard let value = object[key] else { return [] }
-        let names = object.profile.flagValues.isEmpty ? allNames : allNames.filter { object.profile.knowsFlag($0.name, of: "\(key)") }
+        guard let value = keys[key] else { return [] }
         guard value.kind == .array else {
-            throw ContentRuleListError(.jsonInvalidTriggerFlagsArray, keyPath: "trigger.\(key)", detail: found(value))
+            throw ContentRuleListError(.jsonInvalidTriggerFlagsArray, keyPath: "trigger.\(key.name)", detail: found(value))
         }
+        let profile = keys.profile
+        let isRestricted = !profile.flagValues.isEmpty
         var flags: Flags = []
         for (position, element) in value.elements.enumerated() {
-            guard let name = element.stringValue, let entry = names.first(where: { $0.name == name }) else {
-                let known = names.map(\.name).joined(separator: ", ")
-                throw ContentRuleListError(
-                    .jsonInvalidStringInTriggerFlagsArray, keyPath: "trigger.\(key)[\(position)]",
-                    detail: (element.stringValue.map { "\"\($0)\"" } ?? found(element)) + "; expected one of \(known)")
+            if let bytes = element.stringBytes, let number = nameSet.number(of: bytes),
+               !isRestricted || profile.knowsFlag(allNames[number].name, of: "\(key.name)") {
+                flags.formUnion(allNames[number].types)
+                continue
             }
-            flags.formUnion(entry.types)
+            let names = isRestricted ? allNames.filter { profile.knowsFlag($0.name, of: "\(key.name)") } : allNames
+            let known = names.map(\.name).joined(separator: ", ")
+            throw ContentRuleListError(
+                .jsonInvalidStringInTriggerFlagsArray, keyPath: "trigger.\(key.name)[\(position)]",
+                detail: (element.stringValue.map { "\"\($0)\"" } ?? found(element)) + "; expected one of \(known)")
         }
         return flags
     }
