@@ -6,8 +6,9 @@
 // Hand-written because the checks need what a general-purpose decoder hides: exact positions for
 // error messages, duplicate keys resolved the way WebKit resolves them, lone surrogates, and a
 // nesting limit so that hostile input ends in an error rather than a stack overflow. It reads a
-// text onto a `JSONTape` (its values in place, in order); `parse` makes a `JSONValue` tree of
-// that for callers that want one. Tested by ContentRuleListTests/JSONReaderTests.swift.
+// text in one pass through pointers onto a `JSONTape` (its values in place, in order), strings
+// a word at a time; `parse` makes a `JSONValue` tree of that for callers that want one. The
+// design and why: docs/JSON.md. Tested by ContentRuleListTests/JSONReaderTests.swift.
 
 #if canImport(Glibc)
 internal import Glibc
