@@ -49,18 +49,23 @@ public struct PatternTable: Sendable {
         keys.reserveCapacity(rules.count)
         hashes.reserveCapacity(rules.count)
         slots = [Int32](repeating: -1, count: Self.slotCount(for: rules.count))
-        for rule in rules {
-            let trigger = rule.trigger
-            numbersOfRules.append(number(trigger.urlFilter, caseSensitive: trigger.urlFilterIsCaseSensitive))
-            switch trigger.condition {
-            case .ifTopURL(let patterns), .unlessTopURL(let patterns):
-                for pattern in patterns { numbersOfRules.append(number(pattern, caseSensitive: trigger.topURLFilterIsCaseSensitive)) }
-            case .ifFrameURL(let patterns), .unlessFrameURL(let patterns):
-                for pattern in patterns { numbersOfRules.append(number(pattern, caseSensitive: trigger.frameURLFilterIsCaseSensitive)) }
-            case .ifDomain, .unlessDomain, nil:
-                break
+        // (The triggers read in place: a rule copied out of the array retains and releases each
+        // of its strings and lists.)
+        rules.withUnsafeBufferPointer { rules in
+            for index in rules.indices {
+                numbersOfRules.append(number(rules[index].trigger.urlFilter, caseSensitive: rules[index].trigger.urlFilterIsCaseSensitive))
+                switch rules[index].trigger.condition {
+                case .ifTopURL(let patterns), .unlessTopURL(let patterns):
+                    let isCaseSensitive = rules[index].trigger.topURLFilterIsCaseSensitive
+                    for pattern in patterns { numbersOfRules.append(number(pattern, caseSensitive: isCaseSensitive)) }
+                case .ifFrameURL(let patterns), .unlessFrameURL(let patterns):
+                    let isCaseSensitive = rules[index].trigger.frameURLFilterIsCaseSensitive
+                    for pattern in patterns { numbersOfRules.append(number(pattern, caseSensitive: isCaseSensitive)) }
+                case .ifDomain, .unlessDomain, nil:
+                    break
+                }
+                ruleStarts.append(Int32(numbersOfRules.count))
             }
-            ruleStarts.append(Int32(numbersOfRules.count))
         }
         parseNewKeys()
     }

@@ -17,6 +17,11 @@ public import URLFilterSyntax
 import CSSSelectorSyntax
 import URLStandard
 import Parallelism
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
 
 public enum RuleListParser {
     /// WebKit rejects lists with more rules than this (the newest Safari's limit; a profile has its own).
@@ -73,7 +78,8 @@ public enum RuleListParser {
             for index in rules.indices {
                 let start = Int(patterns.ruleStarts[index]), end = Int(patterns.ruleStarts[index + 1])
                 statuses.append(patterns.statuses[Int(patterns.numbersOfRules[start])])
-                let domainErrors = PatternChecker.domainErrors(of: rules[index].trigger)
+                let domainErrors = PatternChecker.hasDomainWithNUL(rules[index].trigger.condition)
+                    ? PatternChecker.domainErrors(of: rules[index].trigger) : []
                 guard !domainErrors.isEmpty || (start..<end).contains(where: { !patterns.statuses[Int(patterns.numbersOfRules[$0])].isAccepted })
                 else { continue }
                 for var error in PatternChecker.errors(of: rules[index].trigger, in: patterns, numbers: start..<end) + domainErrors {
@@ -101,9 +107,9 @@ extension RuleListParser {
         }
         let maximumRuleCount = profile.maximumRuleCount
         return bytes.withUnsafeBufferPointer { text in
-            var tape = JSONTape()
+            let tape = JSONTape()
             do throws(JSONSyntaxError) {
-                try JSONReader.read(text, depth: 0, into: &tape)
+                try JSONReader.read(text, depth: 0, into: tape)
             } catch {
                 return .failure(ContentRuleListError(.jsonInvalid, detail: error.description))
             }
@@ -180,14 +186,14 @@ extension RuleListParser {
             nonisolated(unsafe) let results = chunks
             Parallel.forEach(iterations: chunkCount) { chunkIndex in
                 var chunk = Chunk(read: ReadRules(profile: profile))
-                var tape = JSONTape()
+                let tape = JSONTape()
                 // After a first error when not collecting every error, the elements are still
                 // read: a syntax error anywhere decides the verdict before any rule does.
                 var stopped = false
                 for position in chunkIndex * size..<min(chunkIndex * size + size, elements.count) {
                     let elementText = UnsafeBufferPointer(rebasing: text[elements[position]])
                     do throws(JSONSyntaxError) {
-                        try JSONReader.readElement(elementText, into: &tape)
+                        try JSONReader.readElement(elementText, into: tape)
                     } catch {
                         chunk.isJSON = false
                         break
@@ -272,7 +278,8 @@ extension PatternChecker {
     /// NUL is parsed here; any other domain's pattern parses.
     /// Tested by ContentRuleListTests (RuleListParserTests) and FuzzingTests (ReaderEntryPointTests).
     static func domainErrors(of trigger: Trigger) -> [ContentRuleListError] {
-        guard let condition = trigger.condition, !condition.isPattern else { return [] }
+        guard hasDomainWithNUL(trigger.condition) else { return [] }
+        guard let condition = trigger.condition else { return [] }
         var errors: [ContentRuleListError] = []
         for (position, domain) in condition.values.enumerated() where domain.utf8.contains(0) {
             guard case .failure(let error) = URLFilterParser.parse(DomainPattern.source(forDomain: domain), isCaseSensitive: false) else {
@@ -282,19 +289,81 @@ extension PatternChecker {
         }
         return errors
     }
+
+    /// Whether `condition` is a domain condition with a domain holding a NUL (read in place).
+    static func hasDomainWithNUL(_ condition: Condition?) -> Bool {
+        switch condition {
+        case .ifDomain(let domains), .unlessDomain(let domains):
+            domains.contains { domain in
+                domain.utf8.withContiguousStorageIfAvailable { $0.baseAddress.map { memchr($0, 0, domain.utf8.count) != nil } ?? false } ?? domain.utf8.contains(0)
+            }
+        default: false
+        }
+    }
 }
 
 // MARK: - One rule
 
-/// A trigger's keys as one Safari release reads them: a key it does not read is absent.
-private struct TriggerKeys {
-    let object: JSONTape.Value
-    let profile: SafariProfile
+/// The trigger keys the parser reads, in WebKit's order (`SafariProfile.allTriggerKeys`).
+private enum TriggerKey: Int, CaseIterable {
+    case urlFilter, urlFilterIsCaseSensitive, topURLFilterIsCaseSensitive, frameURLFilterIsCaseSensitive
+    case resourceType, loadType, loadContext, requestMethod
+    case ifDomain, unlessDomain, ifTopURL, unlessTopURL, ifFrameURL, unlessFrameURL
 
-    subscript(key: StaticString) -> JSONTape.Value? {
-        guard profile.triggerKeys == nil || profile.reads("\(key)") else { return nil }
-        return object[key]
+    private static let allNames: [StaticString] = [
+        "url-filter", "url-filter-is-case-sensitive", "top-url-filter-is-case-sensitive", "frame-url-filter-is-case-sensitive",
+        "resource-type", "load-type", "load-context", "request-method",
+        "if-domain", "unless-domain", "if-top-url", "unless-top-url", "if-frame-url", "unless-frame-url",
+    ]
+    static let names = JSONNames(allNames.map { "\($0)" })
+
+    var name: StaticString { Self.allNames[rawValue] }
+}
+
+/// A trigger's keys as one Safari release reads them: a key it does not read is absent. The
+/// trigger's members are matched to the keys in one pass.
+private struct TriggerKeys {
+    let found: JSONNames.Found
+    /// The profile when it restricts the keys read or the flag values known (nil: the newest,
+    /// which restricts nothing; not copied per rule then).
+    let restrictingProfile: SafariProfile?
+
+    init(_ object: JSONTape.Value, profile: SafariProfile) {
+        found = object.members(named: TriggerKey.names)
+        restrictingProfile = profile.triggerKeys == nil && profile.flagValues.isEmpty ? nil : profile
     }
+
+    /// The key's value, whatever the release.
+    func value(_ key: TriggerKey) -> JSONTape.Value? { found[key.rawValue] }
+
+    subscript(key: TriggerKey) -> JSONTape.Value? {
+        guard let value = found[key.rawValue] else { return nil }
+        if let profile = restrictingProfile, !profile.reads("\(key.name)") { return nil }
+        return value
+    }
+}
+
+/// The flag names of each flags key, for matching as bytes (in the order of the types' `jsonNames`).
+extension ResourceTypes {
+    fileprivate static let jsonNameSet = JSONNames(jsonNames.map(\.name))
+}
+
+extension LoadTypes {
+    fileprivate static let jsonNameSet = JSONNames(jsonNames.map(\.name))
+}
+
+extension LoadContexts {
+    fileprivate static let jsonNameSet = JSONNames(jsonNames.map(\.name))
+}
+
+/// The action types, in the order of `Action.typeNames`.
+private enum ActionType: Int, CaseIterable {
+    case block, blockCookies, cssDisplayNone, ignorePreviousRules, ignoreFollowingRules, makeHTTPS, notify, redirect, modifyHeaders
+
+    static let names: JSONNames = {
+        assert(Action.typeNames.count == allCases.count && Action.typeNames[cssDisplayNone.rawValue] == "css-display-none")
+        return JSONNames(Action.typeNames)
+    }()
 }
 
 private enum ReadRule {
@@ -318,24 +387,30 @@ private enum RuleReader {
         guard let object = value, object.kind == .object else {
             throw ContentRuleListError(.jsonInvalidTrigger, keyPath: "trigger", detail: found(value))
         }
-        guard let urlFilter = object["url-filter"]?.stringValue, !urlFilter.isEmpty else {
-            let value = object["url-filter"]
+        let keys = TriggerKeys(object, profile: profile)
+        guard let urlFilter = keys.value(.urlFilter)?.stringValue, !urlFilter.isEmpty else {
+            let value = keys.value(.urlFilter)
             throw ContentRuleListError(
                 .jsonInvalidURLFilterInTrigger, keyPath: "trigger.url-filter",
                 detail: value?.stringValue == "" ? "it is empty" : found(value))
         }
         var trigger = Trigger(urlFilter: urlFilter)
         // Booleans that are not booleans are ignored; so is every key the profile's release does not read.
-        let keys = TriggerKeys(object: object, profile: profile)
-        trigger.urlFilterIsCaseSensitive = keys["url-filter-is-case-sensitive"]?.boolValue ?? false
-        trigger.topURLFilterIsCaseSensitive = keys["top-url-filter-is-case-sensitive"]?.boolValue ?? false
-        trigger.frameURLFilterIsCaseSensitive = keys["frame-url-filter-is-case-sensitive"]?.boolValue ?? false
+        trigger.urlFilterIsCaseSensitive = keys[.urlFilterIsCaseSensitive]?.boolValue ?? false
+        trigger.topURLFilterIsCaseSensitive = keys[.topURLFilterIsCaseSensitive]?.boolValue ?? false
+        trigger.frameURLFilterIsCaseSensitive = keys[.frameURLFilterIsCaseSensitive]?.boolValue ?? false
 
-        trigger.resourceTypes = try readFlags(keys, "resource-type", ResourceTypes.jsonNames)
-        trigger.loadTypes = try readFlags(keys, "load-type", LoadTypes.jsonNames)
-        trigger.loadContexts = try readFlags(keys, "load-context", LoadContexts.jsonNames)
+        if let value = keys[.resourceType] {
+            trigger.resourceTypes = try readFlags(value, keys, .resourceType, ResourceTypes.jsonNames, ResourceTypes.jsonNameSet)
+        }
+        if let value = keys[.loadType] {
+            trigger.loadTypes = try readFlags(value, keys, .loadType, LoadTypes.jsonNames, LoadTypes.jsonNameSet)
+        }
+        if let value = keys[.loadContext] {
+            trigger.loadContexts = try readFlags(value, keys, .loadContext, LoadContexts.jsonNames, LoadContexts.jsonNameSet)
+        }
 
-        if let value = keys["request-method"] {
+        if let value = keys[.requestMethod] {
             // Compared without regard to ASCII case: "GET" is accepted.
             guard let name = value.stringValue, let method = RequestMethod(rawValue: name.asciiLowercased) else {
                 throw ContentRuleListError(
@@ -349,38 +424,42 @@ private enum RuleReader {
             guard let value = keys[key] else { continue }
             if let existing = trigger.condition {
                 throw ContentRuleListError(
-                    .jsonMultipleConditions, keyPath: "trigger.\(key)", detail: "the trigger already has \(existing.key)")
+                    .jsonMultipleConditions, keyPath: "trigger.\(key.name)", detail: "the trigger already has \(existing.key)")
             }
-            let values = try readConditionList(value, key: key, isDomainList: !make([]).isPattern)
+            let values = try readConditionList(value, key: key.name, isDomainList: !make([]).isPattern)
             trigger.condition = make(values)
         }
         return trigger
     }
 
     /// The condition keys in the order WebKit reads them.
-    static let conditionKeys: [(key: StaticString, make: @Sendable ([String]) -> Condition)] = [
-        ("if-domain", Condition.ifDomain), ("unless-domain", Condition.unlessDomain),
-        ("if-top-url", Condition.ifTopURL), ("unless-top-url", Condition.unlessTopURL),
-        ("if-frame-url", Condition.ifFrameURL), ("unless-frame-url", Condition.unlessFrameURL),
+    static let conditionKeys: [(key: TriggerKey, make: @Sendable ([String]) -> Condition)] = [
+        (.ifDomain, Condition.ifDomain), (.unlessDomain, Condition.unlessDomain),
+        (.ifTopURL, Condition.ifTopURL), (.unlessTopURL, Condition.unlessTopURL),
+        (.ifFrameURL, Condition.ifFrameURL), (.unlessFrameURL, Condition.unlessFrameURL),
     ]
 
+    /// The flags of the flags array `value` of `key`, each name matched as bytes against the
+    /// key's names.
     static func readFlags<Flags: OptionSet>(
-        _ object: TriggerKeys, _ key: StaticString, _ allNames: [(name: String, types: Flags)]
+        _ value: JSONTape.Value, _ keys: TriggerKeys, _ key: TriggerKey, _ allNames: [(name: String, types: Flags)], _ nameSet: JSONNames
     ) throws(ContentRuleListError) -> Flags {
-        guard let value = object[key] else { return [] }
-        let names = object.profile.flagValues.isEmpty ? allNames : allNames.filter { object.profile.knowsFlag($0.name, of: "\(key)") }
         guard value.kind == .array else {
-            throw ContentRuleListError(.jsonInvalidTriggerFlagsArray, keyPath: "trigger.\(key)", detail: found(value))
+            throw ContentRuleListError(.jsonInvalidTriggerFlagsArray, keyPath: "trigger.\(key.name)", detail: found(value))
         }
+        let profile = keys.restrictingProfile.flatMap { $0.flagValues.isEmpty ? nil : $0 }
         var flags: Flags = []
         for (position, element) in value.elements.enumerated() {
-            guard let name = element.stringValue, let entry = names.first(where: { $0.name == name }) else {
-                let known = names.map(\.name).joined(separator: ", ")
-                throw ContentRuleListError(
-                    .jsonInvalidStringInTriggerFlagsArray, keyPath: "trigger.\(key)[\(position)]",
-                    detail: (element.stringValue.map { "\"\($0)\"" } ?? found(element)) + "; expected one of \(known)")
+            if let bytes = element.stringBytes, let number = nameSet.number(of: bytes),
+               profile?.knowsFlag(allNames[number].name, of: "\(key.name)") ?? true {
+                flags.formUnion(allNames[number].types)
+                continue
             }
-            flags.formUnion(entry.types)
+            let names = profile.map { profile in allNames.filter { profile.knowsFlag($0.name, of: "\(key.name)") } } ?? allNames
+            let known = names.map(\.name).joined(separator: ", ")
+            throw ContentRuleListError(
+                .jsonInvalidStringInTriggerFlagsArray, keyPath: "trigger.\(key.name)[\(position)]",
+                detail: (element.stringValue.map { "\"\($0)\"" } ?? found(element)) + "; expected one of \(known)")
         }
         return flags
     }
@@ -394,20 +473,27 @@ private enum RuleReader {
         }
         var values: [String] = []
         values.reserveCapacity(value.count)
+        var firstNotLowerCaseASCII: Int?
         for (position, element) in value.elements.enumerated() {
-            guard let string = element.stringValue, !string.isEmpty else {
+            guard let bytes = element.stringBytes, !bytes.isEmpty else {
                 throw ContentRuleListError(
                     .jsonInvalidConditionList, keyPath: "trigger.\(key)[\(position)]",
                     detail: element.stringValue == "" ? "an empty string" : found(element))
             }
-            values.append(string)
+            if isDomainList, firstNotLowerCaseASCII == nil, !isLowerCaseASCII(bytes) { firstNotLowerCaseASCII = position }
+            values.append(String(decoding: bytes, as: UTF8.self))
         }
         // Domains are checked once the whole list has been read: `["A", 5]` is an invalid list.
-        if isDomainList, let position = values.firstIndex(where: { !$0.utf8.allSatisfy { $0 < 0x80 && !(UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) } }) {
+        if let position = firstNotLowerCaseASCII {
             throw ContentRuleListError(
                 .jsonDomainNotLowerCaseASCII, keyPath: "trigger.\(key)[\(position)]", detail: "\"\(values[position])\"")
         }
         return values
+    }
+
+    /// Whether `bytes` are all ASCII and none an upper-case letter.
+    static func isLowerCaseASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.allSatisfy { $0 < 0x80 && !(UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
     }
 
     // MARK: Action
@@ -416,38 +502,39 @@ private enum RuleReader {
         guard let object = value, object.kind == .object else {
             throw ContentRuleListError(.jsonInvalidAction, keyPath: "action", detail: found(value))
         }
-        let type = object["type"]?.stringValue
-        if let type, !profile.knowsAction(type) {
+        let typeValue = object["type"]
+        if profile.actionTypes != nil, let type = typeValue?.stringValue, !profile.knowsAction(type) {
             throw ContentRuleListError(
                 .jsonInvalidActionType, keyPath: "action.type",
                 detail: "\"\(type)\" is not an action type in Safari \(profile.version)")
         }
-        switch type {
-        case "block": return .block
-        case "block-cookies": return .blockCookies
-        case "ignore-previous-rules": return .ignorePreviousRules
-        case "ignore-following-rules": return .ignoreFollowingRules
-        case "make-https": return .makeHTTPS
-        case "css-display-none":
+        // The type's bytes matched against the names (no String made of it).
+        switch typeValue?.stringBytes.flatMap(ActionType.names.number(of:)).flatMap(ActionType.init(rawValue:)) {
+        case .block: return .block
+        case .blockCookies: return .blockCookies
+        case .ignorePreviousRules: return .ignorePreviousRules
+        case .ignoreFollowingRules: return .ignoreFollowingRules
+        case .makeHTTPS: return .makeHTTPS
+        case .cssDisplayNone:
             guard let selector = object["selector"]?.stringValue else {
                 throw ContentRuleListError(
                     .jsonInvalidCSSDisplayNoneActionType, keyPath: "action.selector", detail: found(object["selector"]))
             }
             return .cssDisplayNone(selector: selector)
-        case "notify":
+        case .notify:
             guard let notification = object["notification"]?.stringValue else {
                 throw ContentRuleListError(
                     .jsonInvalidNotification, keyPath: "action.notification", detail: found(object["notification"]))
             }
             return .notify(notification: notification)
-        case "redirect":
+        case .redirect:
             return .redirect(try readRedirect(object))
-        case "modify-headers":
+        case .modifyHeaders:
             return .modifyHeaders(try readModifyHeaders(object))
-        default:
+        case nil:
             throw ContentRuleListError(
                 .jsonInvalidActionType, keyPath: "action.type",
-                detail: (type.map { "\"\($0)\"" } ?? found(object["type"])) + "; expected one of " + Action.typeNames.joined(separator: ", "))
+                detail: (typeValue?.stringValue.map { "\"\($0)\"" } ?? found(typeValue)) + "; expected one of " + Action.typeNames.joined(separator: ", "))
         }
     }
 

@@ -7,8 +7,8 @@ import Testing
     func withTape<Result>(_ text: String, _ body: (JSONTape.Value) -> Result) throws -> Result {
         let bytes = Array(text.utf8)
         return try bytes.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in
-            var tape = JSONTape()
-            try JSONReader.read(buffer, depth: 0, into: &tape)
+            let tape = JSONTape()
+            try JSONReader.read(buffer, depth: 0, into: tape)
             return tape.withRoot(in: buffer, body)
         }
     }
@@ -48,11 +48,11 @@ import Testing
     }
 
     @Test func aTapeIsEmptiedForItsNextText() throws {
-        var tape = JSONTape()
+        let tape = JSONTape()
         for text in [#"{"a":"x\\y","b":[1,2,3]}"#, #"["z"]"#] {
             let bytes = Array(text.utf8)
             try bytes.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in
-                try JSONReader.read(buffer, depth: 0, into: &tape)
+                try JSONReader.read(buffer, depth: 0, into: tape)
                 #expect(tape.withRoot(in: buffer) { JSONValue($0) } == (try JSONReader.parse(text)))
             }
         }

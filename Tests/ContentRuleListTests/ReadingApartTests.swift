@@ -48,8 +48,8 @@ private func expectSameCheck(_ text: [UInt8], _ comment: String) {
             let bytes = Array(text.utf8)
             let element = bytes.withUnsafeBufferPointer { buffer in
                 Result { () throws(JSONSyntaxError) in
-                    var tape = JSONTape()
-                    try JSONReader.readElement(buffer, into: &tape)
+                    let tape = JSONTape()
+                    try JSONReader.readElement(buffer, into: tape)
                 } }
             let inArray = Result { () throws(JSONSyntaxError) in try JSONReader.parse(Array(("[" + text + "]").utf8)) }
             #expect(((try? element.get()) != nil) == parses)

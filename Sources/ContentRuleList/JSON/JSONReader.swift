@@ -6,8 +6,9 @@
 // Hand-written because the checks need what a general-purpose decoder hides: exact positions for
 // error messages, duplicate keys resolved the way WebKit resolves them, lone surrogates, and a
 // nesting limit so that hostile input ends in an error rather than a stack overflow. It reads a
-// text onto a `JSONTape` (its values in place, in order); `parse` makes a `JSONValue` tree of
-// that for callers that want one. Tested by ContentRuleListTests/JSONReaderTests.swift.
+// text in one pass through pointers onto a `JSONTape` (its values in place, in order), strings
+// a word at a time; `parse` makes a `JSONValue` tree of that for callers that want one. The
+// design and why: docs/JSON.md. Tested by ContentRuleListTests/JSONReaderTests.swift.
 
 #if canImport(Glibc)
 internal import Glibc
@@ -49,22 +50,24 @@ public struct JSONReader {
 
     /// The one value of `buffer`, as a tree.
     public static func parse(_ buffer: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> JSONValue {
-        var tape = JSONTape()
-        try read(buffer, depth: 0, into: &tape)
+        let tape = JSONTape()
+        try read(buffer, depth: 0, into: tape)
         return tape.withRoot(in: buffer) { JSONValue($0) }
     }
 
-    /// Reads the one value of `buffer`, nested `depth` levels deep, into `tape` (emptied first;
+    /// Reads the one value of `buffer`, nested `depth` levels deep, onto `tape` (emptied first;
     /// its storage is kept for the next text).
-    static func read(_ buffer: UnsafeBufferPointer<UInt8>, depth: Int, into tape: inout JSONTape) throws(JSONSyntaxError) {
+    static func read(_ buffer: UnsafeBufferPointer<UInt8>, depth: Int, into tape: JSONTape) throws(JSONSyntaxError) {
         tape.removeAll()
-        var reader = JSONReader(buffer)
-        swap(&reader.tape, &tape)
-        defer { swap(&reader.tape, &tape) }
+        guard let base = buffer.baseAddress, buffer.count > 0 else {
+            throw JSONSyntaxError(reason: "expected a value, found end of text", offset: 0, line: 1, column: 1)
+        }
+        var reader = JSONReader(base, count: buffer.count, tape: tape)
+        defer { reader.store(into: tape) }
         reader.skipWhitespace()
         try reader.readValue(depth: depth)
         reader.skipWhitespace()
-        guard reader.index == buffer.count else { throw reader.error("unexpected text after the JSON value") }
+        guard reader.at == reader.end else { throw reader.error("unexpected text after the JSON value") }
     }
 
     /// The byte ranges of the elements of the text's top-level array, found from its brackets,
@@ -73,28 +76,36 @@ public struct JSONReader {
     /// array. A range found may still not hold valid JSON (`parseElement` says): only a text each
     /// of whose ranges parses is valid JSON, and then it holds exactly these elements.
     public static func topLevelElements(_ bytes: UnsafeBufferPointer<UInt8>) -> [Range<Int>]? {
-        var reader = JSONReader(bytes)
-        return reader.scanTopLevelElements()
-    }
-
-    private mutating func scanTopLevelElements() -> [Range<Int>]? {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return nil }
+        let end = base + bytes.count
+        var at = base
+        func skipWhitespace() {
+            while at < end && isWhitespace(at.pointee) { at += 1 }
+        }
         skipWhitespace()
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "[") else { return nil }
-        index += 1
+        guard at < end, at.pointee == UInt8(ascii: "[") else { return nil }
+        at += 1
         skipWhitespace()
         var elements: [Range<Int>] = []
-        if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
-            index += 1
+        if at < end && at.pointee == UInt8(ascii: "]") {
+            at += 1
             skipWhitespace()
-            return index == bytes.count ? elements : nil
+            return at == end ? elements : nil
         }
         while true {
-            let start = index
+            let start = at
             var depth = 0
-            scan: while index < bytes.count {
-                switch bytes[index] {
+            scan: while at < end {
+                switch at.pointee {
                 case UInt8(ascii: "\""):
-                    index = Self.stringEnd(bytes, from: index + 1)
+                    // Past the string: its closing quote is the first not escaped by a backslash.
+                    at += 1
+                    while true {
+                        at = Self.nextQuoteOrBackslash(from: at, to: end)
+                        guard at < end, at.pointee == UInt8(ascii: "\\") else { break }
+                        at += 2
+                    }
+                    if at >= end { return nil }
                 case UInt8(ascii: "["), UInt8(ascii: "{"):
                     depth += 1
                 case UInt8(ascii: "]"), UInt8(ascii: "}"):
@@ -105,113 +116,227 @@ public struct JSONReader {
                 default:
                     break
                 }
-                index += 1
+                at += 1
             }
-            guard index < bytes.count else { return nil }
-            var end = index
-            while end > start && Self.isWhitespace(bytes[end - 1]) { end -= 1 }
-            guard end > start else { return nil }
-            elements.append(start..<end)
-            let separator = bytes[index]
-            index += 1
+            guard at < end else { return nil }
+            var last = at
+            while last > start && isWhitespace((last - 1).pointee) { last -= 1 }
+            guard last > start else { return nil }
+            elements.append(base.distance(to: start)..<base.distance(to: last))
+            let separator = at.pointee
+            at += 1
             skipWhitespace()
             switch separator {
             case UInt8(ascii: ","): continue
-            case UInt8(ascii: "]"): return index == bytes.count ? elements : nil
+            case UInt8(ascii: "]"): return at == end ? elements : nil
             default: return nil
             }
         }
     }
 
-    /// Where the string whose contents start at `start` ends: its closing quote (one after an
-    /// even run of backslashes), or past the text when it has none. The quotes are found by
-    /// `memchr` (vectorized), not a byte at a time: most of a rule list's bytes are in strings, and
-    /// this scan is the one serial pass over the whole text.
-    static func stringEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
-        guard let base = bytes.baseAddress else { return start }
-        var from = start
-        while from < bytes.count {
-            guard let found = memchr(base + from, Int32(UInt8(ascii: "\"")), bytes.count - from) else { return bytes.count }
-            let quote = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-            var backslashes = 0
-            while quote - backslashes > start && bytes[quote - backslashes - 1] == UInt8(ascii: "\\") { backslashes += 1 }
-            if backslashes % 2 == 0 { return quote }
-            from = quote + 1
-        }
-        return bytes.count
-    }
-
-    /// Reads one element of a top-level array, alone (a range `topLevelElements` found), into
+    /// Reads one element of a top-level array, alone (a range `topLevelElements` found), onto
     /// `tape`: nested one level deep, as in the array.
-    static func readElement(_ buffer: UnsafeBufferPointer<UInt8>, into tape: inout JSONTape) throws(JSONSyntaxError) {
-        try read(buffer, depth: 1, into: &tape)
+    static func readElement(_ buffer: UnsafeBufferPointer<UInt8>, into tape: JSONTape) throws(JSONSyntaxError) {
+        try read(buffer, depth: 1, into: tape)
     }
 
-    private let bytes: UnsafeBufferPointer<UInt8>
-    private var index = 0
-    private var tape = JSONTape()
+    // MARK: Bytes a word at a time
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
-        self.bytes = bytes
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highBits: UInt64 = 0x8080_8080_8080_8080
+
+    /// Eight bytes from `pointer`, the first in the lowest byte.
+    @inline(__always)
+    private static func word(_ pointer: UnsafePointer<UInt8>) -> UInt64 {
+        UInt64(littleEndian: UnsafeRawPointer(pointer).loadUnaligned(as: UInt64.self))
     }
+
+    /// The high bit of each byte of `word` that equals `byte`. Exact up to and including the first
+    /// such byte (a borrow can mark bytes after it), which is all a search reads.
+    @inline(__always)
+    private static func bytes(_ word: UInt64, equalTo byte: UInt8) -> UInt64 {
+        let difference = word ^ (ones &* UInt64(byte))
+        return (difference &- ones) & ~difference & highBits
+    }
+
+    /// The first `"` or `\` from `start` on, or `end`.
+    @inline(__always)
+    private static func nextQuoteOrBackslash(from start: UnsafePointer<UInt8>, to end: UnsafePointer<UInt8>) -> UnsafePointer<UInt8> {
+        var at = start
+        while end - at >= 8 {
+            let word = word(at)
+            let found = bytes(word, equalTo: UInt8(ascii: "\"")) | bytes(word, equalTo: UInt8(ascii: "\\"))
+            if found != 0 { return at + found.trailingZeroBitCount >> 3 }
+            at += 8
+        }
+        while at < end && at.pointee != UInt8(ascii: "\"") && at.pointee != UInt8(ascii: "\\") { at += 1 }
+        return at
+    }
+
+    /// The first `"`, `\` or byte of a multi-byte character (0x80 and above) from `start` on, or `end`.
+    @inline(__always)
+    private static func nextStringStop(from start: UnsafePointer<UInt8>, to end: UnsafePointer<UInt8>) -> UnsafePointer<UInt8> {
+        var at = start
+        while end - at >= 8 {
+            let word = word(at)
+            let found = bytes(word, equalTo: UInt8(ascii: "\"")) | bytes(word, equalTo: UInt8(ascii: "\\")) | (word & highBits)
+            if found != 0 { return at + found.trailingZeroBitCount >> 3 }
+            at += 8
+        }
+        while at < end {
+            let unit = at.pointee
+            if unit == UInt8(ascii: "\"") || unit == UInt8(ascii: "\\") || unit >= 0x80 { break }
+            at += 1
+        }
+        return at
+    }
+
+    // MARK: The reader
+
+    private let base: UnsafePointer<UInt8>
+    private let end: UnsafePointer<UInt8>
+    /// The next byte to read.
+    private var at: UnsafePointer<UInt8>
+    // The tape's buffers, held here while reading (`store` gives them back).
+    private var entries: UnsafeMutablePointer<JSONTape.Entry>
+    private var entryCount: Int
+    private var entryCapacity: Int
+    private var arena: UnsafeMutablePointer<UInt8>
+    private var arenaCount: Int
+    private var arenaCapacity: Int
+
+    private init(_ base: UnsafePointer<UInt8>, count: Int, tape: JSONTape) {
+        self.base = base
+        end = base + count
+        at = base
+        entries = tape.entryBase
+        entryCount = tape.entryCount
+        entryCapacity = tape.entryCapacity
+        arena = tape.arenaBase
+        arenaCount = tape.arenaCount
+        arenaCapacity = tape.arenaCapacity
+    }
+
+    private func store(into tape: JSONTape) {
+        tape.entryBase = entries
+        tape.entryCount = entryCount
+        tape.entryCapacity = entryCapacity
+        tape.arenaBase = arena
+        tape.arenaCount = arenaCount
+        tape.arenaCapacity = arenaCapacity
+    }
+
+    private var index: Int { base.distance(to: at) }
 
     private func error(_ reason: String, at offset: Int? = nil) -> JSONSyntaxError {
-        let offset = min(offset ?? index, bytes.count)
+        let offset = min(offset ?? index, base.distance(to: end))
         var line = 1
         var lineStart = 0
-        for position in 0..<offset where bytes[position] == UInt8(ascii: "\n") {
+        for position in 0..<offset where base[position] == UInt8(ascii: "\n") {
             line += 1
             lineStart = position + 1
         }
         return JSONSyntaxError(reason: reason, offset: offset, line: line, column: offset - lineStart + 1)
     }
 
+    private func error(_ reason: String, at pointer: UnsafePointer<UInt8>) -> JSONSyntaxError {
+        error(reason, at: base.distance(to: pointer))
+    }
+
     private func describeCurrent() -> String {
-        guard index < bytes.count else { return "end of text" }
-        let unit = bytes[index]
+        guard at < end else { return "end of text" }
+        let unit = at.pointee
         return (0x21...0x7E).contains(unit) ? "'\(UnicodeScalar(unit))'" : "byte 0x" + String(unit, radix: 16)
     }
 
-    private static func isWhitespace(_ unit: UInt8) -> Bool { unit == 0x20 || unit == 0x09 || unit == 0x0A || unit == 0x0D }
+    @inline(__always)
+    private static func isWhitespace(_ unit: UInt8) -> Bool { unit == 0x20 || unit == 0x0A || unit == 0x0D || unit == 0x09 }
 
+    @inline(__always)
     private mutating func skipWhitespace() {
-        while index < bytes.count && Self.isWhitespace(bytes[index]) { index += 1 }
+        while at < end && at.pointee <= 0x20 && Self.isWhitespace(at.pointee) { at += 1 }
     }
+
+    // MARK: The tape's buffers
+
+    @inline(__always)
+    private mutating func append(_ kind: JSONKind, flag: Bool = false, from start: Int = 0, to end: Int = 0) {
+        if entryCount == entryCapacity { growEntries() }
+        (entries + entryCount).initialize(to: JSONTape.Entry(kind: kind, flag: flag, start: start, end: end))
+        entryCount += 1
+    }
+
+    @inline(never)
+    private mutating func growEntries() {
+        let grown = UnsafeMutablePointer<JSONTape.Entry>.allocate(capacity: 2 * entryCapacity)
+        grown.moveInitialize(from: entries, count: entryCount)
+        entries.deallocate()
+        entries = grown
+        entryCapacity *= 2
+    }
+
+    /// Room for `count` more bytes in the arena.
+    @inline(__always)
+    private mutating func reserveArena(_ count: Int) {
+        if arenaCount + count > arenaCapacity { growArena(arenaCount + count) }
+    }
+
+    @inline(never)
+    private mutating func growArena(_ needed: Int) {
+        let capacity = max(needed, 2 * arenaCapacity)
+        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        grown.update(from: arena, count: arenaCount)
+        arena.deallocate()
+        arena = grown
+        arenaCapacity = capacity
+    }
+
+    /// Starts a container: its position, for `close`.
+    @inline(__always)
+    private mutating func open(_ kind: JSONKind) -> Int {
+        append(kind)
+        return entryCount - 1
+    }
+
+    /// Ends the container at `position`, of `count` values.
+    @inline(__always)
+    private mutating func close(_ position: Int, count: Int) {
+        entries[position].start = count
+        entries[position].end = entryCount
+    }
+
+    // MARK: Values
 
     /// Reads a value onto the tape.
     private mutating func readValue(depth: Int) throws(JSONSyntaxError) {
-        guard index < bytes.count else { throw error("expected a value, found end of text") }
-        switch bytes[index] {
+        guard at < end else { throw error("expected a value, found end of text") }
+        switch at.pointee {
+        case UInt8(ascii: "\""): try readString()
         case UInt8(ascii: "{"): try readObject(depth: depth + 1)
         case UInt8(ascii: "["): try readArray(depth: depth + 1)
-        case UInt8(ascii: "\""): try readString()
-        case UInt8(ascii: "t"): try expectWord("true"); tape.append(.bool, flag: true)
-        case UInt8(ascii: "f"): try expectWord("false"); tape.append(.bool, flag: false)
-        case UInt8(ascii: "n"): try expectWord("null"); tape.append(.null)
+        case UInt8(ascii: "t"): try expectWord("true"); append(.bool, flag: true)
+        case UInt8(ascii: "f"): try expectWord("false"); append(.bool, flag: false)
+        case UInt8(ascii: "n"): try expectWord("null"); append(.null)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try readNumber()
         default: throw error("expected a value, found \(describeCurrent())")
         }
     }
 
     private mutating func expectWord(_ word: StaticString) throws(JSONSyntaxError) {
-        let start = index
         let count = word.utf8CodeUnitCount
-        guard bytes.count - index >= count else { throw error("invalid literal", at: start) }
-        for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] {
-            throw error("invalid literal", at: start)
-        }
-        index += count
+        guard end - at >= count, memcmp(at, word.utf8Start, count) == 0 else { throw error("invalid literal") }
+        at += count
     }
 
     private mutating func readArray(depth: Int) throws(JSONSyntaxError) {
         guard depth <= Self.maximumDepth else { throw error("nesting deeper than \(Self.maximumDepth)") }
-        index += 1
-        let array = tape.open(.array)
+        at += 1
+        let array = open(.array)
         var count = 0
         skipWhitespace()
-        if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            tape.close(array, count: count)
+        if at < end && at.pointee == UInt8(ascii: "]") {
+            at += 1
+            close(array, count: count)
             return
         }
         while true {
@@ -219,10 +344,10 @@ public struct JSONReader {
             try readValue(depth: depth)
             count += 1
             skipWhitespace()
-            guard index < bytes.count else { throw error("unterminated array: expected ',' or ']'") }
-            switch bytes[index] {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"): index += 1; tape.close(array, count: count); return
+            guard at < end else { throw error("unterminated array: expected ',' or ']'") }
+            switch at.pointee {
+            case UInt8(ascii: ","): at += 1
+            case UInt8(ascii: "]"): at += 1; close(array, count: count); return
             default: throw error("expected ',' or ']' in array, found \(describeCurrent())")
             }
         }
@@ -230,72 +355,65 @@ public struct JSONReader {
 
     private mutating func readObject(depth: Int) throws(JSONSyntaxError) {
         guard depth <= Self.maximumDepth else { throw error("nesting deeper than \(Self.maximumDepth)") }
-        index += 1
-        let object = tape.open(.object)
+        at += 1
+        let object = open(.object)
         var count = 0
         skipWhitespace()
-        if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            tape.close(object, count: count)
+        if at < end && at.pointee == UInt8(ascii: "}") {
+            at += 1
+            close(object, count: count)
             return
         }
         while true {
             skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+            guard at < end, at.pointee == UInt8(ascii: "\"") else {
                 throw error("expected a member name in double quotes, found \(describeCurrent())")
             }
             try readString()
             skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+            guard at < end, at.pointee == UInt8(ascii: ":") else {
                 throw error("expected ':' after a member name, found \(describeCurrent())")
             }
-            index += 1
+            at += 1
             skipWhitespace()
             try readValue(depth: depth)
             count += 1
             skipWhitespace()
-            guard index < bytes.count else { throw error("unterminated object: expected ',' or '}'") }
-            switch bytes[index] {
-            case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"): index += 1; tape.close(object, count: count); return
+            guard at < end else { throw error("unterminated object: expected ',' or '}'") }
+            switch at.pointee {
+            case UInt8(ascii: ","): at += 1
+            case UInt8(ascii: "}"): at += 1; close(object, count: count); return
             default: throw error("expected ',' or '}' in object, found \(describeCurrent())")
             }
         }
     }
 
     /// Reads a string onto the tape: where it lies in the text, or, when it has escapes, where
-    /// its decoded bytes lie in the tape's arena.
+    /// its decoded bytes lie in the tape's arena. One pass, eight bytes at a time up to the
+    /// first quote, backslash or non-ASCII byte; the bytes are checked for UTF-8 only when one
+    /// is not ASCII.
     private mutating func readString() throws(JSONSyntaxError) {
-        let start = index
-        index += 1
-        // Fast path, most strings: the first quote found (by memchr) is the closing one because no
-        // backslash comes before it; the bytes are checked for UTF-8 only when one is not ASCII.
-        let end = Self.stringEnd(bytes, from: index)
-        let base = bytes.baseAddress.unsafelyUnwrapped
-        if end < bytes.count, memchr(base + index, Int32(UInt8(ascii: "\\")), end - index) == nil {
-            if !Self.isASCII(base + index, count: end - index), !Self.isValidUTF8(UnsafeBufferPointer(rebasing: bytes[index..<end])) {
-                throw error("invalid UTF-8 in a string", at: start)
+        let start = at
+        var stop = at + 1
+        var hasNonASCII = false
+        while true {
+            stop = Self.nextStringStop(from: stop, to: end)
+            guard stop < end else { throw error("unterminated string", at: start) }
+            switch stop.pointee {
+            case UInt8(ascii: "\""):
+                let contents = UnsafeBufferPointer(start: start + 1, count: stop - (start + 1))
+                if hasNonASCII, !Self.isValidUTF8(contents) { throw error("invalid UTF-8 in a string", at: start) }
+                append(.string, from: base.distance(to: start + 1), to: base.distance(to: stop))
+                at = stop + 1
+                return
+            case UInt8(ascii: "\\"):
+                try readEscapedString(from: start, firstEscape: stop, hasNonASCII: hasNonASCII)
+                return
+            default:
+                hasNonASCII = true
+                stop += 1
             }
-            tape.append(.string, from: index, to: end)
-            index = end + 1
-            return
         }
-        try readEscapedString(from: start)
-    }
-
-    /// Whether `count` bytes from `start` are all below 0x80: eight at a time.
-    private static func isASCII(_ start: UnsafePointer<UInt8>, count: Int) -> Bool {
-        var offset = 0
-        var seen: UInt64 = 0
-        while offset + 8 <= count {
-            seen |= UnsafeRawPointer(start + offset).loadUnaligned(as: UInt64.self)
-            offset += 8
-        }
-        while offset < count {
-            seen |= UInt64(start[offset])
-            offset += 1
-        }
-        return seen & 0x8080_8080_8080_8080 == 0
     }
 
     private static func isValidUTF8(_ units: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -310,90 +428,113 @@ public struct JSONReader {
         }
     }
 
-    private mutating func readEscapedString(from start: Int) throws(JSONSyntaxError) {
-        let decodedStart = tape.arena.count
-        var hasNonASCII = false
-        var pendingHighSurrogate: UInt32?
-        func flushSurrogate(_ arena: inout [UInt8]) {
-            if pendingHighSurrogate != nil {
-                Self.appendUTF8(0xFFFD, to: &arena)
-                pendingHighSurrogate = nil
-            }
-        }
-        while index < bytes.count {
-            let unit = bytes[index]
-            switch unit {
-            case UInt8(ascii: "\""):
-                index += 1
-                flushSurrogate(&tape.arena)
-                // Escapes write valid UTF-8; the bytes between them may not be.
-                if hasNonASCII, !tape.arena.withUnsafeBufferPointer({ Self.isValidUTF8(UnsafeBufferPointer(rebasing: $0[decodedStart...])) }) {
-                    throw error("invalid UTF-8 in a string", at: start)
-                }
-                tape.append(.string, flag: true, from: decodedStart, to: tape.arena.count)
-                return
-            case UInt8(ascii: "\\"):
-                guard index + 1 < bytes.count else { throw error("unterminated string", at: start) }
-                let escape = bytes[index + 1]
-                index += 2
-                if escape == UInt8(ascii: "u") {
-                    guard let value = hex4() else { throw error("invalid \\u escape", at: index - 2) }
-                    switch value {
-                    case 0xD800...0xDBFF:
-                        flushSurrogate(&tape.arena)
-                        pendingHighSurrogate = value
-                    case 0xDC00...0xDFFF:
-                        if let high = pendingHighSurrogate {
-                            Self.appendUTF8(0x10000 + ((high - 0xD800) << 10) + (value - 0xDC00), to: &tape.arena)
-                            pendingHighSurrogate = nil
-                        } else {
-                            Self.appendUTF8(0xFFFD, to: &tape.arena)
-                        }
-                    default:
-                        flushSurrogate(&tape.arena)
-                        Self.appendUTF8(value, to: &tape.arena)
-                    }
-                    continue
-                }
-                flushSurrogate(&tape.arena)
-                switch escape {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): tape.arena.append(escape)
-                case UInt8(ascii: "b"): tape.arena.append(0x08)
-                case UInt8(ascii: "f"): tape.arena.append(0x0C)
-                case UInt8(ascii: "n"): tape.arena.append(0x0A)
-                case UInt8(ascii: "r"): tape.arena.append(0x0D)
-                case UInt8(ascii: "t"): tape.arena.append(0x09)
-                // WebKit's JSON parser also takes two escapes from JavaScript strings.
-                case UInt8(ascii: "v"): tape.arena.append(0x0B)
-                case UInt8(ascii: "x"):
-                    guard let value = hex(2) else { throw error("invalid \\x escape", at: index - 2) }
-                    Self.appendUTF8(value, to: &tape.arena)
-                default: throw error("invalid escape in a string", at: index - 2)
-                }
-            default:
-                // A run of bytes that stand for themselves, copied at once.
-                flushSurrogate(&tape.arena)
-                var end = index + 1
-                if unit >= 0x80 { hasNonASCII = true }
-                while end < bytes.count && bytes[end] != UInt8(ascii: "\"") && bytes[end] != UInt8(ascii: "\\") {
-                    if bytes[end] >= 0x80 { hasNonASCII = true }
-                    end += 1
-                }
-                tape.arena.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<end]))
-                index = end
-            }
-        }
-        throw error("unterminated string", at: start)
+    /// Copies `start..<stop` of the text to the arena.
+    @inline(__always)
+    private mutating func appendToArena(_ start: UnsafePointer<UInt8>, _ stop: UnsafePointer<UInt8>) {
+        let count = stop - start
+        reserveArena(count)
+        (arena + arenaCount).update(from: start, count: count)
+        arenaCount += count
     }
 
-    private mutating func hex4() -> UInt32? { hex(4) }
+    @inline(__always)
+    private mutating func appendToArena(_ unit: UInt8) {
+        reserveArena(1)
+        arena[arenaCount] = unit
+        arenaCount += 1
+    }
 
-    /// Exactly `count` hex digits.
+    /// The rest of a string whose first escape is at `firstEscape`, decoded into the arena: runs
+    /// of bytes that stand for themselves copied at once, each escape written as UTF-8. A lone
+    /// UTF-16 surrogate becomes U+FFFD.
+    private mutating func readEscapedString(
+        from start: UnsafePointer<UInt8>, firstEscape: UnsafePointer<UInt8>, hasNonASCII nonASCIIBefore: Bool
+    ) throws(JSONSyntaxError) {
+        let decodedStart = arenaCount
+        var hasNonASCII = nonASCIIBefore
+        var pendingHighSurrogate: UInt32?
+        var run = start + 1
+        var stop = firstEscape
+        while true {
+            // `stop` is at a quote, a backslash, or the end; `run..<stop` stand for themselves.
+            if stop > run {
+                if pendingHighSurrogate != nil {
+                    appendScalar(0xFFFD)
+                    pendingHighSurrogate = nil
+                }
+                appendToArena(run, stop)
+            }
+            guard stop < end else { throw error("unterminated string", at: start) }
+            if stop.pointee == UInt8(ascii: "\"") {
+                if pendingHighSurrogate != nil { appendScalar(0xFFFD) }
+                // Escapes write valid UTF-8; the bytes between them may not be.
+                if hasNonASCII, !Self.isValidUTF8(UnsafeBufferPointer(start: arena + decodedStart, count: arenaCount - decodedStart)) {
+                    throw error("invalid UTF-8 in a string", at: start)
+                }
+                append(.string, flag: true, from: decodedStart, to: arenaCount)
+                at = stop + 1
+                return
+            }
+            // A backslash.
+            guard stop + 1 < end else { throw error("unterminated string", at: start) }
+            let escape = stop[1]
+            at = stop + 2
+            if escape == UInt8(ascii: "u") {
+                guard let value = hex(4) else { throw error("invalid \\u escape", at: at - 2) }
+                switch value {
+                case 0xD800...0xDBFF:
+                    if pendingHighSurrogate != nil { appendScalar(0xFFFD) }
+                    pendingHighSurrogate = value
+                case 0xDC00...0xDFFF:
+                    if let high = pendingHighSurrogate {
+                        appendScalar(0x10000 + ((high - 0xD800) << 10) + (value - 0xDC00))
+                        pendingHighSurrogate = nil
+                    } else {
+                        appendScalar(0xFFFD)
+                    }
+                default:
+                    if pendingHighSurrogate != nil {
+                        appendScalar(0xFFFD)
+                        pendingHighSurrogate = nil
+                    }
+                    appendScalar(value)
+                }
+            } else {
+                if pendingHighSurrogate != nil {
+                    appendScalar(0xFFFD)
+                    pendingHighSurrogate = nil
+                }
+                switch escape {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): appendToArena(escape)
+                case UInt8(ascii: "b"): appendToArena(0x08)
+                case UInt8(ascii: "f"): appendToArena(0x0C)
+                case UInt8(ascii: "n"): appendToArena(0x0A)
+                case UInt8(ascii: "r"): appendToArena(0x0D)
+                case UInt8(ascii: "t"): appendToArena(0x09)
+                // WebKit's JSON parser also takes two escapes from JavaScript strings.
+                case UInt8(ascii: "v"): appendToArena(0x0B)
+                case UInt8(ascii: "x"):
+                    guard let value = hex(2) else { throw error("invalid \\x escape", at: at - 2) }
+                    appendScalar(value)
+                default: throw error("invalid escape in a string", at: at - 2)
+                }
+            }
+            run = at
+            stop = Self.nextStringStop(from: run, to: end)
+            while stop < end && stop.pointee >= 0x80 {
+                hasNonASCII = true
+                stop = Self.nextStringStop(from: stop + 1, to: end)
+            }
+        }
+    }
+
+    /// Exactly `count` hex digits. On a byte that is not one, nil, having read the digits before
+    /// it (an error's position counts them).
     private mutating func hex(_ count: Int) -> UInt32? {
-        guard bytes.count - index >= count else { return nil }
+        guard end - at >= count else { return nil }
         var value: UInt32 = 0
         for _ in 0..<count {
-            let unit = bytes[index]
+            let unit = at.pointee
             let digit: UInt32
             switch unit {
             case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(unit - UInt8(ascii: "0"))
@@ -402,58 +543,69 @@ public struct JSONReader {
             default: return nil
             }
             value = value << 4 | digit
-            index += 1
+            at += 1
         }
         return value
     }
 
-    private static func appendUTF8(_ scalar: UInt32, to out: inout [UInt8]) {
+    /// Writes `scalar` to the arena as UTF-8.
+    private mutating func appendScalar(_ scalar: UInt32) {
+        reserveArena(4)
+        let out = arena + arenaCount
         switch scalar {
-        case 0..<0x80: out.append(UInt8(scalar))
+        case 0..<0x80:
+            out[0] = UInt8(scalar)
+            arenaCount += 1
         case 0x80..<0x800:
-            out.append(UInt8(0xC0 | (scalar >> 6)))
-            out.append(UInt8(0x80 | (scalar & 0x3F)))
+            out[0] = UInt8(0xC0 | (scalar >> 6))
+            out[1] = UInt8(0x80 | (scalar & 0x3F))
+            arenaCount += 2
         case 0x800..<0x10000:
-            out.append(UInt8(0xE0 | (scalar >> 12)))
-            out.append(UInt8(0x80 | ((scalar >> 6) & 0x3F)))
-            out.append(UInt8(0x80 | (scalar & 0x3F)))
+            out[0] = UInt8(0xE0 | (scalar >> 12))
+            out[1] = UInt8(0x80 | ((scalar >> 6) & 0x3F))
+            out[2] = UInt8(0x80 | (scalar & 0x3F))
+            arenaCount += 3
         default:
-            out.append(UInt8(0xF0 | (scalar >> 18)))
-            out.append(UInt8(0x80 | ((scalar >> 12) & 0x3F)))
-            out.append(UInt8(0x80 | ((scalar >> 6) & 0x3F)))
-            out.append(UInt8(0x80 | (scalar & 0x3F)))
+            out[0] = UInt8(0xF0 | (scalar >> 18))
+            out[1] = UInt8(0x80 | ((scalar >> 12) & 0x3F))
+            out[2] = UInt8(0x80 | ((scalar >> 6) & 0x3F))
+            out[3] = UInt8(0x80 | (scalar & 0x3F))
+            arenaCount += 4
         }
     }
 
     /// Reads a number onto the tape: where it lies in the text (its value is read when asked for).
     private mutating func readNumber() throws(JSONSyntaxError) {
-        let start = index
-        if bytes[index] == UInt8(ascii: "-") { index += 1 }
-        func digits(_ reader: inout JSONReader) -> Int {
-            let from = reader.index
-            while reader.index < reader.bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(reader.bytes[reader.index]) {
-                reader.index += 1
-            }
-            return reader.index - from
+        let start = at
+        let end = self.end
+        func isDigit(_ pointer: UnsafePointer<UInt8>) -> Bool {
+            pointer < end && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(pointer.pointee)
         }
-        guard index < bytes.count else { throw error("invalid number", at: start) }
-        if bytes[index] == UInt8(ascii: "0") {
-            index += 1
-            if index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
-                throw error("leading zero in a number", at: start)
-            }
-        } else if digits(&self) == 0 {
+        /// Past the digits from `pointer`: how many there are.
+        func digits(_ pointer: inout UnsafePointer<UInt8>) -> Int {
+            let from = pointer
+            while isDigit(pointer) { pointer += 1 }
+            return from.distance(to: pointer)
+        }
+        var at = self.at
+        defer { self.at = at }
+        if at.pointee == UInt8(ascii: "-") { at += 1 }
+        guard at < end else { throw error("invalid number", at: start) }
+        if at.pointee == UInt8(ascii: "0") {
+            at += 1
+            if isDigit(at) { throw error("leading zero in a number", at: start) }
+        } else if digits(&at) == 0 {
             throw error("invalid number", at: start)
         }
-        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
-            index += 1
-            guard digits(&self) > 0 else { throw error("invalid number: digits expected after '.'", at: start) }
+        if at < end, at.pointee == UInt8(ascii: ".") {
+            at += 1
+            guard digits(&at) > 0 else { throw error("invalid number: digits expected after '.'", at: start) }
         }
-        if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
-            index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-            guard digits(&self) > 0 else { throw error("invalid number: digits expected in the exponent", at: start) }
+        if at < end, at.pointee | 0x20 == UInt8(ascii: "e") {
+            at += 1
+            if at < end, at.pointee == UInt8(ascii: "+") || at.pointee == UInt8(ascii: "-") { at += 1 }
+            guard digits(&at) > 0 else { throw error("invalid number: digits expected in the exponent", at: start) }
         }
-        tape.append(.number, from: start, to: index)
+        append(.number, from: base.distance(to: start), to: base.distance(to: at))
     }
 }

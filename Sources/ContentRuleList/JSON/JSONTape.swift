@@ -3,10 +3,15 @@
 // Reading a rule list needs a few of each rule's values as Swift strings (its url-filter, its
 // selector, its domains) and the rest only checked. A tree of `JSONValue`s makes a String of every
 // key and value and an array of every container, then frees them all; a tape makes one entry per
-// value in one array kept from text to text: its kind and the range of its bytes (in the text, or
+// value in one buffer kept from text to text: its kind and the range of its bytes (in the text, or
 // in the tape's arena when escapes were decoded). A container's entry holds how many values it has
 // and where the entry after its last one is, so a reader steps over it at once. Values are read
 // through `JSONTape.Value`, a view that is valid while the tape and the text are.
+//
+// The tape is a class that owns two raw buffers (entries, arena) which the reader fills through
+// pointers, growing them by doubling: a Swift array's append checks uniqueness and capacity on
+// every value, and emptying it for the next text is a call of its own. A tape is used by one
+// reader at a time (each core reads onto its own).
 // Tested by ContentRuleListTests/JSONTapeTests.swift and, through `JSONValue`, JSONReaderTests.swift.
 
 #if canImport(Glibc)
@@ -35,7 +40,7 @@ public enum JSONKind: UInt8, Hashable, Sendable {
     }
 }
 
-struct JSONTape {
+final class JSONTape {
     struct Entry {
         var kind: JSONKind
         /// A boolean's value; for a string, whether its bytes are in the arena rather than the text.
@@ -46,39 +51,39 @@ struct JSONTape {
         var end: Int
     }
 
-    private(set) var entries: [Entry] = []
-    /// The strings with escapes, decoded.
-    var arena: [UInt8] = []
+    /// The entries, `entryCount` of `entryCapacity` initialized (the reader writes them).
+    var entryBase: UnsafeMutablePointer<Entry>
+    var entryCount = 0
+    var entryCapacity: Int
+    /// The strings with escapes, decoded: `arenaCount` of `arenaCapacity` bytes.
+    var arenaBase: UnsafeMutablePointer<UInt8>
+    var arenaCount = 0
+    var arenaCapacity: Int
+
+    init() {
+        entryCapacity = 64
+        entryBase = .allocate(capacity: entryCapacity)
+        arenaCapacity = 256
+        arenaBase = .allocate(capacity: arenaCapacity)
+    }
+
+    deinit {
+        entryBase.deallocate()
+        arenaBase.deallocate()
+    }
+
+    var entries: UnsafeBufferPointer<Entry> { UnsafeBufferPointer(start: entryBase, count: entryCount) }
+    var arena: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: arenaBase, count: arenaCount) }
 
     /// Empties the tape, keeping its storage.
-    mutating func removeAll() {
-        entries.removeAll(keepingCapacity: true)
-        arena.removeAll(keepingCapacity: true)
-    }
-
-    mutating func append(_ kind: JSONKind, flag: Bool = false, from start: Int = 0, to end: Int = 0) {
-        entries.append(Entry(kind: kind, flag: flag, start: start, end: end))
-    }
-
-    /// Starts a container: its position, for `close`.
-    mutating func open(_ kind: JSONKind) -> Int {
-        append(kind)
-        return entries.count - 1
-    }
-
-    /// Ends the container at `position`, of `count` values.
-    mutating func close(_ position: Int, count: Int) {
-        entries[position].start = count
-        entries[position].end = entries.count
+    func removeAll() {
+        entryCount = 0
+        arenaCount = 0
     }
 
     /// `body` given the tape's value, read in `text`, the text the tape was read from.
     func withRoot<Result>(in text: UnsafeBufferPointer<UInt8>, _ body: (Value) -> Result) -> Result {
-        entries.withUnsafeBufferPointer { entries in
-            arena.withUnsafeBufferPointer { arena in
-                body(Value(text: text, entries: entries, arena: arena, position: 0))
-            }
-        }
+        body(Value(text: text, entries: entries, arena: arena, position: 0))
     }
 
     /// A value of a tape: valid while the tape and its text are (inside `withRoot`).
@@ -124,8 +129,7 @@ struct JSONTape {
         /// The value of an object's last member named `key` (WebKit's reading of a duplicated key).
         subscript(key: StaticString) -> Value? {
             guard kind == .object else { return nil }
-            // The hottest read of a rule list (a dozen keys looked up per rule): entries read
-            // directly, a key's bytes compared only when its length is the name's.
+            // Entries read directly, a key's bytes compared only when its length is the name's.
             let length = key.utf8CodeUnitCount
             assert(length > 0, "member names looked up are not empty")
             let first = key.utf8Start.pointee
@@ -143,7 +147,28 @@ struct JSONTape {
             return found.map(at)
         }
 
-        private func at(_ position: Int) -> Value {
+        /// The values of the object's members named in `names`, by the name's number there (the
+        /// last member of a duplicated name; nil for a name it lacks, or when this is no object).
+        /// One pass over the members, each name matched as bytes: for a reader that asks for most
+        /// of an object's names, cheaper than a lookup per name.
+        func members(named names: JSONNames) -> JSONNames.Found {
+            var found = JSONNames.Found()
+            guard kind == .object else { return found }
+            var keyPosition = position + 1
+            for _ in 0..<entries[position].start {
+                let name = entries[keyPosition]
+                let bytes = (name.flag ? arena : text).baseAddress.unsafelyUnwrapped + name.start
+                if let number = names.number(of: UnsafeBufferPointer(start: bytes, count: name.end - name.start)) {
+                    found.positions[number] = Int32(truncatingIfNeeded: keyPosition + 1)
+                }
+                let value = entries[keyPosition + 1]
+                keyPosition = value.kind.isContainer ? value.end : keyPosition + 2
+            }
+            found.object = self
+            return found
+        }
+
+        fileprivate func at(_ position: Int) -> Value {
             Value(text: text, entries: entries, arena: arena, position: position)
         }
 
@@ -176,6 +201,72 @@ struct JSONTape {
             let value = firstKey.next
             defer { firstKey = value.next }
             return (firstKey, value)
+        }
+    }
+}
+
+/// A fixed set of names (at most 16), matched as bytes: a name's length and its first eight
+/// bytes as one word, then the rest compared.
+struct JSONNames: Sendable {
+    static let maximumCount = 16
+
+    /// The names' bytes one after another, name `number` at `starts[number]..<starts[number + 1]`.
+    private let bytes: [UInt8]
+    private let starts: [Int]
+    private let lengths: [Int]
+    private let prefixes: [UInt64]
+
+    init(_ names: [String]) {
+        precondition(names.count <= Self.maximumCount, "at most \(Self.maximumCount) names")
+        bytes = names.flatMap(\.utf8)
+        starts = names.reduce(into: [0]) { $0.append($0.last! + $1.utf8.count) }
+        lengths = names.map(\.utf8.count)
+        prefixes = names.map { name in Array(name.utf8).withUnsafeBufferPointer(Self.prefix) }
+    }
+
+    /// The first eight bytes (fewer when shorter, zero-filled) as a little-endian word.
+    @inline(__always)
+    private static func prefix(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var word: UInt64 = 0
+        for index in 0..<min(8, bytes.count) { word |= UInt64(bytes[index]) << (8 * index) }
+        return word
+    }
+
+    /// The number of the name `bytes` spell, or nil.
+    func number(of bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        let prefix = Self.prefix(bytes)
+        for number in lengths.indices where lengths[number] == bytes.count && prefixes[number] == prefix {
+            if bytes.count <= 8 { return number }
+            let same = self.bytes.withUnsafeBufferPointer { names in
+                memcmp(bytes.baseAddress! + 8, names.baseAddress! + starts[number] + 8, bytes.count - 8) == 0
+            }
+            if same { return number }
+        }
+        return nil
+    }
+
+    /// Where an object's members of these names are (`JSONTape.Value.members(named:)`).
+    struct Found {
+        fileprivate var positions = Positions()
+        fileprivate var object: JSONTape.Value?
+
+        /// The value of the member named `names[number]`, or nil.
+        subscript(number: Int) -> JSONTape.Value? {
+            let position = positions[number]
+            guard position >= 0, let object else { return nil }
+            return object.at(Int(position))
+        }
+    }
+
+    /// Sixteen entry positions in place (-1: none), without an array's allocation.
+    fileprivate struct Positions {
+        private var storage: (SIMD8<Int32>, SIMD8<Int32>) = (SIMD8(repeating: -1), SIMD8(repeating: -1))
+
+        subscript(number: Int) -> Int32 {
+            get { number < 8 ? storage.0[number] : storage.1[number - 8] }
+            set {
+                if number < 8 { storage.0[number] = newValue } else { storage.1[number - 8] = newValue }
+            }
         }
     }
 }
