@@ -120,7 +120,7 @@ struct ConformCommand: ParsableCommand {
             return
         }
         if let vectors {
-            let outcome = VectorRunner.run(try VectorFile.load(vectors))
+            let outcome = VectorRunner.run(try VectorFile.load(vectors), profile: try safari.profile(corpora: corpora))
             for line in outcome.lines { print(line) }
             if outcome.failed > 0 { throw ExitCode(2) }
             return

@@ -6,16 +6,20 @@
 // compiled, saved, loaded and run, and again through the oracle alone, and the web-view vectors'
 // requests without a web view (WebViewVectorRunner.swift). A vector marked `knownFailure` that
 // still fails is counted apart; one that passes fails the run, so the mark goes with the fix.
+// With a Safari profile (`conform --vectors FILE --safari VERSION`) every vector's list is read as
+// that release reads it (SafariReleases/ProfiledCompile.swift), as `check` and `compile` do; the
+// patterns' own vectors are the same at every profiled release (Corpora/safari/profiles.json).
 // Tested by BlockBenchCLITests (VectorRunnerTests) and FuzzingTests (regression replay).
 
 internal import Automata
 internal import Bytecode
 internal import ContentBlocker
-internal import ContentRuleList
+public import ContentRuleList
 public import Corpus
 internal import Foundation
 internal import PCRE2Oracle
 internal import RequestContext
+internal import SafariReleases
 internal import URLFilterSyntax
 
 public enum VectorRunner {
@@ -28,15 +32,17 @@ public enum VectorRunner {
         public var lines: [String] = []
     }
 
-    public static func run(_ file: VectorFile) -> Outcome {
+    /// Every vector of `file`, each list read as `profile`'s release reads it.
+    public static func run(_ file: VectorFile, profile: SafariProfile = .newest) -> Outcome {
         var outcome = Outcome()
+        if profile != .newest { outcome.lines.append("lists read as Safari \(profile.version) reads them") }
 
         var kindPassed = 0
         var kindFailed = 0
         for vector in file.compilerErrorVectors {
             let got: String?
             var gotStatus: String?
-            switch RuleListParser.parse(vector.bytes) {
+            switch ProfiledCompile.parse(vector.bytes, profile: profile) {
             case .success: got = nil
             case .failure(let error):
                 got = error.code.name
@@ -49,7 +55,7 @@ public enum VectorRunner {
                 problems.append("expected the pattern status \(status), got \(gotStatus ?? "none")")
             }
             if let reference = vector.sameProgramAs, problems.isEmpty, got == nil {
-                switch sameProgram(vector.bytes, Array(reference.utf8)) {
+                switch sameProgram(vector.bytes, Array(reference.utf8), profile: profile) {
                 case .success(true): break
                 case .success(false): problems.append("expected the same compiled program as \(quoted(reference)), got a different one")
                 case .failure(let problem): problems.append("expected the same compiled program as \(quoted(reference)), got \(problem)")
@@ -93,9 +99,13 @@ public enum VectorRunner {
             }
         }
 
-        runRequestVectors(file, into: &outcome, label: "request vectors (compiled to bytecode, saved, loaded and run)", failure: "request", answer: answer)
-        runRequestVectors(file, into: &outcome, label: "request vectors (PCRE2 oracle, on its own)", failure: "request (oracle)", answer: oracleAnswer)
-        runWebViewVectors(file, into: &outcome)
+        runRequestVectors(
+            file, into: &outcome, label: "request vectors (compiled to bytecode, saved, loaded and run)", failure: "request",
+            answer: { answer($0, profile: profile) })
+        runRequestVectors(
+            file, into: &outcome, label: "request vectors (PCRE2 oracle, on its own)", failure: "request (oracle)",
+            answer: { oracleAnswer($0, profile: profile) })
+        runWebViewVectors(file, profile: profile, into: &outcome)
 
         outcome.lines.append(
             "\(outcome.passed) passed, \(outcome.failed) failed, \(outcome.skipped) skipped"
@@ -143,9 +153,9 @@ extension VectorRunner {
     /// Whether BlockBench compiles two lists to the same bytes, each rule numbered by its place
     /// among the kept rules: WebKit's program does not number rules, while our file keeps each
     /// rule's index in the source list, which a dropped rule shifts.
-    static func sameProgram(_ list: [UInt8], _ reference: [UInt8]) -> Result<Bool, Problem> {
+    static func sameProgram(_ list: [UInt8], _ reference: [UInt8], profile: SafariProfile = .newest) -> Result<Bool, Problem> {
         func compiled(_ json: [UInt8]) throws -> [UInt8] {
-            var parsed = try RuleListParser.parse(json).get()
+            var parsed = try ProfiledCompile.parse(json, profile: profile).get()
             for position in parsed.rules.indices { parsed.rules[position].index = RuleIndex(position) }
             parsed.droppedRules = []
             return try RuleListCompiler.compile(parsed).0.serialized()
@@ -195,10 +205,10 @@ extension VectorRunner {
         "[\(outcome.actions.map(\.typeName).joined(separator: ", "))] stylesheets \(outcome.appliesGlobalStyleSheet ? 1 : 0)"
     }
 
-    static func answer(_ vector: VectorFile.RequestVectorTest.Vector) -> Result<MatchOutcome, Problem> {
+    static func answer(_ vector: VectorFile.RequestVectorTest.Vector, profile: SafariProfile = .newest) -> Result<MatchOutcome, Problem> {
         let compiled: CompiledRuleList
         do {
-            let (list, _) = try RuleListCompiler.compile(json: Array(vector.rules.utf8))
+            let (list, _) = try ProfiledCompile.compile(json: Array(vector.rules.utf8), profile: profile)
             compiled = try CompiledRuleList(validating: list.serialized())
         } catch {
             return .failure(Problem(description: "\(error)"))
@@ -209,9 +219,9 @@ extension VectorRunner {
         return .success(compiled.outcome(for: request))
     }
 
-    static func oracleAnswer(_ vector: VectorFile.RequestVectorTest.Vector) -> Result<MatchOutcome, Problem> {
+    static func oracleAnswer(_ vector: VectorFile.RequestVectorTest.Vector, profile: SafariProfile = .newest) -> Result<MatchOutcome, Problem> {
         do {
-            let list = try RuleListParser.parse(vector.rules).get()
+            let list = try ProfiledCompile.parse(Array(vector.rules.utf8), profile: profile).get()
             guard let request = request(vector.request) else {
                 return .failure(Problem(description: "unknown resource type or method in \(vector.request)"))
             }

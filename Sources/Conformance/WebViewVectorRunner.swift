@@ -9,6 +9,7 @@ internal import ContentRuleList
 public import Corpus
 public import Engines
 internal import RequestContext
+internal import SafariReleases
 
 extension WebViewVector {
     /// The pages as one web view loads them, each page's elements as its targets.
@@ -43,10 +44,10 @@ extension WebViewVector {
         return verdicts
     }
 
-    /// BlockBench's verdict on each request, without a web view; nil when the list does not
-    /// compile.
-    func oursWithoutView() -> [(load: Page.Load, ours: String)]? {
-        guard case .success(let list) = RuleListParser.parse(Array(rules.utf8)),
+    /// BlockBench's verdict on each request, without a web view, the list read as `profile`'s
+    /// release reads it; nil when the list does not compile.
+    func oursWithoutView(profile: SafariProfile = .newest) -> [(load: Page.Load, ours: String)]? {
+        guard case .success(let list) = ProfiledCompile.parse(Array(rules.utf8), profile: profile),
             let matcher = try? ConformanceEngine.blockBench.compile(list)()
         else { return nil }
         var answers: [(Page.Load, String)] = []
@@ -66,11 +67,11 @@ extension WebViewVector {
 
 extension VectorRunner {
     /// The web-view vectors' requests through BlockBench alone.
-    static func runWebViewVectors(_ file: VectorFile, into outcome: inout Outcome) {
+    static func runWebViewVectors(_ file: VectorFile, profile: SafariProfile = .newest, into outcome: inout Outcome) {
         guard !file.webViewVectors.isEmpty else { return }
         var tally = KindTally()
         for vector in file.webViewVectors {
-            guard let answers = vector.oursWithoutView() else {
+            guard let answers = vector.oursWithoutView(profile: profile) else {
                 tally.record(false, knownFailure: vector.knownFailure, "web-view \(vector.test): the list does not compile")
                 continue
             }

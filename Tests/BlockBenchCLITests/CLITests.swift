@@ -316,6 +316,29 @@ func exitCode(_ arguments: [String]) -> Int32 {
         #expect(exitCode(["headroom", "--corpora", corpora, kablock]) == 0)
         #expect(exitCode(["headroom", "--corpora", corpora, "--json", fetch]) == 1)
     }
+
+    /// `conform --vectors FILE --safari VERSION` reads each vector's list as that release does:
+    /// Safari 13 knows no `fetch` resource type and ignores `if-frame-url`, so these vectors
+    /// hold for it and fail for the newest release.
+    @Test func conformVectorsAnswerForTheRelease() throws {
+        let corpora = repositoryRoot + "/Corpora"
+        let vectors = try temporaryFile(Array(#"""
+            {"compilerErrorVectors":[{"test":"fetch","rules":"[{\"trigger\":{\"url-filter\":\"a\",\"resource-type\":[\"fetch\"]},\"action\":{\"type\":\"block\"}}]",
+              "expectedError":"JSONInvalidStringInTriggerFlagsArray"}],
+             "requestVectorTests":[{"test":"if-frame-url","vectors":[{"rules":"[{\"trigger\":{\"url-filter\":\"ads\",\"if-frame-url\":[\"frame\\\\.example\"]},\"action\":{\"type\":\"block\"}}]",
+              "request":{"url":"http://ads.example/","mainDocumentURL":"http://page.example/","frameURL":"http://page.example/","resourceType":"image"},
+              "expectedActions":["block"]}]}]}
+            """#.utf8))
+        #expect(exitCode(["conform", "--corpora", corpora, "--vectors", vectors, "--safari", "13"]) == 0)
+        #expect(exitCode(["conform", "--corpora", corpora, "--vectors", vectors, "--safari", "26"]) == 2)
+        #expect(exitCode(["conform", "--corpora", corpora, "--vectors", vectors]) == 2)
+        #expect(exitCode(["conform", "--corpora", corpora, "--vectors", vectors, "--safari", "12"]) == 64)
+        let profile = SafariProfile(
+            version: "13", maximumRuleCount: 50_000, triggerKeys: ["url-filter", "resource-type"], flagValues: ["resource-type": ["image"]])
+        let outcome = VectorRunner.run(try VectorFile.load(vectors), profile: profile)
+        #expect(outcome.lines.first == "lists read as Safari 13 reads them")
+        #expect(outcome.lines.last == "3 passed, 0 failed, 0 skipped")
+    }
 }
 
 @Suite struct DiffCommandTests {
