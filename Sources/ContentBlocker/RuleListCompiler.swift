@@ -6,6 +6,7 @@
 // gets a record with its flags, its condition and the location of its action, assigned as
 // MatchOutcome.swift defines (segments at every ignore rule, shared locations, batched
 // css-display-none, the global style sheet).
+// Tested by ContentBlockerTests/ContentBlockerTests.swift.
 
 public import Automata
 internal import Bytecode
