@@ -3,6 +3,7 @@
 // What the construction may spend, and how it plans. A pattern or a group of patterns whose DFA would outgrow the
 // limits ends in a typed error carrying the numbers, reached within a bounded amount of work:
 // the subset construction counts states as it makes them and stops at the limit.
+// Tested by AutomataTests/AutomataTests.swift (the typed limit error).
 
 public struct AutomataLimits: Hashable, Sendable {
     /// The most states one DFA may have while it is built (before minimization).

@@ -4,6 +4,7 @@
 // rule list's patterns typically need 30 to 60 classes instead of 128 bytes, which shrinks every
 // transition table by the same factor. Bytes 128...255 never occur in a canonical URL; they form
 // no class and stop every automaton.
+// Tested by AutomataTests/AutomataTests.swift.
 
 public import URLFilterSyntax
 

@@ -3,6 +3,7 @@
 // A deterministic automaton over byte classes, with the patterns each state reports. State 0 is
 // the start state. The input is the URL's bytes then one NUL (see NFA.swift); every pattern of
 // every state passed on the way has matched.
+// Tested by AutomataTests/AutomataTests.swift and AutomataTests/StagePropertyTests.swift.
 
 public struct DFA: Sendable, Equatable {
     public let byteClasses: ByteClasses

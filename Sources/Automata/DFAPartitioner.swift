@@ -574,7 +574,7 @@ func loopCount<Terms: Collection<URLFilterTerm>>(_ terms: Terms) -> Int {
 }
 
 /// Wall time per compilation phase. Each phase's start and end are also told to `PhaseTimer.marker`
-/// when one is installed: an instruction counter's region markers (Harness/Cost).
+/// when one is installed: an instruction counter's region markers (Benchmarks/Cost/CostRegion.swift).
 public struct PhaseTimer: Sendable {
     public enum Phase: String, CaseIterable, Sendable {
         case parse, plan, nfa, dfa, minimize, emit

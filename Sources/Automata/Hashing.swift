@@ -4,6 +4,7 @@
 // terms, the acyclic minimizer's signatures) key on small integers and hash them with one
 // multiply-xorshift step per value: with Swift's Hasher (SipHash), hashing would be most of each
 // of those passes.
+// Tested by AutomataTests/AutomataTests.swift (through the constructions that hash).
 
 /// `hash` with `value` mixed in.
 @inline(__always)

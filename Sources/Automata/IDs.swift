@@ -2,6 +2,7 @@
 //
 // Typed identifiers. Each is a 32-bit index into the arrays of the automaton it belongs to, so
 // that a state of one automaton can never be used as a pattern or a state of another kind.
+// Tested by AutomataTests/AutomataTests.swift.
 
 /// A pattern given to the automata: the caller's number for it (the engine numbers the
 /// url-filters of a rule list, the condition patterns separately). Accept sets hold these.

@@ -4,6 +4,7 @@
 // strings (case folding is already in the character sets). The NFA's prefix tree and the stage
 // planner's shared prefixes are keyed by shapes. Also here: the term and pattern predicates the
 // NFA builder, the planner and the partitioner share (loops, end markers, the terms matched).
+// Tested by AutomataTests/StagePropertyTests.swift and TrieDeterminizationTests.swift.
 
 internal import URLFilterSyntax
 

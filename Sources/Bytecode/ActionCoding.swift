@@ -16,6 +16,7 @@
 // order: strings; the port as 1 byte (0: remove the port, 1: a port follows) then 2; the
 // query-transform as add-or-replace parameters (varint count, then key string, value string,
 // replace-only 1) and remove parameters (varint count, then strings).
+// Tested by ContentBlockerTests/ContentBlockerTests.swift (every list through its bytes).
 
 public import ContentRuleList
 

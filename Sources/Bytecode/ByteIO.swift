@@ -3,6 +3,7 @@
 // Little-endian writing and bounds-checked reading. Every read of an untrusted file goes through
 // `ByteReader`, which throws `BytecodeError.truncated` instead of reading past its end, and
 // `BytecodeError.countTooLarge` for a count of more items than the bytes left can hold.
+// Tested by BytecodeTests/BytecodeTests.swift and ContentBlockerTests/HostileFileTests.swift.
 
 /// Appends little-endian integers, LEB128 varints and length-prefixed strings.
 public struct ByteWriter: Sendable {

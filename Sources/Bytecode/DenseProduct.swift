@@ -16,6 +16,7 @@
 // A product's row is built from its start's row, replaced only in the classes where one of its
 // states leads elsewhere than that factor's start does: a few classes per state, not a look-up
 // per entry.
+// Tested by BytecodeTests/DenseProductTests.swift.
 
 internal import Parallelism
 
@@ -31,26 +32,89 @@ extension DenseTable {
         _ a: Decoded, _ classMapA: [UInt8], _ differencesA: Decoded.Differences, _ b: Decoded, _ classMapB: [UInt8],
         _ differencesB: Decoded.Differences, maximumEntries: Int
     ) -> (product: Decoded, classMap: [UInt8])? {
-        // The product's classes, each a pair of classes.
+        let (classOf, classA, classB) = productClassMap(classMapA, a.classCount, classMapB, b.classCount)
+        let classCount = classA.count
+        let maximumStates = min(maximumEntries / rowEntries(classCount: classCount), DenseTable.maximumStates)
+        var walk = PairWalk(a, differencesA, classA, b, differencesB, classB, classCount: classCount, maximumStates: maximumStates)
+        defer { walk.deallocate() }
+        guard walk.run() else { return nil }
+        return (walk.decoded(), classOf)
+    }
+
+    /// The product's classes, each a pair of classes (`classA[c]` of `a`'s, `classB[c]` of `b`'s),
+    /// numbered as bytes 0...127 first meet them, and its class map.
+    private static func productClassMap(
+        _ classMapA: [UInt8], _ classCountA: Int, _ classMapB: [UInt8], _ classCountB: Int
+    ) -> (classOf: [UInt8], classA: [Int], classB: [Int]) {
         var classOf = [UInt8](repeating: 0, count: 128)
-        var classOfPair = [Int](repeating: -1, count: a.classCount * b.classCount)
+        var classOfPair = [Int](repeating: -1, count: classCountA * classCountB)
         var classA: [Int] = []
         var classB: [Int] = []
         for byte in 0..<128 {
             let (x, y) = (Int(classMapA[byte]), Int(classMapB[byte]))
-            if classOfPair[x * b.classCount + y] < 0 {
-                classOfPair[x * b.classCount + y] = classA.count
+            if classOfPair[x * classCountB + y] < 0 {
+                classOfPair[x * classCountB + y] = classA.count
                 classA.append(x)
                 classB.append(y)
             }
-            classOf[byte] = UInt8(classOfPair[x * b.classCount + y])
+            classOf[byte] = UInt8(classOfPair[x * classCountB + y])
         }
-        let classCount = classA.count
-        let maximumStates = min(maximumEntries / rowEntries(classCount: classCount), DenseTable.maximumStates)
-        // The product's row of a pair of states is its start's row but in the classes where one
-        // of them leads elsewhere than its start (in a product of Aho-Corasick automata, the few
-        // classes that go deeper into a word): the product's classes of each factor's class.
-        func productClasses(_ classes: [Int], _ classCount: Int) -> (start: [Int], classes: [Int]) {
+        return (classOf, classA, classB)
+    }
+
+    /// `product`'s walk of the pairs met from the starts, numbered in the order met (state 0: the
+    /// starts), and their rows.
+    private struct PairWalk {
+        let a: Decoded
+        let b: Decoded
+        let differencesA: Decoded.Differences
+        let differencesB: Decoded.Differences
+        let classA: [Int]
+        let classB: [Int]
+        /// The product's row of a pair of states is its start's row but in the classes where one
+        /// of them leads elsewhere than its start (in a product of Aho-Corasick automata, the few
+        /// classes that go deeper into a word): the product's classes of each factor's class.
+        let productClassesA: (start: [Int], classes: [Int])
+        let productClassesB: (start: [Int], classes: [Int])
+        let classCount: Int
+        let maximumStates: Int
+        let numbers: PairNumbers
+        let pairs: UnsafeMutablePointer<(a: Int32, b: Int32)>
+        let next: UnsafeMutablePointer<Int32>
+        /// Per class, the pair it leads to from a factor's start once the other has stopped.
+        let startAlone: (a: UnsafeMutablePointer<Int32>, b: UnsafeMutablePointer<Int32>)
+        static var unknown: Int32 { -2 }
+        var pairCount = 1
+        var acceptStart: [Int32] = []
+        var accepts: [UInt32] = []
+
+        init(
+            _ a: Decoded, _ differencesA: Decoded.Differences, _ classA: [Int], _ b: Decoded, _ differencesB: Decoded.Differences,
+            _ classB: [Int], classCount: Int, maximumStates: Int
+        ) {
+            (self.a, self.differencesA, self.classA, self.b, self.differencesB, self.classB) = (a, differencesA, classA, b, differencesB, classB)
+            (self.classCount, self.maximumStates) = (classCount, maximumStates)
+            productClassesA = Self.productClasses(classA, a.classCount)
+            productClassesB = Self.productClasses(classB, b.classCount)
+            numbers = PairNumbers(statesA: a.stateCount, statesB: b.stateCount, capacity: maximumStates)
+            pairs = .allocate(capacity: maximumStates)
+            next = .allocate(capacity: maximumStates * classCount)
+            startAlone = (a: .allocate(capacity: classCount), b: .allocate(capacity: classCount))
+            startAlone.a.initialize(repeating: Self.unknown, count: classCount)
+            startAlone.b.initialize(repeating: Self.unknown, count: classCount)
+            pairs[0] = (0, 0)
+            _ = numbers.number(0, 0, orNext: 0)
+        }
+
+        func deallocate() {
+            pairs.deallocate()
+            next.deallocate()
+            startAlone.a.deallocate()
+            startAlone.b.deallocate()
+        }
+
+        /// Per factor's class, the product's classes of it: where they start in `classes`.
+        static func productClasses(_ classes: [Int], _ classCount: Int) -> (start: [Int], classes: [Int]) {
             var start = [Int](repeating: 0, count: classCount + 1)
             for byteClass in classes { start[byteClass + 1] += 1 }
             for index in 0..<classCount { start[index + 1] += start[index] }
@@ -62,103 +126,96 @@ extension DenseTable {
             }
             return (start, listed)
         }
-        let productClassesA = productClasses(classA, a.classCount)
-        let productClassesB = productClasses(classB, b.classCount)
-        // The pairs met, numbered in the order met (state 0: the starts), and their rows.
-        let numbers = PairNumbers(statesA: a.stateCount, statesB: b.stateCount, capacity: maximumStates)
-        let pairs = UnsafeMutablePointer<(a: Int32, b: Int32)>.allocate(capacity: maximumStates)
-        let next = UnsafeMutablePointer<Int32>.allocate(capacity: maximumStates * classCount)
-        defer {
-            pairs.deallocate()
-            next.deallocate()
-        }
-        // Per class, the pair it leads to from a factor's start once the other has stopped.
-        let unknown: Int32 = -2
-        let startAlone = (
-            a: UnsafeMutablePointer<Int32>.allocate(capacity: classCount), b: UnsafeMutablePointer<Int32>.allocate(capacity: classCount)
-        )
-        startAlone.a.initialize(repeating: unknown, count: classCount)
-        startAlone.b.initialize(repeating: unknown, count: classCount)
-        defer {
-            startAlone.a.deallocate()
-            startAlone.b.deallocate()
-        }
-        pairs[0] = (0, 0)
-        _ = numbers.number(0, 0, orNext: 0)
-        var pairCount = 1
-        var acceptStart: [Int32] = []
-        var accepts: [UInt32] = []
-        let ok = a.next.withUnsafeBufferPointer { nextA in
-            b.next.withUnsafeBufferPointer { nextB in
-                classA.withUnsafeBufferPointer { classA in
-                    classB.withUnsafeBufferPointer { classB in
-                        let (nextA, nextB, classA, classB) = (nextA.baseAddress!, nextB.baseAddress!, classA.baseAddress!, classB.baseAddress!)
-                        var index = 0
-                        while index < pairCount {
-                            let (stateA, stateB) = pairs[index]
-                            let row = next + index * classCount
-                            index += 1
-                            acceptStart.append(Int32(accepts.count))
-                            if stateA >= 0 { accepts += a.accepts[Int(a.acceptStart[Int(stateA)])..<Int(a.acceptStart[Int(stateA) + 1])] }
-                            if stateB >= 0 { accepts += b.accepts[Int(b.acceptStart[Int(stateB)])..<Int(b.acceptStart[Int(stateB) + 1])] }
-                            // (A factor that stopped reads nothing: its row is no row's.)
-                            let (rowA, rowB) = (nextA + Int(max(stateA, 0)) * a.classCount, nextB + Int(max(stateB, 0)) * b.classCount)
-                            /// The entry of class `byteClass`, its pair numbered if new; false when
-                            /// that is one too many.
-                            @inline(__always) func fill(_ byteClass: Int) -> Bool {
-                                let targetA = stateA >= 0 ? rowA[classA[byteClass]] : -1
-                                let targetB = stateB >= 0 ? rowB[classB[byteClass]] : -1
-                                guard targetA >= 0 || targetB >= 0 else {
-                                    row[byteClass] = -1
-                                    return true
-                                }
-                                let number = numbers.number(targetA, targetB, orNext: Int32(pairCount))
-                                if number == Int32(pairCount) {
-                                    guard pairCount < maximumStates else { return false }
-                                    pairs[pairCount] = (targetA, targetB)
-                                    pairCount += 1
-                                }
-                                row[byteClass] = number
-                                return true
+
+        /// Fills every pair's row, numbering the pairs met; false when they are more than
+        /// `maximumStates`.
+        mutating func run() -> Bool {
+            let (nextA, nextB, classA, classB) = (a.next, b.next, self.classA, self.classB)
+            return nextA.withUnsafeBufferPointer { nextA in
+                nextB.withUnsafeBufferPointer { nextB in
+                    classA.withUnsafeBufferPointer { classA in
+                        classB.withUnsafeBufferPointer { classB in
+                            let factors = (nextA.baseAddress!, nextB.baseAddress!, classA.baseAddress!, classB.baseAddress!)
+                            var index = 0
+                            while index < pairCount {
+                                guard fillRow(index, factors) else { return false }
+                                index += 1
                             }
-                            guard index > 1 else {
-                                for byteClass in 0..<classCount where !fill(byteClass) { return false }
-                                continue
-                            }
-                            // The start's row, or, once a factor has stopped, the row of the other's
-                            // start alone, as far as it is known (`unknown`: not yet met).
-                            let reference = stateA >= 0 && stateB >= 0 ? next : stateB < 0 ? startAlone.a : startAlone.b
-                            row.update(from: reference, count: classCount)
-                            if stateA >= 0 {
-                                for byteClass in differencesA.classes(of: Int(stateA)) {
-                                    for at in productClassesA.start[Int(byteClass)]..<productClassesA.start[Int(byteClass) + 1] {
-                                        guard fill(productClassesA.classes[at]) else { return false }
-                                    }
-                                }
-                            }
-                            if stateB >= 0 {
-                                for byteClass in differencesB.classes(of: Int(stateB)) {
-                                    for at in productClassesB.start[Int(byteClass)]..<productClassesB.start[Int(byteClass) + 1] {
-                                        guard fill(productClassesB.classes[at]) else { return false }
-                                    }
-                                }
-                            }
-                            if reference != next {
-                                for byteClass in 0..<classCount where row[byteClass] == unknown {
-                                    guard fill(byteClass) else { return false }
-                                    reference[byteClass] = row[byteClass]
-                                }
-                            }
+                            return true
                         }
-                        return true
                     }
                 }
             }
         }
-        guard ok else { return nil }
-        let rows = Array(UnsafeBufferPointer(start: next, count: pairCount * classCount))
-        acceptStart.append(Int32(accepts.count))
-        return (Decoded(next: rows, classCount: classCount, acceptStart: acceptStart, accepts: accepts), classOf)
+
+        /// Pair `index`'s patterns and row, its new targets numbered; false when that makes one
+        /// pair too many. `factors`: `a.next`, `b.next`, `classA` and `classB`.
+        @inline(__always)
+        private mutating func fillRow(
+            _ index: Int, _ factors: (UnsafePointer<Int32>, UnsafePointer<Int32>, UnsafePointer<Int>, UnsafePointer<Int>)
+        ) -> Bool {
+            let (nextA, nextB, classA, classB) = factors
+            let (stateA, stateB) = pairs[index]
+            let row = next + index * classCount
+            acceptStart.append(Int32(accepts.count))
+            if stateA >= 0 { accepts += a.accepts[Int(a.acceptStart[Int(stateA)])..<Int(a.acceptStart[Int(stateA) + 1])] }
+            if stateB >= 0 { accepts += b.accepts[Int(b.acceptStart[Int(stateB)])..<Int(b.acceptStart[Int(stateB) + 1])] }
+            // (A factor that stopped reads nothing: its row is no row's.)
+            let (rowA, rowB) = (nextA + Int(max(stateA, 0)) * a.classCount, nextB + Int(max(stateB, 0)) * b.classCount)
+            /// The entry of class `byteClass`, its pair numbered if new; false when that is one
+            /// too many.
+            @inline(__always) func fill(_ byteClass: Int) -> Bool {
+                let targetA = stateA >= 0 ? rowA[classA[byteClass]] : -1
+                let targetB = stateB >= 0 ? rowB[classB[byteClass]] : -1
+                guard targetA >= 0 || targetB >= 0 else {
+                    row[byteClass] = -1
+                    return true
+                }
+                let number = numbers.number(targetA, targetB, orNext: Int32(pairCount))
+                if number == Int32(pairCount) {
+                    guard pairCount < maximumStates else { return false }
+                    pairs[pairCount] = (targetA, targetB)
+                    pairCount += 1
+                }
+                row[byteClass] = number
+                return true
+            }
+            guard index > 0 else {
+                for byteClass in 0..<classCount where !fill(byteClass) { return false }
+                return true
+            }
+            // The start's row, or, once a factor has stopped, the row of the other's start alone,
+            // as far as it is known (`unknown`: not yet met).
+            let reference = stateA >= 0 && stateB >= 0 ? next : stateB < 0 ? startAlone.a : startAlone.b
+            row.update(from: reference, count: classCount)
+            if stateA >= 0 {
+                for byteClass in differencesA.classes(of: Int(stateA)) {
+                    for at in productClassesA.start[Int(byteClass)]..<productClassesA.start[Int(byteClass) + 1] {
+                        guard fill(productClassesA.classes[at]) else { return false }
+                    }
+                }
+            }
+            if stateB >= 0 {
+                for byteClass in differencesB.classes(of: Int(stateB)) {
+                    for at in productClassesB.start[Int(byteClass)]..<productClassesB.start[Int(byteClass) + 1] {
+                        guard fill(productClassesB.classes[at]) else { return false }
+                    }
+                }
+            }
+            if reference != next {
+                for byteClass in 0..<classCount where row[byteClass] == Self.unknown {
+                    guard fill(byteClass) else { return false }
+                    reference[byteClass] = row[byteClass]
+                }
+            }
+            return true
+        }
+
+        /// The product: the rows filled, and each pair's patterns.
+        func decoded() -> Decoded {
+            let rows = Array(UnsafeBufferPointer(start: next, count: pairCount * classCount))
+            return Decoded(next: rows, classCount: classCount, acceptStart: acceptStart + [Int32(accepts.count)], accepts: accepts)
+        }
     }
 }
 

@@ -142,20 +142,35 @@ public struct DenseTable: Hashable, Sendable {
 
     /// `program`'s states, or nil when they are more than `maximumStates`.
     static func decode(_ program: Program, maximumStates: Int, readingExceptions: Bool) -> Decoded? {
-        let classCount = program.classCount
-        // States are keyed by their offset (`number`, -1: not met yet); a chain's members after
-        // the first have no offset of their own (no target points inside a chain), so they are
-        // numbered as they are met and keyed apart.
-        var number = [Int32](repeating: -1, count: program.code.count + 1)
-        number[0] = 0
+        var walk = StateWalk(program)
+        // A delta state's unlisted classes read the reference's row, not its decoded exceptions.
+        let referenceRow = program.referenceRow()
+        let met = program.code.withUnsafeBufferPointer { code in
+            referenceRow.withUnsafeBufferPointer { referenceRow in
+                walk.run(code, referenceRow, maximumStates: maximumStates, readingExceptions: readingExceptions)
+            }
+        }
+        guard met else { return nil }
+        return walk.decoded(referenceRow: referenceRow, maximumStates: maximumStates)
+    }
+
+    /// `decode`'s walk of a program's states from its start, each read once, in the order met.
+    private struct StateWalk {
+        let program: Program
+        let classCount: Int
+        /// States are keyed by their offset (-1: not met yet); a chain's members after the first
+        /// have no offset of their own (no target points inside a chain), so they are numbered as
+        /// they are met and keyed apart.
+        var number: [Int32]
+        /// The offsets of the states met, by number.
         var pending = [0]
-        // The patterns of each state met, in the order met (a chain's later members, numbered
-        // after them, report none).
+        /// The patterns of each state met, in the order met (a chain's later members, numbered
+        /// after them, report none).
         var acceptStart: [Int32] = []
         var accepts: [UInt32] = []
-        // Per state met, its row: a chain's (its classes where they lie in the code, and the
-        // offset after it); the reference's with exceptions (`exceptions`, a class and a program
-        // offset each, -1 for nowhere); or a program offset per class in `targets`.
+        /// Per state met, its row: a chain's (its classes where they lie in the code, and the
+        /// offset after it); the reference's with exceptions (`exceptions`, a class and a program
+        /// offset each, -1 for nowhere); or a program offset per class in `targets`.
         struct Row {
             var chainStart = 0
             var chainLength = 0
@@ -164,131 +179,147 @@ public struct DenseTable: Hashable, Sendable {
             var exceptionStart = -1
             var exceptionEnd = 0
         }
-        var decoded: [Row] = []
+        var rows: [Row] = []
         var targets: [Int] = []
         var exceptions: [(byteClass: Int, target: Int)] = []
-        // A delta state's unlisted classes read the reference's row, not its decoded exceptions.
-        let referenceRow = program.referenceRow()
-        let referenceTargets = referenceRow.map { $0 == program.nowhere ? -1 : Int($0) }
-        let ok = program.code.withUnsafeBufferPointer { code -> Bool in
-            referenceRow.withUnsafeBufferPointer { referenceRow -> Bool in
-                /// A row expanded, a target per class, its new targets numbered in class order.
-                func expandRow(_ state: Int, _ transitions: Int) {
-                    let start = targets.count
-                    decoded.append(Row(targetsStart: start))
-                    Program.appendRow(
-                        code, state: state, transitions: transitions, classCount: classCount, width: program.targetWidth,
-                        nowhere: program.nowhere, referenceRow: referenceRow, to: &targets)
-                    for at in start..<targets.count {
-                        let next = targets[at]
-                        if next >= 0, number[next] < 0 {
-                            number[next] = Int32(pending.count)
-                            pending.append(next)
-                        }
-                    }
+
+        init(_ program: Program) {
+            self.program = program
+            classCount = program.classCount
+            number = [Int32](repeating: -1, count: program.code.count + 1)
+            number[0] = 0
+        }
+
+        /// Numbers the state at `offset` if it is met for the first time.
+        private mutating func meet(_ offset: Int) {
+            if number[offset] < 0 {
+                number[offset] = Int32(pending.count)
+                pending.append(offset)
+            }
+        }
+
+        /// Reads every state met from the start; false when they are more than `maximumStates`.
+        mutating func run(
+            _ code: UnsafeBufferPointer<UInt8>, _ referenceRow: UnsafeBufferPointer<UInt32>, maximumStates: Int, readingExceptions: Bool
+        ) -> Bool {
+            var index = 0
+            while index < pending.count {
+                let state = pending[index]
+                index += 1
+                acceptStart.append(Int32(accepts.count))
+                let transitions = Program.reportAccepts(code, state: state) { accepts.append($0) }
+                if code[state] & Program.chainFlag != 0 {
+                    let length = Int(code[transitions])
+                    let end = transitions + 1 + length
+                    rows.append(Row(chainStart: transitions + 1, chainLength: length, chainEnd: end))
+                    meet(end)
+                } else if readingExceptions, code[state] & 0b11 == TransitionForm.sparse.rawValue,
+                    code[state] & Program.deltaFlag != 0, case let reference = Int(number[program.referenceState]),
+                    reference >= 0, reference < index - 1 {
+                    if !keepExceptions(code, state, transitions) { expandRow(code, referenceRow, state, transitions) }
+                } else {
+                    expandRow(code, referenceRow, state, transitions)
                 }
-                var index = 0
-                while index < pending.count {
-                    let state = pending[index]
-                    index += 1
-                    acceptStart.append(Int32(accepts.count))
-                    let transitions = Program.reportAccepts(code, state: state) { accepts.append($0) }
-                    if code[state] & Program.chainFlag != 0 {
-                        let length = Int(code[transitions])
-                        let end = transitions + 1 + length
-                        decoded.append(Row(chainStart: transitions + 1, chainLength: length, chainEnd: end))
-                        if number[end] < 0 {
-                            number[end] = Int32(pending.count)
-                            pending.append(end)
-                        }
-                    } else if readingExceptions, code[state] & 0b11 == TransitionForm.sparse.rawValue,
-                        code[state] & Program.deltaFlag != 0, case let reference = Int(number[program.referenceState]),
-                        reference >= 0, reference < index - 1 {
-                        // A delta state after the reference (whose targets are all numbered): the
-                        // classes it lists are kept (in increasing order but for a first one that
-                        // leads to the next instruction), and only their targets can be new. Most
-                        // states of an unanchored DFA list a class or two.
-                        let start = exceptions.count
-                        Program.forEachListed(code, header: code[state], from: transitions, width: program.targetWidth, nowhere: program.nowhere) {
-                            exceptions.append(($0, $1))
-                        }
-                        var at = start + 1
-                        while at < exceptions.count && exceptions[at - 1].byteClass < exceptions[at].byteClass { at += 1 }
-                        // (A valid program may list its first-next class twice: then its row is
-                        // expanded below instead.)
-                        var listed = at >= exceptions.count
-                        if !listed {
-                            exceptions[start...].sort { $0.byteClass < $1.byteClass }
-                            listed = !zip(exceptions[start...], exceptions[(start + 1)...]).contains { $0.byteClass == $1.byteClass }
-                        }
-                        if listed {
-                            for (_, next) in exceptions[start...] where next >= 0 && number[next] < 0 {
-                                number[next] = Int32(pending.count)
-                                pending.append(next)
+                if pending.count > maximumStates { return false }
+            }
+            return true
+        }
+
+        /// A row expanded, a target per class, its new targets numbered in class order.
+        private mutating func expandRow(
+            _ code: UnsafeBufferPointer<UInt8>, _ referenceRow: UnsafeBufferPointer<UInt32>, _ state: Int, _ transitions: Int
+        ) {
+            let start = targets.count
+            rows.append(Row(targetsStart: start))
+            Program.appendRow(
+                code, state: state, transitions: transitions, classCount: classCount, width: program.targetWidth,
+                nowhere: program.nowhere, referenceRow: referenceRow, to: &targets)
+            for at in start..<targets.count where targets[at] >= 0 { meet(targets[at]) }
+        }
+
+        /// A delta state after the reference (whose targets are all numbered): the classes it
+        /// lists are kept (in increasing order but for a first one that leads to the next
+        /// instruction), and only their targets can be new. Most states of an unanchored DFA list
+        /// a class or two. False (nothing kept) for one that lists a class twice, as a valid
+        /// program's first-next class may be: its row is then expanded instead.
+        private mutating func keepExceptions(_ code: UnsafeBufferPointer<UInt8>, _ state: Int, _ transitions: Int) -> Bool {
+            let start = exceptions.count
+            Program.forEachListed(code, header: code[state], from: transitions, width: program.targetWidth, nowhere: program.nowhere) {
+                exceptions.append(($0, $1))
+            }
+            var at = start + 1
+            while at < exceptions.count && exceptions[at - 1].byteClass < exceptions[at].byteClass { at += 1 }
+            var listed = at >= exceptions.count
+            if !listed {
+                exceptions[start...].sort { $0.byteClass < $1.byteClass }
+                listed = !zip(exceptions[start...], exceptions[(start + 1)...]).contains { $0.byteClass == $1.byteClass }
+            }
+            guard listed else {
+                exceptions.removeSubrange(start...)
+                return false
+            }
+            for (_, next) in exceptions[start...] where next >= 0 { meet(next) }
+            rows.append(Row(exceptionStart: start, exceptionEnd: exceptions.count))
+            return true
+        }
+
+        /// The states read, numbered: the compact ones in the order met, then each chain's members
+        /// after the first, appended at the end; nil when they are more than `maximumStates`.
+        func decoded(referenceRow: [UInt32], maximumStates: Int) -> Decoded? {
+            var stateCount = pending.count
+            var memberBase: [Int] = []  // per row: the number of its chain's second member
+            memberBase.reserveCapacity(rows.count)
+            for item in rows {
+                memberBase.append(stateCount)
+                stateCount += max(0, item.chainLength - 1)
+            }
+            guard stateCount <= maximumStates else { return nil }
+            // Only the compact states (numbered first) report; a chain's later members never do.
+            let acceptStart = acceptStart + [Int32](repeating: Int32(accepts.count), count: stateCount - pending.count + 1)
+            var next = [Int32](repeating: -1, count: stateCount * classCount)
+            fillCompactRows(&next, referenceRow: referenceRow)
+            for (state, item) in rows.enumerated() where item.chainLength > 0 {
+                // Member k leads on its class to member k + 1; the last to the next instruction. Only
+                // the first member may report.
+                for k in 0..<item.chainLength {
+                    let member = k == 0 ? state : memberBase[state] + k - 1
+                    let target = k + 1 < item.chainLength ? Int32(memberBase[state] + k) : number[item.chainEnd]
+                    next[member * classCount + Int(program.code[item.chainStart + k])] = target
+                }
+            }
+            return Decoded(next: next, classCount: classCount, acceptStart: acceptStart, accepts: accepts)
+        }
+
+        /// Each compact state's row of `next`: its targets by the numbers given (-1: nowhere).
+        private func fillCompactRows(_ next: inout [Int32], referenceRow: [UInt32]) {
+            func state(_ target: Int) -> Int32 { target >= 0 ? number[target] : -1 }
+            // (Read only when some row was kept as differences: the reference was then met, and its
+            // targets numbered. In a valid program from elsewhere it may be a state never met.)
+            let referenceStates =
+                rows.contains { $0.exceptionStart >= 0 }
+                ? referenceRow.map { $0 == program.nowhere ? -1 : Int($0) }.map(state) : []
+            next.withUnsafeMutableBufferPointer { next in
+                targets.withUnsafeBufferPointer { targets in
+                    number.withUnsafeBufferPointer { number in
+                        for state in rows.indices where rows[state].chainLength == 0 {
+                            let row = state * classCount
+                            let item = rows[state]
+                            if item.exceptionStart >= 0 {
+                                for byteClass in 0..<classCount { next[row + byteClass] = referenceStates[byteClass] }
+                                for exception in exceptions[item.exceptionStart..<item.exceptionEnd] {
+                                    next[row + exception.byteClass] = exception.target >= 0 ? number[exception.target] : -1
+                                }
+                                continue
                             }
-                            decoded.append(Row(exceptionStart: start, exceptionEnd: exceptions.count))
-                        } else {
-                            exceptions.removeSubrange(start...)
-                            expandRow(state, transitions)
-                        }
-                    } else {
-                        expandRow(state, transitions)
-                    }
-                    if pending.count > maximumStates { return false }
-                }
-                return true
-            }
-        }
-        guard ok else { return nil }
-        // Number the states: the compact ones in the order met, then each chain's members after the
-        // first, appended at the end.
-        var stateCount = pending.count
-        var memberBase: [Int] = []  // per decoded state: the number of its chain's second member
-        memberBase.reserveCapacity(decoded.count)
-        for item in decoded {
-            memberBase.append(stateCount)
-            stateCount += max(0, item.chainLength - 1)
-        }
-        guard stateCount <= maximumStates else { return nil }
-        // Only the compact states (numbered first) report; a chain's later members never do.
-        acceptStart += [Int32](repeating: Int32(accepts.count), count: stateCount - pending.count + 1)
-        // Each state's targets by the numbers given so far (-1: nowhere), then numbered by kind.
-        func state(_ target: Int) -> Int32 { target >= 0 ? number[target] : -1 }
-        // (Read only when some row was kept as differences: the reference was then met, and its
-        // targets numbered. In a valid program from elsewhere it may be a state never met.)
-        let referenceStates = decoded.contains { $0.exceptionStart >= 0 } ? referenceTargets.map(state) : []
-        var next = [Int32](repeating: -1, count: stateCount * classCount)
-        next.withUnsafeMutableBufferPointer { next in
-            targets.withUnsafeBufferPointer { targets in
-                number.withUnsafeBufferPointer { number in
-                    for state in decoded.indices where decoded[state].chainLength == 0 {
-                        let row = state * classCount
-                        let item = decoded[state]
-                        if item.exceptionStart >= 0 {
-                            for byteClass in 0..<classCount { next[row + byteClass] = referenceStates[byteClass] }
-                            for exception in exceptions[item.exceptionStart..<item.exceptionEnd] {
-                                next[row + exception.byteClass] = exception.target >= 0 ? number[exception.target] : -1
+                            for byteClass in 0..<classCount {
+                                let target = targets[item.targetsStart + byteClass]
+                                if target >= 0 { next[row + byteClass] = number[target] }
                             }
-                            continue
-                        }
-                        for byteClass in 0..<classCount {
-                            let target = targets[item.targetsStart + byteClass]
-                            if target >= 0 { next[row + byteClass] = number[target] }
                         }
                     }
                 }
             }
         }
-        for (state, item) in decoded.enumerated() where item.chainLength > 0 {
-            // Member k leads on its class to member k + 1; the last to the next instruction. Only the
-            // first member may report.
-            for k in 0..<item.chainLength {
-                let member = k == 0 ? state : memberBase[state] + k - 1
-                let target = k + 1 < item.chainLength ? Int32(memberBase[state] + k) : number[item.chainEnd]
-                next[member * classCount + Int(program.code[item.chainStart + k])] = target
-            }
-        }
-        return Decoded(next: next, classCount: classCount, acceptStart: acceptStart, accepts: accepts)
     }
 
     /// The table of `parts`' states, numbered by kind over all of them (plain, read on in,

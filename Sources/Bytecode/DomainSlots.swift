@@ -9,6 +9,7 @@
 // backwards, each label adding to the hash of the ones after it: the domain table's by eight-byte
 // words (`wordHash`: a URL's host is read once per request), the condition table's a byte at a
 // time (`hash`: a page's host, once per page).
+// Tested by BytecodeTests/DomainTableTests.swift and DomainConditionTableTests.swift.
 
 internal import URLFilterSyntax
 
@@ -440,35 +441,125 @@ enum DomainLines {
         func domain(_ entry: Int) -> ArraySlice<UInt8> { domains[Int(starts[entry])..<Int(starts[entry + 1])] }
         let (index, building, next) = DomainSlots.index(count: count, hash: { hashes[$0] }, same: { domain($0) == domain($1) })
         guard count > 0 else { return index }
-        var isFirst = [Bool](repeating: true, count: count)
-        for entry in next where entry >= 0 { isFirst[Int(entry)] = false }
-        func pathed(_ entry: Int) -> Bool { tailStarts[entry] != tailStarts[entry + 1] }
-        // Per domain (its first entry), its entries' bytes.
-        var entryBytes = [Int](repeating: 0, count: count)
-        for first in 0..<count where isFirst[first] {
-            var entry = first
-            while entry >= 0 {
-                entryBytes[first] += pathed(entry) ? 12 : 4
-                entry = Int(next[entry])
-            }
+        var layout = Layout(starts: starts, domains: domains, patterns: patterns, tailStarts: tailStarts, next: next)
+        for first in 0..<count where layout.isFirst[first] { layout.place(first, hash: hashes[first]) }
+        let lines = layout.lines + layout.overflow
+        return lines.withUnsafeBytes {
+            index.placingLines(building, shift: layout.shift, linesPast: layout.linesPast, lines: $0, extra: tails)
         }
-        func inlineSize(_ first: Int) -> Int? {
-            let (length, size) = (Int(starts[first + 1] - starts[first]), entryBytes[first])
-            return length < 255 && size <= 255 && 2 + length + size <= recordBytes ? 2 + length + size : nil
-        }
-        let total = (0..<count).reduce(0) { $0 + (isFirst[$1] ? inlineSize($1) ?? stubBytes : 0) }
-        // (At least two lines: a shift of 64 would not pick line 0.)
-        var lineCount = 2
-        while lineCount * recordBytes * fill.numerator < total * fill.denominator { lineCount *= 2 }
-        let shift = UInt64(64 - lineCount.trailingZeroBitCount)
-        var lines = [UInt8](repeating: 0, count: 64 * lineCount)
+    }
+
+    /// `index`'s lines as records are placed in them, a domain at a time (its first entry's), and
+    /// the overflow. Entry `e`'s next of the same domain is `next[e]` (-1: none).
+    private struct Layout {
+        let records: Records
+        /// Per entry, whether it is its domain's first.
+        let isFirst: [Bool]
+        /// Per domain (its first entry), its entries' bytes.
+        let entryBytes: [Int]
+        let lineCount: Int
+        let shift: UInt64
+        var lines: [UInt8]
         var overflow: [UInt8] = []
-        var used = [Int](repeating: 0, count: lineCount)
-        func store(_ value: UInt32, at offset: Int, in bytes: inout [UInt8]) {
+        /// Per line, its bytes used.
+        var used: [Int]
+        var linesPast = 0
+
+        /// Lines enough that the records fill at most `fill` of them (at least two lines: a shift
+        /// of 64 would not pick line 0).
+        init(starts: [UInt32], domains: [UInt8], patterns: [UInt32], tailStarts: [UInt32], next: [Int32]) {
+            records = Records(starts: starts, domains: domains, patterns: patterns, tailStarts: tailStarts, next: next)
+            let count = patterns.count
+            var isFirst = [Bool](repeating: true, count: count)
+            for entry in next where entry >= 0 { isFirst[Int(entry)] = false }
+            var entryBytes = [Int](repeating: 0, count: count)
+            for first in 0..<count where isFirst[first] {
+                var entry = first
+                while entry >= 0 {
+                    entryBytes[first] += tailStarts[entry] != tailStarts[entry + 1] ? 12 : 4
+                    entry = Int(next[entry])
+                }
+            }
+            (self.isFirst, self.entryBytes) = (isFirst, entryBytes)
+            var total = 0
+            for first in 0..<count where isFirst[first] {
+                let (length, size) = (Int(starts[first + 1] - starts[first]), entryBytes[first])
+                total += Self.inlineSize(length: length, entryBytes: size) ?? stubBytes
+            }
+            var lineCount = 2
+            while lineCount * recordBytes * fill.numerator < total * fill.denominator { lineCount *= 2 }
+            self.lineCount = lineCount
+            shift = UInt64(64 - lineCount.trailingZeroBitCount)
+            lines = [UInt8](repeating: 0, count: 64 * lineCount)
+            used = [Int](repeating: 0, count: lineCount)
+        }
+
+        /// A record's bytes in a line, nil when it does not fit one.
+        static func inlineSize(length: Int, entryBytes size: Int) -> Int? {
+            length < 255 && size <= 255 && 2 + length + size <= recordBytes ? 2 + length + size : nil
+        }
+
+        /// Places the record of the domain whose first entry is `first` (its hash `hash`): in the
+        /// first line from its own with room for it within `reach`, or in the overflow with a
+        /// stub in the first line with room for that; the lines passed flagged.
+        mutating func place(_ first: Int, hash: UInt64) {
+            let length = Int(records.starts[first + 1] - records.starts[first])
+            let home = Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) &>> shift)
+            let line: Int
+            let size: Int
+            if let inline = Self.inlineSize(length: length, entryBytes: entryBytes[first]), let found = room(inline, from: home, within: reach) {
+                (line, size) = (found, inline)
+                let at = 64 * line + used[line]
+                (lines[at], lines[at + 1]) = (UInt8(length), UInt8(entryBytes[first]))
+                records.write(first, at: at + 2, in: &lines)
+            } else {
+                // (Some line has room for a stub: the lines are at most half full.)
+                (line, size) = (room(stubBytes, from: home, within: lineCount)!, stubBytes)
+                let record = overflow.count
+                overflow += repeatElement(0, count: 8 + length + entryBytes[first])
+                Self.store(UInt32(length), at: record, in: &overflow)
+                Self.store(UInt32(entryBytes[first]), at: record + 4, in: &overflow)
+                records.write(first, at: record + 8, in: &overflow)
+                let at = 64 * line + used[line]
+                (lines[at], lines[at + 1]) = (UInt8(min(length, 255)), 0)
+                Self.store(UInt32(64 * lineCount + record), at: at + 2, in: &lines)
+            }
+            var passed = home
+            while passed != line {
+                lines[64 * passed + recordBytes] |= 1
+                passed = (passed + 1) & (lineCount - 1)
+            }
+            linesPast = max(linesPast, (line - home) & (lineCount - 1))
+            used[line] += size
+        }
+
+        /// The first line from `home` with room for `size` bytes, within `limit` lines.
+        func room(_ size: Int, from home: Int, within limit: Int) -> Int? {
+            var line = home
+            for _ in 0..<limit {
+                if used[line] + size <= recordBytes { return line }
+                line = (line + 1) & (lineCount - 1)
+            }
+            return nil
+        }
+
+        static func store(_ value: UInt32, at offset: Int, in bytes: inout [UInt8]) {
             bytes.withUnsafeMutableBytes { $0.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt32.self) }
         }
-        // Writes the domain's D and entries from `offset`, D's length and entries' bytes before
-        // them written by the caller.
+    }
+
+    /// The domain table's entries, as `index` places their records.
+    private struct Records {
+        let starts: [UInt32]
+        let domains: [UInt8]
+        let patterns: [UInt32]
+        let tailStarts: [UInt32]
+        let next: [Int32]
+
+        func pathed(_ entry: Int) -> Bool { tailStarts[entry] != tailStarts[entry + 1] }
+
+        /// Writes the domain's D and entries from `offset`, D's length and entries' bytes before
+        /// them written by the caller.
         func write(_ first: Int, at offset: Int, in bytes: inout [UInt8]) {
             let start = Int(starts[first])
             let length = Int(starts[first + 1]) - start
@@ -480,7 +571,7 @@ enum DomainLines {
                 var entry = first
                 while entry >= 0 {
                     let pathed = pathed(entry)
-                    bytes.storeBytes(of: (patterns[entry] | (pathed ? Self.hasPath : 0)).littleEndian, toByteOffset: at, as: UInt32.self)
+                    bytes.storeBytes(of: (patterns[entry] | (pathed ? DomainLines.hasPath : 0)).littleEndian, toByteOffset: at, as: UInt32.self)
                     if pathed {
                         bytes.storeBytes(of: tailStarts[entry].littleEndian, toByteOffset: at + 4, as: UInt32.self)
                         bytes.storeBytes(of: tailStarts[entry + 1].littleEndian, toByteOffset: at + 8, as: UInt32.self)
@@ -490,48 +581,6 @@ enum DomainLines {
                 }
             }
         }
-        var linesPast = 0
-        // The first line from `home` with room for `size` bytes, within `limit` lines.
-        func room(_ size: Int, from home: Int, within limit: Int) -> Int? {
-            var line = home
-            for _ in 0..<limit {
-                if used[line] + size <= recordBytes { return line }
-                line = (line + 1) & (lineCount - 1)
-            }
-            return nil
-        }
-        for first in 0..<count where isFirst[first] {
-            let length = Int(starts[first + 1] - starts[first])
-            let home = Int(truncatingIfNeeded: (hashes[first] &* 0x9E37_79B9_7F4A_7C15) &>> shift)
-            let line: Int
-            let size: Int
-            if let inline = inlineSize(first), let found = room(inline, from: home, within: reach) {
-                (line, size) = (found, inline)
-                let at = 64 * line + used[line]
-                (lines[at], lines[at + 1]) = (UInt8(length), UInt8(entryBytes[first]))
-                write(first, at: at + 2, in: &lines)
-            } else {
-                // (Some line has room for a stub: the lines are at most half full.)
-                (line, size) = (room(stubBytes, from: home, within: lineCount)!, stubBytes)
-                let record = overflow.count
-                overflow += repeatElement(0, count: 8 + length + entryBytes[first])
-                store(UInt32(length), at: record, in: &overflow)
-                store(UInt32(entryBytes[first]), at: record + 4, in: &overflow)
-                write(first, at: record + 8, in: &overflow)
-                let at = 64 * line + used[line]
-                (lines[at], lines[at + 1]) = (UInt8(min(length, 255)), 0)
-                store(UInt32(64 * lineCount + record), at: at + 2, in: &lines)
-            }
-            var passed = home
-            while passed != line {
-                lines[64 * passed + recordBytes] |= 1
-                passed = (passed + 1) & (lineCount - 1)
-            }
-            linesPast = max(linesPast, (line - home) & (lineCount - 1))
-            used[line] += size
-        }
-        lines += overflow
-        return lines.withUnsafeBytes { index.placingLines(building, shift: shift, linesPast: linesPast, lines: $0, extra: tails) }
     }
 
     /// The entries of the domain `url[candidate ..< candidate + length]` (bytes folded to lower

@@ -3,6 +3,7 @@
 // Runs a validated program over a URL. Allocates nothing: the caller's `report` closure is told
 // each pattern of each state passed (a pattern may be reported more than once). Only programs
 // that passed `Program.validate` may run: the reads below trust its checks.
+// Tested by BytecodeTests/BytecodeTests.swift.
 
 public import URLFilterSyntax
 

@@ -52,6 +52,7 @@
 // almost every state leads, on almost every class, where the start state leads (the match
 // restarts), so a state lists only the few classes where it continues a pattern. The reference
 // itself never uses the delta form, so a transition takes at most one extra lookup.
+// Tested by BytecodeTests/BytecodeTests.swift.
 
 public import Automata
 

@@ -18,6 +18,7 @@
 // included), the reference is a state that uses neither the delta form nor a chain (and exists
 // when a state uses it), and the last instruction ends
 // exactly at the end of the code. A program that passes cannot read outside its code.
+// Tested by BytecodeTests/BytecodeTests.swift and ContentBlockerTests/HostileFileTests.swift.
 
 extension Program {
     /// The fewest bytes a program takes in a file (its fields and a one-byte state).
@@ -103,119 +104,165 @@ extension Program {
     /// file offsets (`fileOffset` is where the code starts).
     public func validate(patternCount: Int, fileOffset: Int = 0) throws(BytecodeError) {
         guard !code.isEmpty else { throw .malformed(at: fileOffset, "empty program") }
-        var isState = [Bool](repeating: false, count: code.count)
+        var check = CodeCheck(self, patternCount: patternCount, fileOffset: fileOffset)
+        do throws(BytecodeError) {
+            while !check.reader.isAtEnd { try check.readState() }
+        } catch .truncated(let at) {
+            throw check.fail(at, "the last state instruction runs past the end of the program")
+        }
+        try check.checkStates()
+    }
+
+    /// `validate`'s walk of the code, a state instruction at a time; the targets are gathered as
+    /// read and checked once every state is known.
+    private struct CodeCheck {
+        let program: Program
+        let patternCount: Int
+        let fileOffset: Int
+        var reader: ByteReader
+        var isState: [Bool]
         var targets: [(at: Int, target: UInt32)] = []
-        var reader = ByteReader(code)
         var states = 0
         var usesReference = false
+
+        init(_ program: Program, patternCount: Int, fileOffset: Int) {
+            (self.program, self.patternCount, self.fileOffset) = (program, patternCount, fileOffset)
+            reader = ByteReader(program.code)
+            isState = [Bool](repeating: false, count: program.code.count)
+        }
+
         func fail(_ at: Int, _ reason: String) -> BytecodeError { .malformed(at: fileOffset + at, reason) }
-        do throws(BytecodeError) {
-            while !reader.isAtEnd {
-                let state = reader.offset
-                isState[state] = true
-                states += 1
-                let header = try reader.u8()
-                let form = header & 0b11
-                guard header & (Self.deltaFlag | Self.nextFlag) == 0 || form == TransitionForm.sparse.rawValue,
-                      header & Self.chainFlag == 0 || header & (Self.nextFlag | Self.deltaFlag) == Self.nextFlag,
-                      header & Self.firstNextFlag == 0
-                        || (form == TransitionForm.sparse.rawValue || form == TransitionForm.fallback.rawValue)
-                            && header & (Self.nextFlag | Self.chainFlag) == 0
-                        || form == TransitionForm.sparse.rawValue
-                            && header & (Self.nextFlag | Self.chainFlag | Self.deltaFlag) == Self.nextFlag,
-                      header & Self.oneAcceptFlag == 0 || header & Self.acceptsFlag != 0
-                else { throw fail(state, "unknown state header 0x\(String(header, radix: 16))") }
-                if header & Self.deltaFlag != 0 { usesReference = true }
-                if header & Self.oneAcceptFlag != 0 {
-                    let pattern = try reader.varint()
+
+        /// One state instruction: its header, its accept list and its transitions.
+        mutating func readState() throws(BytecodeError) {
+            let state = reader.offset
+            isState[state] = true
+            states += 1
+            let header = try reader.u8()
+            guard Self.isKnown(header) else { throw fail(state, "unknown state header 0x\(String(header, radix: 16))") }
+            if header & Program.deltaFlag != 0 { usesReference = true }
+            try readAccepts(header, state)
+            try readTransitions(header, state)
+        }
+
+        /// Whether `header`'s flags go together.
+        static func isKnown(_ header: UInt8) -> Bool {
+            let form = header & 0b11
+            return (header & (Program.deltaFlag | Program.nextFlag) == 0 || form == TransitionForm.sparse.rawValue)
+                && (header & Program.chainFlag == 0 || header & (Program.nextFlag | Program.deltaFlag) == Program.nextFlag)
+                && (header & Program.firstNextFlag == 0
+                    || (form == TransitionForm.sparse.rawValue || form == TransitionForm.fallback.rawValue)
+                        && header & (Program.nextFlag | Program.chainFlag) == 0
+                    || form == TransitionForm.sparse.rawValue
+                        && header & (Program.nextFlag | Program.chainFlag | Program.deltaFlag) == Program.nextFlag)
+                && (header & Program.oneAcceptFlag == 0 || header & Program.acceptsFlag != 0)
+        }
+
+        /// The state's accept list: one pattern, or a count and increasing patterns, each below
+        /// `patternCount`.
+        mutating func readAccepts(_ header: UInt8, _ state: Int) throws(BytecodeError) {
+            if header & Program.oneAcceptFlag != 0 {
+                let pattern = try reader.varint()
+                guard pattern < patternCount else { throw fail(reader.offset, "pattern \(pattern) of \(patternCount)") }
+            } else if header & Program.acceptsFlag != 0 {
+                let count = try reader.varint()
+                guard count >= 1 else { throw fail(state, "empty accept list") }
+                var pattern: UInt64 = 0
+                for index in 0..<count {
+                    let value = UInt64(try reader.varint())
+                    guard index == 0 || value >= 1 else { throw fail(reader.offset, "accept list not increasing") }
+                    pattern = index == 0 ? value : pattern + value
                     guard pattern < patternCount else { throw fail(reader.offset, "pattern \(pattern) of \(patternCount)") }
-                } else if header & Self.acceptsFlag != 0 {
-                    let count = try reader.varint()
-                    guard count >= 1 else { throw fail(state, "empty accept list") }
-                    var pattern: UInt64 = 0
-                    for index in 0..<count {
-                        let value = UInt64(try reader.varint())
-                        guard index == 0 || value >= 1 else { throw fail(reader.offset, "accept list not increasing") }
-                        pattern = index == 0 ? value : pattern + value
-                        guard pattern < patternCount else { throw fail(reader.offset, "pattern \(pattern) of \(patternCount)") }
-                    }
-                }
-                func readTarget() throws(BytecodeError) {
-                    let at = reader.offset
-                    targets.append((at, UInt32(try reader.integer(width: targetWidth))))
-                }
-                switch TransitionForm(rawValue: header & 0b11)! {
-                case .sparse where header & Self.chainFlag != 0:
-                    let length = Int(try reader.u8())
-                    guard length >= 2 else { throw fail(reader.offset - 1, "chain of \(length) states") }
-                    for _ in 0..<length {
-                        let byteClass = Int(try reader.u8())
-                        guard byteClass < classCount else { throw fail(reader.offset - 1, "class \(byteClass) of \(classCount)") }
-                    }
-                    states += length - 1
-                    guard !reader.isAtEnd else { throw fail(state, "a chain as the last state") }
-                    targets.append((state, UInt32(reader.offset)))
-                case .stop: break
-                case .dense:
-                    for _ in 0..<classCount { try readTarget() }
-                case .sparse where header & Self.nextFlag != 0 && header & Self.firstNextFlag != 0:
-                    let count = Int(try reader.u8())
-                    guard count >= 2 else { throw fail(reader.offset - 1, "\(count) classes all to the next state") }
-                    var previous = -1
-                    for _ in 0..<count {
-                        let byteClass = Int(try reader.u8())
-                        guard byteClass > previous, byteClass < classCount else {
-                            throw fail(reader.offset - 1, "class \(byteClass) out of order or of \(classCount)")
-                        }
-                        previous = byteClass
-                    }
-                    guard !reader.isAtEnd else { throw fail(state, "the next flag on the last state") }
-                    targets.append((state, UInt32(reader.offset)))
-                case .sparse where header & Self.nextFlag != 0:
-                    let byteClass = Int(try reader.u8())
-                    guard byteClass < classCount else { throw fail(reader.offset - 1, "class \(byteClass) of \(classCount)") }
-                    // The target is the next instruction: there must be one.
-                    guard !reader.isAtEnd else { throw fail(state, "the next flag on the last state") }
-                    targets.append((reader.offset - 1, UInt32(reader.offset)))
-                case .sparse, .fallback:
-                    if header & 0b11 == TransitionForm.fallback.rawValue { try readTarget() }
-                    var count = Int(try reader.u8())
-                    guard header & 0b11 == TransitionForm.fallback.rawValue || header & Self.deltaFlag != 0 || count >= 1 else {
-                        throw fail(reader.offset - 1, "sparse state without transitions")
-                    }
-                    if header & Self.firstNextFlag != 0 {
-                        guard count >= 1 else { throw fail(reader.offset - 1, "no first class to lead next") }
-                        count -= 1
-                        let byteClass = Int(try reader.u8())
-                        guard byteClass < classCount else { throw fail(reader.offset - 1, "class \(byteClass) of \(classCount)") }
-                        // The next instruction, after the entries: there must be one.
-                        let next = reader.offset + count * (1 + targetWidth)
-                        guard next < code.count else { throw fail(state, "the first-next class on the last state") }
-                        targets.append((reader.offset - 1, UInt32(next)))
-                    }
-                    var previous = -1
-                    for _ in 0..<count {
-                        let byteClass = Int(try reader.u8())
-                        guard byteClass > previous, byteClass < classCount else {
-                            throw fail(reader.offset - 1, "class \(byteClass) out of order or of \(classCount)")
-                        }
-                        previous = byteClass
-                        try readTarget()
-                    }
                 }
             }
-        } catch .truncated(let at) {
-            throw fail(at, "the last state instruction runs past the end of the program")
         }
-        guard states == stateCount else { throw fail(0, "\(states) states, header says \(stateCount)") }
-        if reference != nowhere || usesReference {
-            guard Int(reference) < code.count, isState[Int(reference)],
-                  code[Int(reference)] & (Self.deltaFlag | Self.chainFlag) == 0 else {
-                throw fail(0, "reference \(reference) is not a state without the delta form and not a chain")
+
+        mutating func readTarget() throws(BytecodeError) {
+            let at = reader.offset
+            targets.append((at, UInt32(try reader.integer(width: program.targetWidth))))
+        }
+
+        /// A class below `classCount`, and above `previous` when that is given.
+        mutating func readClass(after previous: Int? = nil) throws(BytecodeError) -> Int {
+            let byteClass = Int(try reader.u8())
+            if let previous {
+                guard byteClass > previous, byteClass < program.classCount else {
+                    throw fail(reader.offset - 1, "class \(byteClass) out of order or of \(program.classCount)")
+                }
+            } else {
+                guard byteClass < program.classCount else { throw fail(reader.offset - 1, "class \(byteClass) of \(program.classCount)") }
+            }
+            return byteClass
+        }
+
+        /// The state's transitions, in the form its header says.
+        mutating func readTransitions(_ header: UInt8, _ state: Int) throws(BytecodeError) {
+            switch TransitionForm(rawValue: header & 0b11)! {
+            case .sparse where header & Program.chainFlag != 0:
+                let length = Int(try reader.u8())
+                guard length >= 2 else { throw fail(reader.offset - 1, "chain of \(length) states") }
+                for _ in 0..<length { _ = try readClass() }
+                states += length - 1
+                guard !reader.isAtEnd else { throw fail(state, "a chain as the last state") }
+                targets.append((state, UInt32(reader.offset)))
+            case .stop: break
+            case .dense:
+                for _ in 0..<program.classCount { try readTarget() }
+            case .sparse where header & Program.nextFlag != 0 && header & Program.firstNextFlag != 0:
+                let count = Int(try reader.u8())
+                guard count >= 2 else { throw fail(reader.offset - 1, "\(count) classes all to the next state") }
+                var previous = -1
+                for _ in 0..<count { previous = try readClass(after: previous) }
+                guard !reader.isAtEnd else { throw fail(state, "the next flag on the last state") }
+                targets.append((state, UInt32(reader.offset)))
+            case .sparse where header & Program.nextFlag != 0:
+                _ = try readClass()
+                // The target is the next instruction: there must be one.
+                guard !reader.isAtEnd else { throw fail(state, "the next flag on the last state") }
+                targets.append((reader.offset - 1, UInt32(reader.offset)))
+            case .sparse, .fallback:
+                try readListed(header, state)
             }
         }
-        for (at, target) in targets where target != nowhere {
-            guard Int(target) < code.count, isState[Int(target)] else { throw fail(at, "jump to \(target), not a state") }
+
+        /// A sparse or fallback state's listed classes (a fallback's target first; a first class
+        /// that leads to the next instruction, with the first-next flag), each with its target.
+        mutating func readListed(_ header: UInt8, _ state: Int) throws(BytecodeError) {
+            if header & 0b11 == TransitionForm.fallback.rawValue { try readTarget() }
+            var count = Int(try reader.u8())
+            guard header & 0b11 == TransitionForm.fallback.rawValue || header & Program.deltaFlag != 0 || count >= 1 else {
+                throw fail(reader.offset - 1, "sparse state without transitions")
+            }
+            if header & Program.firstNextFlag != 0 {
+                guard count >= 1 else { throw fail(reader.offset - 1, "no first class to lead next") }
+                count -= 1
+                _ = try readClass()
+                // The next instruction, after the entries: there must be one.
+                let next = reader.offset + count * (1 + program.targetWidth)
+                guard next < program.code.count else { throw fail(state, "the first-next class on the last state") }
+                targets.append((reader.offset - 1, UInt32(next)))
+            }
+            var previous = -1
+            for _ in 0..<count {
+                previous = try readClass(after: previous)
+                try readTarget()
+            }
+        }
+
+        /// Once every state is read: their count is the header's, the reference is a state
+        /// without the delta form and not a chain, and every target is nowhere or a state.
+        func checkStates() throws(BytecodeError) {
+            let (code, reference, nowhere) = (program.code, program.reference, program.nowhere)
+            guard states == program.stateCount else { throw fail(0, "\(states) states, header says \(program.stateCount)") }
+            if reference != nowhere || usesReference {
+                guard Int(reference) < code.count, isState[Int(reference)],
+                      code[Int(reference)] & (Program.deltaFlag | Program.chainFlag) == 0 else {
+                    throw fail(0, "reference \(reference) is not a state without the delta form and not a chain")
+                }
+            }
+            for (at, target) in targets where target != nowhere {
+                guard Int(target) < code.count, isState[Int(target)] else { throw fail(at, "jump to \(target), not a state") }
+            }
         }
     }
 

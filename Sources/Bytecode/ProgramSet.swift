@@ -34,6 +34,7 @@
 //     host contexts      the host context tables (HostContextTable.swift): other converters'
 //                        `||` patterns, and the gates (patternCount + g) of the groups of those
 //                        with a loop after D, whose programs then run from the URL's start
+// Tested by BytecodeTests/BytecodeTests.swift, JointPassTests.swift and GatedGroupTests.swift.
 
 public import Automata
 public import URLFilterSyntax
@@ -340,6 +341,94 @@ public struct ProgramSet: Hashable, Sendable {
             body(packed.buffers)
         }
 
+        /// Runs the programs of each group `listed` (`ProgramSet.found`, `domainFound`): one the
+        /// domain table listed from the host's end (where its domain ends: its programs are its
+        /// patterns' parts after it); one the whole programs listed from the URL's start, once, or
+        /// from where its gate begins at each place (for a `||` group, where that is the start of a
+        /// host label).
+        @usableFromInline @_transparent
+        func runGroups(
+            _ buffers: Buffers, _ url: UnsafeBufferPointer<UInt8>, labels: DomainTable.HostLabels?, listed ends: [Int],
+            steps: inout Int, runs: inout Int, report: (UInt32) -> Void
+        ) {
+            for (at, listed) in ends.enumerated() {
+                let group: Int, from: Int
+                if listed < 0 {
+                    (group, from) = (~listed, labels!.end)
+                } else {
+                    group = listed & 0xFFFF_FFFF
+                    let length = Int(groupGateLength[group])
+                    if length == 0 {
+                        guard !ends[..<at].contains(where: { $0 >= 0 && $0 & 0xFFFF_FFFF == group }) else { continue }
+                        from = 0
+                    } else {
+                        from = listed >> 32 - abs(length)
+                        guard from >= 0, length > 0 || ProgramSet.beginsHostLabel(from, url, labels) else { continue }
+                    }
+                }
+                let rest = UnsafeBufferPointer(rebasing: url[from...])
+                for entry in Int(groupStart[group])..<Int(groupStart[group + 1]) {
+                    steps += buffers.execute(entry, rest) { pattern, _ in report(pattern) }
+                    runs += 1
+                }
+            }
+        }
+
+        /// Runs stage `stage` over `url`: the places where its prefix ends (read off the host labels
+        /// for the domain shape's prefix, found by the prefix's run otherwise), then at each the
+        /// suffixes its byte and the next one may start (`firstByteStart`, `secondBytes`).
+        /// The every-position stage's ends are every place up to the URL's end or its first byte
+        /// from 128 on: counted, not listed (an append per byte of every URL).
+        @usableFromInline @_transparent
+        func runStage(
+            _ stage: Int, _ buffers: Buffers, _ url: UnsafeBufferPointer<UInt8>, labels: DomainTable.HostLabels?,
+            ends: inout [Int], steps: inout Int, runs: inout Int, report: (UInt32) -> Void
+        ) {
+            let everywhere = stageStartsEverywhere[stage]
+            if stageReadsHostLabels[stage] {
+                ends.clear()
+                labels?.appendEnds(url, to: &ends)
+            } else if !everywhere {
+                ends.clear()
+                steps += buffers.execute(Int(stagePrefixes[stage]), url) { _, end in
+                    // A prefix never reads the end-of-URL NUL (the planner keeps end markers out
+                    // of prefixes); the bound also holds for a valid file built otherwise.
+                    if end <= url.count && ends.last != end { ends.append(end) }
+                }
+                runs += 1
+            }
+            let slots = stage * 130
+            let startBytes = stageStartBytes[stage]
+            var next = 0
+            while true {
+                let end: Int
+                if everywhere {
+                    // (Past the places whose byte starts no suffix; the URL's end and a byte
+                    // from 128 on are looked at.)
+                    while next < url.count && url[next] < 128 && !startBytes.contains(url[next]) { next += 1 }
+                    guard next <= url.count else { break }
+                    end = next
+                } else {
+                    guard next < ends.count else { break }
+                    end = ends[next]
+                }
+                next += 1
+                let byte = min(end < url.count ? Int(url[end]) : 0, 128)
+                // The input after it: the URL's next byte, the end-of-URL NUL, or none
+                // (128 also stands for bytes from 128 on: the run stops there).
+                let second = end + 1 < url.count ? min(url[end + 1], 128) : end + 1 == url.count ? 0 : 128
+                for at in Int(firstByteStart[slots + byte])..<Int(firstByteStart[slots + byte + 1]) {
+                    let goesOn = secondBytes[at]
+                    guard second < 128 ? goesOn.contains(second) : goesOn == Program.everyByte else { continue }
+                    let rest = UnsafeBufferPointer(rebasing: url[end...])
+                    steps += buffers.execute(Int(startingSuffixes[at]), rest) { pattern, _ in report(pattern) }
+                    runs += 1
+                }
+                // (A byte from 128 on stops every run: no place after it counts.)
+                if everywhere && byte == 128 { break }
+            }
+        }
+
         /// The arrays a run reads (`Buffers`), copied into one allocation whose addresses one
         /// object holds: a run reads them from here, where reading each array's address and count
         /// would be a line of its own each (its header), most of them evicted between requests.
@@ -382,28 +471,43 @@ public struct ProgramSet: Hashable, Sendable {
         }
 
         init(programs: [Program], stages: [Stage], gated: Gated?) {
-            func add(_ program: Program) {
-                let row = program.referenceRow()
-                entries.append(Entry(
-                    codeStart: code.count, codeEnd: code.count + program.code.count, classStart: classes.count,
-                    width: program.targetWidth, nowhere: program.nowhere, reference: program.referenceState,
-                    referenceTransitions: program.referenceTransitions, referenceRowStart: referenceRows.count,
-                    referenceRowCount: row.count))
-                referenceRows += row
-                code += program.code
-                classes += program.classOfByte
-            }
-            // The whole programs' runs first, an entry each in the order they run: their tables
-            // (`DenseTable.together`: searches multiplied, parts run in one pass), a part a run (a
-            // program, or a product: an entry with a table and neither code nor class map, its
-            // table's places in `denseColumns` as every dense entry's); then the programs left
-            // without a table.
+            var admitted = addWholeRuns(programs)
+            addStages(stages)
+            let gatesBeginLabels = addGated(gated)
+            readsHostLabels = stageReadsHostLabels.contains(true) || gatesBeginLabels
+            admitTables(stages: stages, gated: gated, after: &admitted)
+            placeDenseTables(admitted)
+            stageCount = stagePrefixes.count
+            packed = Packed(
+                code: code, classes: classes, referenceRows: referenceRows, denseEntries: denseEntries,
+                denseAcceptStart: denseAcceptStart, denseAccepts: denseAccepts, denseColumns: denseColumns, entries: entries)
+            (code, classes, referenceRows, denseAcceptStart, denseAccepts, denseColumns) = ([], [], [], [], [], [])
+        }
+
+        /// Appends `program`'s entry, its code, class map and reference row.
+        private mutating func add(_ program: Program) {
+            let row = program.referenceRow()
+            entries.append(Entry(
+                codeStart: code.count, codeEnd: code.count + program.code.count, classStart: classes.count,
+                width: program.targetWidth, nowhere: program.nowhere, reference: program.referenceState,
+                referenceTransitions: program.referenceTransitions, referenceRowStart: referenceRows.count,
+                referenceRowCount: row.count))
+            referenceRows += row
+            code += program.code
+            classes += program.classOfByte
+        }
+
+        /// The whole programs' runs first, an entry each in the order they run: their tables
+        /// (`DenseTable.together`: searches multiplied, parts run in one pass), a part a run (a
+        /// program, or a product: an entry with a table and neither code nor class map, its
+        /// table's places in `denseColumns` as every dense entry's); then the programs left
+        /// without a table. Returns per table the entry of each part.
+        private mutating func addWholeRuns(_ programs: [Program]) -> [(parts: [Int], table: DenseTable)] {
             let wholeTables = DenseTable.together(programs, budget: DenseTable.budget)
-            // Per table, the entry of each part.
             var admitted: [(parts: [Int], table: DenseTable)] = []
             for joined in wholeTables {
                 var parts: [Int] = []
-                for (part, (members, states)) in zip(joined.members, joined.states).enumerated() {
+                for (members, states) in zip(joined.members, joined.states) {
                     wholeRunPrograms.append(members)
                     wholeRunStates.append(states)
                     parts.append(entries.count)
@@ -424,6 +528,12 @@ public struct ProgramSet: Hashable, Sendable {
                 add(programs[index])
             }
             wholeRunCount = entries.count
+            return admitted
+        }
+
+        /// Per stage, its prefix's entry and its suffixes', and the suffixes each first byte (and
+        /// the end of the URL, 128) may start.
+        private mutating func addStages(_ stages: [Stage]) {
             for stage in stages {
                 stagePrefixes.append(Int32(entries.count))
                 stageStartsEverywhere.append(stage.prefix.reportsAtEveryPosition)
@@ -443,25 +553,33 @@ public struct ProgramSet: Hashable, Sendable {
                 stageStartBytes.append(startBytes)
                 firstByteStart.append(Int32(startingSuffixes.count))
             }
+        }
+
+        /// Per gated group, its programs' entries and where they run; returns whether some group
+        /// runs where its gate begins a host label.
+        private mutating func addGated(_ gated: Gated?) -> Bool {
+            guard let gated else { return false }
             var gatesBeginLabels = false
-            if let gated {
-                gateBase = gated.gateBase
-                for (group, start) in zip(gated.groups, gated.starts) {
-                    groupStart.append(Int32(entries.count))
-                    for program in group { add(program) }
-                    switch start {
-                    case .urlStart: groupGateLength.append(0)
-                    case .gate(let length): groupGateLength.append(Int32(length))
-                    case .hostLabelGate(let length):
-                        groupGateLength.append(-Int32(length))
-                        gatesBeginLabels = true
-                    }
-                }
+            gateBase = gated.gateBase
+            for (group, start) in zip(gated.groups, gated.starts) {
                 groupStart.append(Int32(entries.count))
+                for program in group { add(program) }
+                switch start {
+                case .urlStart: groupGateLength.append(0)
+                case .gate(let length): groupGateLength.append(Int32(length))
+                case .hostLabelGate(let length):
+                    groupGateLength.append(-Int32(length))
+                    gatesBeginLabels = true
+                }
             }
-            readsHostLabels = stageReadsHostLabels.contains(true) || gatesBeginLabels
-            // Then a table each for the prefixes that are run, the suffixes and the gated groups'
-            // programs, while the budget lasts. (`others[i]` is entry `wholeRunCount + i`.)
+            groupStart.append(Int32(entries.count))
+            return gatesBeginLabels
+        }
+
+        /// Then a table each for the prefixes that are run, the suffixes and the gated groups'
+        /// programs, while the budget lasts, appended to `admitted`.
+        private mutating func admitTables(stages: [Stage], gated: Gated?, after admitted: inout [(parts: [Int], table: DenseTable)]) {
+            // (`others[i]` is entry `wholeRunCount + i`; `units`, the order they are admitted in.)
             var units: [Int] = []
             var others: [Program] = []
             var later: [Int] = []
@@ -480,34 +598,48 @@ public struct ProgramSet: Hashable, Sendable {
                 }
             }
             units += later
-            func size(_ unit: Int) -> Int { others[unit].stateCount * DenseTable.rowEntries(classCount: others[unit].classCount) }
-            // The tables are made on every core first: those the budget admits if each has a row
-            // per state, as tables of valid programs do. They are then admitted one at a time as
-            // the budget says, a table not made ahead made then: the same tables whatever was made.
             var admittedEntries = admitted.reduce(0) { $0 + $1.table.entries.count }
-            var ahead: [Int] = []
-            var predicted = admittedEntries
-            for (index, unit) in units.enumerated() {
-                guard predicted < DenseTable.budget else { break }
-                guard size(unit) <= DenseTable.maximumEntries, predicted + size(unit) <= DenseTable.budget else { continue }
-                ahead.append(index)
-                predicted += size(unit)
-            }
-            let (allUnits, allOthers) = (units, others)
-            var madeAhead = [DenseTable??](repeating: nil, count: units.count)
-            for (index, table) in zip(ahead, Parallel.map(handingOver: ahead) { _, index in DenseTable(allOthers[allUnits[index]]) }) {
-                madeAhead[index] = .some(table)
-            }
+            var madeAhead = Self.tablesAhead(units, others, admittedEntries: admittedEntries)
             for (index, unit) in units.enumerated() {
                 guard admittedEntries < DenseTable.budget else { break }
                 let made = madeAhead[index]
                 madeAhead[index] = nil  // (each table let go once admitted)
-                guard size(unit) <= DenseTable.maximumEntries, let table = made ?? DenseTable(others[unit]),
+                guard Self.size(others[unit]) <= DenseTable.maximumEntries, let table = made ?? DenseTable(others[unit]),
                     admittedEntries + table.entries.count <= DenseTable.budget
                 else { continue }
                 admitted.append(([wholeRunCount + unit], table))
                 admittedEntries += table.entries.count
             }
+        }
+
+        /// A program's table's entries if it has a row per state, as tables of valid programs do.
+        private static func size(_ program: Program) -> Int {
+            program.stateCount * DenseTable.rowEntries(classCount: program.classCount)
+        }
+
+        /// The tables `admitTables` admits, made on every core first: those the budget admits if
+        /// each has `size` entries (per unit; nil: not made ahead). They are then admitted one at
+        /// a time as the budget says, a table not made ahead made then: the same tables whatever
+        /// was made.
+        private static func tablesAhead(_ units: [Int], _ others: [Program], admittedEntries: Int) -> [DenseTable??] {
+            var ahead: [Int] = []
+            var predicted = admittedEntries
+            for (index, unit) in units.enumerated() {
+                guard predicted < DenseTable.budget else { break }
+                guard size(others[unit]) <= DenseTable.maximumEntries, predicted + size(others[unit]) <= DenseTable.budget else { continue }
+                ahead.append(index)
+                predicted += size(others[unit])
+            }
+            var madeAhead = [DenseTable??](repeating: nil, count: units.count)
+            for (index, table) in zip(ahead, Parallel.map(handingOver: ahead) { _, index in DenseTable(others[units[index]]) }) {
+                madeAhead[index] = .some(table)
+            }
+            return madeAhead
+        }
+
+        /// The admitted tables' entries in one allocation (`DenseEntries`), and each part's entry
+        /// told where its table, accepts and columns lie.
+        private mutating func placeDenseTables(_ admitted: [(parts: [Int], table: DenseTable)]) {
             denseEntries = DenseEntries(tables: admitted.map(\.table.entries))
             for ((parts, table), start) in zip(admitted, denseEntries.starts) {
                 for (part, index) in parts.enumerated() {
@@ -527,11 +659,6 @@ public struct ProgramSet: Hashable, Sendable {
                 denseAcceptStart += table.acceptStart.map { $0 + base }
                 denseAccepts += table.accepts
             }
-            stageCount = stagePrefixes.count
-            packed = Packed(
-                code: code, classes: classes, referenceRows: referenceRows, denseEntries: denseEntries,
-                denseAcceptStart: denseAcceptStart, denseAccepts: denseAccepts, denseColumns: denseColumns, entries: entries)
-            (code, classes, referenceRows, denseAcceptStart, denseAccepts, denseColumns) = ([], [], [], [], [], [])
         }
     }
 
@@ -649,102 +776,43 @@ public struct ProgramSet: Hashable, Sendable {
         }
         image.withBuffers { buffers in
             // The whole programs, listing the groups whose gate occurs, each once (a gate may end at
-            // several places); then those groups' programs.
-            // Three or two at a time where they are parts of one dense table: one pass, each
-            // step's wait filled by the others' (DenseView.run).
+            // several places); then those groups' programs; then the stages.
             let wholeRunCount = wholeSteps == nil ? image.wholeRunCount : 0
-            var index = 0
-            while index < wholeRunCount {
-                if index + 1 < wholeRunCount, let first = buffers.dense(index), let second = buffers.dense(index + 1),
-                    first.entries == second.entries
-                {
-                    if index + 2 < wholeRunCount, let third = buffers.dense(index + 2), first.entries == third.entries {
-                        steps += DenseView.run(first, second, third, url) { pattern, end in found(pattern, end) }
-                        index += 3
-                    } else {
-                        steps += DenseView.run(first, second, url) { pattern, end in found(pattern, end) }
-                        index += 2
-                    }
-                } else {
-                    steps += buffers.execute(index, url) { pattern, end in found(pattern, end) }
-                    index += 1
-                }
-            }
-            for (at, listed) in ends.enumerated() {
-                // A group the domain table listed runs from the host's end (where its domain ends:
-                // its programs are its patterns' parts after it); one the whole programs listed,
-                // from the URL's start, once, or from where its gate begins at each place (for a
-                // `||` group, where that is the start of a host label).
-                let group: Int, from: Int
-                if listed < 0 {
-                    (group, from) = (~listed, labels!.end)
-                } else {
-                    group = listed & 0xFFFF_FFFF
-                    let length = Int(image.groupGateLength[group])
-                    if length == 0 {
-                        guard !ends[..<at].contains(where: { $0 >= 0 && $0 & 0xFFFF_FFFF == group }) else { continue }
-                        from = 0
-                    } else {
-                        from = listed >> 32 - abs(length)
-                        guard from >= 0, length > 0 || Self.beginsHostLabel(from, url, labels) else { continue }
-                    }
-                }
-                let rest = UnsafeBufferPointer(rebasing: url[from...])
-                for entry in Int(image.groupStart[group])..<Int(image.groupStart[group + 1]) {
-                    steps += buffers.execute(entry, rest) { pattern, _ in report(pattern) }
-                    runs += 1
-                }
-            }
+            steps += Self.runWhole(buffers, count: wholeRunCount, url) { pattern, end in found(pattern, end) }
+            image.runGroups(buffers, url, labels: labels, listed: ends, steps: &steps, runs: &runs, report: report)
             for stage in 0..<image.stageCount {
-                // The every-position stage's ends are every place up to the URL's end or its first
-                // byte from 128 on: counted, not listed (an append per byte of every URL); other
-                // stages' ends are the places where the prefix's run reports.
-                let everywhere = image.stageStartsEverywhere[stage]
-                if image.stageReadsHostLabels[stage] {
-                    ends.clear()
-                    labels?.appendEnds(url, to: &ends)
-                } else if !everywhere {
-                    ends.clear()
-                    steps += buffers.execute(Int(image.stagePrefixes[stage]), url) { _, end in
-                        // A prefix never reads the end-of-URL NUL (the planner keeps end markers out
-                        // of prefixes); the bound also holds for a valid file built otherwise.
-                        if end <= url.count && ends.last != end { ends.append(end) }
-                    }
-                    runs += 1
-                }
-                let slots = stage * 130
-                let startBytes = image.stageStartBytes[stage]
-                var next = 0
-                while true {
-                    let end: Int
-                    if everywhere {
-                        // (Past the places whose byte starts no suffix; the URL's end and a byte
-                        // from 128 on are looked at.)
-                        while next < url.count && url[next] < 128 && !startBytes.contains(url[next]) { next += 1 }
-                        guard next <= url.count else { break }
-                        end = next
-                    } else {
-                        guard next < ends.count else { break }
-                        end = ends[next]
-                    }
-                    next += 1
-                    let byte = min(end < url.count ? Int(url[end]) : 0, 128)
-                    // The input after it: the URL's next byte, the end-of-URL NUL, or none
-                    // (128 also stands for bytes from 128 on: the run stops there).
-                    let second = end + 1 < url.count ? min(url[end + 1], 128) : end + 1 == url.count ? 0 : 128
-                    for at in Int(image.firstByteStart[slots + byte])..<Int(image.firstByteStart[slots + byte + 1]) {
-                        let goesOn = image.secondBytes[at]
-                        guard second < 128 ? goesOn.contains(second) : goesOn == Program.everyByte else { continue }
-                        let rest = UnsafeBufferPointer(rebasing: url[end...])
-                        steps += buffers.execute(Int(image.startingSuffixes[at]), rest) { pattern, _ in report(pattern) }
-                        runs += 1
-                    }
-                    // (A byte from 128 on stops every run: no place after it counts.)
-                    if everywhere && byte == 128 { break }
-                }
+                image.runStage(stage, buffers, url, labels: labels, ends: &ends, steps: &steps, runs: &runs, report: report)
             }
         }
         return (steps, runs)
+    }
+
+    /// Runs the whole programs `0 ..< count` over `url`, telling `found` each pattern and where it
+    /// ends; returns the steps. Three or two at a time where they are parts of one dense table:
+    /// one pass, each step's wait filled by the others' (DenseView.run).
+    @usableFromInline @_transparent
+    static func runWhole(
+        _ buffers: Image.Buffers, count wholeRunCount: Int, _ url: UnsafeBufferPointer<UInt8>, _ found: (UInt32, Int) -> Void
+    ) -> Int {
+        var steps = 0
+        var index = 0
+        while index < wholeRunCount {
+            if index + 1 < wholeRunCount, let first = buffers.dense(index), let second = buffers.dense(index + 1),
+                first.entries == second.entries
+            {
+                if index + 2 < wholeRunCount, let third = buffers.dense(index + 2), first.entries == third.entries {
+                    steps += DenseView.run(first, second, third, url, report: found)
+                    index += 3
+                } else {
+                    steps += DenseView.run(first, second, url, report: found)
+                    index += 2
+                }
+            } else {
+                steps += buffers.execute(index, url, found)
+                index += 1
+            }
+        }
+        return steps
     }
 
     /// A pattern the domain table reported: told `report`, or, past the set's patterns, a gate

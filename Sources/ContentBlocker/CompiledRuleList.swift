@@ -2,6 +2,7 @@
 //
 // A compiled rule list: made by `RuleListCompiler`, saved and loaded as a file (validated before
 // use), and asked what to do with a request.
+// Tested by ContentBlockerTests/ContentBlockerTests.swift and PageCacheTests.swift.
 
 public import Bytecode
 public import ContentRuleList

@@ -7,6 +7,7 @@
 // patterns, rules that match every URL) by place. Several lists asked together
 // (`ContentBlockers`) share one table: a request's page is found once, however many lists are
 // asked, and the main document's registrable domain with it.
+// Tested by ContentBlockerTests/PageCacheTests.swift.
 
 internal import RequestContext
 

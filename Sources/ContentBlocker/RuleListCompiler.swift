@@ -6,6 +6,7 @@
 // gets a record with its flags, its condition and the location of its action, assigned as
 // MatchOutcome.swift defines (segments at every ignore rule, shared locations, batched
 // css-display-none, the global style sheet).
+// Tested by ContentBlockerTests/ContentBlockerTests.swift.
 
 public import Automata
 internal import Bytecode
@@ -200,106 +201,122 @@ private struct Builder {
         let numbering = timer.begin(.parse)
         var allPatterns = PatternTableWithDomains(patterns ?? PatternTable(rules: list.rules))
         timer.end(numbering)
-        timer.measure(.parse) {
-            // Each rule's pattern numbers in the order read below: the table's, with those of
-            // the rule's domains in place; the domain patterns parsed at once.
-            var ruleTexts: [Int32] = []
-            ruleTexts.reserveCapacity(allPatterns.table.numbersOfRules.count)
-            records.reserveCapacity(list.rules.count)
-            urlPatternOfRule.reserveCapacity(list.rules.count)
-            // (The rules read in place, a field at a time: a rule copied out of the array
-            // retains and releases each of its strings and lists.)
-            let numbersOfRules = allPatterns.table.numbersOfRules
-            var tableCursor = 0
-            func fromTable() -> Int32 {
-                defer { tableCursor += 1 }
-                return numbersOfRules[tableCursor]
-            }
-            list.rules.withUnsafeBufferPointer { rules in
-                for index in rules.indices {
-                    ruleTexts.append(fromTable())
-                    switch rules[index].trigger.condition {
-                    case nil: break
-                    case .ifDomain(let domains), .unlessDomain(let domains):
-                        for domain in domains { ruleTexts.append(allPatterns.number(ofDomain: domain)) }
-                    case .ifTopURL(let patterns), .unlessTopURL(let patterns), .ifFrameURL(let patterns), .unlessFrameURL(let patterns):
-                        for _ in patterns { ruleTexts.append(fromTable()) }
+        let parsing = timer.begin(.parse)
+        records.reserveCapacity(list.rules.count)
+        urlPatternOfRule.reserveCapacity(list.rules.count)
+        let ruleTexts = Self.ruleTexts(list.rules, &allPatterns)
+        allPatterns.table.parseNewKeys()
+        var cursor = 0
+        // Whether a text matches everything, from the table's statuses: a pattern's parse is
+        // read (and copied) only for its first use, when it gets its id.
+        let statuses = allPatterns.table.statuses
+        func matchesEverything(_ text: Int32) -> Bool { statuses[Int(text)] == .matchesEverything }
+        // (The rules read in place, a field at a time: a rule copied out of the array retains and
+        // releases each of its strings and lists.)
+        let rules = list.rules
+        rules.withUnsafeBufferPointer { rules in
+            for slot in rules.indices {
+                let urlText = ruleTexts[cursor]
+                cursor += 1
+                urlPatternOfRule.append(matchesEverything(urlText) ? nil : urlIDs.id(for: urlText, allPatterns.pattern(urlText), rule: rules[slot].index))
+                let start = conditions.count
+                var kind = ConditionKind.none
+                if let condition = rules[slot].trigger.condition {
+                    kind = addCondition(
+                        condition, of: rules[slot].index, ruleTexts, &cursor, pattern: { allPatterns.pattern($0) }, matchesEverything)
+                }
+                let role: RuleRole =
+                    switch rules[slot].action {
+                    case .ignorePreviousRules: .ignorePreviousRules
+                    case .ignoreFollowingRules: .ignoreFollowingRules
+                    case .makeHTTPS: .makeHTTPS
+                    case .cssDisplayNone
+                    where slot < firstIgnore && matchesEverything(urlText) && rules[slot].trigger.flags == .none && rules[slot].trigger.condition == nil:
+                        .globalStyleSheet
+                    default: .listed
                     }
+                let method = rules[slot].trigger.requestMethod.map { UInt8(RequestMethod.allCases.firstIndex(of: $0)! + 1) } ?? 0
+                records.append(RuleRecord(
+                    ruleIndex: UInt32(rules[slot].index.rawValue), resourceTypes: rules[slot].trigger.resourceTypes.rawValue,
+                    loadTypes: rules[slot].trigger.loadTypes.rawValue, loadContexts: rules[slot].trigger.loadContexts.rawValue, method: method,
+                    condition: kind, role: role, actionLocation: RuleRecord.notListed,
+                    conditionStart: conditions.count == start ? 0 : UInt32(start),
+                    conditionCount: UInt32(conditions.count - start)))
+            }
+        }
+        timer.end(parsing)
+    }
+
+    /// Each rule's pattern numbers in the order `collect` reads them: the table's, with those of
+    /// the rule's domains in place (numbered here; parsed at once after).
+    private static func ruleTexts(_ rules: [Rule], _ allPatterns: inout PatternTableWithDomains) -> [Int32] {
+        var ruleTexts: [Int32] = []
+        ruleTexts.reserveCapacity(allPatterns.table.numbersOfRules.count)
+        // (The rules read in place, a field at a time: a rule copied out of the array
+        // retains and releases each of its strings and lists.)
+        let numbersOfRules = allPatterns.table.numbersOfRules
+        var tableCursor = 0
+        func fromTable() -> Int32 {
+            defer { tableCursor += 1 }
+            return numbersOfRules[tableCursor]
+        }
+        rules.withUnsafeBufferPointer { rules in
+            for index in rules.indices {
+                ruleTexts.append(fromTable())
+                switch rules[index].trigger.condition {
+                case nil: break
+                case .ifDomain(let domains), .unlessDomain(let domains):
+                    for domain in domains { ruleTexts.append(allPatterns.number(ofDomain: domain)) }
+                case .ifTopURL(let patterns), .unlessTopURL(let patterns), .ifFrameURL(let patterns), .unlessFrameURL(let patterns):
+                    for _ in patterns { ruleTexts.append(fromTable()) }
                 }
             }
-            allPatterns.table.parseNewKeys()
-            var cursor = 0
-            func nextText() -> Int32 {
-                defer { cursor += 1 }
-                return ruleTexts[cursor]
+        }
+        return ruleTexts
+    }
+
+    /// The ids of `condition`'s patterns (its texts from `ruleTexts[cursor...]`, parsed by
+    /// `pattern`) appended to `conditions`, unless one matches everything; returns the record's
+    /// condition kind.
+    @inline(__always)
+    private mutating func addCondition(
+        _ condition: Condition, of rule: RuleIndex, _ ruleTexts: [Int32], _ cursor: inout Int, pattern: (Int32) -> AcceptedPattern,
+        _ matchesEverything: (Int32) -> Bool
+    ) -> ConditionKind {
+        func nextText() -> Int32 {
+            defer { cursor += 1 }
+            return ruleTexts[cursor]
+        }
+        let isFrame: Bool
+        var entries: [Int] = []
+        var everything = false
+        switch condition {
+        case .ifDomain(let domains), .unlessDomain(let domains):
+            isFrame = false
+            for _ in domains {
+                let text = nextText()
+                entries.append(topIDs.id(for: text, pattern(text), rule: rule))
             }
-            // Whether a text matches everything, from the table's statuses: a pattern's parse is
-            // read (and copied) only for its first use, when it gets its id.
-            let statuses = allPatterns.table.statuses
-            func matchesEverything(_ text: Int32) -> Bool { statuses[Int(text)] == .matchesEverything }
-
-            list.rules.withUnsafeBufferPointer { rules in
-                for slot in rules.indices {
-                    let urlText = nextText()
-                    urlPatternOfRule.append(matchesEverything(urlText) ? nil : urlIDs.id(for: urlText, allPatterns.pattern(urlText), rule: rules[slot].index))
-
-                    var kind = ConditionKind.none
-                    let start = conditions.count
-                    if let condition = rules[slot].trigger.condition {
-                        let isFrame: Bool
-                        var entries: [Int] = []
-                        var everything = false
-                        switch condition {
-                        case .ifDomain(let domains), .unlessDomain(let domains):
-                            isFrame = false
-                            for _ in domains {
-                                let text = nextText()
-                                entries.append(topIDs.id(for: text, allPatterns.pattern(text), rule: rules[slot].index))
-                            }
-                        case .ifTopURL(let patterns), .unlessTopURL(let patterns), .ifFrameURL(let patterns), .unlessFrameURL(let patterns):
-                            isFrame = if case .ifFrameURL = condition { true } else if case .unlessFrameURL = condition { true } else { false }
-                            for _ in patterns {
-                                let text = nextText()
-                                if matchesEverything(text) {
-                                    everything = true
-                                } else if isFrame {
-                                    entries.append(frameIDs.id(for: text, allPatterns.pattern(text), rule: rules[slot].index))
-                                } else {
-                                    entries.append(topIDs.id(for: text, allPatterns.pattern(text), rule: rules[slot].index))
-                                }
-                            }
-                        }
-                        if everything {
-                            kind = condition.isPositive ? .none : .never
-                        } else {
-                            kind = switch (isFrame, condition.isPositive) {
-                            case (false, true): .ifTopURL
-                            case (false, false): .unlessTopURL
-                            case (true, true): .ifFrameURL
-                            case (true, false): .unlessFrameURL
-                            }
-                            conditions += entries.map(UInt32.init)
-                        }
-                    }
-                    let role: RuleRole =
-                        switch rules[slot].action {
-                        case .ignorePreviousRules: .ignorePreviousRules
-                        case .ignoreFollowingRules: .ignoreFollowingRules
-                        case .makeHTTPS: .makeHTTPS
-                        case .cssDisplayNone
-                        where slot < firstIgnore && matchesEverything(urlText) && rules[slot].trigger.flags == .none && rules[slot].trigger.condition == nil:
-                            .globalStyleSheet
-                        default: .listed
-                        }
-                    let method = rules[slot].trigger.requestMethod.map { UInt8(RequestMethod.allCases.firstIndex(of: $0)! + 1) } ?? 0
-                    records.append(RuleRecord(
-                        ruleIndex: UInt32(rules[slot].index.rawValue), resourceTypes: rules[slot].trigger.resourceTypes.rawValue,
-                        loadTypes: rules[slot].trigger.loadTypes.rawValue, loadContexts: rules[slot].trigger.loadContexts.rawValue, method: method,
-                        condition: kind, role: role, actionLocation: RuleRecord.notListed,
-                        conditionStart: conditions.count == start ? 0 : UInt32(start),
-                        conditionCount: UInt32(conditions.count - start)))
+        case .ifTopURL(let patterns), .unlessTopURL(let patterns), .ifFrameURL(let patterns), .unlessFrameURL(let patterns):
+            isFrame = if case .ifFrameURL = condition { true } else if case .unlessFrameURL = condition { true } else { false }
+            for _ in patterns {
+                let text = nextText()
+                if matchesEverything(text) {
+                    everything = true
+                } else if isFrame {
+                    entries.append(frameIDs.id(for: text, pattern(text), rule: rule))
+                } else {
+                    entries.append(topIDs.id(for: text, pattern(text), rule: rule))
                 }
             }
+        }
+        if everything { return condition.isPositive ? .none : .never }
+        conditions += entries.map(UInt32.init)
+        return switch (isFrame, condition.isPositive) {
+        case (false, true): .ifTopURL
+        case (false, false): .unlessTopURL
+        case (true, true): .ifFrameURL
+        case (true, false): .unlessFrameURL
         }
     }
 

@@ -1,5 +1,6 @@
 // The rule-list model: a rule is a trigger (when) and an action (what). docs/SEMANTICS.md §2
 // and §4 say what each field means; RuleListParser builds these from JSON with WebKit's checks.
+// Tested by ContentRuleListTests/RuleListParserTests.swift.
 
 /// A parsed, valid rule list: the rules WebKit keeps, in order.
 public struct RuleList: Hashable, Sendable {

@@ -1,6 +1,6 @@
 // SafariProfile: what one Safari release's WebKit reads in a rule list, so that the validation
 // can answer for that release. The facts and their sources are data (Corpora/safari/profiles.json,
-// loaded by Harness/Safari/SafariProfiles.swift); this is only their shape and what a profile
+// loaded by SafariReleases/SafariProfiles.swift); this is only their shape and what a profile
 // does to a rule: a trigger key the release does not read is ignored (the rule applies without
 // it), an action type or a flag value it does not know rejects the list (JSONInvalidActionType,
 // JSONInvalidStringInTriggerFlagsArray), more rules than its limit give JSONTooManyRules.

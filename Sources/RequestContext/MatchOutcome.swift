@@ -35,6 +35,7 @@
 //    flag and no condition, standing before the first ignore rule of either kind.
 //    `appliesGlobalStyleSheet` is true unless an `ignore-previous-rules` rule acts (3), whether or
 //    not the list has such rules (WebKit's "style sheet lists" for one rule list: 1 or 0).
+// Tested by ContentBlockerTests/ContentBlockerTests.swift.
 
 public import ContentRuleList
 

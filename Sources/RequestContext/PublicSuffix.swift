@@ -3,6 +3,7 @@
 // Registrable domains (eTLD+1) by the Public Suffix List, through libpsl: the list Debian ships in
 // /usr/share/publicsuffix when present (psl_latest), libpsl's built-in copy otherwise. Both the
 // ICANN and the private sections count, as libsoup (WebKitGTK's network layer) counts them.
+// Tested by RequestContextTests/RequestContextTests.swift.
 
 internal import CLibPSL
 

@@ -3,6 +3,7 @@
 // A resource load as content-blocker rules see it. Shared by the engine (ContentBlocker) and the
 // reference evaluator (PCRE2Oracle): both answer the same `Request`, so the URLs they match are
 // the same canonical strings.
+// Tested by RequestContextTests/RequestContextTests.swift.
 
 public import ContentRuleList
 

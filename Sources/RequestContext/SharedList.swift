@@ -15,6 +15,7 @@
 // It is a list like any other: equality, hashing, printing and iteration see the elements only,
 // never how they are stored, so an outcome built this way equals the reference's plain arrays.
 // Mutating it first flattens it into one array.
+// Tested by ContentBlockerTests/PageCacheTests.swift.
 
 /// One inserted element of a `SharedList`: `pool[element]` stands before `base[offset]` (at the
 /// end for `base.count`). Not generic, so that one array of them can serve lists of any element

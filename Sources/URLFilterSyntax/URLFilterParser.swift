@@ -10,7 +10,7 @@
 //     met in source order decides the status; `^` must come first, `$` last, and a pattern none of
 //     whose terms must consume a character "matches everything".
 // Statuses are checked against WebKit's own vectors (Corpora/conformance/webkit-vectors.json) and
-// probes of the real WebKitGTK compiler (Benchmarks/WebKit). Tested by
+// probes of the real WebKitGTK compiler (Benchmarks/Peers/WebKit). Tested by
 // URLFilterSyntaxTests/URLFilterParserTests.swift.
 
 internal import Parallelism
