@@ -346,6 +346,9 @@ public struct ProgramSet: Hashable, Sendable {
         /// patterns' parts after it); one the whole programs listed from the URL's start, once, or
         /// from where its gate begins at each place (for a `||` group, where that is the start of a
         /// host label).
+        /// (This, `runStage` and `runWhole` are transparent, inlined before optimization: with
+        /// `@inline(__always)` alone, the closure specializer made a copy per caller of `run`,
+        /// called once per request and stage.)
         @usableFromInline @_transparent
         func runGroups(
             _ buffers: Buffers, _ url: UnsafeBufferPointer<UInt8>, labels: DomainTable.HostLabels?, listed ends: [Int],
