@@ -130,14 +130,44 @@ struct HostContextPlanner {
     private mutating func gate(_ id: UInt32, _ parts: Parts, _ pattern: AcceptedPattern) -> Taken {
         let first = parts.restModel.terms[parts.restStart]
         guard first.quantifier == .one, let set = first.characterSet, !set.isEmpty,
-            set.isDisjoint(with: HostShape.matchedByDomains(caseSensitive: parts.isCaseSensitive)), let starts = starts(of: parts)
+            set.isDisjoint(with: HostShape.matchedByDomains(caseSensitive: parts.isCaseSensitive))
         else { return .none }
-        if distinctStarts[starts] == Self.canonical, !parts.isCaseSensitive, set.union(HostPattern.terminator) == HostPattern.terminator {
-            return .none
-        }
-        let key = ContextKey(starts: starts, isCaseSensitive: parts.isCaseSensitive)
-        contexts[key, default: Context(prefix: String(parts.prefixText))].gated.append((id, parts.domain, set, pattern))
+        // (L's automaton is made in `settle`, and only for a text with enough patterns to be a
+        // context: most of a small list's such patterns go back to the automata without it.)
+        pendingGated[PrefixKey(text: parts.prefixText, isCaseSensitive: parts.isCaseSensitive), default: []].append((id, parts, set, pattern))
         return .context
+    }
+
+    /// Gated patterns by the text of their L, until `settle`.
+    private var pendingGated: [PrefixKey: [(pattern: UInt32, parts: Parts, first: ASCIISet, filter: AcceptedPattern)]] = [:]
+    private struct PrefixKey: Hashable {
+        let text: Substring
+        let isCaseSensitive: Bool
+    }
+
+    /// The gated patterns of each L's text joined to their context, or back to the automata: a text
+    /// whose patterns and every context's could not make a context, and AdGuard's L's patterns whose
+    /// first set is within `/` and `:` (the domain table's gates take those).
+    private mutating func placePendingGated() -> [(id: PatternID, filter: URLFilter)] {
+        var automata: [(id: PatternID, filter: URLFilter)] = []
+        let plain = contexts.values.reduce(0) { $0 + $1.patterns.count }
+        for (key, gated) in pendingGated.sorted(by: { $0.value[0].pattern < $1.value[0].pattern }) {
+            guard gated.count + plain >= minimumPatterns, let starts = starts(of: gated[0].parts) else {
+                automata += gated.map { (PatternID($0.pattern), $0.filter.filter) }
+                continue
+            }
+            let canonical = distinctStarts[starts] == Self.canonical && !key.isCaseSensitive
+            for pattern in gated {
+                if canonical && pattern.first.union(HostPattern.terminator) == HostPattern.terminator {
+                    automata.append((PatternID(pattern.pattern), pattern.filter.filter))
+                    continue
+                }
+                contexts[ContextKey(starts: starts, isCaseSensitive: key.isCaseSensitive), default: Context(prefix: String(key.text))]
+                    .gated.append((pattern.pattern, pattern.parts.domain, pattern.first, pattern.filter))
+            }
+        }
+        pendingGated = [:]
+        return automata
     }
 
     /// The contexts' tables, and the patterns of contexts too small to be one (their gated
@@ -152,7 +182,7 @@ struct HostContextPlanner {
     /// (back to the automata), and the groups the tables' gates gate, one per context and D, in
     /// the order of their first pattern: each the gated patterns of D, whole, from the URL's start.
     mutating func settle() -> (automata: [(id: PatternID, filter: URLFilter)], groups: [GatedGroup]) {
-        var automata: [(id: PatternID, filter: URLFilter)] = []
+        var automata = placePendingGated()
         var groups: [GatedGroup] = []
         settled = []
         for (key, context) in contexts.sorted(by: { $0.value.firstPattern < $1.value.firstPattern }) {
