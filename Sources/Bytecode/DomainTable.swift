@@ -505,19 +505,7 @@ public struct DomainTable: Hashable, Sendable {
         _ url: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, folding: Bool, _ body: (_ candidate: Int, _ hash: UInt64) -> Void
     ) {
         let ones: UInt64 = 0x0101_0101_0101_0101
-        /// The eight bytes before `wordEnd` as a word (the first lowest), NULs before the URL's start.
-        @inline(__always) func word(endingAt wordEnd: Int) -> UInt64 {
-            var word: UInt64 = 0
-            if wordEnd >= 8 {
-                word = DomainSlots.word(UnsafeRawPointer(url.baseAddress!), at: wordEnd - 8)
-            } else {
-                for at in 0..<wordEnd { word |= UInt64(url[at]) << UInt64(8 * (8 - wordEnd + at)) }
-            }
-            // (Letters folded: a byte's high bit set by adding 0x3F when it is at least `A` and by
-            // adding 0x25 when it is past `Z`, shifted down to 0x20.)
-            guard folding else { return word }
-            return word | ((word &+ 0x3F &* ones) & ~(word &+ 0x25 &* ones) & (0x80 &* ones)) >> 2
-        }
+        @inline(__always) func word(endingAt wordEnd: Int) -> UInt64 { foldedWord(url, endingAt: wordEnd, folding: folding) }
         // The hash of the words after `wordEnd`, which every candidate before it covers whole.
         var wordsHash = DomainSlots.seed
         var wordEnd = end
@@ -642,7 +630,9 @@ public struct DomainTable: Hashable, Sendable {
     }
 
     /// The eight bytes of `url` before `wordEnd` as a word (the first lowest; NULs before the URL's
-    /// start), letters folded to lower case when `folding` (the bytes below 128).
+    /// start), letters folded to lower case when `folding` (the bytes below 128: a byte's high bit
+    /// set by adding 0x3F when it is at least `A` and by adding 0x25 when it is past `Z`, shifted
+    /// down to 0x20).
     @inline(__always)
     private static func foldedWord(_ url: UnsafeBufferPointer<UInt8>, endingAt wordEnd: Int, folding: Bool) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
