@@ -78,7 +78,10 @@ let package = Package(
             dependencies: ["URLFilterSyntax", "CSSSelectorSyntax", "URLStandard", "Parallelism"],
             swiftSettings: swiftSettings),
         .target(name: "Automata", dependencies: ["URLFilterSyntax", "Parallelism"], swiftSettings: swiftSettings),
-        .target(name: "Bytecode", dependencies: ["Automata", "ContentRuleList", "URLFilterSyntax", "CZlib", "Parallelism"], swiftSettings: swiftSettings),
+        .target(name: "Bytecode", dependencies: ["Automata", "ContentRuleList", "URLFilterSyntax", "CZlib"], swiftSettings: swiftSettings),
+        .target(
+            name: "Search", dependencies: ["Bytecode", "Automata", "ContentRuleList", "URLFilterSyntax", "Parallelism"],
+            swiftSettings: swiftSettings),
         .systemLibrary(name: "CLibPSL", pkgConfig: "libpsl", providers: [.apt(["libpsl-dev"])]),
         .systemLibrary(name: "CIDN2", pkgConfig: "libidn2", providers: [.apt(["libidn2-dev"])]),
         .target(
@@ -87,7 +90,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .target(
             name: "ContentBlocker",
-            dependencies: ["ContentRuleList", "URLFilterSyntax", "Automata", "Bytecode", "RequestContext", "Parallelism"],
+            dependencies: ["ContentRuleList", "URLFilterSyntax", "Automata", "Bytecode", "Search", "RequestContext", "Parallelism"],
             swiftSettings: swiftSettings),
         .target(
             name: "PCRE2Oracle",
@@ -105,7 +108,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .target(
             name: "Engines",
-            dependencies: ["Corpus", "ContentRuleList", "RequestContext", "ContentBlocker", "Automata", "Bytecode", "PCRE2Oracle"],
+            dependencies: ["Corpus", "ContentRuleList", "RequestContext", "ContentBlocker", "Automata", "Bytecode", "Search", "PCRE2Oracle"],
             swiftSettings: swiftSettings),
         .target(
             name: "SafariReleases",
@@ -115,7 +118,7 @@ let package = Package(
             name: "Conformance",
             dependencies: [
                 "Corpus", "Engines", "SafariReleases", "TerminalText", "ContentRuleList", "RequestContext", "ContentBlocker", "Automata",
-                "Bytecode", "URLFilterSyntax", "PCRE2Oracle",
+                "Bytecode", "Search", "URLFilterSyntax", "PCRE2Oracle",
             ],
             swiftSettings: swiftSettings),
         .target(
@@ -144,7 +147,7 @@ let package = Package(
         .target(
             name: "Fuzzing",
             dependencies: [
-                "URLFilterSyntax", "ContentRuleList", "ContentBlocker", "Automata", "Bytecode", "RequestContext", "PCRE2Oracle",
+                "URLFilterSyntax", "ContentRuleList", "ContentBlocker", "Automata", "Bytecode", "Search", "RequestContext", "PCRE2Oracle",
                 "SeededRandom", "Corpus", "Engines", "Conformance",
             ],
             swiftSettings: swiftSettings),
@@ -162,7 +165,7 @@ let package = Package(
         .target(
             name: "BlockBenchCLI",
             dependencies: [
-                "ContentRuleList", "URLFilterSyntax", "Automata", "Bytecode", "RequestContext",
+                "ContentRuleList", "URLFilterSyntax", "Automata", "Bytecode", "Search", "RequestContext",
                 "ContentBlocker", "SeededRandom", "TerminalText", "Corpus", "HostileInputs", "Engines", "SafariReleases", "Conformance",
                 "ListComparison", "Benchmarks", "Gate", "Reports", "MainJob", "Fuzzing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -191,14 +194,14 @@ let package = Package(
             name: "AutomataTests", dependencies: ["Automata", "URLFilterSyntax", "TestSupport", "Fuzzing", "PCRE2Oracle"],
             swiftSettings: swiftSettings),
         .testTarget(
-            name: "BytecodeTests", dependencies: ["Bytecode", "Automata", "URLFilterSyntax", "ContentRuleList", "TestSupport"],
+            name: "BytecodeTests", dependencies: ["Bytecode", "Search", "Automata", "URLFilterSyntax", "ContentRuleList", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(name: "URLStandardTests", dependencies: ["URLStandard"], swiftSettings: swiftSettings),
         .testTarget(name: "RequestContextTests", dependencies: ["RequestContext", "ContentRuleList"], swiftSettings: swiftSettings),
         .testTarget(
             name: "ContentBlockerTests",
             dependencies: [
-                "ContentBlocker", "Bytecode", "Automata", "URLFilterSyntax", "ContentRuleList", "RequestContext", "PCRE2Oracle",
+                "ContentBlocker", "Bytecode", "Search", "Automata", "URLFilterSyntax", "ContentRuleList", "RequestContext", "PCRE2Oracle",
                 "TestSupport",
             ],
             swiftSettings: swiftSettings),
@@ -221,7 +224,7 @@ let package = Package(
         .testTarget(
             name: "BlockBenchCLITests",
             dependencies: [
-                "BlockBenchCLI", "Bytecode", "ContentBlocker", "ContentRuleList", "Corpus", "Conformance", "Reports", "Fuzzing", "TestSupport",
+                "BlockBenchCLI", "Search", "ContentBlocker", "ContentRuleList", "Corpus", "Conformance", "Reports", "Fuzzing", "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             exclude: ["Fixtures"],

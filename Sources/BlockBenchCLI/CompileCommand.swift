@@ -4,7 +4,7 @@
 
 import ArgumentParser
 import Automata
-import Bytecode
+import Search
 import ContentBlocker
 import ContentRuleList
 import Foundation

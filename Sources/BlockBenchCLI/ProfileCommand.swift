@@ -6,6 +6,7 @@
 
 import ArgumentParser
 import Bytecode
+import Search
 import ContentBlocker
 import ContentRuleList
 import Foundation

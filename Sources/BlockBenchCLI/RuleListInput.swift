@@ -5,7 +5,7 @@
 // match).
 
 import ArgumentParser
-import Bytecode
+import Search
 import ContentBlocker
 import ContentRuleList
 import Corpus

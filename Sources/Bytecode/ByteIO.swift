@@ -142,7 +142,7 @@ public struct ByteReader: Sendable {
 // A table's entries in increasing pattern order (the domain tables): each pattern written as its
 // difference from the previous entry's + 1 (from 0 for the first), so most take a byte.
 extension ByteWriter {
-    mutating func increasingPattern(_ pattern: UInt32, after next: inout UInt32) {
+    package mutating func increasingPattern(_ pattern: UInt32, after next: inout UInt32) {
         varint(pattern - next)
         next = pattern + 1
     }
@@ -151,7 +151,7 @@ extension ByteWriter {
 extension ByteReader {
     /// The next entry's pattern; `next` is the previous one's + 1 (0 before the first). `table`
     /// names the table in the refusal of a pattern not below `patternCount`.
-    mutating func increasingPattern(after next: inout Int, below patternCount: Int, table: String) throws(BytecodeError) -> UInt32 {
+    package mutating func increasingPattern(after next: inout Int, below patternCount: Int, table: String) throws(BytecodeError) -> UInt32 {
         let at = offset
         let pattern = next + Int(try varint())
         guard pattern < patternCount else { throw .malformed(at: at, "\(table): pattern \(pattern) of \(patternCount)") }

@@ -35,7 +35,7 @@ extension Program {
     }
 
     @inlinable @inline(__always)
-    static func readTarget(_ code: UnsafeBufferPointer<UInt8>, _ offset: Int, width: Int) -> UInt32 {
+    package static func readTarget(_ code: UnsafeBufferPointer<UInt8>, _ offset: Int, width: Int) -> UInt32 {
         switch width {
         case 2: return UInt32(code[offset]) | UInt32(code[offset &+ 1]) << 8
         case 3: return UInt32(code[offset]) | UInt32(code[offset &+ 1]) << 8 | UInt32(code[offset &+ 2]) << 16
@@ -60,7 +60,7 @@ extension Program {
 
     /// Reports the accepts of the state at `state` and returns the offset of its transitions.
     @inlinable
-    static func reportAccepts(_ code: UnsafeBufferPointer<UInt8>, state: Int, report: (UInt32) -> Void) -> Int {
+    package static func reportAccepts(_ code: UnsafeBufferPointer<UInt8>, state: Int, report: (UInt32) -> Void) -> Int {
         var offset = state + 1
         if code[state] & oneAcceptFlag != 0 {
             report(readVarint(code, &offset))
@@ -152,7 +152,7 @@ extension Program {
     /// a step from the reference, or through it from a delta state, is then one read, not a scan
     /// of its exceptions (in an unanchored DFA most steps are; empty: the reference is decoded).
     @inlinable
-    static func execute(
+    package static func execute(
         code: UnsafeBufferPointer<UInt8>, classOf: UnsafeBufferPointer<UInt8>, width: Int, nowhere: UInt32, reference: Int,
         referenceTransitions: Int, referenceRow: UnsafeBufferPointer<UInt32> = UnsafeBufferPointer(start: nil, count: 0),
         url: UnsafeBufferPointer<UInt8>, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void

@@ -89,9 +89,9 @@ public struct Program: Hashable, Sendable {
     /// Derived once for the interpreter: the all-ones target (nowhere), the reference state (0
     /// when none) and where its transitions start (0 when none or when they lie outside the code:
     /// a program read from a file runs only after `validate`, which refuses that).
-    @usableFromInline let nowhere: UInt32
-    @usableFromInline let referenceState: Int
-    @usableFromInline let referenceTransitions: Int
+    @usableFromInline package let nowhere: UInt32
+    @usableFromInline package let referenceState: Int
+    @usableFromInline package let referenceTransitions: Int
 
     init(classOfByte: [UInt8], classCount: Int, targetWidth: Int, code: [UInt8], stateCount: Int, reference: UInt32) {
         self.classOfByte = classOfByte

@@ -22,10 +22,10 @@
 
 extension Program {
     /// The fewest bytes a program takes in a file (its fields and a one-byte state).
-    static let smallestEncoding = 1 + 1 + 3 + 4 + 4 + 4 + 1
+    package static let smallestEncoding = 1 + 1 + 3 + 4 + 4 + 4 + 1
     static let runsFlag: UInt8 = 0x80
 
-    func write(to writer: inout ByteWriter) {
+    package func write(to writer: inout ByteWriter) {
         writer.u8(UInt8(classCount - 1))
         // The class map as runs of bytes in one class, when that is shorter.
         var runs: [(length: UInt8, byteClass: UInt8)] = []
@@ -53,7 +53,7 @@ extension Program {
         writer.append(contentsOf: code)
     }
 
-    static func read(from reader: inout ByteReader, patternCount: Int) throws(BytecodeError) -> Program {
+    package static func read(from reader: inout ByteReader, patternCount: Int) throws(BytecodeError) -> Program {
         let start = reader.offset
         let classCount = Int(try reader.u8()) + 1
         guard classCount <= 128 else { throw .malformed(at: start, "\(classCount) byte classes") }

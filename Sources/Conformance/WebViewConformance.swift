@@ -24,7 +24,7 @@
 // Tested by HarnessTests (WebViewTests: verdicts read from two made-up passes); against a real web
 // view by .ci/run.
 
-internal import Bytecode
+internal import Search
 internal import ContentBlocker
 internal import ContentRuleList
 import Foundation

@@ -5,6 +5,7 @@
 // Tested by ContentBlockerTests/ContentBlockerTests.swift and PageCacheTests.swift.
 
 public import Bytecode
+public import Search
 public import ContentRuleList
 public import RequestContext
 internal import Foundation

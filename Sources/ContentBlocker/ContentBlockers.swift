@@ -14,7 +14,7 @@
 // one thread's, under ThreadSanitizer in CI.
 
 public import RequestContext
-internal import Bytecode
+internal import Search
 
 public final class ContentBlockers {
     /// One evaluator per list, in the order given.

@@ -42,6 +42,7 @@
 internal import ContentRuleList
 public import RequestContext
 internal import Bytecode
+internal import Search
 
 public final class Evaluator {
     let file: CompiledFile

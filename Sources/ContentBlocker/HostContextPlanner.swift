@@ -14,7 +14,7 @@
 // by the oracle on the corpora's dialects.
 
 internal import Automata
-internal import Bytecode
+internal import Search
 internal import URLFilterSyntax
 
 struct HostContextPlanner {

@@ -10,6 +10,7 @@
 
 public import Automata
 internal import Bytecode
+internal import Search
 internal import Parallelism
 public import ContentRuleList
 internal import URLFilterSyntax

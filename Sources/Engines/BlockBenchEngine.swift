@@ -5,7 +5,7 @@
 // blockers. Tested by HarnessTests (BenchTests, CostGateTests).
 
 public import Automata
-internal import Bytecode
+internal import Search
 public import ContentBlocker
 public import ContentRuleList
 internal import Foundation

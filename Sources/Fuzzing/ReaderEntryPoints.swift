@@ -30,6 +30,7 @@
 
 internal import Automata
 internal import Bytecode
+internal import Search
 internal import ContentBlocker
 internal import ContentRuleList
 internal import Foundation

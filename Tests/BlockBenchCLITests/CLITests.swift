@@ -2,7 +2,7 @@
 // vector runner. Covers Sources/BlockBenchCLI.
 
 import ArgumentParser
-import Bytecode
+import Search
 import ContentBlocker
 import Foundation
 import Fuzzing

@@ -6,6 +6,7 @@
 import Testing
 import Automata
 @testable import Bytecode
+@testable import Search
 import URLFilterSyntax
 import TestSupport
 

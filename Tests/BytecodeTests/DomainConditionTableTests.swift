@@ -6,6 +6,7 @@
 import Testing
 import Automata
 import Bytecode
+import Search
 import URLFilterSyntax
 
 private let host = "[a-z][a-z+.-]*:\\/\\/"

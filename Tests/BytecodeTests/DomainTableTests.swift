@@ -4,6 +4,7 @@
 import Testing
 import Automata
 import Bytecode
+import Search
 import URLFilterSyntax
 import TestSupport
 

@@ -5,6 +5,7 @@
 import Testing
 @testable import Automata
 import Bytecode
+import Search
 import URLFilterSyntax
 
 private func filter(_ source: String, caseSensitive: Bool = false) -> URLFilter {

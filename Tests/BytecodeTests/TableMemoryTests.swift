@@ -4,6 +4,7 @@
 
 import Testing
 @testable import Bytecode
+@testable import Search
 
 #if canImport(Glibc)
 import Glibc

@@ -10,6 +10,7 @@ import ContentRuleList
 import RequestContext
 import PCRE2Oracle
 import Bytecode
+import Search
 import Automata
 
 @Suite struct DomainGateTests {

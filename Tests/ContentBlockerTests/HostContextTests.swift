@@ -9,6 +9,7 @@ import Testing
 @testable import ContentBlocker
 import Automata
 @testable import Bytecode
+@testable import Search
 import URLFilterSyntax
 import TestSupport
 

@@ -6,6 +6,7 @@
 import Testing
 import Foundation
 import Bytecode
+import Search
 import ContentBlocker
 import ContentRuleList
 import RequestContext

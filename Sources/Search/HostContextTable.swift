@@ -25,6 +25,7 @@
 //                           without T, S as T's first set written 0xFE
 
 public import Automata
+internal import Bytecode
 public import URLFilterSyntax
 
 public struct HostContextTable: Hashable, Sendable {

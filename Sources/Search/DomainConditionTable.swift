@@ -30,6 +30,7 @@
 //                         but `/` and upper-case letters (D is matched with letters folded)
 // Tested by BytecodeTests/DomainConditionTableTests.swift.
 
+internal import Bytecode
 public import URLFilterSyntax
 #if canImport(Glibc)
 internal import Glibc

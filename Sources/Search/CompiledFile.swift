@@ -62,6 +62,7 @@
 // Tested by BytecodeTests/BytecodeTests.swift and ContentBlockerTests/HostileFileTests.swift.
 
 internal import Automata
+public import Bytecode
 public import ContentRuleList
 internal import Parallelism
 

@@ -18,6 +18,7 @@
 // per entry.
 // Tested by BytecodeTests/DenseProductTests.swift.
 
+internal import Bytecode
 internal import Parallelism
 
 extension DenseTable {

@@ -31,6 +31,8 @@
 // Aho-Corasick start) would enter and leave the loop at every other byte, a mispredicted branch
 // each time.
 
+public import Bytecode
+
 public struct DenseTable: Hashable, Sendable {
     /// At most this many entries (states x stride) over all the tables of one program set: 16 MB.
     /// Programs that run over the whole URL are expanded first, then suffixes, while the budget

@@ -47,6 +47,7 @@
 //                         only (HostContextTable.swift), a first byte 0xFE: the context's
 //                         splitting set, which the lookup found there already.
 
+internal import Bytecode
 public import URLFilterSyntax
 internal import Automata
 

@@ -37,6 +37,7 @@
 // Tested by BytecodeTests/BytecodeTests.swift, JointPassTests.swift and GatedGroupTests.swift.
 
 public import Automata
+public import Bytecode
 public import URLFilterSyntax
 internal import Parallelism
 
