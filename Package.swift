@@ -13,7 +13,10 @@
 //   URLStandard        the WHATWG URL Standard's host parser and URL validity; IDNA (libidn2)
 //   ContentRuleList    JSON reader, the rule-list model, validation with WebKit's verdicts
 //   Automata           syntax trees -> combined NFA -> DFAs over byte classes -> minimal DFAs
-//   Bytecode           the versioned compiled-file format: compiler, validator, interpreter, disassembler
+//   Bytecode           the format's bytes: reader and writer, refusals, CRC-32, actions; a DFA as a
+//                      program of state instructions, made, written, validated, disassembled, run
+//   Search             what a search over a URL runs, each with its reader and writer: program sets,
+//                      dense tables, domain and host tables, table memory; the compiled file of them
 //   RequestContext     a request as rules see it: canonical URLs, resource type, third party (libpsl)
 //   ContentBlocker     the engine facade: compile a rule list, save/load, actions for a request
 //   PCRE2Oracle        the reference: every pattern through PCRE2, the semantics rule by rule

@@ -31,7 +31,7 @@ public struct Partitioned<Product: Sendable>: Sendable {
     /// part); each group's DFAs are of its patterns as it runs them (`GatedGroup.patterns`), in a
     /// URL where its gate was reported, from where `starts` says.
     /// A group gated by a domain (`GatedGroup.domain`) has no gate among the whole patterns: its
-    /// gate is the caller's domain table's entry of that domain (Bytecode's `ProgramSet` adds it).
+    /// gate is the caller's domain table's entry of that domain (Search's `ProgramSet` adds it).
     public struct Gated: Sendable {
         public var gateBase: Int
         public var groups: [[Product]]

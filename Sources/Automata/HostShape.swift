@@ -18,7 +18,7 @@
 // two spellings of L are the same prefix exactly when their automata are equal. Since T's first
 // set holds no character of D, a match of L ending at p makes D, if anywhere, the bytes from p
 // to the first byte of that set: one candidate per place L ends, looked up by hashing
-// (Bytecode/HostContextTable.swift), whatever L is.
+// (Search/HostContextTable.swift), whatever L is.
 //
 // Tested by ContentBlockerTests/HostContextTests (every converter's spelling sorted by meaning;
 // equal prefixes found equal, different ones different; tails by meaning; the tables' answers,

@@ -50,7 +50,7 @@ public enum StagePlanner {
 
     /// The prefix converters write for ABP's `||`, anchored (`^` is the filter's flag):
     /// `[^:]+:\/\/+([^:/]+\.)?`. Where it ends is read off the URL's host without running its
-    /// program (DomainTable.swift and ProgramSet.swift in Bytecode), so a stage with this prefix
+    /// program (DomainTable.swift and ProgramSet.swift in Search), so a stage with this prefix
     /// costs only its suffixes' runs: it is made for any number of patterns, not only for
     /// `minimumPatternsPerStage`.
     public static var hostLabelPrefix: [URLFilterTerm] { HostPattern.prefixTerms }

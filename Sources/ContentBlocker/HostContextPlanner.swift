@@ -3,8 +3,8 @@
 // Sorts a pool's host patterns (Automata/HostShape.swift: a prefix L, a domain D, a tail T) by
 // what their prefix means. A pattern whose L matches exactly what the domain table's own prefix
 // `^[^:]+:\/\/+([^:/]+\.)?` matches (its minimal automaton is that prefix's), and whose T begins
-// with `/` or `:` only, is the domain table's (Bytecode/DomainTable.swift), however it is spelled.
-// The others are grouped by L's automaton, a context each (Bytecode/HostContextTable.swift); a
+// with `/` or `:` only, is the domain table's (Search/DomainTable.swift), however it is spelled.
+// The others are grouped by L's automaton, a context each (Search/HostContextTable.swift); a
 // context with fewer than `minimumPatterns` patterns (`AutomataLimits.minimumPatternsPerHostContext`)
 // would cost every URL a lookup for little,
 // and its patterns go back to the automata, as do the domain-table prefix's patterns whose T

@@ -52,9 +52,9 @@ public struct CompilationReport: Sendable {
         public var states: Int = 0
         /// The DFAs' transitions before minimization (`AutomataLimits.maximumTotalTransitions`).
         public var transitions: Int = 0
-        /// Patterns in the domain table (DomainTable.swift in Bytecode), not in any DFA.
+        /// Patterns in the domain table (DomainTable.swift in Search), not in any DFA.
         public var domains: Int = 0
-        /// Patterns in the domain condition table (DomainConditionTable.swift in Bytecode), not in any DFA.
+        /// Patterns in the domain condition table (DomainConditionTable.swift in Search), not in any DFA.
         public var domainConditions: Int = 0
     }
     public var url = Automata()

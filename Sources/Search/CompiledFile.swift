@@ -1,4 +1,4 @@
-// CompiledFile.swift — Bytecode
+// CompiledFile.swift — Search
 //
 // The compiled rule list, as held in memory and as written to a file. Version 11 of the format
 // (refused by this reader: version 10, whose host contexts report no gates; version 9, without

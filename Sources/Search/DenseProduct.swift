@@ -1,4 +1,4 @@
-// DenseProduct.swift — Bytecode
+// DenseProduct.swift — Search
 //
 // Programs that run over the same URL from its start (a set's whole programs) may run as one
 // automaton: their product, whose state is a state of each (or none, once that one's run has

@@ -1,4 +1,4 @@
-// DenseTable.swift — Bytecode
+// DenseTable.swift — Search
 //
 // A program's states expanded, in memory, into a table of one row per state and one entry per
 // byte class: a step is then one read, where the compact form decodes the state's header and scans

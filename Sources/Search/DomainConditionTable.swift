@@ -1,4 +1,4 @@
-// DomainConditionTable.swift — Bytecode
+// DomainConditionTable.swift — Search
 //
 // Patterns of the shape of a domain condition, answered by hashing instead of by an automaton. A
 // rule's `if-domain` and `unless-domain` are tested against the main document's URL, each domain

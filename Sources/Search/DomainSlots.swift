@@ -1,4 +1,4 @@
-// DomainSlots.swift — Bytecode
+// DomainSlots.swift — Search
 //
 // The hash indexes of a table's distinct domains: the domain condition table's slots and the groups
 // they point to (a domain's bytes and its entries side by side, DomainConditionTable.swift), the

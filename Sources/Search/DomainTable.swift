@@ -1,4 +1,4 @@
-// DomainTable.swift — Bytecode
+// DomainTable.swift — Search
 //
 // Patterns of two exact shapes answered by hashing instead of by an automaton. Converters write
 // an ABP rule `||domain^` as

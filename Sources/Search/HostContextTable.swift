@@ -1,4 +1,4 @@
-// HostContextTable.swift — Bytecode
+// HostContextTable.swift — Search
 //
 // Host patterns (Automata/HostShape.swift: a prefix L, a domain D, a tail T) whose L is not the
 // domain table's own `^[^:]+:\/\/+([^:/]+\.)?` in meaning: another converter's scheme part or

@@ -1,4 +1,4 @@
-// ProgramSet.swift — Bytecode
+// ProgramSet.swift — Search
 //
 // The programs that run over one URL (the request's, the main document's or the frame's): some
 // run whole, from the URL's start; the others come in stages (StagePlanner.swift in Automata).

@@ -1,4 +1,4 @@
-// TableMemory.swift — Bytecode
+// TableMemory.swift — Search
 //
 // The memory of the tables a run reads at random (the dense tables' entries, the programs'
 // packed arrays, the domain indexes). A list's tables are megabytes read a line here and a line there: in 4 KB pages

@@ -8,7 +8,7 @@
 //
 // D one or more characters of a host name, each matched as hosts are (a letter in both cases,
 // any other byte alone; not NUL or `/`). A compiler makes one such pattern per domain of a list
-// and answers them by hashing D (Bytecode's
+// and answers them by hashing D (Search's
 // DomainConditionTable.swift); a url-filter or top-url pattern written so is taken too. As with
 // host patterns (HostPattern.swift), the parts are read from a syntax tree or straight from the
 // text (the scheme's part has quantifiers: without this, each domain's pattern would go through

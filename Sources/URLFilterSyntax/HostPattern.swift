@@ -8,7 +8,7 @@
 // D one or more characters of a host name, each matched as hosts are (a letter in both cases,
 // any other byte alone; not NUL, `/` or `:`), and T single characters or classes without
 // quantifiers, the first of `/` and `:` only. The compiler answers such patterns by hashing D
-// (Bytecode/DomainTable.swift), so what it needs of one is D and T's sets, not a syntax tree.
+// (Search/DomainTable.swift), so what it needs of one is D and T's sets, not a syntax tree.
 //
 // The parts are read from a syntax tree (`init(_:)`), or straight from a pattern's text
 // (`init(source:isCaseSensitive:)`): the flat reader's terms for the text after the prefix are
