@@ -196,8 +196,9 @@ let package = Package(
         .testTarget(
             name: "AutomataTests", dependencies: ["Automata", "URLFilterSyntax", "TestSupport", "Fuzzing", "PCRE2Oracle"],
             swiftSettings: swiftSettings),
+        .testTarget(name: "BytecodeTests", dependencies: ["Bytecode", "Automata", "URLFilterSyntax"], swiftSettings: swiftSettings),
         .testTarget(
-            name: "BytecodeTests", dependencies: ["Bytecode", "Search", "Automata", "URLFilterSyntax", "ContentRuleList", "TestSupport"],
+            name: "SearchTests", dependencies: ["Search", "Bytecode", "Automata", "URLFilterSyntax", "ContentRuleList", "TestSupport"],
             swiftSettings: swiftSettings),
         .testTarget(name: "URLStandardTests", dependencies: ["URLStandard"], swiftSettings: swiftSettings),
         .testTarget(name: "RequestContextTests", dependencies: ["RequestContext", "ContentRuleList"], swiftSettings: swiftSettings),

@@ -6,7 +6,7 @@
 // put in the order of their text) and each half is built again. A
 // single pattern that outgrows the limits alone is reported, with the numbers, and left out.
 // Before that, patterns sharing a looping prefix are set apart in stages (StagePlanner.swift).
-// Tested by AutomataTests/AutomataTests.swift (splits, failures) and BytecodeTests (staged and
+// Tested by AutomataTests/AutomataTests.swift (splits, failures) and SearchTests (staged and
 // gated programs answer like the whole patterns' NFA).
 
 public import URLFilterSyntax

@@ -21,7 +21,7 @@
 // when there are enough such patterns for a stage; the few left of a real list are gated by
 // their best run, whatever it scores (a pass of the every-position stage's places costs more
 // than a weak gate's rare runs).
-// Tested by BytecodeTests/GatedGroupTests.swift and ContentBlockerTests/DomainGateTests.swift.
+// Tested by SearchTests/GatedGroupTests.swift and ContentBlockerTests/DomainGateTests.swift.
 
 public import URLFilterSyntax
 

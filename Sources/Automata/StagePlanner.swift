@@ -21,7 +21,7 @@
 // by the terms after it that all those patterns share too (`:\/\/` after `[a-z+.-]*`, so that the
 // prefix ends at few places). Patterns that share no such prefix, or whose rest would match
 // nothing, are built whole.
-// Tested by BytecodeTests/BytecodeTests.swift (staged programs answer like the whole patterns),
+// Tested by SearchTests/ProgramSetTests.swift (staged programs answer like the whole patterns),
 // DomainTableTests.swift and GatedGroupTests.swift.
 
 public import URLFilterSyntax

@@ -1,7 +1,7 @@
 // BytecodeError.swift — Bytecode
 //
 // Why a compiled file was refused. The validator throws these before any byte is interpreted.
-// Tested by BytecodeTests/BytecodeTests.swift and ContentBlockerTests/HostileFileTests.swift.
+// Tested by SearchTests/CompiledFileTests.swift and ContentBlockerTests/HostileFileTests.swift.
 
 public enum BytecodeError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The file ends before a structure that starts at `at` does.

@@ -18,7 +18,8 @@
 // included), the reference is a state that uses neither the delta form nor a chain (and exists
 // when a state uses it), and the last instruction ends
 // exactly at the end of the code. A program that passes cannot read outside its code.
-// Tested by BytecodeTests/BytecodeTests.swift and ContentBlockerTests/HostileFileTests.swift.
+// Tested by BytecodeTests/BytecodeTests.swift, SearchTests/CompiledFileTests.swift and
+// ContentBlockerTests/HostileFileTests.swift.
 
 extension Program {
     /// The fewest bytes a program takes in a file (its fields and a one-byte state).

@@ -59,7 +59,7 @@
 // Records are 24 bytes in memory and at least 2 in the file: the flags are written once per
 // profile, and each rule names its profile, so a rule takes a few bytes where a fixed record
 // would take all 24.
-// Tested by BytecodeTests/BytecodeTests.swift and ContentBlockerTests/HostileFileTests.swift.
+// Tested by SearchTests/CompiledFileTests.swift and ContentBlockerTests/HostileFileTests.swift.
 
 internal import Automata
 public import Bytecode

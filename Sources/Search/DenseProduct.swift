@@ -16,7 +16,7 @@
 // A product's row is built from its start's row, replaced only in the classes where one of its
 // states leads elsewhere than that factor's start does: a few classes per state, not a look-up
 // per entry.
-// Tested by BytecodeTests/DenseProductTests.swift.
+// Tested by SearchTests/DenseProductTests.swift.
 
 internal import Bytecode
 internal import Parallelism

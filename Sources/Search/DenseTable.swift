@@ -22,7 +22,7 @@
 // other's rows, and the rows a URL's first bytes read are most of what both keep warm.) A chain
 // instruction's states become a state each, so a run takes exactly the steps, and reports
 // exactly the patterns after exactly the bytes, that the compact program's does. Tested by
-// BytecodeTests.denseTablesRunLikeTheirPrograms.
+// SearchTests/DenseTableTests.swift (denseTablesRunLikeTheirPrograms).
 //
 // A run that enters a silent state most bytes keep (a `.*` before the pattern's next term; at
 // most `maximumExits` classes leave it) reads on while the bytes keep it there, its row fixed:

@@ -28,7 +28,7 @@
 //     per entry  varint   its pattern minus the previous entry's pattern + 1 (the first: itself)
 //                varint   D's length << 1, bit 0 set for `*D`; then D's bytes: ASCII 1...127
 //                         but `/` and upper-case letters (D is matched with letters folded)
-// Tested by BytecodeTests/DomainConditionTableTests.swift.
+// Tested by SearchTests/DomainConditionTableTests.swift.
 
 internal import Bytecode
 public import URLFilterSyntax

@@ -9,7 +9,7 @@
 // backwards, each label adding to the hash of the ones after it: the domain table's by eight-byte
 // words (`wordHash`: a URL's host is read once per request), the condition table's a byte at a
 // time (`hash`: a page's host, once per page).
-// Tested by BytecodeTests/DomainTableTests.swift and DomainConditionTableTests.swift.
+// Tested by SearchTests/DomainTableTests.swift and DomainConditionTableTests.swift.
 
 internal import URLFilterSyntax
 

@@ -34,7 +34,7 @@
 //     host contexts      the host context tables (HostContextTable.swift): other converters'
 //                        `||` patterns, and the gates (patternCount + g) of the groups of those
 //                        with a loop after D, whose programs then run from the URL's start
-// Tested by BytecodeTests/BytecodeTests.swift, JointPassTests.swift and GatedGroupTests.swift.
+// Tested by SearchTests/ProgramSetTests.swift, JointPassTests.swift and GatedGroupTests.swift.
 
 public import Automata
 public import Bytecode

@@ -9,7 +9,7 @@
 // so that a table of a few megabytes is a few TLB entries. Smaller allocations, other systems, a
 // refused mapping and a process that turned huge pages off (`TablePages.huge`) take the ordinary
 // allocator.
-// Tested by BytecodeTests/TableMemoryTests.swift.
+// Tested by SearchTests/TableMemoryTests.swift.
 
 #if canImport(Glibc)
 import Glibc

@@ -8,7 +8,7 @@
 
 import Testing
 import Automata
-@testable import Bytecode
+import Bytecode
 @testable import Search
 import URLFilterSyntax
 import TestSupport

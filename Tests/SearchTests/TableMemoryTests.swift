@@ -3,7 +3,6 @@
 // asked for; a small one comes from the ordinary allocator with the alignment asked for.
 
 import Testing
-@testable import Bytecode
 @testable import Search
 
 #if canImport(Glibc)

@@ -1,7 +1,8 @@
 // DenseTableTests.swift — a dense table made from the rows' differences from the reference
 // state (DenseTable.swift) is exactly the one made by expanding every row: the same entries, the
 // same state numbers, on generated lists of every kind (unanchored tries, whose states nearly all
-// use the delta form; anchored tries; loops; chains) and on the shipped lists' programs.
+// use the delta form; anchored tries; loops; chains) and on the shipped lists' programs; and a
+// table runs like its program: the same patterns after the same bytes, the same steps.
 
 import Testing
 import Automata
@@ -199,5 +200,67 @@ func randomProgram(_ atoms: [String], _ random: inout SplitMix64) throws -> Prog
         #expect(made.stateCount > 10_000)
         let table = try #require(DenseTable(joining: [made], readingExceptions: true))
         #expect(table == DenseTable(joining: [made], readingExceptions: false))
+    }
+
+    /// A small program's dense table (the interpreter's expansion of it) reports the same patterns
+    /// after the same bytes, in the same order, and takes the same steps as the compact program:
+    /// chains (their first state reporting), the delta, fallback and next forms, accepts on the
+    /// end-of-URL NUL, bytes from 128 on.
+    @Test func denseTablesRunLikeTheirPrograms() throws {
+        var random = UInt64(5)
+        func next(_ bound: Int) -> Int {
+            random = random &* 6364136223846793005 &+ 1442695040888963407
+            return Int((random >> 33) % UInt64(bound))
+        }
+        let lists = [
+            ["^ab", "a[b-c]+$", "x.*y", "^(ab)+c", "[^/]+\\.png", "Z", "track(er)?\\.js", "^http:\\/\\/(www\\.)?x"],
+            ["doubleclick", "doubleclick\\.net/ad", "^a*b", "b\\0", "ab$"],
+            ["^doubleclick\\.net/ad", "^doubleclick\\.com", "^double$", "^xyz\\0"],
+            ["^[^:]+://+([^:/]+\\.)?", "[a-z][a-z+.-]*:\\/\\/"],
+        ]
+        let alphabet = Array("abcxyzZ./:htpwrke.jsng0doubleclik".utf8) + [0x80]
+        let fragments = ["double", "click", ".net", "/ad", ".com", "xyz", "\0", "a", "b", "ab", "x", "y", "http://", "www.", ".png", "\u{80}"]
+        var chains = 0
+        for sources in lists {
+            let program = try patternsProgram(sources)
+            if program.disassemble().contains("chain") { chains += 1 }
+            let table = try #require(DenseTable(program))
+            for _ in 0..<3_000 {
+                let url = next(2) == 0 ? (0..<next(16)).map { _ in alphabet[next(alphabet.count)] }
+                    : (0..<next(5)).flatMap { _ in Array(fragments[next(fragments.count)].utf8) }
+                var compact: [String] = []
+                var dense: [String] = []
+                let (compactSteps, denseSteps) = url.withUnsafeBufferPointer { bytes in
+                    var patterns: [UInt32] = []
+                    var ends: [Int] = []
+                    let steps = program.run(bytes) { patterns.append($0) }
+                    program.runReportingEnds(bytes) { ends.append($0) }
+                    compact = zip(patterns, ends).map { "p\($0.0)@\($0.1)" }
+                    let denseSteps = table.run(bytes) { dense.append("p\($0)@\($1)") }
+                    return (steps, denseSteps)
+                }
+                #expect(dense == compact && denseSteps == compactSteps, "\(sources) on \(url)")
+            }
+        }
+        #expect(chains > 0, "some program has a chain")
+        let big = try patternsProgram((0..<3000).map { "w\($0)x\($0 * 7)y" })
+        #expect(DenseTable(big, maximumEntries: big.stateCount * big.classCount / 2) == nil, "a program over the limit has no table")
+        let bigTable = try #require(DenseTable(big), "a program of thousands of states has a table")
+        for index in stride(from: 0, to: 3000, by: 7) {
+            for url in ["w\(index)x\(index * 7)y", "zzw\(index)x\(index * 7)", "w\(index)x\(index * 7)yw1x7y"] {
+                var compact: [String] = []
+                var dense: [String] = []
+                Array(url.utf8).withUnsafeBufferPointer { bytes in
+                    var patterns: [UInt32] = []
+                    var ends: [Int] = []
+                    let steps = big.run(bytes) { patterns.append($0) }
+                    big.runReportingEnds(bytes) { ends.append($0) }
+                    compact = zip(patterns, ends).map { "p\($0.0)@\($0.1)" } + ["\(steps) steps"]
+                    let denseSteps = bigTable.run(bytes) { dense.append("p\($0)@\($1)") }
+                    dense.append("\(denseSteps) steps")
+                }
+                #expect(dense == compact, "\(url)")
+            }
+        }
     }
 }

@@ -1,0 +1,80 @@
+// ProgramSetTests.swift — a program set's stages (a shared prefix, then each pattern's rest from
+// wherever the prefix ended) answer exactly like one automaton of the whole patterns.
+
+import Testing
+import Automata
+import Search
+import URLFilterSyntax
+
+@Suite struct ProgramSetTests {
+    /// Stages (a shared looping prefix, then each pattern's rest from wherever the prefix ended)
+    /// answer exactly like one automaton of the whole patterns: generated lists built around the
+    /// idioms of real lists, with a planner that stages any two patterns sharing a prefix.
+    @Test func stagedProgramsAnswerLikeTheWholePatterns() throws {
+        var random = UInt64(11)
+        func next(_ bound: Int) -> Int {
+            random = random &* 6364136223846793005 &+ 1442695040888963407
+            return Int((random >> 33) % UInt64(bound))
+        }
+        let prefixes = [
+            "^[^:]+://+([^:/]+\\.)?", "[a-z][a-z+.-]*:\\/\\/", "[a-z][a-z+.-]*:\\/\\/([^/]*\\.)*", "^https?:/+([^/:]+\\.)?", "", "^a*",
+        ]
+        let atoms = ["a", "b", ".", "\\.", "/", ":", "[/:]", "[^/]", "x", "(ab)", "\\0", "$"]
+        let quantifiers = ["", "", "", "?", "*", "+"]
+        let alphabet = Array("ab.:/x".utf8)
+        var stagedLists = 0
+        var listsStartingEverywhere = 0
+        var checked = 0
+        for _ in 0..<120 {
+            let sources = (0..<(2 + next(10))).map { _ in
+                prefixes[next(prefixes.count)] + (0..<(1 + next(4))).map { _ in atoms[next(atoms.count)] + quantifiers[next(quantifiers.count)] }.joined()
+            }
+            let patterns = sources.enumerated().compactMap { item -> (id: PatternID, filter: URLFilter)? in
+                guard case .success(let filter) = URLFilterParser.parse(item.element), !filter.matchesEverything else { return nil }
+                return (PatternID(item.offset), filter)
+            }
+            var timer = PhaseTimer()
+            let limits = AutomataLimits(minimumPatternsPerStage: 2)
+            let partition = DFAPartitioner.build(patterns, limits: limits, phaseTimer: &timer)
+            guard partition.failures.isEmpty else { continue }
+            let programs = ProgramSet(partition)
+            if !programs.stages.isEmpty { stagedLists += 1 }
+            if programs.stages.contains(where: { $0.prefix.reportsAtEveryPosition }) { listsStartingEverywhere += 1 }
+            let whole = NFA(patterns: patterns)
+            for _ in 0..<80 {
+                let url = Array((next(3) == 0 ? "" : "http://").utf8) + (0..<next(12)).map { _ in alphabet[next(alphabet.count)] }
+                var found = Set<UInt32>()
+                var ends: [Int] = []
+                _ = url.withUnsafeBufferPointer { programs.run($0, ends: &ends) { found.insert($0) } }
+                #expect(found.sorted() == whole.matches(url).map(\.rawValue), "\(sources) on \(String(decoding: url, as: UTF8.self))")
+                checked += 1
+            }
+        }
+        #expect(stagedLists > 60, "most generated lists have a stage")
+        #expect(listsStartingEverywhere > 20, "many have an empty prefix, whose places are counted, not run")
+        #expect(checked > 8_000)
+    }
+
+    /// Unanchored patterns with a loop inside become suffixes of the empty prefix, whose places
+    /// (every position, up to the end or the first byte from 128 on) are counted, not run: the
+    /// first and the last places count, and a byte from 128 on ends them.
+    @Test func theEmptyPrefixStartsSuffixesEverywhere() throws {
+        let sources = ["a+b", "b[^/]*c", "c.*\\0", "x/*a"]
+        let patterns = sources.enumerated().map { item -> (id: PatternID, filter: URLFilter) in
+            guard case .success(let filter) = URLFilterParser.parse(item.element) else { fatalError(item.element) }
+            return (PatternID(item.offset), filter)
+        }
+        var timer = PhaseTimer()
+        let programs = ProgramSet(DFAPartitioner.build(patterns, limits: AutomataLimits(minimumPatternsPerStage: 2), phaseTimer: &timer))
+        #expect(programs.programs.isEmpty && programs.stages.count == 1)
+        #expect(programs.stages.allSatisfy { $0.prefix.reportsAtEveryPosition })
+        let whole = NFA(patterns: patterns)
+        for url in ["ab", "zab", "bc", "xbc", "c", "zc", "zzc", "x", "xa", "bxc\u{80}c", "a\u{80}b", "\u{80}ab", "b/c", "xx//a"] {
+            let bytes = Array(url.utf8)
+            var found = Set<UInt32>()
+            var ends: [Int] = []
+            _ = bytes.withUnsafeBufferPointer { programs.run($0, ends: &ends) { found.insert($0) } }
+            #expect(found.sorted() == whole.matches(bytes).map(\.rawValue), "\(url)")
+        }
+    }
+}
