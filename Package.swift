@@ -5,7 +5,7 @@
 //
 // Modules follow the pipeline. The engine modules (everything a browser would embed) never import
 // PCRE2, the corpora or the reporting code; the harness has one module a concept, each above the
-// ones it reads (HarnessTests tests them):
+// ones it reads (a test target each, or one per concept across them):
 //
 //   Parallelism        independent work on every core, or serially (to count it exactly)
 //   URLFilterSyntax    url-filter pattern -> syntax tree with spans, WebKit's parse statuses
@@ -217,14 +217,50 @@ let package = Package(
             name: "FuzzingTests",
             dependencies: ["Fuzzing", "Corpus", "Conformance", "PCRE2Oracle", "Automata", "ContentBlocker", "ContentRuleList", "RequestContext", "URLFilterSyntax", "TestSupport"],
             swiftSettings: swiftSettings),
+        // The harness's tests: a target per module they test (a few per concept across modules),
+        // and what they share beyond TestSupport (a BlockBench engine with seeded faults).
+        .target(
+            name: "HarnessTestSupport", dependencies: ["ContentBlocker", "ContentRuleList", "Benchmarks", "Engines", "RequestContext"],
+            path: "Tests/HarnessTestSupport", swiftSettings: swiftSettings),
         .testTarget(
-            name: "HarnessTests",
-            dependencies: [
-                "SeededRandom", "TerminalText", "Corpus", "HostileInputs", "Engines", "SafariReleases", "Conformance", "ListComparison", "Benchmarks", "Gate", "Reports", "MainJob",
-                "ContentBlocker", "ContentRuleList", "RequestContext", "PCRE2Oracle", "Automata", "URLFilterSyntax", "Parallelism", "TestSupport",
-            ],
+            name: "CorpusTests",
+            dependencies: ["Corpus", "Benchmarks", "Engines", "SeededRandom", "ContentRuleList", "RequestContext", "PCRE2Oracle", "TestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(name: "HostileInputsTests", dependencies: ["HostileInputs"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "EnginesTests",
+            dependencies: ["Engines", "Benchmarks", "Corpus", "Reports", "ContentRuleList", "RequestContext", "TestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "SafariReleasesTests",
+            dependencies: ["SafariReleases", "Corpus", "ContentBlocker", "ContentRuleList", "TestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ConformanceTests",
+            dependencies: ["Conformance", "Corpus", "Engines", "ContentBlocker", "ContentRuleList", "RequestContext", "PCRE2Oracle", "TestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ListComparisonTests",
+            dependencies: ["ListComparison", "Conformance", "Corpus", "SafariReleases", "ContentRuleList", "TestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "BenchmarksTests",
+            dependencies: ["Benchmarks", "Corpus", "Engines", "Reports", "ContentRuleList", "RequestContext", "TestSupport", "HarnessTestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "GateTests",
+            dependencies: ["Gate", "MainJob", "Benchmarks", "Conformance", "Corpus", "Engines", "ContentBlocker", "Automata", "RequestContext", "URLFilterSyntax", "Parallelism", "TestSupport", "HarnessTestSupport"],
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ReportsTests",
+            dependencies: ["Reports", "Benchmarks", "Gate", "SeededRandom", "TestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(
+            name: "ConcurrencyTests",
+            dependencies: ["ContentBlocker", "Corpus", "Reports", "RequestContext", "TestSupport"],
+            swiftSettings: swiftSettings),
+        .testTarget(name: "RepositoryTests", dependencies: ["TestSupport"], swiftSettings: swiftSettings),
         .testTarget(
             name: "BlockBenchCLITests",
             dependencies: [

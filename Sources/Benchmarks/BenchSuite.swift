@@ -2,7 +2,7 @@
 //
 // The benchmarks one command runs, in order, through one runner (so a list compiled or an oracle
 // answer computed for one benchmark serves the next).
-// Tested by HarnessTests (GateTests: the main job runs every model through it).
+// Tested by GateTests (GateTests: the main job runs every model through it).
 
 public struct BenchSuite {
     public let runner: BenchmarkRunner

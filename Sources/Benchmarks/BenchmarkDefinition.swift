@@ -33,7 +33,8 @@
 // `dialect` names a converter's spelling of `||` rules (Corpus/Dialects/Dialect.swift): the runner
 // re-spells the list's `||` patterns in it before any engine reads the list, which is then called
 // "easylist@abp2blocklist". Engines that read the Adblock Plus text (adblock-rust) cannot take one.
-// Tested by HarnessTests (BenchTests, DialectTests, AdblockRustEngineTests).
+// Tested by BenchmarksTests, CorpusTests and EnginesTests (BenchTests, DialectTests,
+// AdblockRustEngineTests).
 
 internal import Foundation
 internal import Corpus

@@ -2,7 +2,7 @@
 //
 // What a benchmark measured, per engine: the form of results.json, the CSV rows, the tables and
 // the report page. Times are medians over the measured runs; counters are machine-independent.
-// Tested by HarnessTests (BenchTests, CostGateTests).
+// Tested by BenchmarksTests and GateTests (BenchTests, CostGateTests).
 
 public import Conformance
 public import Engines

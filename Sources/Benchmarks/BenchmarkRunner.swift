@@ -26,7 +26,8 @@
 // Runs repeat until `runs` are done or `maxSeconds` of measured time is spent (at least one run).
 // The oracle (ReferenceEvaluator with its prefilter, on both cores) answers each list × request
 // set once per runner; its answers are kept for every engine and sample.
-// Tested by HarnessTests (BenchTests, AdblockRustEngineTests, DialectTests, CostGateTests).
+// Tested by BenchmarksTests, EnginesTests, CorpusTests and GateTests (BenchTests,
+// AdblockRustEngineTests, DialectTests, CostGateTests).
 
 internal import ContentRuleList
 internal import RequestContext

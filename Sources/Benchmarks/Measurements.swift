@@ -4,7 +4,8 @@
 // through /proc/self/clear_refs so each compile gets its own peak), `blockbench compile`'s peak
 // memory in a process of its own (as it reports it), latency histograms
 // (HdrHistogram: 3 significant digits from 1 ns to an hour) and the summaries the tables print.
-// Tested by HarnessTests (BenchTests: every timed run goes through them; CostGateTests).
+// Tested by BenchmarksTests and GateTests (BenchTests: every timed run goes through them;
+// CostGateTests).
 
 internal import Foundation
 internal import Histogram

@@ -2,7 +2,7 @@
 //
 // Where and with what a run was measured: the machine, the toolchain, the engines' versions, the
 // git revision and the command. A report (Reports), a recorded run and the gate's baseline (Gate)
-// carry it. Tested by HarnessTests (BenchTests, GateTests).
+// carry it. Tested by BenchmarksTests and GateTests (BenchTests, GateTests).
 
 internal import Engines
 internal import Foundation

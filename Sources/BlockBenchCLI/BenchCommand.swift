@@ -5,7 +5,7 @@
 //
 // Exit 0 when every engine that ran gave the oracle's answers, 2 when one was wrong (it is
 // reported, never timed), 1 on an error.
-// No test of its own: what it runs is BenchmarkRunner's, tested by HarnessTests (BenchTests).
+// No test of its own: what it runs is BenchmarkRunner's, tested by BenchmarksTests (BenchTests).
 
 public import ArgumentParser
 import Foundation

@@ -5,7 +5,7 @@
 //
 // With `--inside` the command is the measured process itself: it runs the region with its marks
 // and prints its figures as one JSON line (CostCounter runs it so under Valgrind).
-// No test of its own (it needs Valgrind): the counts it prints are tested by HarnessTests
+// No test of its own (it needs Valgrind): the counts it prints are tested by GateTests
 // (CostGateTests).
 
 import ArgumentParser

@@ -2,7 +2,7 @@
 // whose verdict changes and the rules behind each, rules no request triggers, shadowed and
 // repeated rules, Safari releases gained or lost, cost, and with --split what spreading the list
 // over several content blockers changes. Exit codes for CI (ListDiffText.swift). Tested by
-// BlockBenchCLITests/CLITests.swift (DiffCommandTests) and HarnessTests/ListDiffTests.swift.
+// BlockBenchCLITests/CLITests.swift (DiffCommandTests) and ListComparisonTests/ListDiffTests.swift.
 
 import ArgumentParser
 import ContentRuleList

@@ -16,7 +16,8 @@
 // `--against REV` compares the instruction and heap counts with REV's instead of the baseline's:
 // REV is built (release, in a worktree) and counted on this machine in this run, which is valid
 // whatever the machine; the other metrics are still compared with the baseline.
-// Tested by HarnessTests (GateTests: the comparison; HistoryStoreTests: its record of a run).
+// Tested by GateTests and ReportsTests (GateTests: the comparison; HistoryStoreTests: its record of
+// a run).
 
 import ArgumentParser
 import Foundation

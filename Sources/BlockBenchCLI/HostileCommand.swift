@@ -3,7 +3,7 @@
 // child process under its address-space and time caps; a crash, an abort, a hang or a failure
 // without a message is a finding, printed with the command that replays it. Exit 0 when every
 // case passes, 2 on any finding, 1 on an error.
-// Tested by HarnessTests (HostileSuiteTests: the cases it runs, through the same runner).
+// Tested by HostileInputsTests (HostileSuiteTests: the cases it runs, through the same runner).
 
 import ArgumentParser
 import Foundation

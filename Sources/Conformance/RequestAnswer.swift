@@ -3,7 +3,7 @@
 // A request's answer reduced to what the count check compares (how many actions, a digest of
 // them, whether it blocks), and a request set's answers reduced to their counts: what an engine's
 // answers must share with the oracle's before its time counts. The digest is FNV-1a, the same in
-// every process. Tested by HarnessTests (BenchTests, CostGateTests).
+// every process. Tested by BenchmarksTests and GateTests (BenchTests, CostGateTests).
 
 internal import ContentRuleList
 package import RequestContext

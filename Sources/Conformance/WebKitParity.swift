@@ -7,7 +7,7 @@
 // <message>". Two verdicts agree when both accept, or both reject with the same error message and
 // the same status messages (as sets: WebKit logs every failing pattern it parsed, we report the
 // first). Every difference is a bug of ours or a documented WebKit quirk (`WebKitQuirks`).
-// Tested by HarnessTests (WebKitParityTests).
+// Tested by ConformanceTests (WebKitParityTests).
 
 internal import ContentRuleList
 internal import Foundation

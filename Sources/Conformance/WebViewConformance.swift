@@ -21,8 +21,8 @@
 // of each request it sent (blocked or not) except its child frames' own loads, which style the
 // frame's document, and the global style sheet when any of those loads has no
 // ignore-previous-rules acting.
-// Tested by HarnessTests (WebViewTests: verdicts read from two made-up passes); against a real web
-// view by .ci/run.
+// Tested by ConformanceTests (WebViewTests: verdicts read from two made-up passes); against a real
+// web view by .ci/run.
 
 internal import Search
 internal import ContentBlocker

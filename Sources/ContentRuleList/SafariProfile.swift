@@ -5,7 +5,8 @@
 // it), an action type or a flag value it does not know rejects the list (JSONInvalidActionType,
 // JSONInvalidStringInTriggerFlagsArray), more rules than its limit give JSONTooManyRules.
 // `newest` restricts nothing: the parser with it is the parser of today (WebKit 2.50, Safari 26).
-// Tested by ContentRuleListTests/SafariProfileTests.swift and HarnessTests/SafariProfilesTests.swift.
+// Tested by ContentRuleListTests/SafariProfileTests.swift and
+// SafariReleasesTests/SafariProfilesTests.swift.
 
 /// One Safari release's rule-list vocabulary and limit.
 public struct SafariProfile: Hashable, Sendable {

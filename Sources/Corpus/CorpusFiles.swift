@@ -1,5 +1,5 @@
 // Reading the corpora: files (gzip-compressed or not) and the manifest that names them.
-// Harness side: the engine modules never read files. Tested by HarnessTests and BlockBenchCLITests.
+// Harness side: the engine modules never read files. Tested by CorpusTests and BlockBenchCLITests.
 
 import CZlib
 import Foundation

@@ -18,7 +18,7 @@
 //    of a navigation (docs/SEMANTICS.md §2).
 //
 // Every load comes from the main frame (load-context top-frame), as the corpora record no frames.
-// Tested by HarnessTests (RequestSetTests).
+// Tested by CorpusTests (RequestSetTests).
 
 public import ContentRuleList
 import Foundation

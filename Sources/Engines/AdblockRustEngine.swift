@@ -15,7 +15,7 @@
 // Without Python or the package the engine is `unavailable` ("not run: pip install adblock") and
 // the benchmarks go on without it.
 //
-// Tested by Tests/HarnessTests/AdblockRustEngineTests.swift.
+// Tested by Tests/EnginesTests/AdblockRustEngineTests.swift.
 
 import RequestContext
 public import ContentRuleList

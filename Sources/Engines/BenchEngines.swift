@@ -16,7 +16,8 @@
 // A peer engine (`conformed` false) has other semantics: its answers are not compared with the
 // oracle's, only its block verdicts counted beside BlockBench's, and it times its own requests
 // (`SelfTimedMatcher`).
-// Tested by HarnessTests (BenchTests, AdblockRustEngineTests, CostGateTests).
+// Tested by BenchmarksTests, EnginesTests and GateTests (BenchTests, AdblockRustEngineTests,
+// CostGateTests).
 
 internal import ContentBlocker
 internal import ContentRuleList

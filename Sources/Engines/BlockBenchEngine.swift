@@ -2,7 +2,7 @@
 //
 // BlockBench as a benchmark engine (BenchEngines.swift): rule list -> minimal DFAs -> bytecode
 // file, answered by `Evaluator`; several lists asked together as a browser asks its content
-// blockers. Tested by HarnessTests (BenchTests, CostGateTests).
+// blockers. Tested by BenchmarksTests and GateTests (BenchTests, CostGateTests).
 
 public import Automata
 internal import Search

@@ -3,7 +3,7 @@
 // The engine under test as conformance sees it (Conformance): a name, and a compile that makes one
 // matcher per worker. BlockBench as a browser runs it is `blockBench`; the benchmarks' engines
 // hand theirs over (`CompiledListEngine.conformanceEngine`), and tests hand in broken ones.
-// Tested by HarnessTests (ConformanceTests).
+// Tested by ConformanceTests/ConformanceTests.swift.
 
 internal import ContentBlocker
 public import ContentRuleList

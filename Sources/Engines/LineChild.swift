@@ -2,10 +2,10 @@
 //
 // A child process spoken to in lines: each request is one line on its standard input, each answer
 // one line on its standard output (its standard error is discarded). The child reads a whole line
-// before it answers: the request is written before the answer is read. The external engines (WebKit's
-// compiler, adblock-rust) run this way, one child for as long as the engine lives, so that its
-// start-up is paid once and never timed.
-// Tested by HarnessTests (LineChildTests).
+// before it answers: the request is written before the answer is read. The external engines
+// (WebKit's compiler, adblock-rust) run this way, one child for as long as the engine lives, so
+// that its start-up is paid once and never timed.
+// Tested by EnginesTests (LineChildTests).
 
 import Foundation
 

@@ -1,7 +1,7 @@
 // PCRE2Engine.swift — Engines
 //
 // PCRE2 as a benchmark engine (BenchEngines.swift), with its JIT or its interpreter: what a
-// developer would write without us. Tested by HarnessTests (BenchTests).
+// developer would write without us. Tested by BenchmarksTests (BenchTests).
 
 internal import ContentRuleList
 internal import Foundation

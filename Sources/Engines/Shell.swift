@@ -1,7 +1,7 @@
 // Shell.swift — Engines
 //
 // A command's output, for the versions of the tools the engines run (WebKitGTK, git, swift) and
-// for building WebKit's helpers. Tested through WebKitParityTests and BenchTests (HarnessTests).
+// for building WebKit's helpers. Tested through WebKitParityTests and BenchTests.
 
 internal import Foundation
 

@@ -11,7 +11,7 @@
 // (without the process's start-up or the transfer), and the compiled file's parts from its 64-byte
 // header: the actions and the url, top-url and frame-url bytecode. `bytes` is those four parts,
 // WebKit's compiled file without its embedded copy of the JSON source (counted apart).
-// Tested by HarnessTests (WebKitParityTests, where WebKitGTK is installed).
+// Tested by ConformanceTests (WebKitParityTests, where WebKitGTK is installed).
 
 internal import Foundation
 

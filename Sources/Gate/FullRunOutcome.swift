@@ -3,7 +3,7 @@
 // What one full run (the main job: FullRun.swift) found, in `blockbench run` or in `blockbench
 // gate`, which compares it with the baseline: each shipped list's verdict, conformance, WebKit's
 // vectors and every benchmark result. The gate's metrics are read from it (Gate/GateMetrics.swift).
-// Tested by HarnessTests (GateTests, CostGateTests).
+// Tested by GateTests (GateTests, CostGateTests).
 
 public import Benchmarks
 

@@ -16,7 +16,7 @@
 // Exit 0 when every row passes; 4 when nothing failed but something improved or is new (the
 // baseline should be updated to hold the gain); 3 when nothing failed but the counts could not be
 // compared; 2 on any failing row.
-// Tested by HarnessTests (GateTests, CostGateTests).
+// Tested by GateTests (GateTests, CostGateTests).
 
 internal import Foundation
 public import Benchmarks

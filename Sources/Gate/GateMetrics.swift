@@ -39,7 +39,7 @@
 // (toolchain, libc, Valgrind, CPU features: CostCounter.swift); the gate says when they are not.
 //
 // Only BlockBench's figures are held; PCRE2's serve as the yardstick for its times.
-// Tested by HarnessTests (GateTests, CostGateTests).
+// Tested by GateTests (GateTests, CostGateTests).
 
 internal import Foundation
 internal import Benchmarks

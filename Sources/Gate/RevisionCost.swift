@@ -7,7 +7,7 @@
 // counts every compile and match benchmark of BlockBench's as this tree's does (a match benchmark
 // answers from the file that revision compiles).
 // No test of its own (it builds another revision): the metrics it compares are tested by
-// HarnessTests (CostGateTests).
+// GateTests (CostGateTests).
 
 import Foundation
 public import Benchmarks

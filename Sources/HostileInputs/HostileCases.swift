@@ -8,7 +8,7 @@
 // A case passes when its command ends with one of the exit codes it allows, within its time, under
 // its address-space cap, and says why whenever it does not exit 0. A signal (a crash, an abort on
 // an allocation past the cap), a timeout or a silent failure is a finding.
-// Tested by HarnessTests (HostileSuiteTests).
+// Tested by HostileInputsTests (HostileSuiteTests).
 
 import Bytecode
 import ContentBlocker

@@ -5,7 +5,7 @@
 // process ends on a signal) with a wall-time limit (SIGKILL when it passes). The verdict reads
 // only how the child ended: a signal, a timeout, an exit code the case does not allow, or a
 // failure without a message is a finding, with the command that replays it.
-// Tested by HarnessTests (HostileSuiteTests).
+// Tested by HostileInputsTests (HostileSuiteTests).
 
 public import Foundation
 internal import Corpus

@@ -3,7 +3,7 @@
 // ignore-following-rules, then only those after the last ignore-previous-rules), and the verdict
 // as a set of effects ("block", "css-display-none .ad", ...): two lists that take the same effects
 // in another order, or batch their selectors differently, give a request the same verdict.
-// Tested by HarnessTests/ListDiffTests.swift.
+// Tested by ListComparisonTests/ListDiffTests.swift.
 
 public import ContentRuleList
 public import RequestContext

@@ -1,6 +1,7 @@
 // DiffSide: one of the two lists `blockbench diff` compares, read and compiled as one Safari
 // release does (ProfiledCompile), with what the diff asks of it: each request's outcome and
-// effects, the rules that act, the oracle's outcome. Tested by HarnessTests/ListDiffTests.swift.
+// effects, the rules that act, the oracle's outcome. Tested by
+// ListComparisonTests/ListDiffTests.swift.
 
 internal import ContentBlocker
 internal import ContentRuleList

@@ -2,7 +2,8 @@
 // ListDiffText.swift): the requests whose verdict changes with the rules behind each change, the
 // rules no request triggers, the rules shadowed or repeated, the Safari releases where one list
 // compiles and the other does not, the cost of each list, and what a split over several content
-// blockers changes. Computed by ListDiffer.swift. Tested by HarnessTests/ListDiffTests.swift.
+// blockers changes. Computed by ListDiffer.swift. Tested by
+// ListComparisonTests/ListDiffTests.swift.
 
 public import SafariReleases
 

@@ -1,6 +1,6 @@
 // ListDiffMarkdown: a ListDiff as a pull-request comment (`blockbench diff --markdown`): a summary
 // table, then the changed requests, the Safari releases and the cost, each a table.
-// Tested by HarnessTests/ListDiffTests.swift.
+// Tested by ListComparisonTests/ListDiffTests.swift.
 
 internal import Foundation
 internal import SafariReleases

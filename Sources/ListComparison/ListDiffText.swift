@@ -1,5 +1,6 @@
 // ListDiffText: a ListDiff as `blockbench diff` prints it: text for a terminal, Markdown for a
-// pull request (tables), and the exit code a CI job reads. Tested by HarnessTests/ListDiffTests.swift.
+// pull request (tables), and the exit code a CI job reads. Tested by
+// ListComparisonTests/ListDiffTests.swift.
 
 internal import Foundation
 internal import TerminalText

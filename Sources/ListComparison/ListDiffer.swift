@@ -3,7 +3,7 @@
 // effects is a change, named with the rules that act in one list and not in the other, and
 // checked against the PCRE2 oracle), the rules of NEW no request triggers, the redundant rules,
 // and, with `split`, what spreading NEW over that many content blockers changes.
-// Tested by HarnessTests/ListDiffTests.swift.
+// Tested by ListComparisonTests/ListDiffTests.swift.
 
 public import ContentRuleList
 internal import RequestContext

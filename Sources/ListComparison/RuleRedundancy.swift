@@ -5,7 +5,7 @@
 //   cancelled. "Applies to every request" is decided conservatively: the ignore rule's url-filter
 //   is the same text (and case) or matches everything (`.*`), its condition is none or the same,
 //   and each of its flag groups is empty or holds the rule's.
-// Tested by HarnessTests/ListDiffTests.swift.
+// Tested by ListComparisonTests/ListDiffTests.swift.
 
 public import ContentRuleList
 

@@ -2,7 +2,8 @@
 // compiled as a list of its own) changes for the requests. Safari applies every content blocker's
 // actions; an ignore-previous-rules rule only cancels the rules before it in its own list, so a
 // split can let an earlier part's rules act where the whole list cancelled them. The effects of the
-// parts are joined and compared with the whole list's. Tested by HarnessTests/ListDiffTests.swift.
+// parts are joined and compared with the whole list's. Tested by
+// ListComparisonTests/ListDiffTests.swift.
 
 internal import ContentRuleList
 internal import ContentBlocker

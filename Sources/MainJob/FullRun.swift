@@ -13,7 +13,7 @@
 //
 // Everything it finds goes into a FullRunOutcome (FullRunOutcome.swift); every failure is also a
 // line of its `failures`.
-// Tested by HarnessTests (GateTests: the stages on KaBlock and a sample of requests).
+// Tested by GateTests (GateTests: the stages on KaBlock and a sample of requests).
 
 internal import ContentBlocker
 internal import ContentRuleList

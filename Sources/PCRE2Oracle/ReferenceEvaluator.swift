@@ -11,7 +11,7 @@
 // three bytes of each literal; `usesPrefilter = false` tries every rule, and a test shows the
 // two give the same answers on the corpora.
 // Tested by PCRE2OracleTests (WebKit's request vectors; ReferenceRuleListTests: patterns compiled
-// once, the prefilter changes no answer) and HarnessTests/ConformanceTests.swift.
+// once, the prefilter changes no answer) and ConformanceTests/ConformanceTests.swift.
 
 public import ContentRuleList
 public import RequestContext

@@ -8,7 +8,7 @@
 // `Parallel.isSerial` runs all of it on the calling thread, in order: the same results, with the
 // same instructions executed and the same heap at every point from run to run (what an exact
 // cost measure counts; with threads, their interleaving moves both).
-// Tested through its callers: every test that compiles on every core, and HarnessTests
+// Tested through its callers: every test that compiles on every core, and GateTests
 // (CostGateTests), which counts a serial compile.
 
 import Dispatch

@@ -3,7 +3,7 @@
 // One line per benchmark: each engine's headline figure and its ratio to BlockBench measured in the
 // same run (above 1: BlockBench is that many times faster or smaller). The main job prints it; the
 // report's README opens with it.
-// Tested by HarnessTests (BenchTests: a report written whole).
+// Tested by BenchmarksTests (BenchTests: a report written whole).
 
 public import Benchmarks
 internal import TerminalText

@@ -7,7 +7,7 @@
 // every run; `blockbench report` builds them from the history on demand (History/TrendsPage.swift,
 // Reports/trends/), and this page links there.
 //
-// Tested by HarnessTests/BenchTests.swift (a report written whole).
+// Tested by BenchmarksTests/BenchTests.swift (a report written whole).
 
 import Foundation
 internal import Benchmarks

@@ -14,7 +14,7 @@
 // first. Report folders, the store and the trends pages are build output: Reports/.gitignore
 // keeps them out of git, so writing them leaves `git status` clean.
 //
-// Tested by HarnessTests/BenchTests.swift (a report written whole, its record kept).
+// Tested by BenchmarksTests/BenchTests.swift (a report written whole, its record kept).
 
 internal import Foundation
 internal import PCRE2Oracle

@@ -4,7 +4,7 @@
 // carry their ratio to the best engine of the same run: `1.9 ms (1.00x)`, `212 ms (111x)`. A peer
 // engine is named with "(peer)": measured, not conformed; its answers column gives how often its
 // block verdicts agree with BlockBench's instead of the oracle check.
-// Tested by HarnessTests (BenchTests, AdblockRustEngineTests).
+// Tested by BenchmarksTests and EnginesTests (BenchTests, AdblockRustEngineTests).
 
 public import Benchmarks
 internal import TerminalText

@@ -2,7 +2,7 @@
 // its rules against the release's rule limit, its JSON bytes, and BlockBench's compile of it as
 // that release reads it (bytes and DFA states; WebKit's own figures are not predicted here).
 // A release that rejects the list has no headroom: its first error instead.
-// Tested by HarnessTests/SafariProfilesTests.swift (HeadroomTests).
+// Tested by SafariReleasesTests/SafariProfilesTests.swift (HeadroomTests).
 
 public import ContentRuleList
 internal import ContentBlocker

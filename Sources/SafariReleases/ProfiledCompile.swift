@@ -1,7 +1,7 @@
 // ProfiledCompile: a rule list's JSON compiled as one Safari release reads it. The newest profile
 // takes RuleListCompiler's own path (so the answer is today's, byte for byte); an older one checks
 // the list with its profile and compiles the rules it read. Used by `compile`, `match`, `diff`.
-// Tested by HarnessTests/SafariProfilesTests.swift.
+// Tested by SafariReleasesTests/SafariProfilesTests.swift.
 
 public import ContentBlocker
 public import ContentRuleList

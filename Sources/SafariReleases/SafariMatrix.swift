@@ -1,7 +1,7 @@
 // SafariMatrix: one rule list's verdict in every profiled Safari release (`blockbench check
 // --safari all`): compiles, or the first error with its rule and key path; and, where it compiles,
 // how many rules the release reads differently because it ignores a trigger key it does not know
-// (such a rule applies more widely there). Tested by HarnessTests/SafariProfilesTests.swift.
+// (such a rule applies more widely there). Tested by SafariReleasesTests/SafariProfilesTests.swift.
 
 public import ContentRuleList
 internal import TerminalText

@@ -2,7 +2,7 @@
 // (Corpora/safari/profiles.json, where every fact has its source) into ContentRuleList's
 // SafariProfile. The newest release's entry must name exactly what the parser knows: it is then
 // `SafariProfile.newest`, nothing restricted, so that answering for it is today's parser.
-// Tested by HarnessTests/SafariProfilesTests.swift.
+// Tested by SafariReleasesTests/SafariProfilesTests.swift.
 
 public import ContentRuleList
 internal import Foundation

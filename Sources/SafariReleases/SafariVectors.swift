@@ -2,7 +2,7 @@
 // vector written from WebKit's sources at that release and citing them, run through the parser
 // with that release's profile. A vector names its release, its list (or a rule repeated `count`
 // times), the error expected (nil: compiles) and, for ignored keys, the list the newest release
-// reads the same way. Tested (run) by HarnessTests/SafariProfilesTests.swift.
+// reads the same way. Tested (run) by SafariReleasesTests/SafariProfilesTests.swift.
 
 internal import ContentRuleList
 internal import Foundation

@@ -1,7 +1,8 @@
 // WebKitModelFit: fits WebKitSizeModel. Samples are shipped lists and consecutive chunks of them,
 // each compiled by BlockBench and by WebKit (WebKitEngine); the model is fitted on every sample
 // but those of the held-out list, and its error is measured on those. Run by `blockbench headroom
-// --fit-webkit-model`. Tested by HarnessTests/SafariProfilesTests.swift (HeadroomTests: the fit itself).
+// --fit-webkit-model`. Tested by SafariReleasesTests/SafariProfilesTests.swift (HeadroomTests: the
+// fit itself).
 
 internal import ContentRuleList
 internal import ContentBlocker

@@ -4,7 +4,8 @@
 // model file keeps those alternatives and their errors), so they are not used. The fit is data
 // (Corpora/safari/webkit-model.json, written by `blockbench headroom --fit-webkit-model` with
 // WebKitGTK installed): its coefficients, the lists it was fitted on and its error on a list held
-// out of the fit, stated as measured. Tested by HarnessTests/SafariProfilesTests.swift (HeadroomTests).
+// out of the fit, stated as measured. Tested by SafariReleasesTests/SafariProfilesTests.swift
+// (HeadroomTests).
 
 internal import Foundation
 

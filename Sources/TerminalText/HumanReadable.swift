@@ -1,7 +1,7 @@
 // HumanReadable.swift — TerminalText
 //
 // Figures as the tables and the terminal print them. Tested through every table's tests
-// (HarnessTests: BenchTests, GateTests).
+// (BenchmarksTests, GateTests).
 
 internal import Foundation
 

@@ -1,7 +1,7 @@
 // The parser with a Safari profile: keys the release does not read are ignored, action types and
 // flag values it does not know reject the list, its rule limit holds; the newest profile is the
 // parser of today. Covers Sources/ContentRuleList/SafariProfile.swift and its use in
-// RuleListParser.swift. (The data file's profiles: HarnessTests/SafariProfilesTests.swift.)
+// RuleListParser.swift. (The data file's profiles: SafariReleasesTests/SafariProfilesTests.swift.)
 
 import Testing
 @testable import ContentRuleList

@@ -20,7 +20,7 @@
 // Counts depend on the code and on what runs it: the toolchain, libc (whose string and memory
 // routines are picked by CPU features) and Valgrind. CostFingerprint names all four; counts with
 // different fingerprints are not comparable.
-// Tested by HarnessTests (CostGateTests).
+// Tested by GateTests (CostGateTests).
 
 import Foundation
 internal import CValgrind

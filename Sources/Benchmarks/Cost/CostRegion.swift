@@ -13,7 +13,7 @@
 //
 // Everything before and after the region (reading files, parsing requests, printing) is not
 // instrumented and not counted. Outside Valgrind the marks do nothing and the region runs as is.
-// Tested by HarnessTests (CostGateTests).
+// Tested by GateTests (CostGateTests).
 
 public import ContentBlocker
 public import RequestContext

@@ -6,7 +6,7 @@
 // re-spelled lists (DialectRespelling.swift) is what proves the engine reads them by meaning.
 // A dialect is data: the text of each part, each a form a documented converter writes, with the
 // source it was read from (Corpora/README.md, "Dialects").
-// Tested by HarnessTests (DialectTests).
+// Tested by CorpusTests (DialectTests).
 
 /// One converter's spelling of the parts of a `||` rule.
 public struct Dialect: Hashable, Sendable {

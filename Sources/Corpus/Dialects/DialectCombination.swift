@@ -5,7 +5,7 @@
 // corpus and the fuzzer also try spellings no one converter uses but an engine reading patterns by
 // meaning must take all the same. Every form is one WebKit accepts where it is used, so every
 // combination is too. A combination is named `mix-<seed>`, and the name gives it back.
-// Tested by HarnessTests (DialectTests).
+// Tested by CorpusTests (DialectTests).
 
 internal import SeededRandom
 

@@ -10,7 +10,7 @@
 // The check is per pattern: AdGuard writes a final `^` as two rules (`[/:&?]` and `$`), so a
 // dialect whose end form also takes the URL's end sets the first twin apart even where the two
 // rules together mean what the dialect's one does.
-// Tested by HarnessTests (DialectTests).
+// Tested by CorpusTests (DialectTests).
 
 internal import Foundation
 internal import PCRE2Oracle

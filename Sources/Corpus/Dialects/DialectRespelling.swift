@@ -3,10 +3,11 @@
 // One url-filter re-spelled in a dialect. A pattern that starts with AdGuard's `||` prefix,
 // `^[^:]+://+([^:/]+\.)?`, has the rest of its text written by AdGuard's converter from an ABP
 // rule: the domain, then `[/:]` for a `^` right after it (`[:/]` in DuckDuckGo's list, the same
-// set), `[/:&?]` for any other `^`, `\/` for a `/`, and the rest as it is. Read as tokens (an escape, a class, a character), those three are
-// replaced by the dialect's forms (the form for the end of the pattern when nothing follows) and
-// the prefix by the dialect's; everything else is kept. Any other pattern is not re-spelled.
-// Tested by HarnessTests (DialectTests).
+// set), `[/:&?]` for any other `^`, `\/` for a `/`, and the rest as it is. Read as tokens (an
+// escape, a class, a character), those three are replaced by the dialect's forms (the form for the
+// end of the pattern when nothing follows) and the prefix by the dialect's; everything else is
+// kept. Any other pattern is not re-spelled.
+// Tested by CorpusTests (DialectTests).
 
 extension Dialect {
     /// AdGuard's `||` prefix, the text every re-spelled pattern starts with.

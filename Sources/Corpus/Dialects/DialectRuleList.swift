@@ -7,7 +7,7 @@
 // pairs, with the case-sensitivity their rule gives them, for the meaning check
 // (DialectMeaningCheck.swift). Used by benchmark definitions with a `dialect` and by
 // `blockbench dialects`.
-// Tested by HarnessTests (DialectTests).
+// Tested by CorpusTests (DialectTests).
 
 internal import Foundation
 

@@ -6,7 +6,7 @@
 // index keeps, for each such place of each URL, the next 1 to 8 bytes; a pattern's candidates are
 // the URLs with its domain's first bytes at such a place: a superset of the URLs it matches, in
 // any dialect, which the meaning check (DialectMeaningCheck.swift) then asks PCRE2 about.
-// Tested by HarnessTests (DialectTests).
+// Tested by CorpusTests (DialectTests).
 
 struct DomainStartIndex: Sendable {
     static let longestKey = 8

@@ -17,7 +17,7 @@
 // Each row's webRequest type chooses the element (`ViewElementKind`); rows of a type no element
 // produces (websocket, ping, main_frame) are left out and counted, and so is a row that repeats
 // an earlier one (the same URL, page and type: the same request).
-// Tested by HarnessTests (WebViewTests).
+// Tested by ConformanceTests (WebViewTests).
 
 public import ContentRuleList
 public import RequestContext

@@ -6,7 +6,7 @@
 // pages and logs every request that reaches it. What a pass returns is what WebKit did: the
 // requests each page load sent (with their Cookie header), whether the page loaded, and what the
 // page's script read back.
-// Tested by HarnessTests (WebViewTests: the logs read); the passes themselves by .ci/run.
+// Tested by ConformanceTests (WebViewTests: the logs read); the passes themselves by .ci/run.
 
 import Foundation
 

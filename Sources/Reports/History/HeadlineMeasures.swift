@@ -10,7 +10,7 @@
 // Why a short list: a record must stay under 8 KB (RunRecord.maximumBytes) so that thousands of
 // runs stay a few megabytes; the full figures stay in the run's results.json.
 //
-// Tested by HarnessTests/HistoryStoreTests.swift (mapping and record size).
+// Tested by ReportsTests/HistoryStoreTests.swift (mapping and record size).
 
 internal import Foundation
 internal import Benchmarks

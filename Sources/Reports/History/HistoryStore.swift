@@ -19,7 +19,7 @@
 // `blockbench history export` writes every record as JSON Lines, `history import` reads such a
 // file, or the old Reports/history.jsonl (each line converted: RunRecord(legacy:)).
 //
-// Tested by HarnessTests/HistoryStoreTests.swift (two concurrent writers: ConcurrencyTests.swift).
+// Tested by ReportsTests/HistoryStoreTests.swift (two concurrent writers: ConcurrencyTests.swift).
 
 internal import Foundation
 internal import Corpus

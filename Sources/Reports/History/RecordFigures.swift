@@ -10,7 +10,7 @@
 // Why the ratio is recomputed: the report's `time ratio` is to the best engine of the benchmark;
 // a tracker wants one fixed yardstick, BlockBench in the same run.
 //
-// Tested by HarnessTests/HistoryStoreTests.swift.
+// Tested by ReportsTests/HistoryStoreTests.swift.
 
 internal import Foundation
 

@@ -12,7 +12,7 @@
 // what trends are drawn from and what trackers take, under 8 KB (`maximumBytes`), so a thousand
 // runs stay under 8 MB. The full figures stay in the run's report folder.
 //
-// Tested by HarnessTests/HistoryStoreTests.swift.
+// Tested by ReportsTests/HistoryStoreTests.swift.
 
 internal import Foundation
 

@@ -19,9 +19,9 @@
 // cent through noise as large. Ranks are computed once per segment and U of every split comes
 // from their prefix sums: O(n log n) per segment.
 //
-// Tested by HarnessTests/StepDetectionTests.swift (a clear step found at its index, and two;
-// uniform noise of a third either way over long series never flagged; a single outlier not flagged; the p-value
-// against a textbook case).
+// Tested by ReportsTests/StepDetectionTests.swift (a clear step found at its index, and two;
+// uniform noise of a third either way over long series never flagged; a single outlier not flagged;
+// the p-value against a textbook case).
 
 internal import Foundation
 internal import Benchmarks

@@ -11,7 +11,7 @@
 //           where smaller is better (HeadlineMeasures.swift): not answers, not a peer's ratio to
 //           BlockBench, whose growth is BlockBench doing better.
 //
-// Tested by HarnessTests/TrackerFormatsTests.swift (against each format's documented schema and
+// Tested by ReportsTests/TrackerFormatsTests.swift (against each format's documented schema and
 // published example).
 
 internal import Foundation

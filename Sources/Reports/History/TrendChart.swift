@@ -9,7 +9,7 @@
 // Only the marks carry tooltips: a run adds a point to a line, not an element of its own, so a
 // page grows by a few bytes per run and series.
 //
-// Tested by HarnessTests/TrendsPageTests.swift.
+// Tested by ReportsTests/TrendsPageTests.swift.
 
 internal import Foundation
 internal import TerminalText

@@ -5,7 +5,7 @@
 // that fell tenfold over the history (a compile phase made ten times faster) would, on a linear
 // axis, flatten every later run into the bottom line, where no later change can be seen.
 //
-// Tested by HarnessTests/TrendsPageTests.swift.
+// Tested by ReportsTests/TrendsPageTests.swift.
 
 internal import Foundation
 

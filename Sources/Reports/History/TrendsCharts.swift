@@ -5,7 +5,7 @@
 // a measure of the record (HeadlineMeasures.swift) and, for the figures the gate holds, the
 // baseline's metric drawn beside it.
 //
-// Tested by HarnessTests/TrendsPageTests.swift.
+// Tested by ReportsTests/TrendsPageTests.swift.
 
 internal import Foundation
 internal import Benchmarks

@@ -4,7 +4,7 @@
 // benchmark, the steps found, the failed gate runs) and a benchmark's page (its charts). Each is
 // one self-contained file: no scripts, no external files.
 //
-// Tested by HarnessTests/TrendsPageTests.swift.
+// Tested by ReportsTests/TrendsPageTests.swift.
 
 internal import Foundation
 

@@ -12,7 +12,7 @@
 // machines do not compare. A page's size grows with the runs it draws, never with the pages
 // before it.
 //
-// Tested by HarnessTests/TrendsPageTests.swift.
+// Tested by ReportsTests/TrendsPageTests.swift.
 
 internal import Foundation
 public import Gate

@@ -1,4 +1,4 @@
-// TrackerFormatsTests.swift — HarnessTests: a record in the trackers' formats
+// TrackerFormatsTests.swift — ReportsTests: a record in the trackers' formats
 // (Sources/Reports/History/TrackerFormats.swift), checked against each format's documented schema:
 //
 //   Bencher Metric Format (bencher.dev/docs/reference/bencher-metric-format, its JSON schema

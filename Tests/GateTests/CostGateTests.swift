@@ -109,7 +109,7 @@ private func regions(role: String) throws -> [[String: Double]] {
     let counter = CostCounter(executable: OwnProcessMemory.currentExecutable!, toolchain: "test")
     counter.measuresHeap = false
     let (parts, _) = try counter.countParts(
-        ["--testing-library", "xctest", "HarnessTests.CostChildTests/testChild"], environment: [CostChild.variable: role])
+        ["--testing-library", "xctest", "GateTests.CostChildTests/testChild"], environment: [CostChild.variable: role])
     var regions: [[String: Double]] = [[:]]
     for part in parts {
         if part.label == CostRegion.endLabel {

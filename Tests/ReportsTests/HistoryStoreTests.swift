@@ -1,4 +1,4 @@
-// HistoryStoreTests.swift — HarnessTests: the history as data (Sources/Reports/History/:
+// HistoryStoreTests.swift — ReportsTests: the history as data (Sources/Reports/History/:
 // HeadlineMeasures, RunRecord, RecordFigures, HistoryStore). A record keeps the headline measures
 // with floats cut to 5 significant digits and counts exact, ratios to BlockBench from the same
 // run; an old history.jsonl line converts to the same measures; the store round-trips through

@@ -1,4 +1,4 @@
-// ConcurrencyTests.swift — HarnessTests: what many threads share.
+// ConcurrencyTests.swift — ConcurrencyTests: what many threads share.
 //
 //  - One compiled list per shipped small list (kablock, ddg-tds-reference), shared by several
 //    threads, each with its own `Evaluator` and its own `ContentBlockers` over both lists (an

@@ -12,6 +12,7 @@ import Testing
 @testable import Engines
 @testable import Gate
 @testable import MainJob
+import HarnessTestSupport
 import TestSupport
 
 /// KaBlock and 13 rules of EasyList with frame-url conditions (Fixtures/README.md): compiled by
@@ -22,7 +23,7 @@ private func smallRun(_ engine: any CompiledListEngine = BlockBenchEngine()) thr
     manifest.corpora = manifest.corpora.filter { $0.name == "kablock" || $0.name == "adblock-rust-requests" }
     manifest.corpora.append(
         CorpusManifest.Entry(
-            name: "easylist-frame-url", file: "../Tests/HarnessTests/Fixtures/easylist-frame-url-rules.json", kind: "rules",
+            name: "easylist-frame-url", file: "../Tests/GateTests/Fixtures/easylist-frame-url-rules.json", kind: "rules",
             rows: 13, origin: "EasyList", licence: "CC-BY-SA-3.0"))
     let definitions = [
         BenchmarkDefinition(name: "compile-kablock", rules: "kablock", model: .compile, engines: ["blockbench"], runs: 1, warmupRuns: 0),

@@ -1,9 +1,9 @@
-// TrendsPageTests.swift — HarnessTests: the history's pages (Sources/Reports/History/TrendsPage.swift,
-// TrendsCharts.swift, TrendsHTML.swift, TrendChart.swift) from synthetic records: a page per
-// benchmark linked from the index, the baseline drawn dashed, failed gate runs marked, a step in
-// a noisy figure marked and listed while an exact count that moves is not, other machines' runs
-// left out; the y axis linear from 0, or over decades when the values span more than twentyfold
-// (TrendScale.swift).
+// TrendsPageTests.swift — ReportsTests: the history's pages
+// (Sources/Reports/History/TrendsPage.swift, TrendsCharts.swift, TrendsHTML.swift,
+// TrendChart.swift) from synthetic records: a page per benchmark linked from the index, the
+// baseline drawn dashed, failed gate runs marked, a step in a noisy figure marked and listed while
+// an exact count that moves is not, other machines' runs left out; the y axis linear from 0, or
+// over decades when the values span more than twentyfold (TrendScale.swift).
 
 import Foundation
 import Testing

@@ -1,26 +1,26 @@
-// FaultyEngines.swift — test-only faults in BlockBench, which the benchmarks and the gate must
-// catch: BlockBenchEngine wrapped, each fault applied on the way out. The engine itself has no
-// switch for them.
+// FaultyEngines.swift — HarnessTestSupport: test-only faults in BlockBench, which the benchmarks
+// and the gate must catch (BenchmarksTests, GateTests): BlockBenchEngine wrapped, each fault
+// applied on the way out. The engine itself has no switch for them.
 
-import ContentBlocker
-import ContentRuleList
-import Benchmarks
-import Engines
-import RequestContext
+package import ContentBlocker
+package import ContentRuleList
+package import Benchmarks
+package import Engines
+package import RequestContext
 
 /// BlockBench with seeded faults; without any it answers as BlockBenchEngine does. It keeps the
 /// engine's name, so the runner treats it as BlockBench (own-process memory, instruction counts).
-final class FaultyEngine: CompiledListEngine {
+package final class FaultyEngine: CompiledListEngine {
     let base = BlockBenchEngine()
     /// A change to every outcome, in benchmarks and in conformance (a deliberately wrong engine).
-    var alteringOutcomes: (@Sendable (MatchOutcome) -> MatchOutcome)?
+    package var alteringOutcomes: (@Sendable (MatchOutcome) -> MatchOutcome)?
     /// DFAs kept as the subset construction made them: a bigger file with the same answers.
-    var minimizesDFAs = true
+    package var minimizesDFAs = true
     /// Every benchmark answer computed this many times, the work counted once: an interpreter that
     /// does the same steps, slower.
-    var slowdown = 1
+    package var slowdown = 1
 
-    init(
+    package init(
         alteringOutcomes: (@Sendable (MatchOutcome) -> MatchOutcome)? = nil, minimizingDFAs: Bool = true, slowdown: Int = 1
     ) {
         self.alteringOutcomes = alteringOutcomes
@@ -28,33 +28,33 @@ final class FaultyEngine: CompiledListEngine {
         self.slowdown = max(1, slowdown)
     }
 
-    var name: String { base.name }
-    var about: String { base.about + " (with test faults)" }
-    var unavailable: String? { base.unavailable }
-    var models: Set<BenchmarkDefinition.Model> { base.models }
+    package var name: String { base.name }
+    package var about: String { base.about + " (with test faults)" }
+    package var unavailable: String? { base.unavailable }
+    package var models: Set<BenchmarkDefinition.Model> { base.models }
 
-    func compile(_ list: BenchList) throws -> CompileRun {
+    package func compile(_ list: BenchList) throws -> CompileRun {
         guard !minimizesDFAs else { return try base.compile(list) }
         let (compiled, report) = try RuleListCompiler.compile(json: list.json, limits: base.limits, minimizingDFAs: false)
         return base.keep(compiled, report: report, as: list.name)
     }
 
-    func loadSeconds(_ list: BenchList) throws -> Double? {
+    package func loadSeconds(_ list: BenchList) throws -> Double? {
         if base.compiledList(named: list.name) == nil { _ = try compile(list) }
         return try base.loadSeconds(list)
     }
 
-    func matcher(for list: BenchList) throws -> any BenchMatcher {
+    package func matcher(for list: BenchList) throws -> any BenchMatcher {
         if base.compiledList(named: list.name) == nil { _ = try compile(list) }
         let repeats = slowdown > 1 ? try base.matcher(for: list) : nil
         return Matcher(try base.matcher(for: list), altering: alteringOutcomes, repeats: repeats, times: slowdown - 1)
     }
 
-    func compiledList(named name: String) -> CompiledRuleList? { base.compiledList(named: name) }
+    package func compiledList(named name: String) -> CompiledRuleList? { base.compiledList(named: name) }
 
-    func adopt(_ list: CompiledRuleList, as name: String) { base.adopt(list, as: name) }
+    package func adopt(_ list: CompiledRuleList, as name: String) { base.adopt(list, as: name) }
 
-    func conformanceEngine(for list: RuleList, file: CompiledRuleList) -> ConformanceEngine {
+    package func conformanceEngine(for list: RuleList, file: CompiledRuleList) -> ConformanceEngine {
         let real = base.conformanceEngine(for: list, file: file)
         guard let alter = alteringOutcomes else { return real }
         return ConformanceEngine(name: real.name) { candidate in

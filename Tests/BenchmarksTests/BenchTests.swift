@@ -10,6 +10,7 @@ import ContentRuleList
 @testable import Engines
 @testable import Reports
 import RequestContext
+import HarnessTestSupport
 import TestSupport
 
 private func runner(_ engines: [any BenchEngine]) throws -> BenchmarkRunner {

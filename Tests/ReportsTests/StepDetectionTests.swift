@@ -1,4 +1,4 @@
-// StepDetectionTests.swift — HarnessTests: the step test over a history's noisy figures
+// StepDetectionTests.swift — ReportsTests: the step test over a history's noisy figures
 // (Sources/Reports/History/StepDetection.swift) on synthetic series: a clear step found where it
 // is, two steps each found once, uniform noise of +-30 % never flagged over long series and many
 // seeds, a lone outlier not flagged, and the Mann-Whitney p-value against a hand computation.
