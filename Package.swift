@@ -249,7 +249,10 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "GateTests",
-            dependencies: ["Gate", "MainJob", "Benchmarks", "Conformance", "Corpus", "Engines", "ContentBlocker", "Automata", "RequestContext", "URLFilterSyntax", "Parallelism", "TestSupport", "HarnessTestSupport"],
+            dependencies: [
+                "Gate", "MainJob", "Benchmarks", "Conformance", "Corpus", "Engines", "ContentBlocker", "Automata", "RequestContext",
+                "URLFilterSyntax", "Parallelism", "TestSupport", "HarnessTestSupport",
+            ],
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings),
         .testTarget(
