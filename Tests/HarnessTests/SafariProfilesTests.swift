@@ -36,6 +36,8 @@ import TestSupport
         let (failures, count) = try SafariVectors.run(corpora: corpora)
         #expect(count >= 40)
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
+        let (failures13, count13) = try SafariVectors.run(corpora: corpora, safari: "13")
+        #expect(failures13.isEmpty && count13 > 0 && count13 < count, "conform --safari 13 runs Safari 13's vectors alone")
     }
 
     /// Every shipped list: with the newest profile, the same check and the same compiled bytes as
