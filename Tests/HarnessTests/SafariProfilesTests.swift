@@ -94,14 +94,46 @@ extension [UInt8] {
 }
 
 @Suite struct WebKitSizeModelTests {
-    /// The fit recovers an exact power law; the committed model loads and states its held-out error.
+    /// The fit recovers an exact power law; the committed model loads and states, for each
+    /// figure, its error on every shipped list left out of its fit.
     @Test func fitsAPowerLawAndTheCommittedModelLoads() throws {
         let law = WebKitSizeModel.fit([(10, 30), (100, 300), (1_000, 3_000)].map { (x: Double($0.0), y: Double($0.1)) })
         #expect(abs(law.slope - 1) < 1e-9)
         #expect(abs(law.predict(50) - 150) < 1e-6)
         let model = try #require(WebKitSizeModel.load(corpora: repositoryRoot + "/Corpora"))
-        #expect(!model.heldOut.isEmpty)
-        #expect(!model.fittedOn.contains { $0.hasPrefix("easyprivacy") })
-        #expect(model.worstBytesError.isFinite)
+        let lists = try CorpusManifest.load(root: repositoryRoot + "/Corpora").entries(ofKind: "rules").map(\.name)
+        #expect(model.lists == lists)
+        for figure in WebKitSizeModel.Figure.allCases {
+            let stated = try #require(model.law(figure), "\(figure)")
+            #expect(stated.unseen.count == model.fittedOn.count, "every sample predicted once, by a law fitted without its list")
+            #expect(stated.worstUnseenError.isFinite)
+            #expect(model.tried.filter { $0.figure == figure }.count == WebKitSizeModel.Predictor.allCases.count)
+        }
+        let prediction = model.predict(ListFigures(values: [.patterns: 1_000, .jsonBytes: 100_000]))
+        #expect(prediction.bytesError == model.bytes.worstUnseenError)
+    }
+
+    /// Leave one list out: with WebKit's bytes an exact power law of the patterns, every unseen
+    /// list is predicted exactly and the fit predicts from the patterns; with one list off the
+    /// law, the others' errors show it.
+    @Test func eachListIsPredictedByALawFittedWithoutIt() throws {
+        func sample(_ source: String, _ patterns: Double, bytes: Double) -> WebKitModelFit.Sample {
+            WebKitModelFit.Sample(
+                list: source, source: source,
+                figures: ListFigures(values: [.jsonBytes: patterns * 37 + patterns * patterns, .rules: 5, .patterns: patterns,
+                                              .urlPatterns: 1, .compiledBytes: 7, .states: 3, .nfaStates: 2]),
+                webKit: [.bytes: bytes, .seconds: bytes / 1e6])
+        }
+        let exact = [("a", 100.0), ("b", 1_000), ("c", 10_000), ("d", 100_000)].map { sample($0.0, $0.1, bytes: 20 * pow($0.1, 1.2)) }
+        let model = try #require(WebKitModelFit.fit(exact, webKit: "test"))
+        #expect(model.bytes.from == .patterns && model.seconds.from == .patterns)
+        #expect(model.bytes.worstUnseenError < 1e-6)
+        #expect(model.memory == nil)
+        var bent = exact
+        bent[3].webKit[.bytes] = 2 * (bent[3].webKit[.bytes] ?? 0)
+        let unseen = WebKitModelFit.unseenErrors(bent, .bytes, .patterns)
+        #expect(abs((unseen.first { $0.list == "d" }?.error ?? 0) + 50) < 1e-6, "d, unseen, is twice what the others' law says")
+        #expect(unseen.contains { $0.list != "d" && abs($0.error) > 1 }, "a law fitted with d misses the others")
+        #expect(WebKitModelFit.fit(Array(exact.prefix(1)), webKit: "test") == nil)
     }
 }
