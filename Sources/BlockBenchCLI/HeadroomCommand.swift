@@ -66,6 +66,11 @@ struct HeadroomCommand: ParsableCommand {
 
     static func percent(_ value: Double) -> String { String(format: "%.0f%%", value) }
 
+    /// A sum's terms by what they predict from: "the url-filters' text + the selectors' text".
+    static func words(_ from: [WebKitSizeModel.Predictor]) -> String {
+        from.map { "the " + $0.words }.joined(separator: " + ")
+    }
+
     /// `--fit-webkit-model`: every shipped list whole and in chunks, through both compilers.
     func fitModel() throws {
         if let unavailable = WebKitEngine().unavailable {
@@ -92,10 +97,11 @@ struct HeadroomCommand: ParsableCommand {
         }
         for figure in WebKitSizeModel.Figure.allCases {
             guard let law = model.law(figure) else { continue }
-            print("\(figure.rawValue) from \(law.from.rawValue): worst error on an unseen list \(Self.percent(law.worstUnseenError))")
+            let from = law.terms.map(\.from)
+            print("\(figure.rawValue) from \(Self.words(from)): worst error on an unseen list \(Self.percent(law.worstUnseenError))")
             for unseen in law.unseen { print(String(format: "  %@: %+.1f%%", unseen.list, unseen.error)) }
-            let others = model.tried.filter { $0.figure == figure && $0.from != law.from }
-            print("  from the others instead: " + others.map { "\($0.from.rawValue) \(Self.percent($0.worstUnseenError))" }.joined(separator: ", "))
+            let others = model.tried.filter { $0.figure == figure && $0.from != from }
+            print("  from the others instead: " + others.map { "\(Self.words($0.from)) \(Self.percent($0.worstUnseenError))" }.joined(separator: ", "))
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -126,7 +132,7 @@ struct HeadroomCommand: ParsableCommand {
         if let model {
             let names: [WebKitSizeModel.Figure: String] = [.bytes: "bytes", .seconds: "compile time", .memory: "peak memory"]
             let froms = WebKitSizeModel.Figure.allCases.compactMap { figure in
-                model.law(figure).map { "\(names[figure] ?? figure.rawValue) from the \($0.from.words)" }
+                model.law(figure).map { "\(names[figure] ?? figure.rawValue) from \(Self.words($0.terms.map(\.from)))" }
             }
             out.append("  WebKit ~: WebKit's compile predicted from BlockBench's: " + froms.joined(separator: ", "))
             out.append("  ±: the worst error of each on a shipped list left out of its fit (\(model.lists.count) lists, whole and in chunks)")

@@ -44,7 +44,7 @@ public enum Headroom {
                 let bytes = compiled.serialized().count
                 compiledByRules[check.list.rules] = (
                     bytes, report.url.states + report.topURL.states + report.frameURL.states,
-                    ListFigures(jsonBytes: json.count, rules: elements, compiledBytes: bytes, report: report)
+                    ListFigures(jsonBytes: json.count, rules: elements, list: check.list, compiledBytes: bytes, report: report)
                 )
             }
             if let known = compiledByRules[check.list.rules] {

@@ -1,32 +1,44 @@
 // WebKitSizeModel: WebKit's compiled bytes, compile time and compile peak memory predicted from a
-// list's own figures by power laws (log WebKit = a + b log x), each stated with its error on lists
-// it never saw. The error is leave-one-list-out: each shipped list in turn (whole and its chunks)
-// predicted by the law fitted on the other lists. x, per WebKit figure, is the list figure (JSON
-// bytes, rules, or from BlockBench's compile: the url, top-url and frame-url patterns, the url
-// patterns alone, the compiled bytes, DFA states or NFA states) whose law had the least worst
-// error that way; the model keeps every figure tried with its error. The
-// fit is data (Corpora/safari/webkit-model.json, written by `blockbench headroom
+// list's own figures, each stated with its error on lists it never saw. A figure is a sum of
+// terms, each a power law (log y = a + b log x) of one list figure: one term (from the JSON bytes,
+// the rules, or BlockBench's compiled patterns, bytes or states), or, for the bytes, one per part
+// of WebKit's file (its url bytecode from the url-filters' text, its top-url and frame-url bytecode
+// from the compiled top-url and frame-url patterns, its actions the selectors' text); the time and
+// the memory may be a law of the predicted bytes. The error is leave-one-list-out: each shipped
+// list in turn (whole and its chunks) predicted by the terms fitted on the other lists; the
+// candidate kept per figure is the one whose worst error was least, and the model keeps every
+// candidate's. The fit is data (Corpora/safari/webkit-model.json, written by `blockbench headroom
 // --fit-webkit-model` with WebKitGTK installed; SafariReleases/WebKitModelFit.swift).
 // Tested by HarnessTests/SafariProfilesTests.swift (WebKitSizeModelTests).
 
 internal import ContentBlocker
+internal import ContentRuleList
 internal import Foundation
 
 public struct WebKitSizeModel: Codable, Sendable {
-    /// A list figure a law predicts from.
+    /// A list figure a term predicts from.
     public enum Predictor: String, Codable, CaseIterable, Sendable {
         case jsonBytes, rules, patterns, urlPatterns, compiledBytes, states, nfaStates
+        /// The url-filters' text, the compiled top-url and frame-url patterns, the
+        /// `css-display-none` selectors' text: what WebKit's file parts grow with.
+        case urlFilterBytes, topURLPatterns, selectorBytes
+        /// WebKit's bytes as the model predicts them (for the time and the memory).
+        case webKitBytes
 
         /// How `headroom` names it.
         public var words: String {
             switch self {
             case .jsonBytes: "JSON bytes"
             case .rules: "rules"
-            case .patterns: "compiled patterns (url, top-url, frame-url)"
+            case .patterns: "compiled patterns"
             case .urlPatterns: "compiled url patterns"
             case .compiledBytes: "compiled bytes"
             case .states: "DFA states"
             case .nfaStates: "NFA states"
+            case .urlFilterBytes: "url-filters' text"
+            case .topURLPatterns: "compiled top-url and frame-url patterns"
+            case .selectorBytes: "selectors' text"
+            case .webKitBytes: "predicted bytes"
             }
         }
     }
@@ -42,29 +54,46 @@ public struct WebKitSizeModel: Codable, Sendable {
         public var intercept: Double
         public var slope: Double
         public func predict(_ x: Double) -> Double { exp(intercept + slope * log(max(x, 1))) }
+        /// y = x.
+        public static let identity = PowerLaw(intercept: 0, slope: 1)
     }
 
-    /// A sample (a list or its first rules) and how far the law fitted without its list was from
-    /// WebKit on it (per cent, signed).
+    /// One term of a figure's sum.
+    public struct Term: Codable, Sendable {
+        public var from: Predictor
+        public var law: PowerLaw
+    }
+
+    /// A sample (a list or its first rules) and how far the terms fitted without its list were
+    /// from WebKit on it (per cent, signed).
     public struct Unseen: Codable, Sendable {
         public var list: String
         public var error: Double
     }
 
-    /// One figure's law, what it predicts from, and its errors on lists it never saw.
+    /// One figure's terms, and their errors on lists they never saw.
     public struct Law: Codable, Sendable {
-        public var from: Predictor
-        public var law: PowerLaw
+        public var terms: [Term]
         public var unseen: [Unseen]
         /// The worst unseen error (per cent, absolute): what `headroom` prints beside a prediction.
         public var worstUnseenError: Double { unseen.map { abs($0.error) }.max() ?? .nan }
+
+        /// The sum of the terms; nil when a figure they need is missing.
+        public func predict(_ values: [Predictor: Double]) -> Double? {
+            var sum = 0.0
+            for term in terms {
+                guard let x = values[term.from] else { return nil }
+                sum += term.law.predict(x)
+            }
+            return sum
+        }
     }
 
-    /// A figure's law from one predictor, and its worst unseen error: why each law predicts from
-    /// the predictor it does.
+    /// A candidate for a figure (its terms' predictors) and its worst unseen error: why each
+    /// figure is predicted as it is.
     public struct Tried: Codable, Sendable {
         public var figure: Figure
-        public var from: Predictor
+        public var from: [Predictor]
         public var worstUnseenError: Double
     }
 
@@ -95,14 +124,14 @@ public struct WebKitSizeModel: Codable, Sendable {
 
     /// WebKit's figures for a list with these figures, each with its law's worst unseen error.
     public func predict(_ figures: ListFigures) -> WebKitPrediction {
-        func one(_ figure: Figure) -> (Double, Double)? {
-            guard let law = law(figure), let x = figures.values[law.from] else { return nil }
-            return (law.law.predict(x), law.worstUnseenError)
-        }
-        let (bytes, seconds, memory) = (one(.bytes), one(.seconds), one(.memory))
+        var values = figures.values
+        let predictedBytes = bytes.predict(values)
+        values[.webKitBytes] = predictedBytes
+        let seconds = seconds.predict(values), memory = memory?.predict(values)
         return WebKitPrediction(
-            bytes: bytes.map { Int($0.0) }, bytesError: bytes?.1, seconds: seconds?.0, secondsError: seconds?.1,
-            memoryBytes: memory.map { Int($0.0) }, memoryError: memory?.1)
+            bytes: predictedBytes.map { Int($0) }, bytesError: predictedBytes.map { _ in bytes.worstUnseenError },
+            seconds: seconds, secondsError: seconds.map { _ in self.seconds.worstUnseenError },
+            memoryBytes: memory.map { Int($0) }, memoryError: memory.map { _ in self.memory?.worstUnseenError ?? .nan })
     }
 
     /// Least squares of log y on log x.
@@ -116,7 +145,7 @@ public struct WebKitSizeModel: Codable, Sendable {
     }
 }
 
-/// A list's figures a law can predict from, as BlockBench reads and compiles it.
+/// A list's figures a term can predict from, as BlockBench reads and compiles it.
 public struct ListFigures: Sendable {
     public var values: [WebKitSizeModel.Predictor: Double]
 
@@ -125,13 +154,20 @@ public struct ListFigures: Sendable {
     }
 
     /// `rules`: the top-level array's elements (what WebKit holds against its limit).
-    init(jsonBytes: Int, rules: Int, compiledBytes: Int, report: CompilationReport) {
+    init(jsonBytes: Int, rules: Int, list: RuleList, compiledBytes: Int, report: CompilationReport) {
         let parts = [report.url, report.topURL, report.frameURL]
+        var urlFilterBytes = 0, selectorBytes = 0
+        for rule in list.rules {
+            urlFilterBytes += rule.trigger.urlFilter.utf8.count
+            if case .cssDisplayNone(let selector) = rule.action { selectorBytes += selector.utf8.count }
+        }
         values = [
             .jsonBytes: Double(jsonBytes), .rules: Double(rules),
             .patterns: Double(report.urlPatterns + report.topPatterns + report.framePatterns), .urlPatterns: Double(report.urlPatterns),
             .compiledBytes: Double(compiledBytes), .states: Double(parts.map(\.states).reduce(0, +)),
             .nfaStates: Double(parts.map(\.nfaStates).reduce(0, +)),
+            .urlFilterBytes: Double(urlFilterBytes), .topURLPatterns: Double(report.topPatterns + report.framePatterns),
+            .selectorBytes: Double(selectorBytes),
         ]
     }
 }

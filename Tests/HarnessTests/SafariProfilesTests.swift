@@ -105,33 +105,39 @@ extension [UInt8] {
         #expect(model.lists == lists)
         for figure in WebKitSizeModel.Figure.allCases {
             let stated = try #require(model.law(figure), "\(figure)")
-            #expect(stated.unseen.count == model.fittedOn.count, "every sample predicted once, by a law fitted without its list")
+            #expect(stated.unseen.count == model.fittedOn.count, "every sample predicted once, by terms fitted without its list")
             #expect(stated.worstUnseenError.isFinite)
-            #expect(model.tried.filter { $0.figure == figure }.count == WebKitSizeModel.Predictor.allCases.count)
+            #expect(model.tried.filter { $0.figure == figure }.count == WebKitModelFit.candidates(figure).count)
         }
-        let prediction = model.predict(ListFigures(values: [.patterns: 1_000, .jsonBytes: 100_000]))
+        let values = Dictionary(uniqueKeysWithValues: WebKitSizeModel.Predictor.allCases.map { ($0, 1_000.0) })
+        let prediction = model.predict(ListFigures(values: values))
         #expect(prediction.bytesError == model.bytes.worstUnseenError)
+        #expect(prediction.seconds != nil && prediction.memoryBytes != nil)
     }
 
     /// Leave one list out: with WebKit's bytes an exact power law of the patterns, every unseen
-    /// list is predicted exactly and the fit predicts from the patterns; with one list off the
-    /// law, the others' errors show it.
+    /// list is predicted exactly and the fit predicts from the patterns, and the time, a law of
+    /// the bytes, from the predicted bytes; with one list off the law, its error shows it.
     @Test func eachListIsPredictedByALawFittedWithoutIt() throws {
         func sample(_ source: String, _ patterns: Double, bytes: Double) -> WebKitModelFit.Sample {
-            WebKitModelFit.Sample(
-                list: source, source: source,
-                figures: ListFigures(values: [.jsonBytes: patterns * 37 + patterns * patterns, .rules: 5, .patterns: patterns,
-                                              .urlPatterns: 1, .compiledBytes: 7, .states: 3, .nfaStates: 2]),
-                webKit: [.bytes: bytes, .seconds: bytes / 1e6])
+            var values = Dictionary(uniqueKeysWithValues: WebKitSizeModel.Predictor.allCases.map { ($0, 3.0) })
+            values[.patterns] = patterns
+            values[.jsonBytes] = patterns * 37 + patterns * patterns
+            values[.webKitBytes] = nil
+            return WebKitModelFit.Sample(
+                list: source, source: source, figures: ListFigures(values: values),
+                webKit: [.bytes: bytes, .seconds: 1e-6 * pow(bytes, 0.9)], webKitParts: (bytes, 1, 1))
         }
         let exact = [("a", 100.0), ("b", 1_000), ("c", 10_000), ("d", 100_000)].map { sample($0.0, $0.1, bytes: 20 * pow($0.1, 1.2)) }
         let model = try #require(WebKitModelFit.fit(exact, webKit: "test"))
-        #expect(model.bytes.from == .patterns && model.seconds.from == .patterns)
+        #expect(model.bytes.terms.map(\.from) == [.patterns])
         #expect(model.bytes.worstUnseenError < 1e-6)
+        #expect(model.seconds.worstUnseenError < 1e-6)
         #expect(model.memory == nil)
         var bent = exact
         bent[3].webKit[.bytes] = 2 * (bent[3].webKit[.bytes] ?? 0)
-        let unseen = WebKitModelFit.unseenErrors(bent, .bytes, .patterns)
+        let patterns = try #require(WebKitModelFit.candidates(.bytes).first { $0.from == [.patterns] })
+        let unseen = WebKitModelFit.unseenErrors(bent, .bytes, patterns, bytes: nil)
         #expect(abs((unseen.first { $0.list == "d" }?.error ?? 0) + 50) < 1e-6, "d, unseen, is twice what the others' law says")
         #expect(unseen.contains { $0.list != "d" && abs($0.error) > 1 }, "a law fitted with d misses the others")
         #expect(WebKitModelFit.fit(Array(exact.prefix(1)), webKit: "test") == nil)
