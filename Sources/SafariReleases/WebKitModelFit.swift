@@ -2,11 +2,11 @@
 // (consecutive chunks), each compiled by BlockBench and by WebKit (WebKitEngine, a new process per
 // sample, so that its peak memory is the sample's own; the compile time is its processor time,
 // which other work on the machine lengthens less than the wall time, the least of a few
-// compiles). For each WebKit figure and
-// each candidate (one term per list figure; for the bytes also a term per part of WebKit's file;
-// for the time and the memory also a law of WebKit's bytes, predicted), every list in turn is left
-// out of the fit and its samples predicted; the candidate kept is the one whose worst error there
-// is least, fitted on every sample. Run by `blockbench headroom --fit-webkit-model`. Tested by HarnessTests/SafariProfilesTests.swift
+// compiles). For each WebKit figure and each candidate (one term per list figure; for the bytes
+// also a term per part of WebKit's file; for the time and the memory also a law of WebKit's
+// bytes, predicted), every list in turn is left out of the fit and its samples predicted; the
+// candidate kept is the one whose worst error there is least, fitted on every sample. Run by
+// `blockbench headroom --fit-webkit-model`. Tested by HarnessTests/SafariProfilesTests.swift
 // (WebKitSizeModelTests: the fit itself).
 
 internal import ContentRuleList
