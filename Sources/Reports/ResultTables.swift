@@ -50,6 +50,7 @@ public struct ResultTable: Sendable {
                 let memory = (engine.peakMemoryBytes.map { peak in
                     HumanReadable.bytes(peak) + (engine.memoryGrowthBytes.map { " (+\(HumanReadable.bytes(max(0, $0))))" } ?? "")
                 } ?? engine.memoryGrowthBytes.map { "+\(HumanReadable.bytes(max(0, $0))) in its process" } ?? "n/a") + (engine.ownProcessPeakMemoryBytes.map { "; alone \(HumanReadable.bytes($0))" } ?? "")
+                    + (engine.heapGrowthBytes.map { "; heap +\(HumanReadable.bytes(max(0, $0)))" } ?? "")
                 let dfas = ["url", "top-url", "frame-url"].compactMap { kind -> String? in
                     guard let count = engine.counter("\(kind) DFAs"), let states = engine.counter("\(kind) states"), count > 0 else { return nil }
                     return "\(kind) \(Int(count))/\(HumanReadable.count(Int(states)))"
