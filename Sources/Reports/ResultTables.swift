@@ -86,7 +86,7 @@ public struct ResultTable: Sendable {
                 ])
             }
         }
-        if result.model == .match, let peer = result.engines.first(where: { $0.peer == true && $0.status == .ok }) {
+        for peer in result.engines where result.model == .match && peer.peer == true && peer.status == .ok {
             notes.append(
                 "\(peer.engine) (peer): measured, not conformed (Adblock Plus semantics); its times are measured inside its own process, "
                     + "per request" + (peer.endToEndSeconds.map { ", a run end to end \(HumanReadable.duration(seconds: $0)) with the pipe" } ?? ""))
