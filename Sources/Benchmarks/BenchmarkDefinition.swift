@@ -34,7 +34,7 @@
 // re-spells the list's `||` patterns in it before any engine reads the list, which is then called
 // "easylist@abp2blocklist". Engines that read the Adblock Plus text (adblock-rust, uBlock Origin)
 // cannot take one.
-// Tested by HarnessTests (BenchTests, DialectTests, AdblockRustEngineTests).
+// Tested by HarnessTests (BenchTests, DialectTests, AdblockRustEngineTests, UBlockOriginEngineTests).
 
 internal import Foundation
 internal import Corpus
