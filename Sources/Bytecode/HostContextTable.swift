@@ -56,6 +56,8 @@ public struct HostContextTable: Hashable, Sendable {
     public let open: DomainTable
     /// The automaton laid out for the lookup (`indexed()` makes it).
     private var memory: StartsMemory?
+    /// With open domains: every entry, read forwards (`forwardEntries`), and its lookup memory.
+    private var forward: DomainTable?
     private var openMemory: OpenDomainMemory?
 
     public init(
@@ -69,23 +71,46 @@ public struct HostContextTable: Hashable, Sendable {
         self.open = open
     }
 
-    /// The same table with its lookup indexes and its automaton's memory made.
+    /// The same table with its lookup index and its automaton's memory made. With open domains,
+    /// one index read forwards holds them and the other entries, whose T is then checked whole
+    /// from D's end (`forwardEntries`): one reading from each place L ends finds both.
     func indexed() -> HostContextTable {
+        guard !open.isEmpty else {
+            var indexed = HostContextTable(
+                prefix: prefix, starts: starts, splitting: splitting, isCaseSensitive: isCaseSensitive, table: table.indexed())
+            indexed.memory = StartsMemory(starts)
+            return indexed
+        }
+        let forward = forwardEntries.indexed(hashing: OpenDomainHash.hash)
         var indexed = HostContextTable(
-            prefix: prefix, starts: starts, splitting: splitting, isCaseSensitive: isCaseSensitive, table: table.indexed(),
-            open: open.isEmpty ? open : open.indexed(hashing: OpenDomainHash.hash))
+            prefix: prefix, starts: starts, splitting: splitting, isCaseSensitive: isCaseSensitive, table: table, open: open)
         indexed.memory = StartsMemory(starts)
-        if !open.isEmpty { indexed.openMemory = OpenDomainMemory(open, folding: !isCaseSensitive) }
+        indexed.forward = forward
+        indexed.openMemory = OpenDomainMemory(forward, folding: !isCaseSensitive)
         return indexed
+    }
+
+    /// The open domains and the other entries in one table, T written whole (S where the table
+    /// writes `splitCode`, or nothing): a D found where it begins, followed by T, is the entry's
+    /// match, since T's first set ends D.
+    private var forwardEntries: DomainTable {
+        let whole = DomainTable.encode([splitting])
+        var entries = (0..<open.count).map { (pattern: open.patterns[$0], domain: Array(open.domain($0)), tail: [UInt8]()) }
+        for entry in 0..<table.count {
+            let tail = table.tail(entry)
+            let explicit = tail.first == DomainTable.splitCode ? whole + tail.dropFirst() : tail.isEmpty ? whole : Array(tail)
+            entries.append((table.patterns[entry], Array(table.domain(entry)), explicit))
+        }
+        return DomainTable(entries.sorted { $0.pattern < $1.pattern }, indexing: false)
     }
 
     /// What a lookup reads, as plain values and addresses (nil for a table not indexed, or with
     /// no entries): valid while this table is.
     var lookup: HostContextLookup? {
         guard let memory else { return nil }
-        let tables = table.lookupTables
+        let tables = forward == nil ? table.lookupTables : nil
         var openLookup: OpenDomainLookup?
-        if let openMemory, let openTables = open.lookupTables {
+        if let openMemory, let openTables = forward?.lookupTables {
             openLookup = OpenDomainLookup(
                 tables: openTables, prefixBits: UnsafeBufferPointer(openMemory.prefixBits), prefixShift: openMemory.prefixShift,
                 bytes: UnsafePointer(openMemory.bytes), longest: openMemory.longest, folding: !isCaseSensitive)

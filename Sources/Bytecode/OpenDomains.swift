@@ -123,7 +123,8 @@ extension DomainTable {
         }
     }
 
-    /// Reports the entries of the open domain `url[start ..< end]`, whose hash is `hash`, if any.
+    /// Reports the entries of the domain `url[start ..< end]`, whose hash is `hash`, if any: an open
+    /// one's, and another's whose T matches from `end`.
     @inline(never)
     private static func probeOpen(
         _ open: OpenDomainLookup, _ hash: UInt64, _ url: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, report: (UInt32) -> Void
@@ -135,8 +136,15 @@ extension DomainTable {
         else { return }
         var at = 0
         while at < bytes {
-            report(DomainGroups.word(entries, at))
-            at += 4
+            let word = DomainGroups.word(entries, at)
+            guard word & DomainLines.hasPath != 0 else {
+                report(word)
+                at += 4
+                continue
+            }
+            let (tailStart, tailEnd) = (Int(DomainGroups.word(entries, at + 4)), Int(DomainGroups.word(entries, at + 8)))
+            if tailMatches(tables.tails[tailStart..<tailEnd], url, from: end) { report(word & ~DomainLines.hasPath) }
+            at += 12
         }
     }
 }

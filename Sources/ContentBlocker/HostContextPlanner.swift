@@ -57,26 +57,41 @@ struct HostContextPlanner {
         var count: Int { patterns.count + open.count + gated.count }
         /// Its first pattern's id.
         var firstPattern: UInt32 { min(patterns.first?.pattern ?? .max, open.first?.pattern ?? .max, gated.first?.pattern ?? .max) }
-        /// The patterns taken while the context is too small for a table (then they go back to the
-        /// automata); dropped once it is large enough.
+        /// The patterns and the open ones taken while they are too few for a table (then they go
+        /// back to the automata); dropped once they are enough.
         var filters: [(id: PatternID, filter: URLFilter)] = []
+        var openFilters: [(id: PatternID, filter: URLFilter)] = []
 
         mutating func append(_ pattern: UInt32, _ filter: AcceptedPattern, _ domain: [UInt8], _ tail: HostTail, minimum: Int) {
             patterns.append((pattern, domain, tail))
-            keep(pattern, filter, minimum: minimum)
+            Self.keep(pattern, filter, &filters, while: patterns.count < minimum)
         }
 
         mutating func appendOpen(_ pattern: UInt32, _ filter: AcceptedPattern, _ domain: [UInt8], minimum: Int) {
             open.append((pattern, domain))
-            keep(pattern, filter, minimum: minimum)
+            Self.keep(pattern, filter, &openFilters, while: open.count < minimum)
         }
 
-        private mutating func keep(_ pattern: UInt32, _ filter: AcceptedPattern, minimum: Int) {
-            if count < minimum {
+        private static func keep(
+            _ pattern: UInt32, _ filter: AcceptedPattern, _ filters: inout [(id: PatternID, filter: URLFilter)], while fewer: Bool
+        ) {
+            if fewer {
                 filters.append((PatternID(pattern), filter.filter))
             } else if !filters.isEmpty {
                 filters = []
             }
+        }
+
+        /// Gives back the open domains and their gates when they are fewer than `minimum` (a
+        /// context's lookup then reads forwards for little): the patterns for the automata.
+        mutating func droppingFewOpen(minimum: Int) -> [(id: PatternID, filter: URLFilter)] {
+            let openGated = gated.filter { $0.first == nil }
+            guard open.count < minimum, !(open.isEmpty && openGated.isEmpty) else { return [] }
+            let back = openFilters + openGated.map { (PatternID($0.pattern), $0.filter.filter) }
+            open = []
+            openFilters = []
+            gated.removeAll { $0.first == nil }
+            return back
         }
     }
 
@@ -122,7 +137,7 @@ struct HostContextPlanner {
     }
 
     private mutating func take(_ id: UInt32, _ parts: Parts, _ pattern: AcceptedPattern) -> Taken {
-        guard parts.restStart < parts.restModel.terms.count else { return takeOpen(id, parts, pattern) }
+        if parts.restStart == parts.restModel.terms.count && !parts.restModel.hasEndAnchor { return takeOpen(id, parts, pattern) }
         guard let tail = tail(of: parts.restModel, from: parts.restStart),
             tail.sets[0].isDisjoint(with: HostShape.matchedByDomains(caseSensitive: parts.isCaseSensitive))
         else { return gate(id, parts, pattern) }
@@ -215,9 +230,11 @@ struct HostContextPlanner {
         var automata = placePendingGated()
         var groups: [GatedGroup] = []
         settled = []
-        for (key, context) in contexts.sorted(by: { $0.value.firstPattern < $1.value.firstPattern }) {
+        for (key, taken) in contexts.sorted(by: { $0.value.firstPattern < $1.value.firstPattern }) {
+            var context = taken
+            automata += context.droppingFewOpen(minimum: minimumPatterns)
             guard context.count >= minimumPatterns else {
-                automata += context.filters
+                automata += context.filters + context.openFilters
                 automata += context.gated.map { (PatternID($0.pattern), $0.filter.filter) }
                 continue
             }
@@ -287,7 +304,8 @@ struct HostContextPlanner {
             at += 1
         }
         guard at < terms.count else {
-            guard !sets.isEmpty else { return nil }
+            // (D then the URL's end: T is NUL alone.)
+            guard !sets.isEmpty || filter.hasEndAnchor else { return nil }
             return HostTail(sets: filter.hasEndAnchor ? sets + [.nul] : sets, thenRest: false)
         }
         guard let rest = restTail(of: filter, from: at) else { return nil }
