@@ -15,8 +15,12 @@
 // second set of presence bits, of the prefixes of four, eight, ... bytes of every D longer than
 // that, says whether any D goes on: most places stop within a few bytes, not at the host's end.
 //
+// A context with open domains puts its other entries in the same index, each with its T written
+// whole (HostContextTable.indexed): their D is found the same way (T's first set ends D), and T is
+// checked from D's end, so one reading from each place L ends finds both.
+//
 // The answer is the automaton's exactly: L's own minimal automaton says where D may begin, D is
-// compared whole (DomainLines.find), and nothing after it is asked. (Tests: HostContextTests hold
+// compared whole (DomainLines.find), and nothing after it is asked, or T set by set. (Tests: HostContextTests hold
 // open contexts to the NFA of the same patterns on generated URLs; DomainGateTests hold them to
 // the oracle.)
 

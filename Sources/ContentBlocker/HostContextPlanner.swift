@@ -195,7 +195,7 @@ struct HostContextPlanner {
     /// first set is within `/` and `:` (the domain table's gates take those).
     private mutating func placePendingGated() -> [(id: PatternID, filter: URLFilter)] {
         var automata: [(id: PatternID, filter: URLFilter)] = []
-        let plain = contexts.values.reduce(0) { $0 + $1.patterns.count }
+        let plain = contexts.values.reduce(0) { $0 + $1.patterns.count + $1.open.count }
         for (key, gated) in pendingGated.sorted(by: { $0.value[0].pattern < $1.value[0].pattern }) {
             guard gated.count + plain >= minimumPatterns, let starts = starts(of: gated[0].parts) else {
                 automata += gated.map { (PatternID($0.pattern), $0.filter.filter) }

@@ -215,8 +215,11 @@ struct HostShapeLearner {
         prefixes.append(Prefix(
             bytes: Array(filter.source.utf8.prefix(prefixEnd)), isCaseSensitive: caseSensitive, model: filter, count: split.prefixCount,
             isAdGuards: isAdGuards))
-        guard split.restStart < filter.terms.count else { return }
-        learnRest(of: filter, at: filter.terms[split.restStart].span.lowerBound, prefixCount: split.prefixCount, afterAdGuards: isAdGuards)
+        if split.restStart < filter.terms.count {
+            learnRest(of: filter, at: filter.terms[split.restStart].span.lowerBound, prefixCount: split.prefixCount, afterAdGuards: isAdGuards)
+        } else if !filter.hasEndAnchor {
+            learnRest(of: filter, at: filter.source.utf8.count, prefixCount: split.prefixCount, afterAdGuards: isAdGuards)
+        }
     }
 
     /// Meets R of `filter` (its text from byte `restAt`, after a learned L of `prefixCount` terms
