@@ -27,7 +27,7 @@
 //                      outcome text, the dialects' re-spellings of a list
 //   HostileInputs      hostile inputs (huge, deep, corrupt) and their runner under memory and time caps
 //   Engines            the engines the harness runs behind one interface: BlockBench, PCRE2, WebKit's
-//                      compiler, adblock-rust, and WebKit's web view (pages, their runner)
+//                      compiler, adblock-rust, uBlock Origin, and WebKit's web view (pages, their runner)
 //   SafariReleases     each Safari release's profile, a list read as a release reads it, the matrix
 //                      of verdicts, headroom, WebKit's size model
 //   Conformance        the engine against the oracle (corpora, vector files), against WebKit's

@@ -32,9 +32,10 @@
 //
 // `dialect` names a converter's spelling of `||` rules (Corpus/Dialects/Dialect.swift): the runner
 // re-spells the list's `||` patterns in it before any engine reads the list, which is then called
-// "easylist@abp2blocklist". Engines that read the Adblock Plus text (adblock-rust) cannot take one.
+// "easylist@abp2blocklist". Engines that read the Adblock Plus text (adblock-rust, uBlock Origin)
+// cannot take one.
 // Tested by BenchmarksTests, CorpusTests and EnginesTests (BenchTests, DialectTests,
-// AdblockRustEngineTests).
+// AdblockRustEngineTests, UBlockOriginEngineTests).
 
 internal import Foundation
 internal import Corpus
@@ -136,6 +137,9 @@ public struct BenchmarkDefinition: Codable, Hashable, Sendable {
     public var warmups: Int { max(0, warmupRuns ?? 1) }
     public var budgetSeconds: Double { maxSeconds ?? 30 }
 
+    /// The engines that read the lists' Adblock Plus text, not their JSON (no dialect applies).
+    static let filterTextEngines: Set<String> = ["adblock-rust", "ublock-origin"]
+
     /// The sample size for `engine`, when it has one.
     public func sample(for engine: String) -> Int? { samples?[engine] }
 
@@ -154,7 +158,9 @@ public struct BenchmarkDefinition: Codable, Hashable, Sendable {
             if Dialect.named(dialect) == nil {
                 problems.append("names the unknown dialect \"\(dialect)\" (known: \(Dialect.documented.map(\.name).joined(separator: ", ")), mix-<seed>)")
             }
-            if engines.contains("adblock-rust") { problems.append("applies a dialect to adblock-rust, which reads the Adblock Plus text") }
+            for engine in engines where Self.filterTextEngines.contains(engine) {
+                problems.append("applies a dialect to \(engine), which reads the Adblock Plus text")
+            }
         }
         if model == .match && requests == nil { problems.append("is a match benchmark without \"requests\"") }
         if model != .match && requests != nil { problems.append("names \"requests\" but its model, \(model.rawValue), answers none") }

@@ -88,6 +88,8 @@ public struct EngineResult: Codable, Hashable, Sendable {
     /// resident when the run started.
     public var peakMemoryBytes: Int?
     public var memoryGrowthBytes: Int?
+    /// A peer's garbage-collected heap growth across the median run (`CompileRun.ownHeapGrowthBytes`).
+    public var heapGrowthBytes: Int?
     /// BlockBench's peak resident memory compiling the list with `blockbench compile` in a process
     /// of its own (`BenchmarkRunner.ownProcessCompiler`): the figure a user of the command sees.
     public var ownProcessPeakMemoryBytes: Int?

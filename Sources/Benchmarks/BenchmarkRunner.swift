@@ -287,6 +287,7 @@ public final class BenchmarkRunner {
         result.loadSeconds = loads.isEmpty ? nil : median(loads)
         result.peakMemoryBytes = medianRun.peak
         result.memoryGrowthBytes = medianRun.growth ?? medianRun.run.ownMemoryGrowthBytes
+        result.heapGrowthBytes = medianRun.run.ownHeapGrowthBytes
         if engine.name == "blockbench", let compiler = ownProcessCompiler, let path = list.path {
             progress?("\(list.name): blockbench compile in a process of its own")
             guard let peak = OwnProcessMemory.peakOfCompile(compiler, rules: path) else {

@@ -22,6 +22,9 @@ public struct ReportMeta: Codable, Hashable, Sendable {
     public var webkit: String
     /// The PyPI `adblock` package the adblock-rust peer ran with (nil: not recorded).
     public var adblockRust: String?
+    /// The uBlock Origin (Debian webext-ublock-origin-firefox) the ublock-origin peer ran with (nil:
+    /// not recorded).
+    public var ublockOrigin: String?
 
     /// The machine, versions and revision now, and the command line of this run.
     public static func ofThisRun() -> ReportMeta {
@@ -49,7 +52,8 @@ public struct ReportMeta: Codable, Hashable, Sendable {
             memoryGiB: (Double(ProcessInfo.processInfo.physicalMemory) / 1_073_741_824 * 10).rounded() / 10,
             os: os + (kernel.isEmpty ? "" : ", Linux \(kernel)"), toolchain: toolchain, pcre2: pcre2,
             webkit: webkit.isEmpty ? "not installed" : webkit,
-            adblockRust: AdblockRustEngine.probe(python: "python3", script: "Benchmarks/Peers/AdblockRust/adblock_peer.py").version ?? "not installed")
+            adblockRust: AdblockRustEngine.probe(python: "python3", script: "Benchmarks/Peers/AdblockRust/adblock_peer.py").version ?? "not installed",
+            ublockOrigin: UBlockOriginEngine.installedVersion())
     }
 
     /// `2026-11-23-1a2b3c4d5e`: the report's folder name.

@@ -6,8 +6,9 @@
 // pairs; `--vectors FILE` runs only a vector file. Per pair it prints requests, rules, requests
 // with actions, mismatches and, for the first mismatches, a reduced reproduction. `--shard i/n`
 // runs every n-th request (from the i-th), so n machines cover a set between them and their
-// `--json` lines add up. Exit 0 when everything agrees, 2 on any mismatch or failing vector, 1 on
-// an error.
+// `--json` lines add up. `--safari VERSION` reads every list (and every vector's list) as that
+// release does; a list it rejects is reported and fails the run. Exit 0 when everything agrees, 2
+// on any mismatch, rejected list or failing vector, 1 on an error.
 //
 // Request vectors run through the real path: the rule list is compiled, its file written to
 // bytes and loaded back (validated), and the evaluator answers from that file; the oracle answers
@@ -132,9 +133,9 @@ struct ConformCommand: ParsableCommand {
         run.workers = workers
         run.usesPrefilter = !noPrefilter
         let manifest = try CorpusManifest.load(root: corpora)
-        let results = try CorpusConformance.run(
+        let outcome = try CorpusConformance.run(
             manifest: manifest, rules: rules, requests: requests, run: run, json: json, includeVectors: rules.isEmpty && requests.isEmpty)
-        if !results { throw ExitCode(2) }
+        if !outcome.passed { throw ExitCode(2) }
     }
 }
 

@@ -1,6 +1,9 @@
 // `blockbench headroom [FILE ...]`: how close each rule list is to each profiled Safari release's
-// limits (SafariReleases/Headroom.swift): rules against the release's limit, JSON bytes, and
-// BlockBench's compiled bytes and states. Tested by BlockBenchCLITests/CLITests.swift (SafariOptionTests).
+// limits (SafariReleases/Headroom.swift): rules against the release's limit, JSON bytes,
+// BlockBench's compiled bytes and states, and WebKit's bytes, compile time and peak memory as the
+// fitted model predicts them, each beside the model's worst error on a list it never saw.
+// `--fit-webkit-model` fits the model (SafariReleases/WebKitModelFit.swift).
+// Tested by BlockBenchCLITests/CLITests.swift (SafariOptionTests).
 
 import ArgumentParser
 import ContentRuleList
@@ -28,9 +31,6 @@ struct HeadroomCommand: ParsableCommand {
     @Flag(help: "Fit the WebKit size model on the shipped lists (needs WebKitGTK) and write it to the corpora folder.")
     var fitWebkitModel = false
 
-    @Option(help: "With --fit-webkit-model: the shipped list kept out of the fit, to state the model's error on.")
-    var heldOut = "easyprivacy"
-
     struct Line: Encodable {
         var file: String
         var safari: [HeadroomRow]
@@ -44,23 +44,36 @@ struct HeadroomCommand: ParsableCommand {
             ? CorpusManifest.load(root: corpora).entries(ofKind: "rules").map { "\(corpora)/\($0.file)" } : files
         var rejected = false
         for path in paths {
-            let rows = Headroom.rows(try CorpusFiles.read(path), profiles: profiles)
+            let rows = Headroom.rows(try CorpusFiles.read(path), profiles: profiles, model: model)
             rejected = rejected || rows.contains { $0.error != nil }
             print(json ? try line(Line(file: path, safari: rows)) : text(path, rows, model: model))
         }
         if rejected { throw ExitCode(1) }
     }
 
-    func predicted(_ row: HeadroomRow, _ model: WebKitSizeModel) -> String {
-        guard row.bytes != nil else { return "" }
-        return "   WebKit ~" + Int(model.bytes.predict(Double(row.jsonBytes))).grouped + " bytes, ~"
-            + String(format: "%.2f s", model.seconds.predict(Double(row.jsonBytes)))
+    /// WebKit's figures for a row, each with the model's worst error on an unseen list.
+    func predicted(_ prediction: WebKitPrediction) -> String {
+        var parts: [String] = []
+        if let bytes = prediction.bytes, let error = prediction.bytesError { parts.append("~\(bytes.grouped) bytes ±\(Self.percent(error))") }
+        if let seconds = prediction.seconds, let error = prediction.secondsError {
+            parts.append(String(format: "~%.2g s CPU ±", seconds) + Self.percent(error))
+        }
+        if let memory = prediction.memoryBytes, let error = prediction.memoryError {
+            parts.append(String(format: "~%.0f MB ±", Double(memory) / 1e6) + Self.percent(error))
+        }
+        return parts.isEmpty ? "" : "   WebKit " + parts.joined(separator: ", ")
+    }
+
+    static func percent(_ value: Double) -> String { String(format: "%.0f%%", value) }
+
+    /// A sum's terms by what they predict from: "the url-filters' text + the selectors' text".
+    static func words(_ from: [WebKitSizeModel.Predictor]) -> String {
+        from.map { "the " + $0.words }.joined(separator: " + ")
     }
 
     /// `--fit-webkit-model`: every shipped list whole and in chunks, through both compilers.
     func fitModel() throws {
-        let webKit = WebKitEngine()
-        if let unavailable = webKit.unavailable {
+        if let unavailable = WebKitEngine().unavailable {
             print("cannot fit: \(unavailable)")
             throw ExitCode(1)
         }
@@ -69,17 +82,26 @@ struct HeadroomCommand: ParsableCommand {
         for entry in manifest.entries(ofKind: "rules") {
             for (size, chunk) in WebKitModelFit.chunks(try CorpusFiles.read(manifest.path(of: entry)), sizes: [1_000, 4_000, 16_000]) {
                 let name = entry.name + (size < entry.rows ? "[:\(size)]" : "")
-                guard let sample = try WebKitModelFit.sample(name, json: chunk, webKit: webKit) else { continue }
-                print(String(format: "%@: BlockBench %.0f bytes, %.0f states; WebKit %.0f bytes, %.3f s", name, sample.bytes, sample.states, sample.webKitBytes, sample.webKitSeconds))
+                guard let sample = try WebKitModelFit.sample(name, source: entry.name, json: chunk) else { continue }
+                let memory = sample.webKit[.memory].map { String(format: ", %.0f MB", $0 / 1e6) } ?? ""
+                print(String(
+                    format: "%@: BlockBench %.0f bytes, %.0f states; WebKit %.0f bytes, %.3f s%@", name,
+                    sample.figures.values[.compiledBytes] ?? 0, sample.figures.values[.states] ?? 0,
+                    sample.webKit[.bytes] ?? 0, sample.webKit[.seconds] ?? 0, memory))
                 samples.append(sample)
             }
         }
-        let model = WebKitModelFit.fit(samples, heldOut: heldOut, webKit: webKit.version)
-        for held in model.heldOut {
-            print(String(format: "held out %@: bytes off by %+.1f%%, time off by %+.1f%%", held.list, held.bytesError, held.secondsError))
+        guard let model = WebKitModelFit.fit(samples, webKit: WebKitEngine().version) else {
+            print("cannot fit: the samples come from fewer than two lists")
+            throw ExitCode(1)
         }
-        for held in model.alternative {
-            print(String(format: "  (from BlockBench's bytes and states instead: %+.1f%%, %+.1f%%)", held.bytesError, held.secondsError))
+        for figure in WebKitSizeModel.Figure.allCases {
+            guard let law = model.law(figure) else { continue }
+            let from = law.terms.map(\.from)
+            print("\(figure.rawValue) from \(Self.words(from)): worst error on an unseen list \(Self.percent(law.worstUnseenError))")
+            for unseen in law.unseen { print(String(format: "  %@: %+.1f%%", unseen.list, unseen.error)) }
+            let others = model.tried.filter { $0.figure == figure && $0.from != from }
+            print("  from the others instead: " + others.map { "\(Self.words($0.from)) \(Self.percent($0.worstUnseenError))" }.joined(separator: ", "))
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -105,12 +127,15 @@ struct HeadroomCommand: ParsableCommand {
             }
             out.append(head + row.rulesLeft.grouped.leftPadded(11) + String(format: "%6.1f%%", row.percentUsed)
                 + (row.bytes?.grouped ?? "-").leftPadded(14) + (row.states?.grouped ?? "-").leftPadded(11)
-                + (model.map { predicted(row, $0) } ?? ""))
+                + (row.webKit.map(predicted) ?? ""))
         }
         if let model {
-            out.append(String(
-                format: "  WebKit ~: WebKit's bytes and compile time predicted from the JSON bytes by a fitted model, off by up to %.0f%% (bytes) and %.0f%% (time) on a held-out list",
-                model.worstBytesError, model.worstSecondsError))
+            let names: [WebKitSizeModel.Figure: String] = [.bytes: "bytes", .seconds: "compile time", .memory: "peak memory"]
+            let froms = WebKitSizeModel.Figure.allCases.compactMap { figure in
+                model.law(figure).map { "\(names[figure] ?? figure.rawValue) from \(Self.words($0.terms.map(\.from)))" }
+            }
+            out.append("  WebKit ~: WebKit's compile predicted from BlockBench's: " + froms.joined(separator: ", "))
+            out.append("  ±: the worst error of each on a shipped list left out of its fit (\(model.lists.count) lists, whole and in chunks)")
         }
         return out.joined(separator: "\n")
     }

@@ -67,6 +67,8 @@ public struct ConformanceResult: Sendable, Codable {
     public var seconds: Double
     public var engineCompileSeconds = 0.0
     public var oracleBuildSeconds = 0.0
+    /// The Safari release the list was read as, when not the newest (`conform --safari`).
+    public var safari: String?
     public var reproductions: [Reproduction]
     public var firstOracleError: String?
     /// The oracle's answer to every request of the set, in order, when the run covered the whole
@@ -78,7 +80,7 @@ public struct ConformanceResult: Sendable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case list, requestSet, shard, rules, requests, requestsWithActions, mismatches, oracleErrors, oracleTries, prefilterSkips
-        case dfaFallbacks, pcre2JITDisagreements, seconds, engineCompileSeconds, oracleBuildSeconds, reproductions, firstOracleError
+        case dfaFallbacks, pcre2JITDisagreements, seconds, engineCompileSeconds, oracleBuildSeconds, safari, reproductions, firstOracleError
     }
 }
 
@@ -122,6 +124,7 @@ public struct ConformanceRun: Sendable {
             result.list = listName
             result.engineCompileSeconds = engineSeconds
             result.oracleBuildSeconds = oracleSeconds
+            result.safari = profile == .newest ? nil : profile.version
             onResult(result)
             results.append(result)
         }

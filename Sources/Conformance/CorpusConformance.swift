@@ -2,7 +2,10 @@
 //
 // The corpus part of `blockbench conform`, shared with the main job: rule lists and request sets
 // chosen from the manifest (by name, or as paths), every pair run through `ConformanceRun` and
-// printed as it ends (a line of text, or a JSON object), then the shipped vector files.
+// printed as it ends (a line of text, or a JSON object), then the shipped vector files. Each list
+// is read as the run's Safari release reads it (`--safari`): the keys it ignores are dropped, and
+// a list it rejects is reported as rejected, with its error; the shipped vector files hold the
+// newest release's answers, so an older release runs its own vectors (SafariReleases/SafariVectors).
 // Tested by BlockBenchCLITests/CLITests.swift (ConformCommandTests).
 
 internal import ContentRuleList
@@ -13,16 +16,32 @@ internal import TerminalText
 
 /// The corpus part of `blockbench conform`, shared with the main job.
 public enum CorpusConformance {
-    /// Runs the pairs, prints them, and says whether everything agreed.
+    /// What a run found: every pair's result, and the lists the release rejected.
+    public struct Outcome: Sendable {
+        public var passed = true
+        public var results: [ConformanceResult] = []
+        public var rejected: [Rejection] = []
+    }
+
+    /// A list the run's release rejects: nothing to conform.
+    public struct Rejection: Sendable, Codable {
+        public var list: String
+        public var safari: String?
+        public var rejected: String
+    }
+
+    /// Runs the pairs and prints them; what they found.
     public static func run(
         manifest: CorpusManifest, rules: [String], requests: [String], run: ConformanceRun, json: Bool, includeVectors: Bool
-    ) throws -> Bool {
+    ) throws -> Outcome {
         let started = ContinuousClock.now
         let lists: [(name: String, path: String)] = try select(rules, kinds: ["rules"], manifest: manifest).map { ($0.name, $0.path) }
         let sets = try select(requests, kinds: RequestSets.kinds, manifest: manifest).map {
             try RequestSets.load(path: $0.path, kind: $0.kind, name: $0.name)
         }
-        var allPassed = true
+        let olderRelease = run.profile == .newest ? nil : run.profile.version
+        if let olderRelease, !json { emit("lists read as Safari \(olderRelease) reads them") }
+        var outcome = Outcome()
         var totalRequests = 0
         var totalMismatches = 0
         for (name, path) in lists {
@@ -31,8 +50,10 @@ public enum CorpusConformance {
             switch ProfiledCompile.parse(bytes, profile: run.profile) {
             case .success(let parsed): list = parsed
             case .failure(let error):
-                emit("\(name): rejected, nothing to conform: \(error)")
-                allPassed = false
+                let rejection = Rejection(list: name, safari: olderRelease, rejected: error.description)
+                emit(json ? encoded(rejection) : "\(name): rejected, nothing to conform: \(error)")
+                outcome.rejected.append(rejection)
+                outcome.passed = false
                 continue
             }
             var listRun = run
@@ -43,29 +64,39 @@ public enum CorpusConformance {
                 if !json { Progress.clear() }
                 totalRequests += result.requests
                 totalMismatches += result.mismatches
-                if !result.passed { allPassed = false }
-                if json {
-                    let encoder = JSONEncoder()
-                    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                    emit(String(decoding: (try? encoder.encode(result)) ?? Data(), as: UTF8.self))
-                } else {
-                    emit(text(result))
-                }
+                if !result.passed { outcome.passed = false }
+                outcome.results.append(result)
+                emit(json ? encoded(result) : text(result))
             }
         }
         if !json {
             emit(String(
-                format: "conform: %d pairs, %@ requests answered by both, %@ mismatches, %.1f s",
-                lists.count * sets.count, totalRequests.grouped, totalMismatches.grouped, (ContinuousClock.now - started).seconds))
+                format: "conform: %d pairs, %@ requests answered by both, %@ mismatches%@, %.1f s",
+                lists.count * sets.count, totalRequests.grouped, totalMismatches.grouped,
+                outcome.rejected.isEmpty ? "" : ", \(outcome.rejected.count) of \(lists.count) lists rejected",
+                (ContinuousClock.now - started).seconds))
         }
-        if includeVectors {
+        if includeVectors, let olderRelease {
+            let (failures, count) = try SafariVectors.run(corpora: manifest.root, safari: olderRelease)
+            if !json {
+                emit("Safari \(olderRelease)'s vectors (\(SafariVectors.file)): \(count - failures.count) passed, \(failures.count) failed")
+                failures.forEach { emit("  FAIL \($0)") }
+            }
+            if !failures.isEmpty { outcome.passed = false }
+        } else if includeVectors {
             for entry in manifest.entries(ofKind: "vectors") {
-                let outcome = VectorRunner.run(try VectorFile.load(manifest.path(of: entry)))
-                if !json { outcome.lines.forEach { print($0) } }
-                if outcome.failed > 0 { allPassed = false }
+                let vectors = VectorRunner.run(try VectorFile.load(manifest.path(of: entry)))
+                if !json { vectors.lines.forEach { print($0) } }
+                if vectors.failed > 0 { outcome.passed = false }
             }
         }
-        return allPassed
+        return outcome
+    }
+
+    static func encoded(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: (try? encoder.encode(value)) ?? Data(), as: UTF8.self)
     }
 
     /// Writes a line at once (not through print's buffer): a long run shows each pair as it ends.

@@ -3,8 +3,10 @@
 // Sorts a pool's host patterns (Automata/HostShape.swift: a prefix L, a domain D, a tail T) by
 // what their prefix means. A pattern whose L matches exactly what the domain table's own prefix
 // `^[^:]+:\/\/+([^:/]+\.)?` matches (its minimal automaton is that prefix's), and whose T begins
-// with `/` or `:` only, is the domain table's (Search/DomainTable.swift), however it is spelled.
-// The others are grouped by L's automaton, a context each (Search/HostContextTable.swift); a
+// with `/` or `:` only, is the domain table's (Bytecode/DomainTable.swift), however it is spelled.
+// The others are grouped by L's automaton, a context each (Bytecode/HostContextTable.swift), with
+// the patterns of any L but AdGuard's that have nothing after D or whose terms after D do not begin
+// with a set ending it (its *open* domains, Bytecode/OpenDomains.swift); a
 // context with fewer than `minimumPatterns` patterns (`AutomataLimits.minimumPatternsPerHostContext`)
 // would cost every URL a lookup for little,
 // and its patterns go back to the automata, as do the domain-table prefix's patterns whose T
@@ -46,24 +48,50 @@ struct HostContextPlanner {
     private struct Context {
         var prefix: String
         var patterns: [(pattern: UInt32, domain: [UInt8], tail: HostTail)] = []
-        /// Patterns with a loop after their tail's first set, gated by D (`gate`): D, that set,
-        /// and the pattern.
-        var gated: [(pattern: UInt32, domain: [UInt8], first: ASCIISet, filter: AcceptedPattern)] = []
+        /// Patterns with nothing after D (its open domains).
+        var open: [(pattern: UInt32, domain: [UInt8])] = []
+        /// Patterns gated by D (`gate`): D, the set that must follow it (nil: an open domain's gate,
+        /// anything may), and the pattern.
+        var gated: [(pattern: UInt32, domain: [UInt8], first: ASCIISet?, filter: AcceptedPattern)] = []
         /// All its patterns, gated or not.
-        var count: Int { patterns.count + gated.count }
+        var count: Int { patterns.count + open.count + gated.count }
         /// Its first pattern's id.
-        var firstPattern: UInt32 { min(patterns.first?.pattern ?? .max, gated.first?.pattern ?? .max) }
-        /// The patterns while the context is too small for a table (then they go back to the
-        /// automata); dropped once it is large enough.
-        var filters: [AcceptedPattern] = []
+        var firstPattern: UInt32 { min(patterns.first?.pattern ?? .max, open.first?.pattern ?? .max, gated.first?.pattern ?? .max) }
+        /// The patterns and the open ones taken while they are too few for a table (then they go
+        /// back to the automata); dropped once they are enough.
+        var filters: [(id: PatternID, filter: URLFilter)] = []
+        var openFilters: [(id: PatternID, filter: URLFilter)] = []
 
         mutating func append(_ pattern: UInt32, _ filter: AcceptedPattern, _ domain: [UInt8], _ tail: HostTail, minimum: Int) {
             patterns.append((pattern, domain, tail))
-            if count < minimum {
-                filters.append(filter)
+            Self.keep(pattern, filter, &filters, while: patterns.count < minimum)
+        }
+
+        mutating func appendOpen(_ pattern: UInt32, _ filter: AcceptedPattern, _ domain: [UInt8], minimum: Int) {
+            open.append((pattern, domain))
+            Self.keep(pattern, filter, &openFilters, while: open.count < minimum)
+        }
+
+        private static func keep(
+            _ pattern: UInt32, _ filter: AcceptedPattern, _ filters: inout [(id: PatternID, filter: URLFilter)], while fewer: Bool
+        ) {
+            if fewer {
+                filters.append((PatternID(pattern), filter.filter))
             } else if !filters.isEmpty {
                 filters = []
             }
+        }
+
+        /// Gives back the open domains and their gates when they are fewer than `minimum` (a
+        /// context's lookup then reads forwards for little): the patterns for the automata.
+        mutating func droppingFewOpen(minimum: Int) -> [(id: PatternID, filter: URLFilter)] {
+            let openGated = gated.filter { $0.first == nil }
+            guard open.count < minimum, !(open.isEmpty && openGated.isEmpty) else { return [] }
+            let back = openFilters + openGated.map { (PatternID($0.pattern), $0.filter.filter) }
+            open = []
+            openFilters = []
+            gated.removeAll { $0.first == nil }
+            return back
         }
     }
 
@@ -77,12 +105,14 @@ struct HostContextPlanner {
         case none
     }
 
-    /// Takes `filter` (pattern `id`) when it is a host pattern.
+    /// Takes `filter` (pattern `id`) when it is a host pattern (with or without terms after D).
     mutating func take(_ id: UInt32, _ filter: URLFilter) -> Taken {
-        guard let shape = HostShape(filter) else { return .none }
+        guard let split = HostSplit(filter, requiringRest: false) else { return .none }
+        let utf8 = filter.source.utf8
+        let prefixText = filter.source[..<utf8.index(utf8.startIndex, offsetBy: filter.terms[split.prefixCount - 1].span.upperBound)]
         let parts = Parts(
-            domain: shape.domain, prefixText: shape.prefixText, prefixModel: filter, prefixCount: shape.prefixCount, restModel: filter,
-            restStart: shape.restStart, isCaseSensitive: filter.isCaseSensitive)
+            domain: split.domain, prefixText: prefixText, prefixModel: filter, prefixCount: split.prefixCount, restModel: filter,
+            restStart: split.restStart, isCaseSensitive: filter.isCaseSensitive)
         return take(id, parts, .filter(filter))
     }
 
@@ -107,10 +137,11 @@ struct HostContextPlanner {
     }
 
     private mutating func take(_ id: UInt32, _ parts: Parts, _ pattern: AcceptedPattern) -> Taken {
-        guard let tail = tail(of: parts.restModel, from: parts.restStart) else { return gate(id, parts, pattern) }
-        guard tail.sets[0].isDisjoint(with: HostShape.matchedByDomains(caseSensitive: parts.isCaseSensitive)),
-            let starts = starts(of: parts)
-        else { return .none }
+        if parts.restStart == parts.restModel.terms.count && !parts.restModel.hasEndAnchor { return takeOpen(id, parts, pattern) }
+        guard let tail = tail(of: parts.restModel, from: parts.restStart),
+            tail.sets[0].isDisjoint(with: HostShape.matchedByDomains(caseSensitive: parts.isCaseSensitive))
+        else { return gate(id, parts, pattern) }
+        guard let starts = starts(of: parts) else { return .none }
         if distinctStarts[starts] == Self.canonical, !parts.isCaseSensitive, !tail.thenRest,
             tail.sets[0].union(HostPattern.terminator) == HostPattern.terminator
         {
@@ -121,17 +152,31 @@ struct HostContextPlanner {
         return .context
     }
 
-    /// A host pattern whose terms after its tail's first set make no tail (a loop with terms after
-    /// it: `||D^*/ads/`), taken as its context's gated pattern: the context's entry of D reports a
-    /// gate, whose group runs the pattern whole (`settle`). Every URL it matches has D at a place
-    /// where L ends, followed by a byte of that first set: the context's candidate there is D, so
-    /// the gate is found. AdGuard's L's patterns whose first set is within `/` and `:` are left to
-    /// the domain table's gates (Automata/GatePlanner.swift), as before.
+    /// A host pattern with nothing after D, taken as an open domain of its context: D found where L
+    /// ends, whatever follows. AdGuard's L's are left to its `||` stage, as before.
+    private mutating func takeOpen(_ id: UInt32, _ parts: Parts, _ pattern: AcceptedPattern) -> Taken {
+        guard let starts = starts(of: parts), distinctStarts[starts] != Self.canonical || parts.isCaseSensitive else { return .none }
+        let key = ContextKey(starts: starts, isCaseSensitive: parts.isCaseSensitive)
+        contexts[key, default: Context(prefix: String(parts.prefixText))].appendOpen(id, pattern, parts.domain, minimum: minimumPatterns)
+        return .context
+    }
+
+    /// A host pattern whose terms after D make no tail ending D (a loop with terms after it:
+    /// `||D^*/ads/`; or a first term that is no set ending D: `||D*/ads/`), taken as its context's
+    /// gated pattern: the context's entry of D reports a gate, whose group runs the pattern whole
+    /// (`settle`). Every URL it matches has D at a place where L ends, followed by a byte of that
+    /// first set when there is one: the context's candidate there is D (or D is an open domain
+    /// there), so the gate is found. AdGuard's L's patterns whose first set is within `/` and `:`
+    /// are left to the domain table's gates (Automata/GatePlanner.swift), and its open ones to its
+    /// `||` stage, as before.
     private mutating func gate(_ id: UInt32, _ parts: Parts, _ pattern: AcceptedPattern) -> Taken {
         let first = parts.restModel.terms[parts.restStart]
-        guard first.quantifier == .one, let set = first.characterSet, !set.isEmpty,
-            set.isDisjoint(with: HostShape.matchedByDomains(caseSensitive: parts.isCaseSensitive))
-        else { return .none }
+        var set: ASCIISet?
+        if first.quantifier == .one, let firstSet = first.characterSet, !firstSet.isEmpty,
+            firstSet.isDisjoint(with: HostShape.matchedByDomains(caseSensitive: parts.isCaseSensitive))
+        {
+            set = firstSet
+        }
         // (L's automaton is made in `settle`, and only for a text with enough patterns to be a
         // context: most of a small list's such patterns go back to the automata without it.)
         pendingGated[PrefixKey(text: parts.prefixText, isCaseSensitive: parts.isCaseSensitive), default: []].append((id, parts, set, pattern))
@@ -139,7 +184,7 @@ struct HostContextPlanner {
     }
 
     /// Gated patterns by the text of their L, until `settle`.
-    private var pendingGated: [PrefixKey: [(pattern: UInt32, parts: Parts, first: ASCIISet, filter: AcceptedPattern)]] = [:]
+    private var pendingGated: [PrefixKey: [(pattern: UInt32, parts: Parts, first: ASCIISet?, filter: AcceptedPattern)]] = [:]
     private struct PrefixKey: Hashable {
         let text: Substring
         let isCaseSensitive: Bool
@@ -150,7 +195,7 @@ struct HostContextPlanner {
     /// first set is within `/` and `:` (the domain table's gates take those).
     private mutating func placePendingGated() -> [(id: PatternID, filter: URLFilter)] {
         var automata: [(id: PatternID, filter: URLFilter)] = []
-        let plain = contexts.values.reduce(0) { $0 + $1.patterns.count }
+        let plain = contexts.values.reduce(0) { $0 + $1.patterns.count + $1.open.count }
         for (key, gated) in pendingGated.sorted(by: { $0.value[0].pattern < $1.value[0].pattern }) {
             guard gated.count + plain >= minimumPatterns, let starts = starts(of: gated[0].parts) else {
                 automata += gated.map { (PatternID($0.pattern), $0.filter.filter) }
@@ -158,7 +203,7 @@ struct HostContextPlanner {
             }
             let canonical = distinctStarts[starts] == Self.canonical && !key.isCaseSensitive
             for pattern in gated {
-                if canonical && pattern.first.union(HostPattern.terminator) == HostPattern.terminator {
+                if canonical && (pattern.first.map { $0.union(HostPattern.terminator) == HostPattern.terminator } ?? true) {
                     automata.append((PatternID(pattern.pattern), pattern.filter.filter))
                     continue
                 }
@@ -185,21 +230,25 @@ struct HostContextPlanner {
         var automata = placePendingGated()
         var groups: [GatedGroup] = []
         settled = []
-        for (key, context) in contexts.sorted(by: { $0.value.firstPattern < $1.value.firstPattern }) {
+        for (key, taken) in contexts.sorted(by: { $0.value.firstPattern < $1.value.firstPattern }) {
+            var context = taken
+            automata += context.droppingFewOpen(minimum: minimumPatterns)
             guard context.count >= minimumPatterns else {
-                automata += zip(context.patterns, context.filters).map { (PatternID($0.pattern), $1.filter) }
+                automata += context.filters + context.openFilters
                 automata += context.gated.map { (PatternID($0.pattern), $0.filter.filter) }
                 continue
             }
-            var groupOfDomain: [[UInt8]: Int] = [:]
-            var gates: [(domain: [UInt8], group: Int)] = []
+            // (A D's closed and open gates are apart: one asks for a byte of its set after D.)
+            var groupOfDomain: [GateKey: Int] = [:]
+            var gates: [(domain: [UInt8], group: Int, isOpen: Bool)] = []
             for gated in context.gated {
                 let member = (id: PatternID(gated.pattern), filter: gated.filter.filter)
-                if let group = groupOfDomain[gated.domain] {
+                let gateKey = GateKey(domain: gated.domain, isOpen: gated.first == nil)
+                if let group = groupOfDomain[gateKey] {
                     groups[group].patterns.append(member)
                 } else {
-                    groupOfDomain[gated.domain] = groups.count
-                    gates.append((gated.domain, groups.count))
+                    groupOfDomain[gateKey] = groups.count
+                    gates.append((gated.domain, groups.count, gateKey.isOpen))
                     groups.append(GatedGroup(gate: member.filter, patterns: [member], callerGate: true))
                 }
             }
@@ -208,20 +257,29 @@ struct HostContextPlanner {
         return (automata.sorted { $0.id < $1.id }, groups)
     }
 
-    /// The contexts `settle` kept, with their gates: D and its group.
-    private var settled: [(key: ContextKey, context: Context, gates: [(domain: [UInt8], group: Int)])] = []
+    private struct GateKey: Hashable {
+        let domain: [UInt8]
+        let isOpen: Bool
+    }
+
+    /// The contexts `settle` kept, with their gates: D, its group, and whether D is open.
+    private var settled: [(key: ContextKey, context: Context, gates: [(domain: [UInt8], group: Int, isOpen: Bool)])] = []
 
     /// The tables of the contexts `settle` kept; group g's gate is pattern `firstGate + g` (nil: the
     /// gates left out).
     func tables(firstGate: Int?) -> [HostContextTable] {
         settled.map { key, context, gates in
             let splitting = context.patterns.reduce(ASCIISet.empty) { $0.union($1.tail.sets[0]) }
-                .union(context.gated.reduce(ASCIISet.empty) { $0.union($1.first) })
+                .union(context.gated.reduce(ASCIISet.empty) { $0.union($1.first ?? .empty) })
             var entries = context.patterns.map { ($0.pattern, $0.domain, Self.encode($0.tail, splitting: splitting)) }
-            if let firstGate { entries += gates.map { (UInt32(firstGate + $0.group), $0.domain, [UInt8]()) } }
+            var open = context.open.map { ($0.pattern, $0.domain, [UInt8]()) }
+            if let firstGate {
+                entries += gates.filter { !$0.isOpen }.map { (UInt32(firstGate + $0.group), $0.domain, [UInt8]()) }
+                open += gates.filter(\.isOpen).map { (UInt32(firstGate + $0.group), $0.domain, [UInt8]()) }
+            }
             return HostContextTable(
                 prefix: context.prefix, starts: distinctStarts[key.starts], splitting: splitting, isCaseSensitive: key.isCaseSensitive,
-                table: DomainTable(entries, indexing: false))
+                table: DomainTable(entries, indexing: false), open: DomainTable(open.sorted { $0.0 < $1.0 }, indexing: false))
         }
     }
 
@@ -246,7 +304,8 @@ struct HostContextPlanner {
             at += 1
         }
         guard at < terms.count else {
-            guard !sets.isEmpty else { return nil }
+            // (D then the URL's end: T is NUL alone.)
+            guard !sets.isEmpty || filter.hasEndAnchor else { return nil }
             return HostTail(sets: filter.hasEndAnchor ? sets + [.nul] : sets, thenRest: false)
         }
         guard let rest = restTail(of: filter, from: at) else { return nil }

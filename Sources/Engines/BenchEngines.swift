@@ -11,13 +11,15 @@
 //   webkit      the real WebKit compiler (WebKitGTK), compile only (WebKitEngine.swift)
 //   adblock-rust  Brave's engine over the lists' Adblock Plus text, a peer: measured, not
 //               conformed (AdblockRustEngine.swift)
+//   ublock-origin  uBlock Origin's static network filtering engine over the same text, under
+//               Node.js, a peer likewise (UBlockOriginEngine.swift)
 //
 // An engine that cannot run here says why in `unavailable` and the runner reports it and goes on.
 // A peer engine (`conformed` false) has other semantics: its answers are not compared with the
 // oracle's, only its block verdicts counted beside BlockBench's, and it times its own requests
 // (`SelfTimedMatcher`).
 // Tested by BenchmarksTests, EnginesTests and GateTests (BenchTests, AdblockRustEngineTests,
-// CostGateTests).
+// UBlockOriginEngineTests, CostGateTests).
 
 internal import ContentBlocker
 internal import ContentRuleList
@@ -94,6 +96,9 @@ public struct CompileRun: Sendable {
     public var ownSeconds: Double?
     /// The other process's resident memory growth across the compile, when it measured it.
     public var ownMemoryGrowthBytes: Int?
+    /// The growth of the other process's garbage-collected heap across the compile, read after a
+    /// collection each side, when it has one (uBlock Origin under Node.js).
+    public var ownHeapGrowthBytes: Int?
 
     public init() {}
 
@@ -109,6 +114,8 @@ public struct CompileRun: Sendable {
         run.ownSeconds = own.count == runs.count ? own.reduce(0, +) : nil
         let growth = runs.compactMap(\.run.ownMemoryGrowthBytes)
         run.ownMemoryGrowthBytes = growth.count == runs.count ? growth.reduce(0, +) : nil
+        let heap = runs.compactMap(\.run.ownHeapGrowthBytes)
+        run.ownHeapGrowthBytes = heap.count == runs.count ? heap.reduce(0, +) : nil
         return run
     }
 }
@@ -190,6 +197,6 @@ public enum BenchEngineError: Error, CustomStringConvertible {
 public enum BenchEngines {
     /// The engines this build knows, in table order.
     public static func standard() -> [any BenchEngine] {
-        [BlockBenchEngine(), WebKitEngine(), PCRE2Engine(jit: true), PCRE2Engine(jit: false), AdblockRustEngine()]
+        [BlockBenchEngine(), WebKitEngine(), PCRE2Engine(jit: true), PCRE2Engine(jit: false), AdblockRustEngine(), UBlockOriginEngine()]
     }
 }

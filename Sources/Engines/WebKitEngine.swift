@@ -10,7 +10,9 @@
 // What it measures: the compile's wall time as the tool measures it around WebKit's save call
 // (without the process's start-up or the transfer), and the compiled file's parts from its 64-byte
 // header: the actions and the url, top-url and frame-url bytecode. `bytes` is those four parts,
-// WebKit's compiled file without its embedded copy of the JSON source (counted apart).
+// WebKit's compiled file without its embedded copy of the JSON source (counted apart). The
+// verdict also carries the compile's processor time, and the tool's resident size before the
+// compile and its peak during it.
 // Tested by ConformanceTests (WebKitParityTests, where WebKitGTK is installed).
 
 internal import Foundation
@@ -32,6 +34,11 @@ public struct WebKitVerdict: Decodable, Sendable {
     /// "Error while parsing <pattern>: <reason>" lines WebKit logged while compiling.
     public var reasons: [String]?
     public var seconds: Double?
+    /// The tool's processor time over the compile (user and system).
+    public var cpuSeconds: Double?
+    /// The tool's resident size before the compile and its peak during it (nil without /proc).
+    public var rssBeforeBytes: Int?
+    public var peakRSSBytes: Int?
     public var header: Header?
     public var fileBytes: Int?
     /// SHA-256 of the compiled file's actions and bytecode: equal for two lists WebKit compiled

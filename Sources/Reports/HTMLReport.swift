@@ -18,7 +18,7 @@ struct HTMLReport {
 
     static let palette: [String: String] = [
         "blockbench": "#1f6feb", "pcre2-jit": "#e8590c", "pcre2": "#8250df", "webkit": "#1a7f37",
-        "adblock-rust": "#bf8700",
+        "adblock-rust": "#bf8700", "ublock-origin": "#800000",
     ]
     static func color(_ engine: String) -> String { palette[engine] ?? "#6e7781" }
 
@@ -81,7 +81,7 @@ struct HTMLReport {
     }
 
     static func order(_ engine: String) -> Int {
-        ["blockbench", "webkit", "pcre2-jit", "pcre2", "adblock-rust"].firstIndex(of: engine) ?? 9
+        ["blockbench", "webkit", "pcre2-jit", "pcre2", "adblock-rust", "ublock-origin"].firstIndex(of: engine) ?? 9
     }
 
     // MARK: Ratios

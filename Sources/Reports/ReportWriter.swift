@@ -16,6 +16,7 @@
 //
 // Tested by BenchmarksTests/BenchTests.swift (a report written whole, its record kept).
 
+internal import Engines
 internal import Foundation
 internal import PCRE2Oracle
 public import Benchmarks
@@ -136,13 +137,14 @@ public struct ReportWriter {
             "| PCRE2 | \(meta.pcre2) |",
             "| WebKitGTK | \(meta.webkit) |",
             "| adblock-rust (PyPI adblock) | \(meta.adblockRust ?? "not recorded") |",
+            "| uBlock Origin (Debian \(UBlockOriginEngine.package)) | \(meta.ublockOrigin ?? "not recorded") |",
             "",
             "Regenerate (release build, from the repository's root): `swift run -c release \(meta.command)`",
             "",
             "Times are medians of the measured runs, after warm-up runs; a ratio compares an engine with the best engine",
             "of the same benchmark in this run. An engine's answers are compared with the PCRE2 oracle's before its time",
             "counts (`✓`); a sampled engine answers an evenly spaced sample of the requests and is checked on the same sample.",
-            "A peer engine, marked `(peer)`, has other semantics (adblock-rust reads the lists' Adblock Plus text): it is",
+            "A peer engine, marked `(peer)`, has other semantics (adblock-rust and uBlock Origin read the lists' Adblock Plus text): it is",
             "measured, not conformed, and its table gives how often its block verdicts agree with BlockBench's instead.",
             "Work per request (interpreter steps, url-filters tried) does not depend on the machine.",
             "The page with charts: [index.html](index.html); every figure: [results.json](results.json), [results.csv](results.csv).",
@@ -215,6 +217,7 @@ public struct HistoryLine: Codable, Hashable, Sendable {
         for phase in engine.phases ?? [] { add("phase." + phase.name, phase.value, "s") }
         add("peak memory", engine.peakMemoryBytes.map(Double.init), "B")
         add("memory growth", engine.memoryGrowthBytes.map(Double.init), "B")
+        add("heap growth", engine.heapGrowthBytes.map(Double.init), "B")
         add("peak memory, own process", engine.ownProcessPeakMemoryBytes.map(Double.init), "B")
         add("load seconds", engine.loadSeconds, "s")
         add("heap peak", engine.heapPeakBytes.map(Double.init), "B")

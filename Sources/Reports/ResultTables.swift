@@ -50,6 +50,7 @@ public struct ResultTable: Sendable {
                 let memory = (engine.peakMemoryBytes.map { peak in
                     HumanReadable.bytes(peak) + (engine.memoryGrowthBytes.map { " (+\(HumanReadable.bytes(max(0, $0))))" } ?? "")
                 } ?? engine.memoryGrowthBytes.map { "+\(HumanReadable.bytes(max(0, $0))) in its process" } ?? "n/a") + (engine.ownProcessPeakMemoryBytes.map { "; alone \(HumanReadable.bytes($0))" } ?? "")
+                    + (engine.heapGrowthBytes.map { "; heap +\(HumanReadable.bytes(max(0, $0)))" } ?? "")
                 let dfas = ["url", "top-url", "frame-url"].compactMap { kind -> String? in
                     guard let count = engine.counter("\(kind) DFAs"), let states = engine.counter("\(kind) states"), count > 0 else { return nil }
                     return "\(kind) \(Int(count))/\(HumanReadable.count(Int(states)))"
@@ -85,7 +86,7 @@ public struct ResultTable: Sendable {
                 ])
             }
         }
-        if result.model == .match, let peer = result.engines.first(where: { $0.peer == true && $0.status == .ok }) {
+        for peer in result.engines where result.model == .match && peer.peer == true && peer.status == .ok {
             notes.append(
                 "\(peer.engine) (peer): measured, not conformed (Adblock Plus semantics); its times are measured inside its own process, "
                     + "per request" + (peer.endToEndSeconds.map { ", a run end to end \(HumanReadable.duration(seconds: $0)) with the pipe" } ?? ""))

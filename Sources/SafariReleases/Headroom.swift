@@ -1,7 +1,9 @@
 // Headroom: how close a rule list is to each Safari release's limits (`blockbench headroom`):
-// its rules against the release's rule limit, its JSON bytes, and BlockBench's compile of it as
-// that release reads it (bytes and DFA states; WebKit's own figures are not predicted here).
-// A release that rejects the list has no headroom: its first error instead.
+// its rules against the release's rule limit, its JSON bytes, BlockBench's compile of it as that
+// release reads it (bytes and DFA states) and, given a fitted WebKitSizeModel, WebKit's compiled
+// bytes, compile time and peak memory as the model predicts them from that compile, each with the
+// model's error on lists it never saw. A release that rejects the list has no headroom: its first
+// error instead.
 // Tested by SafariReleasesTests/SafariProfilesTests.swift (HeadroomTests).
 
 public import ContentRuleList
@@ -17,6 +19,8 @@ public struct HeadroomRow: Codable, Sendable {
     public var bytes: Int?
     public var states: Int?
     public var error: String?
+    /// WebKit's figures as the model predicts them (nil without a model or when rejected).
+    public var webKit: WebKitPrediction?
 
     /// Rules left before the limit, and the share of the limit used (per cent).
     public var rulesLeft: Int { maximumRuleCount - rules }
@@ -26,9 +30,9 @@ public struct HeadroomRow: Codable, Sendable {
 public enum Headroom {
     /// The rows of `json` in every profile. Releases that read the list as the newest does share
     /// its compile.
-    public static func rows(_ json: [UInt8], profiles: [SafariProfile]) -> [HeadroomRow] {
+    public static func rows(_ json: [UInt8], profiles: [SafariProfile], model: WebKitSizeModel? = nil) -> [HeadroomRow] {
         let elements = JSONElementCount.count(json)
-        var compiledByRules: [[Rule]: (bytes: Int, states: Int)] = [:]
+        var compiledByRules: [[Rule]: (bytes: Int, states: Int, figures: ListFigures)] = [:]
         return profiles.map { profile in
             var row = HeadroomRow(safari: profile.version, rules: elements, maximumRuleCount: profile.maximumRuleCount, jsonBytes: json.count)
             let check = RuleListParser.check(json, collectingEveryError: false, profile: profile)
@@ -36,12 +40,16 @@ public enum Headroom {
                 row.error = error.description.split(separator: "\n").first.map(String.init)
                 return row
             }
+            if compiledByRules[check.list.rules] == nil, let (compiled, report) = try? RuleListCompiler.compile(check.list, patterns: check.patterns) {
+                let bytes = compiled.serialized().count
+                compiledByRules[check.list.rules] = (
+                    bytes, report.url.states + report.topURL.states + report.frameURL.states,
+                    ListFigures(jsonBytes: json.count, rules: elements, list: check.list, compiledBytes: bytes, report: report)
+                )
+            }
             if let known = compiledByRules[check.list.rules] {
                 (row.bytes, row.states) = (known.bytes, known.states)
-            } else if let (compiled, report) = try? RuleListCompiler.compile(check.list, patterns: check.patterns) {
-                let figures = (compiled.serialized().count, report.url.states + report.topURL.states + report.frameURL.states)
-                compiledByRules[check.list.rules] = figures
-                (row.bytes, row.states) = figures
+                row.webKit = model?.predict(known.figures)
             }
             return row
         }

@@ -2,7 +2,8 @@
 // vector written from WebKit's sources at that release and citing them, run through the parser
 // with that release's profile. A vector names its release, its list (or a rule repeated `count`
 // times), the error expected (nil: compiles) and, for ignored keys, the list the newest release
-// reads the same way. Tested (run) by SafariReleasesTests/SafariProfilesTests.swift.
+// reads the same way. Run by SafariReleasesTests/SafariProfilesTests.swift and, one release's,
+// by `blockbench conform --safari VERSION` (Conformance/CorpusConformance.swift).
 
 internal import ContentRuleList
 internal import Foundation
@@ -33,10 +34,11 @@ public enum SafariVectors {
         var vectors: [Vector]
     }
 
-    /// Runs every vector; the failures, one line each (empty: all passed), and the count run.
-    public static func run(corpora: String = "Corpora") throws -> (failures: [String], count: Int) {
+    /// Runs every vector (or those of one release); the failures, one line each (empty: all
+    /// passed), and the count run.
+    public static func run(corpora: String = "Corpora", safari: String? = nil) throws -> (failures: [String], count: Int) {
         let data = try Data(contentsOf: URL(fileURLWithPath: "\(corpora)/\(file)"))
-        let vectors = try JSONDecoder().decode(File.self, from: data).vectors
+        let vectors = try JSONDecoder().decode(File.self, from: data).vectors.filter { safari == nil || $0.safari == safari }
         let profiles = try SafariProfiles.load(corpora: corpora)
         var failures: [String] = []
         for vector in vectors {

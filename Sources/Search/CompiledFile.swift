@@ -1,7 +1,7 @@
 // CompiledFile.swift — Search
 //
-// The compiled rule list, as held in memory and as written to a file. Version 11 of the format
-// (refused by this reader: version 10, whose host contexts report no gates; version 9, without
+// The compiled rule list, as held in memory and as written to a file. Version 12 of the format
+// (refused by this reader: version 11, whose host contexts have no open domains; version 10, whose host contexts report no gates; version 9, without
 // the program sets' host context tables; version 8, whose gated groups all run from the URL's start, those a
 // domain gates holding their patterns whole; version 7, whose domain tables report no gates;
 // version 6, without the program sets' domain condition tables; version 5, without the program
@@ -11,7 +11,7 @@
 //
 //     header, 32 bytes
 //       0  label          8   "BlkBnch" then 0x1A
-//       8  version        2   11
+//       8  version        2   12
 //      10  endianness     2   0x0102 (bytes 02 01: a reader of the other byte order sees 0x0201)
 //      12  sectionCount   2   the sections below, each exactly once, in this order
 //      14  reserved       2   0
@@ -138,7 +138,7 @@ public struct RuleRecord: Hashable, Sendable {
 /// A compiled rule list: everything the interpreter and the evaluator need, nothing else.
 public struct CompiledFile: Hashable, Sendable {
     public static let label: [UInt8] = Array("BlkBnch".utf8) + [0x1A]
-    public static let version: UInt16 = 11
+    public static let version: UInt16 = 12
     public static let headerSize = 32
 
     public var urlPrograms: ProgramSet

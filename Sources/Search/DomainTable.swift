@@ -106,6 +106,14 @@ public struct DomainTable: Hashable, Sendable {
         return table
     }
 
+    /// This table with its index made by another hash of the domains (`hash`, of a domain's bytes):
+    /// a table whose domains are found where they begin (OpenDomains.swift) hashes them forwards.
+    func indexed(hashing hash: (ArraySlice<UInt8>) -> UInt64) -> DomainTable {
+        var table = self
+        table.makeIndex(hashing: hash)
+        return table
+    }
+
     /// This table with an entry for each gate a domain gates (`domains[g]`: gate `base + g`'s
     /// domain, nil for a gate built whole) that it lacks. Gates come after every pattern.
     public func includingGates(from base: UInt32, _ domains: [[UInt8]?]) -> DomainTable {
@@ -278,9 +286,9 @@ public struct DomainTable: Hashable, Sendable {
 
     // MARK: The lookup
 
-    private mutating func makeIndex() {
+    private mutating func makeIndex(hashing hash: (ArraySlice<UInt8>) -> UInt64 = DomainSlots.wordHash) {
         index = DomainLines.index(
-            starts: starts, domains: bytes, hashes: (0..<count).map { DomainSlots.wordHash(domain($0)) }, patterns: patterns,
+            starts: starts, domains: bytes, hashes: (0..<count).map { hash(domain($0)) }, patterns: patterns,
             tailStarts: tailStarts, tails: tails)
     }
 
@@ -551,6 +559,7 @@ public struct DomainTable: Hashable, Sendable {
     /// Candidates that end at one place (every L-end before the first splitting byte: a host's
     /// labels) are gathered, then hashed together from their common end, each word once, as the
     /// domain table hashes a host's candidates (`forEachCandidate`), and probed in URL order.
+    /// The context's open domains are looked up from each place L ends (`lookUpOpen`).
     static func lookUp(_ context: HostContextLookup, _ url: UnsafeBufferPointer<UInt8>, report: (UInt32) -> Void) {
         withUnsafeTemporaryAllocation(of: Int.self, capacity: candidateBatch) { candidates in
             withUnsafeTemporaryAllocation(of: UInt64.self, capacity: candidateBatch) { hashes in
@@ -582,15 +591,18 @@ public struct DomainTable: Hashable, Sendable {
         var at = 0
         while true {
             if context.ends[state] != 0 {
-                if end < at {
-                    flush(&batch, context, url, report: report)
-                    (end, usable) = Self.split(url, from: at, context.splitting)
-                    batch.end = end
-                }
-                if usable && end > at {
-                    if batch.count == candidateBatch { flush(&batch, context, url, report: report) }
-                    batch.candidates[batch.count] = at
-                    batch.count += 1
+                if let open = context.open { lookUpOpen(open, url, from: at, report: report) }
+                if context.tables != nil {
+                    if end < at {
+                        flush(&batch, context, url, report: report)
+                        (end, usable) = Self.split(url, from: at, context.splitting)
+                        batch.end = end
+                    }
+                    if usable && end > at {
+                        if batch.count == candidateBatch { flush(&batch, context, url, report: report) }
+                        batch.candidates[batch.count] = at
+                        batch.count += 1
+                    }
                 }
             }
             guard at < url.count, url[at] < 128 else { break }
@@ -608,7 +620,7 @@ public struct DomainTable: Hashable, Sendable {
     private static func flush(
         _ batch: inout CandidateBatch, _ context: HostContextLookup, _ url: UnsafeBufferPointer<UInt8>, report: (UInt32) -> Void
     ) {
-        guard batch.count > 0 else { return }
+        guard batch.count > 0, let tables = context.tables else { return }
         let (end, folding) = (batch.end, context.folding)
         var wordsHash = DomainSlots.seed
         var wordEnd = end
@@ -625,7 +637,7 @@ public struct DomainTable: Hashable, Sendable {
             index -= 1
         }
         for index in 0..<batch.count {
-            probe(batch.candidates[index], batch.hashes[index], url, end, context.tables, folding: folding, report: report)
+            probe(batch.candidates[index], batch.hashes[index], url, end, tables, folding: folding, report: report)
         }
         batch.count = 0
     }
@@ -703,8 +715,11 @@ public struct DomainTable: Hashable, Sendable {
     }
 
     /// Reads and validates a table whose patterns are below `patternCount`.
-    /// `splitting`: a host context's table, whose T may begin with `splitCode`.
-    static func read(from reader: inout ByteReader, patternCount: Int, splitting: Bool = false) throws(BytecodeError) -> DomainTable {
+    /// `splitting`: a host context's table, whose T may begin with `splitCode`. Without `indexing`,
+    /// the index is left to the caller (`indexed(hashing:)`).
+    static func read(
+        from reader: inout ByteReader, patternCount: Int, splitting: Bool = false, indexing: Bool = true
+    ) throws(BytecodeError) -> DomainTable {
         let count = try reader.varintCount(of: "domains", itemBytes: 2)
         var table = DomainTable()
         var next = 0
@@ -734,7 +749,7 @@ public struct DomainTable: Hashable, Sendable {
             table.starts.append(UInt32(table.bytes.count))
             table.tailStarts.append(UInt32(table.tails.count))
         }
-        table.makeIndex()
+        if indexing { table.makeIndex() }
         return table
     }
 

@@ -8,8 +8,10 @@
 // begins with a subset of S, and no D holds a byte of S), so each such place is one candidate,
 // hashed and looked up in a `DomainTable` of the context's patterns, whose entries then check
 // their T from the candidate's end; an entry may be a gate (a pattern past the set's: its group,
-// the context's `||D^*...` patterns of that D, runs whole). The answer is the automaton's exactly: L as its own minimal
-// automaton, D compared whole, T set by set. (Tests: HostContextTableTests hold it to the NFA of
+// the context's `||D^*...` patterns of that D, runs whole). Its *open* domains (OpenDomains.swift:
+// nothing after D, or a loop first, gated) are looked up from each such place too, a candidate
+// per length. The answer is the automaton's exactly: L as its own minimal automaton, D compared
+// whole, T set by set. (Tests: HostContextTableTests hold it to the NFA of
 // the same patterns on generated URLs; the oracle holds the whole engine to PCRE2 on the corpora's
 // dialects.)
 //
@@ -23,6 +25,8 @@
 //                  16       S (bit b % 8 of byte b / 8 set: byte b is in S)
 //                  ...      its domain table (DomainTable.swift): an entry whose T is S alone
 //                           without T, S as T's first set written 0xFE
+//                  ...      its open domains, a domain table whose entries have no T and whose
+//                           domains hold host-name characters only (lower case)
 
 public import Automata
 internal import Bytecode
@@ -31,11 +35,12 @@ public import URLFilterSyntax
 public struct HostContextTable: Hashable, Sendable {
     public static func == (lhs: HostContextTable, rhs: HostContextTable) -> Bool {
         lhs.prefix == rhs.prefix && lhs.starts == rhs.starts && lhs.splitting == rhs.splitting
-            && lhs.isCaseSensitive == rhs.isCaseSensitive && lhs.table == rhs.table
+            && lhs.isCaseSensitive == rhs.isCaseSensitive && lhs.table == rhs.table && lhs.open == rhs.open
     }
     public func hash(into hasher: inout Hasher) {
         hasher.combine(prefix)
         hasher.combine(table)
+        hasher.combine(open)
     }
 
     /// L as a pattern of the list wrote it.
@@ -48,38 +53,82 @@ public struct HostContextTable: Hashable, Sendable {
     public let isCaseSensitive: Bool
     /// The context's patterns: D, and T from its first set on.
     public let table: DomainTable
+    /// Its open domains: D with nothing after it (a pattern, or a gate whose group runs whole).
+    public let open: DomainTable
     /// The automaton laid out for the lookup (`indexed()` makes it).
     private var memory: StartsMemory?
+    /// With open domains: every entry, read forwards (`forwardEntries`), and its lookup memory.
+    private var forward: DomainTable?
+    private var openMemory: OpenDomainMemory?
 
-    public init(prefix: String, starts: HostStarts, splitting: ASCIISet, isCaseSensitive: Bool, table: DomainTable) {
+    public init(
+        prefix: String, starts: HostStarts, splitting: ASCIISet, isCaseSensitive: Bool, table: DomainTable, open: DomainTable = .empty
+    ) {
         self.prefix = prefix
         self.starts = starts
         self.splitting = splitting
         self.isCaseSensitive = isCaseSensitive
         self.table = table
+        self.open = open
     }
 
-    /// The same table with its lookup index and its automaton's memory made.
+    /// The same table with its lookup index and its automaton's memory made. With open domains,
+    /// one index read forwards holds them and the other entries, whose T is then checked whole
+    /// from D's end (`forwardEntries`): one reading from each place L ends finds both.
     func indexed() -> HostContextTable {
+        guard !open.isEmpty else {
+            var indexed = HostContextTable(
+                prefix: prefix, starts: starts, splitting: splitting, isCaseSensitive: isCaseSensitive, table: table.indexed())
+            indexed.memory = StartsMemory(starts)
+            return indexed
+        }
+        let forward = forwardEntries.indexed(hashing: OpenDomainHash.hash)
         var indexed = HostContextTable(
-            prefix: prefix, starts: starts, splitting: splitting, isCaseSensitive: isCaseSensitive, table: table.indexed())
+            prefix: prefix, starts: starts, splitting: splitting, isCaseSensitive: isCaseSensitive, table: table, open: open)
         indexed.memory = StartsMemory(starts)
+        indexed.forward = forward
+        indexed.openMemory = OpenDomainMemory(forward, folding: !isCaseSensitive)
         return indexed
     }
 
-    /// What a lookup reads, as plain values and addresses (nil for a table not indexed or empty):
-    /// valid while this table is.
+    /// The open domains and the other entries in one table, T written whole (S where the table
+    /// writes `splitCode`, or nothing): a D found where it begins, followed by T, is the entry's
+    /// match, since T's first set ends D.
+    private var forwardEntries: DomainTable {
+        let whole = DomainTable.encode([splitting])
+        var entries = (0..<open.count).map { (pattern: open.patterns[$0], domain: Array(open.domain($0)), tail: [UInt8]()) }
+        for entry in 0..<table.count {
+            let tail = table.tail(entry)
+            let explicit = tail.first == DomainTable.splitCode ? whole + tail.dropFirst() : tail.isEmpty ? whole : Array(tail)
+            entries.append((table.patterns[entry], Array(table.domain(entry)), explicit))
+        }
+        return DomainTable(entries.sorted { $0.pattern < $1.pattern }, indexing: false)
+    }
+
+    /// What a lookup reads, as plain values and addresses (nil for a table not indexed, or with
+    /// no entries): valid while this table is.
     var lookup: HostContextLookup? {
-        guard let memory, let tables = table.lookupTables else { return nil }
+        guard let memory else { return nil }
+        let tables = forward == nil ? table.lookupTables : nil
+        var openLookup: OpenDomainLookup?
+        if let openMemory, let openTables = forward?.lookupTables {
+            openLookup = OpenDomainLookup(
+                tables: openTables, prefixBits: UnsafeBufferPointer(openMemory.prefixBits), prefixShift: openMemory.prefixShift,
+                bytes: UnsafePointer(openMemory.bytes), longest: openMemory.longest, folding: !isCaseSensitive)
+        }
+        guard tables != nil || openLookup != nil else { return nil }
         return HostContextLookup(
             next: UnsafePointer(memory.next), ends: UnsafePointer(memory.ends), splitting: splitting, folding: !isCaseSensitive,
-            tables: tables)
+            tables: tables, open: openLookup)
     }
 
     /// Reports the pattern of every entry that matches `url` (without its end-of-URL NUL).
     public func lookUp(_ url: UnsafeBufferPointer<UInt8>, report: (UInt32) -> Void) {
-        guard let lookup = memory == nil ? indexed().lookup : lookup else { return }
-        DomainTable.lookUp(lookup, url, report: report)
+        let prepared = memory == nil ? indexed() : self
+        withExtendedLifetime(prepared) {
+            guard let lookup = prepared.lookup else { return }
+            DomainTable.lookUp(lookup, url, report: report)
+        }
     }
 
     /// The automaton's rows and flags in memory of their own, read through plain addresses by
@@ -117,6 +166,7 @@ public struct HostContextTable: Hashable, Sendable {
             (0..<8).reduce(UInt8(0)) { byte, bit in splitting.contains(UInt8(index * 8 + bit)) ? byte | 1 << bit : byte }
         })
         table.write(to: &writer)
+        open.write(to: &writer)
     }
 
     /// Reads and validates a context whose patterns are below `patternCount`.
@@ -142,7 +192,13 @@ public struct HostContextTable: Hashable, Sendable {
         let bits = try reader.take(16)
         let splitting = ASCIISet((0..<128).filter { bits[bits.startIndex + $0 / 8] >> ($0 % 8) & 1 == 1 }.map(UInt8.init))
         let table = try DomainTable.read(from: &reader, patternCount: patternCount, splitting: true)
-        return HostContextTable(prefix: prefix, starts: starts, splitting: splitting, isCaseSensitive: caseByte == 1, table: table)
+        let openAt = reader.offset
+        let open = try DomainTable.read(from: &reader, patternCount: patternCount, indexing: false)
+        for entry in 0..<open.count where !open.tail(entry).isEmpty || !open.domain(entry).allSatisfy(HostSplit.domainBytes.contains) {
+            throw .malformed(at: openAt, "host context: an open domain with a path or a byte no host name holds")
+        }
+        return HostContextTable(
+            prefix: prefix, starts: starts, splitting: splitting, isCaseSensitive: caseByte == 1, table: table, open: open)
     }
 
     /// The context and its entries as text.
@@ -150,6 +206,8 @@ public struct HostContextTable: Hashable, Sendable {
         "prefix \(prefix) (\(starts.stateCount) states\(isCaseSensitive ? ", case-sensitive" : "")), D ends at \(splitting.description); "
             + "\(table.count) entries:\n"
             + table.disassemble().split(separator: "\n").map { "  " + $0 }.joined(separator: "\n")
+            + (open.isEmpty ? "" : "\n  \(open.count) open domains (nothing after D asked):\n"
+                + open.disassemble().split(separator: "\n").map { "    " + $0 }.joined(separator: "\n"))
     }
 }
 
@@ -161,5 +219,7 @@ struct HostContextLookup {
     let ends: UnsafePointer<UInt8>
     let splitting: ASCIISet
     let folding: Bool
-    let tables: DomainTable.Tables
+    /// The table's index (nil: no entries), and the open domains' lookup (nil: none).
+    let tables: DomainTable.Tables?
+    let open: OpenDomainLookup?
 }

@@ -142,8 +142,7 @@ struct HostShapeLearner {
         return text.withUTF8 { bytes in
             for prefix in prefixes where prefix.isCaseSensitive == isCaseSensitive && bytes.starts(with: prefix.bytes) {
                 let (domain, restAt) = Self.domain(bytes, from: prefix.bytes.count, isCaseSensitive: isCaseSensitive)
-                guard !domain.isEmpty, restAt < bytes.count,
-                    let rest = rests[RestKey(bytes: Array(bytes[restAt...]), isCaseSensitive: isCaseSensitive)]
+                guard !domain.isEmpty, let rest = rests[RestKey(bytes: Array(bytes[restAt...]), isCaseSensitive: isCaseSensitive)]
                 else { return nil }
                 return ShapedHostPattern(
                     source: source, isCaseSensitive: isCaseSensitive, domain: domain, prefixModel: prefix.model,
@@ -216,20 +215,30 @@ struct HostShapeLearner {
         prefixes.append(Prefix(
             bytes: Array(filter.source.utf8.prefix(prefixEnd)), isCaseSensitive: caseSensitive, model: filter, count: split.prefixCount,
             isAdGuards: isAdGuards))
-        guard split.restStart < filter.terms.count else { return }
-        learnRest(of: filter, at: filter.terms[split.restStart].span.lowerBound, prefixCount: split.prefixCount, afterAdGuards: isAdGuards)
+        if split.restStart < filter.terms.count {
+            learnRest(of: filter, at: filter.terms[split.restStart].span.lowerBound, prefixCount: split.prefixCount, afterAdGuards: isAdGuards)
+        } else if !filter.hasEndAnchor {
+            learnRest(of: filter, at: filter.source.utf8.count, prefixCount: split.prefixCount, afterAdGuards: isAdGuards)
+        }
     }
 
     /// Meets R of `filter` (its text from byte `restAt`, after a learned L of `prefixCount` terms
-    /// and D): learned the second time it is met, when the parse splits there too.
+    /// and D): learned the second time it is met, when the parse splits there too. R may be empty
+    /// (nothing after D, as adblock-rust writes `||D^`), but not after AdGuard's L, whose patterns
+    /// without R its `||` stage takes from a parse.
     private mutating func learnRest(of filter: URLFilter, at restAt: Int, prefixCount: Int, afterAdGuards: Bool) {
         let utf8 = filter.source.utf8
-        guard restAt < utf8.count else { return }
+        let isEmpty = restAt == utf8.count
+        guard restAt <= utf8.count, !(isEmpty && afterAdGuards) else { return }
         let key = RestKey(bytes: Array(utf8.dropFirst(restAt)), isCaseSensitive: filter.isCaseSensitive)
         guard rests[key] == nil, rests.count < Self.maximumRests, !restsMet.insert(key).inserted else { return }
-        guard filter.status == .ok, let split = HostSplit(filter), split.prefixCount == prefixCount,
-            filter.terms[split.restStart].span.lowerBound == restAt
-        else { return }
+        guard filter.status == .ok, let split = HostSplit(filter, requiringRest: !isEmpty), split.prefixCount == prefixCount else { return }
+        if isEmpty {
+            guard split.restStart == filter.terms.count, !filter.hasEndAnchor else { return }
+            rests[key] = (filter, split.restStart)
+            return
+        }
+        guard filter.terms[split.restStart].span.lowerBound == restAt else { return }
         if afterAdGuards {
             let first = filter.terms[split.restStart]
             if first.quantifier == .one, let set = first.characterSet, set.union(HostPattern.terminator) == HostPattern.terminator { return }

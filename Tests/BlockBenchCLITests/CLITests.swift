@@ -341,6 +341,45 @@ func exitCode(_ arguments: [String]) -> Int32 {
     }
 }
 
+extension SafariOptionTests {
+    /// `conform --safari VERSION` on rule lists reads each list as that release does: Safari 13
+    /// ignores `load-context`, so its rule blocks the top frame's script too (engine and oracle
+    /// both), and it rejects a `redirect` list, which is reported and fails the run.
+    @Test func conformReadsEachListAsTheRelease() throws {
+        let corpora = repositoryRoot + "/Corpora"
+        let framed = try temporaryFile(Array(#"""
+            [{"trigger":{"url-filter":"ads","load-context":["child-frame"]},"action":{"type":"block"}},
+             {"trigger":{"url-filter":"track"},"action":{"type":"block"}}]
+            """#.utf8))
+        let redirect = try temporaryFile(Array(#"""
+            [{"trigger":{"url-filter":"ads"},"action":{"type":"redirect","redirect":{"url":"https://x.example/"}}}]
+            """#.utf8))
+        let requests = try temporaryFile(Array("url\tsourceUrl\ttype\tblocked\nhttps://ads.example/a.js\thttps://page.example/\tscript\ttrue\n".utf8), suffix: ".tsv")
+        let manifest = try CorpusManifest.load(root: corpora)
+        var run = ConformanceRun()
+        let newest = try CorpusConformance.run(
+            manifest: manifest, rules: [framed, redirect], requests: [requests], run: run, json: false, includeVectors: false)
+        #expect(newest.passed && newest.rejected.isEmpty)
+        #expect(newest.results.map(\.requestsWithActions) == [0, 1])
+        #expect(newest.results.map(\.safari) == [nil, nil])
+        run.profile = SafariProfile(
+            version: "13", maximumRuleCount: 50_000, triggerKeys: ["url-filter"], actionTypes: ["block", "ignore-previous-rules"])
+        let safari13 = try CorpusConformance.run(
+            manifest: manifest, rules: [framed, redirect], requests: [requests], run: run, json: true, includeVectors: false)
+        #expect(!safari13.passed)
+        #expect(safari13.results.map(\.requestsWithActions) == [1])
+        #expect(safari13.results.map(\.safari) == ["13"])
+        #expect(safari13.results.allSatisfy { $0.mismatches == 0 })
+        #expect(safari13.rejected.map(\.list) == [URL(fileURLWithPath: redirect).lastPathComponent])
+        #expect(safari13.rejected.first?.rejected.contains("JSONInvalidActionType") == true)
+        let arguments = ["conform", "--corpora", corpora, "--rules", framed, "--requests", requests]
+        #expect(exitCode(arguments + ["--safari", "13"]) == 0)
+        #expect(exitCode(arguments + ["--rules", redirect, "--safari", "13"]) == 2)
+        #expect(exitCode(arguments + ["--rules", redirect, "--safari", "26"]) == 0)
+        #expect(exitCode(arguments + ["--safari", "12"]) == 64)
+    }
+}
+
 @Suite struct DiffCommandTests {
     /// The same list: exit 0 in every format; a release lost: exit 4; a Safari with no profile: 64.
     @Test func exitCodesForCI() throws {

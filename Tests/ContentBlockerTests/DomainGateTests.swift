@@ -139,4 +139,45 @@ import Automata
         }
         #expect(blocked > 50, "the URLs reach the patterns")
     }
+
+    /// adblock-rust's spelling: nothing after D (open domains), D then a loop (open gates), D then
+    /// a literal `^` and a loop (a gate of the context's other entries), a path, an end anchor.
+    static let openJSON: String = {
+        let prefix = #"^[^:]+:(//)?([^/]+\.)?"#
+        let open = (0..<40).map { prefix + "d\($0)" + #"\.test"# }
+        let others = [
+            prefix + #"yandex\..*\/clck\/"#, prefix + #"d1\.test.*\/ga\.js"#, prefix + #"ads\.test\^.*\?a"#, prefix + #"d2\.test/x"#,
+            prefix + #"d3\.test$"#, prefix + "ad", prefix + #"ads\.test.*\.gif$"#,
+        ]
+        return "[" + (open + others).map { filter in
+            #"{"trigger":{"url-filter":"\#(filter.replacing("\\", with: "\\\\"))"},"action":{"type":"block"}}"#
+        }.joined(separator: ",") + "]"
+    }()
+
+    @Test func openDomainsAndTheirGatesAnswerLikeTheOracle() throws {
+        let (list, _) = try RuleListCompiler.compile(json: Array(Self.openJSON.utf8))
+        let read = try CompiledRuleList(validating: list.serialized())
+        let programs = read.file.urlPrograms
+        #expect(programs.hostContexts.count == 1 && programs.hostContexts[0].open.count >= 41)
+        #expect(try #require(programs.gated).groups.count >= 3)
+        let evaluator = Evaluator(read)
+        let oracle = ReferenceEvaluator(try ReferenceRuleList(try RuleListParser.parse(Self.openJSON).get()))
+        let hosts = ["d1.test", "x.d1.test", "xd1.test", "d1.testing", "d1.test.x", "d10.test", "D1.TEST", "ads.test", "adserver.x",
+                     "a.ads.test", "yandex.ru", "YANDEX.com", "a.yandex", "d2.test", "d3.test", "user@d1.test", "d1.test:8080", "u:p@ads.test"]
+        let rests = ["/", "/ga.js", "/x/ga.js", "/x", "?a", "^?a", ":80/?a", ":1/a.gif", "/clck/", "", "/?a&b"]
+        var blocked = 0
+        for host in hosts {
+            for rest in rests {
+                for scheme in ["https://", "http://", "ws://", "data:"] {
+                    let page = CanonicalURL("https://page.test/")
+                    let url = scheme + host + rest
+                    let request = Request(url: CanonicalURL(url), mainDocumentURL: page, frameURL: page, resourceType: .image)
+                    let expected = try oracle.outcome(for: request)
+                    #expect(evaluator.outcome(for: request) == expected, "\(url)")
+                    if !expected.actions.isEmpty { blocked += 1 }
+                }
+            }
+        }
+        #expect(blocked > 100, "the URLs reach the patterns")
+    }
 }

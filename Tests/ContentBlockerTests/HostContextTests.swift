@@ -36,6 +36,10 @@ private let spellings = [
     Spelling(name: "abp2blocklist http", prefix: "^https?://([^/]+\\.)?", end: "([^-_.%a-z0-9].*)?$", caseSensitive: false),
     Spelling(name: "adguard 1.x", prefix: "^[htpsw]+:\\/\\/([a-z0-9-]+\\.)?", end: "([\\/:&\\?].*)?$", caseSensitive: false),
     Spelling(name: "many labels", prefix: "^(https?)?(wss?)?://([a-z0-9-]+\\.)*", end: "[/:]$", caseSensitive: false),
+    // Nothing after D: open domains (Bytecode/OpenDomains.swift), which need not end the host.
+    Spelling(name: "adblock-rust", prefix: "^[^:]+:(//)?([^/]+\\.)?", end: "", caseSensitive: false),
+    Spelling(name: "adblock-rust, case-sensitive", prefix: "^[^:]+:(//)?([^/]+\\.)?", end: "", caseSensitive: true),
+    Spelling(name: "open, many labels", prefix: "^https?://([a-z0-9-]+\\.)*", end: "", caseSensitive: false),
 ]
 
 private let domains = [
@@ -79,7 +83,7 @@ private func urls() -> [[UInt8]] {
     let pieces = [
         "http", "https", "HTTP", "ws", "wss", "ftp", "h2", ":", "/", "//", "///", ".", "..", "example", "EXAMPLE", "com", "ads",
         "co", "uk", "a", "b", "ab", "x-y", "z", "_", "a_b", "@", "?", "#", "&", "%", "=", "\u{0}", ":80", "/ads", "/x", "80",
-        "xxxxxxxx", "yyyyyyy", "12345678",
+        "xxxxxxxx", "yyyyyyy", "12345678", "community", "x-y.zz", "xxxxxxxxyyyyyyy", "ADS",
     ].map { Array($0.utf8) } + [[0x80]]
     var random = SplitMix64(seed: 59)
     for _ in 0..<20_000 {
@@ -104,13 +108,22 @@ private func urls() -> [[UInt8]] {
             case "webkit-dnr":
                 // The domain table's prefix: its paths are the table's, its other ends a context's.
                 #expect(tabled.count == paths.count && contexts.count == 1 && contexts[0].table.count == hosts.count)
+            case _ where spelling.end.isEmpty:
+                #expect(tabled.isEmpty && contexts.count == 1 && contexts[0].open.count == hosts.count, "\(spelling.name): open domains")
             default:
                 #expect(tabled.isEmpty && contexts.count == 1, "\(spelling.name): a context of its own")
             }
         }
-        // Too few of one prefix for a table: the automata's.
+        // Too few of one prefix for a table: the automata's; and too few open domains beside a
+        // context's other patterns.
         let few = domains.map { filter(spellings[3].host($0), caseSensitive: true) }
         #expect(plan(few).automata.count == few.count)
+        let open = try #require(spellings.first { $0.name == "adblock-rust" })
+        let hosts = (0..<padding).map { filter(open.path("d\($0).\(domains[$0 % domains.count])", "\\/ads")) }
+        let (_, contexts, automata) = plan(hosts + domains.map { filter(open.host($0)) })
+        #expect(contexts.count == 1 && contexts[0].open.isEmpty && automata.count == domains.count)
+        // AdGuard's L without anything after D: its `||` stage's, as before.
+        #expect(plan(hosts.indices.map { filter(spellings[0].prefix + "d\($0)") }).automata.count == hosts.count)
     }
 
     @Test func equalPrefixesAreOneContextAndDifferentOnesApart() {
@@ -139,6 +152,7 @@ private func urls() -> [[UInt8]] {
             let filters = domains.map { filter(spelling.host($0), caseSensitive: spelling.caseSensitive) }
                 + domains.prefix(4).map { filter(spelling.path($0, "\\/ads"), caseSensitive: spelling.caseSensitive) }
                 + domains.prefix(4).map { filter(spelling.path($0, ":80$"), caseSensitive: spelling.caseSensitive) }
+                + (spelling.end.isEmpty ? domains.prefix(4).map { filter(spelling.path($0, "$"), caseSensitive: spelling.caseSensitive) } : [])
             let padded = filters + Array(repeating: filters[0], count: AutomataLimits.default.minimumPatternsPerHostContext)
             let (tabled, contexts, automata) = plan(padded)
             #expect(automata.isEmpty, "\(spelling.name)")

@@ -170,7 +170,7 @@ private func listJSON(_ patterns: [String] = realPatterns) -> [UInt8] {
 
     /// The shipped dialect benchmarks name documented dialects and run BlockBench alone.
     @Test func theShippedDialectBenchmarksAreValid() throws {
-        let definitions = try BenchmarkDefinition.loadAll(from: repositoryRoot + "/Benchmarks", engines: ["blockbench", "webkit", "pcre2-jit", "pcre2", "adblock-rust"])
+        let definitions = try BenchmarkDefinition.loadAll(from: repositoryRoot + "/Benchmarks", engines: ["blockbench", "webkit", "pcre2-jit", "pcre2", "adblock-rust", "ublock-origin"])
         let dialects = definitions.filter { $0.dialect != nil }
         #expect(!dialects.isEmpty)
         for definition in dialects {

@@ -109,15 +109,15 @@ private func pythonWithoutAdblock() throws -> String {
     }
 
     @Test func requestTypesMapToWebRequestTypes() {
-        #expect(AdblockRustEngine.requestType(.topDocument) == "main_frame")
-        #expect(AdblockRustEngine.requestType(.childDocument) == "sub_frame")
-        #expect(AdblockRustEngine.requestType(.fetch) == "xmlhttprequest")
-        #expect(AdblockRustEngine.requestType(.styleSheet) == "stylesheet")
-        #expect(AdblockRustEngine.requestType(.popup) == "other")
+        #expect(PeerChild.webRequestType(.topDocument) == "main_frame")
+        #expect(PeerChild.webRequestType(.childDocument) == "sub_frame")
+        #expect(PeerChild.webRequestType(.fetch) == "xmlhttprequest")
+        #expect(PeerChild.webRequestType(.styleSheet) == "stylesheet")
+        #expect(PeerChild.webRequestType(.popup) == "other")
         // Every single type has a name the request sets' mapping reads back to the same type,
         // except those adblock-rust has none for.
         for (_, type) in ResourceTypes.requestNames where ![.svgDocument, .popup].contains(type) {
-            #expect(RequestSets.webRequestTypes[AdblockRustEngine.requestType(type)] == type)
+            #expect(RequestSets.webRequestTypes[PeerChild.webRequestType(type)] == type)
         }
     }
 }

@@ -13,7 +13,7 @@ private let prefixes = [
     #"^[^:]+:(//)?([^/]+\.)?"#, #"^https?://([^/]+\.)?"#, #"^[htpsw]+:\/\/([a-z0-9-]+\.)?"#, #"^[a-z]+://+([a-z0-9-]+\.)*"#,
 ]
 /// Ends of `||D^` as converters write them, and a path.
-private let ends = [#"([^-_.%a-z0-9].*)?$"#, #"([\/:&\?].*)?$"#, #"[^a-zA-Z0-9_.%-]"#, #"/ads/"#, #"[/:]"#]
+private let ends = [#"([^-_.%a-z0-9].*)?$"#, #"([\/:&\?].*)?$"#, #"[^a-zA-Z0-9_.%-]"#, #"/ads/"#, #"[/:]"#, ""]
 /// Bytes after a D that a parse does not read as a domain character, or reads as one a text
 /// reader could miss, each followed by more of a host and a common end.
 private let nearMisses = [#"%"#, #"\-"#, #"\_"#, #"X"#, #"\d"#, #"*"#, #"+"#, #"?"#, #"{2}"#, #"{"#, #"."#, #"\/"#, #"$"#]
@@ -37,7 +37,7 @@ private func disagreement(_ shaped: ShapedHostPattern) -> String? {
         return "its parse fails"
     }
     guard parsed.status == .ok else { return "its parse's status is \(parsed.status)" }
-    guard let split = HostSplit(parsed) else { return "its parse does not split" }
+    guard let split = HostSplit(parsed, requiringRest: false) else { return "its parse does not split" }
     guard split.domain == shaped.domain, split.prefixCount == shaped.prefixCount else {
         return "its parse splits into \(split.prefixCount) terms and \(String(decoding: split.domain, as: UTF8.self))"
     }
@@ -88,6 +88,18 @@ private func disagreement(_ shaped: ShapedHostPattern) -> String? {
         let shaped = learner.read(#"^https?://([^/]+\.)?two\.com/ads/a\.js"#, isCaseSensitive: false)
         #expect(shaped?.domain == Array("two.com".utf8))
         #expect(shaped.flatMap(disagreement) == nil)
+    }
+
+    @Test func nothingAfterDIsLearnedButNotAfterAdGuardsPrefix() {
+        var learner = HostShapeLearner()
+        for domain in ["a", "b"] { learner.learn(try! URLFilterParser.parse(#"^[^:]+:(//)?([^/]+\.)?"# + domain + #"\.com"#).get()) }
+        let shaped = learner.read(#"^[^:]+:(//)?([^/]+\.)?d\.com"#, isCaseSensitive: false)
+        #expect(shaped?.domain == Array("d.com".utf8) && shaped?.restStart == shaped?.restModel.terms.count)
+        #expect(shaped.flatMap(disagreement) == nil)
+        #expect(learner.read(#"^[^:]+:(//)?([^/]+\.)?d\.com$"#, isCaseSensitive: false) == nil, "an end anchor is a rest")
+        var adGuards = HostShapeLearner()
+        for domain in ["a", "b"] { adGuards.learn(try! URLFilterParser.parse(#"^[^:]+:\/\/+([^:/]+\.)?"# + domain + #"\.com"#).get()) }
+        #expect(adGuards.read(#"^[^:]+:\/\/+([^:/]+\.)?d\.com"#, isCaseSensitive: false) == nil)
     }
 
     @Test func adGuardsPrefixWithTheDomainTablesEndIsLeftToIt() {

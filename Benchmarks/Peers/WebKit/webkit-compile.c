@@ -19,7 +19,17 @@
  * Output (stdout, one line per list, flushed after each line):
  *   {"id":..., "ok":true|false, "error":"..."|null, "domain":"..."|null,
  *    "code":N|null, "reasons":["Error while parsing ...", ...],
- *    "seconds":S, "header":{...}|null, "fileBytes":N|null, ...}
+ *    "seconds":S, "cpuSeconds":S, "rssBeforeBytes":N|null, "peakRSSBytes":N|null,
+ *    "header":{...}|null, "fileBytes":N|null, ...}
+ *
+ * cpuSeconds: the process's user and system time over the save call (the
+ * compile's work, which other work on the machine does not lengthen as it
+ * does the wall time "seconds").
+ *
+ * Memory: the process's resident size before the save call, and its peak
+ * resident size during it (the peak is reset before the call through
+ * /proc/self/clear_refs, so each list has its own).  WebKitGTK compiles in
+ * this process, on a work queue.  Null where /proc does not give them.
  *
  * Regex failures only give a generic GError message; WebKit writes the
  * specific reason to stderr ("Error while parsing <pattern>: <reason>") from
@@ -35,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -236,6 +247,46 @@ static void split_capture(const char *buf, gsize len, GPtrArray *reasons, GStrin
     }
 }
 
+/* A "Key:   N kB" line of /proc/self/status, in bytes; -1 when absent. */
+static long long status_bytes(const char *key)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f)
+        return -1;
+    char line[256];
+    long long value = -1;
+    size_t n = strlen(key);
+    while (fgets(line, sizeof line, f)) {
+        if (!strncmp(line, key, n) && line[n] == ':') {
+            value = strtoll(line + n + 1, NULL, 10) * 1024;
+            break;
+        }
+    }
+    fclose(f);
+    return value;
+}
+
+/* The process's user and system time so far, in seconds. */
+static double cpu_seconds(void)
+{
+    struct rusage usage;
+    if (getrusage(RUSAGE_SELF, &usage) != 0)
+        return 0;
+    return (double)(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+        + (double)(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
+
+/* Sets the peak resident size (VmHWM) to the present one. */
+static gboolean reset_peak_rss(void)
+{
+    int fd = open("/proc/self/clear_refs", O_WRONLY);
+    if (fd < 0)
+        return FALSE;
+    gboolean ok = write(fd, "5", 1) == 1;
+    close(fd);
+    return ok;
+}
+
 static void compile_one(const char *id_json, GBytes *rules)
 {
     char ident[64];
@@ -250,10 +301,15 @@ static void compile_one(const char *id_json, GBytes *rules)
     lseek(g_capture_fd, 0, SEEK_SET);
     dup2(g_capture_fd, 2);
 
+    gboolean peak_reset = reset_peak_rss();
+    long long rss_before = status_bytes("VmRSS");
+    double cpu_start = cpu_seconds();
     gint64 start = g_get_monotonic_time();
     webkit_user_content_filter_store_save(g_store, ident, rules, NULL, save_done, &st);
     while (!st.done)
         g_main_loop_run(g_loop);
+    double cpu = cpu_seconds() - cpu_start;
+    long long peak_rss = peak_reset ? status_bytes("VmHWM") : -1;
 
     fflush(stderr);
     dup2(saved_fd, 2);
@@ -286,7 +342,12 @@ static void compile_one(const char *id_json, GBytes *rules)
         GString *reason = g_ptr_array_index(reasons, k);
         json_string(out, reason->str, (gssize)reason->len);
     }
-    g_string_append_printf(out, "],\"seconds\":%.6f,\"inputBytes\":%" G_GSIZE_FORMAT, seconds, g_bytes_get_size(rules));
+    g_string_append_printf(out, "],\"seconds\":%.6f,\"cpuSeconds\":%.6f,\"inputBytes\":%" G_GSIZE_FORMAT,
+        seconds, cpu, g_bytes_get_size(rules));
+    if (rss_before >= 0 && peak_rss >= 0)
+        g_string_append_printf(out, ",\"rssBeforeBytes\":%lld,\"peakRSSBytes\":%lld", rss_before, peak_rss);
+    else
+        g_string_append(out, ",\"rssBeforeBytes\":null,\"peakRSSBytes\":null");
 
     char *path = g_build_filename(g_store_dir, "ContentRuleList-", NULL);
     char *file = g_strconcat(path, ident, NULL);

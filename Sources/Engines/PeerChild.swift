@@ -1,0 +1,144 @@
+// PeerChild.swift — Engines
+//
+// The child process of a peer engine that reads Adblock Plus filter text (adblock-rust, uBlock
+// Origin), and the line protocol every such child speaks: one JSON object a line each way, one
+// answer per command, in order (the full protocol is at the top of
+// Benchmarks/Peers/AdblockRust/adblock_peer.py):
+//   hello  the child's versions and its clock's own cost, asked first of every new child;
+//   build  one engine per list name from that list's ABP texts, timed inside the child;
+//   match  a batch of requests (url, page URL, webRequest type) put to one or more engines, each
+//          request timed inside the child, so the pipe and the JSON are not counted.
+// The engines (AdblockRustEngine.swift, UBlockOriginEngine.swift) say how to start their child,
+// how to probe it and what its build answers mean.
+// Tested by EnginesTests (AdblockRustEngineTests, UBlockOriginEngineTests).
+
+import RequestContext
+public import ContentRuleList
+internal import Foundation
+
+final class PeerChild {
+    /// How messages name the child (its script's file name).
+    let name: String
+    /// Why the child cannot run here (nil: it can); every command then fails with it.
+    let unavailable: String?
+    /// Requests per `match` line.
+    var batchSize = 1000
+    /// The lists built in the child, by name.
+    private(set) var built: Set<String> = []
+    /// The clock's own share of each request time, as the child measured it (nanoseconds).
+    private(set) var timerNanoseconds: Double?
+    private let child: LineChild
+
+    init(name: String, executable: String, arguments: [String], unavailable: String?) {
+        self.name = name
+        self.unavailable = unavailable
+        child = LineChild(name: name, executable: executable, arguments: arguments)
+    }
+
+    /// Builds the engine `list` names from its ABP texts; the child's answer, with its figures.
+    func build(_ list: BenchList) throws -> [String: Any] {
+        guard let texts = list.abpTexts, !texts.isEmpty else {
+            throw BenchEngineError.externalEngine(
+                "no Adblock Plus text for \(list.name) (a `rules-abp` entry of the manifest whose safariList names it)")
+        }
+        let answer = try ask(["op": "build", "engine": list.name, "lists": texts.map { Data($0).base64EncodedString() }])
+        built.insert(list.name)
+        return answer
+    }
+
+    /// The verdicts of the engines built as `names` on `requests`, asked `batchSize` at a time.
+    func verdicts(_ requests: [Request], engines names: [String]) throws -> [TimedVerdict] {
+        var verdicts: [TimedVerdict] = []
+        verdicts.reserveCapacity(requests.count)
+        var start = 0
+        while start < requests.count {
+            let batch = requests[start..<min(requests.count, start + max(1, batchSize))]
+            let rows = batch.map { [$0.url.string, $0.mainDocumentURL.string, Self.webRequestType($0.resourceType)] }
+            let answer = try ask(["op": "match", "engines": names, "requests": rows])
+            guard let blocked = answer["blocked"] as? [NSNumber], let times = answer["nanoseconds"] as? [NSNumber],
+                blocked.count == batch.count, times.count == batch.count
+            else {
+                throw BenchEngineError.externalEngine("\(name) answered a batch of \(batch.count) requests with another count")
+            }
+            for (block, time) in zip(blocked, times) {
+                verdicts.append(TimedVerdict(blocked: block.intValue != 0, nanoseconds: time.uint64Value))
+            }
+            start += batch.count
+        }
+        return verdicts
+    }
+
+    /// Sends one command and returns its answer; an answer with `ok` false is an error.
+    func ask(_ command: [String: Any]) throws -> [String: Any] {
+        if let unavailable { throw BenchEngineError.externalEngine(unavailable) }
+        if try child.start() {
+            // A new child has built nothing; it tells its clock's cost first.
+            built = []
+            let hello = try ask(["op": "hello"])
+            timerNanoseconds = (hello["timerNanoseconds"] as? NSNumber)?.doubleValue
+        }
+        let text = try child.exchange(Array(try JSONSerialization.data(withJSONObject: command)))
+        guard let answer = (try? JSONSerialization.jsonObject(with: Data(text))) as? [String: Any] else {
+            throw BenchEngineError.externalEngine("\(name) answered something unreadable: \(String(decoding: text.prefix(200), as: UTF8.self))")
+        }
+        guard answer["ok"] as? Bool == true else {
+            throw BenchEngineError.externalEngine("\(name): \(answer["error"] as? String ?? "failed")")
+        }
+        return answer
+    }
+
+    /// The webRequest type the peers read for a request's resource type (the inverse of the
+    /// request sets' mapping, Corpora/README.md; types with no webRequest name are "other").
+    static func webRequestType(_ type: ResourceTypes) -> String {
+        switch type {
+        case .topDocument: "main_frame"
+        case .childDocument: "sub_frame"
+        case .image: "image"
+        case .styleSheet: "stylesheet"
+        case .script: "script"
+        case .font: "font"
+        case .media: "media"
+        case .ping: "ping"
+        case .fetch: "xmlhttprequest"
+        case .websocket: "websocket"
+        case .cspReport: "csp_report"
+        default: "other"
+        }
+    }
+
+    /// Runs `command` through /usr/bin/env (a child's `--version`): its exit status and its
+    /// output, or nil and why it could not be started (env exits 127 when the program is missing).
+    static func probe(_ command: [String]) -> (status: Int32?, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = command
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { return (nil, "\(error)") }
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
+    }
+}
+
+/// A peer's answerer: the engines built as `names` in its child, asked together about each request.
+final class PeerMatcher: SelfTimedMatcher {
+    let child: PeerChild
+    let names: [String]
+
+    init(child: PeerChild, names: [String]) {
+        self.child = child
+        self.names = names
+    }
+
+    func verdicts(_ requests: [Request]) throws -> [TimedVerdict] { try child.verdicts(requests, engines: names) }
+
+    func outcome(for request: Request) throws -> MatchOutcome {
+        let blocked = try verdicts([request])[0].blocked
+        return MatchOutcome(actions: blocked ? [.block] : [], matchingRules: [], appliesGlobalStyleSheet: true)
+    }
+
+    var counters: [Figure] { [] }
+}
