@@ -11,7 +11,9 @@
 //   build  one engine per list name from that list's ABP texts; the child times the build itself
 //          (`CompileRun.ownSeconds`), the runner's clock gives the end-to-end time beside it;
 //   match  a batch of requests (url, page URL, webRequest type) put to one or more engines, each
-//          request timed inside the child, so the pipe and the JSON are not counted.
+//          request timed inside the child, so the pipe and the JSON are not counted;
+//   resident  the engines serialized and loaded by a fresh Python process of the child's, its
+//          resident memory before and after (ResidentAfterLoad.swift).
 // Without Python or the package the engine is `unavailable` ("not run: pip install adblock") and
 // the benchmarks go on without it.
 //
@@ -21,7 +23,7 @@ import RequestContext
 public import ContentRuleList
 internal import Foundation
 
-public final class AdblockRustEngine: BenchEngine {
+public final class AdblockRustEngine: BenchEngine, ResidentLoadMeasuring {
     public let name = "adblock-rust"
     public let about: String
     public let models: Set<BenchmarkModel> = [.compile, .match]
@@ -104,6 +106,21 @@ public final class AdblockRustEngine: BenchEngine {
     public func jointMatcher(for lists: [BenchList]) throws -> (any BenchMatcher)? {
         for list in lists where !built.contains(list.name) { _ = try compile(list) }
         return Matcher(engine: self, names: lists.map(\.name))
+    }
+
+    /// The engines built for `lists`, serialized and loaded in a fresh process: its resident memory.
+    public func residentAfterLoad(_ lists: [BenchList]) throws -> ResidentAfterLoad {
+        for list in lists where !built.contains(list.name) { _ = try compile(list) }
+        let answer = try ask(["op": "resident", "engines": lists.map(\.name)])
+        func bytes(_ key: String) throws -> Int {
+            guard let value = (answer[key] as? NSNumber)?.intValue else {
+                throw BenchEngineError.externalEngine("adblock_peer.py answered `resident` without \(key)")
+            }
+            return value
+        }
+        return ResidentAfterLoad(
+            loadedBytes: try bytes("loadedBytes"), residentBefore: try bytes("residentBefore"), residentAfter: try bytes("residentAfter"),
+            anonymousBefore: try bytes("anonymousBefore"), anonymousAfter: try bytes("anonymousAfter"))
     }
 
     /// The verdicts of the engines built as `names` on `requests`, asked `batchSize` at a time.
