@@ -70,6 +70,8 @@ public struct AloneFigures: Codable, Hashable, Sendable {
     public var rules: Int
     /// Its median request.
     public var medianNanoseconds: Double
+    /// Its work per request (the engine's counters, as the lists together give theirs).
+    public var counters: [Figure] = []
 }
 
 public struct EngineResult: Codable, Hashable, Sendable {

@@ -285,7 +285,8 @@ public final class BenchmarkRunner {
         }
         for ((slot, _), asked) in zip(alone, finished.dropFirst(timed.count)) {
             guard let largest, let median = asked.latency?.medianNanoseconds, asked.status == .ok else { continue }
-            result.engines[slot].largestAlone = AloneFigures(list: largest.name, rules: parsedRuleCount(largest), medianNanoseconds: median)
+            result.engines[slot].largestAlone = AloneFigures(
+                list: largest.name, rules: parsedRuleCount(largest), medianNanoseconds: median, counters: asked.counters)
         }
         result.computeRatios()
         return result

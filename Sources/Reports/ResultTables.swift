@@ -81,8 +81,7 @@ public struct ResultTable: Sendable {
                     ? "not conformed; " + (engine.agreement?.text ?? "")
                     : engine.answers.map { $0.text + ($0 == engine.oracleAnswers ? " ✓" : " ✗") } ?? ""
                 let latency = engine.latency
-                let work = engine.counters.map { "\(Self.compact($0.value)) \($0.name.replacingOccurrences(of: " per request", with: ""))" }
-                    .joined(separator: ", ")
+                let work = engine.counters.map(Self.work).joined(separator: ", ")
                 rows.append([
                     name, requests, answers,
                     latency.map { HumanReadable.duration(nanoseconds: $0.medianNanoseconds) + ratio } ?? "",
@@ -100,7 +99,8 @@ public struct ResultTable: Sendable {
                     notes.append(
                         "\(name): the lists together \(HumanReadable.duration(nanoseconds: latency.medianNanoseconds)) a request (median), "
                             + "\(HumanReadable.ratio(times)) \(alone.list) alone (\(HumanReadable.count(alone.rules)) rules, "
-                            + "\(HumanReadable.duration(nanoseconds: alone.medianNanoseconds))), timed in the same rounds")
+                            + ([HumanReadable.duration(nanoseconds: alone.medianNanoseconds)] + alone.counters.map(Self.work))
+                            .joined(separator: ", ") + "), timed in the same rounds")
                 }
                 if let message = engine.message { notes.append("\(name): \(message)") }
             }
@@ -115,6 +115,11 @@ public struct ResultTable: Sendable {
                 "\(peer.engine) (peer): measured, not conformed (Adblock Plus semantics); its times are measured inside its own process, "
                     + "per request" + (peer.endToEndSeconds.map { ", a run end to end \(HumanReadable.duration(seconds: $0)) with the pipe" } ?? ""))
         }
+    }
+
+    /// A work counter per request, as the last column gives it.
+    static func work(_ counter: Figure) -> String {
+        "\(compact(counter.value)) \(counter.name.replacingOccurrences(of: " per request", with: ""))"
     }
 
     static func residentText(_ figures: ResidentAfterLoad) -> String {

@@ -86,6 +86,7 @@ import TestSupport
         #expect(engine.status == .ok, "\(engine.message ?? "")")
         #expect(engine.answers == engine.oracleAnswers)
         #expect(engine.largestAlone?.list == "drawn-1")
+        #expect((engine.largestAlone?.counters.first { $0.name == "interpreter steps per request" }?.value ?? 0) > 0)
         #expect((engine.timesLargestAlone ?? 0) > 0)
         #expect(engine.message == nil)
         #expect(ResultTable(result).text.contains("drawn-1 alone (400 rules"))
