@@ -24,7 +24,7 @@
 //                      combinations and the tests (a seed gives the same draws on any machine)
 //   TerminalText       a terminal's status line and the tables' number formats
 //   Corpus             the corpora: manifest and files, request sets, the vector file format, the
-//                      outcome text, the dialects' re-spellings of a list
+//                      outcome text, the dialects' re-spellings of a list, lists drawn from their rules
 //   HostileInputs      hostile inputs (huge, deep, corrupt) and their runner under memory and time caps
 //   Engines            the engines the harness runs behind one interface: BlockBench, PCRE2, WebKit's
 //                      compiler, adblock-rust, uBlock Origin, and WebKit's web view (pages, their runner)
@@ -245,7 +245,10 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "BenchmarksTests",
-            dependencies: ["Benchmarks", "Corpus", "Engines", "Reports", "ContentRuleList", "RequestContext", "TestSupport", "HarnessTestSupport"],
+            dependencies: [
+                "Benchmarks", "Corpus", "Engines", "Reports", "ContentBlocker", "ContentRuleList", "RequestContext", "TestSupport",
+                "HarnessTestSupport",
+            ],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "GateTests",

@@ -20,6 +20,13 @@
 // put to each of them, their answers joined in that order, as Safari asks each installed
 // extension's list. A compile run then compiles each list in turn and counts their sum.
 //
+// `draw` makes the lists instead of naming them (Corpus/RuleDraw.swift): `"rules"` is then the
+// name of a set of lists drawn from the named shipped lists' rules with a seed, written to a
+// scratch folder when the benchmark runs, and asked apart (`"rules": "six-blockers"`, `"draw":
+// {"from": ["easylist", "easyprivacy"], "lists": 6, "rules": 150000, "seed": 57}`: the lists
+// six-blockers-1 to six-blockers-6). `"onDemand": true` keeps a benchmark out of the main job
+// (and so out of the gate): it runs only when named (`blockbench bench NAME`).
+//
 // Models: `check` parses and validates the list (WebKit's verdict, no compile); `compile` turns the
 // JSON text into what the engine matches with (for BlockBench: the bytecode file); `match` answers
 // every request of the set (or the engine's stated sample) with an already compiled list.
@@ -38,7 +45,7 @@
 // AdblockRustEngineTests, UBlockOriginEngineTests).
 
 internal import Foundation
-internal import Corpus
+public import Corpus
 public import Engines
 
 public struct BenchmarkDefinition: Codable, Hashable, Sendable {
@@ -64,6 +71,10 @@ public struct BenchmarkDefinition: Codable, Hashable, Sendable {
     public var maxSeconds: Double?
     /// A dialect's name: the list's `||` patterns re-spelled in it before any engine reads them.
     public var dialect: String?
+    /// Lists drawn from the shipped lists' rules (`lists` are then `rules`-1, `rules`-2, ...).
+    public var draw: RuleDraw?
+    /// Run only when named, never by the main job or the gate.
+    public var onDemand = false
 
     /// The list's name in results: `rules`, with `@dialect` when there is one.
     public var listName: String { dialect.map { rules + "@" + $0 } ?? rules }
@@ -96,11 +107,35 @@ public struct BenchmarkDefinition: Codable, Hashable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case about, rules, apart, dialect, requests, model, engines, samples, runs, warmupRuns, maxSeconds
+        case about, rules, apart, dialect, draw, onDemand, requests, model, engines, samples, runs, warmupRuns, maxSeconds
+    }
+
+    /// A definition over lists drawn by `draw`, named `set`-1, `set`-2, ..., asked apart.
+    public init(
+        name: String, about: String? = nil, drawn set: String, draw: RuleDraw, requests: String? = nil, model: Model, engines: [String],
+        runs: Int? = nil, warmupRuns: Int? = nil, maxSeconds: Double? = nil
+    ) {
+        self.init(
+            name: name, about: about, lists: (0..<max(0, draw.lists)).map { "\(set)-\($0 + 1)" }, apart: true, requests: requests,
+            model: model, engines: engines, runs: runs, warmupRuns: warmupRuns, maxSeconds: maxSeconds)
+        self.draw = draw
+        rules = set
     }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        if let draw = try container.decodeIfPresent(RuleDraw.self, forKey: .draw) {
+            self.init(
+                name: "", about: try container.decodeIfPresent(String.self, forKey: .about),
+                drawn: try container.decode(String.self, forKey: .rules), draw: draw,
+                requests: try container.decodeIfPresent(String.self, forKey: .requests), model: try container.decode(Model.self, forKey: .model),
+                engines: try container.decode([String].self, forKey: .engines),
+                runs: try container.decodeIfPresent(Int.self, forKey: .runs), warmupRuns: try container.decodeIfPresent(Int.self, forKey: .warmupRuns),
+                maxSeconds: try container.decodeIfPresent(Double.self, forKey: .maxSeconds))
+            samples = try container.decodeIfPresent([String: Int].self, forKey: .samples)
+            onDemand = try container.decodeIfPresent(Bool.self, forKey: .onDemand) ?? false
+            return
+        }
         let lists: [String]
         if let one = try? container.decode(String.self, forKey: .rules) {
             lists = [one]
@@ -116,13 +151,16 @@ public struct BenchmarkDefinition: Codable, Hashable, Sendable {
             runs: try container.decodeIfPresent(Int.self, forKey: .runs), warmupRuns: try container.decodeIfPresent(Int.self, forKey: .warmupRuns),
             maxSeconds: try container.decodeIfPresent(Double.self, forKey: .maxSeconds))
         dialect = try container.decodeIfPresent(String.self, forKey: .dialect)
+        onDemand = try container.decodeIfPresent(Bool.self, forKey: .onDemand) ?? false
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeIfPresent(about, forKey: .about)
-        if lists.count == 1 { try container.encode(lists[0], forKey: .rules) } else { try container.encode(lists, forKey: .rules) }
+        if draw != nil || lists.count == 1 { try container.encode(draw != nil ? rules : lists[0], forKey: .rules) } else { try container.encode(lists, forKey: .rules) }
         if apart { try container.encode(apart, forKey: .apart) }
+        try container.encodeIfPresent(draw, forKey: .draw)
+        if onDemand { try container.encode(onDemand, forKey: .onDemand) }
         try container.encodeIfPresent(dialect, forKey: .dialect)
         try container.encodeIfPresent(requests, forKey: .requests)
         try container.encode(model, forKey: .model)
@@ -151,6 +189,13 @@ public struct BenchmarkDefinition: Codable, Hashable, Sendable {
         if Set(lists).count != lists.count { problems.append("names a rule list twice") }
         if apart && lists.count < 2 { problems.append("is \"apart\" with fewer than two lists") }
         if apart && model == .check { problems.append("checks lists \"apart\" (check one list, or the lists as one)") }
+        if let draw {
+            if draw.lists < 2 { problems.append("draws fewer than two lists") }
+            if draw.rules < 1 { problems.append("draws lists of no rule") }
+            if draw.from.isEmpty { problems.append("draws from no list") }
+            if dialect != nil { problems.append("re-spells drawn lists (draw from the lists, or re-spell them, not both)") }
+            if engines.contains("adblock-rust") { problems.append("asks adblock-rust about drawn lists, which have no Adblock Plus text") }
+        }
         for engine in engines where !known.contains(engine) {
             problems.append("names the unknown engine \"\(engine)\" (known: \(known.sorted().joined(separator: ", ")))")
         }

@@ -53,6 +53,27 @@ public struct LatencySummary: Codable, Hashable, Sendable {
     }
 }
 
+/// One of several lists compiled apart, on its own (the median of the measured runs).
+public struct ListFigures: Codable, Hashable, Sendable {
+    public var list: String
+    public var rules: Int
+    /// Its compile's seconds and bytes, and loading what it made (`BenchEngine.loadSeconds`).
+    public var seconds: Double
+    public var bytes: Int
+    public var loadSeconds: Double?
+}
+
+/// The largest of several lists asked apart (the most rules), asked alone in the same rounds as
+/// the lists together.
+public struct AloneFigures: Codable, Hashable, Sendable {
+    public var list: String
+    public var rules: Int
+    /// Its median request.
+    public var medianNanoseconds: Double
+    /// Its work per request (the engine's counters, as the lists together give theirs).
+    public var counters: [Figure] = []
+}
+
 public struct EngineResult: Codable, Hashable, Sendable {
     public enum Status: String, Codable, Hashable, Sendable {
         /// Measured, and (match) its answers agreed with the oracle's.
@@ -106,6 +127,8 @@ public struct EngineResult: Codable, Hashable, Sendable {
     /// Loading what the compile made (`BenchEngine.loadSeconds`), the median of as many loads as
     /// there were measured compile runs; nil for an engine that cannot say.
     public var loadSeconds: Double?
+    /// Lists compiled apart: each list's own figures, in order.
+    public var lists: [ListFigures]?
     public var verdict: String?
 
     // match
@@ -128,6 +151,15 @@ public struct EngineResult: Codable, Hashable, Sendable {
         guard let floorNanoseconds, floorNanoseconds > 0, let latency else { return nil }
         return latency.medianNanoseconds / floorNanoseconds
     }
+    /// Lists asked apart: the largest asked alone, timed in the same rounds.
+    public var largestAlone: AloneFigures?
+    /// The median request of the lists together over the largest's alone.
+    public var timesLargestAlone: Double? {
+        guard let largestAlone, largestAlone.medianNanoseconds > 0, let latency else { return nil }
+        return latency.medianNanoseconds / largestAlone.medianNanoseconds
+    }
+    /// A fresh process's resident memory after loading what the engine answers with.
+    public var residentAfterLoad: ResidentAfterLoad?
 
     /// Deterministic counts: compile (DFAs, states, patterns) or per request (interpreter steps).
     public var counters: [Figure] = []

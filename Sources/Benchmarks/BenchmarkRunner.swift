@@ -23,6 +23,15 @@
 // may ask them together: BlockBench's `ContentBlockers`), the answers joined in list order (the
 // oracle's likewise).
 //
+// Lists asked apart are also reported one by one: a compile gives each list's own compile time,
+// bytes and load time (`EngineResult.lists`); a match times the largest list (the most rules)
+// asked alone, in the same rounds as the lists together (`EngineResult.largestAlone`), so that
+// what each more content blocker costs is a ratio of one run. Lists a definition draws
+// (`BenchmarkDefinition.draw`) are written to a scratch folder (`drawnFolder`) before it runs.
+// A match also gets each engine's resident memory after loading what it matches with, in a fresh
+// process (`EngineResult.residentAfterLoad`): BlockBench's through `blockbench load` (when
+// `ownProcessCompiler` names the executable), a peer's through its own child.
+//
 // Runs repeat until `runs` are done or `maxSeconds` of measured time is spent (at least one run).
 // The oracle (ReferenceEvaluator with its prefilter, on both cores) answers each list × request
 // set once per runner; its answers are kept for every engine and sample.
@@ -52,6 +61,13 @@ public final class BenchmarkRunner {
     /// When set, BlockBench's compile and match benchmarks also get their exact cost (instructions
     /// and heap peak, under Valgrind); a count that fails makes the result an error.
     public var costCounter: CostCounter?
+    /// Where drawn lists are written and kept (nil: a scratch folder, removed with the runner).
+    public var drawnFolder: String?
+    private var scratchDrawnFolder: String?
+    /// The draw each drawn list came from, by list name.
+    private var draws: [String: RuleDraw] = [:]
+    /// Resident memory after load, by engine and lists.
+    private var residentFigures: [String: ResidentAfterLoad?] = [:]
 
     private var lists: [String: BenchList] = [:]
     private var ruleCounts: [String: Int] = [:]
@@ -64,6 +80,10 @@ public final class BenchmarkRunner {
     public init(manifest: CorpusManifest, engines: [any BenchEngine]) {
         self.manifest = manifest
         self.engines = engines
+    }
+
+    deinit {
+        if let scratchDrawnFolder { try? FileManager.default.removeItem(atPath: scratchDrawnFolder) }
     }
 
     public var engineNames: Set<String> { Set(engines.map(\.name)) }
@@ -105,6 +125,35 @@ public final class BenchmarkRunner {
         let list = BenchList(name: name + "@" + dialect, json: try spelling.respell(json: try self.list(name).json).json)
         lists[list.name] = list
         return list
+    }
+
+    /// The lists `definition` draws, made once (each written to the drawn lists' folder, which a
+    /// compile in a process of its own reads) and kept by name.
+    func drawLists(_ definition: BenchmarkDefinition) throws {
+        guard let draw = definition.draw else { return }
+        if definition.lists.allSatisfy({ draws[$0] == draw && lists[$0] != nil }) { return }
+        if let other = definition.lists.first(where: { draws[$0] != nil && draws[$0] != draw }) {
+            throw BenchmarkDefinitionError.unreadable(path: other, reason: "drawn by two benchmarks with different draws")
+        }
+        progress?("\(definition.rules): \(draw.lists) lists of \(HumanReadable.count(draw.rules)) rules drawn from \(draw.from.joined(separator: ", "))")
+        let texts = try draw.draw(pool: draw.from.map { try list($0).json })
+        let folder: String
+        if let drawnFolder {
+            folder = drawnFolder
+        } else if let scratchDrawnFolder {
+            folder = scratchDrawnFolder
+        } else {
+            folder = NSTemporaryDirectory() + "/blockbench-drawn-" + UUID().uuidString
+            scratchDrawnFolder = folder
+        }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for (name, json) in zip(definition.lists, texts) {
+            var drawn = BenchList(name: name, json: json)
+            drawn.path = folder + "/\(name).json"
+            try Data(json).write(to: URL(fileURLWithPath: drawn.path!))
+            lists[name] = drawn
+            draws[name] = draw
+        }
     }
 
     /// Several lists as one: their rules in order, their filter texts in order.
@@ -154,6 +203,7 @@ public final class BenchmarkRunner {
     // MARK: Running
 
     public func run(_ definition: BenchmarkDefinition) throws -> BenchmarkResult {
+        try drawLists(definition)
         let parts = try definition.lists.map { name in try self.list(definition.dialect.map { name + "@" + $0 } ?? name) }
         let list = parts.count == 1 ? parts[0] : joinedList(parts)
         // What each engine compiles and asks: the one list, or each list apart.
@@ -168,8 +218,11 @@ public final class BenchmarkRunner {
             requests = try requestSet(setName).requests.map(\.request)
             result.requestCount = requests.count
         }
-        // Match engines are timed after all of them are ready, their runs interleaved.
+        // Match engines are timed after all of them are ready, their runs interleaved (with, for
+        // lists apart, each engine asking the largest list alone).
         var timed: [(slot: Int, match: TimedMatch)] = []
+        var alone: [(slot: Int, match: TimedMatch)] = []
+        let largest = compiled.count > 1 ? compiled.max { parsedRuleCount($0) < parsedRuleCount($1) } : nil
         for name in definition.engines {
             guard let engine = engines.first(where: { $0.name == name }) else {
                 result.engines.append(EngineResult(engine: name, status: .unavailable, message: "not an engine of this build"))
@@ -192,8 +245,34 @@ public final class BenchmarkRunner {
                 case .match:
                     let prepared = try prepareMatch(
                         list, parts: compiled, requestSet: definition.requests!, requests: requests, definition: definition, engine: engine)
+                    guard prepared.result.status == .ok else {
+                        result.engines.append(prepared.result)
+                        break
+                    }
+                    // What fails here is said beside the engine's figures, which stand.
+                    var unmeasured: [String] = []
+                    if let largest {
+                        do {
+                            let asked = try prepareMatch(
+                                largest, parts: [largest], requestSet: definition.requests!, requests: requests, definition: definition,
+                                engine: engine, alone: true)
+                            if asked.result.status == .ok {
+                                alone.append((result.engines.count, asked))
+                            } else {
+                                unmeasured.append("\(largest.name) alone: \(asked.result.message ?? asked.result.status.rawValue)")
+                            }
+                        } catch {
+                            unmeasured.append("\(largest.name) alone: \(error)")
+                        }
+                    }
+                    do {
+                        prepared.result.residentAfterLoad = try residentAfterLoad(compiled, engine: engine)
+                    } catch {
+                        unmeasured.append("resident memory after load: \(error)")
+                    }
+                    if !unmeasured.isEmpty { prepared.result.message = "not measured: " + unmeasured.joined(separator: "; ") }
                     result.engines.append(prepared.result)
-                    if prepared.result.status == .ok { timed.append((result.engines.count - 1, prepared)) }
+                    timed.append((result.engines.count - 1, prepared))
                 }
             } catch {
                 var failed = EngineResult(engine: name, status: .error, message: "\(error)")
@@ -201,8 +280,14 @@ public final class BenchmarkRunner {
                 result.engines.append(failed)
             }
         }
-        for (slot, finished) in zip(timed.map(\.slot), timeInterleaved(timed.map(\.match), definition: definition)) {
-            result.engines[slot] = finished
+        let finished = timeInterleaved(timed.map(\.match) + alone.map(\.match), definition: definition)
+        for (slot, together) in zip(timed.map(\.slot), finished) {
+            result.engines[slot] = together
+        }
+        for ((slot, _), asked) in zip(alone, finished.dropFirst(timed.count)) {
+            guard let largest, let median = asked.latency?.medianNanoseconds, asked.status == .ok else { continue }
+            result.engines[slot].largestAlone = AloneFigures(
+                list: largest.name, rules: parsedRuleCount(largest), medianNanoseconds: median, counters: asked.counters)
         }
         result.computeRatios()
         return result
@@ -250,14 +335,22 @@ public final class BenchmarkRunner {
             var run: CompileRun
             var peak: Int?
             var growth: Int?
+            /// Each list's own compile (lists apart): its seconds and bytes.
+            var each: [(seconds: Double, bytes: Int)] = []
         }
         let runs = try repeatRuns(definition) { _ throws -> Measured in
             let canMeasure = PeakMemory.reset()
             let before = PeakMemory.read()
-            let run = CompileRun.joined(try parts.map { ($0.name, try engine.compile($0)) })
+            var each: [(seconds: Double, bytes: Int)] = []
+            let run = CompileRun.joined(try parts.map { part in
+                let started = monotonicNanoseconds()
+                let compiled = try engine.compile(part)
+                each.append((compiled.ownSeconds ?? Double(monotonicNanoseconds() - started) / 1e9, compiled.bytes))
+                return (part.name, compiled)
+            })
             let after = PeakMemory.read()
-            guard canMeasure, let before, let after, run.ownSeconds == nil else { return Measured(run: run) }
-            return Measured(run: run, peak: after.peak, growth: after.peak - before.current)
+            guard canMeasure, let before, let after, run.ownSeconds == nil else { return Measured(run: run, each: each) }
+            return Measured(run: run, peak: after.peak, growth: after.peak - before.current, each: each)
         }
         let timed = runs.map { (seconds: $0.value.run.ownSeconds ?? $0.seconds, value: $0.value) }
         var result = EngineResult(engine: engine.name, status: .ok)
@@ -280,11 +373,18 @@ public final class BenchmarkRunner {
         result.bytes = medianRun.run.bytes
         result.sections = medianRun.run.sections
         result.counters = medianRun.run.counters
-        let loads = try (0..<runs.count).compactMap { _ -> Double? in
+        let eachLoads = try (0..<runs.count).compactMap { _ -> [Double]? in
             let each = try parts.map { try engine.loadSeconds($0) }
-            return each.contains(nil) ? nil : each.reduce(0) { $0 + $1! }
+            return each.contains(nil) ? nil : each.map { $0! }
         }
-        result.loadSeconds = loads.isEmpty ? nil : median(loads)
+        result.loadSeconds = eachLoads.isEmpty ? nil : median(eachLoads.map { $0.reduce(0, +) })
+        if parts.count > 1 {
+            result.lists = parts.indices.map { index in
+                ListFigures(
+                    list: parts[index].name, rules: parsedRuleCount(parts[index]), seconds: median(runs.map { $0.value.each[index].seconds }),
+                    bytes: medianRun.each[index].bytes, loadSeconds: eachLoads.isEmpty ? nil : median(eachLoads.map { $0[index] }))
+            }
+        }
         result.peakMemoryBytes = medianRun.peak
         result.memoryGrowthBytes = medianRun.growth ?? medianRun.run.ownMemoryGrowthBytes
         result.heapGrowthBytes = medianRun.run.ownHeapGrowthBytes
@@ -311,6 +411,34 @@ public final class BenchmarkRunner {
             result.heapPeakBytes = cost.heapPeakBytes
         }
         return result
+    }
+
+    /// The engine's resident memory after loading what it answers `parts` with, in a fresh process:
+    /// BlockBench's compiled files loaded by `blockbench load` (when `ownProcessCompiler` names
+    /// the executable), a peer's loaded by its own child; nil when the engine cannot say.
+    private func residentAfterLoad(_ parts: [BenchList], engine: any BenchEngine) throws -> ResidentAfterLoad? {
+        // Measured once per engine and lists (several request sets ask the same lists).
+        let key = ([engine.name] + parts.map(\.name)).joined(separator: "\u{0}")
+        if let known = residentFigures[key] { return known }
+        let figures = try measureResidentAfterLoad(parts, engine: engine)
+        residentFigures[key] = figures
+        return figures
+    }
+
+    private func measureResidentAfterLoad(_ parts: [BenchList], engine: any BenchEngine) throws -> ResidentAfterLoad? {
+        if let measuring = engine as? any ResidentLoadMeasuring { return try measuring.residentAfterLoad(parts) }
+        guard let executable = ownProcessCompiler, let engine = engine as? any CompiledListEngine else { return nil }
+        let lists = parts.compactMap { engine.compiledList(named: $0.name) }
+        guard lists.count == parts.count else { return nil }
+        progress?("\(parts.map(\.name).joined(separator: " + ")): resident memory after loading, in a process of its own")
+        let folder = try CostCounter.scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var files: [String] = []
+        for (part, compiled) in zip(parts, lists) {
+            files.append(folder + "/\(part.name).bbc")
+            try Data(compiled.serialized()).write(to: URL(fileURLWithPath: files.last!))
+        }
+        return try OwnProcessMemory.residentAfterLoad(executable, files: files)
     }
 
     /// BlockBench's instructions per request on the whole set, counted by answering it from the
@@ -432,9 +560,11 @@ public final class BenchmarkRunner {
     /// A match engine made ready to be timed, in the order a match benchmark checks it: its
     /// answerers, the counting pass (answers and work counters), the answers checked, then the
     /// timed run.
+    /// (`alone`: one of several lists asked by itself, beside them: its answers are not
+    /// BlockBench's in this benchmark, and its cost is not counted.)
     private func prepareMatch(
         _ list: BenchList, parts: [BenchList], requestSet: String, requests: [Request], definition: BenchmarkDefinition,
-        engine: any BenchEngine
+        engine: any BenchEngine, alone: Bool = false
     ) throws -> TimedMatch {
         let indices = Self.sample(count: requests.count, size: definition.sample(for: engine.name))
         var result = EngineResult(engine: engine.name, status: .ok)
@@ -445,10 +575,12 @@ public final class BenchmarkRunner {
         let answerers = try Answerers(engine: engine, parts: parts)
         let pass = try answerers.countingPass(requests, at: indices)
         result.answers = RequestAnswer.counts(pass.answers)
-        if engine.name == "blockbench" {
+        if engine.name == "blockbench" && !alone {
             for (index, answer) in zip(indices, pass.answers) { blockBenchBlocks[index] = answer.blocks }
         }
-        if let untimed = try check(pass.answers, at: indices, of: engine, parts: parts, requestSet: requestSet, requests: requests, into: &result) {
+        if let untimed = try check(
+            pass.answers, at: indices, of: engine, parts: parts, requestSet: requestSet, requests: requests, counting: !alone, into: &result)
+        {
             return untimed
         }
         if answerers.selfTimed != nil {
@@ -511,7 +643,7 @@ public final class BenchmarkRunner {
     /// wrong or counting them failed, nil when the engine goes on to be timed.
     private func check(
         _ answers: [RequestAnswer], at indices: [Int], of engine: any BenchEngine, parts: [BenchList], requestSet: String,
-        requests: [Request], into result: inout EngineResult
+        requests: [Request], counting: Bool, into result: inout EngineResult
     ) throws -> TimedMatch? {
         guard engine.conformed else {
             result.agreement = try agreement(of: answers, at: indices, parts: parts, requestSet: requestSet, requests: requests)
@@ -528,6 +660,7 @@ public final class BenchmarkRunner {
                 + (first.map { "; first at request \($0.0)" } ?? "")
             return Self.untimed(result)
         }
+        guard counting else { return nil }
         do {
             let cost = try countMatch(parts, requestSet: requestSet, engine: engine, oracle: oracle)
             result.instructions = cost?.recorded

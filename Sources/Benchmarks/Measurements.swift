@@ -2,14 +2,15 @@
 //
 // The instruments: a monotonic nanosecond clock, the process's peak memory (Linux: VmHWM, reset
 // through /proc/self/clear_refs so each compile gets its own peak), `blockbench compile`'s peak
-// memory in a process of its own (as it reports it), latency histograms
+// memory in a process of its own (as it reports it) and a fresh process's resident memory after
+// loading compiled files (`blockbench load`), latency histograms
 // (HdrHistogram: 3 significant digits from 1 ns to an hour) and the summaries the tables print.
 // Tested by BenchmarksTests and GateTests (BenchTests: every timed run goes through them;
 // CostGateTests).
 
 internal import Foundation
 internal import Histogram
-internal import Engines
+public import Engines
 
 /// The fastest of `rounds` timed passes (at least one), in nanoseconds; `pass` is told which
 /// round it is (0 first), so it can count its work once.
@@ -75,6 +76,24 @@ public enum OwnProcessMemory {
         guard process.terminationStatus == 0,
               let figures = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
         return (figures["peakMemoryBytes"] as? NSNumber)?.intValue
+    }
+
+    /// Runs `executable load <files> --json` (ResidentAfterLoad.swift): a fresh process's resident
+    /// memory before and after it loads the compiled files.
+    public static func residentAfterLoad(_ executable: String, files: [String]) throws -> ResidentAfterLoad {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["load"] + files + ["--json"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0, let figures = try? JSONDecoder().decode(ResidentAfterLoad.self, from: data) else {
+            throw BenchEngineError.externalEngine("`\(executable) load … --json` exited \(process.terminationStatus) without its figures")
+        }
+        return figures
     }
 
     /// The running executable's path (Linux: /proc/self/exe).

@@ -1,5 +1,5 @@
-// `blockbench bench [NAME...]`: runs the benchmark definitions of Benchmarks/ (all, or those named,
-// or those of a model, rule list or engine) and prints one table per benchmark with each engine's
+// `blockbench bench [NAME...]`: runs the benchmark definitions of Benchmarks/ (all but those run
+// on demand, or those named, or those of a model, rule list or engine) and prints one table per benchmark with each engine's
 // ratio to the best one measured in the same run. `--json` prints the results as JSON instead;
 // `--report` also writes a report folder (as `blockbench report` does).
 //
@@ -20,7 +20,7 @@ struct BenchCommand: ParsableCommand {
         commandName: "bench",
         abstract: "Run the benchmarks of Benchmarks/ and print a table per benchmark (exit 2 when an engine gives wrong answers).")
 
-    @Argument(help: "Benchmark names (file names in Benchmarks/ without .json; default: every one).")
+    @Argument(help: "Benchmark names (file names in Benchmarks/ without .json; default: every one not run on demand).")
     var names: [String] = []
 
     @OptionGroup var selection: BenchSelection
@@ -89,6 +89,9 @@ struct BenchSelection: ParsableArguments {
     @Option(help: "Run each benchmark at most this many measured runs (0: as defined).")
     var maxRuns = 0
 
+    @Option(help: "Write the lists benchmarks draw into this folder and keep them (default: a scratch folder, removed).")
+    var drawn: String?
+
     @OptionGroup var folders: FolderOptions
 
     var reports: String { folders.reports }
@@ -97,12 +100,15 @@ struct BenchSelection: ParsableArguments {
         let manifest = try CorpusManifest.load(root: folders.corpora)
         let runner = BenchmarkRunner(manifest: manifest, engines: BenchEngines.standard())
         runner.ownProcessCompiler = OwnProcessMemory.currentExecutable
+        runner.drawnFolder = drawn
         var definitions = try BenchmarkDefinition.loadAll(from: folders.benchmarks, engines: runner.engineNames)
         if !names.isEmpty {
             for name in names where !definitions.contains(where: { $0.name == name }) {
                 throw ValidationError("no benchmark \(name) in \(folders.benchmarks)/ (have: \(definitions.map(\.name).joined(separator: ", ")))")
             }
             definitions = definitions.filter { names.contains($0.name) }
+        } else {
+            definitions = definitions.filter { !$0.onDemand }
         }
         if let model { definitions = definitions.filter { $0.model == model } }
         if let rules { definitions = definitions.filter { $0.rules == rules } }

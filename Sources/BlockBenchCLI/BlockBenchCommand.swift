@@ -15,7 +15,7 @@ public struct BlockBenchCommand: ParsableCommand {
         commandName: "blockbench",
         abstract: "Compile Safari content-blocker rule lists like WebKit, and prove it.",
         subcommands: [
-            RunCommand.self, CheckCommand.self, CompileCommand.self, MatchCommand.self, ConformCommand.self, BenchCommand.self,
+            RunCommand.self, CheckCommand.self, CompileCommand.self, MatchCommand.self, LoadCommand.self, ConformCommand.self, BenchCommand.self,
             GateCommand.self, CostCommand.self, ReportCommand.self, FuzzCommand.self, HostileCommand.self, DumpCommand.self,
             ProfileCommand.self, HistoryCommand.self, DialectsCommand.self, DiffCommand.self, HeadroomCommand.self,
         ],

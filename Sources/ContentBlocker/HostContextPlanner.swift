@@ -3,10 +3,10 @@
 // Sorts a pool's host patterns (Automata/HostShape.swift: a prefix L, a domain D, a tail T) by
 // what their prefix means. A pattern whose L matches exactly what the domain table's own prefix
 // `^[^:]+:\/\/+([^:/]+\.)?` matches (its minimal automaton is that prefix's), and whose T begins
-// with `/` or `:` only, is the domain table's (Bytecode/DomainTable.swift), however it is spelled.
-// The others are grouped by L's automaton, a context each (Bytecode/HostContextTable.swift), with
+// with `/` or `:` only, is the domain table's (Search/DomainTable.swift), however it is spelled.
+// The others are grouped by L's automaton, a context each (Search/HostContextTable.swift), with
 // the patterns of any L but AdGuard's that have nothing after D or whose terms after D do not begin
-// with a set ending it (its *open* domains, Bytecode/OpenDomains.swift); a
+// with a set ending it (its *open* domains, Search/OpenDomains.swift); a
 // context with fewer than `minimumPatterns` patterns (`AutomataLimits.minimumPatternsPerHostContext`)
 // would cost every URL a lookup for little,
 // and its patterns go back to the automata, as do the domain-table prefix's patterns whose T

@@ -10,7 +10,9 @@
 // engine and speaks the peers' line protocol (PeerChild.swift; the protocol is at the top of the
 // script): `build` makes one engine per list name from that list's ABP texts, timed by the child
 // (`CompileRun.ownSeconds`; the runner's clock gives the end-to-end time beside it), `match` asks
-// batches of requests, each timed inside the child.
+// batches of requests, each timed inside the child, and `resident` has a fresh Python process of
+// the child's load the engines serialized, its resident memory before and after
+// (ResidentAfterLoad.swift).
 // Without Python or the package the engine is `unavailable` ("not run: pip install adblock") and
 // the benchmarks go on without it.
 //
@@ -20,7 +22,7 @@ import RequestContext
 public import ContentRuleList
 internal import Foundation
 
-public final class AdblockRustEngine: BenchEngine {
+public final class AdblockRustEngine: BenchEngine, ResidentLoadMeasuring {
     public let name = "adblock-rust"
     public let about: String
     public let models: Set<BenchmarkModel> = [.compile, .match]
@@ -92,4 +94,19 @@ public final class AdblockRustEngine: BenchEngine {
 
     /// Sends one command to the child and returns its answer (PeerChild.ask).
     func ask(_ command: [String: Any]) throws -> [String: Any] { try child.ask(command) }
+
+    /// The engines built for `lists`, serialized and loaded in a fresh process: its resident memory.
+    public func residentAfterLoad(_ lists: [BenchList]) throws -> ResidentAfterLoad {
+        for list in lists where !child.built.contains(list.name) { _ = try compile(list) }
+        let answer = try ask(["op": "resident", "engines": lists.map(\.name)])
+        func bytes(_ key: String) throws -> Int {
+            guard let value = (answer[key] as? NSNumber)?.intValue else {
+                throw BenchEngineError.externalEngine("adblock_peer.py answered `resident` without \(key)")
+            }
+            return value
+        }
+        return ResidentAfterLoad(
+            loadedBytes: try bytes("loadedBytes"), residentBefore: try bytes("residentBefore"), residentAfter: try bytes("residentAfter"),
+            anonymousBefore: try bytes("anonymousBefore"), anonymousAfter: try bytes("anonymousAfter"))
+    }
 }

@@ -5,7 +5,7 @@
 // checked out in a git worktree and built in release mode into a build folder of its own
 // (.build-against, kept between runs so that a later build is incremental); its `blockbench`
 // counts every compile and match benchmark of BlockBench's as this tree's does (a match benchmark
-// answers from the file that revision compiles).
+// answers from the file that revision compiles; lists apart, from each list's file).
 // No test of its own (it builds another revision): the metrics it compares are tested by
 // GateTests (CostGateTests).
 
@@ -76,7 +76,31 @@ public struct RevisionCost {
         var compiledFiles: [String: String] = [:]
         var outcome = FullRunOutcome()
         // (A dialect's list has no file of the corpus for the revision to compile: not counted.)
+        /// The revision's compiled file of the shipped list `name` (compiled once).
+        func compiledFile(_ name: String, rules: String) throws -> String {
+            if let known = compiledFiles[name] { return known }
+            let file = folder + "/\(name).bbc"
+            let compiled = try CostCounter.run([executable, "compile", rules, "-o", file], timeout: 600)
+            guard compiled.status == 0 else { throw RevisionCostError.build("\(revision) did not compile \(rules)") }
+            compiledFiles[name] = file
+            return file
+        }
+        // (Several lists apart: a match is counted from each list's file, as the main job counts it.)
         for definition in definitions where definition.engines.contains("blockbench") && definition.model != .check && definition.dialect == nil {
+            if definition.apart && definition.model == .match && definition.draw == nil, let requests = definition.requests {
+                let entries = definition.lists.compactMap { name in manifest.corpora.first { $0.name == name && $0.kind == "rules" } }
+                guard entries.count == definition.lists.count else { continue }
+                progress?("\(definition.name): \(revision)'s instructions and data misses per request, under Valgrind")
+                let files = try entries.map { try compiledFile($0.name, rules: manifest.path(of: $0)) }
+                // (A revision whose `cost match` takes one file counts none: its rows stay uncompared.)
+                guard let cost = try? counter.match(files: files, corpora: manifest.root, requests: requests) else { continue }
+                var engine = EngineResult(engine: "blockbench", status: .ok)
+                engine.instructions = cost.recorded
+                engine.dataMisses = cost.recordedMisses
+                outcome.results.append(
+                    BenchmarkResult(name: definition.name, model: definition.model, rules: definition.rules, ruleCount: 0, engines: [engine]))
+                continue
+            }
             guard let entry = manifest.corpora.first(where: { $0.name == definition.rules && $0.kind == "rules" }) else { continue }
             let rules = manifest.path(of: entry)
             var engine = EngineResult(engine: "blockbench", status: .ok)
@@ -88,15 +112,7 @@ public struct RevisionCost {
                 engine.heapPeakBytes = cost.heapPeakBytes
             case .match:
                 guard let requests = definition.requests else { continue }
-                let file: String
-                if let known = compiledFiles[definition.rules] {
-                    file = known
-                } else {
-                    file = folder + "/\(definition.rules).bbc"
-                    let compiled = try CostCounter.run([executable, "compile", rules, "-o", file], timeout: 600)
-                    guard compiled.status == 0 else { throw RevisionCostError.build("\(revision) did not compile \(rules)") }
-                    compiledFiles[definition.rules] = file
-                }
+                let file = try compiledFile(definition.rules, rules: rules)
                 progress?("\(definition.name): \(revision)'s instructions and data misses per request, under Valgrind")
                 let cost = try counter.match(file: file, corpora: manifest.root, requests: requests)
                 engine.instructions = cost.recorded

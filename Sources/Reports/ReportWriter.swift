@@ -233,6 +233,16 @@ public struct HistoryLine: Codable, Hashable, Sendable {
         add("requests per second", engine.requestsPerSecond, "1/s")
         add("ns per URL byte", engine.nanosecondsPerURLByte, "ns")
         add("floor", engine.floorNanoseconds, "ns")
+        add("median, largest list alone", engine.largestAlone?.medianNanoseconds, "ns")
+        add("times largest list alone", engine.timesLargestAlone, "x")
+        add("resident after load", engine.residentAfterLoad.map { Double($0.anonymousGrowth) }, "B")
+        add("resident after load, all", engine.residentAfterLoad.map { Double($0.residentGrowth) }, "B")
+        add("loaded bytes", engine.residentAfterLoad.map { Double($0.loadedBytes) }, "B")
+        for list in engine.lists ?? [] {
+            add("seconds." + list.list, list.seconds, "s")
+            add("bytes." + list.list, Double(list.bytes), "B")
+            add("load seconds." + list.list, list.loadSeconds, "s")
+        }
         add("time ratio", engine.timeRatio, "x")
         add("bytes ratio", engine.bytesRatio, "x")
         for counter in engine.counters { add(counter.name, counter.value, "") }

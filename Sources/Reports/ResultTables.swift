@@ -3,10 +3,13 @@
 // One table per benchmark, as aligned text (the terminal) or Markdown (the report's README). Times
 // carry their ratio to the best engine of the same run: `1.9 ms (1.00x)`, `212 ms (111x)`. A peer
 // engine is named with "(peer)": measured, not conformed; its answers column gives how often its
-// block verdicts agree with BlockBench's instead of the oracle check.
+// block verdicts agree with BlockBench's instead of the oracle check. Lists apart add notes: each
+// list's own compile and load, and the lists together beside the largest alone; a match table
+// gives each engine's resident memory after load (Engines/ResidentAfterLoad.swift).
 // Tested by BenchmarksTests and EnginesTests (BenchTests, AdblockRustEngineTests).
 
 public import Benchmarks
+internal import Engines
 internal import TerminalText
 
 public struct ResultTable: Sendable {
@@ -26,7 +29,10 @@ public struct ResultTable: Sendable {
         case .compile:
             header = ["engine", "time", "runs", "bytes", "peak memory", "automata", "phases"]
         case .match:
-            header = ["engine", "requests", "answers = oracle", "median", "p99", "max", "requests/s", "ns/URL byte", "floor", "work/request"]
+            header = [
+                "engine", "requests", "answers = oracle", "median", "p99", "max", "requests/s", "ns/URL byte", "floor", "resident after load",
+                "work/request",
+            ]
         }
         for engine in result.engines {
             let name = engine.peer == true ? engine.engine + " (peer)" : engine.engine
@@ -63,6 +69,12 @@ public struct ResultTable: Sendable {
                     + (engine.loadSeconds.map { "; load \(HumanReadable.duration(seconds: $0))" } ?? "")
                     + (engine.endToEndSeconds.map { "; end to end \(HumanReadable.duration(seconds: $0))" } ?? "")
                 rows.append([name, HumanReadable.duration(seconds: engine.seconds ?? 0) + ratio, runs, bytes, memory, automata, phases])
+                if let lists = engine.lists {
+                    notes.append("\(name), each list on its own: " + lists.map { list in
+                        "\(list.list) (\(HumanReadable.count(list.rules)) rules) \(HumanReadable.duration(seconds: list.seconds)), "
+                            + HumanReadable.bytes(list.bytes) + (list.loadSeconds.map { ", load \(HumanReadable.duration(seconds: $0))" } ?? "")
+                    }.joined(separator: "; "))
+                }
             case .match:
                 let requests = HumanReadable.count(engine.requests ?? 0)
                     + ((engine.sampled ?? false) ? " (sample)" : "")
@@ -70,8 +82,7 @@ public struct ResultTable: Sendable {
                     ? "not conformed; " + (engine.agreement?.text ?? "")
                     : engine.answers.map { $0.text + ($0 == engine.oracleAnswers ? " ✓" : " ✗") } ?? ""
                 let latency = engine.latency
-                let work = engine.counters.map { "\(Self.compact($0.value)) \($0.name.replacingOccurrences(of: " per request", with: ""))" }
-                    .joined(separator: ", ")
+                let work = engine.counters.map(Self.work).joined(separator: ", ")
                 rows.append([
                     name, requests, answers,
                     latency.map { HumanReadable.duration(nanoseconds: $0.medianNanoseconds) + ratio } ?? "",
@@ -82,15 +93,40 @@ public struct ResultTable: Sendable {
                     engine.floorNanoseconds.map { floor in
                         HumanReadable.duration(nanoseconds: floor) + (engine.timesFloor.map { " (median \(Self.compact($0))x)" } ?? "")
                     } ?? "",
+                    engine.residentAfterLoad.map(Self.residentText) ?? "",
                     work,
                 ])
+                if let alone = engine.largestAlone, let times = engine.timesLargestAlone, let latency {
+                    notes.append(
+                        "\(name): the lists together \(HumanReadable.duration(nanoseconds: latency.medianNanoseconds)) a request (median), "
+                            + "\(HumanReadable.ratio(times)) \(alone.list) alone (\(HumanReadable.count(alone.rules)) rules, "
+                            + ([HumanReadable.duration(nanoseconds: alone.medianNanoseconds)] + alone.counters.map(Self.work))
+                            .joined(separator: ", ") + "), timed in the same rounds")
+                }
+                if let message = engine.message { notes.append("\(name): \(message)") }
             }
+        }
+        if result.model == .match, result.engines.contains(where: { $0.residentAfterLoad != nil }) {
+            notes.append(
+                "resident after load: what loading the lists added to a fresh process's anonymous resident memory (RssAnon; "
+                    + "its ratio to the bytes loaded: BlockBench's compiled files, a peer's serialized engines), and to all of it (VmRSS)")
         }
         for peer in result.engines where result.model == .match && peer.peer == true && peer.status == .ok {
             notes.append(
                 "\(peer.engine) (peer): measured, not conformed (Adblock Plus semantics); its times are measured inside its own process, "
                     + "per request" + (peer.endToEndSeconds.map { ", a run end to end \(HumanReadable.duration(seconds: $0)) with the pipe" } ?? ""))
         }
+    }
+
+    /// A work counter per request, as the last column gives it.
+    static func work(_ counter: Figure) -> String {
+        "\(compact(counter.value)) \(counter.name.replacingOccurrences(of: " per request", with: ""))"
+    }
+
+    static func residentText(_ figures: ResidentAfterLoad) -> String {
+        "+" + HumanReadable.bytes(max(0, figures.anonymousGrowth))
+            + (figures.timesLoadedBytes.map { " (\(String(format: "%.2f", $0))x loaded)" } ?? "")
+            + ", RSS +" + HumanReadable.bytes(max(0, figures.residentGrowth))
     }
 
     static func compact(_ value: Double) -> String {

@@ -559,12 +559,18 @@ public struct DomainTable: Hashable, Sendable {
     /// Candidates that end at one place (every L-end before the first splitting byte: a host's
     /// labels) are gathered, then hashed together from their common end, each word once, as the
     /// domain table hashes a host's candidates (`forEachCandidate`), and probed in URL order.
-    /// The context's open domains are looked up from each place L ends (`lookUpOpen`).
+    /// A context with open domains reads every entry forwards from each place L ends instead
+    /// (`lookUpForward`).
     static func lookUp(_ context: HostContextLookup, _ url: UnsafeBufferPointer<UInt8>, report: (UInt32) -> Void) {
+        if let open = context.open {
+            lookUpForward(context, open.pointee, url, report: report)
+            return
+        }
+        guard let tables = context.tables else { return }
         withUnsafeTemporaryAllocation(of: Int.self, capacity: candidateBatch) { candidates in
             withUnsafeTemporaryAllocation(of: UInt64.self, capacity: candidateBatch) { hashes in
                 var batch = CandidateBatch(candidates: candidates.baseAddress!, hashes: hashes.baseAddress!)
-                lookUp(context, url, &batch, report: report)
+                lookUp(context, tables, url, &batch, report: report)
             }
         }
     }
@@ -582,7 +588,8 @@ public struct DomainTable: Hashable, Sendable {
     }
 
     private static func lookUp(
-        _ context: HostContextLookup, _ url: UnsafeBufferPointer<UInt8>, _ batch: inout CandidateBatch, report: (UInt32) -> Void
+        _ context: HostContextLookup, _ tables: Tables, _ url: UnsafeBufferPointer<UInt8>, _ batch: inout CandidateBatch,
+        report: (UInt32) -> Void
     ) {
         // The end of the last candidate: every candidate up to it ends there (none when not usable).
         var end = -1
@@ -591,18 +598,15 @@ public struct DomainTable: Hashable, Sendable {
         var at = 0
         while true {
             if context.ends[state] != 0 {
-                if let open = context.open { lookUpOpen(open, url, from: at, report: report) }
-                if context.tables != nil {
-                    if end < at {
-                        flush(&batch, context, url, report: report)
-                        (end, usable) = Self.split(url, from: at, context.splitting)
-                        batch.end = end
-                    }
-                    if usable && end > at {
-                        if batch.count == candidateBatch { flush(&batch, context, url, report: report) }
-                        batch.candidates[batch.count] = at
-                        batch.count += 1
-                    }
+                if end < at {
+                    flush(&batch, context, tables, url, report: report)
+                    (end, usable) = Self.split(url, from: at, context.splitting)
+                    batch.end = end
+                }
+                if usable && end > at {
+                    if batch.count == candidateBatch { flush(&batch, context, tables, url, report: report) }
+                    batch.candidates[batch.count] = at
+                    batch.count += 1
                 }
             }
             guard at < url.count, url[at] < 128 else { break }
@@ -611,16 +615,34 @@ public struct DomainTable: Hashable, Sendable {
             state = Int(next)
             at += 1
         }
-        flush(&batch, context, url, report: report)
+        flush(&batch, context, tables, url, report: report)
+    }
+
+    /// The lookup of a context with open domains: from each place L ends, its entries read
+    /// forwards (`lookUpOpen`).
+    private static func lookUpForward(
+        _ context: HostContextLookup, _ open: OpenDomainLookup, _ url: UnsafeBufferPointer<UInt8>, report: (UInt32) -> Void
+    ) {
+        var state = 0
+        var at = 0
+        while true {
+            if context.ends[state] != 0 { lookUpOpen(open, url, from: at, report: report) }
+            guard at < url.count, url[at] < 128 else { break }
+            let next = context.next[state << 7 | Int(url[at])]
+            guard next != HostStarts.dead else { break }
+            state = Int(next)
+            at += 1
+        }
     }
 
     /// Hashes the batch's candidates from their common end and probes each, in URL order; empties
     /// the batch. (The bytes before the end are ASCII: the automaton read those before the last
     /// candidate, the split those after it; so folding eight at a time carries into no other byte.)
     private static func flush(
-        _ batch: inout CandidateBatch, _ context: HostContextLookup, _ url: UnsafeBufferPointer<UInt8>, report: (UInt32) -> Void
+        _ batch: inout CandidateBatch, _ context: HostContextLookup, _ tables: Tables, _ url: UnsafeBufferPointer<UInt8>,
+        report: (UInt32) -> Void
     ) {
-        guard batch.count > 0, let tables = context.tables else { return }
+        guard batch.count > 0 else { return }
         let (end, folding) = (batch.end, context.folding)
         var wordsHash = DomainSlots.seed
         var wordEnd = end

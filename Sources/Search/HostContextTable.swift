@@ -110,16 +110,11 @@ public struct HostContextTable: Hashable, Sendable {
     var lookup: HostContextLookup? {
         guard let memory else { return nil }
         let tables = forward == nil ? table.lookupTables : nil
-        var openLookup: OpenDomainLookup?
-        if let openMemory, let openTables = forward?.lookupTables {
-            openLookup = OpenDomainLookup(
-                tables: openTables, prefixBits: UnsafeBufferPointer(openMemory.prefixBits), prefixShift: openMemory.prefixShift,
-                bytes: UnsafePointer(openMemory.bytes), longest: openMemory.longest, folding: !isCaseSensitive)
-        }
-        guard tables != nil || openLookup != nil else { return nil }
+        let open = openMemory.map { UnsafePointer($0.lookup) }
+        guard tables != nil || open != nil else { return nil }
         return HostContextLookup(
             next: UnsafePointer(memory.next), ends: UnsafePointer(memory.ends), splitting: splitting, folding: !isCaseSensitive,
-            tables: tables, open: openLookup)
+            tables: tables, open: open)
     }
 
     /// Reports the pattern of every entry that matches `url` (without its end-of-URL NUL).
@@ -221,5 +216,5 @@ struct HostContextLookup {
     let folding: Bool
     /// The table's index (nil: no entries), and the open domains' lookup (nil: none).
     let tables: DomainTable.Tables?
-    let open: OpenDomainLookup?
+    let open: UnsafePointer<OpenDomainLookup>?
 }

@@ -42,15 +42,18 @@ enum OpenDomainHash {
     static let checkpoint = 4
 }
 
-/// The open domains' lookup memory beside their table's index: the prefix presence bits and the
-/// byte map (a host-name character to the byte D holds for it, any other byte to 0).
+/// The open domains' lookup memory beside their table's index: the prefix presence bits, the
+/// byte map (a host-name character to the byte D holds for it, any other byte to 0), and what a
+/// lookup reads (`lookup`, one address a context's lookup carries).
 final class OpenDomainMemory: @unchecked Sendable {
     let prefixBits: UnsafeMutableBufferPointer<UInt64>
     let prefixShift: UInt64
     let bytes: UnsafeMutablePointer<UInt8>
     let longest: Int
+    let lookup: UnsafeMutablePointer<OpenDomainLookup>
 
-    /// The memory of `table`'s domains, matched with letters folded when `folding`.
+    /// The memory of `table`'s domains (indexed by `OpenDomainHash`), matched with letters folded
+    /// when `folding`; valid while the table is.
     init(_ table: DomainTable, folding: Bool) {
         var prefixes = Set<UInt64>()
         var longest = 0
@@ -80,11 +83,16 @@ final class OpenDomainMemory: @unchecked Sendable {
             let value = UInt8(byte)
             bytes[byte] = allowed.contains(value) ? (folding ? DomainSlots.folded(value) : value) : 0
         }
+        lookup = .allocate(capacity: 1)
+        lookup.initialize(to: OpenDomainLookup(
+            tables: table.lookupTables!, prefixBits: UnsafeBufferPointer(prefixBits), prefixShift: prefixShift, bytes: UnsafePointer(bytes),
+            longest: longest, folding: folding))
     }
 
     deinit {
         prefixBits.deallocate()
         bytes.deallocate()
+        lookup.deallocate()
     }
 
     /// The word of `key` in bits of `1 << (64 - shift)` words (its top bits; one word: 0) and

@@ -203,6 +203,17 @@ func exitCode(_ arguments: [String]) -> Int32 {
         #expect(exitCode(["match", corrupt, "--url", "https://ads.example/"]) == 1)
     }
 
+    /// `load` reads compiled files (several: one content blocker each) and refuses a corrupt one.
+    @Test func loadReadsCompiledFiles() throws {
+        let output = temporaryFolder + "/\(UUID().uuidString).bbc"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        #expect(exitCode(["compile", repositoryRoot + "/Corpora/rules/ddg-tds-reference-rules.json", "-o", output]) == 0)
+        #expect(exitCode(["load", output, output, "--json"]) == 0)
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: output)))
+        bytes[bytes.count / 2] ^= 0x40
+        #expect(exitCode(["load", output, try temporaryFile(bytes, suffix: ".bbc")]) == 1)
+    }
+
     @Test func compileRefusesAListWebKitRejects() throws {
         let path = try temporaryFile(Array(#"[{"trigger":{"url-filter":"a|b"},"action":{"type":"block"}}]"#.utf8))
         #expect(exitCode(["compile", path]) == 1)

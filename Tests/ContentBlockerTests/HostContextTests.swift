@@ -1,6 +1,6 @@
 // HostContextTests.swift — host patterns recognised by what they match, whatever converter spelled
 // them (Automata/HostShape.swift, ContentBlocker/HostContextPlanner.swift,
-// Bytecode/HostContextTable.swift): each converter's spelling sorted as its meaning says, and the
+// Search/HostContextTable.swift): each converter's spelling sorted as its meaning says, and the
 // tables' answers held to the NFA of the same patterns on URLs built to reach the places where
 // the spellings differ in meaning (schemes, `//` and `///`, user info, ports, separators, case,
 // NUL and bytes from 128 on).
@@ -36,7 +36,7 @@ private let spellings = [
     Spelling(name: "abp2blocklist http", prefix: "^https?://([^/]+\\.)?", end: "([^-_.%a-z0-9].*)?$", caseSensitive: false),
     Spelling(name: "adguard 1.x", prefix: "^[htpsw]+:\\/\\/([a-z0-9-]+\\.)?", end: "([\\/:&\\?].*)?$", caseSensitive: false),
     Spelling(name: "many labels", prefix: "^(https?)?(wss?)?://([a-z0-9-]+\\.)*", end: "[/:]$", caseSensitive: false),
-    // Nothing after D: open domains (Bytecode/OpenDomains.swift), which need not end the host.
+    // Nothing after D: open domains (Search/OpenDomains.swift), which need not end the host.
     Spelling(name: "adblock-rust", prefix: "^[^:]+:(//)?([^/]+\\.)?", end: "", caseSensitive: false),
     Spelling(name: "adblock-rust, case-sensitive", prefix: "^[^:]+:(//)?([^/]+\\.)?", end: "", caseSensitive: true),
     Spelling(name: "open, many labels", prefix: "^https?://([a-z0-9-]+\\.)*", end: "", caseSensitive: false),

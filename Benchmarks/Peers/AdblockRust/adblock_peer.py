@@ -10,6 +10,9 @@ stdout: one JSON object a line in each direction, one answer per command, in ord
       -> {"ok": true, "seconds": 0.29, "bytes": 5123456, "rssGrowthBytes": 110000000}
   {"op": "match", "engines": ["e1", "e2"], "requests": [["url", "source url", "type"], ...]}
       -> {"ok": true, "blocked": [0, 1, ...], "nanoseconds": [812, 1190, ...]}
+  {"op": "resident", "engines": ["e1", "e2"]}
+      -> {"ok": true, "loadedBytes": 5123456, "residentBefore": ..., "residentAfter": ...,
+          "anonymousBefore": ..., "anonymousAfter": ...}
   {"op": "drop", "engine": "e1"}
       -> {"ok": true}
   anything wrong -> {"ok": false, "error": "..."}
@@ -18,6 +21,12 @@ stdout: one JSON object a line in each direction, one answer per command, in ord
 work alone, timed here (decoding the base64 text and the pipe are outside it), `bytes` the length
 of the engine's own serialization (made after the timed part) and `rssGrowthBytes` the growth of
 this process's resident memory across the build.
+
+`resident` writes each named engine's serialization to a file and has a fresh Python process
+(this script with `--resident-after-load FILE...`) load them, each into an engine of its own with
+`deserialize_from_file`, as a browser loads its lists: that process's resident memory (VmRSS) and
+its anonymous part (RssAnon) from /proc/self/status, before the loads (the interpreter started,
+adblock imported) and after them (the engines kept), and the files' bytes.
 
 `match` asks every named engine about each request, in order, and times each request here with
 perf_counter_ns: the time from before the first engine's call to after the last one's, the
@@ -32,7 +41,11 @@ clock's own share of each figure.
 
 import base64
 import json
+import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 
 try:
@@ -59,6 +72,57 @@ def resident_bytes():
         return pages * resource.getpagesize()
     except (OSError, ValueError, IndexError):
         return 0
+
+
+def status_bytes():
+    """This process's (VmRSS, RssAnon) in bytes, from /proc/self/status."""
+    fields = {}
+    with open("/proc/self/status") as status:
+        for line in status:
+            name, _, value = line.partition(":")
+            if name in ("VmRSS", "RssAnon"):
+                fields[name] = int(value.split()[0]) * 1024
+    return fields["VmRSS"], fields["RssAnon"]
+
+
+def resident_after_load(paths):
+    """Loads each serialized engine at `paths` into an engine of its own, in this fresh process."""
+    resident_before, anonymous_before = status_bytes()
+    engines = []
+    for path in paths:
+        engine = adblock.Engine(adblock.FilterSet(debug=False), optimize=True)
+        engine.deserialize_from_file(path)
+        engines.append(engine)
+    resident_after, anonymous_after = status_bytes()
+    return {
+        "loadedBytes": sum(os.path.getsize(path) for path in paths),
+        "residentBefore": resident_before,
+        "residentAfter": resident_after,
+        "anonymousBefore": anonymous_before,
+        "anonymousAfter": anonymous_after,
+    }
+
+
+def resident(engines, command):
+    folder = tempfile.mkdtemp(prefix="adblock-peer-")
+    try:
+        paths = []
+        for index, name in enumerate(command["engines"]):
+            paths.append(os.path.join(folder, "%d.dat" % index))
+            engines[name].serialize_to_file(paths[-1])
+        child = subprocess.run(
+            [sys.executable, os.path.abspath(__file__), "--resident-after-load"] + paths,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if child.returncode != 0:
+            return {"ok": False, "error": "the loading process exited %d: %s" % (child.returncode, child.stderr.strip()[-300:])}
+        answer = json.loads(child.stdout.strip().splitlines()[-1])
+        answer["ok"] = True
+        return answer
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def timer_nanoseconds():
@@ -113,6 +177,9 @@ def main():
     if sys.argv[1:] == ["--version"]:
         print(VERSION)
         return 0
+    if sys.argv[1:2] == ["--resident-after-load"]:
+        print(json.dumps(resident_after_load(sys.argv[2:])))
+        return 0
     engines = {}
     for line in sys.stdin:
         if not line.strip():
@@ -131,6 +198,8 @@ def main():
                 answer = build(engines, command)
             elif op == "match":
                 answer = match(engines, command)
+            elif op == "resident":
+                answer = resident(engines, command)
             elif op == "drop":
                 engines.pop(command.get("engine"), None)
                 answer = {"ok": True}

@@ -1,0 +1,46 @@
+// `blockbench load FILE...`: loads compiled files as a browser does (each read and validated, the
+// lists made into one `ContentBlockers`) and prints the load's time and the resident memory it
+// added to this process, fresh: nothing else has run in it (Engines/ResidentAfterLoad.swift says
+// what is counted). The benchmarks run it in a process of its own for each match benchmark's
+// resident memory after load.
+// Tested by BlockBenchCLITests/CLITests.swift (CompileAndMatchCommandTests).
+
+import ArgumentParser
+import Search
+import Engines
+import Foundation
+import TerminalText
+
+struct LoadCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "load",
+        abstract: "Load compiled files as a browser does and print the resident memory the load added.")
+
+    @Argument(help: "Files written by `blockbench compile` (several: one content blocker each).")
+    var files: [String]
+
+    @Flag(help: "Print the figures as JSON.")
+    var json = false
+
+    @Flag(help: "Load the tables without huge pages (`TablePages.huge` off), as an embedder that turns them off does.")
+    var noHugePages = false
+
+    func validate() throws {
+        if files.isEmpty { throw ValidationError("name a compiled file") }
+    }
+
+    func run() throws {
+        if noHugePages { TablePages.huge = false }
+        let (figures, seconds) = try ResidentAfterLoad.measureLoading(files: files)
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            print(String(decoding: try encoder.encode(figures), as: UTF8.self))
+            return
+        }
+        print("\(files.joined(separator: " + ")): \(HumanReadable.count(figures.loadedBytes)) bytes loaded in \(HumanReadable.duration(seconds: seconds))")
+        print("  anonymous resident memory (RssAnon) +\(HumanReadable.bytes(figures.anonymousGrowth))"
+            + (figures.timesLoadedBytes.map { String(format: " (%.2fx the files' bytes)", $0) } ?? ""))
+        print("  all resident memory (VmRSS)         +\(HumanReadable.bytes(figures.residentGrowth)), \(HumanReadable.bytes(figures.residentAfter)) in all")
+    }
+}

@@ -1,0 +1,87 @@
+// ResidentAfterLoad.swift — Engines
+//
+// Resident memory after loading: what a browser's process holds once it has loaded the lists it
+// answers with, measured in a fresh process from Linux's /proc/self/status, before the load and
+// after it (the lists kept, what the load read them from let go):
+//
+//   VmRSS    every resident page of the process: its heap and anonymous mappings, and the pages
+//            of its executable and libraries the load touched for the first time
+//   RssAnon  the anonymous part alone: the heap and the mappings the process made for itself,
+//            which is what the loaded lists hold (code pages are shared with every process that
+//            runs the same program)
+//
+// BlockBench's figure comes from `blockbench load` (each compiled file read and validated, the
+// lists made into a `ContentBlockers`), a peer's from its own child (adblock-rust:
+// its serialized engine deserialized, Benchmarks/Peers/AdblockRust/adblock_peer.py). Either
+// process's figures are its own: the measuring process's memory, whatever it did before, is not
+// in them.
+// Tested by BenchmarksTests (ManyBlockersTests).
+
+internal import ContentBlocker
+internal import Foundation
+
+/// A fresh process's resident memory before and after a load.
+public struct ResidentAfterLoad: Codable, Hashable, Sendable {
+    /// What was loaded, in bytes (BlockBench: the compiled files; adblock-rust: its serialized engines).
+    public var loadedBytes: Int
+    /// VmRSS and RssAnon before the load and after it, in bytes.
+    public var residentBefore: Int
+    public var residentAfter: Int
+    public var anonymousBefore: Int
+    public var anonymousAfter: Int
+
+    public init(loadedBytes: Int, residentBefore: Int, residentAfter: Int, anonymousBefore: Int, anonymousAfter: Int) {
+        self.loadedBytes = loadedBytes
+        self.residentBefore = residentBefore
+        self.residentAfter = residentAfter
+        self.anonymousBefore = anonymousBefore
+        self.anonymousAfter = anonymousAfter
+    }
+
+    /// The growth of the process's anonymous resident memory across the load: the table's figure.
+    public var anonymousGrowth: Int { anonymousAfter - anonymousBefore }
+    public var residentGrowth: Int { residentAfter - residentBefore }
+    /// `anonymousGrowth` over the bytes loaded.
+    public var timesLoadedBytes: Double? { loadedBytes > 0 ? Double(anonymousGrowth) / Double(loadedBytes) : nil }
+
+    /// This process's (VmRSS, RssAnon) in bytes, from /proc/self/status; nil where it is missing.
+    public static func current() -> (resident: Int, anonymous: Int)? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        func bytes(_ field: String) -> Int? {
+            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }) else { return nil }
+            return line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.flatMap { Int($0) }.map { $0 * 1024 }
+        }
+        guard let resident = bytes("VmRSS"), let anonymous = bytes("RssAnon") else { return nil }
+        return (resident, anonymous)
+    }
+
+    /// Loads the compiled files at `paths` as a browser does (each read and validated, the lists
+    /// made into one `ContentBlockers`, an evaluator each) in this process, and measures it before
+    /// and after; also the load's seconds. For `blockbench load`: this process must have done nothing else yet.
+    public static func measureLoading(files paths: [String]) throws -> (figures: ResidentAfterLoad, seconds: Double) {
+        guard let before = current() else { throw BenchEngineError.externalEngine("no /proc/self/status to read resident memory from") }
+        var loadedBytes = 0
+        let started = DispatchTime.now().uptimeNanoseconds
+        let blockers = ContentBlockers(
+            try paths.map { path in
+                let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+                loadedBytes += bytes.count
+                return try CompiledRuleList(validating: bytes)
+            })
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        guard let after = current() else { throw BenchEngineError.externalEngine("no /proc/self/status to read resident memory from") }
+        withExtendedLifetime(blockers) {}
+        return (
+            ResidentAfterLoad(
+                loadedBytes: loadedBytes, residentBefore: before.resident, residentAfter: after.resident, anonymousBefore: before.anonymous,
+                anonymousAfter: after.anonymous),
+            seconds
+        )
+    }
+}
+
+/// An engine that can load what it made of lists in a fresh process of its own and say what that
+/// process holds (a peer in a child process: BlockBench's own is measured through `blockbench load`).
+public protocol ResidentLoadMeasuring: BenchEngine {
+    func residentAfterLoad(_ lists: [BenchList]) throws -> ResidentAfterLoad
+}
