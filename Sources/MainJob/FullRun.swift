@@ -57,7 +57,7 @@ public struct FullRun {
     /// The shipped corpora and definitions (those run on demand aside) with the standard engines.
     public init(corpora: String, benchmarks: String, engine: any CompiledListEngine = BlockBenchEngine()) throws {
         let manifest = try CorpusManifest.load(root: corpora)
-        let others: [any BenchEngine] = [WebKitEngine(), PCRE2Engine(jit: true), PCRE2Engine(jit: false), AdblockRustEngine()]
+        let others = BenchEngines.standard().filter { $0.name != engine.name }
         let names = Set([engine.name] + others.map(\.name))
         self.init(
             manifest: manifest, definitions: try BenchmarkDefinition.loadAll(from: benchmarks, engines: names).filter { !$0.onDemand }, engine: engine,
