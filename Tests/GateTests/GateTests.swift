@@ -61,6 +61,12 @@ private let baseline: GateBaseline = {
 private func failing(_ comparison: GateComparison) -> [String] { comparison.rows.filter(\.verdict.fails).map(\.metric) }
 
 @Suite(.serialized) struct GateTests {
+    @Test func theShippedBenchmarksNameOnlyTheMainJobsEngines() throws {
+        // (The main job refuses a definition that names an engine it does not run.)
+        let job = try FullRun(corpora: repositoryRoot + "/Corpora", benchmarks: repositoryRoot + "/Benchmarks")
+        #expect(!job.definitions.isEmpty)
+    }
+
     @Test func twoRunsOfAnUnchangedTreePass() throws {
         #expect(baseline.metrics["correctness/conform mismatches"]?.value == 0)
         #expect(baseline.metrics["list/kablock"]?.text == "compiles")
