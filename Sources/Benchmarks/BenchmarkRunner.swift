@@ -224,17 +224,11 @@ public final class BenchmarkRunner {
         var alone: [(slot: Int, match: TimedMatch)] = []
         let largest = compiled.count > 1 ? compiled.max { parsedRuleCount($0) < parsedRuleCount($1) } : nil
         for name in definition.engines {
-            guard let engine = engines.first(where: { $0.name == name }) else {
-                result.engines.append(EngineResult(engine: name, status: .unavailable, message: "not an engine of this build"))
-                continue
-            }
-            if let reason = engine.unavailable {
-                result.engines.append(EngineResult(engine: name, status: .unavailable, message: reason))
-                continue
-            }
-            guard engine.models.contains(definition.model) else {
-                result.engines.append(
-                    EngineResult(engine: name, status: .unavailable, message: "has no \(definition.model.rawValue) model"))
+            let engine: any BenchEngine
+            switch self.engine(named: name, for: definition.model) {
+            case .success(let found): engine = found
+            case .failure(let unavailable):
+                result.engines.append(EngineResult(engine: name, status: .unavailable, message: unavailable.reason))
                 continue
             }
             progress?("\(definition.name): \(name)")
@@ -243,36 +237,13 @@ public final class BenchmarkRunner {
                 case .check: result.engines.append(measureCheck(list, definition: definition, engine: name))
                 case .compile: result.engines.append(try measureCompile(list, parts: compiled, definition: definition, engine: engine))
                 case .match:
-                    let prepared = try prepareMatch(
-                        list, parts: compiled, requestSet: definition.requests!, requests: requests, definition: definition, engine: engine)
-                    guard prepared.result.status == .ok else {
-                        result.engines.append(prepared.result)
-                        break
-                    }
-                    // What fails here is said beside the engine's figures, which stand.
-                    var unmeasured: [String] = []
-                    if let largest {
-                        do {
-                            let asked = try prepareMatch(
-                                largest, parts: [largest], requestSet: definition.requests!, requests: requests, definition: definition,
-                                engine: engine, alone: true)
-                            if asked.result.status == .ok {
-                                alone.append((result.engines.count, asked))
-                            } else {
-                                unmeasured.append("\(largest.name) alone: \(asked.result.message ?? asked.result.status.rawValue)")
-                            }
-                        } catch {
-                            unmeasured.append("\(largest.name) alone: \(error)")
-                        }
-                    }
-                    do {
-                        prepared.result.residentAfterLoad = try residentAfterLoad(compiled, engine: engine)
-                    } catch {
-                        unmeasured.append("resident memory after load: \(error)")
-                    }
-                    if !unmeasured.isEmpty { prepared.result.message = "not measured: " + unmeasured.joined(separator: "; ") }
-                    result.engines.append(prepared.result)
-                    timed.append((result.engines.count - 1, prepared))
+                    let prepared = try prepareMatches(
+                        list, parts: compiled, largest: largest, requests: requests, definition: definition, engine: engine)
+                    let slot = result.engines.count
+                    result.engines.append(prepared.together.result)
+                    guard prepared.together.result.status == .ok else { break }
+                    timed.append((slot, prepared.together))
+                    if let asked = prepared.alone { alone.append((slot, asked)) }
                 }
             } catch {
                 var failed = EngineResult(engine: name, status: .error, message: "\(error)")
@@ -280,6 +251,67 @@ public final class BenchmarkRunner {
                 result.engines.append(failed)
             }
         }
+        timeMatches(timed, alone: alone, largest: largest, definition: definition, into: &result)
+        result.computeRatios()
+        return result
+    }
+
+    /// Why an engine cannot run a benchmark here.
+    private struct Unavailable: Error {
+        var reason: String
+    }
+
+    /// The engine named `name`, when this build has it, it can run here and it has `model`.
+    private func engine(named name: String, for model: BenchmarkDefinition.Model) -> Result<any BenchEngine, Unavailable> {
+        guard let engine = engines.first(where: { $0.name == name }) else {
+            return .failure(Unavailable(reason: "not an engine of this build"))
+        }
+        if let reason = engine.unavailable { return .failure(Unavailable(reason: reason)) }
+        guard engine.models.contains(model) else { return .failure(Unavailable(reason: "has no \(model.rawValue) model")) }
+        return .success(engine)
+    }
+
+    /// Readies an engine's match of `parts` for timing and, for lists apart, its match of the
+    /// largest list alone. What fails beside the match (the list alone, resident memory after
+    /// load) is said in its message, and its figures stand.
+    private func prepareMatches(
+        _ list: BenchList, parts: [BenchList], largest: BenchList?, requests: [Request], definition: BenchmarkDefinition,
+        engine: any BenchEngine
+    ) throws -> (together: TimedMatch, alone: TimedMatch?) {
+        let prepared = try prepareMatch(
+            list, parts: parts, requestSet: definition.requests!, requests: requests, definition: definition, engine: engine)
+        guard prepared.result.status == .ok else { return (prepared, nil) }
+        var unmeasured: [String] = []
+        var alone: TimedMatch?
+        if let largest {
+            do {
+                let asked = try prepareMatch(
+                    largest, parts: [largest], requestSet: definition.requests!, requests: requests, definition: definition,
+                    engine: engine, alone: true)
+                if asked.result.status == .ok {
+                    alone = asked
+                } else {
+                    unmeasured.append("\(largest.name) alone: \(asked.result.message ?? asked.result.status.rawValue)")
+                }
+            } catch {
+                unmeasured.append("\(largest.name) alone: \(error)")
+            }
+        }
+        do {
+            prepared.result.residentAfterLoad = try residentAfterLoad(parts, engine: engine)
+        } catch {
+            unmeasured.append("resident memory after load: \(error)")
+        }
+        if !unmeasured.isEmpty { prepared.result.message = "not measured: " + unmeasured.joined(separator: "; ") }
+        return (prepared, alone)
+    }
+
+    /// Times the prepared matches, interleaved, and puts each engine's figures in its slot, the
+    /// largest list alone beside the lists together.
+    private func timeMatches(
+        _ timed: [(slot: Int, match: TimedMatch)], alone: [(slot: Int, match: TimedMatch)], largest: BenchList?,
+        definition: BenchmarkDefinition, into result: inout BenchmarkResult
+    ) {
         let finished = timeInterleaved(timed.map(\.match) + alone.map(\.match), definition: definition)
         for (slot, together) in zip(timed.map(\.slot), finished) {
             result.engines[slot] = together
@@ -289,8 +321,6 @@ public final class BenchmarkRunner {
             result.engines[slot].largestAlone = AloneFigures(
                 list: largest.name, rules: parsedRuleCount(largest), medianNanoseconds: median, counters: asked.counters)
         }
-        result.computeRatios()
-        return result
     }
 
     /// Runs `body` for the warm-ups, then measured runs within the budget; returns each measured
