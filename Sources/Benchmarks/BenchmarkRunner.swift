@@ -357,31 +357,21 @@ public final class BenchmarkRunner {
         return result
     }
 
+    /// One compile run: the compiled bytes and figures, the process's peak memory and its growth
+    /// over the run (when they can be read), and each list's own compile (lists apart).
+    private struct CompileMeasure {
+        var run: CompileRun
+        var peak: Int?
+        var growth: Int?
+        /// Each list's own compile (lists apart): its seconds and bytes.
+        var each: [(seconds: Double, bytes: Int)] = []
+    }
+
     /// Compiles `parts` (the list, or each list apart) in every run.
     private func measureCompile(
         _ list: BenchList, parts: [BenchList], definition: BenchmarkDefinition, engine: any BenchEngine
     ) throws -> EngineResult {
-        struct Measured {
-            var run: CompileRun
-            var peak: Int?
-            var growth: Int?
-            /// Each list's own compile (lists apart): its seconds and bytes.
-            var each: [(seconds: Double, bytes: Int)] = []
-        }
-        let runs = try repeatRuns(definition) { _ throws -> Measured in
-            let canMeasure = PeakMemory.reset()
-            let before = PeakMemory.read()
-            var each: [(seconds: Double, bytes: Int)] = []
-            let run = CompileRun.joined(try parts.map { part in
-                let started = monotonicNanoseconds()
-                let compiled = try engine.compile(part)
-                each.append((compiled.ownSeconds ?? Double(monotonicNanoseconds() - started) / 1e9, compiled.bytes))
-                return (part.name, compiled)
-            })
-            let after = PeakMemory.read()
-            guard canMeasure, let before, let after, run.ownSeconds == nil else { return Measured(run: run, each: each) }
-            return Measured(run: run, peak: after.peak, growth: after.peak - before.current, each: each)
-        }
+        let runs = try repeatRuns(definition) { _ in try compileOnce(parts, engine: engine) }
         let timed = runs.map { (seconds: $0.value.run.ownSeconds ?? $0.seconds, value: $0.value) }
         var result = EngineResult(engine: engine.name, status: .ok)
         if !engine.conformed { result.peer = true }
@@ -418,7 +408,35 @@ public final class BenchmarkRunner {
         result.peakMemoryBytes = medianRun.peak
         result.memoryGrowthBytes = medianRun.growth ?? medianRun.run.ownMemoryGrowthBytes
         result.heapGrowthBytes = medianRun.run.ownHeapGrowthBytes
-        if engine.name == "blockbench", let compiler = ownProcessCompiler, let path = list.path {
+        guard engine.name == "blockbench", let path = list.path else { return result }
+        return addingOwnProcessFigures(to: result, list: list, path: path, engine: engine)
+    }
+
+    /// Compiles each of `parts` once, reading the process's peak memory around it (none when the
+    /// engine measures its own run, in a process of its own).
+    private func compileOnce(_ parts: [BenchList], engine: any BenchEngine) throws -> CompileMeasure {
+        let canMeasure = PeakMemory.reset()
+        let before = PeakMemory.read()
+        var each: [(seconds: Double, bytes: Int)] = []
+        let run = CompileRun.joined(try parts.map { part in
+            let started = monotonicNanoseconds()
+            let compiled = try engine.compile(part)
+            each.append((compiled.ownSeconds ?? Double(monotonicNanoseconds() - started) / 1e9, compiled.bytes))
+            return (part.name, compiled)
+        })
+        let after = PeakMemory.read()
+        guard canMeasure, let before, let after, run.ownSeconds == nil else { return CompileMeasure(run: run, each: each) }
+        return CompileMeasure(run: run, peak: after.peak, growth: after.peak - before.current, each: each)
+    }
+
+    /// Adds to BlockBench's compile `result` the peak memory of `blockbench compile` in a process of
+    /// its own and the exact cost of a serial compile, when the runner is set to measure them; a
+    /// failure, or a counted compile with other bytes, makes the result an error or wrong.
+    private func addingOwnProcessFigures(
+        to result: EngineResult, list: BenchList, path: String, engine: any BenchEngine
+    ) -> EngineResult {
+        var result = result
+        if let compiler = ownProcessCompiler {
             progress?("\(list.name): blockbench compile in a process of its own")
             guard let peak = OwnProcessMemory.peakOfCompile(compiler, rules: path) else {
                 return EngineResult(
@@ -426,7 +444,7 @@ public final class BenchmarkRunner {
             }
             result.ownProcessPeakMemoryBytes = peak
         }
-        if engine.name == "blockbench", let counter = costCounter, let path = list.path {
+        if let counter = costCounter {
             progress?("\(list.name): instructions and heap peak of a serial compile, under Valgrind")
             let cost: CompileCost
             do { cost = try counter.compile(rules: path) } catch {
