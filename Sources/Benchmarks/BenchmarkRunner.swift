@@ -224,17 +224,11 @@ public final class BenchmarkRunner {
         var alone: [(slot: Int, match: TimedMatch)] = []
         let largest = compiled.count > 1 ? compiled.max { parsedRuleCount($0) < parsedRuleCount($1) } : nil
         for name in definition.engines {
-            guard let engine = engines.first(where: { $0.name == name }) else {
-                result.engines.append(EngineResult(engine: name, status: .unavailable, message: "not an engine of this build"))
-                continue
-            }
-            if let reason = engine.unavailable {
-                result.engines.append(EngineResult(engine: name, status: .unavailable, message: reason))
-                continue
-            }
-            guard engine.models.contains(definition.model) else {
-                result.engines.append(
-                    EngineResult(engine: name, status: .unavailable, message: "has no \(definition.model.rawValue) model"))
+            let engine: any BenchEngine
+            switch self.engine(named: name, for: definition.model) {
+            case .success(let found): engine = found
+            case .failure(let unavailable):
+                result.engines.append(EngineResult(engine: name, status: .unavailable, message: unavailable.reason))
                 continue
             }
             progress?("\(definition.name): \(name)")
@@ -243,36 +237,13 @@ public final class BenchmarkRunner {
                 case .check: result.engines.append(measureCheck(list, definition: definition, engine: name))
                 case .compile: result.engines.append(try measureCompile(list, parts: compiled, definition: definition, engine: engine))
                 case .match:
-                    let prepared = try prepareMatch(
-                        list, parts: compiled, requestSet: definition.requests!, requests: requests, definition: definition, engine: engine)
-                    guard prepared.result.status == .ok else {
-                        result.engines.append(prepared.result)
-                        break
-                    }
-                    // What fails here is said beside the engine's figures, which stand.
-                    var unmeasured: [String] = []
-                    if let largest {
-                        do {
-                            let asked = try prepareMatch(
-                                largest, parts: [largest], requestSet: definition.requests!, requests: requests, definition: definition,
-                                engine: engine, alone: true)
-                            if asked.result.status == .ok {
-                                alone.append((result.engines.count, asked))
-                            } else {
-                                unmeasured.append("\(largest.name) alone: \(asked.result.message ?? asked.result.status.rawValue)")
-                            }
-                        } catch {
-                            unmeasured.append("\(largest.name) alone: \(error)")
-                        }
-                    }
-                    do {
-                        prepared.result.residentAfterLoad = try residentAfterLoad(compiled, engine: engine)
-                    } catch {
-                        unmeasured.append("resident memory after load: \(error)")
-                    }
-                    if !unmeasured.isEmpty { prepared.result.message = "not measured: " + unmeasured.joined(separator: "; ") }
-                    result.engines.append(prepared.result)
-                    timed.append((result.engines.count - 1, prepared))
+                    let prepared = try prepareMatches(
+                        list, parts: compiled, largest: largest, requests: requests, definition: definition, engine: engine)
+                    let slot = result.engines.count
+                    result.engines.append(prepared.together.result)
+                    guard prepared.together.result.status == .ok else { break }
+                    timed.append((slot, prepared.together))
+                    if let asked = prepared.alone { alone.append((slot, asked)) }
                 }
             } catch {
                 var failed = EngineResult(engine: name, status: .error, message: "\(error)")
@@ -280,6 +251,67 @@ public final class BenchmarkRunner {
                 result.engines.append(failed)
             }
         }
+        timeMatches(timed, alone: alone, largest: largest, definition: definition, into: &result)
+        result.computeRatios()
+        return result
+    }
+
+    /// Why an engine cannot run a benchmark here.
+    private struct Unavailable: Error {
+        var reason: String
+    }
+
+    /// The engine named `name`, when this build has it, it can run here and it has `model`.
+    private func engine(named name: String, for model: BenchmarkDefinition.Model) -> Result<any BenchEngine, Unavailable> {
+        guard let engine = engines.first(where: { $0.name == name }) else {
+            return .failure(Unavailable(reason: "not an engine of this build"))
+        }
+        if let reason = engine.unavailable { return .failure(Unavailable(reason: reason)) }
+        guard engine.models.contains(model) else { return .failure(Unavailable(reason: "has no \(model.rawValue) model")) }
+        return .success(engine)
+    }
+
+    /// Readies an engine's match of `parts` for timing and, for lists apart, its match of the
+    /// largest list alone. What fails beside the match (the list alone, resident memory after
+    /// load) is said in its message, and its figures stand.
+    private func prepareMatches(
+        _ list: BenchList, parts: [BenchList], largest: BenchList?, requests: [Request], definition: BenchmarkDefinition,
+        engine: any BenchEngine
+    ) throws -> (together: TimedMatch, alone: TimedMatch?) {
+        let prepared = try prepareMatch(
+            list, parts: parts, requestSet: definition.requests!, requests: requests, definition: definition, engine: engine)
+        guard prepared.result.status == .ok else { return (prepared, nil) }
+        var unmeasured: [String] = []
+        var alone: TimedMatch?
+        if let largest {
+            do {
+                let asked = try prepareMatch(
+                    largest, parts: [largest], requestSet: definition.requests!, requests: requests, definition: definition,
+                    engine: engine, alone: true)
+                if asked.result.status == .ok {
+                    alone = asked
+                } else {
+                    unmeasured.append("\(largest.name) alone: \(asked.result.message ?? asked.result.status.rawValue)")
+                }
+            } catch {
+                unmeasured.append("\(largest.name) alone: \(error)")
+            }
+        }
+        do {
+            prepared.result.residentAfterLoad = try residentAfterLoad(parts, engine: engine)
+        } catch {
+            unmeasured.append("resident memory after load: \(error)")
+        }
+        if !unmeasured.isEmpty { prepared.result.message = "not measured: " + unmeasured.joined(separator: "; ") }
+        return (prepared, alone)
+    }
+
+    /// Times the prepared matches, interleaved, and puts each engine's figures in its slot, the
+    /// largest list alone beside the lists together.
+    private func timeMatches(
+        _ timed: [(slot: Int, match: TimedMatch)], alone: [(slot: Int, match: TimedMatch)], largest: BenchList?,
+        definition: BenchmarkDefinition, into result: inout BenchmarkResult
+    ) {
         let finished = timeInterleaved(timed.map(\.match) + alone.map(\.match), definition: definition)
         for (slot, together) in zip(timed.map(\.slot), finished) {
             result.engines[slot] = together
@@ -289,8 +321,6 @@ public final class BenchmarkRunner {
             result.engines[slot].largestAlone = AloneFigures(
                 list: largest.name, rules: parsedRuleCount(largest), medianNanoseconds: median, counters: asked.counters)
         }
-        result.computeRatios()
-        return result
     }
 
     /// Runs `body` for the warm-ups, then measured runs within the budget; returns each measured
@@ -327,31 +357,21 @@ public final class BenchmarkRunner {
         return result
     }
 
+    /// One compile run: the compiled bytes and figures, the process's peak memory and its growth
+    /// over the run (when they can be read), and each list's own compile (lists apart).
+    private struct CompileMeasure {
+        var run: CompileRun
+        var peak: Int?
+        var growth: Int?
+        /// Each list's own compile (lists apart): its seconds and bytes.
+        var each: [(seconds: Double, bytes: Int)] = []
+    }
+
     /// Compiles `parts` (the list, or each list apart) in every run.
     private func measureCompile(
         _ list: BenchList, parts: [BenchList], definition: BenchmarkDefinition, engine: any BenchEngine
     ) throws -> EngineResult {
-        struct Measured {
-            var run: CompileRun
-            var peak: Int?
-            var growth: Int?
-            /// Each list's own compile (lists apart): its seconds and bytes.
-            var each: [(seconds: Double, bytes: Int)] = []
-        }
-        let runs = try repeatRuns(definition) { _ throws -> Measured in
-            let canMeasure = PeakMemory.reset()
-            let before = PeakMemory.read()
-            var each: [(seconds: Double, bytes: Int)] = []
-            let run = CompileRun.joined(try parts.map { part in
-                let started = monotonicNanoseconds()
-                let compiled = try engine.compile(part)
-                each.append((compiled.ownSeconds ?? Double(monotonicNanoseconds() - started) / 1e9, compiled.bytes))
-                return (part.name, compiled)
-            })
-            let after = PeakMemory.read()
-            guard canMeasure, let before, let after, run.ownSeconds == nil else { return Measured(run: run, each: each) }
-            return Measured(run: run, peak: after.peak, growth: after.peak - before.current, each: each)
-        }
+        let runs = try repeatRuns(definition) { _ in try compileOnce(parts, engine: engine) }
         let timed = runs.map { (seconds: $0.value.run.ownSeconds ?? $0.seconds, value: $0.value) }
         var result = EngineResult(engine: engine.name, status: .ok)
         if !engine.conformed { result.peer = true }
@@ -388,7 +408,35 @@ public final class BenchmarkRunner {
         result.peakMemoryBytes = medianRun.peak
         result.memoryGrowthBytes = medianRun.growth ?? medianRun.run.ownMemoryGrowthBytes
         result.heapGrowthBytes = medianRun.run.ownHeapGrowthBytes
-        if engine.name == "blockbench", let compiler = ownProcessCompiler, let path = list.path {
+        guard engine.name == "blockbench", let path = list.path else { return result }
+        return addingOwnProcessFigures(to: result, list: list, path: path, engine: engine)
+    }
+
+    /// Compiles each of `parts` once, reading the process's peak memory around it (none when the
+    /// engine measures its own run, in a process of its own).
+    private func compileOnce(_ parts: [BenchList], engine: any BenchEngine) throws -> CompileMeasure {
+        let canMeasure = PeakMemory.reset()
+        let before = PeakMemory.read()
+        var each: [(seconds: Double, bytes: Int)] = []
+        let run = CompileRun.joined(try parts.map { part in
+            let started = monotonicNanoseconds()
+            let compiled = try engine.compile(part)
+            each.append((compiled.ownSeconds ?? Double(monotonicNanoseconds() - started) / 1e9, compiled.bytes))
+            return (part.name, compiled)
+        })
+        let after = PeakMemory.read()
+        guard canMeasure, let before, let after, run.ownSeconds == nil else { return CompileMeasure(run: run, each: each) }
+        return CompileMeasure(run: run, peak: after.peak, growth: after.peak - before.current, each: each)
+    }
+
+    /// Adds to BlockBench's compile `result` the peak memory of `blockbench compile` in a process of
+    /// its own and the exact cost of a serial compile, when the runner is set to measure them; a
+    /// failure, or a counted compile with other bytes, makes the result an error or wrong.
+    private func addingOwnProcessFigures(
+        to result: EngineResult, list: BenchList, path: String, engine: any BenchEngine
+    ) -> EngineResult {
+        var result = result
+        if let compiler = ownProcessCompiler {
             progress?("\(list.name): blockbench compile in a process of its own")
             guard let peak = OwnProcessMemory.peakOfCompile(compiler, rules: path) else {
                 return EngineResult(
@@ -396,7 +444,7 @@ public final class BenchmarkRunner {
             }
             result.ownProcessPeakMemoryBytes = peak
         }
-        if engine.name == "blockbench", let counter = costCounter, let path = list.path {
+        if let counter = costCounter {
             progress?("\(list.name): instructions and heap peak of a serial compile, under Valgrind")
             let cost: CompileCost
             do { cost = try counter.compile(rules: path) } catch {
