@@ -137,7 +137,11 @@ struct HostContextPlanner {
     }
 
     private mutating func take(_ id: UInt32, _ parts: Parts, _ pattern: AcceptedPattern) -> Taken {
-        if parts.restStart == parts.restModel.terms.count && !parts.restModel.hasEndAnchor { return takeOpen(id, parts, pattern) }
+        if parts.restStart == parts.restModel.terms.count {
+            // (AdGuard's L with nothing after D in terms is its `||` stage's, as before.)
+            if Self.isAdGuardsPrefix(parts) { return .none }
+            if !parts.restModel.hasEndAnchor { return takeOpen(id, parts, pattern) }
+        }
         guard let tail = tail(of: parts.restModel, from: parts.restStart),
             tail.sets[0].isDisjoint(with: HostShape.matchedByDomains(caseSensitive: parts.isCaseSensitive))
         else { return gate(id, parts, pattern) }
@@ -177,6 +181,7 @@ struct HostContextPlanner {
         {
             set = firstSet
         }
+        if set == nil && Self.isAdGuardsPrefix(parts) { return .none }
         // (L's automaton is made in `settle`, and only for a text with enough patterns to be a
         // context: most of a small list's such patterns go back to the automata without it.)
         pendingGated[PrefixKey(text: parts.prefixText, isCaseSensitive: parts.isCaseSensitive), default: []].append((id, parts, set, pattern))
@@ -323,6 +328,15 @@ struct HostContextPlanner {
         let tail = HostTail(filter.anchored(from: first))
         tailOfText[filter.isCaseSensitive, default: [:]][text] = tail
         return tail
+    }
+
+    /// Whether L is AdGuard's own prefix in terms, letters folded: its open domains and their gates
+    /// are its `||` stage's, known without making L's automaton (a list of AdGuard's spelling
+    /// then makes none for them).
+    private static func isAdGuardsPrefix(_ parts: Parts) -> Bool {
+        let prefix = HostPattern.prefixTerms
+        return !parts.isCaseSensitive && parts.prefixCount == prefix.count
+            && zip(parts.prefixModel.terms, prefix).allSatisfy { $0.hasSameShape(as: $1) }
     }
 
     /// The place of L's automaton in `distinctStarts`, made once per text.
