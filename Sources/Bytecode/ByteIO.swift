@@ -50,40 +50,42 @@ public struct ByteWriter: Sendable {
     public mutating func append<C: Collection<UInt8>>(contentsOf other: C) { bytes.append(contentsOf: other) }
 }
 
-/// Reads what `ByteWriter` wrote, never past `end`.
+/// Reads what `ByteWriter` wrote, never past `end`. Its readers are inlinable: the tables of the
+/// Search module read a compiled file through them, byte by byte.
 public struct ByteReader: Sendable {
     public let bytes: [UInt8]
-    public private(set) var offset: Int
+    @inlinable public var offset: Int { _offset }
+    @usableFromInline var _offset: Int
     public let end: Int
 
     public init(_ bytes: [UInt8], from start: Int = 0, to end: Int? = nil) {
         self.bytes = bytes
-        self.offset = start
+        self._offset = start
         self.end = end ?? bytes.count
     }
 
-    public var remaining: Int { end - offset }
-    public var isAtEnd: Bool { offset == end }
+    @inlinable public var remaining: Int { end - _offset }
+    @inlinable public var isAtEnd: Bool { _offset == end }
 
-    public mutating func u8() throws(BytecodeError) -> UInt8 {
+    @inlinable public mutating func u8() throws(BytecodeError) -> UInt8 {
         guard offset < end else { throw .truncated(at: offset) }
-        defer { offset += 1 }
+        defer { _offset += 1 }
         return bytes[offset]
     }
 
-    public mutating func u16() throws(BytecodeError) -> UInt16 { UInt16(try integer(width: 2)) }
-    public mutating func u32() throws(BytecodeError) -> UInt32 { UInt32(try integer(width: 4)) }
-    public mutating func u64() throws(BytecodeError) -> UInt64 { try integer(width: 8) }
+    @inlinable public mutating func u16() throws(BytecodeError) -> UInt16 { UInt16(try integer(width: 2)) }
+    @inlinable public mutating func u32() throws(BytecodeError) -> UInt32 { UInt32(try integer(width: 4)) }
+    @inlinable public mutating func u64() throws(BytecodeError) -> UInt64 { try integer(width: 8) }
 
-    public mutating func integer(width: Int) throws(BytecodeError) -> UInt64 {
+    @inlinable public mutating func integer(width: Int) throws(BytecodeError) -> UInt64 {
         guard width <= remaining else { throw .truncated(at: offset) }
         var value: UInt64 = 0
         for index in 0..<width { value |= UInt64(bytes[offset + index]) << (8 * UInt64(index)) }
-        offset += width
+        _offset += width
         return value
     }
 
-    public mutating func varint() throws(BytecodeError) -> UInt32 {
+    @inlinable public mutating func varint() throws(BytecodeError) -> UInt32 {
         let start = offset
         var value: UInt64 = 0
         var shift: UInt64 = 0
@@ -99,7 +101,7 @@ public struct ByteReader: Sendable {
     }
 
     /// What `ByteWriter.zigzag` wrote.
-    public mutating func zigzag() throws(BytecodeError) -> Int64 {
+    @inlinable public mutating func zigzag() throws(BytecodeError) -> Int64 {
         let raw = Int64(try varint())
         return raw & 1 == 0 ? raw >> 1 : ~(raw >> 1)
     }
@@ -109,32 +111,32 @@ public struct ByteReader: Sendable {
         guard length <= remaining else { throw .truncated(at: offset) }
         let slice = bytes[offset..<offset + length]
         guard let text = String(validating: slice, as: UTF8.self) else { throw .malformed(at: offset, "string is not UTF-8") }
-        offset += length
+        _offset += length
         return text
     }
 
     /// A 4-byte count of `what`, each at least `itemBytes` bytes long: refused unless that many fit
     /// in the bytes left, so that nothing sized by a count is larger than the file.
-    public mutating func u32Count(of what: String, itemBytes: Int) throws(BytecodeError) -> Int {
+    @inlinable public mutating func u32Count(of what: String, itemBytes: Int) throws(BytecodeError) -> Int {
         let at = offset
         return try Self.checked(Int(try u32()), at: at, of: what, limit: remaining / itemBytes)
     }
 
     /// A varint count of `what`, each at least `itemBytes` bytes long, checked as `u32Count` is.
-    public mutating func varintCount(of what: String, itemBytes: Int) throws(BytecodeError) -> Int {
+    @inlinable public mutating func varintCount(of what: String, itemBytes: Int) throws(BytecodeError) -> Int {
         let at = offset
         return try Self.checked(Int(try varint()), at: at, of: what, limit: remaining / itemBytes)
     }
 
     /// `count`, read at `at`, when at most `limit`; otherwise `BytecodeError.countTooLarge`.
-    public static func checked(_ count: Int, at: Int, of what: String, limit: Int) throws(BytecodeError) -> Int {
+    @inlinable public static func checked(_ count: Int, at: Int, of what: String, limit: Int) throws(BytecodeError) -> Int {
         guard count <= limit else { throw .countTooLarge(at: at, what: what, count: count, limit: limit) }
         return count
     }
 
-    public mutating func take(_ count: Int) throws(BytecodeError) -> ArraySlice<UInt8> {
+    @inlinable public mutating func take(_ count: Int) throws(BytecodeError) -> ArraySlice<UInt8> {
         guard count >= 0, count <= remaining else { throw .truncated(at: offset) }
-        defer { offset += count }
+        defer { _offset += count }
         return bytes[offset..<offset + count]
     }
 }
@@ -151,7 +153,7 @@ extension ByteWriter {
 extension ByteReader {
     /// The next entry's pattern; `next` is the previous one's + 1 (0 before the first). `table`
     /// names the table in the refusal of a pattern not below `patternCount`.
-    package mutating func increasingPattern(after next: inout Int, below patternCount: Int, table: String) throws(BytecodeError) -> UInt32 {
+    @inlinable package mutating func increasingPattern(after next: inout Int, below patternCount: Int, table: String) throws(BytecodeError) -> UInt32 {
         let at = offset
         let pattern = next + Int(try varint())
         guard pattern < patternCount else { throw .malformed(at: at, "\(table): pattern \(pattern) of \(patternCount)") }
