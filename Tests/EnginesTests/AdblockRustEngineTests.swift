@@ -24,13 +24,9 @@ private let whenInstalled = whenRunnable(AdblockRustEngine(folder: folder), inst
 /// A python3 that cannot import `adblock`: a module of that name that fails to import comes first
 /// on its path.
 private func pythonWithoutAdblock() throws -> String {
-    let scratch = NSTemporaryDirectory() + "blockbench-no-adblock-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-    try "raise ImportError('hidden by a test')\n".write(toFile: scratch + "/adblock.py", atomically: true, encoding: .utf8)
-    let wrapper = scratch + "/python3"
-    try "#!/bin/sh\nPYTHONPATH='\(scratch)' exec python3 \"$@\"\n".write(toFile: wrapper, atomically: true, encoding: .utf8)
-    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: wrapper)
-    return wrapper
+    let (python, folder) = try python3WithScratchPath("no-adblock")
+    try "raise ImportError('hidden by a test')\n".write(toFile: folder + "/adblock.py", atomically: true, encoding: .utf8)
+    return python
 }
 
 @Suite struct AdblockRustEngineTests {

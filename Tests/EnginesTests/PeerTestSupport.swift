@@ -1,8 +1,9 @@
 // PeerTestSupport.swift — what the peers' tests share (AdblockRustEngineTests,
 // UBlockOriginEngineTests): the trait that skips a protocol test where the peer cannot run, saying
 // what to install; a request with its page and type; a list of filter texts; the requests both ask
-// of an ads list, and the checks of a matcher's timed answers; and the benchmark that shows a peer
-// that cannot run listed as not run beside BlockBench, nothing failing.
+// of an ads list, and the checks of a matcher's timed answers; the benchmark that shows a peer
+// that cannot run listed as not run beside BlockBench, nothing failing; and a python3 that looks in
+// a folder of the test's first (NodeLookupTests too).
 
 import Testing
 import Foundation
@@ -65,4 +66,15 @@ func expectNotRunBesideBlockBench(_ engine: any BenchEngine, tableSays: String, 
     #expect(result.engines.map(\.status) == [.ok, .unavailable], sourceLocation: sourceLocation)
     #expect(result.passed, sourceLocation: sourceLocation)
     #expect(ResultTable(result).text.contains(tableSays), sourceLocation: sourceLocation)
+}
+
+/// A python3 that finds modules in a new scratch folder before its own path: the wrapper (in that
+/// folder) and the folder, named after `label`.
+func python3WithScratchPath(_ label: String) throws -> (python: String, folder: String) {
+    let folder = NSTemporaryDirectory() + "blockbench-\(label)-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let python = folder + "/python3"
+    try "#!/bin/sh\nPYTHONPATH='\(folder)' exec python3 \"$@\"\n".write(toFile: python, atomically: true, encoding: .utf8)
+    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: python)
+    return (python, folder)
 }

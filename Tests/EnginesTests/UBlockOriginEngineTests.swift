@@ -2,17 +2,14 @@
 // its figures, load, match in batches with per-request times, several engines asked together,
 // errors), and the missing-package path (reported as not run, never a failure).
 //
-// The protocol tests need Node.js and Debian's package webext-ublock-origin-firefox (`.ci/setup`
-// installs it); where either is absent they are skipped, and the skip says so. The others run
-// everywhere.
+// The protocol tests need a Node.js 20.19 or later (the one NodeLookup finds) and Debian's package
+// webext-ublock-origin-firefox (`.ci/setup` installs both when missing); where either is absent
+// they are skipped, and the skip says so. The others run everywhere.
 
 import Testing
 import Foundation
-import ContentRuleList
 @testable import Benchmarks
-@testable import Corpus
 @testable import Engines
-@testable import Reports
 import RequestContext
 import TestSupport
 
