@@ -232,3 +232,14 @@ public struct DomainConditionTable: Hashable, Sendable {
             .joined(separator: "\n")
     }
 }
+
+extension DomainConditionTable {
+    /// The entries (patterns, domains) as the part `entries`, the lookup's index as `index`.
+    func held(entries: String, index name: String, into memory: inout HeldMemory) {
+        memory.add(entries, array: patterns)
+        memory.add(entries, array: subdomains)
+        memory.add(entries, array: starts)
+        memory.add(entries, array: bytes)
+        index.held(name, into: &memory)
+    }
+}

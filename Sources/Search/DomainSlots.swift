@@ -86,7 +86,7 @@ struct DomainSlots: Sendable {
         /// where it fits in one).
         let groups: UnsafeRawPointer
         let extra: UnsafeBufferPointer<UInt8>
-        private let memory: TableMemory
+        fileprivate let memory: TableMemory
 
         fileprivate init(shape: Shape, presentBits: [UInt64], slots: [UInt32], groups: UnsafeRawBufferPointer, extra: [UInt8]) {
             func lines(_ bytes: Int) -> Int { (bytes + 63) & ~63 }
@@ -637,5 +637,14 @@ extension DomainSlots {
         index.shape.linesPast = linesPast
         index.storage = Storage(shape: index.shape, presentBits: building.presentBits, slots: [], groups: lines, extra: extra)
         return index
+    }
+}
+
+extension DomainSlots {
+    /// The index's storage (its presence bits, slots, groups and the bytes its lookups read) as
+    /// the part `name`.
+    func held(_ name: String, into memory: inout HeldMemory) {
+        guard let storage else { return }
+        storage.memory.held(name, into: &memory)
     }
 }

@@ -798,3 +798,13 @@ public struct DomainTable: Hashable, Sendable {
         }.joined(separator: "\n")
     }
 }
+
+extension DomainTable {
+    /// The entries (patterns, domains, tails) as the part `entries`, the lookup's index as `index`.
+    func held(entries: String, index name: String, into memory: inout HeldMemory) {
+        for array in [patterns, starts, tailStarts] { memory.add(entries, array: array) }
+        memory.add(entries, array: bytes)
+        memory.add(entries, array: tails)
+        index.held(name, into: &memory)
+    }
+}

@@ -32,7 +32,10 @@ public enum TablePages {
 final class TableMemory: @unchecked Sendable {
     /// The first byte (aligned to at least `alignment`).
     let base: UnsafeMutableRawPointer
-    private let mappedLength: Int
+    /// The bytes asked for (at least 1).
+    let byteCount: Int
+    /// The length mapped for it as huge pages (0: from the ordinary allocator).
+    let mappedLength: Int
 
     /// Allocations from this size on are mapped as huge pages (a smaller one would waste most
     /// of its page).
@@ -42,6 +45,7 @@ final class TableMemory: @unchecked Sendable {
     /// `huge`: whether it may be mapped as huge pages (the process's setting, `TablePages`).
     init(byteCount: Int, alignment: Int, huge: Bool = TablePages.huge) {
         let byteCount = max(byteCount, 1)
+        self.byteCount = byteCount
         #if os(Linux)
         if huge, byteCount >= Self.hugeThreshold, alignment <= Self.hugePage, let mapped = Self.mapHuge(byteCount) {
             (base, mappedLength) = mapped
