@@ -317,7 +317,7 @@ public struct CompiledFile: Hashable, Sendable {
             topURLPrograms: try sections.programs(.topURLPrograms, patternCount: counts.top),
             framePrograms: try sections.programs(.framePrograms, patternCount: counts.frame),
             urlPatternCount: counts.url, topPatternCount: counts.top, framePatternCount: counts.frame,
-            patternRuleStart: slots.ruleStart, patternRules: slots.rules, universalRules: slots.universal, rules: rules,
+            patternRuleStart: slots.ruleStart, patternRules: slots.rules.fitted(), universalRules: slots.universal.fitted(), rules: rules,
             conditions: conditions, actions: actions)
     }
 
@@ -462,6 +462,7 @@ public struct CompiledFile: Hashable, Sendable {
         var reader = section
         let count = try reader.u32Count(of: "actions", itemBytes: 1)
         var actions: [Action] = []
+        actions.reserveCapacity(count)
         for _ in 0..<count { actions.append(try ActionCoding.read(from: &reader)) }
         try Sections.finish(reader, .actions)
         return actions

@@ -744,6 +744,9 @@ public struct DomainTable: Hashable, Sendable {
     ) throws(BytecodeError) -> DomainTable {
         let count = try reader.varintCount(of: "domains", itemBytes: 2)
         var table = DomainTable()
+        table.patterns.reserveCapacity(count)
+        table.starts.reserveCapacity(count + 1)
+        table.tailStarts.reserveCapacity(count + 1)
         var next = 0
         for _ in 0..<count {
             // (Patterns below 2^31: the index flags an entry's path in bit 31, `DomainLines`.)
@@ -771,6 +774,8 @@ public struct DomainTable: Hashable, Sendable {
             table.starts.append(UInt32(table.bytes.count))
             table.tailStarts.append(UInt32(table.tails.count))
         }
+        // (The domains' and paths' bytes grew by appending: kept in storage of their size.)
+        (table.bytes, table.tails) = (table.bytes.fitted(), table.tails.fitted())
         if indexing { table.makeIndex() }
         return table
     }

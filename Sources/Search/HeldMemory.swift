@@ -74,3 +74,18 @@ extension TableMemory {
     }
 }
 
+extension Array {
+    /// The same elements in storage of their count, where this array's has room for more than an
+    /// eighth again (an array grown by appending, kept for as long as the list is loaded).
+    /// (Copied element by element into new storage: an array made of a slice of all of another
+    /// shares that one's storage.)
+    func fitted() -> [Element] {
+        guard capacity - count > count / 8 else { return self }
+        return withUnsafeBufferPointer { elements in
+            [Element](unsafeUninitializedCapacity: elements.count) { storage, initialized in
+                if let base = elements.baseAddress { storage.baseAddress!.initialize(from: base, count: elements.count) }
+                initialized = elements.count
+            }
+        }
+    }
+}
