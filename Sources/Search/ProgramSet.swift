@@ -985,7 +985,8 @@ public struct ProgramSet: Hashable, Sendable {
             gated = Gated(gateBase: UInt32(patternCount), groups: groups, starts: starts)
         }
         // (The domain table reports gates too: the groups' numbers after the patterns'.)
-        let domains = try DomainTable.read(from: &reader, patternCount: patternCount + groupCount)
+        // (Its entries kept in its index alone: a read set is run, and written again only rarely.)
+        let domains = try DomainTable.read(from: &reader, patternCount: patternCount + groupCount).compacted()
         let domainConditions = try DomainConditionTable.read(from: &reader, patternCount: patternCount)
         let contextCount = try reader.varintCount(of: "host contexts", itemBytes: 2 + 129 + 17 + 1)
         var hostContexts: [HostContextTable] = []
