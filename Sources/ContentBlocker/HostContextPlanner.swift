@@ -321,7 +321,8 @@ struct HostContextPlanner {
             return HostTail(sets: filter.hasEndAnchor ? sets + [.nul] : sets, thenRest: false)
         }
         guard let rest = restTail(of: filter, from: at) else { return nil }
-        return HostTail(sets: sets + rest.sets, thenRest: rest.thenRest)
+        // (Most converters' Rs begin with no single set: their tail is the shared one, not a copy.)
+        return sets.isEmpty ? rest : HostTail(sets: sets + rest.sets, thenRest: rest.thenRest)
     }
 
     /// The tail of `filter`'s terms from `first` on, once per text. (A loop with terms after it
