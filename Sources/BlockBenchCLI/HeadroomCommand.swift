@@ -1,8 +1,9 @@
 // `blockbench headroom [FILE ...]`: how close each rule list is to each profiled Safari release's
 // limits (SafariReleases/Headroom.swift): rules against the release's limit, JSON bytes,
-// BlockBench's compiled bytes and states, and WebKit's bytes, compile time and peak memory as the
-// fitted model predicts them, each beside the model's worst error on a list it never saw.
-// `--fit-webkit-model` fits the model (SafariReleases/WebKitModelFit.swift).
+// BlockBench's compiled bytes and states, WebKit's bytes, compile time and peak memory (measured
+// by WebKitGTK's webkit-compile when it is installed, else predicted by the fitted model, each
+// beside the model's worst error on a list it never saw), and the rules that cost WebKit's compile
+// most. `--fit-webkit-model` fits the model (SafariReleases/WebKitModelFit.swift).
 // Tested by BlockBenchCLITests/CLITests.swift (SafariOptionTests).
 
 import ArgumentParser
@@ -161,7 +162,8 @@ struct HeadroomCommand: ParsableCommand {
         for figure in WebKitSizeModel.Figure.allCases {
             guard let law = model.law(figure) else { continue }
             let from = law.terms.map { $0.from }
-            print("\(figure.rawValue) from \(Self.words(from)): worst error on an unseen list \(Self.percent(law.worstUnseenError))")
+            let small = WebKitSizeModel.smallListRules
+            print("\(figure.rawValue) from \(Self.words(from)): worst error on an unseen list \(Self.percent(law.worstUnseenError(rules: small))) (of \(small.grouped) rules or more), \(Self.percent(law.worstUnseenError(rules: 0))) (of fewer)")
             for unseen in law.unseen { print(String(format: "  %@: %+.1f%%", unseen.list, unseen.error)) }
             let others = model.tried.filter { $0.figure == figure && $0.from != from }
             print("  from the others instead: " + others.map { "\(Self.words($0.from)) \(Self.percent($0.worstUnseenError))" }.joined(separator: ", "))
@@ -202,7 +204,7 @@ struct HeadroomCommand: ParsableCommand {
                 model.law(figure).map { "\(names[figure] ?? figure.rawValue) from \(Self.words($0.terms.map(\.from)))" }
             }
             out.append("  WebKit ~: predicted from BlockBench's reading of the list: " + froms.joined(separator: ", "))
-            out.append("  ±: the worst error of each on a family of lists left out of its fit (\(model.samples.count) lists, \(model.families.count) families)")
+            out.append("  ±: the worst error of each on lists left out of its fit as big as this one (\(WebKitSizeModel.smallListRules.grouped) rules or more, or fewer; \(model.samples.count) lists in \(model.families.count) families, a family left out at a time)")
         }
         if !report.costliest.isEmpty {
             out.append("  Rules that cost WebKit's compile most (prefix-tree nodes only the rule reaches\(model == nil ? "" : ", and the bytes the model puts on them")):")

@@ -19,6 +19,10 @@ struct WebKitAutomata: Sendable {
     var ranges = 0
     var nfaStates = 0
     var unbuilt = 0
+    /// Every DFA's states as built, the merges' included (the construction's work), and the most
+    /// any one had (what the compile holds at its peak, beside the prefix trees).
+    var builtStates = 0
+    var largestStates = 0
     /// Per group key: its DFA states and ranges (what a rule's share of the group's text costs).
     var byGroup: [String: (states: Int, ranges: Int)] = [:]
 
@@ -60,10 +64,14 @@ struct WebKitAutomata: Sendable {
                     total.ranges += nfaCount
                     continue
                 }
+                builtStates += dfa.stateCount
+                largestStates = max(largestStates, dfa.stateCount)
                 if dfa.stateCount < Self.smallDFASize {
                     small += chunk
                     smallKeys.append(key)
                     let merged = Self.built(small)
+                    builtStates += merged.built
+                    largestStates = max(largestStates, merged.built)
                     if merged.built > Self.smallDFASize {
                         self.add((merged.states, merged.ranges), sharedBy: smallKeys)
                         (small, smallKeys) = ([], [])

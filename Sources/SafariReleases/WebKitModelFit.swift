@@ -104,10 +104,16 @@ public enum WebKitModelFit {
         let sums: [[Predictor]] =
             switch figure {
             case .bytes: [[.urlStates, .urlRanges, .pageStates, .pageRanges, .selectorBytes, .rules]]
-            case .seconds, .memory:
+            case .seconds:
                 [
                     [.urlStates, .pageStates, .nfas], [.urlRanges, .pageRanges, .nfas], [.webKitBytes, .nfas],
-                    [.urlStates, .urlRanges, .pageStates, .pageRanges, .nfas],
+                    [.urlStates, .urlRanges, .pageStates, .pageRanges, .nfas], [.builtStates, .webKitBytes], [.builtStates, .nfas],
+                    [.urlRanges, .pageRanges, .builtStates],
+                ]
+            case .memory:
+                [
+                    [.webKitBytes, .nfas], [.largestStates, .nodes], [.largestStates, .webKitBytes], [.largestStates, .patterns],
+                    [.largestStates, .urlStates, .pageStates],
                 ]
             }
         for from in sums {
@@ -132,8 +138,8 @@ public enum WebKitModelFit {
         }
     }
 
-    /// Per figure, the candidate whose worst leave-one-list-out error is least, fitted on every
-    /// sample; nil with samples of fewer than two lists.
+    /// Per figure, the candidate whose worst leave-one-family-out error on lists of
+    /// `smallListRules` or more is least, fitted on every sample; nil with fewer than two families.
     public static func fit(_ samples: [Sample], webKit: String) -> WebKitSizeModel? {
         guard families(samples).count >= 2 else { return nil }
         var tried: [WebKitSizeModel.Tried] = []
@@ -145,8 +151,9 @@ public enum WebKitModelFit {
             let scored = candidates(figure).map { candidate in
                 (candidate, WebKitSizeModel.Law(terms: candidate.fit(measured), unseen: unseenErrors(measured, figure, candidate, bytes: bytesCandidate)))
             }
-            tried += scored.map { WebKitSizeModel.Tried(figure: figure, from: $0.0.from, worstUnseenError: $0.1.worstUnseenError) }
-            guard let best = scored.min(by: { $0.1.worstUnseenError < $1.1.worstUnseenError }) else { continue }
+            let big = WebKitSizeModel.smallListRules
+            tried += scored.map { WebKitSizeModel.Tried(figure: figure, from: $0.0.from, worstUnseenError: $0.1.worstUnseenError(rules: big)) }
+            guard let best = scored.min(by: { $0.1.worstUnseenError(rules: big) < $1.1.worstUnseenError(rules: big) }) else { continue }
             laws[figure] = best.1
             if figure == .bytes { bytesCandidate = best.0 }
         }
@@ -171,7 +178,8 @@ public enum WebKitModelFit {
                 var values = sample.figures.values
                 values[.webKitBytes] = bytesLaw?.predict(values)
                 let predicted = fitted.predict(values) ?? .nan
-                return WebKitSizeModel.Unseen(list: sample.list, error: (predicted / (sample.webKit[figure] ?? 1) - 1) * 100)
+                return WebKitSizeModel.Unseen(
+                    list: sample.list, rules: Int(sample.figures.values[.rules] ?? 0), error: (predicted / (sample.webKit[figure] ?? 1) - 1) * 100)
             }
         }
     }

@@ -38,6 +38,9 @@ public struct WebKitShape: Sendable {
         public var states = 0
         public var ranges = 0
         public var unbuilt = 0
+        /// WebKitAutomata's construction work (states built, merges included) and largest DFA.
+        public var builtStates = 0
+        public var largestStates = 0
     }
 
     /// One rule's cost: per tree, the nodes only its patterns reach and the DFA states and ranges
@@ -87,6 +90,7 @@ public struct WebKitShape: Sendable {
             let automata = WebKitAutomata(builder.filters)
             var counts = builder.counts
             (counts.nfas, counts.states, counts.ranges, counts.unbuilt) = (automata.nfas, automata.states, automata.ranges, automata.unbuilt)
+            (counts.builtStates, counts.largestStates) = (automata.builtStates, automata.largestStates)
             trees[tree] = counts
             let nodesByGroup = builder.nodesByGroup()
             for (rule, owned) in builder.ownedNodes() {

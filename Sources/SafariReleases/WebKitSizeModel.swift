@@ -30,6 +30,9 @@ public struct WebKitSizeModel: Codable, Sendable {
         /// trees, their DFA states, byte ranges and NFAs; of the page-URL and frame-URL trees,
         /// their states and ranges; of all, the NFAs.
         case urlStates, urlRanges, urlNFAs, pageStates, pageRanges, nfas
+        /// The states WebKitAutomata built in all (merges included: the construction's work), and
+        /// the most one DFA had (what the compile holds at its peak).
+        case builtStates, largestStates
         /// WebKit's bytes as the model predicts them (for the time and the memory).
         case webKitBytes
 
@@ -58,6 +61,8 @@ public struct WebKitSizeModel: Codable, Sendable {
             case .pageStates: "page-URL automata's states"
             case .pageRanges: "page-URL automata's byte ranges"
             case .nfas: "NFAs"
+            case .builtStates: "automata's states as built"
+            case .largestStates: "largest automaton's states"
             case .webKitBytes: "predicted bytes"
             }
         }
@@ -88,15 +93,29 @@ public struct WebKitSizeModel: Codable, Sendable {
     /// from WebKit on it (per cent, signed).
     public struct Unseen: Codable, Sendable {
         public var list: String
+        public var rules: Int
         public var error: Double
     }
+
+    /// Lists of fewer rules compile in milliseconds, where the processor time is mostly noise:
+    /// their errors are stated apart from the bigger lists'.
+    public static let smallListRules = 1_000
 
     /// One figure's terms, and their errors on lists they never saw.
     public struct Law: Codable, Sendable {
         public var terms: [Term]
         public var unseen: [Unseen]
-        /// The worst unseen error (per cent, absolute): what `headroom` prints beside a prediction.
+        /// The worst unseen error (per cent, absolute), of every list.
         public var worstUnseenError: Double { unseen.map { abs($0.error) }.max() ?? .nan }
+
+        /// The worst unseen error of the lists on the same side of `smallListRules` as a list of
+        /// `rules` rules: what `headroom` prints beside its prediction (of every list when that
+        /// side has none).
+        public func worstUnseenError(rules: Int) -> Double {
+            let small = rules < WebKitSizeModel.smallListRules
+            let side = unseen.filter { ($0.rules < WebKitSizeModel.smallListRules) == small }
+            return (side.isEmpty ? unseen : side).map { abs($0.error) }.max() ?? .nan
+        }
 
         /// The sum of the terms; nil when a figure they need is missing.
         public func predict(_ values: [Predictor: Double]) -> Double? {
@@ -109,8 +128,8 @@ public struct WebKitSizeModel: Codable, Sendable {
         }
     }
 
-    /// A candidate for a figure (its terms' predictors) and its worst unseen error: why each
-    /// figure is predicted as it is.
+    /// A candidate for a figure (its terms' predictors) and its worst unseen error on lists of
+    /// `smallListRules` or more, what the fit chose by: why each figure is predicted as it is.
     public struct Tried: Codable, Sendable {
         public var figure: Figure
         public var from: [Predictor]
@@ -181,10 +200,11 @@ public struct WebKitSizeModel: Codable, Sendable {
         let predictedBytes = bytes.predict(values)
         values[.webKitBytes] = predictedBytes
         let seconds = seconds.predict(values), memory = memory?.predict(values)
+        let rules = Int(figures.values[.rules] ?? 0)
         return WebKitFigures(
-            bytes: predictedBytes.map { Int($0) }, bytesError: predictedBytes.map { _ in bytes.worstUnseenError },
-            seconds: seconds, secondsError: seconds.map { _ in self.seconds.worstUnseenError },
-            memoryBytes: memory.map { Int($0) }, memoryError: memory.map { _ in self.memory?.worstUnseenError ?? .nan })
+            bytes: predictedBytes.map { Int($0) }, bytesError: predictedBytes.map { _ in bytes.worstUnseenError(rules: rules) },
+            seconds: seconds, secondsError: seconds.map { _ in self.seconds.worstUnseenError(rules: rules) },
+            memoryBytes: memory.map { Int($0) }, memoryError: memory.map { _ in self.memory?.worstUnseenError(rules: rules) ?? .nan })
     }
 
     /// What one more unit of each predictor of the bytes' terms adds to WebKit's bytes, for a list
@@ -296,6 +316,7 @@ public struct ListFigures: Sendable {
             .urlStates: Double(url.states + conditioned.states), .urlRanges: Double(url.ranges + conditioned.ranges),
             .urlNFAs: Double(url.nfas + conditioned.nfas), .pageStates: Double(top.states + frame.states),
             .pageRanges: Double(top.ranges + frame.ranges), .nfas: Double(counts.map(\.nfas).reduce(0, +)),
+            .builtStates: Double(counts.map(\.builtStates).reduce(0, +)), .largestStates: Double(counts.map(\.largestStates).max() ?? 0),
             .unanchoredPatterns: Double(counts.map(\.unanchored).reduce(0, +)), .repetitions: Double(counts.map(\.repetitions).reduce(0, +)),
             .jsonBytes: Double(jsonBytes), .rules: Double(rules),
             .patterns: Double(report.urlPatterns + report.topPatterns + report.framePatterns), .urlPatterns: Double(report.urlPatterns),
