@@ -204,7 +204,8 @@ struct HeadroomCommand: ParsableCommand {
                 model.law(figure).map { "\(names[figure] ?? figure.rawValue) from \(Self.words($0.terms.map(\.from)))" }
             }
             out.append("  WebKit ~: predicted from BlockBench's reading of the list: " + froms.joined(separator: ", "))
-            out.append("  ±: the worst error of each on lists left out of its fit as big as this one (\(WebKitSizeModel.smallListRules.grouped) rules or more, or fewer; \(model.samples.count) lists in \(model.families.count) families, a family left out at a time)")
+            let side = (rows.first?.rules ?? 0) < WebKitSizeModel.smallListRules ? "fewer than" : "at least"
+            out.append("  ±: the worst error of each on the lists left out of its fit, a family at a time, that have \(side) \(WebKitSizeModel.smallListRules.grouped) rules as this one (of \(model.samples.count) lists in \(model.families.count) families)")
         }
         if !report.costliest.isEmpty {
             out.append("  Rules that cost WebKit's compile most (prefix-tree nodes only the rule reaches\(model == nil ? "" : ", and the bytes the model puts on them")):")
