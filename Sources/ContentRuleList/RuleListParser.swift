@@ -368,6 +368,12 @@ private struct TriggerKeys {
     /// The key's value, whatever the release.
     func value(_ key: TriggerKey) -> JSONTape.Value? { found[key.rawValue] }
 
+    /// Whether the trigger has a member named as a condition key, whatever the release (most
+    /// triggers have none).
+    var hasConditionKey: Bool {
+        (TriggerKey.ifDomain.rawValue...TriggerKey.unlessFrameURL.rawValue).contains { found[$0] != nil }
+    }
+
     subscript(key: TriggerKey) -> JSONTape.Value? {
         guard let value = found[key.rawValue] else { return nil }
         if let profile = restrictingProfile, !profile.reads("\(key.name)") { return nil }
@@ -452,6 +458,7 @@ private enum RuleReader {
             trigger.requestMethod = method
         }
 
+        guard keys.hasConditionKey else { return trigger }
         for (key, make) in conditionKeys {
             guard let value = keys[key] else { continue }
             if let existing = trigger.condition {
