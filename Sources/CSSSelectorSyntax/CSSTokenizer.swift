@@ -115,15 +115,20 @@ struct CSSTokenizer {
     /// none is one the preprocessing changes (CR, FF, NUL); nil otherwise.
     private static func plainASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> (cps: [UInt32], offsets: [Int32])? {
         for byte in bytes where byte >= 0x80 || byte == 0x0D || byte == 0x0C || byte == 0 { return nil }
+        // Filled with the sentinels' values, then written in place.
         let count = bytes.count
         var cps: [UInt32] = []
-        var offsets: [Int32] = []
         cps.reserveCapacity(count + 4)
+        cps.append(contentsOf: repeatElement(0, count: count + 4))
+        cps.withUnsafeMutableBufferPointer { cps in
+            for index in 0..<count { cps[index] = UInt32(bytes[index]) }
+        }
+        var offsets: [Int32] = []
         offsets.reserveCapacity(count + 4)
-        for byte in bytes { cps.append(UInt32(byte)) }
-        for index in 0...count { offsets.append(Int32(index)) }
-        cps.append(contentsOf: [0, 0, 0, 0])
-        offsets.append(contentsOf: [Int32(count), Int32(count), Int32(count)])
+        offsets.append(contentsOf: repeatElement(Int32(count), count: count + 4))
+        offsets.withUnsafeMutableBufferPointer { offsets in
+            for index in 0..<count { offsets[index] = Int32(index) }
+        }
         return (cps, offsets)
     }
 
