@@ -476,9 +476,20 @@ public final class BenchmarkRunner {
     private func measureResidentAfterLoad(_ parts: [BenchList], engine: any BenchEngine) throws -> ResidentAfterLoad? {
         if let measuring = engine as? any ResidentLoadMeasuring { return try measuring.residentAfterLoad(parts) }
         guard let executable = ownProcessCompiler, let engine = engine as? any CompiledListEngine else { return nil }
+        return try withCompiledFiles(
+            parts, of: engine, saying: "\(parts.map(\.name).joined(separator: " + ")): resident memory after loading, in a process of its own"
+        ) { try OwnProcessMemory.residentAfterLoad(executable, files: $0) }
+    }
+
+    /// `body` given the files of `parts` as `engine` compiled them, written to a scratch folder
+    /// that is removed after it (`saying` is said first); nil when the engine has not compiled
+    /// them all.
+    private func withCompiledFiles<Value>(
+        _ parts: [BenchList], of engine: any CompiledListEngine, saying: String, _ body: ([String]) throws -> Value
+    ) throws -> Value? {
         let lists = parts.compactMap { engine.compiledList(named: $0.name) }
         guard lists.count == parts.count else { return nil }
-        progress?("\(parts.map(\.name).joined(separator: " + ")): resident memory after loading, in a process of its own")
+        progress?(saying)
         let folder = try CostCounter.scratchFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var files: [String] = []
@@ -486,7 +497,7 @@ public final class BenchmarkRunner {
             files.append(folder + "/\(part.name).bbc")
             try Data(compiled.serialized()).write(to: URL(fileURLWithPath: files.last!))
         }
-        return try OwnProcessMemory.residentAfterLoad(executable, files: files)
+        return try body(files)
     }
 
     /// BlockBench's instructions per request on the whole set, counted by answering it from the
@@ -494,17 +505,10 @@ public final class BenchmarkRunner {
     /// its answers must be the oracle's.
     private func countMatch(_ parts: [BenchList], requestSet: String, engine: any BenchEngine, oracle: [RequestAnswer]) throws -> MatchCost? {
         guard engine.name == "blockbench", let counter = costCounter, let engine = engine as? any CompiledListEngine else { return nil }
-        let lists = parts.compactMap { engine.compiledList(named: $0.name) }
-        guard lists.count == parts.count else { return nil }
-        progress?("\(parts.map(\.name).joined(separator: " + ")) × \(requestSet): instructions per request, under Valgrind")
-        let folder = try CostCounter.scratchFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        var files: [String] = []
-        for (part, compiled) in zip(parts, lists) {
-            files.append(folder + "/\(part.name).bbc")
-            try Data(compiled.serialized()).write(to: URL(fileURLWithPath: files.last!))
-        }
-        let cost = try counter.match(files: files, corpora: manifest.root, requests: requestSet)
+        guard let cost = try withCompiledFiles(
+            parts, of: engine, saying: "\(parts.map(\.name).joined(separator: " + ")) × \(requestSet): instructions per request, under Valgrind",
+            { try counter.match(files: $0, corpora: manifest.root, requests: requestSet) })
+        else { return nil }
         let expected = RequestAnswer.counts(oracle)
         guard cost.answers == expected else {
             throw BenchmarkRunnerError.counted("its counted answers differ from the oracle's (counted: \(cost.answers.text); oracle: \(expected.text))")

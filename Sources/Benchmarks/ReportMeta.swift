@@ -52,7 +52,7 @@ public struct ReportMeta: Codable, Hashable, Sendable {
             memoryGiB: (Double(ProcessInfo.processInfo.physicalMemory) / 1_073_741_824 * 10).rounded() / 10,
             os: os + (kernel.isEmpty ? "" : ", Linux \(kernel)"), toolchain: toolchain, pcre2: pcre2,
             webkit: webkit.isEmpty ? "not installed" : webkit,
-            adblockRust: AdblockRustEngine.probe(python: "python3", script: "Benchmarks/Peers/AdblockRust/adblock_peer.py").version ?? "not installed",
+            adblockRust: AdblockRustEngine.installedVersion(),
             ublockOrigin: UBlockOriginEngine.installedVersion())
     }
 

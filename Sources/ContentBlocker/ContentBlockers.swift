@@ -14,7 +14,7 @@
 // to one thread's, under ThreadSanitizer in CI.
 
 public import RequestContext
-internal import Search
+public import Search
 
 public final class ContentBlockers {
     /// One evaluator per list, in the order given.
@@ -39,6 +39,13 @@ public final class ContentBlockers {
     /// Whether the lists' whole url programs run in one pass (two lists whose whole programs are
     /// dense tables, four at most).
     public var runsWholeProgramsTogether: Bool { wholeTogether != nil }
+
+    /// What the lists' evaluators hold, by structure (`Evaluator.heldMemory`), added up.
+    public var heldMemory: HeldMemory {
+        var memory = HeldMemory()
+        for evaluator in evaluators { memory.add(evaluator.heldMemory) }
+        return memory
+    }
 
     /// Tells `each` every list's outcome for `request`, in the lists' order.
     public func outcomes(for request: Request, _ each: (_ list: Int, _ outcome: MatchOutcome) -> Void) {

@@ -19,28 +19,20 @@
 // Tested by Tests/EnginesTests/AdblockRustEngineTests.swift.
 
 import RequestContext
-public import ContentRuleList
+internal import ContentRuleList
 internal import Foundation
 
-public final class AdblockRustEngine: BenchEngine, ResidentLoadMeasuring {
+public final class AdblockRustEngine: PeerEngine, ResidentLoadMeasuring {
     public let name = "adblock-rust"
     public let about: String
     public let models: Set<BenchmarkModel> = [.compile, .match]
     public let unavailable: String?
-    public var conformed: Bool { false }
     /// The package's version as the child reports it ("not installed" without it).
     public let version: String
-    /// Requests per `match` line.
-    public var batchSize: Int {
-        get { child.batchSize }
-        set { child.batchSize = newValue }
-    }
     /// The version `.ci/setup` installs.
     public static let pinnedVersion = "0.6.0"
 
-    private let child: PeerChild
-    /// The clock's own share of each request time, as the child measured it (nanoseconds).
-    public var timerNanoseconds: Double? { child.timerNanoseconds }
+    let child: PeerChild
 
     /// `folder` holds adblock_peer.py; `python` is the interpreter that runs it.
     public init(folder: String = "Benchmarks/Peers/AdblockRust", python: String = "python3") {
@@ -53,51 +45,31 @@ public final class AdblockRustEngine: BenchEngine, ResidentLoadMeasuring {
             + "a peer: measured, not conformed"
     }
 
-    /// Runs `script --version`: the package's version, or why the engine cannot run.
+    /// Runs `script --version` (once per process): the package's version, or why the engine cannot run.
     package static func probe(python: String, script: String) -> (version: String?, unavailable: String?) {
-        guard FileManager.default.fileExists(atPath: script) else { return (nil, "not run: \(script) is missing") }
-        let run = PeerChild.probe([python, script, "--version"])
-        switch run.status {
-        case nil: return (nil, "not run: \(python) cannot be started (\(run.output))")
-        case 0: return (run.output, nil)
-        case 3: return (nil, "not run: pip install adblock==\(pinnedVersion) (the adblock package is missing for \(python))")
-        case 127: return (nil, "not run: no \(python) (install Python 3, then pip install adblock==\(pinnedVersion))")
-        case let status?: return (nil, "not run: \(python) \(script) --version exited \(status)")
+        PeerChild.version([python, script], script: script) { status, _ in
+            switch status {
+            case 3: "not run: pip install adblock==\(pinnedVersion) (the adblock package is missing for \(python))"
+            case 127: "not run: no \(python) (install Python 3, then pip install adblock==\(pinnedVersion))"
+            default: nil
+            }
         }
+    }
+
+    /// The package's version for python3, as reports record it ("not installed").
+    package static func installedVersion() -> String {
+        probe(python: "python3", script: "Benchmarks/Peers/AdblockRust/adblock_peer.py").version ?? "not installed"
     }
 
     // MARK: The engine
 
     public func compile(_ list: BenchList) throws -> CompileRun {
-        let answer = try child.build(list)
-        guard let seconds = answer["seconds"] as? Double, let bytes = (answer["bytes"] as? NSNumber)?.intValue else {
-            throw BenchEngineError.externalEngine("adblock_peer.py answered a build without its figures")
-        }
-        var run = CompileRun()
-        run.ownSeconds = seconds
-        run.phases = [Figure("build (in the child)", seconds)]
-        run.bytes = bytes
-        run.sections = [Figure("serialized engine", Double(bytes))]
-        run.counters = [Figure("filter lists", Double(list.abpTexts?.count ?? 0))]
-        run.ownMemoryGrowthBytes = (answer["rssGrowthBytes"] as? NSNumber)?.intValue
-        return run
+        try build(list, serialized: "serialized engine").run
     }
-
-    public func matcher(for list: BenchList) throws -> any BenchMatcher {
-        try jointMatcher(for: [list])!
-    }
-
-    public func jointMatcher(for lists: [BenchList]) throws -> (any BenchMatcher)? {
-        for list in lists where !child.built.contains(list.name) { _ = try compile(list) }
-        return PeerMatcher(child: child, names: lists.map(\.name))
-    }
-
-    /// Sends one command to the child and returns its answer (PeerChild.ask).
-    func ask(_ command: [String: Any]) throws -> [String: Any] { try child.ask(command) }
 
     /// The engines built for `lists`, serialized and loaded in a fresh process: its resident memory.
     public func residentAfterLoad(_ lists: [BenchList]) throws -> ResidentAfterLoad {
-        for list in lists where !child.built.contains(list.name) { _ = try compile(list) }
+        try ensureBuilt(lists)
         let answer = try ask(["op": "resident", "engines": lists.map(\.name)])
         func bytes(_ key: String) throws -> Int {
             guard let value = (answer[key] as? NSNumber)?.intValue else {

@@ -9,12 +9,15 @@
 //   match  a batch of requests (url, page URL, webRequest type) put to one or more engines, each
 //          request timed inside the child, so the pipe and the JSON are not counted.
 // The engines (AdblockRustEngine.swift, UBlockOriginEngine.swift) say how to start their child,
-// how to probe it and what its build answers mean.
+// what its exit statuses mean and what its build answers mean; as `PeerEngine`s they share the
+// rest: their matchers (the child's engines asked together), the child's batch size and clock, and
+// a version read once per process (a report and the engines it runs ask it of the same command).
 // Tested by EnginesTests (AdblockRustEngineTests, UBlockOriginEngineTests).
 
 import RequestContext
-public import ContentRuleList
+internal import ContentRuleList
 internal import Foundation
+internal import Synchronization
 
 final class PeerChild {
     /// How messages name the child (its script's file name).
@@ -106,6 +109,33 @@ final class PeerChild {
         }
     }
 
+    /// Runs `command --version`, once per process for each command (later asks read the first
+    /// answer): the version the child printed when it exits 0, or why it cannot run. `script` is
+    /// the child's file, which must exist; `reason` gives the words for an exit status of the
+    /// engine's own (127: env found no interpreter), nil for the generic ones.
+    static func version(
+        _ command: [String], script: String, reason: (_ status: Int32, _ output: String) -> String?
+    ) -> (version: String?, unavailable: String?) {
+        if let known = versions.withLock({ $0[command] }) { return known }
+        let found: (version: String?, unavailable: String?)
+        if !FileManager.default.fileExists(atPath: script) {
+            found = (nil, "not run: \(script) is missing")
+        } else {
+            let run = probe(command + ["--version"])
+            switch run.status {
+            case nil: found = (nil, "not run: \(command[0]) cannot be started (\(run.output))")
+            case 0: found = (run.output, nil)
+            case let status?:
+                found = (nil, reason(status, run.output) ?? "not run: \(command.joined(separator: " ")) --version exited \(status)")
+            }
+        }
+        versions.withLock { $0[command] = found }
+        return found
+    }
+
+    /// The versions read, by command.
+    private static let versions = Mutex<[[String]: (version: String?, unavailable: String?)]>([:])
+
     /// Runs `command` through /usr/bin/env (a child's `--version`): its exit status and its
     /// output, or nil and why it could not be started (env exits 127 when the program is missing).
     static func probe(_ command: [String]) -> (status: Int32?, output: String) {
@@ -121,6 +151,59 @@ final class PeerChild {
         process.waitUntilExit()
         return (process.terminationStatus, text)
     }
+}
+
+/// A peer engine whose engines live in a `PeerChild`: what it shares with the other peers.
+protocol PeerEngine: BenchEngine {
+    var child: PeerChild { get }
+}
+
+extension PeerEngine {
+    /// A peer is measured, never conformed.
+    public var conformed: Bool { false }
+
+    /// Requests per `match` line.
+    public var batchSize: Int {
+        get { child.batchSize }
+        set { child.batchSize = newValue }
+    }
+
+    /// The clock's own share of each request time, as the child measured it (nanoseconds).
+    public var timerNanoseconds: Double? { child.timerNanoseconds }
+
+    public func matcher(for list: BenchList) throws -> any BenchMatcher {
+        try jointMatcher(for: [list])!
+    }
+
+    public func jointMatcher(for lists: [BenchList]) throws -> (any BenchMatcher)? {
+        try ensureBuilt(lists)
+        return PeerMatcher(child: child, names: lists.map(\.name))
+    }
+
+    /// Builds `list` in the child: the compile as the child timed and measured it, the engine's
+    /// serialized form named `serialized` among its sections, and the child's whole answer.
+    func build(_ list: BenchList, serialized: String) throws -> (run: CompileRun, answer: [String: Any]) {
+        let answer = try child.build(list)
+        guard let seconds = answer["seconds"] as? Double, let bytes = (answer["bytes"] as? NSNumber)?.intValue else {
+            throw BenchEngineError.externalEngine("\(child.name) answered a build without its figures")
+        }
+        var run = CompileRun()
+        run.ownSeconds = seconds
+        run.phases = [Figure("build (in the child)", seconds)]
+        run.bytes = bytes
+        run.sections = [Figure(serialized, Double(bytes))]
+        run.counters = [Figure("filter lists", Double(list.abpTexts?.count ?? 0))]
+        run.ownMemoryGrowthBytes = (answer["rssGrowthBytes"] as? NSNumber)?.intValue
+        return (run, answer)
+    }
+
+    /// Compiles those of `lists` that the child has not built.
+    func ensureBuilt(_ lists: [BenchList]) throws {
+        for list in lists where !child.built.contains(list.name) { _ = try compile(list) }
+    }
+
+    /// Sends one command to the child and returns its answer (PeerChild.ask).
+    func ask(_ command: [String: Any]) throws -> [String: Any] { try child.ask(command) }
 }
 
 /// A peer's answerer: the engines built as `names` in its child, asked together about each request.

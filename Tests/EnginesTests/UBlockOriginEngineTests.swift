@@ -2,39 +2,29 @@
 // its figures, load, match in batches with per-request times, several engines asked together,
 // errors), and the missing-package path (reported as not run, never a failure).
 //
-// The protocol tests need Node.js and Debian's package webext-ublock-origin-firefox (`.ci/setup`
-// installs it); where either is absent they are skipped, and the skip says so. The others run
-// everywhere.
+// The protocol tests need a Node.js 20.19 or later (the one NodeLookup finds) and Debian's package
+// webext-ublock-origin-firefox (`.ci/setup` installs both when missing); where either is absent
+// they are skipped, and the skip says so. The others run everywhere.
 
 import Testing
 import Foundation
-import ContentRuleList
 @testable import Benchmarks
-@testable import Corpus
 @testable import Engines
-@testable import Reports
 import RequestContext
 import TestSupport
 
 private let folder = repositoryRoot + "/Benchmarks/Peers/UBlockOrigin"
 
-/// Whether Node and uBO's files are here; the protocol tests are skipped without them.
-private let uboInstalled = UBlockOriginEngine(folder: folder).unavailable == nil
-
-private func request(_ url: String, page: String = "https://news.example/", type: ResourceTypes = .script) -> Request {
-    Request(url: CanonicalURL(url), mainDocumentURL: CanonicalURL(page), frameURL: CanonicalURL(page), resourceType: type, isMainFrameContext: true)
-}
-
-private func list(_ name: String, _ texts: [String]) -> BenchList {
-    BenchList(name: name, json: Array("[]".utf8), abpTexts: texts.map { Array($0.utf8) })
-}
+/// Where Node and uBO's files are; the protocol tests are skipped elsewhere.
+private let whenInstalled = whenRunnable(
+    UBlockOriginEngine(folder: folder), install: "Node.js 20.19 or later, and apt-get install \(UBlockOriginEngine.package)")
 
 @Suite struct UBlockOriginEngineTests {
-    @Test(.enabled(if: uboInstalled, "skipped: Node.js or uBlock Origin is missing here (apt-get install webext-ublock-origin-firefox)"))
+    @Test(whenInstalled)
     func buildsFromFilterTextAndAnswersBatchesWithTheirOwnTimes() throws {
         let engine = UBlockOriginEngine(folder: folder)
         engine.batchSize = 2
-        let ads = list("ads", ["||ads.example^\n@@||ads.example/allowed/*\n##.banner\n", "/tracker.js$script\n||strict.example^$important\n@@||strict.example^\n"])
+        let ads = filterList("ads", ["||ads.example^\n@@||ads.example/allowed/*\n##.banner\n", "/tracker.js$script\n||strict.example^$important\n@@||strict.example^\n"])
         let run = try engine.compile(ads)
         #expect(run.ownSeconds != nil && run.ownSeconds! > 0)
         #expect(run.bytes > 0)
@@ -43,40 +33,27 @@ private func list(_ name: String, _ texts: [String]) -> BenchList {
         // The cosmetic filter is not a network filter.
         #expect(run.counters.first { $0.name == "network filters" }?.value == 5)
         #expect(try engine.loadSeconds(ads) ?? 0 > 0)
-        let matcher = try #require(try engine.matcher(for: ads) as? any SelfTimedMatcher)
-        let requests = [
-            request("https://ads.example/banner.js"),
-            request("https://ads.example/allowed/banner.js"),
-            request("https://cdn.example/tracker.js"),
-            request("https://cdn.example/tracker.js", type: .image),
-            request("https://cdn.example/app.js"),
-            request("https://strict.example/x.js"),
-        ]
         // Six requests in batches of two: three lines, answers in order, after the selfie's load too.
-        let verdicts = try matcher.verdicts(requests)
-        #expect(verdicts.map(\.blocked) == [true, false, true, false, false, true])
-        #expect(verdicts.allSatisfy { $0.nanoseconds > 0 })
-        #expect(try matcher.outcome(for: requests[0]).actions == [.block])
-        #expect(try matcher.outcome(for: requests[1]).actions.isEmpty)
-        #expect(engine.timerNanoseconds != nil)
+        let requests = adsRequests + [peerRequest("https://strict.example/x.js")]
+        try expectTimedVerdicts(engine, try engine.matcher(for: ads), requests, blocked: [true, false, true, false, false, true])
     }
 
-    @Test(.enabled(if: uboInstalled, "skipped: Node.js or uBlock Origin is missing here (apt-get install webext-ublock-origin-firefox)"))
+    @Test(whenInstalled)
     func aJointMatcherAsksEveryListAndBlocksWhenOneDoes() throws {
         let engine = UBlockOriginEngine(folder: folder)
-        let first = list("first", ["||ads.example^\n"])
-        let second = list("second", ["||track.example^\n@@||ads.example^\n"])
+        let first = filterList("first", ["||ads.example^\n"])
+        let second = filterList("second", ["||track.example^\n@@||ads.example^\n"])
         let joint = try #require(try engine.jointMatcher(for: [first, second]) as? any SelfTimedMatcher)
         // Each list is an engine of its own: the second's exception does not undo the first's block.
         let verdicts = try joint.verdicts([
-            request("https://ads.example/a.js"), request("https://track.example/p.gif", type: .image), request("https://ok.example/"),
+            peerRequest("https://ads.example/a.js"), peerRequest("https://track.example/p.gif", type: .image), peerRequest("https://ok.example/"),
         ])
         #expect(verdicts.map(\.blocked) == [true, true, false])
         let alone = try #require(try engine.matcher(for: second) as? any SelfTimedMatcher)
-        #expect(try alone.verdicts([request("https://ads.example/a.js")]).map(\.blocked) == [false])
+        #expect(try alone.verdicts([peerRequest("https://ads.example/a.js")]).map(\.blocked) == [false])
     }
 
-    @Test(.enabled(if: uboInstalled, "skipped: Node.js or uBlock Origin is missing here (apt-get install webext-ublock-origin-firefox)"))
+    @Test(whenInstalled)
     func theChildReportsBadCommandsAndStaysUp() throws {
         let engine = UBlockOriginEngine(folder: folder)
         #expect(throws: BenchEngineError.self) { try engine.ask(["op": "sprint"]) }
@@ -95,20 +72,13 @@ private func list(_ name: String, _ texts: [String]) -> BenchList {
         } else {
             #expect(reason.hasPrefix("not run:"))
         }
-        let manifest = try CorpusManifest.load(root: repositoryRoot + "/Corpora")
-        let definition = BenchmarkDefinition(
-            name: "peer-missing", rules: "kablock", requests: "adblock-rust-regressions", model: .match, engines: ["blockbench", "ublock-origin"],
-            runs: 1, warmupRuns: 0)
-        let result = try BenchmarkRunner(manifest: manifest, engines: [BlockBenchEngine(), engine]).run(definition)
-        #expect(result.engines.map(\.status) == [.ok, .unavailable])
-        #expect(result.passed)
-        #expect(ResultTable(result).text.contains("ublock-origin: not run:"))
+        try expectNotRunBesideBlockBench(engine, tableSays: "ublock-origin: not run:")
     }
 
     @Test func withoutNodeTheEngineIsNotRunEither() {
         let engine = UBlockOriginEngine(folder: folder, node: "no-such-node-for-blockbench")
         #expect(engine.unavailable?.hasPrefix("not run: no no-such-node-for-blockbench") == true)
-        #expect(throws: BenchEngineError.self) { try engine.compile(list("x", ["||a.example^"])) }
+        #expect(throws: BenchEngineError.self) { try engine.compile(filterList("x", ["||a.example^"])) }
     }
 
     @Test func aDialectIsRefusedForEveryEngineThatReadsFilterText() {
