@@ -75,6 +75,10 @@ struct CostCompile: ParsableCommand {
         print("\(rules): \(HumanReadable.count(cost.bytes)) bytes compiled")
         for part in cost.instructions { print("  \(part.name.padding(toLength: 9, withPad: " ", startingAt: 0)) \(HumanReadable.count(Int(part.value)).leftPadded(16)) instructions") }
         print("  total     \(HumanReadable.count(Int(cost.totalInstructions)).leftPadded(16)) instructions")
+        if let perByte = cost.jsonInstructionsPerByte, let jsonBytes = cost.jsonBytes {
+            print(String(format: "  json      %16.2f instructions a byte of JSON (%@ bytes; `parse` without it: reading the rules and their patterns)",
+                perByte, HumanReadable.count(jsonBytes)))
+        }
         if let heap = cost.heapPeakBytes { print("  heap peak \(HumanReadable.count(heap).leftPadded(16)) bytes live") }
         if let fingerprint = counter.fingerprint { print("counted on: \(fingerprint.text)") }
     }

@@ -77,6 +77,13 @@ struct CSSTokenizer {
     private var values: [UInt32] = []
 
     init(_ source: String) {
+        // Most selectors are ASCII without CR, FF or NUL: each byte is its code point at its
+        // own offset, written in place (an append per code point is most of the work otherwise).
+        if let plain = source.utf8.withContiguousStorageIfAvailable(Self.plainASCII), let (cps, offsets) = plain {
+            self.cps = cps
+            self.offsets = offsets
+            return
+        }
         var cps: [UInt32] = []
         var offsets: [Int32] = []
         cps.reserveCapacity(source.utf8.count + 3)
@@ -102,6 +109,27 @@ struct CSSTokenizer {
         offsets.append(contentsOf: [offset, offset, offset])
         self.cps = cps
         self.offsets = offsets
+    }
+
+    /// The code points and offsets of `bytes` as `init` makes them, when every byte is ASCII and
+    /// none is one the preprocessing changes (CR, FF, NUL); nil otherwise.
+    private static func plainASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> (cps: [UInt32], offsets: [Int32])? {
+        for byte in bytes where byte >= 0x80 || byte == 0x0D || byte == 0x0C || byte == 0 { return nil }
+        // Filled with the sentinels' values, then written in place.
+        let count = bytes.count
+        var cps: [UInt32] = []
+        cps.reserveCapacity(count + 4)
+        cps.append(contentsOf: repeatElement(0, count: count + 4))
+        cps.withUnsafeMutableBufferPointer { cps in
+            for index in 0..<count { cps[index] = UInt32(bytes[index]) }
+        }
+        var offsets: [Int32] = []
+        offsets.reserveCapacity(count + 4)
+        offsets.append(contentsOf: repeatElement(Int32(count), count: count + 4))
+        offsets.withUnsafeMutableBufferPointer { offsets in
+            for index in 0..<count { offsets[index] = Int32(index) }
+        }
+        return (cps, offsets)
     }
 
     static func tokenize(_ source: String) -> Output {

@@ -23,9 +23,31 @@ internal import Glibc
 internal import Darwin
 #endif
 
+/// Told where a rule list's JSON text is read (the JSON reader's share of parsing), on the thread
+/// that reads it: an instruction counter's region markers (Benchmarks/Cost/CostRegion.swift) count
+/// the reader apart from the rest of parsing. A list is read in stretches (the scan for its
+/// elements, then each batch of elements onto a tape before the batch's rules are read from it),
+/// each told.
+public protocol JSONReadingMarker: AnyObject, Sendable {
+    func beganReadingJSON()
+    func endedReadingJSON()
+}
+
 public enum RuleListParser {
     /// WebKit rejects lists with more rules than this (the newest Safari's limit; a profile has its own).
     public static let maximumRuleCount = SafariProfile.newest.maximumRuleCount
+
+    /// The marker of this process: installed once, before anything is read (nil: none).
+    nonisolated(unsafe) public static var jsonMarker: (any JSONReadingMarker)?
+
+    /// `read`, told to `jsonMarker` as a stretch of JSON reading.
+    @inline(__always)
+    static func readingJSON<T, E: Error>(_ read: () throws(E) -> T) throws(E) -> T {
+        guard let marker = jsonMarker else { return try read() }
+        marker.beganReadingJSON()
+        defer { marker.endedReadingJSON() }
+        return try read()
+    }
 
     /// WebKit's verdict: the rule list, or the error WebKit reports.
     public static func parse(_ bytes: [UInt8]) -> Result<RuleList, ContentRuleListError> {
@@ -109,7 +131,7 @@ extension RuleListParser {
         return bytes.withUnsafeBufferPointer { text in
             let tape = JSONTape()
             do throws(JSONSyntaxError) {
-                try JSONReader.read(text, depth: 0, into: tape)
+                try readingJSON { () throws(JSONSyntaxError) in try JSONReader.read(text, depth: 0, into: tape) }
             } catch {
                 return .failure(ContentRuleListError(.jsonInvalid, detail: error.description))
             }
@@ -173,8 +195,13 @@ extension RuleListParser {
             var isJSON = true
         }
         return bytes.withUnsafeBufferPointer { buffer -> (rules: [Rule], dropped: [DroppedRule], errors: [ContentRuleListError])? in
-            guard let elements = JSONReader.topLevelElements(buffer), elements.count <= profile.maximumRuleCount else { return nil }
+            guard let elements = readingJSON({ JSONReader.topLevelElements(buffer) }), elements.count <= profile.maximumRuleCount else {
+                return nil
+            }
             let size = 1_024
+            // Elements read onto a tape at once: a batch's tape and text stay in the level-1 cache
+            // while its rules are read.
+            let batchSize = 64
             let chunkCount = (elements.count + size - 1) / size
             let chunks = UnsafeMutableBufferPointer<Chunk>.allocate(capacity: chunkCount)
             chunks.initialize(repeating: Chunk(read: ReadRules(profile: profile)))
@@ -187,19 +214,24 @@ extension RuleListParser {
             Parallel.forEach(iterations: chunkCount) { chunkIndex in
                 var chunk = Chunk(read: ReadRules(profile: profile))
                 let tape = JSONTape()
-                // After a first error when not collecting every error, the elements are still
-                // read: a syntax error anywhere decides the verdict before any rule does.
+                var roots: [Int] = []
+                // A batch of elements onto the tape, then their rules from there. After a first
+                // error when not collecting every error, the elements are still read: a syntax
+                // error anywhere decides the verdict before any rule does.
                 var stopped = false
-                for position in chunkIndex * size..<min(chunkIndex * size + size, elements.count) {
-                    let elementText = UnsafeBufferPointer(rebasing: text[elements[position]])
+                let positions = chunkIndex * size..<min(chunkIndex * size + size, elements.count)
+                for batchStart in stride(from: positions.lowerBound, to: positions.upperBound, by: batchSize) {
+                    let batch = batchStart..<min(batchStart + batchSize, positions.upperBound)
                     do throws(JSONSyntaxError) {
-                        try JSONReader.readElement(elementText, into: tape)
+                        try readingJSON { () throws(JSONSyntaxError) in try JSONReader.readElements(text, elements[batch], into: tape, roots: &roots) }
                     } catch {
                         chunk.isJSON = false
                         break
                     }
-                    if !stopped && !tape.withRoot(in: elementText, { chunk.read.read($0, at: position) }) {
+                    if stopped { continue }
+                    for (position, root) in zip(batch, roots) where !tape.withValue(at: root, in: text, { chunk.read.read($0, at: position) }) {
                         stopped = !collectingEveryError
+                        if stopped { break }
                     }
                 }
                 results[chunkIndex] = chunk
@@ -336,6 +368,12 @@ private struct TriggerKeys {
     /// The key's value, whatever the release.
     func value(_ key: TriggerKey) -> JSONTape.Value? { found[key.rawValue] }
 
+    /// Whether the trigger has a member named as a condition key, whatever the release (most
+    /// triggers have none).
+    var hasConditionKey: Bool {
+        (TriggerKey.ifDomain.rawValue...TriggerKey.unlessFrameURL.rawValue).contains { found[$0] != nil }
+    }
+
     subscript(key: TriggerKey) -> JSONTape.Value? {
         guard let value = found[key.rawValue] else { return nil }
         if let profile = restrictingProfile, !profile.reads("\(key.name)") { return nil }
@@ -420,6 +458,7 @@ private enum RuleReader {
             trigger.requestMethod = method
         }
 
+        guard keys.hasConditionKey else { return trigger }
         for (key, make) in conditionKeys {
             guard let value = keys[key] else { continue }
             if let existing = trigger.condition {

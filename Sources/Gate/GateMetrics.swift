@@ -13,7 +13,8 @@
 //                    lists hold: Search/HeldMemory.swift): lower is better, growth beyond the
 //                    tolerance (0% by default) is a regression
 //   instructions     the exact CPU cost (Benchmarks/Cost): instructions executed per compile phase
-//                    and in all, and per request, counted under Valgrind in a serial run; the
+//                    and in all (and the JSON reader's per byte of the text), and per request,
+//                    counted under Valgrind in a serial run; the
 //                    same tree gives the same counts, so a tight tolerance holds CPU time (a
 //                    phase of a few hundred thousand instructions moved by ~1.5% between clean
 //                    clones: such a metric carries its own absolute slack in the baseline)

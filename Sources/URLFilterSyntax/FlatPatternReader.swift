@@ -10,6 +10,12 @@
 // pattern, spans included: URLFilterSyntaxTests hold the two to each other on every shipped
 // pattern and on generated ones.
 
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
 enum FlatPatternReader {
     /// The `||` prefix as converters write it (the slashes escaped or not), with its terms as the
     /// general reader reads them. It has no letter, so its terms are the same whatever the case
@@ -28,7 +34,20 @@ enum FlatPatternReader {
 
     /// The length of the `||` prefix `bytes` starts with (either spelling), nil when none.
     static func hostPrefixLength(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        hostPrefixes.first(where: { bytes.starts(with: $0.bytes) })?.bytes.count
+        hostPrefixNumber(bytes).map { hostPrefixes[$0].bytes.count }
+    }
+
+    /// Which of `hostPrefixes` `bytes` starts with, nil when none (compared as raw bytes: a
+    /// generic `starts(with:)` is most of the cost of reading a short host pattern).
+    private static func hostPrefixNumber(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard let base = bytes.baseAddress else { return nil }
+        for number in hostPrefixes.indices {
+            let matches = hostPrefixes[number].bytes.withUnsafeBufferPointer { prefix in
+                bytes.count >= prefix.count && base.pointee == prefix[0] && memcmp(base, prefix.baseAddress!, prefix.count) == 0
+            }
+            if matches { return number }
+        }
+        return nil
     }
 
     /// Gives `sink` the terms of `bytes` from `index` (where a term starts) on, while it takes
@@ -44,7 +63,7 @@ enum FlatPatternReader {
     }
 
     private static func read(_ bytes: UnsafeBufferPointer<UInt8>, isCaseSensitive: Bool) -> TermBuilder.Parts? {
-        let prefix = hostPrefixes.first { bytes.starts(with: $0.bytes) }
+        let prefix = hostPrefixNumber(bytes).map { hostPrefixes[$0] }
         let hasStartAnchor = prefix != nil || bytes[0] == UInt8(ascii: "^")
         let start = prefix?.bytes.count ?? (hasStartAnchor ? 1 : 0)
         // Two walks, the first to count: the terms are then made in one allocation of their exact

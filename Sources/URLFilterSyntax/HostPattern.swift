@@ -66,6 +66,13 @@ public struct HostPattern: Hashable, Sendable {
                 parts.domain.append(isLetter ? lower : byte)
                 index += 1
             }
+            // T is most often `[/:]` alone (a converted `||domain^`): its term is the terminator,
+            // which the end of a host already satisfies, as `finish` says.
+            if bytes.count - index == 4, bytes[index] == UInt8(ascii: "["), bytes[index + 1] == UInt8(ascii: "/"),
+                bytes[index + 2] == UInt8(ascii: ":"), bytes[index + 3] == UInt8(ascii: "]")
+            {
+                return parts.domain.isEmpty ? nil : (parts.domain, [])
+            }
             guard let hasEndAnchor = FlatPatternReader.read(bytes, from: index, isCaseSensitive: isCaseSensitive, into: &parts) else {
                 return nil
             }

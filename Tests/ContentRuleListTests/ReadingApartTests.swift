@@ -1,7 +1,7 @@
 // Reading a list's elements apart, on every core, gives what reading the whole text's tree gives:
 // the same rules, the same errors in the same order, the same verdict, with every error or only
 // the first; and the scan that finds the elements finds them exactly.
-// Covers JSONReader.topLevelElements/readElement and RuleListParser's reading apart.
+// Covers JSONReader.topLevelElements/readElement/readElements and RuleListParser's reading apart.
 
 import Foundation
 import Testing
@@ -54,6 +54,26 @@ private func expectSameCheck(_ text: [UInt8], _ comment: String) {
             let inArray = Result { () throws(JSONSyntaxError) in try JSONReader.parse(Array(("[" + text + "]").utf8)) }
             #expect(((try? element.get()) != nil) == parses)
             #expect(((try? inArray.get()) != nil) == parses)
+        }
+    }
+
+    @Test func readsElementsOneAfterAnotherOntoOneTape() throws {
+        let text = Array(#" [ {"a":"x\ny"} , [1,"\u00e9"] ,"z", 2 ] "#.utf8)
+        try text.withUnsafeBufferPointer { buffer in
+            let elements = try #require(JSONReader.topLevelElements(buffer))
+            let tape = JSONTape()
+            var roots: [Int] = []
+            try JSONReader.readElements(buffer, elements[...], into: tape, roots: &roots)
+            let read = roots.map { root in tape.withValue(at: root, in: buffer) { JSONValue($0) } }
+            #expect(read == (try JSONReader.parse(Array(buffer)).arrayValue))
+            // A fault in a later element is reported at its offset in the whole text.
+            let faulty = Array(#"[1, {"a":tru}]"#.utf8)
+            try faulty.withUnsafeBufferPointer { faultyBuffer in
+                let faultyElements = try #require(JSONReader.topLevelElements(faultyBuffer))
+                let offset = Result { () throws(JSONSyntaxError) in try JSONReader.readElements(faultyBuffer, faultyElements[...], into: tape, roots: &roots) }
+                #expect((try? offset.get()) == nil)
+                if case .failure(let error) = offset { #expect(error.offset == 9) }
+            }
         }
     }
 

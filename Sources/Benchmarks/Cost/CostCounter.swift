@@ -65,12 +65,26 @@ public struct CompileCost: Codable, Hashable, Sendable {
     /// Instructions per part (CostRegion.compileLabels), in that order.
     public var instructions: [Figure]
     public var totalInstructions: Double { instructions.reduce(0) { $0 + $1.value } }
-    /// The parts and their `total`, as a result records them (EngineResult.instructions).
-    public var recorded: [Figure] { instructions + [Figure("total", totalInstructions)] }
+    /// The parts and their `total`, then the JSON reader's instructions per byte of the text, as
+    /// a result records them (EngineResult.instructions).
+    public var recorded: [Figure] {
+        instructions + [Figure("total", totalInstructions)]
+            + (jsonInstructionsPerByte.map { [Figure(Self.jsonPerByteName, $0)] } ?? [])
+    }
     /// Peak of live heap bytes of the whole compile process (nil: not measured).
     public var heapPeakBytes: Int?
     /// The compiled file's size, as the measured process made it.
     public var bytes: Int
+    /// The size of the JSON text compiled (nil: not reported).
+    public var jsonBytes: Int?
+
+    /// The JSON reader's instructions (the `json` part) per byte of the text.
+    public var jsonInstructionsPerByte: Double? {
+        guard let jsonBytes, jsonBytes > 0, let json = instructions.first(where: { $0.name == CostRegion.jsonLabel }) else { return nil }
+        return json.value / Double(jsonBytes)
+    }
+    /// `jsonInstructionsPerByte`'s name among the recorded figures.
+    public static let jsonPerByteName = "json per byte"
 }
 
 /// A request set's exact cost.
@@ -151,7 +165,7 @@ public final class CostCounter: @unchecked Sendable {
         if !unknown.isEmpty {
             throw CostCounterError.failed(command: command(arguments), reason: "unknown parts \(unknown.sorted())")
         }
-        var cost = CompileCost(instructions: instructions, bytes: bytes)
+        var cost = CompileCost(instructions: instructions, bytes: bytes, jsonBytes: figures.jsonBytes)
         if measuresHeap { cost.heapPeakBytes = try heapPeak(arguments) }
         return cost
     }

@@ -6,7 +6,9 @@
 // labelled with what ran:
 //
 //   compile  the JSON text to the compiled file's bytes, as `blockbench compile` does: a part per
-//            phase stretch (PhaseTimer.Phase's names) and `other` for the work between phases
+//            phase stretch (PhaseTimer.Phase's names), `json` for the JSON reader's stretches
+//            inside `parse` (RuleListParser.jsonMarker: the text onto tapes, apart from reading
+//            the rules and their patterns), and `other` for the work between phases
 //   match    the compiled file validated and an evaluator made of it (`load`; several lists asked
 //            apart: each), every request answered (`first pass`: empty caches), then every
 //            request again (`requests`)
@@ -16,6 +18,7 @@
 // Tested by GateTests (CostGateTests).
 
 public import ContentBlocker
+internal import ContentRuleList
 public import RequestContext
 public import Automata
 internal import CValgrind
@@ -33,22 +36,32 @@ public struct CostRegionFigures: Codable, Hashable, Sendable {
     public var cpuFeatures: String
     /// compile: the compiled file's size.
     public var bytes: Int?
+    /// compile: the size of the JSON text compiled.
+    public var jsonBytes: Int?
     /// match: the answers of the first pass, to be checked against the oracle's.
     public var answers: AnswerCounts?
 
-    public init(bytes: Int? = nil, answers: AnswerCounts? = nil) {
+    public init(bytes: Int? = nil, jsonBytes: Int? = nil, answers: AnswerCounts? = nil) {
         markersBuilt = bb_markers_built() != 0
         underValgrind = bb_running_on_valgrind() != 0
         cpuFeatures = CostRegion.cpuFeatures
         self.bytes = bytes
+        self.jsonBytes = jsonBytes
         self.answers = answers
     }
 }
 
 public enum CostRegion {
-    /// The labels a compile region's parts carry: the phases, then the work between them.
-    public static let compileLabels = PhaseTimer.Phase.allCases.map(\.rawValue) + [otherLabel]
+    /// The labels a compile region's parts carry: the phases, the JSON reader's share of `parse`
+    /// after it, then the work between phases.
+    public static let compileLabels: [String] = {
+        var labels = PhaseTimer.Phase.allCases.map(\.rawValue) + [otherLabel]
+        labels.insert(jsonLabel, at: labels.firstIndex(of: PhaseTimer.Phase.parse.rawValue)! + 1)
+        return labels
+    }()
     public static let otherLabel = "other"
+    /// The JSON reader's stretches of the `parse` phase (RuleListParser.jsonMarker).
+    public static let jsonLabel = "json"
     /// The (empty) part that closes every region: several regions of one process are told apart.
     public static let endLabel = "end of region"
     public static let loadLabel = "load"
@@ -66,7 +79,10 @@ public enum CostRegion {
     /// with a part per phase stretch. Throws what the compiler throws.
     public static func compile(json: consuming [UInt8], limits: AutomataLimits = .default) throws -> CostRegionFigures {
         let json = consume json
-        return try compileRegion { try compiledSize(json: json, limits: limits) }
+        let jsonBytes = json.count
+        var figures = try compileRegion { try compiledSize(json: json, limits: limits) }
+        figures.jsonBytes = jsonBytes
+        return figures
     }
 
     /// Runs `work`, which compiles and returns the compiled file's size, as a counted region with a
@@ -75,7 +91,11 @@ public enum CostRegion {
         Parallel.isSerial = true
         let markers = Markers()
         PhaseTimer.marker = markers
-        defer { PhaseTimer.marker = nil }
+        RuleListParser.jsonMarker = markers
+        defer {
+            PhaseTimer.marker = nil
+            RuleListParser.jsonMarker = nil
+        }
         bb_callgrind_begin()
         let bytes: Int
         do { bytes = try work() } catch {
@@ -183,22 +203,30 @@ public enum CostRegion {
 
     /// Marks each phase stretch of a serial compile: the instructions since the last mark go to
     /// the phase that was running (or `other` between phases). Phases may nest; the inner one's
-    /// stretch is its own.
-    final class Markers: PhaseTimer.Marker, @unchecked Sendable {
+    /// stretch is its own. The JSON reader's stretches are a phase of their own here (`json`).
+    final class Markers: PhaseTimer.Marker, JSONReadingMarker, @unchecked Sendable {
         // One thread (Parallel.isSerial) calls these.
-        private var running: [PhaseTimer.Phase] = []
+        private var running: [String] = []
 
-        func began(_ phase: PhaseTimer.Phase) {
-            mark(running.last?.rawValue ?? CostRegion.otherLabel)
-            running.append(phase)
+        func began(_ phase: PhaseTimer.Phase) { began(phase.rawValue) }
+
+        func ended(_ phase: PhaseTimer.Phase) { ended(phase.rawValue) }
+
+        func beganReadingJSON() { began(CostRegion.jsonLabel) }
+
+        func endedReadingJSON() { ended(CostRegion.jsonLabel) }
+
+        private func began(_ label: String) {
+            mark(running.last ?? CostRegion.otherLabel)
+            running.append(label)
         }
 
-        func ended(_ phase: PhaseTimer.Phase) {
-            mark(phase.rawValue)
-            if let last = running.lastIndex(of: phase) { running.remove(at: last) }
+        private func ended(_ label: String) {
+            mark(label)
+            if let last = running.lastIndex(of: label) { running.remove(at: last) }
         }
 
-        func finish() { mark(running.last?.rawValue ?? CostRegion.otherLabel) }
+        func finish() { mark(running.last ?? CostRegion.otherLabel) }
 
         private func mark(_ label: String) { label.withCString { bb_callgrind_mark($0) } }
     }

@@ -140,6 +140,29 @@ public struct JSONReader {
         try read(buffer, depth: 1, into: tape)
     }
 
+    /// Reads the elements of `text`'s top-level array at `ranges` (ranges `topLevelElements`
+    /// found), each alone and nested one level deep, onto `tape` (emptied first), one after
+    /// another; the tape's positions and an error's offset are `text`'s. `roots` (emptied first)
+    /// gets where each element's entry is (`JSONTape.withValue(at:in:_:)`).
+    static func readElements(
+        _ text: UnsafeBufferPointer<UInt8>, _ ranges: ArraySlice<Range<Int>>, into tape: JSONTape, roots: inout [Int]
+    ) throws(JSONSyntaxError) {
+        tape.removeAll()
+        roots.removeAll(keepingCapacity: true)
+        guard let base = text.baseAddress else { return }
+        var reader = JSONReader(base, count: text.count, tape: tape)
+        defer { reader.store(into: tape) }
+        for range in ranges {
+            reader.at = base + range.lowerBound
+            reader.end = base + range.upperBound
+            roots.append(reader.entryCount)
+            reader.skipWhitespace()
+            try reader.readValue(depth: 1)
+            reader.skipWhitespace()
+            guard reader.at == reader.end else { throw reader.error("unexpected text after the JSON value") }
+        }
+    }
+
     // MARK: Bytes a word at a time
 
     private static let ones: UInt64 = 0x0101_0101_0101_0101
@@ -194,7 +217,8 @@ public struct JSONReader {
     // MARK: The reader
 
     private let base: UnsafePointer<UInt8>
-    private let end: UnsafePointer<UInt8>
+    /// The end of the value being read (of the text, or of one element of its array).
+    private var end: UnsafePointer<UInt8>
     /// The next byte to read.
     private var at: UnsafePointer<UInt8>
     // The tape's buffers, held here while reading (`store` gives them back).

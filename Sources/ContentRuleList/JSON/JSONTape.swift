@@ -83,7 +83,13 @@ final class JSONTape {
 
     /// `body` given the tape's value, read in `text`, the text the tape was read from.
     func withRoot<Result>(in text: UnsafeBufferPointer<UInt8>, _ body: (Value) -> Result) -> Result {
-        body(Value(text: text, entries: entries, arena: arena, position: 0))
+        withValue(at: 0, in: text, body)
+    }
+
+    /// `body` given the value whose entry is at `position` (a tape of several values one after
+    /// another: `JSONReader.readElements`), read in `text`.
+    func withValue<Result>(at position: Int, in text: UnsafeBufferPointer<UInt8>, _ body: (Value) -> Result) -> Result {
+        body(Value(text: text, entries: entries, arena: arena, position: position))
     }
 
     /// A value of a tape: valid while the tape and its text are (inside `withRoot`).
