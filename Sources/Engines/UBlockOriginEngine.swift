@@ -72,6 +72,15 @@ public final class UBlockOriginEngine: PeerEngine, ResidentLoadMeasuring {
         probe([NodeLookup.chosen, "--expose-gc", "Benchmarks/Peers/UBlockOrigin/ubo_peer.mjs"]).version ?? "not installed"
     }
 
+    /// The Node that runs the engine by default, as reports record it: its version and the program
+    /// (`v20.20.2 (/usr/bin/node)`), or "not installed".
+    package static func nodeVersion() -> String {
+        let node = NodeLookup.chosen
+        guard let version = Shell.output(node, ["--version"]), !version.isEmpty else { return "not installed" }
+        let program = node.contains("/") ? node : Shell.output("which", [node]) ?? node
+        return "\(version) (\(program.isEmpty ? node : program))"
+    }
+
     // MARK: The engine
 
     public func compile(_ list: BenchList) throws -> CompileRun {
