@@ -18,7 +18,8 @@
 // its engine's selfie read back, Benchmarks/Peers/UBlockOrigin/ubo_peer.mjs). Either
 // process's figures are its own: the measuring process's memory, whatever it did before, is not
 // in them.
-// Tested by BenchmarksTests (ManyBlockersTests).
+// Tested by BenchmarksTests (ManyBlockersTests), and the peers' by EnginesTests (AdblockRustEngineTests,
+// UBlockOriginEngineTests).
 
 internal import ContentBlocker
 internal import Foundation
