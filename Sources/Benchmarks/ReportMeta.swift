@@ -25,6 +25,9 @@ public struct ReportMeta: Codable, Hashable, Sendable {
     /// The uBlock Origin (Debian webext-ublock-origin-firefox) the ublock-origin peer ran with (nil:
     /// not recorded).
     public var ublockOrigin: String?
+    /// The Node.js that runs the ublock-origin peer (its `--version` and the program run; nil: not
+    /// recorded): uBO's times depend on its JavaScript engine.
+    public var ublockOriginNode: String?
 
     /// The machine, versions and revision now, and the command line of this run.
     public static func ofThisRun() -> ReportMeta {
@@ -53,7 +56,7 @@ public struct ReportMeta: Codable, Hashable, Sendable {
             os: os + (kernel.isEmpty ? "" : ", Linux \(kernel)"), toolchain: toolchain, pcre2: pcre2,
             webkit: webkit.isEmpty ? "not installed" : webkit,
             adblockRust: AdblockRustEngine.installedVersion(),
-            ublockOrigin: UBlockOriginEngine.installedVersion())
+            ublockOrigin: UBlockOriginEngine.installedVersion(), ublockOriginNode: UBlockOriginEngine.nodeVersion())
     }
 
     /// `2026-11-23-1a2b3c4d5e`: the report's folder name.

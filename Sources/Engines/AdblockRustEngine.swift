@@ -66,19 +66,4 @@ public final class AdblockRustEngine: PeerEngine, ResidentLoadMeasuring {
     public func compile(_ list: BenchList) throws -> CompileRun {
         try build(list, serialized: "serialized engine").run
     }
-
-    /// The engines built for `lists`, serialized and loaded in a fresh process: its resident memory.
-    public func residentAfterLoad(_ lists: [BenchList]) throws -> ResidentAfterLoad {
-        try ensureBuilt(lists)
-        let answer = try ask(["op": "resident", "engines": lists.map(\.name)])
-        func bytes(_ key: String) throws -> Int {
-            guard let value = (answer[key] as? NSNumber)?.intValue else {
-                throw BenchEngineError.externalEngine("adblock_peer.py answered `resident` without \(key)")
-            }
-            return value
-        }
-        return ResidentAfterLoad(
-            loadedBytes: try bytes("loadedBytes"), residentBefore: try bytes("residentBefore"), residentAfter: try bytes("residentAfter"),
-            anonymousBefore: try bytes("anonymousBefore"), anonymousAfter: try bytes("anonymousAfter"))
-    }
 }

@@ -7,11 +7,14 @@
 //   hello  the child's versions and its clock's own cost, asked first of every new child;
 //   build  one engine per list name from that list's ABP texts, timed inside the child;
 //   match  a batch of requests (url, page URL, webRequest type) put to one or more engines, each
-//          request timed inside the child, so the pipe and the JSON are not counted.
+//          request timed inside the child, so the pipe and the JSON are not counted;
+//   resident  the named engines serialized and loaded by a fresh process of the child's, its
+//          resident memory before and after (ResidentAfterLoad.swift).
 // The engines (AdblockRustEngine.swift, UBlockOriginEngine.swift) say how to start their child,
 // what its exit statuses mean and what its build answers mean; as `PeerEngine`s they share the
-// rest: their matchers (the child's engines asked together), the child's batch size and clock, and
-// a version read once per process (a report and the engines it runs ask it of the same command).
+// rest: their matchers (the child's engines asked together), their resident memory after load,
+// the child's batch size and clock, and a version read once per process (a report and the engines
+// it runs ask it of the same command).
 // Tested by EnginesTests (AdblockRustEngineTests, UBlockOriginEngineTests).
 
 import RequestContext
@@ -200,6 +203,22 @@ extension PeerEngine {
     /// Compiles those of `lists` that the child has not built.
     func ensureBuilt(_ lists: [BenchList]) throws {
         for list in lists where !child.built.contains(list.name) { _ = try compile(list) }
+    }
+
+    /// The engines built for `lists`, serialized and each loaded into an engine of its own in a
+    /// fresh process of the child's (its `resident` command): that process's resident memory.
+    public func residentAfterLoad(_ lists: [BenchList]) throws -> ResidentAfterLoad {
+        try ensureBuilt(lists)
+        let answer = try ask(["op": "resident", "engines": lists.map(\.name)])
+        func bytes(_ key: String) throws -> Int {
+            guard let value = (answer[key] as? NSNumber)?.intValue else {
+                throw BenchEngineError.externalEngine("\(child.name) answered `resident` without \(key)")
+            }
+            return value
+        }
+        return ResidentAfterLoad(
+            loadedBytes: try bytes("loadedBytes"), residentBefore: try bytes("residentBefore"), residentAfter: try bytes("residentAfter"),
+            anonymousBefore: try bytes("anonymousBefore"), anonymousAfter: try bytes("anonymousAfter"))
     }
 
     /// Sends one command to the child and returns its answer (PeerChild.ask).

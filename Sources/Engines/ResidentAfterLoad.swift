@@ -14,17 +14,20 @@
 // lists made into a `ContentBlockers`), with what the loaded lists hold by structure beside it
 // (Search/HeldMemory.swift: the bytes their structures allocated and keep, the same for the same
 // files whatever the allocator and the system did, which the resident pages are not), a peer's from its own child (adblock-rust:
-// its serialized engine deserialized, Benchmarks/Peers/AdblockRust/adblock_peer.py). Either
+// its serialized engine deserialized, Benchmarks/Peers/AdblockRust/adblock_peer.py; uBlock Origin:
+// its engine's selfie read back, Benchmarks/Peers/UBlockOrigin/ubo_peer.mjs). Either
 // process's figures are its own: the measuring process's memory, whatever it did before, is not
 // in them.
-// Tested by BenchmarksTests (ManyBlockersTests).
+// Tested by BenchmarksTests (ManyBlockersTests), and the peers' by EnginesTests (AdblockRustEngineTests,
+// UBlockOriginEngineTests).
 
 internal import ContentBlocker
 internal import Foundation
 
 /// A fresh process's resident memory before and after a load.
 public struct ResidentAfterLoad: Codable, Hashable, Sendable {
-    /// What was loaded, in bytes (BlockBench: the compiled files; adblock-rust: its serialized engines).
+    /// What was loaded, in bytes (BlockBench: the compiled files; adblock-rust: its serialized
+    /// engines; uBlock Origin: its engines' selfies).
     public var loadedBytes: Int
     /// VmRSS and RssAnon before the load and after it, in bytes.
     public var residentBefore: Int

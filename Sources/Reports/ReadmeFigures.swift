@@ -10,14 +10,18 @@
 //     <!-- figures:end -->
 //
 // and only those lines and what lies between them are replaced: a begin line naming the report and
-// the command that wrote the block, the machine and versions of the report, one table of compile
+// the command that wrote the block, the machine and versions of the report (the peers' and the
+// Node that ran uBlock Origin among them), the commands that reproduce it, one table of compile
 // benchmarks and one of match benchmarks, each with BlockBench beside every other engine that ran
-// (PCRE2, and WebKit when the report has it) and the ratio of that engine's figure to BlockBench's
-// in the same run. Every figure comes from the results file. The file is replaced
-// atomically: a temporary file in the same folder, then rename(2).
+// (PCRE2, WebKit when the report has it, the peers adblock-rust and uBlock Origin when they ran)
+// and the ratio of that engine's figure to BlockBench's in the same run, and a table of the
+// resident memory each engine's load added, per set of lists matched. Every figure comes from the
+// results file. The file is replaced atomically: a temporary file in the same folder, then
+// rename(2).
 //
 // Tested by BlockBenchCLITests/ReadmeFiguresTests.swift (a report fixture adopted as the results
-// file; text outside the markers unchanged; missing or repeated markers refused).
+// file; text outside the markers unchanged; missing or repeated markers refused) and
+// ReportsTests/ReadmeBlockTests.swift (the peers' columns and the memory table).
 
 internal import Foundation
 #if canImport(Glibc)
@@ -126,9 +130,22 @@ public enum ReadmeFigures {
             "\(beginMarker): written by `\(command)` from \(link); edit the results file, not these lines -->",
             "Measured in one run (report \(meta.folderName), every figure in [\(link)](\(link)), \(meta.date.prefix(10)), revision \(meta.revision)) on "
                 + "\(meta.machine), \(meta.cores) cores; \(meta.os); \(meta.toolchain); PCRE2 \(meta.pcre2); WebKitGTK \(meta.webkit).",
-            "Every engine's answers were checked against the PCRE2 oracle before its time counted. In brackets: the",
-            "engine's figure over BlockBench's in the same run (above 1: BlockBench is that many times faster or smaller).",
         ]
+        let peers = report.benchmarks.flatMap(\.engines).contains { $0.peer == true && $0.status == .ok }
+        if peers {
+            lines[1] += " Peers: adblock-rust (PyPI adblock) \(meta.adblockRust ?? "not recorded"); uBlock Origin \(meta.ublockOrigin ?? "not recorded")"
+                + " under Node.js \(meta.ublockOriginNode ?? "not recorded")."
+        }
+        lines.append(
+            "Reproduce (release build, from the repository's root): `swift run -c release \(meta.command)`, then "
+                + "`\(command) --from <its report folder>`.")
+        lines.append("Every engine's answers\(peers ? " (a peer's aside)" : "") were checked against the PCRE2 oracle before its time counted. In brackets: the")
+        lines.append("engine's figure over BlockBench's in the same run (above 1: BlockBench is that many times faster or smaller).")
+        if peers {
+            lines.append(
+                "A peer, marked (peer), reads the lists' Adblock Plus text with its own semantics: measured, not conformed (the report gives "
+                    + "how often its block verdicts agree with BlockBench's).")
+        }
         var sampled = false
         for model in [BenchmarkDefinition.Model.compile, .match] {
             let results = report.benchmarks.filter { $0.model == model }
@@ -154,6 +171,7 @@ public enum ReadmeFigures {
                 lines.append(row(cells))
             }
         }
+        lines += memoryTable(report.benchmarks.filter { $0.model == .match })
         if sampled {
             lines.append("")
             lines.append("\\* an evenly spaced sample of the requests (the report's tables give its size).")
@@ -185,8 +203,48 @@ public enum ReadmeFigures {
         case "webkit": "WebKit"
         case "pcre2-jit": "PCRE2 JIT, every rule"
         case "pcre2": "PCRE2 interpreter, every rule"
+        case "adblock-rust": "adblock-rust (peer)"
+        case "ublock-origin": "uBlock Origin (peer)"
         default: name
         }
+    }
+
+    /// The resident memory table: per set of lists matched (the first match benchmark of each),
+    /// what loading them added to a fresh process's anonymous resident memory, for every engine
+    /// that measured it, BlockBench first; none when no engine did.
+    static func memoryTable(_ results: [BenchmarkResult]) -> [String] {
+        var rows: [(lists: String, engines: [EngineResult])] = []
+        for result in results {
+            let lists = result.apart == true ? result.rules + " (apart)" : result.rules
+            let measured = result.engines.filter { $0.status == .ok && $0.residentAfterLoad != nil }
+            guard !measured.isEmpty, !rows.contains(where: { $0.lists == lists }) else { continue }
+            rows.append((lists, measured))
+        }
+        guard !rows.isEmpty else { return [] }
+        let others = otherEngines(results).filter { name in rows.contains { $0.engines.contains { $0.engine == name } } }
+        let engines = ["blockbench"] + others
+        var lines = [
+            "",
+            row(["resident memory after load: RssAnon added, over the bytes loaded"] + engines.map(engineTitle)),
+            row(Array(repeating: "---", count: engines.count + 1)),
+        ]
+        for (lists, measured) in rows {
+            let ours = measured.first { $0.engine == "blockbench" }?.residentAfterLoad
+            lines.append(row([lists] + engines.map { name in
+                guard let figures = measured.first(where: { $0.engine == name })?.residentAfterLoad else { return "" }
+                var text = HumanReadable.bytes(max(0, figures.anonymousGrowth))
+                if let times = figures.timesLoadedBytes { text += ", " + HumanReadable.ratio(times) + " loaded" }
+                if name != "blockbench", let ours, ours.anonymousGrowth > 0 {
+                    text += " (" + ratio(Double(max(0, figures.anonymousGrowth)) / Double(ours.anonymousGrowth)) + ")"
+                }
+                return text
+            }))
+        }
+        lines.append("")
+        lines.append(
+            "Resident memory after load: what loading the lists added to a fresh process's anonymous resident memory (RssAnon); "
+                + "loaded: BlockBench's compiled files, adblock-rust's serialized engines, uBlock Origin's selfies.")
+        return lines
     }
 
     /// `523.6 ms, 2171.7 KB`, or with a ratio to BlockBench's: `1.00 s, 92.8 MB (1.92x, 42.7x)`.

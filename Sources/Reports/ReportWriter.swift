@@ -138,6 +138,7 @@ public struct ReportWriter {
             "| WebKitGTK | \(meta.webkit) |",
             "| adblock-rust (PyPI adblock) | \(meta.adblockRust ?? "not recorded") |",
             "| uBlock Origin (Debian \(UBlockOriginEngine.package)) | \(meta.ublockOrigin ?? "not recorded") |",
+            "| Node.js (runs uBlock Origin) | \(meta.ublockOriginNode ?? "not recorded") |",
             "",
             "Regenerate (release build, from the repository's root): `swift run -c release \(meta.command)`",
             "",

@@ -164,7 +164,7 @@ public struct ResultTable: Sendable {
         if engines.contains(where: { $0.residentAfterLoad != nil }) {
             notes.append(
                 "resident after load: what loading the lists added to a fresh process's anonymous resident memory (RssAnon; "
-                    + "its ratio to the bytes loaded: BlockBench's compiled files, a peer's serialized engines), and to all of it (VmRSS); "
+                    + "its ratio to the bytes loaded: BlockBench's compiled files, adblock-rust's serialized engines, uBlock Origin's selfies), and to all of it (VmRSS); "
                     + "held: the bytes BlockBench's loaded structures allocated and keep, the same on every run (the gate's figure)")
         }
         for peer in engines where peer.peer == true && peer.status == .ok {

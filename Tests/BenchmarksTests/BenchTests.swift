@@ -168,10 +168,14 @@ private let kablockMatch = BenchmarkDefinition(
         result.engines[0].dataMisses = [Figure("L1 data misses per request", 11.5), Figure("L2 data misses per request", 6.6)]
         let meta = ReportMeta(
             date: "2026-11-23T10:00:00Z", revision: "abc", command: "blockbench report", machine: "test CPU", cores: 2, memoryGiB: 24,
-            os: "Debian", toolchain: "Swift", pcre2: "10.42", webkit: "not installed")
+            os: "Debian", toolchain: "Swift", pcre2: "10.42", webkit: "not installed", ublockOrigin: "1.67.0",
+            ublockOriginNode: "v20.20.2 (/usr/bin/node)")
         let writer = ReportWriter(reportsFolder: folder, history: HistoryStore.beside(reports: folder))
         let written = try writer.write(results: [result], meta: meta)
         #expect(written == folder + "/2026-11-23-abc")
+        // The Node that ran uBO stands beside uBO's version: its times depend on it.
+        let readme = try String(contentsOfFile: written + "/README.md", encoding: .utf8)
+        #expect(readme.contains("| uBlock Origin (Debian webext-ublock-origin-firefox) | 1.67.0 |\n| Node.js (runs uBlock Origin) | v20.20.2 (/usr/bin/node) |"))
         let files = try FileManager.default.contentsOfDirectory(atPath: written).sorted()
         #expect(files == ["README.md", "index.html", "results.csv", "results.json"])
         let html = try String(contentsOfFile: written + "/index.html", encoding: .utf8)

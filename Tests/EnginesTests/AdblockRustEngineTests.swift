@@ -1,7 +1,8 @@
 // AdblockRustEngineTests.swift — the adblock-rust peer: its line protocol (build, match in
-// batches with per-request times, errors), the missing-package path (reported as not run, never
-// a failure), a peer's verdicts counted beside BlockBench's and never checked against the oracle,
-// and benchmark definitions of several lists, as one or apart.
+// batches with per-request times, resident memory after load in a fresh process, errors), the
+// missing-package path (reported as not run, never a failure), a peer's verdicts counted beside
+// BlockBench's and never checked against the oracle, and benchmark definitions of several lists,
+// as one or apart.
 //
 // The protocol tests need the PyPI package `adblock` (`.ci/setup` installs it); where it is absent
 // they are skipped, and the skip says so. The others run everywhere.
@@ -52,6 +53,19 @@ private func pythonWithoutAdblock() throws -> String {
             peerRequest("https://ads.example/a.js"), peerRequest("https://track.example/p.gif", type: .image), peerRequest("https://ok.example/"),
         ])
         #expect(verdicts.map(\.blocked) == [true, true, false])
+    }
+
+    @Test(whenInstalled)
+    func aFreshProcessLoadsTheSerializedEnginesAndSaysWhatItHolds() throws {
+        let engine = AdblockRustEngine(folder: folder)
+        let first = filterList("first", ["||ads.example^\n"])
+        let second = filterList("second", ["||track.example^\n/banner.js$script\n"])
+        let bytes = try engine.compile(first).bytes + engine.compile(second).bytes
+        let figures = try engine.residentAfterLoad([first, second])
+        #expect(figures.loadedBytes == bytes)
+        #expect(figures.residentBefore >= figures.anonymousBefore && figures.anonymousBefore > 0)
+        #expect(figures.residentAfter >= figures.anonymousAfter && figures.anonymousAfter > 0)
+        #expect(figures.held == nil)
     }
 
     @Test(whenInstalled)

@@ -1,6 +1,6 @@
 // UBlockOriginEngineTests.swift — the uBlock Origin peer: its child's line protocol (build with
 // its figures, load, match in batches with per-request times, several engines asked together,
-// errors), and the missing-package path (reported as not run, never a failure).
+// resident memory after load in a fresh process, errors), and the missing-package path (reported as not run, never a failure).
 //
 // The protocol tests need a Node.js 20.19 or later (the one NodeLookup finds) and Debian's package
 // webext-ublock-origin-firefox (`.ci/setup` installs both when missing); where either is absent
@@ -51,6 +51,21 @@ private let whenInstalled = whenRunnable(
         #expect(verdicts.map(\.blocked) == [true, true, false])
         let alone = try #require(try engine.matcher(for: second) as? any SelfTimedMatcher)
         #expect(try alone.verdicts([peerRequest("https://ads.example/a.js")]).map(\.blocked) == [false])
+    }
+
+    @Test(whenInstalled)
+    func aFreshProcessReadsTheSelfiesBackAndSaysWhatItHolds() throws {
+        let engine = UBlockOriginEngine(folder: folder)
+        let first = filterList("first", ["||ads.example^\n"])
+        let second = filterList("second", ["||track.example^\n/banner.js$script\n"])
+        let bytes = try engine.compile(first).bytes + engine.compile(second).bytes
+        let figures = try engine.residentAfterLoad([first, second])
+        // What was loaded is the two selfies; the process's memory is read from /proc on both sides.
+        #expect(figures.loadedBytes == bytes)
+        #expect(figures.residentBefore >= figures.anonymousBefore && figures.anonymousBefore > 0)
+        #expect(figures.residentAfter >= figures.anonymousAfter && figures.anonymousAfter > 0)
+        #expect(figures.held == nil)
+        #expect(throws: BenchEngineError.self) { try engine.ask(["op": "resident", "engines": ["never-built"]]) }
     }
 
     @Test(whenInstalled)

@@ -16,6 +16,9 @@
 //           "heapGrowthBytes": 40000000, "rssGrowthBytes": 110000000}
 //   {"op": "load", "engine": "e1"}
 //       -> {"ok": true, "seconds": 0.05}
+//   {"op": "resident", "engines": ["e1", "e2"]}
+//       -> {"ok": true, "loadedBytes": 5123456, "residentBefore": ..., "residentAfter": ...,
+//           "anonymousBefore": ..., "anonymousAfter": ...}
 //   {"op": "match", "engines": ["e1", "e2"], "requests": [["url", "source url", "type"], ...]}
 //       -> {"ok": true, "blocked": [0, 1, ...], "nanoseconds": [812, 1190, ...]}
 //   {"op": "drop", "engine": "e1"}
@@ -40,6 +43,15 @@
 // `load` reads that selfie back into the engine, as the extension does on a browser's start, and
 // times it.
 //
+// `resident` measures what loading the named engines adds to a fresh process, as the adblock-rust
+// peer's `resident` does: it writes each engine's selfie to a file and has a fresh Node (this
+// script with `--resident-after-load FILE...`, the same Node and flags) read each into an engine of
+// its own. That process's resident memory (VmRSS) and its anonymous part (RssAnon), from
+// /proc/self/status, are read before the selfies are read (uBO's modules loaded, the public suffix
+// list parsed, one empty engine per file made: what the extension has before it reads its selfie)
+// and after (the engines kept, the selfies' text let go), each after a full collection;
+// `loadedBytes` is the selfies' bytes.
+//
 // `match` asks every named engine about each request, in order, and times each request here with
 // process.hrtime: the time from before the request's filtering context is filled (its URL and its
 // page's hostnames and domains found) to after the last engine's answer; the pipe is excluded. A
@@ -55,9 +67,11 @@
 // this script prints "not run: ..." naming the apt package and exits 3; when Node cannot load them,
 // it prints why and exits 4. Both before reading anything.
 
-import { readFileSync, existsSync } from 'node:fs';
-import { domainToASCII, pathToFileURL } from 'node:url';
+import { readFileSync, existsSync, mkdtempSync, writeFileSync, rmSync, statSync } from 'node:fs';
+import { domainToASCII, pathToFileURL, fileURLToPath } from 'node:url';
 import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
 
 const PACKAGE = 'webext-ublock-origin-firefox';
 
@@ -194,6 +208,55 @@ async function build(command) {
     };
 }
 
+// This process's (VmRSS, RssAnon) in bytes, from /proc/self/status.
+function statusBytes() {
+    const fields = {};
+    for ( const line of readFileSync('/proc/self/status', 'utf8').split('\n') ) {
+        const [ name, value ] = line.split(':');
+        if ( name === 'VmRSS' || name === 'RssAnon' ) { fields[name] = parseInt(value, 10) * 1024; }
+    }
+    return [ fields.VmRSS, fields.RssAnon ];
+}
+
+// In a fresh process: each selfie at `paths` read into an engine of its own, memory around it.
+async function residentAfterLoad(paths) {
+    const loaded = [];
+    for ( let i = 0; i < paths.length; i++ ) { loaded.push(await newEngine()); }
+    collect();
+    const [ residentBefore, anonymousBefore ] = statusBytes();
+    for ( const [ index, path ] of paths.entries() ) {
+        if ( loaded[index].unserialize(s14e.deserialize(readFileSync(path, 'utf8'))) !== true ) {
+            throw new Error(`the selfie ${path} did not load`);
+        }
+    }
+    collect();
+    const [ residentAfter, anonymousAfter ] = statusBytes();
+    const loadedBytes = paths.reduce((sum, path) => sum + statSync(path).size, 0);
+    return { loadedBytes, residentBefore, residentAfter, anonymousBefore, anonymousAfter };
+}
+
+function resident(command) {
+    const folder = mkdtempSync(join(tmpdir(), 'ubo-peer-'));
+    try {
+        const paths = command.engines.map((name, index) => {
+            const engine = engines.get(name);
+            if ( engine === undefined ) { throw new Error(`no engine ${name}`); }
+            const path = join(folder, `${index}.selfie`);
+            writeFileSync(path, engine.selfie, 'utf8');
+            return path;
+        });
+        const child = spawnSync(process.execPath, [
+            ...process.execArgv, fileURLToPath(import.meta.url), '--root', root, '--resident-after-load', ...paths,
+        ], { encoding: 'utf8', maxBuffer: 1 << 20 });
+        if ( child.status !== 0 ) {
+            return { ok: false, error: `the loading process exited ${child.status}: ${(child.stderr || '').trim().slice(-300)}` };
+        }
+        return { ...JSON.parse(child.stdout.trim().split('\n').pop()), ok: true };
+    } finally {
+        rmSync(folder, { recursive: true, force: true });
+    }
+}
+
 function load(command) {
     const engine = engines.get(command.engine);
     if ( engine === undefined ) { throw new Error(`no engine ${command.engine}`); }
@@ -255,6 +318,8 @@ async function answer(line) {
             return await build(command);
         case 'load':
             return load(command);
+        case 'resident':
+            return resident(command);
         case 'match':
             return match(command);
         case 'drop':
@@ -268,6 +333,12 @@ async function answer(line) {
         // The harness reports it; the process stays up.
         return { ok: false, error: `${error.name}: ${error.message}` };
     }
+}
+
+if ( process.argv.includes('--resident-after-load') ) {
+    const paths = process.argv.slice(process.argv.indexOf('--resident-after-load') + 1);
+    process.stdout.write(JSON.stringify(await residentAfterLoad(paths)) + '\n');
+    process.exit(0);
 }
 
 // Lines in, one answer line out for each, in order.
