@@ -7,6 +7,8 @@
 // host labels of its URL that the domain tables read. The lists' evaluators share one page table,
 // so that each knows the page by the same place. Two lists' whole url programs run in one pass
 // (`ProgramSet.WholeTogether`): each list's table reads are waited for beside the other's.
+// Otherwise (more lists, or two that cannot run so) the lists' domain tables are looked up
+// together (`ProgramSet.DomainsTogether`): a host's candidates hashed once, probed in each table.
 //
 // Threads. Like an `Evaluator`, a ContentBlockers serves one thread at a time (its evaluators and
 // page table are its working memory); threads share the compiled lists, each with a
@@ -26,6 +28,10 @@ public final class ContentBlockers {
     /// Two lists: their whole url programs run in one pass, each's table reads waited for beside
     /// the other's (nil when they cannot be: `Evaluator.wholeTogether`).
     private let wholeTogether: ProgramSet.WholeTogether?
+    /// Otherwise, two lists or more with a url domain table: their tables looked up together
+    /// (nil when fewer have one: `Evaluator.domainsTogether`), and per list whether its is.
+    private let domainsTogether: ProgramSet.DomainsTogether?
+    private let domainsLookedUp: [Bool]
 
     /// The lists' evaluators, keeping the last `pageCapacity` pages (as `Evaluator` does).
     public init(_ lists: [CompiledRuleList], pageCapacity: Int = 16) {
@@ -34,11 +40,17 @@ public final class ContentBlockers {
         evaluators = lists.map { Evaluator($0, pageTable: pageTable) }
         lent = evaluators.map(Unmanaged.passUnretained)
         wholeTogether = evaluators.count == 2 ? Evaluator.wholeTogether(evaluators[0], evaluators[1]) : nil
+        domainsTogether = wholeTogether == nil ? Evaluator.domainsTogether(evaluators) : nil
+        domainsLookedUp = domainsTogether?.looksUp ?? evaluators.map { _ in false }
     }
 
     /// Whether the lists' whole url programs run in one pass (two lists whose whole programs are
     /// dense tables, four at most).
     public var runsWholeProgramsTogether: Bool { wholeTogether != nil }
+
+    /// Whether the lists' url domain tables are looked up together (otherwise: two lists or more
+    /// with one).
+    public var looksUpDomainsTogether: Bool { domainsTogether != nil }
 
     /// Tells `each` every list's outcome for `request`, in the lists' order.
     public func outcomes(for request: Request, _ each: (_ list: Int, _ outcome: MatchOutcome) -> Void) {
@@ -57,9 +69,13 @@ public final class ContentBlockers {
                 lent[1]._withUnsafeGuaranteedRef { b in Evaluator.runWhole(a, b, together, url: url, labels: hostReading.labels) }
             }
         }
+        if let domainsTogether { Evaluator.lookUpDomains(lent, domainsTogether, url: url, labels: hostReading.labels) }
         for list in lent.indices {
             let steps = wholeSteps.map { list == 0 ? $0.0 : $0.1 }
-            each(list, lent[list]._withUnsafeGuaranteedRef { $0.outcome(for: request, at: place, hostReading: hostReading, wholeSteps: steps) })
+            let outcome = lent[list]._withUnsafeGuaranteedRef {
+                $0.outcome(for: request, at: place, hostReading: hostReading, wholeSteps: steps, domainsLookedUp: domainsLookedUp[list])
+            }
+            each(list, outcome)
         }
     }
 

@@ -424,13 +424,14 @@ public final class Evaluator {
 
     /// Runs `programs` over `url`, marking each reported pattern once in `seen` and listing it.
     /// `wholeSteps`: the domain table was looked up and the whole programs run already
-    /// (`runWhole`), taking these steps.
+    /// (`runWhole`), taking these steps; `domainsLookedUp`: the domain table alone was
+    /// (`lookUpDomains`).
     private func run(
         _ programs: ProgramSet, over url: String, hostReading: DomainTable.HostReading? = nil, wholeSteps: Int? = nil,
-        seen: inout PatternMarks, into matched: inout [UInt32], ends: inout [Int]
+        domainsLookedUp: Bool = false, seen: inout PatternMarks, into matched: inout [UInt32], ends: inout [Int]
     ) {
         func run(_ bytes: UnsafeBufferPointer<UInt8>) -> (steps: Int, runs: Int) {
-            programs.run(bytes, hostReading: hostReading, ends: &ends, wholeSteps: wholeSteps) { pattern in
+            programs.run(bytes, hostReading: hostReading, ends: &ends, wholeSteps: wholeSteps, domainsLookedUp: domainsLookedUp) { pattern in
                 Self.mark(pattern, in: &seen, listing: &matched)
             }
         }
@@ -468,6 +469,38 @@ public final class Evaluator {
             var url = url
             return url.withUTF8(run)
         }()
+    }
+
+    /// The lookup of the domain tables of `lists`' url programs together (several lists asked
+    /// about each request; `lookUpDomains`), nil when fewer than two have one.
+    static func domainsTogether(_ lists: [Evaluator]) -> ProgramSet.DomainsTogether? {
+        ProgramSet.DomainsTogether(lists.map(\.file.urlPrograms))
+    }
+
+    /// Looks up the url domain tables of `lists` (those `together` looks up, made for them by
+    /// `domainsTogether`) over `url`, whose host labels are `labels`, their patterns marked and
+    /// listed and their gates listed as each one's answer would; each such list's answer is then
+    /// given `domainsLookedUp` (`outcome(for:at:hostReading:wholeSteps:domainsLookedUp:)`).
+    static func lookUpDomains(
+        _ lists: [Unmanaged<Evaluator>], _ together: ProgramSet.DomainsTogether, url: String, labels: DomainTable.HostLabels?
+    ) {
+        for (list, looksUp) in together.looksUp.enumerated() where looksUp {
+            lists[list]._withUnsafeGuaranteedRef { clear(&$0.work.stageEnds) }
+        }
+        func lookUp(_ bytes: UnsafeBufferPointer<UInt8>) {
+            together.lookUp(bytes, labels: labels) { list, pattern, gateBase in
+                lists[list]._withUnsafeGuaranteedRef { evaluator in
+                    let work = evaluator.work
+                    ProgramSet.domainFound(pattern, gateBase: gateBase, &work.stageEnds) {
+                        mark($0, in: &work.urlSeen, listing: &work.matchedURLPatterns)
+                    }
+                }
+            }
+        }
+        if url.utf8.withContiguousStorageIfAvailable(lookUp) == nil {
+            var url = url
+            url.withUTF8(lookUp)
+        }
     }
 
     /// Marks `pattern` in `seen` and lists it in `matched` unless it was marked. (Out of line: the
@@ -858,9 +891,11 @@ public final class Evaluator {
     /// for all (nil: read here).
     /// `wholeSteps`: the url domain table was looked up and the whole url programs run already
     /// (`runWhole`), taking these steps.
+    /// `domainsLookedUp`: the url domain table alone was (`lookUpDomains`).
     @inline(__always)
     func outcome(
-        for request: Request, at place: PageTable.Place, hostReading: DomainTable.HostReading?, wholeSteps: Int? = nil
+        for request: Request, at place: PageTable.Place, hostReading: DomainTable.HostReading?, wholeSteps: Int? = nil,
+        domainsLookedUp: Bool = false
     ) -> MatchOutcome {
         let thirdParty = place.thirdParty
         let key = flagsKey(request, thirdParty: thirdParty)
@@ -869,13 +904,15 @@ public final class Evaluator {
             let page = page(at: place)
             return answer(
                 request, page, universal(request, page, key, thirdParty: thirdParty), thirdParty: thirdParty, hostReading: hostReading,
-                wholeSteps: wholeSteps)
+                wholeSteps: wholeSteps, domainsLookedUp: domainsLookedUp)
         }
         // A kept page and its lists are held by the evaluator (`pages`, the page's `universal`)
         // for the whole answer: lent to it, not retained and released, each an atomic operation.
         return Unmanaged.passUnretained(page(at: place))._withUnsafeGuaranteedRef { page in
             Unmanaged.passUnretained(universal(request, page, key, thirdParty: thirdParty))._withUnsafeGuaranteedRef { kept in
-                answer(request, page, kept, thirdParty: thirdParty, hostReading: hostReading, wholeSteps: wholeSteps)
+                answer(
+                    request, page, kept, thirdParty: thirdParty, hostReading: hostReading, wholeSteps: wholeSteps,
+                    domainsLookedUp: domainsLookedUp)
             }
         }
     }
@@ -883,7 +920,8 @@ public final class Evaluator {
     /// The outcome for `request` on `page`, whose lists for the request's flags are `kept`.
     @inline(__always)
     private func answer(
-        _ request: Request, _ page: Page, _ kept: Kept, thirdParty: Bool, hostReading: DomainTable.HostReading?, wholeSteps: Int?
+        _ request: Request, _ page: Page, _ kept: Kept, thirdParty: Bool, hostReading: DomainTable.HostReading?, wholeSteps: Int?,
+        domainsLookedUp: Bool
     ) -> MatchOutcome {
         // The working memory: an object, so that its lists are used in place (a value moved out
         // and back would leave seven empty lists to release at each answer).
@@ -892,8 +930,8 @@ public final class Evaluator {
         // 1. The rules of the patterns the URL programs report (a few), in rule order; 2. those
         // that apply.
         run(
-            file.urlPrograms, over: request.url.string, hostReading: hostReading, wholeSteps: wholeSteps, seen: &work.urlSeen,
-            into: &work.matchedURLPatterns, ends: &work.stageEnds)
+            file.urlPrograms, over: request.url.string, hostReading: hostReading, wholeSteps: wholeSteps,
+            domainsLookedUp: domainsLookedUp, seen: &work.urlSeen, into: &work.matchedURLPatterns, ends: &work.stageEnds)
         while !work.matchedRules.isEmpty { work.matchedRules.removeLast() }
         for pattern in work.matchedURLPatterns {
             work.urlSeen.remove(pattern)
@@ -990,7 +1028,7 @@ public final class Evaluator {
     /// request's few patterns and rules) loses its elements one by one, a few instructions each,
     /// less than the generic removal's fixed cost.
     @inline(__always)
-    private static func clear(_ list: inout [UInt32]) {
+    private static func clear<Element>(_ list: inout [Element]) {
         if list.count <= 8 {
             while !list.isEmpty { list.removeLast() }
         } else {

@@ -443,6 +443,27 @@ public struct DomainTable: Hashable, Sendable {
         }
     }
 
+    /// Looks `url`'s host up in several tables at once (several lists asked about one URL;
+    /// `tables` their `lookupTables`), reporting each table's patterns with its index, as each
+    /// one's `lookUp` does: the candidates read and hashed once (the hash does not depend on the
+    /// table), each probed in every table.
+    static func lookUp(
+        _ tables: UnsafeBufferPointer<Tables>, _ url: UnsafeBufferPointer<UInt8>, _ labels: HostLabels,
+        report: (_ table: Int, _ pattern: UInt32) -> Void
+    ) {
+        let (start, end) = (labels.start, labels.end)
+        guard labels.terminated, end > start else { return }
+        if labels.hasUpperCase {
+            forEachCandidate(url, start, end, folding: true) { candidate, hash in
+                for table in tables.indices { probe(candidate, hash, url, end, tables[table], folding: true) { report(table, $0) } }
+            }
+        } else {
+            forEachCandidate(url, start, end, folding: false) { candidate, hash in
+                for table in tables.indices { probe(candidate, hash, url, end, tables[table], folding: false) { report(table, $0) } }
+            }
+        }
+    }
+
     /// What a lookup reads: the index's storage's shape and addresses (plain values: a closure
     /// that holds them retains nothing), valid while the table is.
     struct Tables {
