@@ -424,14 +424,14 @@ public final class Evaluator {
 
     /// Runs `programs` over `url`, marking each reported pattern once in `seen` and listing it.
     /// `wholeSteps`: the domain table was looked up and the whole programs run already
-    /// (`runWhole`), taking these steps; `domainsLookedUp`: the domain table alone was
-    /// (`lookUpDomains`).
+    /// (`runWhole`), taking these steps; `lookedUp`: the tables looked up already with other
+    /// lists' (`lookUpDomains`, `lookUpHostContexts`).
     private func run(
         _ programs: ProgramSet, over url: String, hostReading: DomainTable.HostReading? = nil, wholeSteps: Int? = nil,
-        domainsLookedUp: Bool = false, seen: inout PatternMarks, into matched: inout [UInt32], ends: inout [Int]
+        lookedUp: ProgramSet.LookedUp = [], seen: inout PatternMarks, into matched: inout [UInt32], ends: inout [Int]
     ) {
         func run(_ bytes: UnsafeBufferPointer<UInt8>) -> (steps: Int, runs: Int) {
-            programs.run(bytes, hostReading: hostReading, ends: &ends, wholeSteps: wholeSteps, domainsLookedUp: domainsLookedUp) { pattern in
+            programs.run(bytes, hostReading: hostReading, ends: &ends, wholeSteps: wholeSteps, lookedUp: lookedUp) { pattern in
                 Self.mark(pattern, in: &seen, listing: &matched)
             }
         }
@@ -480,7 +480,7 @@ public final class Evaluator {
     /// Looks up the url domain tables of `lists` (those `together` looks up, made for them by
     /// `domainsTogether`) over `url`, whose host labels are `labels`, their patterns marked and
     /// listed and their gates listed as each one's answer would; each such list's answer is then
-    /// given `domainsLookedUp` (`outcome(for:at:hostReading:wholeSteps:domainsLookedUp:)`).
+    /// given `.domains` looked up (`outcome(for:at:hostReading:wholeSteps:lookedUp:)`).
     static func lookUpDomains(
         _ lists: [Unmanaged<Evaluator>], _ together: ProgramSet.DomainsTogether, url: String, labels: DomainTable.HostLabels?
     ) {
@@ -492,6 +492,39 @@ public final class Evaluator {
                 lists[list]._withUnsafeGuaranteedRef { evaluator in
                     let work = evaluator.work
                     ProgramSet.domainFound(pattern, gateBase: gateBase, &work.stageEnds) {
+                        mark($0, in: &work.urlSeen, listing: &work.matchedURLPatterns)
+                    }
+                }
+            }
+        }
+        if url.utf8.withContiguousStorageIfAvailable(lookUp) == nil {
+            var url = url
+            url.withUTF8(lookUp)
+        }
+    }
+
+    /// The lookup of the host contexts of `lists`' url programs together (`lookUpHostContexts`),
+    /// nil unless two or more have contexts of one L.
+    static func hostContextsTogether(_ lists: [Evaluator]) -> ProgramSet.HostContextsTogether? {
+        ProgramSet.HostContextsTogether(lists.map(\.file.urlPrograms))
+    }
+
+    /// Looks up the url host contexts of `lists` (those `together` looks up, made for them by
+    /// `hostContextsTogether`) over `url`, their patterns marked and listed and their gates listed
+    /// as each one's answer would, after the gates of the lookups before (`listed`: a list whose
+    /// working gates were emptied by them); each such list's answer is then given `.hostContexts`
+    /// looked up.
+    static func lookUpHostContexts(
+        _ lists: [Unmanaged<Evaluator>], _ together: ProgramSet.HostContextsTogether, url: String, listed: [Bool]
+    ) {
+        for (list, looksUp) in together.looksUp.enumerated() where looksUp && !listed[list] {
+            lists[list]._withUnsafeGuaranteedRef { clear(&$0.work.stageEnds) }
+        }
+        func lookUp(_ bytes: UnsafeBufferPointer<UInt8>) {
+            together.lookUp(bytes) { list, pattern, gateBase in
+                lists[list]._withUnsafeGuaranteedRef { evaluator in
+                    let work = evaluator.work
+                    ProgramSet.found(pattern, 0, gateBase: gateBase, &work.stageEnds) {
                         mark($0, in: &work.urlSeen, listing: &work.matchedURLPatterns)
                     }
                 }
@@ -891,11 +924,12 @@ public final class Evaluator {
     /// for all (nil: read here).
     /// `wholeSteps`: the url domain table was looked up and the whole url programs run already
     /// (`runWhole`), taking these steps.
-    /// `domainsLookedUp`: the url domain table alone was (`lookUpDomains`).
+    /// `lookedUp`: the url tables looked up already with other lists' (`lookUpDomains`,
+    /// `lookUpHostContexts`).
     @inline(__always)
     func outcome(
         for request: Request, at place: PageTable.Place, hostReading: DomainTable.HostReading?, wholeSteps: Int? = nil,
-        domainsLookedUp: Bool = false
+        lookedUp: ProgramSet.LookedUp = []
     ) -> MatchOutcome {
         let thirdParty = place.thirdParty
         let key = flagsKey(request, thirdParty: thirdParty)
@@ -904,7 +938,7 @@ public final class Evaluator {
             let page = page(at: place)
             return answer(
                 request, page, universal(request, page, key, thirdParty: thirdParty), thirdParty: thirdParty, hostReading: hostReading,
-                wholeSteps: wholeSteps, domainsLookedUp: domainsLookedUp)
+                wholeSteps: wholeSteps, lookedUp: lookedUp)
         }
         // A kept page and its lists are held by the evaluator (`pages`, the page's `universal`)
         // for the whole answer: lent to it, not retained and released, each an atomic operation.
@@ -912,7 +946,7 @@ public final class Evaluator {
             Unmanaged.passUnretained(universal(request, page, key, thirdParty: thirdParty))._withUnsafeGuaranteedRef { kept in
                 answer(
                     request, page, kept, thirdParty: thirdParty, hostReading: hostReading, wholeSteps: wholeSteps,
-                    domainsLookedUp: domainsLookedUp)
+                    lookedUp: lookedUp)
             }
         }
     }
@@ -921,7 +955,7 @@ public final class Evaluator {
     @inline(__always)
     private func answer(
         _ request: Request, _ page: Page, _ kept: Kept, thirdParty: Bool, hostReading: DomainTable.HostReading?, wholeSteps: Int?,
-        domainsLookedUp: Bool
+        lookedUp: ProgramSet.LookedUp
     ) -> MatchOutcome {
         // The working memory: an object, so that its lists are used in place (a value moved out
         // and back would leave seven empty lists to release at each answer).
@@ -931,7 +965,7 @@ public final class Evaluator {
         // that apply.
         run(
             file.urlPrograms, over: request.url.string, hostReading: hostReading, wholeSteps: wholeSteps,
-            domainsLookedUp: domainsLookedUp, seen: &work.urlSeen, into: &work.matchedURLPatterns, ends: &work.stageEnds)
+            lookedUp: lookedUp, seen: &work.urlSeen, into: &work.matchedURLPatterns, ends: &work.stageEnds)
         while !work.matchedRules.isEmpty { work.matchedRules.removeLast() }
         for pattern in work.matchedURLPatterns {
             work.urlSeen.remove(pattern)

@@ -5,6 +5,7 @@
 // ignore rules (the page's own, and the request's); and SharedList is a list like an array.
 
 import Testing
+import Automata
 import ContentBlocker
 import ContentRuleList
 import RequestContext
@@ -110,13 +111,31 @@ import PCRE2Oracle
               {"trigger":{"url-filter":"^[^:]+://+([^:/]+\\\\.)?d\\\\.test/late","if-top-url":["d\\\\.test"]},"action":{"type":"block"}}
             ]
             """
-        for texts in [[Self.json, other], [Self.json, other, domains], [domains, other, Self.json, domains]] {
-            try askTogether(texts)
+        // Other converters' `||` rules: host contexts of one L (made from 32 patterns on), one
+        // with a path after D; one with a loop after D (open domains: looked up alone).
+        func context(_ hosts: [String], more: String = "") -> String {
+            let padding = (0..<AutomataLimits.default.minimumPatternsPerHostContext).map { "pad\($0)\\\\.test" }
+            let rules = (hosts + padding).map { host in
+                #"{"trigger":{"url-filter":"^https?:/+([^/:]+\\.)?"# + host
+                    + #"[:/]","url-filter-is-case-sensitive":true},"action":{"type":"block"}}"#
+            }
+            return "[" + (rules + (more.isEmpty ? [] : [more])).joined(separator: ",\n") + "]"
+        }
+        let contexts = [
+            context(["other", "a\\\\.test[:/]ads"]), context(["a\\\\.test", "sock\\\\.test"]),
+            context(["b\\\\.test"], more: #"{"trigger":{"url-filter":"^https?:/+([^/:]+\\.)?b\\.test[:/].*allow","url-filter-is-case-sensitive":true},"action":{"type":"block-cookies"}}"#),
+        ]
+        for texts in [
+            [Self.json, other], [Self.json, other, domains], [domains, other, Self.json, domains],
+            [contexts[0], domains, contexts[1], contexts[2], contexts[0]],
+        ] {
+            try askTogether(texts, contextsTogether: texts.contains(contexts[0]))
         }
     }
 
     /// `listsAskedTogetherAnswerEachAsAlone` for the lists `texts`.
-    private func askTogether(_ texts: [String]) throws {
+    /// (`contextsTogether`: some lists' host contexts are looked up together.)
+    private func askTogether(_ texts: [String], contextsTogether: Bool) throws {
         let compiled = try texts.map { try CompiledRuleList(validating: try RuleListCompiler.compile(json: Array($0.utf8)).0.serialized()) }
         let oracles = try texts.map { ReferenceEvaluator(try ReferenceRuleList(try RuleListParser.parse($0).get())) }
         let requests = Self.requests()
@@ -125,8 +144,9 @@ import PCRE2Oracle
             if texts.count == 2 {
                 #expect(together.runsWholeProgramsTogether, "the two lists' whole programs run in one pass")
             } else {
-                #expect(together.looksUpDomainsTogether, "the lists' domain tables looked up together")
+                #expect(together.looksUpDomainsTogether == (texts.count { $0.contains("[^:]+") } >= 2), "domain tables looked up together")
             }
+            #expect(together.looksUpHostContextsTogether == contextsTogether, "the lists' host contexts looked up together")
             let alone = compiled.map { Evaluator($0, pageCapacity: capacity) }
             var answered = [Int](repeating: 0, count: texts.count)
             for request in requests {

@@ -150,7 +150,7 @@ private func withViews(_ tables: ArraySlice<DenseTable>, _ views: [DenseView] = 
                     ProgramSet.domainFound(pattern, gateBase: gateBase, &ends[set]) { joint[set].append($0) }
                 }
                 for (index, set) in sets.enumerated() {
-                    let (steps, _) = set.run(url, hostReading: reading, ends: &ends[index], domainsLookedUp: together.looksUp[index]) {
+                    let (steps, _) = set.run(url, hostReading: reading, ends: &ends[index], lookedUp: together.looksUp[index] ? .domains : []) {
                         joint[index].append($0)
                     }
                     #expect(joint[index].sorted() == alone[index].sorted() && steps == aloneSteps[index], "set \(index): \(Array(url))")
