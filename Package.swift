@@ -115,7 +115,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .target(
             name: "SafariReleases",
-            dependencies: ["ContentRuleList", "ContentBlocker", "Engines", "TerminalText"],
+            dependencies: ["Automata", "ContentRuleList", "ContentBlocker", "Corpus", "Engines", "SeededRandom", "TerminalText", "URLFilterSyntax"],
             swiftSettings: swiftSettings),
         .target(
             name: "Conformance",
@@ -233,7 +233,7 @@ let package = Package(
             swiftSettings: swiftSettings),
         .testTarget(
             name: "SafariReleasesTests",
-            dependencies: ["SafariReleases", "Corpus", "ContentBlocker", "ContentRuleList", "TestSupport"],
+            dependencies: ["SafariReleases", "Corpus", "ContentBlocker", "ContentRuleList", "TestSupport", "URLFilterSyntax"],
             swiftSettings: swiftSettings),
         .testTarget(
             name: "ConformanceTests",

@@ -85,7 +85,7 @@ public enum StagePlanner {
                 gate(hostLabelMembers: &stage.members, of: &patterns, minimumPatternsPerStage: minimumPatternsPerStage, into: &gated)
                 guard !stage.members.isEmpty else { continue }
             } else if gating && patterns[stage.members[0]].filter.hasStartAnchor && stage.members.count <= maximumGatedStageMembers {
-                gate(anchoredMembers: &stage.members, of: &patterns, into: &gated)
+                gate(anchoredMembers: &stage.members, of: &patterns, minimumPatternsPerStage: minimumPatternsPerStage, into: &gated)
                 guard !stage.members.isEmpty else { continue }
             }
             planned.append(split(stage.members, after: stage.length, of: &patterns))
@@ -127,13 +127,18 @@ public enum StagePlanner {
 
     /// Another anchored stage (another converter's `||` prefix, whose host context gates the
     /// patterns with a domain: ContentBlocker's HostContextPlanner): its members with a run that
-    /// makes a gate run where it occurs, their gates a whole program apart; the others stay.
+    /// makes a gate run where it occurs, their gates a whole program apart; the others stay. Its
+    /// prefix is a program run over every URL, so when fewer than a stage's minimum lack a gate
+    /// scoring enough, those take their best run whatever its score (`||[::]`'s `[::]`), as the
+    /// unanchored patterns do, rather than keep that run for a few.
     private static func gate(
-        anchoredMembers members: inout [Int], of patterns: inout [(id: PatternID, filter: URLFilter)], into gated: inout [GatedGroup]
+        anchoredMembers members: inout [Int], of patterns: inout [(id: PatternID, filter: URLFilter)], minimumPatternsPerStage: Int,
+        into gated: inout [GatedGroup]
     ) {
         let groups: [GatedGroup]
         (groups, members) = GatePlanner.group(
-            members, of: &patterns, minimumPatternsPerStage: 0, maximumGroups: GatePlanner.maximumGroups - gated.count,
+            members, of: &patterns, minimumPatternsPerStage: minimumPatternsPerStage,
+            maximumGroups: GatePlanner.maximumGroups - gated.count,
             gatesApart: true)
         gated += groups
     }

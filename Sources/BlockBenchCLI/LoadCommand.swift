@@ -1,7 +1,7 @@
 // `blockbench load FILE...`: loads compiled files as a browser does (each read and validated, the
-// lists made into one `ContentBlockers`) and prints the load's time and the resident memory it
+// lists made into one `ContentBlockers`) and prints the load's time, the resident memory it
 // added to this process, fresh: nothing else has run in it (Engines/ResidentAfterLoad.swift says
-// what is counted). The benchmarks run it in a process of its own for each match benchmark's
+// what is counted), and what the loaded lists hold by structure (Search/HeldMemory.swift). The benchmarks run it in a process of its own for each match benchmark's
 // resident memory after load.
 // Tested by BlockBenchCLITests/CLITests.swift (CompileAndMatchCommandTests).
 
@@ -42,5 +42,16 @@ struct LoadCommand: ParsableCommand {
         print("  anonymous resident memory (RssAnon) +\(HumanReadable.bytes(figures.anonymousGrowth))"
             + (figures.timesLoadedBytes.map { String(format: " (%.2fx the files' bytes)", $0) } ?? ""))
         print("  all resident memory (VmRSS)         +\(HumanReadable.bytes(figures.residentGrowth)), \(HumanReadable.bytes(figures.residentAfter)) in all")
+        guard let held = figures.held, let total = figures.heldBytes else { return }
+        print("  held by the loaded structures       \(HumanReadable.count(total)) bytes"
+            + (figures.heldTimesLoadedBytes.map { String(format: " (%.2fx the files' bytes)", $0) } ?? "")
+            + (figures.heldSpareCapacity.map { ", \(HumanReadable.count($0)) of them arrays' spare capacity" } ?? ""))
+        let width = held.map(\.name.count).max() ?? 0
+        for part in held.sorted(by: { $0.value > $1.value }) {
+            let bytes = HumanReadable.count(Int(part.value))
+            print("    " + part.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+                + String(repeating: " ", count: max(0, 11 - bytes.count)) + bytes
+                + String(format: "  %5.1f%%", 100 * part.value / Double(max(total, 1))))
+        }
     }
 }

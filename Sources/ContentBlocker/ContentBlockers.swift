@@ -18,7 +18,7 @@
 // to one thread's, under ThreadSanitizer in CI.
 
 public import RequestContext
-internal import Search
+public import Search
 
 public final class ContentBlockers {
     /// One evaluator per list, in the order given.
@@ -70,6 +70,13 @@ public final class ContentBlockers {
     /// Whether some lists' host contexts are looked up together (two lists or more with contexts
     /// of one L).
     public var looksUpHostContextsTogether: Bool { hostContextsTogether != nil }
+
+    /// What the lists' evaluators hold, by structure (`Evaluator.heldMemory`), added up.
+    public var heldMemory: HeldMemory {
+        var memory = HeldMemory()
+        for evaluator in evaluators { memory.add(evaluator.heldMemory) }
+        return memory
+    }
 
     /// Tells `each` every list's outcome for `request`, in the lists' order.
     public func outcomes(for request: Request, _ each: (_ list: Int, _ outcome: MatchOutcome) -> Void) {

@@ -42,7 +42,7 @@
 internal import ContentRuleList
 public import RequestContext
 internal import Bytecode
-internal import Search
+public import Search
 
 public final class Evaluator {
     let file: CompiledFile
@@ -128,6 +128,28 @@ public final class Evaluator {
         // rather than in the first request's answer.
         _ = EditedList<RuleIndex>(keys: [], pool: []).edited(removing: [], adding: [])
         _ = EditedList<Action>(keys: [], pool: []).edited(removing: [], adding: [])
+    }
+
+    /// What the evaluator holds once made, by structure (Search/HeldMemory.swift): its file's
+    /// structures, its indexes of the rules, and the working memory it sizes at load (pattern
+    /// marks, the lists reserved for an answer); not the pages it keeps as requests come.
+    public var heldMemory: HeldMemory {
+        var memory = file.heldMemory()
+        let indexes = "evaluator: rule indexes"
+        memory.add(indexes, array: universalRecords)
+        memory.add(indexes, array: ruleIndices)
+        memory.add(indexes, array: ruleOfURLPattern)
+        memory.add(indexes, array: universalOfTopStart)
+        memory.add(indexes, array: universalOfTop)
+        memory.add(indexes, array: universalOfFrameStart)
+        memory.add(indexes, array: universalOfFrame)
+        let working = "evaluator: working memory"
+        memory.add(working, array: topSeen.words)
+        memory.add(working, array: frameSeen.words)
+        memory.add(working, array: work.urlSeen.words)
+        // (The lists an answer fills, reserved at load for every rule and every action.)
+        memory.add(working, (file.rules.count + file.actions.count) * MemoryLayout<UInt32>.stride)
+        return memory
     }
 
     /// The universal rules naming each pattern, for the rules whose condition `kind` accepts.

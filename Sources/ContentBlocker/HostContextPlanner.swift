@@ -33,10 +33,17 @@ struct HostContextPlanner {
     /// among them (nil: too large to be a context), so that a pattern's prefix is found by its
     /// text and its automaton compared with the others once per text.
     private var distinctStarts: [HostStarts] = []
+    /// The place of the domain table's prefix's automaton in `distinctStarts`, once met (compared
+    /// once per automaton, not per pattern).
+    private var canonicalStarts: Int?
     private var startsOfText: [Bool: [Substring: Int?]] = [:]
     /// T by the text of the terms after D, per case sensitivity, for those not plain sets (nil:
     /// no tail).
     private var tailOfText: [Bool: [Substring: HostTail?]] = [:]
+    /// The last text looked up in each: a list's patterns come in runs of one converter's L and R,
+    /// so most are answered by a comparison instead of a hash of the text.
+    private var lastStarts: (text: Substring, isCaseSensitive: Bool, place: Int?)?
+    private var lastTail: (text: Substring, isCaseSensitive: Bool, tail: HostTail?)?
 
     private struct ContextKey: Hashable {
         /// The prefix's automaton's place in `distinctStarts`.
@@ -146,7 +153,7 @@ struct HostContextPlanner {
             tail.sets[0].isDisjoint(with: HostShape.matchedByDomains(caseSensitive: parts.isCaseSensitive))
         else { return gate(id, parts, pattern) }
         guard let starts = starts(of: parts) else { return .none }
-        if distinctStarts[starts] == Self.canonical, !parts.isCaseSensitive, !tail.thenRest,
+        if starts == canonicalStarts, !parts.isCaseSensitive, !tail.thenRest,
             tail.sets[0].union(HostPattern.terminator) == HostPattern.terminator
         {
             return .domainTable(domain: parts.domain, tail: tail.sets == [HostPattern.terminator] ? [] : DomainTable.encode(tail.sets))
@@ -159,7 +166,7 @@ struct HostContextPlanner {
     /// A host pattern with nothing after D, taken as an open domain of its context: D found where L
     /// ends, whatever follows. AdGuard's L's are left to its `||` stage, as before.
     private mutating func takeOpen(_ id: UInt32, _ parts: Parts, _ pattern: AcceptedPattern) -> Taken {
-        guard let starts = starts(of: parts), distinctStarts[starts] != Self.canonical || parts.isCaseSensitive else { return .none }
+        guard let starts = starts(of: parts), starts != canonicalStarts || parts.isCaseSensitive else { return .none }
         let key = ContextKey(starts: starts, isCaseSensitive: parts.isCaseSensitive)
         contexts[key, default: Context(prefix: String(parts.prefixText))].appendOpen(id, pattern, parts.domain, minimum: minimumPatterns)
         return .context
@@ -206,7 +213,7 @@ struct HostContextPlanner {
                 automata += gated.map { (PatternID($0.pattern), $0.filter.filter) }
                 continue
             }
-            let canonical = distinctStarts[starts] == Self.canonical && !key.isCaseSensitive
+            let canonical = starts == canonicalStarts && !key.isCaseSensitive
             for pattern in gated {
                 if canonical && (pattern.first.map { $0.union(HostPattern.terminator) == HostPattern.terminator } ?? true) {
                     automata.append((PatternID(pattern.pattern), pattern.filter.filter))
@@ -314,7 +321,8 @@ struct HostContextPlanner {
             return HostTail(sets: filter.hasEndAnchor ? sets + [.nul] : sets, thenRest: false)
         }
         guard let rest = restTail(of: filter, from: at) else { return nil }
-        return HostTail(sets: sets + rest.sets, thenRest: rest.thenRest)
+        // (Most converters' Rs begin with no single set: their tail is the shared one, not a copy.)
+        return sets.isEmpty ? rest : HostTail(sets: sets + rest.sets, thenRest: rest.thenRest)
     }
 
     /// The tail of `filter`'s terms from `first` on, once per text. (A loop with terms after it
@@ -324,9 +332,15 @@ struct HostContextPlanner {
         if let loop = terms[first...].firstIndex(where: { $0.quantifier.allowsMany }), loop < terms.count - 1 { return nil }
         let utf8 = filter.source.utf8
         let text = filter.source[utf8.index(utf8.startIndex, offsetBy: filter.terms[first].span.lowerBound)...]
-        if let known = tailOfText[filter.isCaseSensitive]?[text] { return known }
-        let tail = HostTail(filter.anchored(from: first))
-        tailOfText[filter.isCaseSensitive, default: [:]][text] = tail
+        if let last = lastTail, last.text == text, last.isCaseSensitive == filter.isCaseSensitive { return last.tail }
+        let tail: HostTail?
+        if let known = tailOfText[filter.isCaseSensitive]?[text] {
+            tail = known
+        } else {
+            tail = HostTail(filter.anchored(from: first))
+            tailOfText[filter.isCaseSensitive, default: [:]][text] = tail
+        }
+        lastTail = (text, filter.isCaseSensitive, tail)
         return tail
     }
 
@@ -342,16 +356,27 @@ struct HostContextPlanner {
     /// The place of L's automaton in `distinctStarts`, made once per text.
     private mutating func starts(of parts: Parts) -> Int? {
         let (text, caseSensitive) = (parts.prefixText, parts.isCaseSensitive)
-        if let known = startsOfText[caseSensitive]?[text] { return known }
-        var place: Int?
-        let prefix = URLFilter(
-            source: String(text), isCaseSensitive: caseSensitive, hasStartAnchor: true, hasEndAnchor: false,
-            terms: Array(parts.prefixModel.terms[..<parts.prefixCount]))
-        if let starts = HostStarts(prefix) {
-            place = distinctStarts.firstIndex(of: starts) ?? distinctStarts.count
-            if place == distinctStarts.count { distinctStarts.append(starts) }
+        if let last = lastStarts, last.text == text, last.isCaseSensitive == caseSensitive { return last.place }
+        let place: Int?
+        if let known = startsOfText[caseSensitive]?[text] {
+            place = known
+        } else {
+            place = newStarts(of: parts)
+            startsOfText[caseSensitive, default: [:]][text] = place
         }
-        startsOfText[caseSensitive, default: [:]][text] = place
+        lastStarts = (text, caseSensitive, place)
         return place
+    }
+
+    /// L's automaton made, and its place among the distinct ones (nil: too large to be a context).
+    private mutating func newStarts(of parts: Parts) -> Int? {
+        let prefix = URLFilter(
+            source: String(parts.prefixText), isCaseSensitive: parts.isCaseSensitive, hasStartAnchor: true, hasEndAnchor: false,
+            terms: Array(parts.prefixModel.terms[..<parts.prefixCount]))
+        guard let starts = HostStarts(prefix) else { return nil }
+        if let place = distinctStarts.firstIndex(of: starts) { return place }
+        if starts == Self.canonical { canonicalStarts = distinctStarts.count }
+        distinctStarts.append(starts)
+        return distinctStarts.count - 1
     }
 }

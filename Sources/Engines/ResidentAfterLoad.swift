@@ -11,7 +11,9 @@
 //            runs the same program)
 //
 // BlockBench's figure comes from `blockbench load` (each compiled file read and validated, the
-// lists made into a `ContentBlockers`), a peer's from its own child (adblock-rust:
+// lists made into a `ContentBlockers`), with what the loaded lists hold by structure beside it
+// (Search/HeldMemory.swift: the bytes their structures allocated and keep, the same for the same
+// files whatever the allocator and the system did, which the resident pages are not), a peer's from its own child (adblock-rust:
 // its serialized engine deserialized, Benchmarks/Peers/AdblockRust/adblock_peer.py). Either
 // process's figures are its own: the measuring process's memory, whatever it did before, is not
 // in them.
@@ -29,14 +31,29 @@ public struct ResidentAfterLoad: Codable, Hashable, Sendable {
     public var residentAfter: Int
     public var anonymousBefore: Int
     public var anonymousAfter: Int
+    /// What the loaded lists' structures hold, in bytes by structure (BlockBench's:
+    /// `ContentBlockers.heldMemory`; nil for a peer, whose structures are its own).
+    public var held: [Figure]?
+    /// Of `heldBytes`, the arrays' capacity past their elements.
+    public var heldSpareCapacity: Int?
 
-    public init(loadedBytes: Int, residentBefore: Int, residentAfter: Int, anonymousBefore: Int, anonymousAfter: Int) {
+    public init(
+        loadedBytes: Int, residentBefore: Int, residentAfter: Int, anonymousBefore: Int, anonymousAfter: Int, held: [Figure]? = nil,
+        heldSpareCapacity: Int? = nil
+    ) {
         self.loadedBytes = loadedBytes
         self.residentBefore = residentBefore
         self.residentAfter = residentAfter
         self.anonymousBefore = anonymousBefore
         self.anonymousAfter = anonymousAfter
+        self.held = held
+        self.heldSpareCapacity = heldSpareCapacity
     }
+
+    /// The bytes the loaded lists' structures hold in all (nil: not known).
+    public var heldBytes: Int? { held.map { $0.reduce(0) { $0 + Int($1.value) } } }
+    /// `heldBytes` over the bytes loaded.
+    public var heldTimesLoadedBytes: Double? { heldBytes.flatMap { loadedBytes > 0 ? Double($0) / Double(loadedBytes) : nil } }
 
     /// The growth of the process's anonymous resident memory across the load: the table's figure.
     public var anonymousGrowth: Int { anonymousAfter - anonymousBefore }
@@ -70,11 +87,13 @@ public struct ResidentAfterLoad: Codable, Hashable, Sendable {
             })
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         guard let after = current() else { throw BenchEngineError.externalEngine("no /proc/self/status to read resident memory from") }
-        withExtendedLifetime(blockers) {}
+        let memory = blockers.heldMemory
+        let held = memory.parts.map { Figure($0.name, Double($0.bytes)) }
         return (
             ResidentAfterLoad(
                 loadedBytes: loadedBytes, residentBefore: before.resident, residentAfter: after.resident, anonymousBefore: before.anonymous,
-                anonymousAfter: after.anonymous),
+                anonymousAfter: after.anonymous, held: held,
+                heldSpareCapacity: memory.spareCapacity),
             seconds
         )
     }

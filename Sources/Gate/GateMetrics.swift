@@ -9,8 +9,9 @@
 //   answers          what the engine answers (requests with actions, actions, requests conformed,
 //                    vectors passed): must not change unless the corpora or the semantics did
 //   count            deterministic size and work (bytecode bytes per section, DFAs, states,
-//                    interpreter steps and program runs per request): lower is better, growth
-//                    beyond the tolerance (0% by default) is a regression
+//                    interpreter steps and program runs per request, the bytes a match's loaded
+//                    lists hold: Search/HeldMemory.swift): lower is better, growth beyond the
+//                    tolerance (0% by default) is a regression
 //   instructions     the exact CPU cost (Benchmarks/Cost): instructions executed per compile phase
 //                    and in all, and per request, counted under Valgrind in a serial run; the
 //                    same tree gives the same counts, so a tight tolerance holds CPU time (a
@@ -200,6 +201,7 @@ public enum GateMetrics {
                     add(prefix + "actions", .answers, Double(answers.actions))
                 }
                 for counter in ours.counters { add(prefix + counter.name, .count, counter.value) }
+                if let held = ours.residentAfterLoad?.heldBytes { add(prefix + "bytes held after load", .count, Double(held), unit: "B") }
                 for part in ours.instructions ?? [] { add(prefix + "instructions " + part.name, .instructions, part.value) }
                 for part in ours.dataMisses ?? [] {
                     let requests = ours.answers?.requests ?? 0

@@ -238,6 +238,8 @@ public struct HistoryLine: Codable, Hashable, Sendable {
         add("resident after load", engine.residentAfterLoad.map { Double($0.anonymousGrowth) }, "B")
         add("resident after load, all", engine.residentAfterLoad.map { Double($0.residentGrowth) }, "B")
         add("loaded bytes", engine.residentAfterLoad.map { Double($0.loadedBytes) }, "B")
+        add("held after load", engine.residentAfterLoad?.heldBytes.map(Double.init), "B")
+        for part in engine.residentAfterLoad?.held ?? [] { add("held after load." + part.name, part.value, "B") }
         for list in engine.lists ?? [] {
             add("seconds." + list.list, list.seconds, "s")
             add("bytes." + list.list, Double(list.bytes), "B")

@@ -164,7 +164,8 @@ public struct ResultTable: Sendable {
         if engines.contains(where: { $0.residentAfterLoad != nil }) {
             notes.append(
                 "resident after load: what loading the lists added to a fresh process's anonymous resident memory (RssAnon; "
-                    + "its ratio to the bytes loaded: BlockBench's compiled files, a peer's serialized engines), and to all of it (VmRSS)")
+                    + "its ratio to the bytes loaded: BlockBench's compiled files, a peer's serialized engines), and to all of it (VmRSS); "
+                    + "held: the bytes BlockBench's loaded structures allocated and keep, the same on every run (the gate's figure)")
         }
         for peer in engines where peer.peer == true && peer.status == .ok {
             notes.append(
@@ -182,6 +183,9 @@ public struct ResultTable: Sendable {
         "+" + HumanReadable.bytes(max(0, figures.anonymousGrowth))
             + (figures.timesLoadedBytes.map { " (\(String(format: "%.2f", $0))x loaded)" } ?? "")
             + ", RSS +" + HumanReadable.bytes(max(0, figures.residentGrowth))
+            + (figures.heldBytes.map { held in
+                "; held " + HumanReadable.bytes(held) + (figures.heldTimesLoadedBytes.map { " (\(String(format: "%.2f", $0))x)" } ?? "")
+            } ?? "")
     }
 
     static func compact(_ value: Double) -> String {

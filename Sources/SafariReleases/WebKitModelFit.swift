@@ -10,19 +10,21 @@
 // SafariReleasesTests/SafariProfilesTests.swift (WebKitSizeModelTests: the fit itself).
 
 internal import ContentRuleList
+internal import Foundation
 internal import ContentBlocker
-internal import Engines
+public import Engines
+internal import SeededRandom
 
 public enum WebKitModelFit {
     typealias Predictor = WebKitSizeModel.Predictor
     typealias Figure = WebKitSizeModel.Figure
     typealias Term = WebKitSizeModel.Term
 
-    /// One list (or its first rules) compiled by both.
+    /// One list compiled by both.
     public struct Sample: Sendable {
-        /// "easylist[:1000]": the sample; `source` ("easylist"): the shipped list it is cut from.
+        /// The list (WebKitModelCorpus.List.name) and its family, what the fit leaves out together.
         public var list: String
-        public var source: String
+        public var family: String
         public var figures: ListFigures
         public var webKit: [WebKitSizeModel.Figure: Double]
         /// WebKit's file in parts: url bytecode, top-url and frame-url bytecode, actions.
@@ -34,38 +36,54 @@ public enum WebKitModelFit {
             values[.webKitBytes] = webKit[.bytes]
             return values
         }
-    }
 
-    /// `json` whole and in the chunk sizes given (the first rules of each size).
-    public static func chunks(_ json: [UInt8], sizes: [Int]) -> [(size: Int, json: [UInt8])] {
-        json.withUnsafeBufferPointer { text in
-            guard let elements = JSONReader.topLevelElements(text) else { return [] }
-            return sizes.filter { $0 < elements.count }.map { size in
-                (size, Array("[".utf8) + elements.prefix(size).map { Array(text[$0]) }.joined(separator: Array(",".utf8)) + Array("]".utf8))
-            } + [(elements.count, json)]
+        /// What the model file keeps of it.
+        var measured: WebKitSizeModel.Measured {
+            WebKitSizeModel.Measured(
+                list: list, family: family, rules: Int(figures.values[.rules] ?? 0), jsonBytes: Int(figures.values[.jsonBytes] ?? 0),
+                bytes: webKit[.bytes] ?? 0, seconds: webKit[.seconds] ?? 0, memory: webKit[.memory],
+                url: webKitParts.url, topURL: webKitParts.topURL, actions: webKitParts.actions,
+                figures: Dictionary(uniqueKeysWithValues: figures.values.map { ($0.key.rawValue, $0.value) }), trees: figures.trees)
         }
     }
 
-    /// The sample of `json`, compiled `timings` times by a new WebKit process; nil when either
-    /// compiler rejects it.
-    public static func sample(_ name: String, source: String, json: [UInt8], timings: Int = 3) throws -> Sample? {
-        guard case .success(let list) = RuleListParser.parse(json),
-            let (compiled, report) = try? RuleListCompiler.compile(json: json)
+    /// BlockBench's figures of `json`; nil when it rejects the list.
+    static func figures(_ json: [UInt8]) -> ListFigures? {
+        let check = RuleListParser.check(json, collectingEveryError: false)
+        guard case .success = check.verdict, let (compiled, report) = try? RuleListCompiler.compile(check.list, patterns: check.patterns)
         else { return nil }
-        let webKit = WebKitEngine()
-        let first = try webKit.verdict(json: json)
+        let rules = json.withUnsafeBufferPointer { JSONReader.topLevelElements($0)?.count } ?? 0
+        return ListFigures(
+            jsonBytes: json.count, rules: rules, list: check.list, compiledBytes: compiled.serialized().count, report: report,
+            shape: WebKitShape(check.list))
+    }
+
+    /// The sample of `list`, compiled `timings` times by `engine` (a new one: its process's peak
+    /// memory is then the list's own); nil when either compiler rejects it.
+    public static func sample(_ list: WebKitModelCorpus.List, timings: Int, engine: WebKitEngine) throws -> Sample? {
+        guard let figures = figures(list.json) else { return nil }
+        let first = try engine.verdict(json: list.json)
         guard first.ok == true, let header = first.header, var seconds = first.cpuSeconds ?? first.seconds else { return nil }
         for _ in 1..<max(1, timings) {
-            let again = try webKit.verdict(json: json)
+            let again = try engine.verdict(json: list.json)
             if let time = again.cpuSeconds ?? again.seconds { seconds = min(seconds, time) }
         }
-        var figures: [Figure: Double] = [.bytes: Double(header.actions + header.url + header.topURL + header.frameURL), .seconds: seconds]
-        if let before = first.rssBeforeBytes, let peak = first.peakRSSBytes { figures[.memory] = Double(max(peak - before, 1)) }
-        let rules = json.withUnsafeBufferPointer { JSONReader.topLevelElements($0)?.count } ?? 0
+        var measured: [Figure: Double] = [.bytes: Double(header.actions + header.url + header.topURL + header.frameURL), .seconds: seconds]
+        if let before = first.rssBeforeBytes, let peak = first.peakRSSBytes { measured[.memory] = Double(max(peak - before, 1)) }
         return Sample(
-            list: name, source: source,
-            figures: ListFigures(jsonBytes: json.count, rules: rules, list: list, compiledBytes: compiled.serialized().count, report: report),
-            webKit: figures, webKitParts: (Double(header.url), Double(header.topURL + header.frameURL), Double(header.actions)))
+            list: list.name, family: list.family, figures: figures, webKit: measured,
+            webKitParts: (Double(header.url), Double(header.topURL + header.frameURL), Double(header.actions)))
+    }
+
+    /// The sample of `list` with WebKit's figures as a model file kept them (no WebKit needed);
+    /// nil when BlockBench rejects it or the kept figures are of another list (another size).
+    public static func sample(_ list: WebKitModelCorpus.List, measured: WebKitSizeModel.Measured) -> Sample? {
+        guard measured.list == list.name, measured.jsonBytes == list.json.count, let figures = figures(list.json) else { return nil }
+        var webKit: [Figure: Double] = [.bytes: measured.bytes, .seconds: measured.seconds]
+        webKit[.memory] = measured.memory
+        return Sample(
+            list: list.name, family: list.family, figures: figures, webKit: webKit,
+            webKitParts: (measured.url, measured.topURL, measured.actions))
     }
 
     /// A way to predict a figure: the predictors of its terms, and how the terms are fitted.
@@ -74,48 +92,75 @@ public enum WebKitModelFit {
         var fit: ([Sample]) -> [Term]
     }
 
-    /// The figure's candidates: a law of each list figure; for the bytes, a term per part of
-    /// WebKit's file (the actions are the selectors' text, as WebKit stores them); for the time
-    /// and the memory, a law of WebKit's bytes.
+    /// The figure's candidates: a power law of each list figure; sums `Σ c_i x_i` of a few figures
+    /// of WebKit's automata (WebKitAutomata), fitted to the least relative error; for the bytes,
+    /// such a sum per part of WebKit's file (url bytecode, page-URL and frame-URL bytecode,
+    /// actions), each fitted on that part; for the time and the memory, also of WebKit's bytes.
     static func candidates(_ figure: Figure) -> [Candidate] {
         let predictors = Predictor.allCases.filter { figure != .bytes || $0 != .webKitBytes }
         var candidates = predictors.map { from in
             Candidate(from: [from]) { [Term(from: from, law: law($0, from) { $0.webKit[figure] ?? 0 })] }
         }
-        if figure == .bytes {
-            candidates.append(Candidate(from: [.urlFilterBytes, .topURLPatterns, .selectorBytes]) { training in
+        let sums: [[Predictor]] =
+            switch figure {
+            case .bytes: [[.urlStates, .urlRanges, .pageStates, .pageRanges, .selectorBytes, .rules]]
+            case .seconds:
                 [
-                    Term(from: .urlFilterBytes, law: law(training, .urlFilterBytes) { $0.webKitParts.url }),
-                    Term(from: .topURLPatterns, law: law(training, .topURLPatterns) { $0.webKitParts.topURL }),
-                    Term(from: .selectorBytes, law: .identity),
+                    [.urlStates, .pageStates, .nfas], [.urlRanges, .pageRanges, .nfas], [.webKitBytes, .nfas],
+                    [.urlStates, .urlRanges, .pageStates, .pageRanges, .nfas], [.builtStates, .webKitBytes], [.builtStates, .nfas],
+                    [.urlRanges, .pageRanges, .builtStates],
                 ]
-            })
+            case .memory:
+                [
+                    [.webKitBytes, .nfas], [.largestStates, .nodes], [.largestStates, .webKitBytes], [.largestStates, .patterns],
+                    [.largestStates, .urlStates, .pageStates],
+                ]
+            }
+        for from in sums {
+            candidates.append(Candidate(from: from) { linearTerms($0, from) { $0.webKit[figure] ?? 0 } })
+        }
+        if figure == .bytes {
+            let parts: [([Predictor], (Sample) -> Double)] = [
+                ([.urlStates, .urlRanges, .urlNFAs], { $0.webKitParts.url }), ([.pageStates, .pageRanges], { $0.webKitParts.topURL }),
+                ([.selectorBytes, .rules], { $0.webKitParts.actions }),
+            ]
+            candidates.append(Candidate(from: parts.flatMap(\.0)) { training in parts.flatMap { linearTerms(training, $0.0, $0.1) } })
         }
         return candidates
     }
 
-    /// Per figure, the candidate whose worst leave-one-list-out error is least, fitted on every
-    /// sample; nil with samples of fewer than two lists.
+    /// The terms `c_i x_i` (a power law of slope 1 each) of the least relative error; a predictor
+    /// whose coefficient is 0 gets no term.
+    static func linearTerms(_ samples: [Sample], _ from: [Predictor], _ y: (Sample) -> Double) -> [Term] {
+        let coefficients = WebKitSizeModel.linear(samples.map { sample in from.map { sample.values[$0] ?? 0 } }, samples.map(y))
+        return zip(from, coefficients).compactMap { predictor, c in
+            c > 0 ? Term(from: predictor, law: WebKitSizeModel.PowerLaw(intercept: log(c), slope: 1)) : nil
+        }
+    }
+
+    /// Per figure, the candidate whose worst leave-one-family-out error on lists of
+    /// `smallListRules` or more is least, fitted on every sample; nil with fewer than two families.
     public static func fit(_ samples: [Sample], webKit: String) -> WebKitSizeModel? {
-        guard uniqueSources(samples).count >= 2 else { return nil }
+        guard families(samples).count >= 2 else { return nil }
         var tried: [WebKitSizeModel.Tried] = []
         var laws: [Figure: WebKitSizeModel.Law] = [:]
         var bytesCandidate: Candidate?
         for figure in Figure.allCases {
             let measured = samples.filter { $0.webKit[figure] != nil }
-            guard uniqueSources(measured).count >= 2 else { continue }
+            guard families(measured).count >= 2 else { continue }
             let scored = candidates(figure).map { candidate in
                 (candidate, WebKitSizeModel.Law(terms: candidate.fit(measured), unseen: unseenErrors(measured, figure, candidate, bytes: bytesCandidate)))
             }
-            tried += scored.map { WebKitSizeModel.Tried(figure: figure, from: $0.0.from, worstUnseenError: $0.1.worstUnseenError) }
-            guard let best = scored.min(by: { $0.1.worstUnseenError < $1.1.worstUnseenError }) else { continue }
+            let big = WebKitSizeModel.smallListRules
+            tried += scored.map { WebKitSizeModel.Tried(figure: figure, from: $0.0.from, worstUnseenError: $0.1.worstUnseenError(rules: big)) }
+            guard let best = scored.min(by: { $0.1.worstUnseenError(rules: big) < $1.1.worstUnseenError(rules: big) }) else { continue }
             laws[figure] = best.1
             if figure == .bytes { bytesCandidate = best.0 }
         }
         guard let bytes = laws[.bytes], let seconds = laws[.seconds] else { return nil }
         return WebKitSizeModel(
             bytes: bytes, seconds: seconds, memory: laws[.memory], tried: tried, webKit: webKit,
-            fittedOn: samples.map(\.list), lists: uniqueSources(samples))
+            families: families(samples), samples: samples.map(\.measured))
     }
 
     static func law(_ samples: [Sample], _ from: Predictor, _ y: (Sample) -> Double) -> WebKitSizeModel.PowerLaw {
@@ -125,21 +170,54 @@ public enum WebKitModelFit {
     /// Each list's samples predicted by the candidate fitted on the other lists' samples (and
     /// WebKit's bytes, where it predicts from them, by the bytes candidate fitted on those too).
     static func unseenErrors(_ samples: [Sample], _ figure: Figure, _ candidate: Candidate, bytes: Candidate?) -> [WebKitSizeModel.Unseen] {
-        uniqueSources(samples).flatMap { left in
-            let training = samples.filter { $0.source != left }
+        families(samples).flatMap { left in
+            let training = samples.filter { $0.family != left }
             let fitted = WebKitSizeModel.Law(terms: candidate.fit(training), unseen: [])
             let bytesLaw = bytes.map { WebKitSizeModel.Law(terms: $0.fit(training), unseen: []) }
-            return samples.filter { $0.source == left }.map { sample in
+            return samples.filter { $0.family == left }.map { sample in
                 var values = sample.figures.values
                 values[.webKitBytes] = bytesLaw?.predict(values)
                 let predicted = fitted.predict(values) ?? .nan
-                return WebKitSizeModel.Unseen(list: sample.list, error: (predicted / (sample.webKit[figure] ?? 1) - 1) * 100)
+                return WebKitSizeModel.Unseen(
+                    list: sample.list, rules: Int(sample.figures.values[.rules] ?? 0), error: (predicted / (sample.webKit[figure] ?? 1) - 1) * 100)
             }
         }
     }
 
-    static func uniqueSources(_ samples: [Sample]) -> [String] {
+    static func families(_ samples: [Sample]) -> [String] {
         var seen = Set<String>()
-        return samples.map(\.source).filter { seen.insert($0).inserted }
+        return samples.map(\.family).filter { seen.insert($0).inserted }
+    }
+}
+
+extension WebKitModelFit {
+    /// The check on `json`, its `share` of rules the costliest (at least 20), each list compiled by
+    /// a new process of `webKit`; nil when a compiler rejects the list.
+    public static func attributionCheck(
+        _ name: String, json: [UInt8], model: WebKitSizeModel, share: Double = 0.01, webKit: () -> WebKitEngine
+    ) throws -> WebKitSizeModel.AttributionCheck? {
+        let check = RuleListParser.check(json, collectingEveryError: false)
+        guard case .success = check.verdict, let figures = figures(json) else { return nil }
+        let elements = WebKitModelCorpus.elements(json)
+        let count = max(20, Int(Double(elements.count) * share))
+        guard count < elements.count / 2 else { return nil }
+        let costliest = Headroom.costliest(check.list, shape: WebKitShape(check.list), figures: figures, model: model, top: count)
+        func bytes(_ list: [UInt8]) throws -> Double? {
+            let verdict = try webKit().verdict(json: list)
+            guard verdict.ok == true, let header = verdict.header else { return nil }
+            return Double(header.actions + header.url + header.topURL + header.frameURL)
+        }
+        func without(_ removed: Set<Int>) -> [UInt8] {
+            WebKitModelCorpus.join(elements.enumerated().filter { !removed.contains($0.offset) }.map(\.element))
+        }
+        var generator = SplitMix64(seed: 300)
+        var drawn = Set<Int>()
+        while drawn.count < costliest.count { drawn.insert(Int(generator.next() % UInt64(elements.count))) }
+        guard let whole = try bytes(json), let lessCostly = try bytes(without(Set(costliest.map(\.rule)))),
+            let lessRandom = try bytes(without(drawn))
+        else { return nil }
+        return WebKitSizeModel.AttributionCheck(
+            list: name, removed: costliest.count, attributedBytes: costliest.reduce(0) { $0 + Double($1.bytes ?? 0) },
+            measuredDrop: whole - lessCostly, randomDrop: whole - lessRandom)
     }
 }

@@ -317,7 +317,7 @@ public struct CompiledFile: Hashable, Sendable {
             topURLPrograms: try sections.programs(.topURLPrograms, patternCount: counts.top),
             framePrograms: try sections.programs(.framePrograms, patternCount: counts.frame),
             urlPatternCount: counts.url, topPatternCount: counts.top, framePatternCount: counts.frame,
-            patternRuleStart: slots.ruleStart, patternRules: slots.rules, universalRules: slots.universal, rules: rules,
+            patternRuleStart: slots.ruleStart, patternRules: slots.rules.fitted(), universalRules: slots.universal.fitted(), rules: rules,
             conditions: conditions, actions: actions)
     }
 
@@ -462,6 +462,7 @@ public struct CompiledFile: Hashable, Sendable {
         var reader = section
         let count = try reader.u32Count(of: "actions", itemBytes: 1)
         var actions: [Action] = []
+        actions.reserveCapacity(count)
         for _ in 0..<count { actions.append(try ActionCoding.read(from: &reader)) }
         try Sections.finish(reader, .actions)
         return actions
@@ -534,6 +535,36 @@ public struct CompiledFile: Hashable, Sendable {
                 conditionCount: count))
         }
         return rules
+    }
+
+    /// What the loaded file holds in memory, by structure (HeldMemory.swift): its program sets
+    /// (their images once prepared: an evaluator prepares them), the patterns' rule slots, the
+    /// rules, the conditions and the actions.
+    public func heldMemory() -> HeldMemory {
+        var memory = HeldMemory()
+        for programs in [urlPrograms, topURLPrograms, framePrograms] { programs.held(into: &memory) }
+        for array in [patternRuleStart, patternRules, universalRules] { memory.add("pattern rule slots", array: array) }
+        memory.add("rules", array: rules)
+        memory.add("conditions", array: conditions)
+        memory.add("actions", array: actions)
+        for action in actions { memory.add("actions", Self.heldBytes(action)) }
+        return memory
+    }
+
+    /// The bytes an action holds beyond its word in the array: the box of a case with a payload
+    /// (an indirect enum's) and a string's storage past the 15 bytes a string holds inline; for
+    /// a redirect or header edits (a few a list at most), their encoded bytes.
+    private static func heldBytes(_ action: Action) -> Int {
+        func string(_ text: String) -> Int { text.utf8.count > 15 ? HeldMemory.arrayHeader + text.utf8.count + 1 : 0 }
+        let box = 16 + 16
+        switch action {
+        case .block, .blockCookies, .ignorePreviousRules, .ignoreFollowingRules, .makeHTTPS: return 0
+        case .cssDisplayNone(let text), .notify(let text): return box + string(text)
+        case .redirect, .modifyHeaders:
+            var writer = ByteWriter()
+            ActionCoding.write(action, to: &writer)
+            return box + writer.bytes.count
+        }
     }
 
     /// Bytes per section of the serialized file, for reports.

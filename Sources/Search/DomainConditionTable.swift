@@ -208,6 +208,9 @@ public struct DomainConditionTable: Hashable, Sendable {
     static func read(from reader: inout ByteReader, patternCount: Int) throws(BytecodeError) -> DomainConditionTable {
         let count = try reader.varintCount(of: "domain conditions", itemBytes: 3)
         var table = DomainConditionTable()
+        table.patterns.reserveCapacity(count)
+        table.subdomains.reserveCapacity(count)
+        table.starts.reserveCapacity(count + 1)
         var next = 0
         for _ in 0..<count {
             let pattern = try reader.increasingPattern(after: &next, below: patternCount, table: "domain condition table")
@@ -222,6 +225,7 @@ public struct DomainConditionTable: Hashable, Sendable {
             table.bytes += domain
             table.starts.append(UInt32(table.bytes.count))
         }
+        table.bytes = table.bytes.fitted()
         table.makeIndex()
         return table
     }
@@ -230,5 +234,16 @@ public struct DomainConditionTable: Hashable, Sendable {
     public func disassemble() -> String {
         (0..<count).map { entry in "p\(patterns[entry]) \(subdomains[entry] ? "*" : "")\(String(decoding: domain(entry), as: UTF8.self))" }
             .joined(separator: "\n")
+    }
+}
+
+extension DomainConditionTable {
+    /// The entries (patterns, domains) as the part `entries`, the lookup's index as `index`.
+    func held(entries: String, index name: String, into memory: inout HeldMemory) {
+        memory.add(entries, array: patterns)
+        memory.add(entries, array: subdomains)
+        memory.add(entries, array: starts)
+        memory.add(entries, array: bytes)
+        index.held(name, into: &memory)
     }
 }

@@ -55,6 +55,9 @@ struct DomainSlots: Sendable {
 
         @inline(__always)
         func slot(of hash: UInt64) -> Int { Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) &>> shift) }
+
+        /// The slots', or a domain table's lines', count (a hash picks one of them by its top bits).
+        var lineCount: Int { shift >= 64 ? 1 : 1 << (64 - shift) }
     }
 
     /// An open-addressing table of 32-bit slots, at most two thirds full, one per distinct domain,
@@ -86,7 +89,7 @@ struct DomainSlots: Sendable {
         /// where it fits in one).
         let groups: UnsafeRawPointer
         let extra: UnsafeBufferPointer<UInt8>
-        private let memory: TableMemory
+        fileprivate let memory: TableMemory
 
         fileprivate init(shape: Shape, presentBits: [UInt64], slots: [UInt32], groups: UnsafeRawBufferPointer, extra: [UInt8]) {
             func lines(_ bytes: Int) -> Int { (bytes + 63) & ~63 }
@@ -626,6 +629,33 @@ enum DomainLines {
     }
 }
 
+extension DomainLines {
+    /// Tells `body` each record of the `lineCount` lines at `base` and their overflow (`index`'s
+    /// storage's groups): its domain's bytes and its entries' bytes, in the lines' order.
+    static func forEachRecord(
+        _ base: UnsafeRawPointer, lineCount: Int, _ body: (_ domain: UnsafeRawBufferPointer, _ entries: UnsafeRawBufferPointer) -> Void
+    ) {
+        for line in 0..<lineCount {
+            let start = base + 64 * line
+            var at = 0
+            while at < recordBytes {
+                let length = Int(start.load(fromByteOffset: at, as: UInt8.self))
+                guard length != 0 else { break }
+                let size = Int(start.load(fromByteOffset: at + 1, as: UInt8.self))
+                if size == 0 {
+                    let record = base + Int(DomainGroups.word(start, at + 2))
+                    let (length, size) = (Int(DomainGroups.word(record, 0)), Int(DomainGroups.word(record, 4)))
+                    body(UnsafeRawBufferPointer(start: record + 8, count: length), UnsafeRawBufferPointer(start: record + 8 + length, count: size))
+                    at += stubBytes
+                } else {
+                    body(UnsafeRawBufferPointer(start: start + at + 2, count: length), UnsafeRawBufferPointer(start: start + at + 2 + length, count: size))
+                    at += 2 + length + size
+                }
+            }
+        }
+    }
+}
+
 extension DomainSlots {
     /// The index with its storage's groups `lines` (`DomainLines`), no slots, and its slots'
     /// shift `shift` the lines' (a hash's line is `slot(of:)`).
@@ -637,5 +667,14 @@ extension DomainSlots {
         index.shape.linesPast = linesPast
         index.storage = Storage(shape: index.shape, presentBits: building.presentBits, slots: [], groups: lines, extra: extra)
         return index
+    }
+}
+
+extension DomainSlots {
+    /// The index's storage (its presence bits, slots, groups and the bytes its lookups read) as
+    /// the part `name`.
+    func held(_ name: String, into memory: inout HeldMemory) {
+        guard let storage else { return }
+        storage.memory.held(name, into: &memory)
     }
 }

@@ -63,15 +63,21 @@ public struct DomainTable: Hashable, Sendable {
     /// an entry's its pattern and, when it has a T, T's start and end in `tails`. Derived from the
     /// entries.
     private var index = DomainSlots()
+    /// The entries' domains and paths were let go (`compacted()`): the index holds them, and
+    /// what reads them reads a table made of it (`expanded()`). (Told by `starts`, which has an
+    /// element more than the entries otherwise: no field of its own, so the table a lookup is
+    /// handed keeps its layout.)
+    private var entriesInIndex: Bool { starts.isEmpty }
 
     public static func == (lhs: DomainTable, rhs: DomainTable) -> Bool {
-        lhs.patterns == rhs.patterns && lhs.starts == rhs.starts && lhs.bytes == rhs.bytes && lhs.tailStarts == rhs.tailStarts
-            && lhs.tails == rhs.tails
+        guard lhs.patterns == rhs.patterns else { return false }
+        let (lhs, rhs) = (lhs.expanded(), rhs.expanded())
+        return lhs.starts == rhs.starts && lhs.bytes == rhs.bytes && lhs.tailStarts == rhs.tailStarts && lhs.tails == rhs.tails
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(patterns)
-        hasher.combine(bytes)
+        hasher.combine(expanded().bytes)
     }
 
     public static let empty = DomainTable()
@@ -109,7 +115,7 @@ public struct DomainTable: Hashable, Sendable {
     /// This table with its index made by another hash of the domains (`hash`, of a domain's bytes):
     /// a table whose domains are found where they begin (OpenDomains.swift) hashes them forwards.
     func indexed(hashing hash: (ArraySlice<UInt8>) -> UInt64) -> DomainTable {
-        var table = self
+        var table = expanded()
         table.makeIndex(hashing: hash)
         return table
     }
@@ -129,7 +135,8 @@ public struct DomainTable: Hashable, Sendable {
             return low < patterns.count && patterns[low] == gate ? nil : (gate, domain, [])
         }
         guard !missing.isEmpty else { return self }
-        let entries = (0..<count).map { (pattern: patterns[$0], domain: Array(domain($0)), tail: Array(tail($0))) } + missing
+        let table = expanded()
+        let entries = (0..<count).map { (pattern: patterns[$0], domain: Array(table.domain($0)), tail: Array(table.tail($0))) } + missing
         return DomainTable(entries.sorted { $0.pattern < $1.pattern }, indexing: isIndexed)
     }
 
@@ -141,10 +148,76 @@ public struct DomainTable: Hashable, Sendable {
     public var count: Int { patterns.count }
     @inlinable public var isEmpty: Bool { patterns.isEmpty }
 
-    /// Entry `entry`'s domain.
-    public func domain(_ entry: Int) -> ArraySlice<UInt8> { bytes[Int(starts[entry])..<Int(starts[entry + 1])] }
+    /// Entry `entry`'s domain. (Of a compacted table: read from its index, every entry; a caller
+    /// that reads many reads them from `expanded()`.)
+    public func domain(_ entry: Int) -> ArraySlice<UInt8> {
+        guard !entriesInIndex else { return expanded().domain(entry) }
+        return bytes[Int(starts[entry])..<Int(starts[entry + 1])]
+    }
     /// Entry `entry`'s T, encoded (empty: `[/:]`).
-    public func tail(_ entry: Int) -> ArraySlice<UInt8> { tails[Int(tailStarts[entry])..<Int(tailStarts[entry + 1])] }
+    public func tail(_ entry: Int) -> ArraySlice<UInt8> {
+        guard !entriesInIndex else { return expanded().tail(entry) }
+        return tails[Int(tailStarts[entry])..<Int(tailStarts[entry + 1])]
+    }
+
+    /// This table, indexed, without its entries' domains and paths beside the index, which holds
+    /// them (a loaded list's table: the entries are read again only to write, compare or print
+    /// the table, from `expanded()`).
+    public func compacted() -> DomainTable {
+        guard !isEmpty, !entriesInIndex else { return self }
+        var table = indexed()
+        (table.starts, table.bytes, table.tailStarts, table.tails) = ([], [], [], [])
+        return table
+    }
+
+    /// This table with its entries' domains and paths, read from its index when it was compacted:
+    /// the records of each line and of the overflow (`DomainLines.forEachRecord`), each entry
+    /// found by its pattern, which no other entry has.
+    public func expanded() -> DomainTable {
+        guard entriesInIndex, let storage = index.storage else { return self }
+        var domains = [UnsafeRawBufferPointer](repeating: UnsafeRawBufferPointer(start: nil, count: 0), count: count)
+        var paths = [(start: UInt32, end: UInt32)?](repeating: nil, count: count)
+        var table = self
+        DomainLines.forEachRecord(storage.groups, lineCount: index.shape.lineCount) { domain, entries in
+            var at = 0
+            while at < entries.count {
+                let word = UInt32(littleEndian: entries.loadUnaligned(fromByteOffset: at, as: UInt32.self))
+                let pattern = word & ~DomainLines.hasPath
+                var (low, high) = (0, patterns.count)
+                while low < high {
+                    let middle = (low + high) / 2
+                    if patterns[middle] < pattern { low = middle + 1 } else { high = middle }
+                }
+                precondition(low < patterns.count && patterns[low] == pattern, "a record's entry that the table lacks")
+                domains[low] = domain
+                if word & DomainLines.hasPath != 0 {
+                    paths[low] = (
+                        UInt32(littleEndian: entries.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self)),
+                        UInt32(littleEndian: entries.loadUnaligned(fromByteOffset: at + 8, as: UInt32.self))
+                    )
+                    at += 12
+                } else {
+                    at += 4
+                }
+            }
+        }
+        table.tails = Array(storage.extra)
+        (table.starts, table.tailStarts) = ([0], [0])
+        table.starts.reserveCapacity(count + 1)
+        table.tailStarts.reserveCapacity(count + 1)
+        table.bytes.reserveCapacity(domains.reduce(0) { $0 + $1.count })
+        for entry in 0..<count {
+            table.bytes += domains[entry]
+            table.starts.append(UInt32(table.bytes.count))
+            if let path = paths[entry] {
+                precondition(path.start == table.tailStarts[entry], "paths out of entry order")
+                table.tailStarts.append(path.end)
+            } else {
+                table.tailStarts.append(table.tailStarts[entry])
+            }
+        }
+        return table
+    }
 
     // MARK: The shape
 
@@ -762,6 +835,7 @@ public struct DomainTable: Hashable, Sendable {
     // MARK: The file
 
     func write(to writer: inout ByteWriter) {
+        guard !entriesInIndex else { return expanded().write(to: &writer) }
         writer.varint(UInt32(count))
         var next: UInt32 = 0
         for entry in 0..<count {
@@ -788,6 +862,9 @@ public struct DomainTable: Hashable, Sendable {
     ) throws(BytecodeError) -> DomainTable {
         let count = try reader.varintCount(of: "domains", itemBytes: 2)
         var table = DomainTable()
+        table.patterns.reserveCapacity(count)
+        table.starts.reserveCapacity(count + 1)
+        table.tailStarts.reserveCapacity(count + 1)
         var next = 0
         for _ in 0..<count {
             // (Patterns below 2^31: the index flags an entry's path in bit 31, `DomainLines`.)
@@ -815,13 +892,16 @@ public struct DomainTable: Hashable, Sendable {
             table.starts.append(UInt32(table.bytes.count))
             table.tailStarts.append(UInt32(table.tails.count))
         }
+        // (The domains' and paths' bytes grew by appending: kept in storage of their size.)
+        (table.bytes, table.tails) = (table.bytes.fitted(), table.tails.fitted())
         if indexing { table.makeIndex() }
         return table
     }
 
     /// The entries as text: `p<pattern> <domain>`, then its path's sets when it has one, a line each.
     public func disassemble() -> String {
-        (0..<count).map { entry in
+        guard !entriesInIndex else { return expanded().disassemble() }
+        return (0..<count).map { entry in
             var line = "p\(patterns[entry]) \(String(decoding: domain(entry), as: UTF8.self))"
             let tail = tail(entry)
             var at = tail.startIndex
@@ -840,5 +920,15 @@ public struct DomainTable: Hashable, Sendable {
             }
             return line
         }.joined(separator: "\n")
+    }
+}
+
+extension DomainTable {
+    /// The entries (patterns, domains, tails) as the part `entries`, the lookup's index as `index`.
+    func held(entries: String, index name: String, into memory: inout HeldMemory) {
+        for array in [patterns, starts, tailStarts] { memory.add(entries, array: array) }
+        memory.add(entries, array: bytes)
+        memory.add(entries, array: tails)
+        index.held(name, into: &memory)
     }
 }

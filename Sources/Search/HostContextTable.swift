@@ -218,3 +218,21 @@ struct HostContextLookup {
     let tables: DomainTable.Tables?
     let open: UnsafePointer<OpenDomainLookup>?
 }
+
+extension HostContextTable {
+    /// Its entries, its index and its automaton's memory, as the parts named `name` and after it.
+    func held(_ name: String, into memory: inout HeldMemory) {
+        memory.add(name + ": prefix automaton", array: starts.next)
+        memory.add(name + ": prefix automaton", array: starts.ends)
+        memory.add(name + ": prefix automaton", self.memory.map { $0.heldBytes(stateCount: starts.stateCount) } ?? 0)
+        table.held(entries: name + ": entries", index: name + ": index", into: &memory)
+        open.held(entries: name + ": open domains", index: name + ": index", into: &memory)
+        forward?.held(entries: name + ": entries read forwards", index: name + ": index", into: &memory)
+        memory.add(name + ": index", openMemory?.heldBytes ?? 0)
+    }
+}
+
+extension HostContextTable.StartsMemory {
+    /// Its rows (128 entries a state) and flags.
+    func heldBytes(stateCount: Int) -> Int { (stateCount << 7) * MemoryLayout<UInt16>.stride + stateCount }
+}

@@ -160,3 +160,8 @@ extension DomainTable {
         }
     }
 }
+
+extension OpenDomainMemory {
+    /// Its prefix presence bits, byte map and lookup.
+    var heldBytes: Int { prefixBits.count * MemoryLayout<UInt64>.stride + 128 + MemoryLayout<OpenDomainLookup>.stride }
+}

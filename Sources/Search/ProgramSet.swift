@@ -438,9 +438,9 @@ public struct ProgramSet: Hashable, Sendable {
         /// would be a line of its own each (its header), most of them evicted between requests.
         @usableFromInline final class Packed: @unchecked Sendable {
             @usableFromInline let buffers: Buffers
-            private let memory: TableMemory
+            fileprivate let memory: TableMemory
             /// The dense tables, whose entries `buffers` points to.
-            private let denseEntries: DenseEntries
+            fileprivate let denseEntries: DenseEntries
 
             init(
                 code: [UInt8], classes: [UInt8], referenceRows: [UInt32], denseEntries: DenseEntries, denseAcceptStart: [Int32],
@@ -671,7 +671,7 @@ public struct ProgramSet: Hashable, Sendable {
     @usableFromInline final class DenseEntries: @unchecked Sendable {
         static let alignment = 64
         @usableFromInline let base: UnsafeMutablePointer<UInt16>
-        private let memory: TableMemory
+        fileprivate let memory: TableMemory
         let count: Int
         /// Where each table starts.
         let starts: [Int]
@@ -1106,7 +1106,8 @@ public struct ProgramSet: Hashable, Sendable {
             gated = Gated(gateBase: UInt32(patternCount), groups: groups, starts: starts)
         }
         // (The domain table reports gates too: the groups' numbers after the patterns'.)
-        let domains = try DomainTable.read(from: &reader, patternCount: patternCount + groupCount)
+        // (Its entries kept in its index alone: a read set is run, and written again only rarely.)
+        let domains = try DomainTable.read(from: &reader, patternCount: patternCount + groupCount).compacted()
         let domainConditions = try DomainConditionTable.read(from: &reader, patternCount: patternCount)
         let contextCount = try reader.varintCount(of: "host contexts", itemBytes: 2 + 129 + 17 + 1)
         var hostContexts: [HostContextTable] = []
@@ -1185,5 +1186,58 @@ extension Array where Element == Int {
     /// Reports every pattern of every context's table that matches `url`.
     @usableFromInline func lookUp(_ url: UnsafeBufferPointer<UInt8>, report: (UInt32) -> Void) {
         for lookup in lookups { DomainTable.lookUp(lookup, url, report: report) }
+    }
+}
+
+extension ProgramSet {
+    /// What the set holds, by structure: its programs as read, its domain, domain condition and
+    /// host context tables with their indexes, and its image (a prepared set's: the programs'
+    /// code laid out for the interpreter, their dense tables and the stages' and groups' indexes).
+    public func held(into memory: inout HeldMemory) {
+        let programsName = "programs: compact code and class maps"
+        memory.add(programsName, array: programs)
+        for program in allPrograms {
+            memory.add(programsName, array: program.code)
+            memory.add(programsName, array: program.classOfByte)
+        }
+        memory.add(programsName, array: stages)
+        for stage in stages {
+            memory.add(programsName, array: stage.suffixes)
+            memory.add(programsName, array: stage.suffixStarts)
+        }
+        if let gated {
+            memory.add(programsName, array: gated.groups)
+            for group in gated.groups { memory.add(programsName, array: group) }
+            memory.add(programsName, array: gated.starts)
+        }
+        domains.held(entries: "domain table: entries", index: "domain table: index", into: &memory)
+        domainConditions.held(entries: "domain condition table: entries", index: "domain condition table: index", into: &memory)
+        memory.add("host contexts: entries", array: hostContexts)
+        for context in hostContexts { context.held("host contexts", into: &memory) }
+        memory.add("host contexts: index", contents.hostLookups.count * MemoryLayout<HostContextLookup>.stride)
+        image.held(into: &memory)
+    }
+}
+
+extension ProgramSet.Image {
+    /// The packed buffers, the dense tables and the arrays a run reads beside them.
+    func held(into memory: inout HeldMemory) {
+        let indexes = "image: stage and group indexes"
+        memory.add("image: entries", array: entries)
+        packed.memory.held("image: code, class maps and entries, packed", into: &memory)
+        packed.denseEntries.memory.held("image: dense tables", into: &memory)
+        memory.add("image: dense tables", array: packed.denseEntries.starts)
+        memory.add(indexes, array: stagePrefixes)
+        memory.add(indexes, array: stageStartsEverywhere)
+        memory.add(indexes, array: stageReadsHostLabels)
+        memory.add(indexes, array: stageStartBytes)
+        memory.add(indexes, array: firstByteStart)
+        memory.add(indexes, array: startingSuffixes)
+        memory.add(indexes, array: secondBytes)
+        memory.add(indexes, array: wholeRunPrograms)
+        for programs in wholeRunPrograms { memory.add(indexes, array: programs) }
+        memory.add(indexes, array: wholeRunStates)
+        memory.add(indexes, array: groupStart)
+        memory.add(indexes, array: groupGateLength)
     }
 }

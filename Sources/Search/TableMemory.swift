@@ -4,9 +4,11 @@
 // packed arrays, the domain indexes). A list's tables are megabytes read a line here and a line there: in 4 KB pages
 // each line read may be a page the TLB does not hold (a table of megabytes is hundreds of 4 KB
 // pages), a page walk on top of the miss. Allocations of a megabyte or more are
-// mapped on 2 MB boundaries, whole 2 MB pages long, and advised as huge pages (Linux's
-// `MADV_HUGEPAGE`: transparent huge pages, where the system's setting is `madvise` or `always`),
-// so that a table of a few megabytes is a few TLB entries. Smaller allocations, other systems, a
+// mapped on 2 MB boundaries and advised as huge pages (Linux's `MADV_HUGEPAGE`: transparent huge
+// pages, where the system's setting is `madvise` or `always`), so that a table of a few megabytes
+// is a few TLB entries; a mapping is rounded up to whole 2 MB pages only where that adds little
+// (`mappedLength`), its rest past the last whole one otherwise in 4 KB pages, which are resident
+// memory a list would not use. Smaller allocations, other systems, a
 // refused mapping and a process that turned huge pages off (`TablePages.huge`) take the ordinary
 // allocator.
 // Tested by SearchTests/TableMemoryTests.swift.
@@ -32,16 +34,21 @@ public enum TablePages {
 final class TableMemory: @unchecked Sendable {
     /// The first byte (aligned to at least `alignment`).
     let base: UnsafeMutableRawPointer
-    private let mappedLength: Int
+    /// The bytes asked for (at least 1).
+    let byteCount: Int
+    /// The length mapped for it as huge pages (0: from the ordinary allocator).
+    let mappedLength: Int
 
     /// Allocations from this size on are mapped as huge pages (a smaller one would waste most
     /// of its page).
     static let hugeThreshold = 1 << 20
     static let hugePage = 2 << 20
+    static let smallPage = 4 << 10
 
     /// `huge`: whether it may be mapped as huge pages (the process's setting, `TablePages`).
     init(byteCount: Int, alignment: Int, huge: Bool = TablePages.huge) {
         let byteCount = max(byteCount, 1)
+        self.byteCount = byteCount
         #if os(Linux)
         if huge, byteCount >= Self.hugeThreshold, alignment <= Self.hugePage, let mapped = Self.mapHuge(byteCount) {
             (base, mappedLength) = mapped
@@ -62,11 +69,20 @@ final class TableMemory: @unchecked Sendable {
         base.deallocate()
     }
 
+    /// The length mapped for `length` bytes: whole huge pages when that adds at most an eighth,
+    /// otherwise whole 4 KB pages. The system backs the whole huge pages a mapping holds with
+    /// huge pages and the rest with 4 KB pages, so a table a little past a huge page's multiple
+    /// takes the pages it uses, not a huge page more (a resident megabyte or two a list).
+    static func mappedLength(_ length: Int) -> Int {
+        let whole = (length + hugePage - 1) / hugePage * hugePage
+        return (whole - length) * 8 <= length ? whole : (length + smallPage - 1) / smallPage * smallPage
+    }
+
     #if os(Linux)
-    /// `length` rounded up to whole huge pages, mapped from a huge page's boundary and advised
-    /// as huge pages; nil when the system refuses the mapping.
+    /// `length` mapped from a huge page's boundary (`mappedLength`) and advised as huge pages;
+    /// nil when the system refuses the mapping.
     private static func mapHuge(_ length: Int) -> (UnsafeMutableRawPointer, Int)? {
-        let length = (length + hugePage - 1) / hugePage * hugePage
+        let length = mappedLength(length)
         // A mapping a huge page longer, trimmed to the boundary at both ends.
         let spare = length + hugePage
         let mapped = mmap(nil, spare, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)

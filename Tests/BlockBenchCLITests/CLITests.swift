@@ -325,6 +325,7 @@ func exitCode(_ arguments: [String]) -> Int32 {
         #expect(exitCode(["compile", "--corpora", corpora, "--safari", "13", fetch]) == 1)
         #expect(exitCode(["match", "--corpora", corpora, "--safari", "13", fetch, "--url", "https://a.test/"]) == 1)
         #expect(exitCode(["headroom", "--corpora", corpora, kablock]) == 0)
+        #expect(exitCode(["headroom", "--corpora", corpora, "--predict", "--top", "2", "--json", kablock]) == 0)
         #expect(exitCode(["headroom", "--corpora", corpora, "--json", fetch]) == 1)
     }
 

@@ -91,55 +91,22 @@ extension [UInt8] {
         let fetchRows = Headroom.rows(fetch, profiles: try SafariProfiles.load(corpora: corpora))
         #expect(fetchRows.map { $0.error == nil } == [false, false, false, true])
     }
-}
 
-@Suite struct WebKitSizeModelTests {
-    /// The fit recovers an exact power law; the committed model loads and states, for each
-    /// figure, its error on every shipped list left out of its fit.
-    @Test func fitsAPowerLawAndTheCommittedModelLoads() throws {
-        let law = WebKitSizeModel.fit([(10, 30), (100, 300), (1_000, 3_000)].map { (x: Double($0.0), y: Double($0.1)) })
-        #expect(abs(law.slope - 1) < 1e-9)
-        #expect(abs(law.predict(50) - 150) < 1e-6)
-        let model = try #require(WebKitSizeModel.load(corpora: repositoryRoot + "/Corpora"))
-        let lists = try CorpusManifest.load(root: repositoryRoot + "/Corpora").entries(ofKind: "rules").map(\.name)
-        #expect(model.lists == lists)
-        for figure in WebKitSizeModel.Figure.allCases {
-            let stated = try #require(model.law(figure), "\(figure)")
-            #expect(stated.unseen.count == model.fittedOn.count, "every sample predicted once, by terms fitted without its list")
-            #expect(stated.worstUnseenError.isFinite)
-            #expect(model.tried.filter { $0.figure == figure }.count == WebKitModelFit.candidates(figure).count)
+    /// WebKit's measured figures stand in the rows of the releases that read the list as the
+    /// newest does, the model's (none here) elsewhere; the costliest rules come ranked.
+    @Test func measuredFiguresAndTheCostliestRules() throws {
+        let list = #"[{"trigger":{"url-filter":"a","load-context":["child-frame"]},"action":{"type":"block"}},"#
+            + #"{"trigger":{"url-filter":"^https://long\\.example\\.com/path"},"action":{"type":"block"}}]"#
+        let corpora = repositoryRoot + "/Corpora"
+        var asked = 0
+        let report = Headroom.report(Array(list.utf8), profiles: try SafariProfiles.load(corpora: corpora), top: 1) { _ in
+            asked += 1
+            return WebKitFigures(measuredBy: "WebKitGTK test", bytes: 1_234, seconds: 0.5, memoryBytes: 10)
         }
-        let values = Dictionary(uniqueKeysWithValues: WebKitSizeModel.Predictor.allCases.map { ($0, 1_000.0) })
-        let prediction = model.predict(ListFigures(values: values))
-        #expect(prediction.bytesError == model.bytes.worstUnseenError)
-        #expect(prediction.seconds != nil && prediction.memoryBytes != nil)
-    }
-
-    /// Leave one list out: with WebKit's bytes an exact power law of the patterns, every unseen
-    /// list is predicted exactly and the fit predicts from the patterns, and the time, a law of
-    /// the bytes, from the predicted bytes; with one list off the law, its error shows it.
-    @Test func eachListIsPredictedByALawFittedWithoutIt() throws {
-        func sample(_ source: String, _ patterns: Double, bytes: Double) -> WebKitModelFit.Sample {
-            var values = Dictionary(uniqueKeysWithValues: WebKitSizeModel.Predictor.allCases.map { ($0, 3.0) })
-            values[.patterns] = patterns
-            values[.jsonBytes] = patterns * 37 + patterns * patterns
-            values[.webKitBytes] = nil
-            return WebKitModelFit.Sample(
-                list: source, source: source, figures: ListFigures(values: values),
-                webKit: [.bytes: bytes, .seconds: 1e-6 * pow(bytes, 0.9)], webKitParts: (bytes, 1, 1))
-        }
-        let exact = [("a", 100.0), ("b", 1_000), ("c", 10_000), ("d", 100_000)].map { sample($0.0, $0.1, bytes: 20 * pow($0.1, 1.2)) }
-        let model = try #require(WebKitModelFit.fit(exact, webKit: "test"))
-        #expect(model.bytes.terms.map(\.from) == [.patterns])
-        #expect(model.bytes.worstUnseenError < 1e-6)
-        #expect(model.seconds.worstUnseenError < 1e-6)
-        #expect(model.memory == nil)
-        var bent = exact
-        bent[3].webKit[.bytes] = 2 * (bent[3].webKit[.bytes] ?? 0)
-        let patterns = try #require(WebKitModelFit.candidates(.bytes).first { $0.from == [.patterns] })
-        let unseen = WebKitModelFit.unseenErrors(bent, .bytes, patterns, bytes: nil)
-        #expect(abs((unseen.first { $0.list == "d" }?.error ?? 0) + 50) < 1e-6, "d, unseen, is twice what the others' law says")
-        #expect(unseen.contains { $0.list != "d" && abs($0.error) > 1 }, "a law fitted with d misses the others")
-        #expect(WebKitModelFit.fit(Array(exact.prefix(1)), webKit: "test") == nil)
+        #expect(asked == 1)
+        #expect(report.rows.map { $0.webKit?.measuredBy } == [nil, nil, nil, "WebKitGTK test"], "the older releases drop load-context")
+        #expect(report.rows.last?.webKit?.bytes == 1_234)
+        #expect(report.costliest.map { $0.rule } == [1])
+        #expect(report.costliest.first?.urlFilter == #"^https://long\.example\.com/path"#)
     }
 }

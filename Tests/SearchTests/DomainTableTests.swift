@@ -192,6 +192,16 @@ private func answers(_ table: DomainTable, _ url: [UInt8]) -> [UInt32] {
             guard expected[absent] == nil else { continue }
             #expect(answers(table, Array("https://\(absent)/ads".utf8)).isEmpty, "\(absent)")
         }
+        // Compacted (a loaded list's table: its entries kept in its index alone), the table reads
+        // every entry back from its records, the overflow's too, and answers as it did.
+        let compacted = table.compacted()
+        let expanded = compacted.expanded()
+        #expect(compacted == table && expanded == table)
+        #expect((0..<table.count).allSatisfy { expanded.domain($0) == table.domain($0) && expanded.tail($0) == table.tail($0) })
+        #expect(compacted.disassemble() == table.disassemble())
+        for domain in domains.prefix(200) + domains.suffix(4) {
+            #expect(answers(compacted, Array("https://www.\(domain)/ads".utf8)) == expected[domain]!, "\(domain)")
+        }
     }
 
     @Test func aTableMadeWithoutItsIndexIsIndexedToRun() throws {

@@ -117,6 +117,23 @@ private func compiledFile(urlPrograms set: ProgramSet, patternCount: Int) -> Com
         return result
     }
 
+    @Test func anotherPrefixsFewWeakPatternsTakeTheirBestRun() {
+        // Another converter's `||` prefix: its stage's prefix is a program run over every URL.
+        // `\[::\]` scores 1.5, under a gate's 2; with fewer such patterns than a stage needs they
+        // are gated by it rather than keep that run for themselves.
+        let prefix = #"^[^:]+:(\/\/)?([^\/]+\.)?"#
+        let sources = ["ads\\.test\\/.*x", "track\\.test\\/.*y", "pixel\\.test\\/.*z", #"\[::\]"#, #"\[::\].*q"#]
+        let patterns = sources.enumerated().map { (id: PatternID($0.offset), filter: filter(prefix + $0.element)) }
+        let planned = StagePlanner.plan(patterns, minimumPatternsPerStage: 4)
+        #expect(planned.stages.isEmpty, "no prefix run for two patterns")
+        #expect(planned.gated.map(\.gate.source) == ["ads\\.test\\/", "track\\.test\\/", "pixel\\.test\\/", #"\[::\]"#])
+        #expect(planned.gated.last?.patterns.map(\.id.rawValue) == [3, 4])
+        // As many weak ones as a stage needs keep their stage.
+        let weak = ["", ":", "::", ":::"].enumerated().map { (id: PatternID(UInt32($0.offset)), filter: filter(prefix + #"\["# + $0.element + #"\]"#)) }
+        let staged = StagePlanner.plan(weak, minimumPatternsPerStage: 4)
+        #expect(staged.gated.isEmpty && staged.stages.count == 1 && staged.stages[0].suffixes.count == 4)
+    }
+
     @Test func gatedGroupsAnswerLikeTheNFA() throws {
         let patterns = Self.sources.enumerated().map { (id: PatternID($0.offset), filter: filter($0.element)) }
         let nfa = NFA(patterns: patterns)

@@ -1,6 +1,8 @@
 // TableMemoryTests.swift — the tables' memory (TableMemory.swift): an allocation of a megabyte or
-// more starts on a 2 MB boundary, in a mapping advised as huge pages (Linux), and holds every byte
-// asked for; a small one comes from the ordinary allocator with the alignment asked for.
+// more starts on a 2 MB boundary, in a mapping advised as huge pages (Linux), rounded up to whole
+// huge pages only where that adds little, and holds every byte asked for; a small one comes from
+// the ordinary allocator with the alignment asked for. And an array a reader grew is kept in
+// storage of its size (HeldMemory.swift).
 
 import Testing
 @testable import Search
@@ -47,6 +49,21 @@ import Glibc
         let flags = try #require(mappingFlags(of: memory.base))
         #expect(flags.split(whereSeparator: \.isWhitespace).contains("hg"), "\(flags)")
         #endif
+    }
+
+    /// A table is mapped to whole huge pages only where that adds at most an eighth of it; past
+    /// that, to whole 4 KB pages (the rest of a huge page would be memory nothing uses).
+    @Test func aTableIsRoundedUpToAHugePageOnlyWhereThatAddsLittle() {
+        let huge = TableMemory.hugePage
+        #expect(TableMemory.mappedLength(huge) == huge)
+        #expect(TableMemory.mappedLength(huge - 4096) == huge)
+        #expect(TableMemory.mappedLength(2 * huge - huge / 8) == 2 * huge)
+        #expect(TableMemory.mappedLength(2 * huge - huge / 2) == 2 * huge - huge / 2)
+        #expect(TableMemory.mappedLength(2 * huge + 1) == 2 * huge + 4096)
+        #expect(TableMemory.mappedLength((1 << 20) + 10) == (1 << 20) + 4096)
+        let count = 2 * huge + 12_345
+        let memory = TableMemory(byteCount: count, alignment: 64)
+        #expect(memory.mappedLength == 0 || memory.mappedLength == 2 * huge + 16_384)
     }
 
     /// With huge pages turned off (`TablePages.huge`), a large table is the allocator's: its
@@ -96,4 +113,17 @@ import Glibc
         #expect(after > 0 && after < before + 4_000_000, "address space \(before) kB before, \(after) kB after")
         #endif
     }
+}
+
+/// An array grown by appending is kept in storage of its size (`fitted`), its elements the same.
+@Test func aGrownArrayIsFittedToItsElements() {
+    var grown: [UInt32] = []
+    grown.reserveCapacity(1_000)
+    for value in 0..<100 { grown.append(UInt32(value)) }
+    #expect(grown.capacity > grown.count + grown.count / 8)
+    let fitted = grown.fitted()
+    #expect(fitted == grown)
+    #expect(fitted.capacity < fitted.count + fitted.count / 8)
+    let exact = [UInt8](repeating: 7, count: 100)
+    #expect(exact.fitted().capacity == exact.capacity)
 }
