@@ -7,6 +7,10 @@
 // host labels of its URL that the domain tables read. The lists' evaluators share one page table,
 // so that each knows the page by the same place. Two lists' whole url programs run in one pass
 // (`ProgramSet.WholeTogether`): each list's table reads are waited for beside the other's.
+// Otherwise (more lists, or two that cannot run so) the lists' domain tables are looked up
+// together (`ProgramSet.DomainsTogether`): a host's candidates hashed once, probed in each table.
+// Lists' host contexts of one L (other converters' `||` rules) are looked up together too
+// (`ProgramSet.HostContextsTogether`): L's automaton run and its candidates hashed once.
 //
 // Threads. Like an `Evaluator`, a ContentBlockers serves one thread at a time (its evaluators and
 // page table are its working memory); threads share the compiled lists, each with a
@@ -26,6 +30,15 @@ public final class ContentBlockers {
     /// Two lists: their whole url programs run in one pass, each's table reads waited for beside
     /// the other's (nil when they cannot be: `Evaluator.wholeTogether`).
     private let wholeTogether: ProgramSet.WholeTogether?
+    /// Otherwise, two lists or more with a url domain table: their tables looked up together
+    /// (nil when fewer have one: `Evaluator.domainsTogether`).
+    private let domainsTogether: ProgramSet.DomainsTogether?
+    /// Two lists or more with host contexts of one L: their contexts looked up together.
+    private let hostContextsTogether: ProgramSet.HostContextsTogether?
+    /// Per list, its tables looked up before its answer, and whether its working gates were
+    /// emptied by the lookup that comes first (`WholeTogether` or `DomainsTogether`).
+    private let lookedUp: [ProgramSet.LookedUp]
+    private let gatesListed: [Bool]
 
     /// The lists' evaluators, keeping the last `pageCapacity` pages (as `Evaluator` does).
     public init(_ lists: [CompiledRuleList], pageCapacity: Int = 16) {
@@ -33,12 +46,30 @@ public final class ContentBlockers {
         self.pageTable = pageTable
         evaluators = lists.map { Evaluator($0, pageTable: pageTable) }
         lent = evaluators.map(Unmanaged.passUnretained)
-        wholeTogether = evaluators.count == 2 ? Evaluator.wholeTogether(evaluators[0], evaluators[1]) : nil
+        let wholeTogether = evaluators.count == 2 ? Evaluator.wholeTogether(evaluators[0], evaluators[1]) : nil
+        let domainsTogether = wholeTogether == nil ? Evaluator.domainsTogether(evaluators) : nil
+        let hostContextsTogether = Evaluator.hostContextsTogether(evaluators)
+        (self.wholeTogether, self.domainsTogether, self.hostContextsTogether) = (wholeTogether, domainsTogether, hostContextsTogether)
+        gatesListed = evaluators.indices.map { wholeTogether != nil || domainsTogether?.looksUp[$0] == true }
+        lookedUp = evaluators.indices.map { list in
+            var lookedUp: ProgramSet.LookedUp = []
+            if domainsTogether?.looksUp[list] == true { lookedUp.insert(.domains) }
+            if hostContextsTogether?.looksUp[list] == true { lookedUp.insert(.hostContexts) }
+            return lookedUp
+        }
     }
 
     /// Whether the lists' whole url programs run in one pass (two lists whose whole programs are
     /// dense tables, four at most).
     public var runsWholeProgramsTogether: Bool { wholeTogether != nil }
+
+    /// Whether the lists' url domain tables are looked up together (otherwise: two lists or more
+    /// with one).
+    public var looksUpDomainsTogether: Bool { domainsTogether != nil }
+
+    /// Whether some lists' host contexts are looked up together (two lists or more with contexts
+    /// of one L).
+    public var looksUpHostContextsTogether: Bool { hostContextsTogether != nil }
 
     /// What the lists' evaluators hold, by structure (`Evaluator.heldMemory`), added up.
     public var heldMemory: HeldMemory {
@@ -64,9 +95,14 @@ public final class ContentBlockers {
                 lent[1]._withUnsafeGuaranteedRef { b in Evaluator.runWhole(a, b, together, url: url, labels: hostReading.labels) }
             }
         }
+        if let domainsTogether { Evaluator.lookUpDomains(lent, domainsTogether, url: url, labels: hostReading.labels) }
+        if let hostContextsTogether { Evaluator.lookUpHostContexts(lent, hostContextsTogether, url: url, listed: gatesListed) }
         for list in lent.indices {
             let steps = wholeSteps.map { list == 0 ? $0.0 : $0.1 }
-            each(list, lent[list]._withUnsafeGuaranteedRef { $0.outcome(for: request, at: place, hostReading: hostReading, wholeSteps: steps) })
+            let outcome = lent[list]._withUnsafeGuaranteedRef {
+                $0.outcome(for: request, at: place, hostReading: hostReading, wholeSteps: steps, lookedUp: lookedUp[list])
+            }
+            each(list, outcome)
         }
     }
 

@@ -446,13 +446,14 @@ public final class Evaluator {
 
     /// Runs `programs` over `url`, marking each reported pattern once in `seen` and listing it.
     /// `wholeSteps`: the domain table was looked up and the whole programs run already
-    /// (`runWhole`), taking these steps.
+    /// (`runWhole`), taking these steps; `lookedUp`: the tables looked up already with other
+    /// lists' (`lookUpDomains`, `lookUpHostContexts`).
     private func run(
         _ programs: ProgramSet, over url: String, hostReading: DomainTable.HostReading? = nil, wholeSteps: Int? = nil,
-        seen: inout PatternMarks, into matched: inout [UInt32], ends: inout [Int]
+        lookedUp: ProgramSet.LookedUp = [], seen: inout PatternMarks, into matched: inout [UInt32], ends: inout [Int]
     ) {
         func run(_ bytes: UnsafeBufferPointer<UInt8>) -> (steps: Int, runs: Int) {
-            programs.run(bytes, hostReading: hostReading, ends: &ends, wholeSteps: wholeSteps) { pattern in
+            programs.run(bytes, hostReading: hostReading, ends: &ends, wholeSteps: wholeSteps, lookedUp: lookedUp) { pattern in
                 Self.mark(pattern, in: &seen, listing: &matched)
             }
         }
@@ -490,6 +491,71 @@ public final class Evaluator {
             var url = url
             return url.withUTF8(run)
         }()
+    }
+
+    /// The lookup of the domain tables of `lists`' url programs together (several lists asked
+    /// about each request; `lookUpDomains`), nil when fewer than two have one.
+    static func domainsTogether(_ lists: [Evaluator]) -> ProgramSet.DomainsTogether? {
+        ProgramSet.DomainsTogether(lists.map(\.file.urlPrograms))
+    }
+
+    /// Looks up the url domain tables of `lists` (those `together` looks up, made for them by
+    /// `domainsTogether`) over `url`, whose host labels are `labels`, their patterns marked and
+    /// listed and their gates listed as each one's answer would; each such list's answer is then
+    /// given `.domains` looked up (`outcome(for:at:hostReading:wholeSteps:lookedUp:)`).
+    static func lookUpDomains(
+        _ lists: [Unmanaged<Evaluator>], _ together: ProgramSet.DomainsTogether, url: String, labels: DomainTable.HostLabels?
+    ) {
+        for (list, looksUp) in together.looksUp.enumerated() where looksUp {
+            lists[list]._withUnsafeGuaranteedRef { clear(&$0.work.stageEnds) }
+        }
+        func lookUp(_ bytes: UnsafeBufferPointer<UInt8>) {
+            together.lookUp(bytes, labels: labels) { list, pattern, gateBase in
+                lists[list]._withUnsafeGuaranteedRef { evaluator in
+                    let work = evaluator.work
+                    ProgramSet.domainFound(pattern, gateBase: gateBase, &work.stageEnds) {
+                        mark($0, in: &work.urlSeen, listing: &work.matchedURLPatterns)
+                    }
+                }
+            }
+        }
+        if url.utf8.withContiguousStorageIfAvailable(lookUp) == nil {
+            var url = url
+            url.withUTF8(lookUp)
+        }
+    }
+
+    /// The lookup of the host contexts of `lists`' url programs together (`lookUpHostContexts`),
+    /// nil unless two or more have contexts of one L.
+    static func hostContextsTogether(_ lists: [Evaluator]) -> ProgramSet.HostContextsTogether? {
+        ProgramSet.HostContextsTogether(lists.map(\.file.urlPrograms))
+    }
+
+    /// Looks up the url host contexts of `lists` (those `together` looks up, made for them by
+    /// `hostContextsTogether`) over `url`, their patterns marked and listed and their gates listed
+    /// as each one's answer would, after the gates of the lookups before (`listed`: a list whose
+    /// working gates were emptied by them); each such list's answer is then given `.hostContexts`
+    /// looked up.
+    static func lookUpHostContexts(
+        _ lists: [Unmanaged<Evaluator>], _ together: ProgramSet.HostContextsTogether, url: String, listed: [Bool]
+    ) {
+        for (list, looksUp) in together.looksUp.enumerated() where looksUp && !listed[list] {
+            lists[list]._withUnsafeGuaranteedRef { clear(&$0.work.stageEnds) }
+        }
+        func lookUp(_ bytes: UnsafeBufferPointer<UInt8>) {
+            together.lookUp(bytes) { list, pattern, gateBase in
+                lists[list]._withUnsafeGuaranteedRef { evaluator in
+                    let work = evaluator.work
+                    ProgramSet.found(pattern, 0, gateBase: gateBase, &work.stageEnds) {
+                        mark($0, in: &work.urlSeen, listing: &work.matchedURLPatterns)
+                    }
+                }
+            }
+        }
+        if url.utf8.withContiguousStorageIfAvailable(lookUp) == nil {
+            var url = url
+            url.withUTF8(lookUp)
+        }
     }
 
     /// Marks `pattern` in `seen` and lists it in `matched` unless it was marked. (Out of line: the
@@ -880,9 +946,12 @@ public final class Evaluator {
     /// for all (nil: read here).
     /// `wholeSteps`: the url domain table was looked up and the whole url programs run already
     /// (`runWhole`), taking these steps.
+    /// `lookedUp`: the url tables looked up already with other lists' (`lookUpDomains`,
+    /// `lookUpHostContexts`).
     @inline(__always)
     func outcome(
-        for request: Request, at place: PageTable.Place, hostReading: DomainTable.HostReading?, wholeSteps: Int? = nil
+        for request: Request, at place: PageTable.Place, hostReading: DomainTable.HostReading?, wholeSteps: Int? = nil,
+        lookedUp: ProgramSet.LookedUp = []
     ) -> MatchOutcome {
         let thirdParty = place.thirdParty
         let key = flagsKey(request, thirdParty: thirdParty)
@@ -891,13 +960,15 @@ public final class Evaluator {
             let page = page(at: place)
             return answer(
                 request, page, universal(request, page, key, thirdParty: thirdParty), thirdParty: thirdParty, hostReading: hostReading,
-                wholeSteps: wholeSteps)
+                wholeSteps: wholeSteps, lookedUp: lookedUp)
         }
         // A kept page and its lists are held by the evaluator (`pages`, the page's `universal`)
         // for the whole answer: lent to it, not retained and released, each an atomic operation.
         return Unmanaged.passUnretained(page(at: place))._withUnsafeGuaranteedRef { page in
             Unmanaged.passUnretained(universal(request, page, key, thirdParty: thirdParty))._withUnsafeGuaranteedRef { kept in
-                answer(request, page, kept, thirdParty: thirdParty, hostReading: hostReading, wholeSteps: wholeSteps)
+                answer(
+                    request, page, kept, thirdParty: thirdParty, hostReading: hostReading, wholeSteps: wholeSteps,
+                    lookedUp: lookedUp)
             }
         }
     }
@@ -905,7 +976,8 @@ public final class Evaluator {
     /// The outcome for `request` on `page`, whose lists for the request's flags are `kept`.
     @inline(__always)
     private func answer(
-        _ request: Request, _ page: Page, _ kept: Kept, thirdParty: Bool, hostReading: DomainTable.HostReading?, wholeSteps: Int?
+        _ request: Request, _ page: Page, _ kept: Kept, thirdParty: Bool, hostReading: DomainTable.HostReading?, wholeSteps: Int?,
+        lookedUp: ProgramSet.LookedUp
     ) -> MatchOutcome {
         // The working memory: an object, so that its lists are used in place (a value moved out
         // and back would leave seven empty lists to release at each answer).
@@ -914,8 +986,8 @@ public final class Evaluator {
         // 1. The rules of the patterns the URL programs report (a few), in rule order; 2. those
         // that apply.
         run(
-            file.urlPrograms, over: request.url.string, hostReading: hostReading, wholeSteps: wholeSteps, seen: &work.urlSeen,
-            into: &work.matchedURLPatterns, ends: &work.stageEnds)
+            file.urlPrograms, over: request.url.string, hostReading: hostReading, wholeSteps: wholeSteps,
+            lookedUp: lookedUp, seen: &work.urlSeen, into: &work.matchedURLPatterns, ends: &work.stageEnds)
         while !work.matchedRules.isEmpty { work.matchedRules.removeLast() }
         for pattern in work.matchedURLPatterns {
             work.urlSeen.remove(pattern)
@@ -1012,7 +1084,7 @@ public final class Evaluator {
     /// request's few patterns and rules) loses its elements one by one, a few instructions each,
     /// less than the generic removal's fixed cost.
     @inline(__always)
-    private static func clear(_ list: inout [UInt32]) {
+    private static func clear<Element>(_ list: inout [Element]) {
         if list.count <= 8 {
             while !list.isEmpty { list.removeLast() }
         } else {

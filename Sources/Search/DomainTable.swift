@@ -516,6 +516,27 @@ public struct DomainTable: Hashable, Sendable {
         }
     }
 
+    /// Looks `url`'s host up in several tables at once (several lists asked about one URL;
+    /// `tables` their `lookupTables`), reporting each table's patterns with its index, as each
+    /// one's `lookUp` does: the candidates read and hashed once (the hash does not depend on the
+    /// table), each probed in every table.
+    static func lookUp(
+        _ tables: UnsafeBufferPointer<Tables>, _ url: UnsafeBufferPointer<UInt8>, _ labels: HostLabels,
+        report: (_ table: Int, _ pattern: UInt32) -> Void
+    ) {
+        let (start, end) = (labels.start, labels.end)
+        guard labels.terminated, end > start else { return }
+        if labels.hasUpperCase {
+            forEachCandidate(url, start, end, folding: true) { candidate, hash in
+                for table in tables.indices { probe(candidate, hash, url, end, tables[table], folding: true) { report(table, $0) } }
+            }
+        } else {
+            forEachCandidate(url, start, end, folding: false) { candidate, hash in
+                for table in tables.indices { probe(candidate, hash, url, end, tables[table], folding: false) { report(table, $0) } }
+            }
+        }
+    }
+
     /// What a lookup reads: the index's storage's shape and addresses (plain values: a closure
     /// that holds them retains nothing), valid while the table is.
     struct Tables {
@@ -640,10 +661,33 @@ public struct DomainTable: Hashable, Sendable {
             return
         }
         guard let tables = context.tables else { return }
+        let folding = context.folding
         withUnsafeTemporaryAllocation(of: Int.self, capacity: candidateBatch) { candidates in
             withUnsafeTemporaryAllocation(of: UInt64.self, capacity: candidateBatch) { hashes in
                 var batch = CandidateBatch(candidates: candidates.baseAddress!, hashes: hashes.baseAddress!)
-                lookUp(context, tables, url, &batch, report: report)
+                lookUp(context, url, &batch) { candidate, hash, end in
+                    probe(candidate, hash, url, end, tables, folding: folding, report: report)
+                }
+            }
+        }
+    }
+
+    /// Looks up several contexts of one automaton, splitting set and case (several lists' contexts
+    /// of one L; `contexts`, none with open domains) at once, reporting each context's patterns
+    /// with its index, as each one's lookup does: L's automaton run, the candidates split and
+    /// hashed once (none depends on the table), each probed in every context's table.
+    static func lookUp(_ contexts: UnsafeBufferPointer<HostContextLookup>, _ url: UnsafeBufferPointer<UInt8>, report: (Int, UInt32) -> Void) {
+        guard let first = contexts.first else { return }
+        let folding = first.folding
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: candidateBatch) { candidates in
+            withUnsafeTemporaryAllocation(of: UInt64.self, capacity: candidateBatch) { hashes in
+                var batch = CandidateBatch(candidates: candidates.baseAddress!, hashes: hashes.baseAddress!)
+                lookUp(first, url, &batch) { candidate, hash, end in
+                    for index in contexts.indices {
+                        guard let tables = contexts[index].tables else { continue }
+                        probe(candidate, hash, url, end, tables, folding: folding) { report(index, $0) }
+                    }
+                }
             }
         }
     }
@@ -660,9 +704,11 @@ public struct DomainTable: Hashable, Sendable {
         var end = 0
     }
 
+    /// `lookUp(_:_:report:)`'s reading of `url`: each candidate told `probe` with its hash and end.
+    @inline(__always)
     private static func lookUp(
-        _ context: HostContextLookup, _ tables: Tables, _ url: UnsafeBufferPointer<UInt8>, _ batch: inout CandidateBatch,
-        report: (UInt32) -> Void
+        _ context: HostContextLookup, _ url: UnsafeBufferPointer<UInt8>, _ batch: inout CandidateBatch,
+        probe: (_ candidate: Int, _ hash: UInt64, _ end: Int) -> Void
     ) {
         // The end of the last candidate: every candidate up to it ends there (none when not usable).
         var end = -1
@@ -672,12 +718,12 @@ public struct DomainTable: Hashable, Sendable {
         while true {
             if context.ends[state] != 0 {
                 if end < at {
-                    flush(&batch, context, tables, url, report: report)
+                    flush(&batch, context, url, probe: probe)
                     (end, usable) = Self.split(url, from: at, context.splitting)
                     batch.end = end
                 }
                 if usable && end > at {
-                    if batch.count == candidateBatch { flush(&batch, context, tables, url, report: report) }
+                    if batch.count == candidateBatch { flush(&batch, context, url, probe: probe) }
                     batch.candidates[batch.count] = at
                     batch.count += 1
                 }
@@ -688,7 +734,7 @@ public struct DomainTable: Hashable, Sendable {
             state = Int(next)
             at += 1
         }
-        flush(&batch, context, tables, url, report: report)
+        flush(&batch, context, url, probe: probe)
     }
 
     /// The lookup of a context with open domains: from each place L ends, its entries read
@@ -712,8 +758,8 @@ public struct DomainTable: Hashable, Sendable {
     /// the batch. (The bytes before the end are ASCII: the automaton read those before the last
     /// candidate, the split those after it; so folding eight at a time carries into no other byte.)
     private static func flush(
-        _ batch: inout CandidateBatch, _ context: HostContextLookup, _ tables: Tables, _ url: UnsafeBufferPointer<UInt8>,
-        report: (UInt32) -> Void
+        _ batch: inout CandidateBatch, _ context: HostContextLookup, _ url: UnsafeBufferPointer<UInt8>,
+        probe: (_ candidate: Int, _ hash: UInt64, _ end: Int) -> Void
     ) {
         guard batch.count > 0 else { return }
         let (end, folding) = (batch.end, context.folding)
@@ -731,9 +777,7 @@ public struct DomainTable: Hashable, Sendable {
             batch.hashes[index] = DomainSlots.lastWordStep(wordsHash, bytes, length: end - candidate)
             index -= 1
         }
-        for index in 0..<batch.count {
-            probe(batch.candidates[index], batch.hashes[index], url, end, tables, folding: folding, report: report)
-        }
+        for index in 0..<batch.count { probe(batch.candidates[index], batch.hashes[index], end) }
         batch.count = 0
     }
 

@@ -728,19 +728,21 @@ public struct ProgramSet: Hashable, Sendable {
     /// run) and the program runs.
     /// `wholeSteps`: the domain table was looked up and the whole programs run already
     /// (`WholeTogether`), taking these steps, and `ends` holds the gates they listed.
+    /// `lookedUp`: the tables looked up already with other sets' (`DomainsTogether`,
+    /// `HostContextsTogether`), `ends` holding the gates they listed.
     @inlinable
     public func run(
         _ url: UnsafeBufferPointer<UInt8>, hostReading: DomainTable.HostReading? = nil, ends: inout [Int], wholeSteps: Int? = nil,
-        report: (UInt32) -> Void
+        lookedUp: LookedUp = [], report: (UInt32) -> Void
     ) -> (steps: Int, runs: Int) {
         guard contents.isPrepared else {
-            return prepared().run(url, hostReading: hostReading, ends: &ends, wholeSteps: wholeSteps, report: report)
+            return prepared().run(url, hostReading: hostReading, ends: &ends, wholeSteps: wholeSteps, lookedUp: lookedUp, report: report)
         }
         let contents = contents
         var steps = wholeSteps ?? 0
         var runs = image.wholeRunCount
         let gateBase = image.gateBase
-        if wholeSteps == nil { ends.clear() }
+        if wholeSteps == nil && lookedUp.isEmpty { ends.clear() }
         // The host labels, read once for the domain table, the stages whose prefix they answer and
         // the `||` groups that run where their gate begins a host label.
         let labels: DomainTable.HostLabels?
@@ -761,9 +763,10 @@ public struct ProgramSet: Hashable, Sendable {
         // The domain table reports patterns, and the gates that are domains: those list their
         // groups, to run from the host's end (as `~g`: a group may be listed both ways in a file
         // made elsewhere, and then runs both ways).
-        // (Looked up already with the whole programs when `wholeSteps` is given: `WholeTogether`.)
+        // (Looked up already with the whole programs when `wholeSteps` is given, `WholeTogether`,
+        // or with other sets' tables, `DomainsTogether`.)
         if let labels, !contents.domains.isEmpty {
-            if wholeSteps == nil {
+            if wholeSteps == nil && !lookedUp.contains(.domains) {
                 contents.domains.lookUp(url, labels) { pattern in Self.domainFound(pattern, gateBase: gateBase, &ends, report) }
             }
             runs += 1
@@ -775,7 +778,7 @@ public struct ProgramSet: Hashable, Sendable {
         // The host contexts report patterns, and the gates of their `||` groups with a loop: those
         // run from the URL's start, once.
         if contents.hostLookups.count > 0 {
-            contents.hostLookups.lookUp(url) { pattern in found(pattern, 0) }
+            if !lookedUp.contains(.hostContexts) { contents.hostLookups.lookUp(url) { pattern in found(pattern, 0) } }
             runs += contents.hostLookups.count
         }
         image.withBuffers { buffers in
@@ -822,7 +825,7 @@ public struct ProgramSet: Hashable, Sendable {
     /// A pattern the domain table reported: told `report`, or, past the set's patterns, a gate
     /// that is a domain: its group listed in `ends` to run from the host's end, as `~g`, once.
     @inlinable @inline(__always)
-    static func domainFound(_ pattern: UInt32, gateBase: UInt32, _ ends: inout [Int], _ report: (UInt32) -> Void) {
+    public static func domainFound(_ pattern: UInt32, gateBase: UInt32, _ ends: inout [Int], _ report: (UInt32) -> Void) {
         if pattern < gateBase {
             report(pattern)
         } else if !ends.contains(~Int(pattern - gateBase)) {
@@ -835,7 +838,7 @@ public struct ProgramSet: Hashable, Sendable {
     /// gate may be found at several places; the group then runs once, or once per place where its
     /// gate begins).
     @inlinable @inline(__always)
-    static func found(_ pattern: UInt32, _ end: Int, gateBase: UInt32, _ ends: inout [Int], _ report: (UInt32) -> Void) {
+    public static func found(_ pattern: UInt32, _ end: Int, gateBase: UInt32, _ ends: inout [Int], _ report: (UInt32) -> Void) {
         if pattern < gateBase {
             report(pattern)
         } else if !ends.contains(end << 32 | Int(pattern - gateBase)) {
@@ -907,6 +910,124 @@ public struct ProgramSet: Hashable, Sendable {
                         }
                     }
                     return (steps[..<countA].reduce(0, +), steps[countA..<lanes].reduce(0, +))
+                }
+            }
+        }
+    }
+
+    /// Which of a set's tables were looked up before its `run`, with other sets' (several lists
+    /// asked about one URL): its domain table (`DomainsTogether`), its host contexts
+    /// (`HostContextsTogether`).
+    public struct LookedUp: OptionSet, Sendable {
+        public let rawValue: UInt8
+        @inlinable public init(rawValue: UInt8) { self.rawValue = rawValue }
+        // (Computed and inlinable: a stored static is read through an accessor, a call per run.)
+        @inlinable public static var domains: LookedUp { LookedUp(rawValue: 1) }
+        @inlinable public static var hostContexts: LookedUp { LookedUp(rawValue: 2) }
+    }
+
+    /// The domain tables of several sets (several lists asked about one URL) looked up together:
+    /// a host's candidates read and hashed once, each probed in every set's table
+    /// (`DomainTable.lookUp(_:_:_:report:)`); each set's `run` with `domainsLookedUp` then runs
+    /// the rest. Made once for the sets: the lookup reads the tables' addresses from here.
+    public final class DomainsTogether: @unchecked Sendable {
+        /// The sets, held: `tables` point into their indexes.
+        private let sets: [ProgramSet]
+        /// The tables looked up, and per table its set's index and first gate (`Image.gateBase`).
+        private let tables: [DomainTable.Tables]
+        private let owners: [(set: Int, gateBase: UInt32)]
+        /// Per set, whether its table is looked up here (the others' are empty).
+        public let looksUp: [Bool]
+
+        /// The lookup of `sets`' domain tables; nil unless they are prepared and two or more of
+        /// them are not empty.
+        public init?(_ sets: [ProgramSet]) {
+            guard sets.allSatisfy(\.contents.isPrepared) else { return nil }
+            var tables: [DomainTable.Tables] = []
+            var owners: [(set: Int, gateBase: UInt32)] = []
+            for (index, set) in sets.enumerated() {
+                guard let table = set.contents.domains.lookupTables else { continue }
+                tables.append(table)
+                owners.append((index, set.image.gateBase))
+            }
+            guard tables.count >= 2 else { return nil }
+            self.sets = sets
+            self.tables = tables
+            self.owners = owners
+            looksUp = sets.indices.map { index in owners.contains { $0.set == index } }
+        }
+
+        /// Looks up every table over `url`, whose host labels are `labels` (nil: none is looked
+        /// up, as a set's `run` looks up none), telling `found` each table's set, the pattern
+        /// reported and the set's first gate: `ProgramSet.domainFound` then lists the pattern as
+        /// the set's `run` would. The sets' `ends` are to be emptied first.
+        public func lookUp(
+            _ url: UnsafeBufferPointer<UInt8>, labels: DomainTable.HostLabels?,
+            found: (_ set: Int, _ pattern: UInt32, _ gateBase: UInt32) -> Void
+        ) {
+            guard let labels else { return }
+            let owners = self.owners
+            tables.withUnsafeBufferPointer { tables in
+                owners.withUnsafeBufferPointer { owners in
+                    DomainTable.lookUp(tables, url, labels) { table, pattern in found(owners[table].set, pattern, owners[table].gateBase) }
+                }
+            }
+        }
+    }
+
+    /// The host contexts of several sets (several lists asked about one URL) looked up together:
+    /// the sets' contexts of one L (one automaton, splitting set and case) looked up at once,
+    /// L's automaton run and the candidates hashed once, each probed in every set's table
+    /// (`DomainTable.lookUp(_:_:report:)` for contexts); each set's `run` with `.hostContexts`
+    /// then runs the rest. Sets with a context with open domains (read otherwise) are left out.
+    public final class HostContextsTogether: @unchecked Sendable {
+        /// The sets, held: `lookups` point into their contexts.
+        private let sets: [ProgramSet]
+        /// Per L, its contexts' lookups, and per lookup its set's index and first gate.
+        private let groups: [(lookups: [HostContextLookup], owners: [(set: Int, gateBase: UInt32)])]
+        /// Per set, whether its contexts are looked up here.
+        public let looksUp: [Bool]
+
+        /// The lookup of `sets`' host contexts; nil unless they are prepared and two or more of
+        /// them have contexts of one L.
+        public init?(_ sets: [ProgramSet]) {
+            guard sets.allSatisfy(\.contents.isPrepared) else { return nil }
+            var keys: [HostContextTable] = []
+            var groups: [(lookups: [HostContextLookup], owners: [(set: Int, gateBase: UInt32)])] = []
+            var looksUp = [Bool](repeating: false, count: sets.count)
+            for (index, set) in sets.enumerated() {
+                let contexts = set.contents.hostContexts
+                guard !contexts.isEmpty, contexts.allSatisfy(\.open.isEmpty) else { continue }
+                looksUp[index] = true
+                for context in contexts {
+                    guard let lookup = context.lookup else { continue }
+                    let key = keys.firstIndex {
+                        $0.starts == context.starts && $0.splitting == context.splitting && $0.isCaseSensitive == context.isCaseSensitive
+                    }
+                    if let key {
+                        groups[key].lookups.append(lookup)
+                        groups[key].owners.append((index, set.image.gateBase))
+                    } else {
+                        keys.append(context)
+                        groups.append(([lookup], [(index, set.image.gateBase)]))
+                    }
+                }
+            }
+            guard groups.contains(where: { Set($0.owners.map(\.set)).count >= 2 }) else { return nil }
+            self.sets = sets
+            self.groups = groups
+            self.looksUp = looksUp
+        }
+
+        /// Looks up every context over `url`, telling `found` each context's set, the pattern
+        /// reported and the set's first gate: `ProgramSet.found` (at place 0) then lists the
+        /// pattern as the set's `run` would. The sets' `ends` are to be emptied first.
+        public func lookUp(_ url: UnsafeBufferPointer<UInt8>, found: (_ set: Int, _ pattern: UInt32, _ gateBase: UInt32) -> Void) {
+            for group in groups {
+                group.lookups.withUnsafeBufferPointer { lookups in
+                    group.owners.withUnsafeBufferPointer { owners in
+                        DomainTable.lookUp(lookups, url) { context, pattern in found(owners[context].set, pattern, owners[context].gateBase) }
+                    }
                 }
             }
         }

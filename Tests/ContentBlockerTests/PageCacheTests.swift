@@ -5,6 +5,7 @@
 // ignore rules (the page's own, and the request's); and SharedList is a list like an array.
 
 import Testing
+import Automata
 import ContentBlocker
 import ContentRuleList
 import RequestContext
@@ -88,7 +89,7 @@ import PCRE2Oracle
     }
 
     /// Lists asked together share one page table, the request's third party, its host labels and
-    /// one pass of their whole programs:
+    /// one pass of their whole programs (two lists), or a lookup of their domain tables (more):
     /// each list's outcome is still the oracle's for that list alone, with two pages kept (each
     /// evicted and refilled), the default sixteen, and none; a list's page knowledge follows the
     /// shared table's places (each list counts its pages made as an evaluator alone would).
@@ -101,18 +102,56 @@ import PCRE2Oracle
               {"trigger":{"url-filter":".*","if-frame-url":["frame"]},"action":{"type":"block-cookies"}}
             ]
             """
-        let texts = [Self.json, other]
+        // Domains (one with a path, one gating a group) and no whole program of its own.
+        let domains = """
+            [
+              {"trigger":{"url-filter":"^[^:]+://+([^:/]+\\\\.)?a\\\\.test[/:]"},"action":{"type":"block"}},
+              {"trigger":{"url-filter":"^[^:]+://+([^:/]+\\\\.)?other/track"},"action":{"type":"block-cookies"}},
+              {"trigger":{"url-filter":"^[^:]+://+([^:/]+\\\\.)?x\\\\.a\\\\.test/.*tr[a-c]ck"},"action":{"type":"css-display-none","selector":".x"}},
+              {"trigger":{"url-filter":"^[^:]+://+([^:/]+\\\\.)?d\\\\.test/late","if-top-url":["d\\\\.test"]},"action":{"type":"block"}}
+            ]
+            """
+        // Other converters' `||` rules: host contexts of one L (made from 32 patterns on), one
+        // with a path after D; one with a loop after D (open domains: looked up alone).
+        func context(_ hosts: [String], more: String = "") -> String {
+            let padding = (0..<AutomataLimits.default.minimumPatternsPerHostContext).map { "pad\($0)\\\\.test" }
+            let rules = (hosts + padding).map { host in
+                #"{"trigger":{"url-filter":"^https?:/+([^/:]+\\.)?"# + host
+                    + #"[:/]","url-filter-is-case-sensitive":true},"action":{"type":"block"}}"#
+            }
+            return "[" + (rules + (more.isEmpty ? [] : [more])).joined(separator: ",\n") + "]"
+        }
+        let contexts = [
+            context(["other", "a\\\\.test[:/]ads"]), context(["a\\\\.test", "sock\\\\.test"]),
+            context(["b\\\\.test"], more: #"{"trigger":{"url-filter":"^https?:/+([^/:]+\\.)?b\\.test[:/].*allow","url-filter-is-case-sensitive":true},"action":{"type":"block-cookies"}}"#),
+        ]
+        for texts in [
+            [Self.json, other], [Self.json, other, domains], [domains, other, Self.json, domains],
+            [contexts[0], domains, contexts[1], contexts[2], contexts[0]],
+        ] {
+            try askTogether(texts, contextsTogether: texts.contains(contexts[0]))
+        }
+    }
+
+    /// `listsAskedTogetherAnswerEachAsAlone` for the lists `texts`.
+    /// (`contextsTogether`: some lists' host contexts are looked up together.)
+    private func askTogether(_ texts: [String], contextsTogether: Bool) throws {
         let compiled = try texts.map { try CompiledRuleList(validating: try RuleListCompiler.compile(json: Array($0.utf8)).0.serialized()) }
         let oracles = try texts.map { ReferenceEvaluator(try ReferenceRuleList(try RuleListParser.parse($0).get())) }
         let requests = Self.requests()
         for capacity in [2, 16, 0] {
             let together = ContentBlockers(compiled, pageCapacity: capacity)
-            #expect(together.runsWholeProgramsTogether, "the two lists' whole programs run in one pass")
+            if texts.count == 2 {
+                #expect(together.runsWholeProgramsTogether, "the two lists' whole programs run in one pass")
+            } else {
+                #expect(together.looksUpDomainsTogether == (texts.count { $0.contains("[^:]+") } >= 2), "domain tables looked up together")
+            }
+            #expect(together.looksUpHostContextsTogether == contextsTogether, "the lists' host contexts looked up together")
             let alone = compiled.map { Evaluator($0, pageCapacity: capacity) }
-            var answered = [0, 0]
+            var answered = [Int](repeating: 0, count: texts.count)
             for request in requests {
                 let outcomes = together.outcomes(for: request)
-                #expect(outcomes.count == 2)
+                #expect(outcomes.count == texts.count)
                 for list in outcomes.indices {
                     let expected = try oracles[list].outcome(for: request)
                     #expect(outcomes[list] == expected, "list \(list), \(capacity) pages: \(request.url.string) on \(request.mainDocumentURL.string)")
@@ -120,7 +159,7 @@ import PCRE2Oracle
                     if !expected.actions.isEmpty { answered[list] += 1 }
                 }
             }
-            #expect(answered.allSatisfy { $0 > 0 }, "both lists act on some requests")
+            #expect(answered.allSatisfy { $0 > 0 }, "every list acts on some requests")
             for list in alone.indices {
                 #expect(together.evaluators[list].pagesMade == alone[list].pagesMade)
                 #expect(together.evaluators[list].steps == alone[list].steps)

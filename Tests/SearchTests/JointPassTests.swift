@@ -111,6 +111,56 @@ private func withViews(_ tables: ArraySlice<DenseTable>, _ views: [DenseView] = 
         _ = try runTogetherAndApart(without, without, seed: 53)
     }
 
+    @Test func domainTablesLookedUpTogetherLeaveEachSetsRunTheSame() throws {
+        // Four sets, one without a domain table, one twice: their tables looked up together
+        // (`ProgramSet.DomainsTogether`), each set's run after the lookup reports the same
+        // patterns and counts the same steps as its run alone.
+        let withPaths = ProgramSet(
+            programs: [try patternsProgram(["ads", "track"])],
+            domains: DomainTable([
+                (pattern: 100, domain: Array("ads.test".utf8), tail: []), (pattern: 101, domain: Array("test".utf8), tail: DomainTable.encode(
+                    [HostPattern.terminator, ASCIISet(UInt8(ascii: "x"))])),
+            ]))
+        let plain = ProgramSet(
+            programs: [try patternsProgram(["/ad/", "beacon"])],
+            domains: DomainTable([(pattern: 200, domain: Array("ads.test".utf8)), (pattern: 201, domain: Array("b.test".utf8))]))
+        let without = ProgramSet(programs: [try patternsProgram(["c.*d"])])
+        let sets = [withPaths, without, plain, withPaths]
+        let together = try #require(ProgramSet.DomainsTogether(sets))
+        #expect(together.looksUp == [true, false, true, true])
+        #expect(ProgramSet.DomainsTogether([withPaths, without]) == nil, "one table is looked up alone")
+        var random = SplitMix64(seed: 59)
+        let pieces = ["https://", "http://", "ws:", "a.test/", "b.test/x", "ads", "track", "/ad/", "beacon", "c", "d", "\u{80}", "\u{0}",
+            "ads.test/", "x.ads.test:", "ADS.Test/", "b.test:", "test/x", "test/y"]
+        var reported = Set<UInt32>()
+        for _ in 0..<3_000 {
+            let url = Array((0..<Int(random.next() % 7)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }.joined().utf8)
+            url.withUnsafeBufferPointer { url in
+                let reading = DomainTable.HostReading(url)
+                var alone: [[UInt32]] = []
+                var aloneSteps: [Int] = []
+                for set in sets {
+                    var (ends, reports) = ([Int](), [UInt32]())
+                    aloneSteps.append(set.run(url, hostReading: reading, ends: &ends) { reports.append($0) }.steps)
+                    alone.append(reports)
+                }
+                var ends = [[Int]](repeating: [], count: sets.count)
+                var joint = [[UInt32]](repeating: [], count: sets.count)
+                together.lookUp(url, labels: reading.labels) { set, pattern, gateBase in
+                    ProgramSet.domainFound(pattern, gateBase: gateBase, &ends[set]) { joint[set].append($0) }
+                }
+                for (index, set) in sets.enumerated() {
+                    let (steps, _) = set.run(url, hostReading: reading, ends: &ends[index], lookedUp: together.looksUp[index] ? .domains : []) {
+                        joint[index].append($0)
+                    }
+                    #expect(joint[index].sorted() == alone[index].sorted() && steps == aloneSteps[index], "set \(index): \(Array(url))")
+                    reported.formUnion(alone[index])
+                }
+            }
+        }
+        #expect(reported.isSuperset(of: [100, 101, 200, 201]), "every domain entry found")
+    }
+
     /// Runs `a` and `b` together (`ProgramSet.WholeTogether`) and each alone over random URLs:
     /// each set's reports and steps the same; returns the patterns each reported.
     private func runTogetherAndApart(_ a: ProgramSet, _ b: ProgramSet, seed: UInt64) throws -> (Set<UInt32>, Set<UInt32>) {
