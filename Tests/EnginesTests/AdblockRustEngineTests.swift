@@ -57,15 +57,7 @@ private func pythonWithoutAdblock() throws -> String {
 
     @Test(whenInstalled)
     func aFreshProcessLoadsTheSerializedEnginesAndSaysWhatItHolds() throws {
-        let engine = AdblockRustEngine(folder: folder)
-        let first = filterList("first", ["||ads.example^\n"])
-        let second = filterList("second", ["||track.example^\n/banner.js$script\n"])
-        let bytes = try engine.compile(first).bytes + engine.compile(second).bytes
-        let figures = try engine.residentAfterLoad([first, second])
-        #expect(figures.loadedBytes == bytes)
-        #expect(figures.residentBefore >= figures.anonymousBefore && figures.anonymousBefore > 0)
-        #expect(figures.residentAfter >= figures.anonymousAfter && figures.anonymousAfter > 0)
-        #expect(figures.held == nil)
+        try expectResidentAfterLoad(AdblockRustEngine(folder: folder))
     }
 
     @Test(whenInstalled)

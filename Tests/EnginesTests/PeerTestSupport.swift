@@ -1,7 +1,7 @@
 // PeerTestSupport.swift — what the peers' tests share (AdblockRustEngineTests,
 // UBlockOriginEngineTests): the trait that skips a protocol test where the peer cannot run, saying
 // what to install; a request with its page and type; a list of filter texts; the requests both ask
-// of an ads list, and the checks of a matcher's timed answers; the benchmark that shows a peer
+// of an ads list, the checks of a matcher's timed answers and of the memory a load added; the benchmark that shows a peer
 // that cannot run listed as not run beside BlockBench, nothing failing; and a python3 that looks in
 // a folder of the test's first (NodeLookupTests too).
 
@@ -53,6 +53,19 @@ func expectTimedVerdicts(
     #expect(try matcher.outcome(for: requests[0]).actions == [.block], sourceLocation: sourceLocation)
     #expect(try matcher.outcome(for: requests[1]).actions.isEmpty, sourceLocation: sourceLocation)
     #expect(engine.timerNanoseconds != nil, sourceLocation: sourceLocation)
+}
+
+/// `engine` built two lists and loaded them in a fresh process: what it loaded is the bytes its
+/// builds gave, its memory read from /proc before and after, and no held figure (BlockBench's).
+func expectResidentAfterLoad(_ engine: any PeerEngine, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let first = filterList("first", ["||ads.example^\n"])
+    let second = filterList("second", ["||track.example^\n/banner.js$script\n"])
+    let bytes = try engine.compile(first).bytes + engine.compile(second).bytes
+    let figures = try engine.residentAfterLoad([first, second])
+    #expect(figures.loadedBytes == bytes, sourceLocation: sourceLocation)
+    #expect(figures.residentBefore >= figures.anonymousBefore && figures.anonymousBefore > 0, sourceLocation: sourceLocation)
+    #expect(figures.residentAfter >= figures.anonymousAfter && figures.anonymousAfter > 0, sourceLocation: sourceLocation)
+    #expect(figures.held == nil, sourceLocation: sourceLocation)
 }
 
 /// A match benchmark of BlockBench beside `engine`, which cannot run here: BlockBench runs, the

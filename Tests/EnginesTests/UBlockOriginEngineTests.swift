@@ -55,16 +55,9 @@ private let whenInstalled = whenRunnable(
 
     @Test(whenInstalled)
     func aFreshProcessReadsTheSelfiesBackAndSaysWhatItHolds() throws {
+        // What was loaded is the two selfies.
         let engine = UBlockOriginEngine(folder: folder)
-        let first = filterList("first", ["||ads.example^\n"])
-        let second = filterList("second", ["||track.example^\n/banner.js$script\n"])
-        let bytes = try engine.compile(first).bytes + engine.compile(second).bytes
-        let figures = try engine.residentAfterLoad([first, second])
-        // What was loaded is the two selfies; the process's memory is read from /proc on both sides.
-        #expect(figures.loadedBytes == bytes)
-        #expect(figures.residentBefore >= figures.anonymousBefore && figures.anonymousBefore > 0)
-        #expect(figures.residentAfter >= figures.anonymousAfter && figures.anonymousAfter > 0)
-        #expect(figures.held == nil)
+        try expectResidentAfterLoad(engine)
         #expect(throws: BenchEngineError.self) { try engine.ask(["op": "resident", "engines": ["never-built"]]) }
     }
 
