@@ -20,8 +20,24 @@ enum PublicSuffix {
         }
     }
 
-    private static func isIPv4(_ host: String) -> Bool {
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts.allSatisfy { !$0.isEmpty && $0.count <= 3 && $0.allSatisfy(\.isNumber) }
+    /// Four dot-separated runs of one to three ASCII digits (a canonical host's IPv4 form), read
+    /// byte by byte: a new page asks this of its main document's host.
+    static func isIPv4(_ host: String) -> Bool {
+        var parts = 1
+        var digits = 0
+        for byte in host.utf8 {
+            switch byte {
+            case UInt8(ascii: "."):
+                guard digits > 0 else { return false }
+                parts += 1
+                digits = 0
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                digits += 1
+                guard digits <= 3 else { return false }
+            default:
+                return false
+            }
+        }
+        return parts == 4 && digits > 0
     }
 }

@@ -3,7 +3,7 @@
 
 import Testing
 import ContentRuleList
-import RequestContext
+@testable import RequestContext
 
 @Suite struct RequestContextTests {
     @Test(arguments: [
@@ -44,6 +44,15 @@ import RequestContext
     ])
     func registrableDomain(host: String, expected: String) {
         #expect(CanonicalURL("http://\(host)/").registrableDomain == expected)
+    }
+
+    @Test(arguments: [
+        ("1.2.3.4", true), ("192.168.100.200", true), ("1.2.3", false), ("1.2.3.4.5", false),
+        ("1..3.4", false), (".1.2.3", false), ("1.2.3.", false), ("1.2.3.4567", false),
+        ("a.b.c.d", false), ("1.2.3.x4", false), ("", false),
+    ])
+    func ipv4Hosts(host: String, isIPv4: Bool) {
+        #expect(PublicSuffix.isIPv4(host) == isIPv4)
     }
 
     @Test func thirdParty() {
