@@ -319,6 +319,7 @@ public struct CompiledFile: Hashable, Sendable {
             urlPatternCount: counts.url, topPatternCount: counts.top, framePatternCount: counts.frame,
             patternRuleStart: slots.ruleStart, patternRules: slots.rules.fitted(), universalRules: slots.universal.fitted(), rules: rules,
             conditions: conditions, actions: actions)
+        LoadScratch.release(afterLoading: bytes.count)
     }
 
     /// The header and the directory, validated: where each section lies.

@@ -10,7 +10,8 @@
 // (`mappedLength`), its rest past the last whole one otherwise in 4 KB pages, which are resident
 // memory a list would not use. Smaller allocations, other systems, a
 // refused mapping and a process that turned huge pages off (`TablePages.huge`) take the ordinary
-// allocator.
+// allocator. After a load, the scratch its reading freed into the heap is given back to the
+// system (`LoadScratch`).
 // Tested by SearchTests/TableMemoryTests.swift.
 
 #if canImport(Glibc)
@@ -27,6 +28,33 @@ public enum TablePages {
     public static var huge: Bool {
         get { hugeAllowed.load(ordering: .relaxed) }
         set { hugeAllowed.store(newValue, ordering: .relaxed) }
+    }
+}
+
+/// A load's scratch given back to the system. Reading a compiled file decodes and joins its
+/// tables through buffers many times the size of what the list keeps; freed, they stay in the
+/// allocator's heap, resident, unless the allocator hands them back (glibc keeps a freed block
+/// of the sizes a load frees, its moving mmap threshold having risen past them). After a load of
+/// a file of `minimumFileBytes` or more, the heap's free pages are returned (glibc's
+/// `malloc_trim`, looked up at run time: elsewhere nothing is done). Smaller files leave little
+/// scratch, and a trim walks the whole heap.
+enum LoadScratch {
+    static let minimumFileBytes = 64 << 10
+
+    #if os(Linux)
+    private typealias Trim = @convention(c) (Int) -> Int32
+    private static let trim: Trim? = {
+        guard let process = dlopen(nil, RTLD_NOW), let symbol = dlsym(process, "malloc_trim") else { return nil }
+        return unsafeBitCast(symbol, to: Trim.self)
+    }()
+    #endif
+
+    /// Returns the heap's free pages to the system after a load of `fileBytes` (see above).
+    static func release(afterLoading fileBytes: Int) {
+        #if os(Linux)
+        guard fileBytes >= minimumFileBytes, let trim else { return }
+        _ = trim(0)
+        #endif
     }
 }
 

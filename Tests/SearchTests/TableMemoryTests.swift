@@ -1,8 +1,9 @@
 // TableMemoryTests.swift — the tables' memory (TableMemory.swift): an allocation of a megabyte or
 // more starts on a 2 MB boundary, in a mapping advised as huge pages (Linux), rounded up to whole
 // huge pages only where that adds little, and holds every byte asked for; a small one comes from
-// the ordinary allocator with the alignment asked for. And an array a reader grew is kept in
-// storage of its size (HeldMemory.swift).
+// the ordinary allocator with the alignment asked for; a load's freed scratch goes back to the
+// system (`LoadScratch`). And an array a reader grew is kept in storage of its size
+// (HeldMemory.swift).
 
 import Testing
 @testable import Search
@@ -113,6 +114,36 @@ import Glibc
         #expect(after > 0 && after < before + 4_000_000, "address space \(before) kB before, \(after) kB after")
         #endif
     }
+}
+
+/// A load's scratch, freed into the heap, is given back to the system (glibc's `malloc_trim`):
+/// blocks of a load's sizes, allocated after a larger one raised glibc's mmap threshold past them,
+/// stay resident once freed until the release returns them.
+@Test func aLoadsFreedScratchLeavesResidentMemory() throws {
+    #if os(Linux)
+    func anonymousKB() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("RssAnon:") })
+        else { return -1 }
+        return line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? -1
+    }
+    // A freed block above the mmap threshold raises it: later blocks of this size come from the heap.
+    free(malloc(16 << 20))
+    let blocks = (0..<64).map { _ -> UnsafeMutableRawPointer in
+        let block = malloc(256 << 10)!
+        memset(block, 1, 256 << 10)
+        return block
+    }
+    // The last block stays, so that the heap's top cannot shrink by itself.
+    for block in blocks.dropLast() { free(block) }
+    let before = anonymousKB()
+    LoadScratch.release(afterLoading: LoadScratch.minimumFileBytes)
+    let after = anonymousKB()
+    free(blocks.last!)
+    try #require(before > 0 && after > 0)
+    // 63 blocks of 256 KB were freed: most of their 16 MB goes back.
+    #expect(before - after > 8_000, "RssAnon \(before) kB before the release, \(after) kB after")
+    #endif
 }
 
 /// An array grown by appending is kept in storage of its size (`fitted`), its elements the same.
