@@ -152,7 +152,7 @@ public enum ReadmeFigures {
             let others = otherEngines(results)
             guard !results.isEmpty, !others.isEmpty else { continue }
             let engines = ["blockbench"] + others
-            let title = model == .compile ? "compile (JSON to a compiled list): time, bytes" : "match: median per request"
+            let title = model == .compile ? "compile (JSON to a compiled list): time, bytes" : "match per request: median, p99"
             let count = model == .compile ? "rules" : "requests"
             lines.append("")
             lines.append(row([title, count] + engines.map(engineTitle)))
@@ -247,14 +247,19 @@ public enum ReadmeFigures {
         return lines
     }
 
-    /// `523.6 ms, 2171.7 KB`, or with a ratio to BlockBench's: `1.00 s, 92.8 MB (1.92x, 42.7x)`.
+    /// A compile: `523.6 ms, 2171.7 KB`, or with its ratios to BlockBench's: `1.00 s, 92.8 MB (1.92x,
+    /// 42.7x)`. A match: median and p99, `741 ns, p99 4.08 µs`, or `3.93 µs, p99 20.5 µs (5.30x, 5.02x)`.
     static func cell(_ engine: EngineResult?, ours: EngineResult?) -> String {
         guard let engine else { return "" }
         guard engine.status == .ok, let time = engine.headlineTime else { return engine.status.rawValue }
         var text = HumanReadable.duration(nanoseconds: time)
+        if let latency = engine.latency { text += ", p99 " + HumanReadable.duration(nanoseconds: latency.p99Nanoseconds) }
         if engine.latency == nil, let bytes = engine.bytes { text += ", " + HumanReadable.bytes(bytes) }
         if let ours, let base = ours.headlineTime, base > 0 {
             var ratios = [ratio(time / base)]
+            if let p99 = engine.latency?.p99Nanoseconds, let ourP99 = ours.latency?.p99Nanoseconds, ourP99 > 0 {
+                ratios.append(ratio(p99 / ourP99))
+            }
             if engine.latency == nil, let bytes = engine.bytes, let ourBytes = ours.bytes, ourBytes > 0 {
                 ratios.append(ratio(Double(bytes) / Double(ourBytes)))
             }
