@@ -12,8 +12,8 @@
 // and its patterns go back to the automata, as do the domain-table prefix's patterns whose T
 // begins otherwise. L's automaton is built once per distinct text of L.
 //
-// Tested by HostContextPlannerTests (every converter's spelling sorted as its meaning says) and
-// by the oracle on the corpora's dialects.
+// Tested by ContentBlockerTests (HostContextTests: every converter's spelling sorted as its
+// meaning says) and by the oracle on the corpora's dialects.
 
 internal import Automata
 internal import Search
