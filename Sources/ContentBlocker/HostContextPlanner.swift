@@ -12,8 +12,8 @@
 // and its patterns go back to the automata, as do the domain-table prefix's patterns whose T
 // begins otherwise. L's automaton is built once per distinct text of L.
 //
-// Tested by HostContextPlannerTests (every converter's spelling sorted as its meaning says) and
-// by the oracle on the corpora's dialects.
+// Tested by ContentBlockerTests (HostContextTests: every converter's spelling sorted as its
+// meaning says) and by the oracle on the corpora's dialects.
 
 internal import Automata
 internal import Search
@@ -36,14 +36,31 @@ struct HostContextPlanner {
     /// The place of the domain table's prefix's automaton in `distinctStarts`, once met (compared
     /// once per automaton, not per pattern).
     private var canonicalStarts: Int?
-    private var startsOfText: [Bool: [Substring: Int?]] = [:]
+    private var startsOfText = TextMemo<Int?>()
     /// T by the text of the terms after D, per case sensitivity, for those not plain sets (nil:
     /// no tail).
-    private var tailOfText: [Bool: [Substring: HostTail?]] = [:]
-    /// The last text looked up in each: a list's patterns come in runs of one converter's L and R,
-    /// so most are answered by a comparison instead of a hash of the text.
-    private var lastStarts: (text: Substring, isCaseSensitive: Bool, place: Int?)?
-    private var lastTail: (text: Substring, isCaseSensitive: Bool, tail: HostTail?)?
+    private var tailOfText = TextMemo<HostTail?>()
+
+    /// A value per text and case sensitivity. The last text looked up is kept apart: a list's
+    /// patterns come in runs of one converter's L and R, so most are answered by a comparison
+    /// instead of a hash of the text.
+    private struct TextMemo<Value> {
+        private var byText: [Bool: [Substring: Value]] = [:]
+        private var last: (text: Substring, isCaseSensitive: Bool, value: Value)?
+
+        /// The value kept for `text`; nil when there is none.
+        mutating func value(of text: Substring, isCaseSensitive: Bool) -> Value? {
+            if let last, last.text == text, last.isCaseSensitive == isCaseSensitive { return last.value }
+            guard let value = byText[isCaseSensitive]?[text] else { return nil }
+            last = (text, isCaseSensitive, value)
+            return value
+        }
+
+        mutating func keep(_ value: Value, for text: Substring, isCaseSensitive: Bool) {
+            byText[isCaseSensitive, default: [:]][text] = value
+            last = (text, isCaseSensitive, value)
+        }
+    }
 
     private struct ContextKey: Hashable {
         /// The prefix's automaton's place in `distinctStarts`.
@@ -332,15 +349,9 @@ struct HostContextPlanner {
         if let loop = terms[first...].firstIndex(where: { $0.quantifier.allowsMany }), loop < terms.count - 1 { return nil }
         let utf8 = filter.source.utf8
         let text = filter.source[utf8.index(utf8.startIndex, offsetBy: filter.terms[first].span.lowerBound)...]
-        if let last = lastTail, last.text == text, last.isCaseSensitive == filter.isCaseSensitive { return last.tail }
-        let tail: HostTail?
-        if let known = tailOfText[filter.isCaseSensitive]?[text] {
-            tail = known
-        } else {
-            tail = HostTail(filter.anchored(from: first))
-            tailOfText[filter.isCaseSensitive, default: [:]][text] = tail
-        }
-        lastTail = (text, filter.isCaseSensitive, tail)
+        if let known = tailOfText.value(of: text, isCaseSensitive: filter.isCaseSensitive) { return known }
+        let tail = HostTail(filter.anchored(from: first))
+        tailOfText.keep(tail, for: text, isCaseSensitive: filter.isCaseSensitive)
         return tail
     }
 
@@ -356,15 +367,9 @@ struct HostContextPlanner {
     /// The place of L's automaton in `distinctStarts`, made once per text.
     private mutating func starts(of parts: Parts) -> Int? {
         let (text, caseSensitive) = (parts.prefixText, parts.isCaseSensitive)
-        if let last = lastStarts, last.text == text, last.isCaseSensitive == caseSensitive { return last.place }
-        let place: Int?
-        if let known = startsOfText[caseSensitive]?[text] {
-            place = known
-        } else {
-            place = newStarts(of: parts)
-            startsOfText[caseSensitive, default: [:]][text] = place
-        }
-        lastStarts = (text, caseSensitive, place)
+        if let known = startsOfText.value(of: text, isCaseSensitive: caseSensitive) { return known }
+        let place = newStarts(of: parts)
+        startsOfText.keep(place, for: text, isCaseSensitive: caseSensitive)
         return place
     }
 

@@ -66,15 +66,17 @@ public struct CompilationReport: Sendable {
 public enum RuleListCompiler {
     /// Parses and compiles a rule list's JSON bytes. `minimizingDFAs: false` keeps each DFA as the
     /// subset construction made it: the same answers from a bigger file (to measure the minimizer).
+    /// `jsonMarker` is told the JSON reader's stretches of the parse (`RuleListParser.check`).
     ///
     /// The bytes and the parsed list are consumed: a caller that passes its last reference to them
     /// (`compile(json: consume bytes)`) has them freed before the automata are built.
     public static func compile(
-        json bytes: consuming [UInt8], limits: AutomataLimits = .default, minimizingDFAs: Bool = true
+        json bytes: consuming [UInt8], limits: AutomataLimits = .default, minimizingDFAs: Bool = true,
+        jsonMarker: (any JSONReadingMarker)? = nil
     ) throws(CompileError) -> (CompiledRuleList, CompilationReport) {
         var timer = PhaseTimer()
         let parsing = timer.begin(.parse)
-        let check = RuleListParser.check(consume bytes, collectingEveryError: false)
+        let check = RuleListParser.check(consume bytes, collectingEveryError: false, jsonMarker: jsonMarker)
         timer.end(parsing)
         if case .failure(let error) = check.verdict { throw .invalidRuleList(error) }
         // The check's list and table go on alone: the table is edited (domains) without a copy,

@@ -24,7 +24,7 @@ internal import Darwin
 #endif
 
 /// Told where a rule list's JSON text is read (the JSON reader's share of parsing), on the thread
-/// that reads it: an instruction counter's region markers (Benchmarks/Cost/CostRegion.swift) count
+/// that reads it, when given to `RuleListParser.check`: an instruction counter's region markers (Benchmarks/Cost/CostRegion.swift) count
 /// the reader apart from the rest of parsing. A list is read in stretches (the scan for its
 /// elements, then each batch of elements onto a tape before the batch's rules are read from it),
 /// each told.
@@ -37,13 +37,10 @@ public enum RuleListParser {
     /// WebKit rejects lists with more rules than this (the newest Safari's limit; a profile has its own).
     public static let maximumRuleCount = SafariProfile.newest.maximumRuleCount
 
-    /// The marker of this process: installed once, before anything is read (nil: none).
-    nonisolated(unsafe) public static var jsonMarker: (any JSONReadingMarker)?
-
-    /// `read`, told to `jsonMarker` as a stretch of JSON reading.
+    /// `read`, told to `marker` (when there is one) as a stretch of JSON reading.
     @inline(__always)
-    static func readingJSON<T, E: Error>(_ read: () throws(E) -> T) throws(E) -> T {
-        guard let marker = jsonMarker else { return try read() }
+    static func readingJSON<T, E: Error>(_ marker: (any JSONReadingMarker)?, _ read: () throws(E) -> T) throws(E) -> T {
+        guard let marker else { return try read() }
         marker.beganReadingJSON()
         defer { marker.endedReadingJSON() }
         return try read()
@@ -63,23 +60,29 @@ public enum RuleListParser {
     /// The bytes are consumed: a caller passing its last reference has them freed once the rules
     /// are read, before the patterns are parsed.
     /// `profile`: the Safari release to answer for (SafariProfile.swift); the newest by default.
+    /// `jsonMarker`: told each stretch of JSON reading, on the thread that reads it (nil: none).
     public static func check(
-        _ bytes: consuming [UInt8], collectingEveryError: Bool = true, profile: SafariProfile = .newest
+        _ bytes: consuming [UInt8], collectingEveryError: Bool = true, profile: SafariProfile = .newest,
+        jsonMarker: (any JSONReadingMarker)? = nil
     ) -> RuleListCheck {
-        check(bytes, collectingEveryError: collectingEveryError, readingApart: true, profile: profile)
+        check(bytes, collectingEveryError: collectingEveryError, readingApart: true, profile: profile, jsonMarker: jsonMarker)
     }
 
     /// `readingApart`: read a valid array's elements apart, on every core (false: the whole text's
     /// tape on one core, for tests that hold the two to each other).
     static func check(
-        _ bytes: consuming [UInt8], collectingEveryError: Bool, readingApart: Bool, profile: SafariProfile = .newest
+        _ bytes: consuming [UInt8], collectingEveryError: Bool, readingApart: Bool, profile: SafariProfile = .newest,
+        jsonMarker: (any JSONReadingMarker)? = nil
     ) -> RuleListCheck {
         // The rules first, in a function of their own: the text and its tapes are let go before
         // the patterns are parsed, so that their trees do not sit among the freed allocations.
         let rules: [Rule]
         let dropped: [DroppedRule]
         var errors: [ContentRuleListError]
-        switch readRules(consume bytes, collectingEveryError: collectingEveryError, readingApart: readingApart, profile: profile) {
+        switch readRules(
+            consume bytes, collectingEveryError: collectingEveryError, readingApart: readingApart, profile: profile,
+            jsonMarker: jsonMarker
+        ) {
         case .failure(let failure): return RuleListCheck(failure: failure)
         case .success(let read): (rules, dropped, errors) = read
         }
@@ -122,16 +125,17 @@ extension RuleListParser {
     /// The structure of every rule (the verdict's first part): the rules kept, those dropped for
     /// their selector and the structural errors; or a failure of the list as a whole.
     fileprivate static func readRules(
-        _ bytes: consuming [UInt8], collectingEveryError: Bool, readingApart: Bool, profile: SafariProfile
+        _ bytes: consuming [UInt8], collectingEveryError: Bool, readingApart: Bool, profile: SafariProfile,
+        jsonMarker: (any JSONReadingMarker)?
     ) -> Result<(rules: [Rule], dropped: [DroppedRule], errors: [ContentRuleListError]), ContentRuleListError> {
-        if readingApart, let read = readRulesApart(bytes, collectingEveryError: collectingEveryError, profile: profile) {
+        if readingApart, let read = readRulesApart(bytes, collectingEveryError: collectingEveryError, profile: profile, jsonMarker: jsonMarker) {
             return .success(read)
         }
         let maximumRuleCount = profile.maximumRuleCount
         return bytes.withUnsafeBufferPointer { text in
             let tape = JSONTape()
             do throws(JSONSyntaxError) {
-                try readingJSON { () throws(JSONSyntaxError) in try JSONReader.read(text, depth: 0, into: tape) }
+                try readingJSON(jsonMarker) { () throws(JSONSyntaxError) in try JSONReader.read(text, depth: 0, into: tape) }
             } catch {
                 return .failure(ContentRuleListError(.jsonInvalid, detail: error.description))
             }
@@ -188,14 +192,14 @@ extension RuleListParser {
     /// array of at most `maximumRuleCount` elements: `readRules` then reads it whole, for the
     /// error WebKit gives (the position of a syntax error is the whole text's).
     private static func readRulesApart(
-        _ bytes: borrowing [UInt8], collectingEveryError: Bool, profile: SafariProfile
+        _ bytes: borrowing [UInt8], collectingEveryError: Bool, profile: SafariProfile, jsonMarker: (any JSONReadingMarker)?
     ) -> (rules: [Rule], dropped: [DroppedRule], errors: [ContentRuleListError])? {
         struct Chunk {
             var read: ReadRules
             var isJSON = true
         }
         return bytes.withUnsafeBufferPointer { buffer -> (rules: [Rule], dropped: [DroppedRule], errors: [ContentRuleListError])? in
-            guard let elements = readingJSON({ JSONReader.topLevelElements(buffer) }), elements.count <= profile.maximumRuleCount else {
+            guard let elements = readingJSON(jsonMarker, { JSONReader.topLevelElements(buffer) }), elements.count <= profile.maximumRuleCount else {
                 return nil
             }
             let size = 1_024
@@ -223,7 +227,7 @@ extension RuleListParser {
                 for batchStart in stride(from: positions.lowerBound, to: positions.upperBound, by: batchSize) {
                     let batch = batchStart..<min(batchStart + batchSize, positions.upperBound)
                     do throws(JSONSyntaxError) {
-                        try readingJSON { () throws(JSONSyntaxError) in try JSONReader.readElements(text, elements[batch], into: tape, roots: &roots) }
+                        try readingJSON(jsonMarker) { () throws(JSONSyntaxError) in try JSONReader.readElements(text, elements[batch], into: tape, roots: &roots) }
                     } catch {
                         chunk.isJSON = false
                         break

@@ -10,7 +10,7 @@
 // machine. The lists are made at bench time and never committed.
 // Tested by BenchmarksTests (ManyBlockersTests).
 
-public import ContentRuleList
+internal import ContentRuleList
 internal import SeededRandom
 
 /// How to draw a set of rule lists from the shipped lists' rules (a benchmark definition's `draw`).

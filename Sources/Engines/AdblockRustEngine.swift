@@ -19,7 +19,6 @@
 // Tested by Tests/EnginesTests/AdblockRustEngineTests.swift.
 
 import RequestContext
-internal import ContentRuleList
 internal import Foundation
 
 public final class AdblockRustEngine: PeerEngine, ResidentLoadMeasuring {

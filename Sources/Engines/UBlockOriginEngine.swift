@@ -23,7 +23,6 @@
 // Tested by Tests/EnginesTests/UBlockOriginEngineTests.swift.
 
 import RequestContext
-internal import ContentRuleList
 internal import Foundation
 
 public final class UBlockOriginEngine: PeerEngine, ResidentLoadMeasuring {

@@ -13,7 +13,7 @@
 // on every machine, so the model file names each list and the fit can be repeated.
 // Tested by SafariReleasesTests/SafariProfilesTests.swift (WebKitModelCorpusTests).
 
-public import Corpus
+internal import Corpus
 internal import ContentRuleList
 internal import SeededRandom
 

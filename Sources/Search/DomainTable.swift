@@ -577,9 +577,22 @@ public struct DomainTable: Hashable, Sendable {
         _ candidate: Int, _ hash: UInt64, _ url: UnsafeBufferPointer<UInt8>, _ end: Int, _ tables: Tables, folding: Bool,
         report: (UInt32) -> Void
     ) {
+        reportEntries(ofDomainFrom: candidate, hash, url, end, tables, folding: folding, report: report)
+    }
+
+    /// Reports the entries of the domain `url[start ..< end]`, whose hash is `hash`, if any: those
+    /// with no T, and those whose T matches from `end`. The body of both out-of-line probes, this
+    /// table's (`probeLine`) and the open domains' (`probeOpen`, OpenDomains.swift), each called
+    /// with what its caller's loop holds (the open lookup calling `probeLine` itself, its `Tables`
+    /// spread into the arguments, costs that loop more instructions).
+    @inline(__always)
+    static func reportEntries(
+        ofDomainFrom start: Int, _ hash: UInt64, _ url: UnsafeBufferPointer<UInt8>, _ end: Int, _ tables: Tables, folding: Bool,
+        report: (UInt32) -> Void
+    ) {
         guard let (entries, bytes) = DomainLines.find(
-            tables.lines, line: tables.shape.slot(of: hash), lineMask: tables.lineMask, linesPast: tables.shape.linesPast, url, candidate,
-            end - candidate, folding: folding)
+            tables.lines, line: tables.shape.slot(of: hash), lineMask: tables.lineMask, linesPast: tables.shape.linesPast, url, start,
+            end - start, folding: folding)
         else { return }
         // The domain's entries: each reports unless its path does not match.
         var at = 0

@@ -141,23 +141,7 @@ extension DomainTable {
     private static func probeOpen(
         _ open: OpenDomainLookup, _ hash: UInt64, _ url: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, report: (UInt32) -> Void
     ) {
-        let tables = open.tables
-        guard let (entries, bytes) = DomainLines.find(
-            tables.lines, line: tables.shape.slot(of: hash), lineMask: tables.lineMask, linesPast: tables.shape.linesPast, url, start,
-            end - start, folding: open.folding)
-        else { return }
-        var at = 0
-        while at < bytes {
-            let word = DomainGroups.word(entries, at)
-            guard word & DomainLines.hasPath != 0 else {
-                report(word)
-                at += 4
-                continue
-            }
-            let (tailStart, tailEnd) = (Int(DomainGroups.word(entries, at + 4)), Int(DomainGroups.word(entries, at + 8)))
-            if tailMatches(tables.tails[tailStart..<tailEnd], url, from: end) { report(word & ~DomainLines.hasPath) }
-            at += 12
-        }
+        reportEntries(ofDomainFrom: start, hash, url, end, open.tables, folding: open.folding, report: report)
     }
 }
 

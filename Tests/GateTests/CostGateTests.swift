@@ -84,15 +84,15 @@ private enum CostChild {
             _ = try CostRegion.compiledSize(json: json)
             let figures = try CostRegion.compile(json: json)
             if let times = Int(role.dropFirst("compile:".count)) {
-                _ = try CostRegion.compileRegion {
-                    let size = try CostRegion.compiledSize(json: json)
+                _ = try CostRegion.compileRegion { jsonMarker in
+                    let size = try CostRegion.compiledSize(json: json, jsonMarker: jsonMarker)
                     var timer = PhaseTimer()
                     timer.measure(.minimize) { for _ in 0..<times { _ = Minimizer.minimize(extra) } }
                     return size
                 }
             } else {
                 // The extra work once, alone: what k is chosen by.
-                _ = try CostRegion.compileRegion {
+                _ = try CostRegion.compileRegion { _ in
                     var timer = PhaseTimer()
                     timer.measure(.minimize) { _ = Minimizer.minimize(extra) }
                     return 0

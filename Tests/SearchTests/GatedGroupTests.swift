@@ -194,7 +194,7 @@ private func compiledFile(urlPrograms set: ProgramSet, patternCount: Int) -> Com
         let group = Program(Minimizer.minimize(try SubsetConstruction.determinize(NFA(patterns: [(id: PatternID(0), filter: filter("^ads.*x"))]))))
         let set = ProgramSet(
             programs: [whole], gated: ProgramSet.Gated(gateBase: 1, groups: [[group], [group]], starts: [.gate(length: 3), .hostLabelGate(length: 5)]))
-        let bytes = try compiledFile(urlPrograms: set, patternCount: 1).serialized()
+        let bytes = compiledFile(urlPrograms: set, patternCount: 1).serialized()
         #expect(try CompiledFile(validating: bytes).urlPrograms.gated?.starts == [.gate(length: 3), .hostLabelGate(length: 5)])
         #expect(set.disassemble(name: "url").contains("from where the gate begins a host label"))
         // A start of no kind, or a gate of no length, is refused (the checksum made anew).
@@ -224,7 +224,7 @@ private func compiledFile(urlPrograms set: ProgramSet, patternCount: Int) -> Com
         func file(groups: [[Program]]) -> CompiledFile {
             compiledFile(urlPrograms: ProgramSet(programs: [whole], gated: ProgramSet.Gated(gateBase: 1, groups: groups)), patternCount: 1)
         }
-        let read = try CompiledFile(validating: try file(groups: [[group], []]).serialized())
+        let read = try CompiledFile(validating: file(groups: [[group], []]).serialized())
         var ends: [Int] = []
         var found: [UInt32] = []
         _ = Array("https://ads.example/x".utf8).withUnsafeBufferPointer { read.urlPrograms.run($0, ends: &ends) { found.append($0) } }

@@ -22,7 +22,7 @@ import Glibc
         var inside = false
         var line = [CChar](repeating: 0, count: 4096)
         while fgets(&line, Int32(line.count), file) != nil {
-            let text = String(cString: line)
+            let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             // A mapping's first line: "start-end perms ...", addresses in hexadecimal.
             if let dash = text.firstIndex(of: "-"), let space = text.firstIndex(of: " "), dash < space,
                 let start = UInt(text[..<dash], radix: 16), let end = UInt(text[text.index(after: dash)..<space], radix: 16)
@@ -101,7 +101,7 @@ import Glibc
             defer { fclose(file) }
             var line = [CChar](repeating: 0, count: 512)
             while fgets(&line, Int32(line.count), file) != nil {
-                let text = String(cString: line)
+                let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
                 // ("VmSize:", a tab, spaces to align the number (none for a wide one), "kB".)
                 if text.hasPrefix("VmSize:") { return Int(text.dropFirst(7).split(whereSeparator: \.isWhitespace).first ?? "") ?? 0 }
             }

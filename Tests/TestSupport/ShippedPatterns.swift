@@ -1,7 +1,7 @@
 // ShippedPatterns.swift — TestSupport: every pattern and condition domain of the shipped Safari
 // lists, for tests that hold two ways of reading or building patterns to each other on real input.
 
-public import Foundation
+internal import Foundation
 
 /// The shipped Safari lists, in Corpora/rules.
 private let shippedSafariLists = ["easylist.adguard-safari26.json.gz", "easyprivacy.adguard-safari16_4.json.gz", "kablock-blockerList.json", "ddg-tds-reference-rules.json"]

@@ -7,8 +7,9 @@
 //
 //   compile  the JSON text to the compiled file's bytes, as `blockbench compile` does: a part per
 //            phase stretch (PhaseTimer.Phase's names), `json` for the JSON reader's stretches
-//            inside `parse` (RuleListParser.jsonMarker: the text onto tapes, apart from reading
-//            the rules and their patterns), and `other` for the work between phases
+//            inside `parse` (the JSONReadingMarker the compile is given: the text onto tapes,
+//            apart from reading the rules and their patterns), and `other` for the work between
+//            phases
 //   match    the compiled file validated and an evaluator made of it (`load`; several lists asked
 //            apart: each), every request answered (`first pass`: empty caches), then every
 //            request again (`requests`)
@@ -18,7 +19,7 @@
 // Tested by GateTests (CostGateTests).
 
 public import ContentBlocker
-internal import ContentRuleList
+public import ContentRuleList
 public import RequestContext
 public import Automata
 internal import CValgrind
@@ -60,7 +61,7 @@ public enum CostRegion {
         return labels
     }()
     public static let otherLabel = "other"
-    /// The JSON reader's stretches of the `parse` phase (RuleListParser.jsonMarker).
+    /// The JSON reader's stretches of the `parse` phase (the compile's JSONReadingMarker).
     public static let jsonLabel = "json"
     /// The (empty) part that closes every region: several regions of one process are told apart.
     public static let endLabel = "end of region"
@@ -80,25 +81,22 @@ public enum CostRegion {
     public static func compile(json: consuming [UInt8], limits: AutomataLimits = .default) throws -> CostRegionFigures {
         let json = consume json
         let jsonBytes = json.count
-        var figures = try compileRegion { try compiledSize(json: json, limits: limits) }
+        var figures = try compileRegion { try compiledSize(json: json, limits: limits, jsonMarker: $0) }
         figures.jsonBytes = jsonBytes
         return figures
     }
 
     /// Runs `work`, which compiles and returns the compiled file's size, as a counted region with a
-    /// part per phase stretch (the phases PhaseTimer marks), serially.
-    public static func compileRegion(_ work: () throws -> Int) throws -> CostRegionFigures {
+    /// part per phase stretch (the phases PhaseTimer marks), serially. `work` is given the marker
+    /// to compile with (`jsonMarker`): the JSON reader's stretches are a part of their own.
+    public static func compileRegion(_ work: (_ jsonMarker: any JSONReadingMarker) throws -> Int) throws -> CostRegionFigures {
         Parallel.isSerial = true
         let markers = Markers()
         PhaseTimer.marker = markers
-        RuleListParser.jsonMarker = markers
-        defer {
-            PhaseTimer.marker = nil
-            RuleListParser.jsonMarker = nil
-        }
+        defer { PhaseTimer.marker = nil }
         bb_callgrind_begin()
         let bytes: Int
-        do { bytes = try work() } catch {
+        do { bytes = try work(markers) } catch {
             bb_callgrind_end()
             throw error
         }
@@ -108,9 +106,12 @@ public enum CostRegion {
         return CostRegionFigures(bytes: bytes)
     }
 
-    /// The size of `json`'s compiled file, compiled as `blockbench compile` does.
-    public static func compiledSize(json: consuming [UInt8], limits: AutomataLimits = .default) throws -> Int {
-        let (compiled, compileReport) = try RuleListCompiler.compile(json: consume json, limits: limits)
+    /// The size of `json`'s compiled file, compiled as `blockbench compile` does (`jsonMarker`:
+    /// told the JSON reader's stretches).
+    public static func compiledSize(
+        json: consuming [UInt8], limits: AutomataLimits = .default, jsonMarker: (any JSONReadingMarker)? = nil
+    ) throws -> Int {
+        let (compiled, compileReport) = try RuleListCompiler.compile(json: consume json, limits: limits, jsonMarker: jsonMarker)
         var report = compileReport
         return report.timer.measure(.emit) { compiled.serialized() }.count
     }
