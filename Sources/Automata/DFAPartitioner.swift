@@ -342,8 +342,8 @@ public enum DFAPartitioner {
             let places = groups.map { (origin: $0.group.origin, start: $0.group.start) }
             let items = groups.map(\.group)
             groups = []  // (`items` the groups' only holder: each is let go once built)
-            let outcomes = Parallel.map(handingOver: consume items) { _, group in
-                var timer = PhaseTimer()
+            let outcomes = Parallel.map(handingOver: consume items) { [marker = phaseTimer.marker] _, group in
+                var timer = PhaseTimer(marker: marker)
                 guard transitions.load(ordering: .relaxed) <= limits.maximumTotalTransitions else {
                     return (GroupOutcome<Product>.skipped, timer)
                 }
@@ -573,8 +573,8 @@ func loopCount<Terms: Collection<URLFilterTerm>>(_ terms: Terms) -> Int {
     }
 }
 
-/// Wall time per compilation phase. Each phase's start and end are also told to `PhaseTimer.marker`
-/// when one is installed: an instruction counter's region markers (Benchmarks/Cost/CostRegion.swift).
+/// Wall time per compilation phase. Each phase's start and end are also told to the timer's
+/// `marker` when it has one: an instruction counter's region markers (Benchmarks/Cost/CostRegion.swift).
 public struct PhaseTimer: Sendable {
     public enum Phase: String, CaseIterable, Sendable {
         case parse, plan, nfa, dfa, minimize, emit
@@ -586,8 +586,9 @@ public struct PhaseTimer: Sendable {
         func ended(_ phase: Phase)
     }
 
-    /// The marker of this process: installed once, before anything is compiled (nil: none).
-    nonisolated(unsafe) public static var marker: (any Marker)?
+    /// Told each phase's start and end (nil: none). A timer made for a sub-task's time, to be
+    /// added back (`add`), is made with its parent's marker: `PhaseTimer(marker: parent.marker)`.
+    public let marker: (any Marker)?
 
     /// A phase under way (`begin`), for a phase whose start and end are not in one closure.
     public struct Started: Sendable {
@@ -597,7 +598,9 @@ public struct PhaseTimer: Sendable {
 
     public private(set) var nanoseconds: [Phase: UInt64] = [:]
 
-    public init() {}
+    public init(marker: (any Marker)? = nil) {
+        self.marker = marker
+    }
 
     public mutating func measure<T, E: Error>(_ phase: Phase, _ body: () throws(E) -> T) throws(E) -> T {
         let started = begin(phase)
@@ -607,7 +610,7 @@ public struct PhaseTimer: Sendable {
 
     /// Starts `phase`; `end` adds its time.
     public func begin(_ phase: Phase) -> Started {
-        Self.marker?.began(phase)
+        marker?.began(phase)
         return Started(phase: phase, instant: ContinuousClock.now)
     }
 
@@ -615,13 +618,13 @@ public struct PhaseTimer: Sendable {
     public mutating func end(_ started: Started) {
         let (seconds, attoseconds) = started.instant.duration(to: ContinuousClock.now).components
         nanoseconds[started.phase, default: 0] += UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
-        Self.marker?.ended(started.phase)
+        marker?.ended(started.phase)
     }
 
     public func seconds(_ phase: Phase) -> Double { Double(nanoseconds[phase] ?? 0) / 1e9 }
 
     /// Adds another timer's time (work done on another thread: phases then add up to more than
-    /// the wall time).
+    /// the wall time). Its marker is not taken: this timer's stays.
     public mutating func add(_ other: PhaseTimer) {
         for (phase, time) in other.nanoseconds { nanoseconds[phase, default: 0] += time }
     }

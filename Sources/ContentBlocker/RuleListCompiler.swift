@@ -66,15 +66,17 @@ public struct CompilationReport: Sendable {
 public enum RuleListCompiler {
     /// Parses and compiles a rule list's JSON bytes. `minimizingDFAs: false` keeps each DFA as the
     /// subset construction made it: the same answers from a bigger file (to measure the minimizer).
-    /// `jsonMarker` is told the JSON reader's stretches of the parse (`RuleListParser.check`).
+    /// `timer` is the one the phases' time is added to (its marker told each phase's stretches,
+    /// its sub-tasks' timers made with that marker); `jsonMarker` is told the JSON reader's
+    /// stretches of the parse (`RuleListParser.check`).
     ///
     /// The bytes and the parsed list are consumed: a caller that passes its last reference to them
     /// (`compile(json: consume bytes)`) has them freed before the automata are built.
     public static func compile(
         json bytes: consuming [UInt8], limits: AutomataLimits = .default, minimizingDFAs: Bool = true,
-        jsonMarker: (any JSONReadingMarker)? = nil
+        timer: PhaseTimer = PhaseTimer(), jsonMarker: (any JSONReadingMarker)? = nil
     ) throws(CompileError) -> (CompiledRuleList, CompilationReport) {
-        var timer = PhaseTimer()
+        var timer = timer
         let parsing = timer.begin(.parse)
         let check = RuleListParser.check(consume bytes, collectingEveryError: false, jsonMarker: jsonMarker)
         timer.end(parsing)
@@ -403,17 +405,18 @@ private struct Builder {
         // is let go there, once they are.
         let conditionPatterns = [topIDs.takePatterns(), frameIDs.takePatterns()]
         let conditionThreadWork = ConditionThreadWork(patterns: conditionPatterns, rules: list.rules, records: records)
+        let marker = timer.marker
         list = RuleList(rules: [])
         records = []
         let (conditionPrograms, urlPlan) = Parallel.both(consume conditionThreadWork) { (given: consuming ConditionThreadWork) in
             var work = given
             let actions = Builder.assignActionLocations(work.rules, &work.records)
             work.rules = []  // (the list let go before the condition automata are built)
-            let top = PartitionedPrograms(work.patterns.removeFirst(), limits: limits, minimizing: minimizing)
-            let frame = PartitionedPrograms(work.patterns.removeFirst(), limits: limits, minimizing: minimizing)
+            let top = PartitionedPrograms(work.patterns.removeFirst(), timer: PhaseTimer(marker: marker), limits: limits, minimizing: minimizing)
+            let frame = PartitionedPrograms(work.patterns.removeFirst(), timer: PhaseTimer(marker: marker), limits: limits, minimizing: minimizing)
             return (top: top, frame: frame, records: work.records, actions: actions)
         } _: {
-            var timer = PhaseTimer()
+            var timer = PhaseTimer(marker: marker)
             let plan = PartitionedPrograms.plan(urlIDs.takePatterns(), limits: limits, timer: &timer)
             return (plan: plan, timer: timer)
         }
@@ -481,8 +484,9 @@ struct PartitionedPrograms: Sendable {
     var hostContexts: [HostContextTable]
     var timer: PhaseTimer
 
-    init(_ patterns: consuming [AcceptedPattern], limits: AutomataLimits, minimizing: Bool) {
-        var timer = PhaseTimer()
+    /// The programs of one kind's patterns (consumed), planned then built: their time added to `timer`'s.
+    init(_ patterns: consuming [AcceptedPattern], timer: PhaseTimer, limits: AutomataLimits, minimizing: Bool) {
+        var timer = timer
         let plan = Self.plan(consume patterns, limits: limits, timer: &timer)
         self.init(consume plan, timer: timer, limits: limits, minimizing: minimizing)
     }

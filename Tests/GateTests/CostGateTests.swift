@@ -84,16 +84,16 @@ private enum CostChild {
             _ = try CostRegion.compiledSize(json: json)
             let figures = try CostRegion.compile(json: json)
             if let times = Int(role.dropFirst("compile:".count)) {
-                _ = try CostRegion.compileRegion { jsonMarker in
-                    let size = try CostRegion.compiledSize(json: json, jsonMarker: jsonMarker)
-                    var timer = PhaseTimer()
+                _ = try CostRegion.compileRegion { marker in
+                    let size = try CostRegion.compiledSize(json: json, marker: marker)
+                    var timer = PhaseTimer(marker: marker)
                     timer.measure(.minimize) { for _ in 0..<times { _ = Minimizer.minimize(extra) } }
                     return size
                 }
             } else {
                 // The extra work once, alone: what k is chosen by.
-                _ = try CostRegion.compileRegion { _ in
-                    var timer = PhaseTimer()
+                _ = try CostRegion.compileRegion { marker in
+                    var timer = PhaseTimer(marker: marker)
                     timer.measure(.minimize) { _ = Minimizer.minimize(extra) }
                     return 0
                 }

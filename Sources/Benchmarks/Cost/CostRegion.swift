@@ -6,10 +6,10 @@
 // labelled with what ran:
 //
 //   compile  the JSON text to the compiled file's bytes, as `blockbench compile` does: a part per
-//            phase stretch (PhaseTimer.Phase's names), `json` for the JSON reader's stretches
-//            inside `parse` (the JSONReadingMarker the compile is given: the text onto tapes,
-//            apart from reading the rules and their patterns), and `other` for the work between
-//            phases
+//            phase stretch (PhaseTimer.Phase's names: the marker of the compile's timer), `json`
+//            for the JSON reader's stretches inside `parse` (the JSONReadingMarker the compile is
+//            given: the text onto tapes, apart from reading the rules and their patterns), and
+//            `other` for the work between phases
 //   match    the compiled file validated and an evaluator made of it (`load`; several lists asked
 //            apart: each), every request answered (`first pass`: empty caches), then every
 //            request again (`requests`)
@@ -81,19 +81,21 @@ public enum CostRegion {
     public static func compile(json: consuming [UInt8], limits: AutomataLimits = .default) throws -> CostRegionFigures {
         let json = consume json
         let jsonBytes = json.count
-        var figures = try compileRegion { try compiledSize(json: json, limits: limits, jsonMarker: $0) }
+        var figures = try compileRegion { try compiledSize(json: json, limits: limits, marker: $0) }
         figures.jsonBytes = jsonBytes
         return figures
     }
 
+    /// Told a compile's stretches: its phases (as its timers' marker) and the JSON reader's.
+    public typealias CompileMarker = PhaseTimer.Marker & JSONReadingMarker
+
     /// Runs `work`, which compiles and returns the compiled file's size, as a counted region with a
-    /// part per phase stretch (the phases PhaseTimer marks), serially. `work` is given the marker
-    /// to compile with (`jsonMarker`): the JSON reader's stretches are a part of their own.
-    public static func compileRegion(_ work: (_ jsonMarker: any JSONReadingMarker) throws -> Int) throws -> CostRegionFigures {
+    /// part per phase stretch, serially. `work` is given the marker to compile with: its timers'
+    /// (`PhaseTimer(marker:)`), whose phases are marked, and the JSON reader's, whose stretches
+    /// are a part of their own.
+    public static func compileRegion(_ work: (_ marker: any CompileMarker) throws -> Int) throws -> CostRegionFigures {
         Parallel.isSerial = true
         let markers = Markers()
-        PhaseTimer.marker = markers
-        defer { PhaseTimer.marker = nil }
         bb_callgrind_begin()
         let bytes: Int
         do { bytes = try work(markers) } catch {
@@ -106,12 +108,13 @@ public enum CostRegion {
         return CostRegionFigures(bytes: bytes)
     }
 
-    /// The size of `json`'s compiled file, compiled as `blockbench compile` does (`jsonMarker`:
-    /// told the JSON reader's stretches).
+    /// The size of `json`'s compiled file, compiled as `blockbench compile` does (`marker`: told
+    /// the phases' and the JSON reader's stretches).
     public static func compiledSize(
-        json: consuming [UInt8], limits: AutomataLimits = .default, jsonMarker: (any JSONReadingMarker)? = nil
+        json: consuming [UInt8], limits: AutomataLimits = .default, marker: (any CompileMarker)? = nil
     ) throws -> Int {
-        let (compiled, compileReport) = try RuleListCompiler.compile(json: consume json, limits: limits, jsonMarker: jsonMarker)
+        let (compiled, compileReport) = try RuleListCompiler.compile(
+            json: consume json, limits: limits, timer: PhaseTimer(marker: marker), jsonMarker: marker)
         var report = compileReport
         return report.timer.measure(.emit) { compiled.serialized() }.count
     }
@@ -205,7 +208,7 @@ public enum CostRegion {
     /// Marks each phase stretch of a serial compile: the instructions since the last mark go to
     /// the phase that was running (or `other` between phases). Phases may nest; the inner one's
     /// stretch is its own. The JSON reader's stretches are a phase of their own here (`json`).
-    final class Markers: PhaseTimer.Marker, JSONReadingMarker, @unchecked Sendable {
+    final class Markers: CompileMarker, @unchecked Sendable {
         // One thread (Parallel.isSerial) calls these.
         private var running: [String] = []
 
