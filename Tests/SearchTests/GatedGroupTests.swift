@@ -229,6 +229,6 @@ private func compiledFile(urlPrograms set: ProgramSet, patternCount: Int) -> Com
         var found: [UInt32] = []
         _ = Array("https://ads.example/x".utf8).withUnsafeBufferPointer { read.urlPrograms.run($0, ends: &ends) { found.append($0) } }
         #expect(Set(found) == [0], "the gate of group 0 ran its program; no gate is reported as a pattern")
-        #expect(throws: BytecodeError.self) { try CompiledFile(validating: try file(groups: [[group]]).serialized()) }
+        #expect(throws: BytecodeError.self) { try CompiledFile(validating: file(groups: [[group]]).serialized()) }
     }
 }
