@@ -300,31 +300,34 @@ public struct Program: Hashable, Sendable {
         /// The reference: the start state or the most targeted one, whichever saves more, when
         /// either saves bytes; the states replanned with the delta form against it.
         mutating func chooseReference() {
-            let (rows, order, plans, acceptBytes, nextState) = (rows, order, plans, acceptBytes, nextState)
+            let (order, acceptBytes, nextState) = (order, acceptBytes, nextState)
             let mostTargeted = incoming.indices.max { incoming[$0] < incoming[$1] } ?? 0
             var best: (reference: Int, plans: [StatePlan], size: Int)?
             let plainSize = plans.reduce(0) { $0 + $1.cost }
             for candidate in Set([0, mostTargeted]).sorted() {
                 let referenceRow = referenceRowOf(candidate)
                 let referenceLive = rows.live(candidate).count
+                var candidatePlans = plans
                 var size = 0
-                let candidatePlans = order.indices.map { index in
-                    let state = order[index]
-                    // A state that stops or has one class to the next state gets that plan whatever
-                    // the reference (`plan` returns it before looking at one): most of a trie's
-                    // states.
-                    let plan = state == candidate || plans[index].form == .stop || plans[index].isNext
-                        ? plans[index]
-                        : Program.deltaPlan(
-                            rows, state, acceptBytes: acceptBytes[index], reference: referenceRow, referenceLive: referenceLive,
-                            next: nextState[index], over: plans[index])
-                    size += plan.cost
-                    return plan
+                candidatePlans.withUnsafeMutableBufferPointer { candidatePlans in
+                    for index in candidatePlans.indices {
+                        let state = order[index]
+                        let plan = candidatePlans[index]
+                        // A state that stops or has one class to the next state keeps that plan
+                        // whatever the reference (`plan` returns it before looking at one): most
+                        // of a trie's states.
+                        if state != candidate && plan.form != .stop && !plan.isNext {
+                            candidatePlans[index] = Program.deltaPlan(
+                                rows, state, acceptBytes: acceptBytes[index], reference: referenceRow, referenceLive: referenceLive,
+                                next: nextState[index], over: plan)
+                        }
+                        size += candidatePlans[index].cost
+                    }
                 }
                 if size < plainSize && size < best?.size ?? Int.max { best = (candidate, candidatePlans, size) }
             }
             if let best {
-                self.plans = best.plans
+                plans = best.plans
                 reference = best.reference
                 referenceRow = referenceRowOf(best.reference)
             }
@@ -375,55 +378,58 @@ public struct Program: Hashable, Sendable {
         }
 
         /// The narrowest target width (2, 3 or 4 bytes) whose offsets all fit, with each planned
-        /// instruction's offset at that width and the code's size.
+        /// instruction's offset at that width and the code's size. An instruction's size is some
+        /// bytes and some targets: the code's size at each width follows from the sums of both.
         func narrowestWidth() -> (width: Int, offsets: [Int], size: Int) {
-            func size(_ plan: StatePlan, acceptBytes: Int, width: Int) -> Int {
-                if plan.isChainMember { return 0 }
-                if plan.chainLength > 0 { return 1 + acceptBytes + 1 + plan.chainLength }
-                let transitions = switch plan.form {
-                case .stop: 0
-                case .sparse: plan.isNext ? 1 : plan.isAllNext ? 1 + plan.exceptionCount : 1 + plan.exceptionCount * (1 + width)
-                case .fallback: width + 1 + plan.exceptionCount * (1 + width)
-                case .dense: classCount * width
+            func size(_ plan: StatePlan, acceptBytes: Int) -> (bytes: Int, targets: Int) {
+                if plan.isChainMember { return (0, 0) }
+                if plan.chainLength > 0 { return (1 + acceptBytes + 1 + plan.chainLength, 0) }
+                let (bytes, targets) = switch plan.form {
+                case .stop: (0, 0)
+                case .sparse: plan.isNext ? (1, 0) : plan.isAllNext ? (1 + plan.exceptionCount, 0) : (1 + plan.exceptionCount, plan.exceptionCount)
+                case .fallback: (1 + plan.exceptionCount, 1 + plan.exceptionCount)
+                case .dense: (0, classCount)
                 }
-                if plan.firstNextClass != nil { return 1 + acceptBytes + transitions - width }
-                return 1 + acceptBytes + transitions
+                return (1 + acceptBytes + bytes, plan.firstNextClass != nil ? targets - 1 : targets)
+            }
+            var bytes = 0
+            var targets = 0
+            for (plan, acceptBytes) in zip(plans, acceptBytes) {
+                let (planBytes, planTargets) = size(plan, acceptBytes: acceptBytes)
+                bytes += planBytes
+                targets += planTargets
             }
             var width = 2
+            while width < 4 && bytes + targets * width >= (1 << (8 * width)) - 1 { width += 1 }
             var offsets: [Int] = []
+            offsets.reserveCapacity(plans.count)
             var total = 0
-            while true {
-                offsets.removeAll(keepingCapacity: true)
-                total = 0
-                for (index, plan) in plans.enumerated() {
-                    offsets.append(total)
-                    total += size(plan, acceptBytes: acceptBytes[index], width: width)
-                }
-                if width == 4 || total < (1 << (8 * width)) - 1 { break }
-                width += 1
+            for (plan, acceptBytes) in zip(plans, acceptBytes) {
+                offsets.append(total)
+                let (planBytes, planTargets) = size(plan, acceptBytes: acceptBytes)
+                total += planBytes + planTargets * width
             }
             return (width, offsets, total)
         }
 
         /// The code: each planned instruction, its targets `width` bytes wide, into `size` bytes.
         func write(width: Int, offsets: [Int], size: Int) -> [UInt8] {
-            [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-                var code = CodeBuffer(buffer)
-                for index in plans.indices where !plans[index].isChainMember {
-                    write(index, width: width, offsets: offsets, into: &code)
+            // Each state's instruction offset, by state: what a target to it is written as.
+            var stateOffsets = [UInt32](repeating: 0, count: rows.stateCount)
+            for (index, state) in order.enumerated() { stateOffsets[state] = UInt32(offsets[index]) }
+            return stateOffsets.withUnsafeBufferPointer { stateOffsets in
+                // (Three bytes to spare: a target is stored four bytes wide, then `width` kept.)
+                [UInt8](unsafeUninitializedCapacity: size + 3) { buffer, count in
+                    var code = CodeBuffer(buffer, end: size, width: width, stateOffsets: stateOffsets)
+                    for index in plans.indices where !plans[index].isChainMember { write(index, into: &code) }
+                    precondition(code.count == size, "the code's size differs from its layout's")
+                    count = size
                 }
-                precondition(code.count == size, "the code's size differs from its layout's")
-                count = size
             }
         }
 
         /// The instruction of the state at `index` in layout order.
-        private func write(_ index: Int, width: Int, offsets: [Int], into code: inout CodeBuffer) {
-            let dead = DFAStateID.dead.rawValue
-            let nowhere: UInt32 = width == 4 ? UInt32.max : (UInt32(1) << (8 * UInt32(width))) - 1
-            func target(_ state: UInt32) {
-                code.integer(state == dead ? nowhere : UInt32(offsets[position[Int(state)]]), width: width)
-            }
+        private func write(_ index: Int, into code: inout CodeBuffer) {
             let plan = plans[index]
             let state = order[index]
             let accepted = rows.accepted(by: state)
@@ -456,11 +462,11 @@ public struct Program: Hashable, Sendable {
             }
             if plan.form == .dense {
                 rows.write(row: state, intoDead: rowBuffer)
-                for next in rowBuffer { target(next) }
+                for next in rowBuffer { code.target(next) }
                 rows.clear(row: state, in: rowBuffer)
                 return
             }
-            if plan.form == .fallback { target(plan.fallback) }
+            if plan.form == .fallback { code.target(plan.fallback) }
             if !plan.isNext { code.u8(UInt8(plan.exceptionCount)) }
             if plan.isAllNext {
                 for transition in live { code.u8(rows.classes[transition]) }
@@ -474,48 +480,57 @@ public struct Program: Hashable, Sendable {
             if plan.form == .sparse && !plan.isDelta {
                 for transition in live where Int(rows.classes[transition]) != first {
                     code.u8(rows.classes[transition])
-                    target(rows.targets[transition])
+                    code.target(rows.targets[transition])
                 }
                 return
             }
             rows.write(row: state, intoDead: rowBuffer)
             defer { rows.clear(row: state, in: rowBuffer) }
-            func list(_ byteClass: Int, _ next: UInt32) {
+            let reference = plan.isDelta ? referenceRow! : UnsafeBufferPointer(referenceBuffer)
+            for byteClass in 0..<classCount {
+                let next = rowBuffer[byteClass]
+                guard next != (plan.isDelta ? reference[byteClass] : plan.fallback), byteClass != first else { continue }
                 code.u8(UInt8(byteClass))
-                if !plan.isNext { target(next) }
-            }
-            if plan.isDelta {
-                let reference = referenceRow!
-                for (byteClass, next) in rowBuffer.enumerated() where byteClass != first && next != reference[byteClass] {
-                    list(byteClass, next)
-                }
-            } else {
-                for (byteClass, next) in rowBuffer.enumerated() where byteClass != first && next != plan.fallback {
-                    list(byteClass, next)
-                }
+                if !plan.isNext { code.target(next) }
             }
         }
     }
 
-    /// Code written in place into memory sized from the layout beforehand, a byte at a time
-    /// without an array's growth checks (a program's code is mostly one-byte classes).
+    /// Code written in place into memory sized from the layout beforehand, without an array's
+    /// growth checks: a program's code is mostly one-byte classes and targets.
     private struct CodeBuffer {
         let buffer: UnsafeMutableBufferPointer<UInt8>
+        /// The code's size (the buffer has room for a 4-byte store at its last target).
+        let end: Int
+        let width: Int
+        /// The all-ones target, and each state's instruction offset.
+        let nowhere: UInt32
+        let stateOffsets: UnsafeBufferPointer<UInt32>
         var count = 0
 
-        init(_ buffer: UnsafeMutableBufferPointer<UInt8>) { self.buffer = buffer }
+        init(_ buffer: UnsafeMutableBufferPointer<UInt8>, end: Int, width: Int, stateOffsets: UnsafeBufferPointer<UInt32>) {
+            precondition(buffer.count >= end + 3)
+            self.buffer = buffer
+            self.end = end
+            self.width = width
+            nowhere = width == 4 ? UInt32.max : (UInt32(1) << (8 * UInt32(width))) - 1
+            self.stateOffsets = stateOffsets
+        }
 
         @inline(__always)
         mutating func u8(_ value: UInt8) {
-            precondition(count < buffer.count, "code beyond its layout's size")
+            precondition(count < end, "code beyond its layout's size")
             buffer[count] = value
             count += 1
         }
 
-        /// The low `width` bytes of `value`, least significant first.
+        /// A target to `state` (nowhere for dead), little-endian in `width` bytes.
         @inline(__always)
-        mutating func integer(_ value: UInt32, width: Int) {
-            for index in 0..<width { u8(UInt8(truncatingIfNeeded: value >> (8 * UInt32(index)))) }
+        mutating func target(_ state: UInt32) {
+            precondition(count + width <= end, "code beyond its layout's size")
+            let offset = state == DFAStateID.dead.rawValue ? nowhere : stateOffsets[Int(state)]
+            UnsafeMutableRawPointer(buffer.baseAddress! + count).storeBytes(of: offset.littleEndian, as: UInt32.self)
+            count += width
         }
 
         /// Unsigned LEB128, as `ByteWriter.varint` writes it.
