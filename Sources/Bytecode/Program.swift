@@ -141,11 +141,10 @@ public struct Program: Hashable, Sendable {
     /// The program's code, target width, state count and reference offset, in the phases below.
     private static func encode(_ rows: Rows, classCount: Int) -> (code: [UInt8], width: Int, stateCount: Int, reference: UInt32) {
         // A state's row is read dense where its form lists dead classes (fallback, dense, delta),
-        // written into a buffer from its live transitions: one buffer for the state at hand (all
-        // dead between uses), one for the reference state's row. Planning counts transitions per
-        // target in a third (all zero between uses).
+        // written into a buffer from its live transitions: one buffer for the state at hand, one
+        // for the reference state's row. Planning counts transitions per target in a third (all
+        // zero between uses).
         let rowBuffer = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: classCount)
-        rowBuffer.initialize(repeating: DFAStateID.dead.rawValue)
         let referenceBuffer = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: classCount)
         let targetCounts = UnsafeMutableBufferPointer<Int32>.allocate(capacity: rows.stateCount)
         targetCounts.initialize(repeating: 0)
@@ -205,17 +204,11 @@ public struct Program: Hashable, Sendable {
             UnsafeBufferPointer(rebasing: acceptedPatterns[Int(acceptStart[state])..<Int(acceptStart[state + 1])])
         }
 
-        /// Writes `state`'s row as a dense one (a target per class) into `dense`, whose other
-        /// classes must already be dead.
+        /// Writes `state`'s row as a dense one (a target per class) into `dense`.
         @inline(__always)
-        func write(row state: Int, intoDead dense: UnsafeMutableBufferPointer<UInt32>) {
+        func write(row state: Int, into dense: UnsafeMutableBufferPointer<UInt32>) {
+            dense.update(repeating: DFAStateID.dead.rawValue)
             for live in live(state) { dense[Int(classes[live])] = targets[live] }
-        }
-
-        /// Makes `dense` dead again after `write(row: state, intoDead: dense)`.
-        @inline(__always)
-        func clear(row state: Int, in dense: UnsafeMutableBufferPointer<UInt32>) {
-            for live in live(state) { dense[Int(classes[live])] = DFAStateID.dead.rawValue }
         }
     }
 
@@ -239,6 +232,8 @@ public struct Program: Hashable, Sendable {
         var acceptBytes: [Int] = []
         var nextState: [UInt32] = []
         var plans: [StatePlan] = []
+        /// The plans with the start state as the reference, until one is chosen.
+        var startPlans: [StatePlan] = []
         /// The state the delta form refers to, when one saves bytes; its row, read once chosen.
         var reference: Int?
         var referenceRow: UnsafeBufferPointer<UInt32>?
@@ -279,58 +274,63 @@ public struct Program: Hashable, Sendable {
 
         /// The same in the reference's buffer, valid until the next call of this one.
         func referenceRowOf(_ state: Int) -> UnsafeBufferPointer<UInt32> {
-            referenceBuffer.update(repeating: DFAStateID.dead.rawValue)
-            rows.write(row: state, intoDead: referenceBuffer)
+            rows.write(row: state, into: referenceBuffer)
             return UnsafeBufferPointer(referenceBuffer)
         }
 
-        /// Plans each state's form without a reference (costs compared at W = 3). Plans are a few
-        /// integers: exceptions and accept lists are written from the DFA's rows at the end, so
-        /// planning allocates nothing per state.
+        /// Plans each state's form without a reference (costs compared at W = 3), and with the
+        /// start state as the reference (`chooseReference`'s first candidate), both from one pass
+        /// over its live transitions. Plans are a few integers: exceptions and accept lists are
+        /// written from the DFA's rows at the end, so planning allocates nothing per state.
         mutating func planForms() {
             let dead = DFAStateID.dead.rawValue
             let (rows, order, classCount, targetCounts) = (rows, order, classCount, targetCounts)
             acceptBytes = order.map { Program.acceptListSize(rows.accepted(by: $0)) }
             nextState = order.indices.map { index in index + 1 < order.count ? UInt32(order[index + 1]) : dead }
-            plans = zip(order, zip(acceptBytes, nextState)).map { state, after in
-                Program.plan(rows, state, acceptBytes: after.0, next: after.1, classCount: classCount, counts: targetCounts)
+            let start = ReferenceRow(state: 0, targets: referenceRowOf(0), live: rows.live(0).count)
+            plans.reserveCapacity(order.count)
+            startPlans.reserveCapacity(order.count)
+            for index in order.indices {
+                let (plain, delta) = Program.plan(
+                    rows, order[index], acceptBytes: acceptBytes[index], next: nextState[index], classCount: classCount,
+                    counts: targetCounts, reference: start)
+                plans.append(plain)
+                startPlans.append(delta)
             }
         }
 
         /// The reference: the start state or the most targeted one, whichever saves more, when
         /// either saves bytes; the states replanned with the delta form against it.
         mutating func chooseReference() {
-            let (order, acceptBytes, nextState) = (order, acceptBytes, nextState)
             let mostTargeted = incoming.indices.max { incoming[$0] < incoming[$1] } ?? 0
             var best: (reference: Int, plans: [StatePlan], size: Int)?
             let plainSize = plans.reduce(0) { $0 + $1.cost }
             for candidate in Set([0, mostTargeted]).sorted() {
-                let referenceRow = referenceRowOf(candidate)
-                let referenceLive = rows.live(candidate).count
-                var candidatePlans = plans
-                var size = 0
-                candidatePlans.withUnsafeMutableBufferPointer { candidatePlans in
-                    for index in candidatePlans.indices {
-                        let state = order[index]
-                        let plan = candidatePlans[index]
-                        // A state that stops or has one class to the next state keeps that plan
-                        // whatever the reference (`plan` returns it before looking at one): most
-                        // of a trie's states.
-                        if state != candidate && plan.form != .stop && !plan.isNext {
-                            candidatePlans[index] = Program.deltaPlan(
-                                rows, state, acceptBytes: acceptBytes[index], reference: referenceRow, referenceLive: referenceLive,
-                                next: nextState[index], over: plan)
-                        }
-                        size += candidatePlans[index].cost
-                    }
-                }
+                let candidatePlans = candidate == 0 ? startPlans : replanned(against: candidate)
+                let size = candidatePlans.reduce(0) { $0 + $1.cost }
                 if size < plainSize && size < best?.size ?? Int.max { best = (candidate, candidatePlans, size) }
             }
+            startPlans = []
             if let best {
                 plans = best.plans
                 reference = best.reference
                 referenceRow = referenceRowOf(best.reference)
             }
+        }
+
+        /// Each state's plan with `candidate` as the reference.
+        func replanned(against candidate: Int) -> [StatePlan] {
+            let (rows, order, acceptBytes, nextState) = (rows, order, acceptBytes, nextState)
+            let reference = ReferenceRow(state: candidate, targets: referenceRowOf(candidate), live: rows.live(candidate).count)
+            var candidatePlans = plans
+            candidatePlans.withUnsafeMutableBufferPointer { candidatePlans in
+                for index in candidatePlans.indices {
+                    candidatePlans[index] = Program.deltaPlan(
+                        rows, order[index], acceptBytes: acceptBytes[index], next: nextState[index], reference: reference,
+                        over: candidatePlans[index])
+                }
+            }
+            return candidatePlans
         }
 
         /// Chains: next-form states one after another, each entered only from the one before
@@ -461,9 +461,8 @@ public struct Program: Hashable, Sendable {
                 return
             }
             if plan.form == .dense {
-                rows.write(row: state, intoDead: rowBuffer)
+                rows.write(row: state, into: rowBuffer)
                 for next in rowBuffer { code.target(next) }
-                rows.clear(row: state, in: rowBuffer)
                 return
             }
             if plan.form == .fallback { code.target(plan.fallback) }
@@ -484,14 +483,21 @@ public struct Program: Hashable, Sendable {
                 }
                 return
             }
-            rows.write(row: state, intoDead: rowBuffer)
-            defer { rows.clear(row: state, in: rowBuffer) }
-            let reference = plan.isDelta ? referenceRow! : UnsafeBufferPointer(referenceBuffer)
-            for byteClass in 0..<classCount {
-                let next = rowBuffer[byteClass]
-                guard next != (plan.isDelta ? reference[byteClass] : plan.fallback), byteClass != first else { continue }
-                code.u8(UInt8(byteClass))
-                if !plan.isNext { code.target(next) }
+            // (The first class, written already, is made to lead where unlisted classes do.)
+            rows.write(row: state, into: rowBuffer)
+            if plan.isDelta {
+                let reference = referenceRow!
+                if first >= 0 { rowBuffer[first] = reference[first] }
+                for byteClass in 0..<classCount where rowBuffer[byteClass] != reference[byteClass] {
+                    code.u8(UInt8(byteClass))
+                    if !plan.isNext { code.target(rowBuffer[byteClass]) }
+                }
+            } else {
+                if first >= 0 { rowBuffer[first] = plan.fallback }
+                for byteClass in 0..<classCount where rowBuffer[byteClass] != plan.fallback {
+                    code.u8(UInt8(byteClass))
+                    code.target(rowBuffer[byteClass])
+                }
             }
         }
     }
@@ -503,7 +509,8 @@ public struct Program: Hashable, Sendable {
         /// The code's size (the buffer has room for a 4-byte store at its last target).
         let end: Int
         let width: Int
-        /// The all-ones target, and each state's instruction offset.
+        /// The dead state, the all-ones target, and each state's instruction offset.
+        let dead = DFAStateID.dead.rawValue
         let nowhere: UInt32
         let stateOffsets: UnsafeBufferPointer<UInt32>
         var count = 0
@@ -528,7 +535,7 @@ public struct Program: Hashable, Sendable {
         @inline(__always)
         mutating func target(_ state: UInt32) {
             precondition(count + width <= end, "code beyond its layout's size")
-            let offset = state == DFAStateID.dead.rawValue ? nowhere : stateOffsets[Int(state)]
+            let offset = state == dead ? nowhere : stateOffsets[Int(state)]
             UnsafeMutableRawPointer(buffer.baseAddress! + count).storeBytes(of: offset.littleEndian, as: UInt32.self)
             count += width
         }
@@ -603,23 +610,63 @@ public struct Program: Hashable, Sendable {
         return size
     }
 
-    /// The shortest form for `state` without a reference; `next` is the state laid out after it.
-    /// Read from its live transitions (classes increasing): the dense row's other classes are
-    /// dead, which no form but the dense one writes. `counts` has a zero per state, left so.
+    /// A reference for the delta form: its state, its row (dense) and how many of its classes
+    /// are live.
+    struct ReferenceRow {
+        let state: Int
+        let targets: UnsafeBufferPointer<UInt32>
+        let live: Int
+    }
+
+    /// Where a state's row differs from a reference row, counted over the state's live
+    /// transitions: those leading elsewhere than the reference's, then the reference's live
+    /// classes dead in the state (its live classes less those the state shares).
+    struct Differences {
+        private var differing = 0
+        private var shared = 0
+        private var last = DFAStateID.dead.rawValue
+
+        /// A live transition of the state to `target`, where the reference leads to `referenceTarget`.
+        @inline(__always)
+        mutating func add(_ target: UInt32, reference referenceTarget: UInt32) {
+            if referenceTarget != DFAStateID.dead.rawValue { shared += 1 }
+            if target != referenceTarget {
+                differing += 1
+                last = target
+            }
+        }
+
+        /// The classes that differ, and where the only one leads in the state when one does (a
+        /// class dead here but live in the reference leads nowhere).
+        func result(_ reference: ReferenceRow) -> (count: Int, only: UInt32) {
+            shared < reference.live ? (differing + reference.live - shared, DFAStateID.dead.rawValue) : (differing, last)
+        }
+    }
+
+    /// The shortest form for `state` without a reference, and with `reference`; `next` is the
+    /// state laid out after it. Read from its live transitions (classes increasing): the dense
+    /// row's other classes are dead, which no form but the dense one writes. `counts` has a zero
+    /// per state, left so.
     static func plan(
-        _ rows: Rows, _ state: Int, acceptBytes: Int, next: UInt32, classCount: Int, counts: UnsafeMutableBufferPointer<Int32>
-    ) -> StatePlan {
+        _ rows: Rows, _ state: Int, acceptBytes: Int, next: UInt32, classCount: Int, counts: UnsafeMutableBufferPointer<Int32>,
+        reference: ReferenceRow
+    ) -> (plain: StatePlan, delta: StatePlan) {
         let dead = DFAStateID.dead.rawValue
         let header = 1 + acceptBytes
         let transitions = rows.live(state)
         let live = transitions.count
-        if live == 0 { return StatePlan(form: .stop, cost: header) }
-        // One pass for the live classes leading to `next`, and the most common live target (the
-        // smallest of equally common ones), counted per target: not by sorting the targets nor
-        // hashing them (hashing every transition would cost a tenth of KaBlock's compile).
+        if live == 0 {
+            let stop = StatePlan(form: .stop, cost: header)
+            return (stop, stop)
+        }
+        // One pass for the live classes leading to `next`, the most common live target (the
+        // smallest of equally common ones), counted per target (not by sorting the targets nor
+        // hashing them: hashing every transition would cost a tenth of KaBlock's compile), and
+        // the differences from the reference.
         var toNext = 0
         var common = dead
         var commonCount: Int32 = 0
+        var differences = Differences()
         for transition in transitions {
             let target = rows.targets[transition]
             if target == next { toNext += 1 }
@@ -629,13 +676,16 @@ public struct Program: Hashable, Sendable {
                 common = target
                 commonCount = count
             }
+            differences.add(target, reference: reference.targets[Int(rows.classes[transition])])
         }
         for transition in transitions { counts[Int(rows.targets[transition])] = 0 }
         var plan = StatePlan(form: .dense, cost: header + classCount * 3)
         if live <= 255, header + 1 + live * 4 <= plan.cost {
             plan = StatePlan(form: .sparse, exceptionCount: live, cost: header + 1 + live * 4)
             if live == 1 && next != dead && toNext == 1 {
-                return StatePlan(form: .sparse, isNext: true, exceptionCount: 1, cost: header + 1)
+                // (Whatever the reference: a state with one class to the next state.)
+                let toNextOnly = StatePlan(form: .sparse, isNext: true, exceptionCount: 1, cost: header + 1)
+                return (toNextOnly, toNextOnly)
             }
             if live > 1 && next != dead && header + 1 + live < plan.cost && toNext == live {
                 plan = StatePlan(form: .sparse, isAllNext: true, exceptionCount: live, cost: header + 1 + live)
@@ -645,38 +695,32 @@ public struct Program: Hashable, Sendable {
         if live > 1, listed <= 255, header + 4 + listed * 4 < plan.cost {
             plan = StatePlan(form: .fallback, fallback: common, exceptionCount: listed, cost: header + 4 + listed * 4)
         }
-        return plan
+        if state == reference.state { return (plan, plan) }
+        return (plan, deltaPlan(differences.result(reference), acceptBytes: acceptBytes, next: next, over: plan))
     }
 
-    /// `plan` (`state`'s plan without a reference, neither a stop nor one class to the next
-    /// state) or the delta form against `reference` (a dense row, `referenceLive` of its classes
-    /// live), whichever is shorter. The classes where the rows differ are counted from `state`'s
-    /// live transitions: those leading elsewhere than the reference's, then the reference's live
-    /// classes that are dead in `state` (its live classes less those `state` shares).
+    /// `plan` (`state`'s plan without a reference) or the delta form against `reference`,
+    /// whichever is shorter: what `plan` gives with that reference, without planning the other
+    /// forms again. A state that stops or has one class to the next state keeps that plan
+    /// whatever the reference (`plan` returns it before looking at one): most of a trie's states.
     static func deltaPlan(
-        _ rows: Rows, _ state: Int, acceptBytes: Int, reference: UnsafeBufferPointer<UInt32>, referenceLive: Int, next: UInt32,
-        over plan: StatePlan
+        _ rows: Rows, _ state: Int, acceptBytes: Int, next: UInt32, reference: ReferenceRow, over plan: StatePlan
     ) -> StatePlan {
-        let dead = DFAStateID.dead.rawValue
-        let header = 1 + acceptBytes
-        var differing = 0
-        var shared = 0
-        var onlyDiffering = dead
+        guard state != reference.state && plan.form != .stop && !plan.isNext else { return plan }
+        var differences = Differences()
         for transition in rows.live(state) {
-            let target = rows.targets[transition]
-            let referenceTarget = reference[Int(rows.classes[transition])]
-            if referenceTarget != dead { shared += 1 }
-            if target != referenceTarget {
-                differing += 1
-                onlyDiffering = target
-            }
+            differences.add(rows.targets[transition], reference: reference.targets[Int(rows.classes[transition])])
         }
-        if shared < referenceLive {
-            // (A class dead here differs: with one class differing in all, it leads nowhere.)
-            differing += referenceLive - shared
-            onlyDiffering = dead
-        }
-        if differing == 1 && next != dead && onlyDiffering == next && header + 1 < plan.cost {
+        return deltaPlan(differences.result(reference), acceptBytes: acceptBytes, next: next, over: plan)
+    }
+
+    /// `plan` or the delta form listing `differences`' classes, whichever is shorter.
+    static func deltaPlan(
+        _ differences: (count: Int, only: UInt32), acceptBytes: Int, next: UInt32, over plan: StatePlan
+    ) -> StatePlan {
+        let header = 1 + acceptBytes
+        let differing = differences.count
+        if differing == 1 && next != DFAStateID.dead.rawValue && differences.only == next && header + 1 < plan.cost {
             return StatePlan(form: .sparse, isDelta: true, isNext: true, exceptionCount: 1, cost: header + 1)
         }
         if differing <= 255, header + 1 + differing * 4 < plan.cost {
