@@ -259,9 +259,13 @@ public struct Program: Hashable, Sendable {
                         guard position[state] < 0 else { continue }
                         position[state] = order.count
                         order.append(state)
-                        for live in rows.live(state).reversed() {
-                            let target = Int(rows.targets[live])
-                            incoming[target] += 1
+                        // (Targets by class, last first, so that the first is taken next.)
+                        let live = rows.live(state)
+                        var transition = live.upperBound
+                        while transition > live.lowerBound {
+                            transition &-= 1
+                            let target = Int(rows.targets[transition])
+                            incoming[target] &+= 1
                             if position[target] < 0 { pending.append(target) }
                         }
                     }

@@ -850,7 +850,11 @@ public struct DomainTable: Hashable, Sendable {
                     // (A domain the entry before has too is written as length 0: paths of one
                     // domain are mostly neighbours.)
                     var repeated = entry > 0 && previous.count == domain.count
-                    for index in domain.indices where repeated { repeated = previous[index] == domain[index] }
+                    var index = 0
+                    while repeated && index < domain.count {
+                        repeated = previous[index] == domain[index]
+                        index += 1
+                    }
                     writer.varint(UInt32(repeated ? 0 : domain.count) << 1 | (tail.isEmpty ? 0 : 1))
                     if !repeated { writer.append(contentsOf: domain) }
                     if !tail.isEmpty {
