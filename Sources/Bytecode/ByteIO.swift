@@ -15,7 +15,7 @@ public struct ByteWriter: Sendable {
 
     public var count: Int { storage.count }
 
-    @inlinable public mutating func u8(_ value: UInt8) { storage.append(value) }
+    @inlinable @inline(__always) public mutating func u8(_ value: UInt8) { storage.append(value) }
     @inlinable public mutating func u16(_ value: UInt16) { integer(value, width: 2) }
     @inlinable public mutating func u32(_ value: UInt32) { integer(value, width: 4) }
     @inlinable public mutating func u64(_ value: UInt64) { integer(value, width: 8) }
@@ -27,7 +27,7 @@ public struct ByteWriter: Sendable {
     }
 
     /// Unsigned LEB128: seven bits a byte, low bits first, high bit set on every byte but the last.
-    @inlinable public mutating func varint(_ value: UInt32) {
+    @inlinable @inline(__always) public mutating func varint(_ value: UInt32) {
         var rest = value
         while rest >= 0x80 {
             storage.append(UInt8(rest & 0x7F) | 0x80)

@@ -663,17 +663,15 @@ public struct Program: Hashable, Sendable {
             let stop = StatePlan(form: .stop, cost: header)
             return (stop, stop)
         }
-        // One pass for the live classes leading to `next`, the most common live target (the
-        // smallest of equally common ones), counted per target (not by sorting the targets nor
-        // hashing them: hashing every transition would cost a tenth of KaBlock's compile), and
-        // the differences from the reference.
-        var toNext = 0
+        // One pass for the most common live target (the smallest of equally common ones), counted
+        // per target (not by sorting the targets nor hashing them: hashing every transition would
+        // cost a tenth of KaBlock's compile), and the differences from the reference. Every live
+        // class leads to `next` when `next` is the common target of them all.
         var common = dead
         var commonCount: Int32 = 0
         var differences = Differences()
         for transition in transitions {
             let target = rows.targets[transition]
-            if target == next { toNext += 1 }
             let count = counts[Int(target)] + 1
             counts[Int(target)] = count
             if count > commonCount || (count == commonCount && target < common) {
@@ -683,15 +681,16 @@ public struct Program: Hashable, Sendable {
             differences.add(target, reference: reference.targets[Int(rows.classes[transition])])
         }
         for transition in transitions { counts[Int(rows.targets[transition])] = 0 }
+        let allToNext = next != dead && common == next && Int(commonCount) == live
         var plan = StatePlan(form: .dense, cost: header + classCount * 3)
         if live <= 255, header + 1 + live * 4 <= plan.cost {
             plan = StatePlan(form: .sparse, exceptionCount: live, cost: header + 1 + live * 4)
-            if live == 1 && next != dead && toNext == 1 {
+            if live == 1 && allToNext {
                 // (Whatever the reference: a state with one class to the next state.)
                 let toNextOnly = StatePlan(form: .sparse, isNext: true, exceptionCount: 1, cost: header + 1)
                 return (toNextOnly, toNextOnly)
             }
-            if live > 1 && next != dead && header + 1 + live < plan.cost && toNext == live {
+            if live > 1 && allToNext && header + 1 + live < plan.cost {
                 plan = StatePlan(form: .sparse, isAllNext: true, exceptionCount: live, cost: header + 1 + live)
             }
         }
