@@ -227,6 +227,9 @@ public struct Program: Hashable, Sendable {
         var order: [Int]
         var position: [Int]
         var incoming: [Int]
+        /// Per state in layout order: its first transition (by class) to the state laid out after
+        /// it, or -1 when none leads there.
+        var transitionToNext: [Int]
         /// Per state in layout order: the bytes of its accept list, the state laid out after it
         /// (dead for the last), and how it will be written.
         var acceptBytes: [Int] = []
@@ -239,7 +242,9 @@ public struct Program: Hashable, Sendable {
         var referenceRow: UnsafeBufferPointer<UInt32>?
 
         /// Lays the states out depth first from the start state, targets by class: a state's
-        /// first target not yet placed comes right after it.
+        /// first target not yet placed comes right after it. (So its classes before that
+        /// target's lead elsewhere, and a state with every target placed before it has none
+        /// leading to the state after it.)
         init(_ rows: Rows, classCount: Int, rowBuffer: UnsafeMutableBufferPointer<UInt32>,
              referenceBuffer: UnsafeMutableBufferPointer<UInt32>, targetCounts: UnsafeMutableBufferPointer<Int32>) {
             self.rows = rows
@@ -252,6 +257,8 @@ public struct Program: Hashable, Sendable {
             order.reserveCapacity(stateCount)
             var position = [Int](repeating: -1, count: stateCount)
             var incoming = [Int](repeating: 0, count: stateCount)
+            var transitionToNext: [Int] = []
+            transitionToNext.reserveCapacity(stateCount)
             position.withUnsafeMutableBufferPointer { position in
                 incoming.withUnsafeMutableBufferPointer { incoming in
                     var pending: [Int] = [0]
@@ -262,18 +269,24 @@ public struct Program: Hashable, Sendable {
                         // (Targets by class, last first, so that the first is taken next.)
                         let live = rows.live(state)
                         var transition = live.upperBound
+                        var firstPending = -1
                         while transition > live.lowerBound {
                             transition &-= 1
                             let target = Int(rows.targets[transition])
                             incoming[target] &+= 1
-                            if position[target] < 0 { pending.append(target) }
+                            if position[target] < 0 {
+                                pending.append(target)
+                                firstPending = transition
+                            }
                         }
+                        transitionToNext.append(firstPending)
                     }
                 }
             }
             self.order = order
             self.position = position
             self.incoming = incoming
+            self.transitionToNext = transitionToNext
         }
 
         /// The same in the reference's buffer, valid until the next call of this one.
@@ -362,15 +375,16 @@ public struct Program: Hashable, Sendable {
         }
 
         /// Branches: a listed class leading to the state laid out next needs no target. The
-        /// first such class, by class: the state laid out next is live, so only live classes
-        /// can lead to it.
+        /// first such class, by class, from the layout's first transition to that state (only
+        /// live classes lead to it).
         mutating func planBranches() {
             for index in plans.indices where !plans[index].isNext && !plans[index].isAllNext && !plans[index].isChainMember
                 && index + 1 < plans.count {
                 let plan = plans[index]
                 guard plan.form == .sparse || plan.form == .fallback else { continue }
                 let next = UInt32(order[index + 1])
-                for live in rows.live(order[index]) where rows.targets[live] == next {
+                guard transitionToNext[index] >= 0 else { continue }
+                for live in transitionToNext[index]..<rows.live(order[index]).upperBound where rows.targets[live] == next {
                     let byteClass = Int(rows.classes[live])
                     let unlisted = plan.isDelta ? referenceRow![byteClass] : plan.fallback
                     if next != unlisted {
