@@ -5,38 +5,40 @@
 // `BytecodeError.countTooLarge` for a count of more items than the bytes left can hold.
 // Tested by BytecodeTests/BytecodeTests.swift and ContentBlockerTests/HostileFileTests.swift.
 
-/// Appends little-endian integers, LEB128 varints and length-prefixed strings.
+/// Appends little-endian integers, LEB128 varints and length-prefixed strings. Its writers are
+/// inlinable: the Search module writes a compiled file's sections through them, a varint an item.
 public struct ByteWriter: Sendable {
-    public private(set) var bytes: [UInt8] = []
+    public var bytes: [UInt8] { storage }
+    @usableFromInline var storage: [UInt8] = []
 
     public init() {}
 
-    public var count: Int { bytes.count }
+    public var count: Int { storage.count }
 
-    public mutating func u8(_ value: UInt8) { bytes.append(value) }
-    public mutating func u16(_ value: UInt16) { integer(value, width: 2) }
-    public mutating func u32(_ value: UInt32) { integer(value, width: 4) }
-    public mutating func u64(_ value: UInt64) { integer(value, width: 8) }
+    @inlinable @inline(__always) public mutating func u8(_ value: UInt8) { storage.append(value) }
+    @inlinable public mutating func u16(_ value: UInt16) { integer(value, width: 2) }
+    @inlinable public mutating func u32(_ value: UInt32) { integer(value, width: 4) }
+    @inlinable public mutating func u64(_ value: UInt64) { integer(value, width: 8) }
 
     /// The low `width` bytes of `value`, least significant first.
-    public mutating func integer<T: FixedWidthInteger>(_ value: T, width: Int) {
+    @inlinable public mutating func integer<T: FixedWidthInteger>(_ value: T, width: Int) {
         let wide = UInt64(truncatingIfNeeded: value)
-        for index in 0..<width { bytes.append(UInt8(truncatingIfNeeded: wide >> (8 * UInt64(index)))) }
+        for index in 0..<width { storage.append(UInt8(truncatingIfNeeded: wide >> (8 * UInt64(index)))) }
     }
 
     /// Unsigned LEB128: seven bits a byte, low bits first, high bit set on every byte but the last.
-    public mutating func varint(_ value: UInt32) {
+    @inlinable @inline(__always) public mutating func varint(_ value: UInt32) {
         var rest = value
         while rest >= 0x80 {
-            bytes.append(UInt8(rest & 0x7F) | 0x80)
+            storage.append(UInt8(rest & 0x7F) | 0x80)
             rest >>= 7
         }
-        bytes.append(UInt8(rest))
+        storage.append(UInt8(rest))
     }
 
     /// A signed value as a zigzag varint (0, -1, 1, -2, ... as 0, 1, 2, 3, ...), for differences
     /// that are small either way. `value` must fit in 32 bits signed.
-    public mutating func zigzag(_ value: Int64) {
+    @inlinable public mutating func zigzag(_ value: Int64) {
         precondition(value >= Int64(Int32.min) && value <= Int64(Int32.max))
         varint(UInt32(truncatingIfNeeded: value < 0 ? ~(value << 1) : value << 1))
     }
@@ -44,10 +46,10 @@ public struct ByteWriter: Sendable {
     /// A varint byte count, then the UTF-8 bytes.
     public mutating func string(_ value: String) {
         varint(UInt32(value.utf8.count))
-        bytes.append(contentsOf: value.utf8)
+        storage.append(contentsOf: value.utf8)
     }
 
-    public mutating func append<C: Collection<UInt8>>(contentsOf other: C) { bytes.append(contentsOf: other) }
+    @inlinable public mutating func append<C: Collection<UInt8>>(contentsOf other: C) { storage.append(contentsOf: other) }
 }
 
 /// Reads what `ByteWriter` wrote, never past `end`. Its readers are inlinable: the tables of the
@@ -144,7 +146,7 @@ public struct ByteReader: Sendable {
 // A table's entries in increasing pattern order (the domain tables): each pattern written as its
 // difference from the previous entry's + 1 (from 0 for the first), so most take a byte.
 extension ByteWriter {
-    package mutating func increasingPattern(_ pattern: UInt32, after next: inout UInt32) {
+    @inlinable package mutating func increasingPattern(_ pattern: UInt32, after next: inout UInt32) {
         varint(pattern - next)
         next = pattern + 1
     }

@@ -132,151 +132,222 @@ public struct Program: Hashable, Sendable {
 
     /// The program of `dfa`.
     public init(_ dfa: DFA) {
-        // A state's row is read dense, written into a buffer from the DFA's live transitions: one
-        // buffer for the state at hand, one for the reference state's row.
-        let rowBuffer = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: dfa.classCount)
-        let referenceBuffer = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: dfa.classCount)
-        defer {
-            rowBuffer.deallocate()
-            referenceBuffer.deallocate()
-        }
-        let (code, width, stateCount, reference) = Self.encode(dfa, rowBuffer: rowBuffer, referenceBuffer: referenceBuffer)
+        let (code, width, stateCount, reference) = Rows.reading(dfa) { rows in Self.encode(rows, classCount: dfa.classCount) }
         self.init(
             classOfByte: dfa.byteClasses.classOfByte, classCount: dfa.classCount, targetWidth: width, code: code,
             stateCount: stateCount, reference: reference)
     }
 
     /// The program's code, target width, state count and reference offset, in the phases below.
-    private static func encode(
-        _ dfa: DFA, rowBuffer: UnsafeMutableBufferPointer<UInt32>, referenceBuffer: UnsafeMutableBufferPointer<UInt32>
-    ) -> (code: [UInt8], width: Int, stateCount: Int, reference: UInt32) {
-        var encoding = Encoding(dfa, rowBuffer: rowBuffer, referenceBuffer: referenceBuffer)
+    private static func encode(_ rows: Rows, classCount: Int) -> (code: [UInt8], width: Int, stateCount: Int, reference: UInt32) {
+        // A state's row is read dense where its form lists dead classes (fallback, dense, delta),
+        // written into a buffer from its live transitions: one buffer for the state at hand, one
+        // for the reference state's row. Planning counts transitions per target in a third (all
+        // zero between uses).
+        let rowBuffer = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: classCount)
+        let referenceBuffer = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: classCount)
+        let targetCounts = UnsafeMutableBufferPointer<Int32>.allocate(capacity: rows.stateCount)
+        targetCounts.initialize(repeating: 0)
+        defer {
+            rowBuffer.deallocate()
+            referenceBuffer.deallocate()
+            targetCounts.deallocate()
+        }
+        var encoding = Encoding(
+            rows, classCount: classCount, rowBuffer: rowBuffer, referenceBuffer: referenceBuffer, targetCounts: targetCounts)
         encoding.planForms()
         encoding.chooseReference()
         encoding.planChains()
         encoding.planBranches()
-        let (width, offsets) = encoding.narrowestWidth()
-        let code = encoding.write(width: width, offsets: offsets)
+        let (width, offsets, size) = encoding.narrowestWidth()
+        let code = encoding.write(width: width, offsets: offsets, size: size)
         let nowhere: UInt32 = width == 4 ? UInt32.max : (UInt32(1) << (8 * UInt32(width))) - 1
         let reference = encoding.reference.map { UInt32(offsets[encoding.position[$0]]) } ?? nowhere
         return (code, width, encoding.order.count, reference)
     }
 
+    /// A DFA's live transitions and accept lists (`DFA`'s arrays) read through pointers, valid
+    /// while `reading` runs: the encoding reads every transition in several passes, and through
+    /// the arrays each read would check its bounds.
+    struct Rows {
+        let rowStart: UnsafeBufferPointer<UInt32>
+        let classes: UnsafeBufferPointer<UInt8>
+        let targets: UnsafeBufferPointer<UInt32>
+        let acceptStart: UnsafeBufferPointer<UInt32>
+        let acceptedPatterns: UnsafeBufferPointer<PatternID>
+
+        static func reading<Result>(_ dfa: DFA, _ body: (Rows) -> Result) -> Result {
+            dfa.rowStart.withUnsafeBufferPointer { rowStart in
+                dfa.liveClasses.withUnsafeBufferPointer { classes in
+                    dfa.liveTargets.withUnsafeBufferPointer { targets in
+                        dfa.acceptStart.withUnsafeBufferPointer { acceptStart in
+                            dfa.acceptedPatterns.withUnsafeBufferPointer { acceptedPatterns in
+                                body(Rows(
+                                    rowStart: rowStart, classes: classes, targets: targets, acceptStart: acceptStart,
+                                    acceptedPatterns: acceptedPatterns))
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
+        var stateCount: Int { acceptStart.count - 1 }
+
+        /// The indices of `state`'s live transitions in `classes` and `targets` (classes increasing).
+        @inline(__always)
+        func live(_ state: Int) -> Range<Int> { Int(rowStart[state])..<Int(rowStart[state + 1]) }
+
+        /// The patterns `state` reports, increasing.
+        @inline(__always)
+        func accepted(by state: Int) -> UnsafeBufferPointer<PatternID> {
+            UnsafeBufferPointer(rebasing: acceptedPatterns[Int(acceptStart[state])..<Int(acceptStart[state + 1])])
+        }
+
+        /// Writes `state`'s row as a dense one (a target per class) into `dense`.
+        @inline(__always)
+        func write(row state: Int, into dense: UnsafeMutableBufferPointer<UInt32>) {
+            dense.update(repeating: DFAStateID.dead.rawValue)
+            for live in live(state) { dense[Int(classes[live])] = targets[live] }
+        }
+    }
+
     /// One DFA on its way to code. Built in order: the layout (`init`), each state's form
     /// (`planForms`), the reference state (`chooseReference`), chains (`planChains`), branches
-    /// (`planBranches`), the target width (`narrowestWidth`), the bytes (`write`).
+    /// (`planBranches`), the target width (`narrowestWidth`), the bytes (`write`). The forms are
+    /// planned from each state's live transitions, not its dense row: in an unanchored pattern's
+    /// DFA a state has a live transition on most classes, but a trie's states have one or two.
     private struct Encoding {
-        let dfa: DFA
+        let rows: Rows
         let classCount: Int
         let rowBuffer: UnsafeMutableBufferPointer<UInt32>
         let referenceBuffer: UnsafeMutableBufferPointer<UInt32>
-        /// The targets, read from an array of their own: a closure reading them from `dfa` would
-        /// copy the DFA, retaining each of its arrays, at every state.
-        let liveTargets: [UInt32]
+        let targetCounts: UnsafeMutableBufferPointer<Int32>
         /// The states in layout order, each state's place in it, and its incoming transitions.
-        var order: [Int] = []
+        var order: [Int]
         var position: [Int]
         var incoming: [Int]
+        /// Per state in layout order: its first transition (by class) to the state laid out after
+        /// it, or -1 when none leads there.
+        var transitionToNext: [Int]
         /// Per state in layout order: the bytes of its accept list, the state laid out after it
         /// (dead for the last), and how it will be written.
         var acceptBytes: [Int] = []
         var nextState: [UInt32] = []
         var plans: [StatePlan] = []
+        /// The plans with the start state as the reference, until one is chosen.
+        var startPlans: [StatePlan] = []
         /// The state the delta form refers to, when one saves bytes; its row, read once chosen.
         var reference: Int?
         var referenceRow: UnsafeBufferPointer<UInt32>?
 
         /// Lays the states out depth first from the start state, targets by class: a state's
-        /// first target not yet placed comes right after it.
-        init(_ dfa: DFA, rowBuffer: UnsafeMutableBufferPointer<UInt32>, referenceBuffer: UnsafeMutableBufferPointer<UInt32>) {
-            self.dfa = dfa
-            classCount = dfa.classCount
+        /// first target not yet placed comes right after it. (So its classes before that
+        /// target's lead elsewhere, and a state with every target placed before it has none
+        /// leading to the state after it.)
+        init(_ rows: Rows, classCount: Int, rowBuffer: UnsafeMutableBufferPointer<UInt32>,
+             referenceBuffer: UnsafeMutableBufferPointer<UInt32>, targetCounts: UnsafeMutableBufferPointer<Int32>) {
+            self.rows = rows
+            self.classCount = classCount
             self.rowBuffer = rowBuffer
             self.referenceBuffer = referenceBuffer
-            liveTargets = dfa.liveTargets
-            position = [Int](repeating: -1, count: dfa.stateCount)
-            incoming = [Int](repeating: 0, count: dfa.stateCount)
-            var pending: [Int] = [0]
-            while let state = pending.popLast() {
-                guard position[state] < 0 else { continue }
-                position[state] = order.count
-                order.append(state)
-                for live in dfa.row(state).reversed() {
-                    let target = Int(liveTargets[live])
-                    incoming[target] += 1
-                    if position[target] < 0 { pending.append(target) }
+            self.targetCounts = targetCounts
+            let stateCount = rows.stateCount
+            var order: [Int] = []
+            order.reserveCapacity(stateCount)
+            var position = [Int](repeating: -1, count: stateCount)
+            var incoming = [Int](repeating: 0, count: stateCount)
+            var transitionToNext: [Int] = []
+            transitionToNext.reserveCapacity(stateCount)
+            position.withUnsafeMutableBufferPointer { position in
+                incoming.withUnsafeMutableBufferPointer { incoming in
+                    var pending: [Int] = [0]
+                    while let state = pending.popLast() {
+                        guard position[state] < 0 else { continue }
+                        position[state] = order.count
+                        order.append(state)
+                        // (Targets by class, last first, so that the first is taken next.)
+                        let live = rows.live(state)
+                        var transition = live.upperBound
+                        var firstPending = -1
+                        while transition > live.lowerBound {
+                            transition &-= 1
+                            let target = Int(rows.targets[transition])
+                            incoming[target] &+= 1
+                            if position[target] < 0 {
+                                pending.append(target)
+                                firstPending = transition
+                            }
+                        }
+                        transitionToNext.append(firstPending)
+                    }
                 }
             }
-        }
-
-        /// `state`'s row, dense, valid until the next call.
-        func row(_ state: Int) -> UnsafeBufferPointer<UInt32> {
-            dfa.write(row: state, into: rowBuffer)
-            return UnsafeBufferPointer(rowBuffer)
+            self.order = order
+            self.position = position
+            self.incoming = incoming
+            self.transitionToNext = transitionToNext
         }
 
         /// The same in the reference's buffer, valid until the next call of this one.
         func referenceRowOf(_ state: Int) -> UnsafeBufferPointer<UInt32> {
-            dfa.write(row: state, into: referenceBuffer)
+            rows.write(row: state, into: referenceBuffer)
             return UnsafeBufferPointer(referenceBuffer)
         }
 
-        /// Plans each state's form without a reference (costs compared at W = 3). Plans are a few
-        /// integers: exceptions and accept lists are written from the DFA's rows at the end, so
-        /// planning allocates nothing per state.
+        /// Plans each state's form without a reference (costs compared at W = 3), and with the
+        /// start state as the reference (`chooseReference`'s first candidate), both from one pass
+        /// over its live transitions. Plans are a few integers: exceptions and accept lists are
+        /// written from the DFA's rows at the end, so planning allocates nothing per state.
         mutating func planForms() {
             let dead = DFAStateID.dead.rawValue
-            let order = order
-            acceptBytes = order.map { Program.acceptListSize(dfa.accepted(by: DFAStateID($0))) }
+            let (rows, order, classCount, targetCounts) = (rows, order, classCount, targetCounts)
+            acceptBytes = order.map { Program.acceptListSize(rows.accepted(by: $0)) }
             nextState = order.indices.map { index in index + 1 < order.count ? UInt32(order[index + 1]) : dead }
-            var scratch: [UInt32] = []
-            scratch.reserveCapacity(classCount)
-            plans = order.indices.map { index in
-                // A state that stops, or has one class to the next state laid out (most of a
-                // trie's states), is planned from its live transitions: writing and scanning a
-                // dense row for each would be most of a suffix trie's emission. `plan` gives both
-                // the same plans.
-                let live = dfa.row(order[index])
-                if live.isEmpty { return StatePlan(form: .stop, cost: 1 + acceptBytes[index]) }
-                if live.count == 1 && liveTargets[live.lowerBound] == nextState[index] && 1 + 4 <= classCount * 3 {
-                    return StatePlan(form: .sparse, isNext: true, exceptionCount: 1, cost: 1 + acceptBytes[index] + 1)
-                }
-                return Program.plan(
-                    row(order[index]), acceptBytes: acceptBytes[index], reference: nil, next: nextState[index], classCount: classCount,
-                    scratch: &scratch)
+            let start = ReferenceRow(state: 0, targets: referenceRowOf(0), live: rows.live(0).count)
+            plans.reserveCapacity(order.count)
+            startPlans.reserveCapacity(order.count)
+            for index in order.indices {
+                let (plain, delta) = Program.plan(
+                    rows, order[index], acceptBytes: acceptBytes[index], next: nextState[index], classCount: classCount,
+                    counts: targetCounts, reference: start)
+                plans.append(plain)
+                startPlans.append(delta)
             }
         }
 
         /// The reference: the start state or the most targeted one, whichever saves more, when
         /// either saves bytes; the states replanned with the delta form against it.
         mutating func chooseReference() {
-            let order = order
             let mostTargeted = incoming.indices.max { incoming[$0] < incoming[$1] } ?? 0
             var best: (reference: Int, plans: [StatePlan], size: Int)?
             let plainSize = plans.reduce(0) { $0 + $1.cost }
             for candidate in Set([0, mostTargeted]).sorted() {
-                let referenceRow = referenceRowOf(candidate)
-                var size = 0
-                let candidatePlans = order.indices.map { index in
-                    let state = order[index]
-                    // A state that stops or has one class to the next state gets that plan whatever
-                    // the reference (`plan` returns it before looking at one): most of a trie's
-                    // states.
-                    let plan = state == candidate || plans[index].form == .stop || plans[index].isNext
-                        ? plans[index]
-                        : Program.deltaPlan(
-                            row(state), acceptBytes: acceptBytes[index], reference: referenceRow, next: nextState[index],
-                            over: plans[index])
-                    size += plan.cost
-                    return plan
-                }
+                let candidatePlans = candidate == 0 ? startPlans : replanned(against: candidate)
+                let size = candidatePlans.reduce(0) { $0 + $1.cost }
                 if size < plainSize && size < best?.size ?? Int.max { best = (candidate, candidatePlans, size) }
             }
+            startPlans = []
             if let best {
                 plans = best.plans
                 reference = best.reference
                 referenceRow = referenceRowOf(best.reference)
             }
+        }
+
+        /// Each state's plan with `candidate` as the reference.
+        func replanned(against candidate: Int) -> [StatePlan] {
+            let (rows, order, acceptBytes, nextState) = (rows, order, acceptBytes, nextState)
+            let reference = ReferenceRow(state: candidate, targets: referenceRowOf(candidate), live: rows.live(candidate).count)
+            var candidatePlans = plans
+            candidatePlans.withUnsafeMutableBufferPointer { candidatePlans in
+                for index in candidatePlans.indices {
+                    candidatePlans[index] = Program.deltaPlan(
+                        rows, order[index], acceptBytes: acceptBytes[index], next: nextState[index], reference: reference,
+                        over: candidatePlans[index])
+                }
+            }
+            return candidatePlans
         }
 
         /// Chains: next-form states one after another, each entered only from the one before
@@ -303,17 +374,21 @@ public struct Program: Hashable, Sendable {
             }
         }
 
-        /// Branches: a listed class leading to the state laid out next needs no target.
+        /// Branches: a listed class leading to the state laid out next needs no target. The
+        /// first such class, by class, from the layout's first transition to that state (only
+        /// live classes lead to it).
         mutating func planBranches() {
             for index in plans.indices where !plans[index].isNext && !plans[index].isAllNext && !plans[index].isChainMember
                 && index + 1 < plans.count {
                 let plan = plans[index]
                 guard plan.form == .sparse || plan.form == .fallback else { continue }
                 let next = UInt32(order[index + 1])
-                for (offset, target) in row(order[index]).enumerated() where target == next {
-                    let unlisted = plan.isDelta ? referenceRow![referenceRow!.startIndex + offset] : plan.fallback
-                    if target != unlisted {
-                        plans[index].firstNextClass = offset
+                guard transitionToNext[index] >= 0 else { continue }
+                for live in transitionToNext[index]..<rows.live(order[index]).upperBound where rows.targets[live] == next {
+                    let byteClass = Int(rows.classes[live])
+                    let unlisted = plan.isDelta ? referenceRow![byteClass] : plan.fallback
+                    if next != unlisted {
+                        plans[index].firstNextClass = byteClass
                         break
                     }
                 }
@@ -321,102 +396,176 @@ public struct Program: Hashable, Sendable {
         }
 
         /// The narrowest target width (2, 3 or 4 bytes) whose offsets all fit, with each planned
-        /// instruction's offset at that width.
-        func narrowestWidth() -> (width: Int, offsets: [Int]) {
-            func size(_ plan: StatePlan, acceptBytes: Int, width: Int) -> Int {
-                if plan.isChainMember { return 0 }
-                if plan.chainLength > 0 { return 1 + acceptBytes + 1 + plan.chainLength }
-                let transitions = switch plan.form {
-                case .stop: 0
-                case .sparse: plan.isNext ? 1 : plan.isAllNext ? 1 + plan.exceptionCount : 1 + plan.exceptionCount * (1 + width)
-                case .fallback: width + 1 + plan.exceptionCount * (1 + width)
-                case .dense: classCount * width
+        /// instruction's offset at that width and the code's size. An instruction's size is some
+        /// bytes and some targets: the code's size at each width follows from the sums of both.
+        func narrowestWidth() -> (width: Int, offsets: [Int], size: Int) {
+            func size(_ plan: StatePlan, acceptBytes: Int) -> (bytes: Int, targets: Int) {
+                if plan.isChainMember { return (0, 0) }
+                if plan.chainLength > 0 { return (1 + acceptBytes + 1 + plan.chainLength, 0) }
+                let (bytes, targets) = switch plan.form {
+                case .stop: (0, 0)
+                case .sparse: plan.isNext ? (1, 0) : plan.isAllNext ? (1 + plan.exceptionCount, 0) : (1 + plan.exceptionCount, plan.exceptionCount)
+                case .fallback: (1 + plan.exceptionCount, 1 + plan.exceptionCount)
+                case .dense: (0, classCount)
                 }
-                if plan.firstNextClass != nil { return 1 + acceptBytes + transitions - width }
-                return 1 + acceptBytes + transitions
+                return (1 + acceptBytes + bytes, plan.firstNextClass != nil ? targets - 1 : targets)
+            }
+            var bytes = 0
+            var targets = 0
+            for (plan, acceptBytes) in zip(plans, acceptBytes) {
+                let (planBytes, planTargets) = size(plan, acceptBytes: acceptBytes)
+                bytes += planBytes
+                targets += planTargets
             }
             var width = 2
+            while width < 4 && bytes + targets * width >= (1 << (8 * width)) - 1 { width += 1 }
             var offsets: [Int] = []
-            while true {
-                offsets.removeAll(keepingCapacity: true)
-                var total = 0
-                for (index, plan) in plans.enumerated() {
-                    offsets.append(total)
-                    total += size(plan, acceptBytes: acceptBytes[index], width: width)
-                }
-                if width == 4 || total < (1 << (8 * width)) - 1 { break }
-                width += 1
+            offsets.reserveCapacity(plans.count)
+            var total = 0
+            for (plan, acceptBytes) in zip(plans, acceptBytes) {
+                offsets.append(total)
+                let (planBytes, planTargets) = size(plan, acceptBytes: acceptBytes)
+                total += planBytes + planTargets * width
             }
-            return (width, offsets)
+            return (width, offsets, total)
         }
 
-        /// The code: each planned instruction, its targets `width` bytes wide.
-        func write(width: Int, offsets: [Int]) -> [UInt8] {
-            let dead = DFAStateID.dead.rawValue
-            let nowhere: UInt32 = width == 4 ? UInt32.max : (UInt32(1) << (8 * UInt32(width))) - 1
-            var writer = ByteWriter()
-            func target(_ state: UInt32) {
-                writer.integer(state == dead ? nowhere : UInt32(offsets[position[Int(state)]]), width: width)
-            }
-            for (index, plan) in plans.enumerated() where !plan.isChainMember {
-                let state = order[index]
-                let accepted = dfa.accepted(by: DFAStateID(state))
-                writer.u8(
-                    plan.form.rawValue | (accepted.isEmpty ? 0 : Program.acceptsFlag) | (plan.isDelta ? Program.deltaFlag : 0)
-                        | (plan.isNext || plan.isAllNext ? Program.nextFlag : 0) | (plan.chainLength > 0 ? Program.chainFlag : 0)
-                        | (plan.firstNextClass != nil || plan.isAllNext ? Program.firstNextFlag : 0)
-                        | (accepted.count == 1 ? Program.oneAcceptFlag : 0))
-                if accepted.count == 1 {
-                    writer.varint(accepted.first!.rawValue)
-                } else if !accepted.isEmpty {
-                    writer.varint(UInt32(accepted.count))
-                    var previous: UInt32 = 0
-                    for (index, pattern) in accepted.enumerated() {
-                        writer.varint(index == 0 ? pattern.rawValue : pattern.rawValue - previous)
-                        previous = pattern.rawValue
-                    }
-                }
-                if plan.chainLength > 0 {
-                    writer.u8(UInt8(plan.chainLength))
-                    for member in order[index..<index + plan.chainLength] {
-                        writer.u8(dfa.liveClasses[dfa.row(member).lowerBound])
-                    }
-                    continue
-                }
-                if plan.form == .stop { continue }
-                if plan.isNext && !plan.isDelta {
-                    // The one live class (`exceptions` would find it in the dense row).
-                    writer.u8(dfa.liveClasses[dfa.row(state).lowerBound])
-                    continue
-                }
-                let transitions = row(state)
-                // The classes listed: those that differ from what the form gives unlisted classes.
-                func exceptions() {
-                    if !plan.isNext { writer.u8(UInt8(plan.exceptionCount)) }
-                    if plan.isAllNext {
-                        for (offset, next) in transitions.enumerated() where next != dead { writer.u8(UInt8(offset)) }
-                        return
-                    }
-                    if let first = plan.firstNextClass { writer.u8(UInt8(first)) }
-                    for (offset, next) in transitions.enumerated() where offset != plan.firstNextClass {
-                        let unlisted = plan.isDelta ? referenceRow![referenceRow!.startIndex + offset] : plan.fallback
-                        if next != unlisted {
-                            writer.u8(UInt8(offset))
-                            if !plan.isNext { target(next) }
-                        }
-                    }
-                }
-                switch plan.form {
-                case .stop: break
-                case .sparse: exceptions()
-                case .fallback:
-                    target(plan.fallback)
-                    exceptions()
-                case .dense:
-                    for next in transitions { target(next) }
+        /// The code: each planned instruction, its targets `width` bytes wide, into `size` bytes.
+        func write(width: Int, offsets: [Int], size: Int) -> [UInt8] {
+            // Each state's instruction offset, by state: what a target to it is written as.
+            var stateOffsets = [UInt32](repeating: 0, count: rows.stateCount)
+            for (index, state) in order.enumerated() { stateOffsets[state] = UInt32(offsets[index]) }
+            return stateOffsets.withUnsafeBufferPointer { stateOffsets in
+                // (Three bytes to spare: a target is stored four bytes wide, then `width` kept.)
+                [UInt8](unsafeUninitializedCapacity: size + 3) { buffer, count in
+                    var code = CodeBuffer(buffer, end: size, width: width, stateOffsets: stateOffsets)
+                    for index in plans.indices where !plans[index].isChainMember { write(index, into: &code) }
+                    precondition(code.count == size, "the code's size differs from its layout's")
+                    count = size
                 }
             }
-            return writer.bytes
+        }
+
+        /// The instruction of the state at `index` in layout order.
+        private func write(_ index: Int, into code: inout CodeBuffer) {
+            let plan = plans[index]
+            let state = order[index]
+            let accepted = rows.accepted(by: state)
+            code.u8(
+                plan.form.rawValue | (accepted.isEmpty ? 0 : Program.acceptsFlag) | (plan.isDelta ? Program.deltaFlag : 0)
+                    | (plan.isNext || plan.isAllNext ? Program.nextFlag : 0) | (plan.chainLength > 0 ? Program.chainFlag : 0)
+                    | (plan.firstNextClass != nil || plan.isAllNext ? Program.firstNextFlag : 0)
+                    | (accepted.count == 1 ? Program.oneAcceptFlag : 0))
+            if accepted.count == 1 {
+                code.varint(accepted[0].rawValue)
+            } else if !accepted.isEmpty {
+                code.varint(UInt32(accepted.count))
+                var previous: UInt32 = 0
+                for (index, pattern) in accepted.enumerated() {
+                    code.varint(index == 0 ? pattern.rawValue : pattern.rawValue - previous)
+                    previous = pattern.rawValue
+                }
+            }
+            if plan.chainLength > 0 {
+                code.u8(UInt8(plan.chainLength))
+                for member in order[index..<index + plan.chainLength] { code.u8(rows.classes[rows.live(member).lowerBound]) }
+                return
+            }
+            if plan.form == .stop { return }
+            let live = rows.live(state)
+            if plan.isNext && !plan.isDelta {
+                // The one live class.
+                code.u8(rows.classes[live.lowerBound])
+                return
+            }
+            if plan.form == .dense {
+                rows.write(row: state, into: rowBuffer)
+                for next in rowBuffer { code.target(next) }
+                return
+            }
+            if plan.form == .fallback { code.target(plan.fallback) }
+            if !plan.isNext { code.u8(UInt8(plan.exceptionCount)) }
+            if plan.isAllNext {
+                for transition in live { code.u8(rows.classes[transition]) }
+                return
+            }
+            // The classes listed: those that differ from what the form gives unlisted classes,
+            // the first leading to the next state (if planned) before the others. A sparse row
+            // without the delta form lists its live classes; the other forms compare every class.
+            let first = plan.firstNextClass ?? -1
+            if first >= 0 { code.u8(UInt8(first)) }
+            if plan.form == .sparse && !plan.isDelta {
+                for transition in live where Int(rows.classes[transition]) != first {
+                    code.u8(rows.classes[transition])
+                    code.target(rows.targets[transition])
+                }
+                return
+            }
+            // (The first class, written already, is made to lead where unlisted classes do.)
+            rows.write(row: state, into: rowBuffer)
+            if plan.isDelta {
+                let reference = referenceRow!
+                if first >= 0 { rowBuffer[first] = reference[first] }
+                for byteClass in 0..<classCount where rowBuffer[byteClass] != reference[byteClass] {
+                    code.u8(UInt8(byteClass))
+                    if !plan.isNext { code.target(rowBuffer[byteClass]) }
+                }
+            } else {
+                if first >= 0 { rowBuffer[first] = plan.fallback }
+                for byteClass in 0..<classCount where rowBuffer[byteClass] != plan.fallback {
+                    code.u8(UInt8(byteClass))
+                    code.target(rowBuffer[byteClass])
+                }
+            }
+        }
+    }
+
+    /// Code written in place into memory sized from the layout beforehand, without an array's
+    /// growth checks: a program's code is mostly one-byte classes and targets.
+    private struct CodeBuffer {
+        let buffer: UnsafeMutableBufferPointer<UInt8>
+        /// The code's size (the buffer has room for a 4-byte store at its last target).
+        let end: Int
+        let width: Int
+        /// The dead state, the all-ones target, and each state's instruction offset.
+        let dead = DFAStateID.dead.rawValue
+        let nowhere: UInt32
+        let stateOffsets: UnsafeBufferPointer<UInt32>
+        var count = 0
+
+        init(_ buffer: UnsafeMutableBufferPointer<UInt8>, end: Int, width: Int, stateOffsets: UnsafeBufferPointer<UInt32>) {
+            precondition(buffer.count >= end + 3)
+            self.buffer = buffer
+            self.end = end
+            self.width = width
+            nowhere = width == 4 ? UInt32.max : (UInt32(1) << (8 * UInt32(width))) - 1
+            self.stateOffsets = stateOffsets
+        }
+
+        @inline(__always)
+        mutating func u8(_ value: UInt8) {
+            precondition(count < end, "code beyond its layout's size")
+            buffer[count] = value
+            count += 1
+        }
+
+        /// A target to `state` (nowhere for dead), little-endian in `width` bytes.
+        @inline(__always)
+        mutating func target(_ state: UInt32) {
+            precondition(count + width <= end, "code beyond its layout's size")
+            let offset = state == dead ? nowhere : stateOffsets[Int(state)]
+            UnsafeMutableRawPointer(buffer.baseAddress! + count).storeBytes(of: offset.littleEndian, as: UInt32.self)
+            count += width
+        }
+
+        /// Unsigned LEB128, as `ByteWriter.varint` writes it.
+        mutating func varint(_ value: UInt32) {
+            var rest = value
+            while rest >= 0x80 {
+                u8(UInt8(rest & 0x7F) | 0x80)
+                rest >>= 7
+            }
+            u8(UInt8(rest))
         }
     }
 
@@ -466,10 +615,10 @@ public struct Program: Hashable, Sendable {
     }
 
     /// Bytes of an accept list: a varint count, then varint gaps.
-    static func acceptListSize(_ accepted: ArraySlice<PatternID>) -> Int {
+    static func acceptListSize(_ accepted: UnsafeBufferPointer<PatternID>) -> Int {
         guard !accepted.isEmpty else { return 0 }
         func varintSize(_ value: UInt32) -> Int { value < 1 << 7 ? 1 : value < 1 << 14 ? 2 : value < 1 << 21 ? 3 : value < 1 << 28 ? 4 : 5 }
-        if accepted.count == 1 { return varintSize(accepted.first!.rawValue) }
+        if accepted.count == 1 { return varintSize(accepted[0].rawValue) }
         var size = varintSize(UInt32(accepted.count))
         var previous: UInt32 = 0
         for (index, pattern) in accepted.enumerated() {
@@ -479,88 +628,116 @@ public struct Program: Hashable, Sendable {
         return size
     }
 
-    /// The shortest form for a state with transitions `row`, with the delta form when a reference
-    /// row is given; `next` is the state laid out after it. `scratch` is working memory kept
-    /// between calls.
-    static func plan(
-        _ row: UnsafeBufferPointer<UInt32>, acceptBytes: Int, reference: UnsafeBufferPointer<UInt32>?, next: UInt32, classCount: Int,
-        scratch: inout [UInt32]
-    ) -> StatePlan {
-        let dead = DFAStateID.dead.rawValue
-        let header = 1 + acceptBytes
-        // One pass for the live classes, those leading to `next`, and the most common live
-        // target if one leads from more than half of them (a majority vote, Boyer and Moore).
-        var live = 0
-        var toNext = 0
-        var candidate = dead
-        var votes = 0
-        for target in row where target != dead {
-            live += 1
-            if target == next { toNext += 1 }
-            if votes == 0 {
-                candidate = target
-                votes = 1
-            } else {
-                votes += target == candidate ? 1 : -1
+    /// A reference for the delta form: its state, its row (dense) and how many of its classes
+    /// are live.
+    struct ReferenceRow {
+        let state: Int
+        let targets: UnsafeBufferPointer<UInt32>
+        let live: Int
+    }
+
+    /// Where a state's row differs from a reference row, counted over the state's live
+    /// transitions: those leading elsewhere than the reference's, then the reference's live
+    /// classes dead in the state (its live classes less those the state shares).
+    struct Differences {
+        private var differing = 0
+        private var shared = 0
+        private var last = DFAStateID.dead.rawValue
+
+        /// A live transition of the state to `target`, where the reference leads to `referenceTarget`.
+        @inline(__always)
+        mutating func add(_ target: UInt32, reference referenceTarget: UInt32) {
+            if referenceTarget != DFAStateID.dead.rawValue { shared += 1 }
+            if target != referenceTarget {
+                differing += 1
+                last = target
             }
         }
-        if live == 0 { return StatePlan(form: .stop, cost: header) }
+
+        /// The classes that differ, and where the only one leads in the state when one does (a
+        /// class dead here but live in the reference leads nowhere).
+        func result(_ reference: ReferenceRow) -> (count: Int, only: UInt32) {
+            shared < reference.live ? (differing + reference.live - shared, DFAStateID.dead.rawValue) : (differing, last)
+        }
+    }
+
+    /// The shortest form for `state` without a reference, and with `reference`; `next` is the
+    /// state laid out after it. Read from its live transitions (classes increasing): the dense
+    /// row's other classes are dead, which no form but the dense one writes. `counts` has a zero
+    /// per state, left so.
+    static func plan(
+        _ rows: Rows, _ state: Int, acceptBytes: Int, next: UInt32, classCount: Int, counts: UnsafeMutableBufferPointer<Int32>,
+        reference: ReferenceRow
+    ) -> (plain: StatePlan, delta: StatePlan) {
+        let dead = DFAStateID.dead.rawValue
+        let header = 1 + acceptBytes
+        let transitions = rows.live(state)
+        let live = transitions.count
+        if live == 0 {
+            let stop = StatePlan(form: .stop, cost: header)
+            return (stop, stop)
+        }
+        // One pass for the most common live target (the smallest of equally common ones), counted
+        // per target (not by sorting the targets nor hashing them: hashing every transition would
+        // cost a tenth of KaBlock's compile), and the differences from the reference. Every live
+        // class leads to `next` when `next` is the common target of them all.
+        var common = dead
+        var commonCount: Int32 = 0
+        var differences = Differences()
+        for transition in transitions {
+            let target = rows.targets[transition]
+            let count = counts[Int(target)] + 1
+            counts[Int(target)] = count
+            if count > commonCount || (count == commonCount && target < common) {
+                common = target
+                commonCount = count
+            }
+            differences.add(target, reference: reference.targets[Int(rows.classes[transition])])
+        }
+        for transition in transitions { counts[Int(rows.targets[transition])] = 0 }
+        let allToNext = next != dead && common == next && Int(commonCount) == live
         var plan = StatePlan(form: .dense, cost: header + classCount * 3)
         if live <= 255, header + 1 + live * 4 <= plan.cost {
             plan = StatePlan(form: .sparse, exceptionCount: live, cost: header + 1 + live * 4)
-            if live == 1 && next != dead && toNext == 1 {
-                return StatePlan(form: .sparse, isNext: true, exceptionCount: 1, cost: header + 1)
+            if live == 1 && allToNext {
+                // (Whatever the reference: a state with one class to the next state.)
+                let toNextOnly = StatePlan(form: .sparse, isNext: true, exceptionCount: 1, cost: header + 1)
+                return (toNextOnly, toNextOnly)
             }
-            if live > 1 && next != dead && header + 1 + live < plan.cost && toNext == live {
+            if live > 1 && allToNext && header + 1 + live < plan.cost {
                 plan = StatePlan(form: .sparse, isAllNext: true, exceptionCount: live, cost: header + 1 + live)
             }
         }
-        if live > 1 {
-            // The most common live target (the smallest of equally common ones): the vote's
-            // candidate when it holds more than half the live classes; otherwise found by sorted
-            // runs, not a dictionary (hashing every transition would cost a tenth of KaBlock's
-            // compile).
-            var common = candidate
-            var commonCount = row.count { $0 == candidate }
-            if commonCount * 2 <= live {
-                scratch.removeAll(keepingCapacity: true)
-                for target in row where target != dead { scratch.append(target) }
-                scratch.sort()
-                commonCount = 0
-                var runStart = 0
-                while runStart < scratch.count {
-                    var runEnd = runStart + 1
-                    while runEnd < scratch.count && scratch[runEnd] == scratch[runStart] { runEnd += 1 }
-                    if runEnd - runStart > commonCount {
-                        commonCount = runEnd - runStart
-                        common = scratch[runStart]
-                    }
-                    runStart = runEnd
-                }
-            }
-            let listed = classCount - commonCount
-            if listed <= 255, header + 4 + listed * 4 < plan.cost {
-                plan = StatePlan(form: .fallback, fallback: common, exceptionCount: listed, cost: header + 4 + listed * 4)
-            }
+        let listed = classCount - Int(commonCount)
+        if live > 1, listed <= 255, header + 4 + listed * 4 < plan.cost {
+            plan = StatePlan(form: .fallback, fallback: common, exceptionCount: listed, cost: header + 4 + listed * 4)
         }
-        if let reference { plan = deltaPlan(row, acceptBytes: acceptBytes, reference: reference, next: next, over: plan) }
-        return plan
+        if state == reference.state { return (plan, plan) }
+        return (plan, deltaPlan(differences.result(reference), acceptBytes: acceptBytes, next: next, over: plan))
     }
 
-    /// `plan` (a state's plan without a reference, neither a stop nor one class to the next
-    /// state) or the delta form against `reference`, whichever is shorter: what `plan` gives
-    /// with that reference, without planning the other forms again.
+    /// `plan` (`state`'s plan without a reference) or the delta form against `reference`,
+    /// whichever is shorter: what `plan` gives with that reference, without planning the other
+    /// forms again. A state that stops or has one class to the next state keeps that plan
+    /// whatever the reference (`plan` returns it before looking at one): most of a trie's states.
     static func deltaPlan(
-        _ row: UnsafeBufferPointer<UInt32>, acceptBytes: Int, reference: UnsafeBufferPointer<UInt32>, next: UInt32, over plan: StatePlan
+        _ rows: Rows, _ state: Int, acceptBytes: Int, next: UInt32, reference: ReferenceRow, over plan: StatePlan
+    ) -> StatePlan {
+        guard state != reference.state && plan.form != .stop && !plan.isNext else { return plan }
+        var differences = Differences()
+        for transition in rows.live(state) {
+            differences.add(rows.targets[transition], reference: reference.targets[Int(rows.classes[transition])])
+        }
+        return deltaPlan(differences.result(reference), acceptBytes: acceptBytes, next: next, over: plan)
+    }
+
+    /// `plan` or the delta form listing `differences`' classes, whichever is shorter.
+    static func deltaPlan(
+        _ differences: (count: Int, only: UInt32), acceptBytes: Int, next: UInt32, over plan: StatePlan
     ) -> StatePlan {
         let header = 1 + acceptBytes
-        var differing = 0
-        var onlyDiffering = DFAStateID.dead.rawValue
-        for index in row.indices where row[index] != reference[index] {
-            differing += 1
-            onlyDiffering = row[index]
-        }
-        if differing == 1 && next != DFAStateID.dead.rawValue && onlyDiffering == next && header + 1 < plan.cost {
+        let differing = differences.count
+        if differing == 1 && next != DFAStateID.dead.rawValue && differences.only == next && header + 1 < plan.cost {
             return StatePlan(form: .sparse, isDelta: true, isNext: true, exceptionCount: 1, cost: header + 1)
         }
         if differing <= 255, header + 1 + differing * 4 < plan.cost {

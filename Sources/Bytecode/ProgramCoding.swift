@@ -28,21 +28,19 @@ extension Program {
 
     package func write(to writer: inout ByteWriter) {
         writer.u8(UInt8(classCount - 1))
-        // The class map as runs of bytes in one class, when that is shorter.
-        var runs: [(length: UInt8, byteClass: UInt8)] = []
-        for byteClass in classOfByte {
-            if let last = runs.last, last.byteClass == byteClass {
-                runs[runs.count - 1].length += 1
-            } else {
-                runs.append((1, byteClass))
-            }
-        }
-        if 1 + 2 * runs.count < classOfByte.count {
+        // The class map as runs of bytes in one class, when that is shorter (counted first, then
+        // written from the map: no list of runs made per program).
+        let bytes = classOfByte.count
+        var runCount = bytes > 0 ? 1 : 0
+        for byte in classOfByte.indices.dropFirst() where classOfByte[byte] != classOfByte[byte - 1] { runCount += 1 }
+        if 1 + 2 * runCount < bytes {
             writer.u8(UInt8(targetWidth) | Self.runsFlag)
-            writer.u8(UInt8(runs.count))
-            for run in runs {
-                writer.u8(run.length)
-                writer.u8(run.byteClass)
+            writer.u8(UInt8(runCount))
+            var runStart = 0
+            for byte in 1...bytes where byte == bytes || classOfByte[byte] != classOfByte[runStart] {
+                writer.u8(UInt8(byte - runStart))
+                writer.u8(classOfByte[runStart])
+                runStart = byte
             }
         } else {
             writer.u8(UInt8(targetWidth))

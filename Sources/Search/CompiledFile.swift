@@ -234,15 +234,16 @@ public struct CompiledFile: Hashable, Sendable {
             writer.u32(UInt32(framePatternCount))
             // Per pattern: its first slot's difference and whether more follow, in one varint.
             precondition(rules.count < 1 << 29, "rule slots beyond 2^29")
+            // (By index: a slice of the slots per pattern would retain and release them.)
             var previousSlot: UInt32 = 0
-            for (start, end) in zip(patternRuleStart, patternRuleStart.dropFirst()) {
-                let slots = patternRules[Int(start)..<Int(end)]
-                let difference = Int64(slots.first!) - Int64(previousSlot)
+            for pattern in patternRuleStart.indices.dropLast() {
+                let (start, end) = (Int(patternRuleStart[pattern]), Int(patternRuleStart[pattern + 1]))
+                let difference = Int64(patternRules[start]) - Int64(previousSlot)
                 let zigzag = UInt32(truncatingIfNeeded: difference < 0 ? ~(difference << 1) : difference << 1)
-                writer.varint(zigzag << 1 | (slots.count > 1 ? 1 : 0))
-                if slots.count > 1 { writer.varint(UInt32(slots.count - 2)) }
-                for (slot, before) in zip(slots.dropFirst(), slots) { writer.zigzag(Int64(slot) - Int64(before)) }
-                previousSlot = slots.last!
+                writer.varint(zigzag << 1 | (end - start > 1 ? 1 : 0))
+                if end - start > 1 { writer.varint(UInt32(end - start - 2)) }
+                for slot in start + 1..<end { writer.zigzag(Int64(patternRules[slot]) - Int64(patternRules[slot - 1])) }
+                previousSlot = patternRules[end - 1]
             }
             writer.u32(UInt32(universalRules.count))
             for (index, slot) in universalRules.enumerated() { writer.varint(index == 0 ? slot : slot - universalRules[index - 1]) }
@@ -253,11 +254,24 @@ public struct CompiledFile: Hashable, Sendable {
                 UInt32(rule.resourceTypes) | UInt32(rule.loadTypes | rule.loadContexts << 2 | rule.role.rawValue << 4) << 16
                     | UInt32(rule.condition.rawValue | rule.method << 3) << 24
             }
+            // Each rule's profile number, looked up once a run of rules of one profile (a list's
+            // rules mostly share their neighbours' flags).
             var profiles: [UInt32] = []
             var profileNumbers: [UInt32: UInt32] = [:]
-            for rule in rules where profileNumbers[profile(rule)] == nil {
-                profileNumbers[profile(rule)] = UInt32(profiles.count)
-                profiles.append(profile(rule))
+            var ruleProfiles: [UInt32] = []
+            ruleProfiles.reserveCapacity(rules.count)
+            var last: (profile: UInt32, number: UInt32)?
+            for rule in rules {
+                let key = profile(rule)
+                if key != last?.profile {
+                    let number = profileNumbers[key] ?? UInt32(profiles.count)
+                    if number == profiles.count {
+                        profileNumbers[key] = number
+                        profiles.append(key)
+                    }
+                    last = (key, number)
+                }
+                ruleProfiles.append(last!.number)
             }
             writer.varint(UInt32(profiles.count))
             for key in profiles {
@@ -267,12 +281,12 @@ public struct CompiledFile: Hashable, Sendable {
             }
             var previous: UInt32?
             var previousLocation: UInt32 = 0
-            for rule in rules {
+            for (rule, number) in zip(rules, ruleProfiles) {
                 let gap = previous.map { rule.ruleIndex - $0 - 1 } ?? rule.ruleIndex
                 previous = rule.ruleIndex
                 let difference = rule.role.isListed ? Int64(rule.actionLocation) - Int64(previousLocation) : 0
                 if rule.role.isListed { previousLocation = rule.actionLocation }
-                writer.varint(profileNumbers[profile(rule)]! << 2 | (gap != 0 ? 1 : 0) | (difference != 0 ? 2 : 0))
+                writer.varint(number << 2 | (gap != 0 ? 1 : 0) | (difference != 0 ? 2 : 0))
                 if gap != 0 { writer.varint(gap) }
                 if difference != 0 { writer.zigzag(difference) }
                 if rule.condition.hasList {

@@ -850,19 +850,32 @@ public struct DomainTable: Hashable, Sendable {
     func write(to writer: inout ByteWriter) {
         guard !entriesInIndex else { return expanded().write(to: &writer) }
         writer.varint(UInt32(count))
-        var next: UInt32 = 0
-        for entry in 0..<count {
-            writer.increasingPattern(patterns[entry], after: &next)
-            let domain = domain(entry)
-            let tail = tail(entry)
-            // (A domain the entry before has too is written as length 0: paths of one domain
-            // are mostly neighbours.)
-            let repeated = entry > 0 && self.domain(entry - 1) == domain
-            writer.varint(UInt32(repeated ? 0 : domain.count) << 1 | (tail.isEmpty ? 0 : 1))
-            if !repeated { writer.append(contentsOf: domain) }
-            if !tail.isEmpty {
-                writer.varint(UInt32(tail.count))
-                writer.append(contentsOf: tail)
+        // (The domains and tails read through pointers: a slice of the arrays per entry would
+        // retain and release them, and comparing slices costs more than their few bytes.)
+        bytes.withUnsafeBufferPointer { bytes in
+            tails.withUnsafeBufferPointer { tails in
+                var next: UInt32 = 0
+                var previous = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
+                for entry in 0..<count {
+                    writer.increasingPattern(patterns[entry], after: &next)
+                    let domain = UnsafeBufferPointer(rebasing: bytes[Int(starts[entry])..<Int(starts[entry + 1])])
+                    let tail = UnsafeBufferPointer(rebasing: tails[Int(tailStarts[entry])..<Int(tailStarts[entry + 1])])
+                    // (A domain the entry before has too is written as length 0: paths of one
+                    // domain are mostly neighbours.)
+                    var repeated = entry > 0 && previous.count == domain.count
+                    var index = 0
+                    while repeated && index < domain.count {
+                        repeated = previous[index] == domain[index]
+                        index += 1
+                    }
+                    writer.varint(UInt32(repeated ? 0 : domain.count) << 1 | (tail.isEmpty ? 0 : 1))
+                    if !repeated { writer.append(contentsOf: domain) }
+                    if !tail.isEmpty {
+                        writer.varint(UInt32(tail.count))
+                        writer.append(contentsOf: tail)
+                    }
+                    previous = domain
+                }
             }
         }
     }
