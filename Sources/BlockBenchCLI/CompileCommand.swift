@@ -49,7 +49,7 @@ struct CompileCommand: ParsableCommand {
         let file = report.timer.measure(.emit) { compiled.serialized() }
         let total = (ContinuousClock.now - started).seconds
         if let output { try Data(file).write(to: URL(fileURLWithPath: output), options: .atomic) }
-        var figures = CompileFigures(path: rules, report: report, sections: compiled.file.sectionSizes(), seconds: total)
+        var figures = CompileFigures(path: rules, report: report, sections: CompiledFile.sectionSizes(in: file), seconds: total)
         // Loaded after the figures read the peak memory, which is the compile's alone.
         figures.loadSeconds = try BlockBenchEngine.loadSeconds(of: file)
         if json {
