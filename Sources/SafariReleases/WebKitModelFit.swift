@@ -103,17 +103,19 @@ public enum WebKitModelFit {
         }
         let sums: [[Predictor]] =
             switch figure {
-            case .bytes: [[.urlStates, .urlRanges, .pageStates, .pageRanges, .selectorBytes, .rules]]
+            case .bytes: [[.urlStates, .urlRanges, .pageStates, .pageRanges, .selectorBytes, .rules], [.urlBytecode, .pageBytecode, .actionBytes]]
             case .seconds:
                 [
-                    [.urlStates, .pageStates, .nfas], [.urlRanges, .pageRanges, .nfas], [.webKitBytes, .nfas],
-                    [.urlStates, .urlRanges, .pageStates, .pageRanges, .nfas], [.builtStates, .webKitBytes], [.builtStates, .nfas],
-                    [.urlRanges, .pageRanges, .builtStates],
+                    [.urlStates, .pageStates, .nfas], [.webKitBytes, .nfas], [.builtStates, .webKitBytes], [.builtStates, .nfas],
+                    [.builtStates, .urlBytecode, .pageBytecode], [.builtStates, .unanchoredStates, .urlBytecode, .pageBytecode],
+                    [.builtStates, .mergedStates, .urlBytecode, .pageBytecode], [.builtStates, .jsonBytes, .urlBytecode, .pageBytecode],
+                    [.builtStates, .unanchoredStates, .jsonBytes, .urlBytecode, .pageBytecode],
                 ]
             case .memory:
                 [
                     [.webKitBytes, .nfas], [.largestStates, .nodes], [.largestStates, .webKitBytes], [.largestStates, .patterns],
-                    [.largestStates, .urlStates, .pageStates],
+                    [.largestStates, .urlBytecode, .pageBytecode], [.largestStates, .heldStates, .urlBytecode, .pageBytecode],
+                    [.largestStates, .heldStates, .nodes], [.largestStates, .heldStates, .webKitBytes], [.largestStates, .heldStates, .jsonBytes],
                 ]
             }
         for from in sums {
@@ -125,6 +127,13 @@ public enum WebKitModelFit {
                 ([.selectorBytes, .rules], { $0.webKitParts.actions }),
             ]
             candidates.append(Candidate(from: parts.flatMap(\.0)) { training in parts.flatMap { linearTerms(training, $0.0, $0.1) } })
+            // WebKit's file counted as its compiler writes it, each part fitted on its part.
+            for urlFrom in [[Predictor.urlBytecode], [.urlBytecode, .urlNFAs]] {
+                let counted: [([Predictor], (Sample) -> Double)] = [
+                    (urlFrom, { $0.webKitParts.url }), ([.pageBytecode], { $0.webKitParts.topURL }), ([.actionBytes], { $0.webKitParts.actions }),
+                ]
+                candidates.append(Candidate(from: counted.flatMap(\.0)) { training in counted.flatMap { linearTerms(training, $0.0, $0.1) } })
+            }
         }
         return candidates
     }

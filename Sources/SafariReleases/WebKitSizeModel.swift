@@ -33,6 +33,12 @@ public struct WebKitSizeModel: Codable, Sendable {
         /// The states WebKitAutomata built in all (merges included: the construction's work), and
         /// the most one DFA had (what the compile holds at its peak).
         case builtStates, largestStates
+        /// WebKit's file counted as its compiler writes it (WebKitBytecode): the url automata's
+        /// bytecode, the page-URL and frame-URL automata's, the serialized actions.
+        case urlBytecode, pageBytecode, actionBytes
+        /// The states of the DFAs of unanchored patterns as built (each carries WebKit's `.*`),
+        /// of the merges of small DFAs, and of the small DFAs WebKit holds until it merges them.
+        case unanchoredStates, mergedStates, heldStates
         /// WebKit's bytes as the model predicts them (for the time and the memory).
         case webKitBytes
 
@@ -63,6 +69,12 @@ public struct WebKitSizeModel: Codable, Sendable {
             case .nfas: "NFAs"
             case .builtStates: "automata's states as built"
             case .largestStates: "largest automaton's states"
+            case .urlBytecode: "url automata's bytecode"
+            case .pageBytecode: "page-URL automata's bytecode"
+            case .actionBytes: "serialized actions"
+            case .unanchoredStates: "unanchored patterns' automata's states as built"
+            case .mergedStates: "merged automata's states as built"
+            case .heldStates: "small automata's states"
             case .webKitBytes: "predicted bytes"
             }
         }
@@ -234,6 +246,8 @@ public struct WebKitSizeModel: Codable, Sendable {
             .urlNodes: sum(cost.nodes, urlTrees), .pageNodes: sum(cost.nodes, pageTrees), .nodes: Double(cost.totalNodes),
             .urlStates: sum(cost.states, urlTrees), .urlRanges: sum(cost.ranges, urlTrees),
             .pageStates: sum(cost.states, pageTrees), .pageRanges: sum(cost.ranges, pageTrees),
+            .urlBytecode: sum(cost.bytecode, urlTrees), .pageBytecode: sum(cost.bytecode, pageTrees),
+            .actionBytes: Double(cost.selectorBytes),
             .selectorBytes: Double(cost.selectorBytes), .rules: 1, .jsonBytes: 0,
         ]
     }
@@ -324,6 +338,10 @@ public struct ListFigures: Sendable {
             .nfaStates: Double(parts.map(\.nfaStates).reduce(0, +)),
             .urlFilterBytes: Double(urlFilterBytes), .topURLPatterns: Double(report.topPatterns + report.framePatterns),
             .selectorBytes: Double(shape.selectorBytes),
+            .urlBytecode: Double(url.bytecode + conditioned.bytecode), .pageBytecode: Double(top.bytecode + frame.bytecode),
+            .actionBytes: Double(shape.actionBytes),
+            .unanchoredStates: Double(counts.map(\.unanchoredStates).reduce(0, +)),
+            .mergedStates: Double(counts.map(\.mergedStates).reduce(0, +)), .heldStates: Double(counts.map(\.heldStates).reduce(0, +)),
         ]
         for tree in WebKitShape.Tree.allCases {
             let tally = shape.counts(tree)
@@ -336,6 +354,14 @@ public struct ListFigures: Sendable {
             trees["\(tree.rawValue).states"] = Double(tally.states)
             trees["\(tree.rawValue).ranges"] = Double(tally.ranges)
             trees["\(tree.rawValue).unbuilt"] = Double(tally.unbuilt)
+            trees["\(tree.rawValue).bytecode"] = Double(tally.bytecode)
+            trees["\(tree.rawValue).builtStates"] = Double(tally.builtStates)
+            trees["\(tree.rawValue).largestStates"] = Double(tally.largestStates)
+            trees["\(tree.rawValue).smallDFAs"] = Double(tally.smallDFAs)
+            trees["\(tree.rawValue).heldStates"] = Double(tally.heldStates)
+            trees["\(tree.rawValue).heldRanges"] = Double(tally.heldRanges)
+            trees["\(tree.rawValue).mergedStates"] = Double(tally.mergedStates)
+            trees["\(tree.rawValue).unanchoredStates"] = Double(tally.unanchoredStates)
         }
     }
 }
