@@ -37,6 +37,9 @@ struct WebKitAutomata: Sendable {
     /// construction carries WebKit's `.*` in every state).
     var mergedStates = 0
     var unanchoredStates = 0
+    /// The most nodes one NFA had (WebKit's count), and the most states one minimized DFA had.
+    var largestNFA = 0
+    var largestMinimal = 0
     /// Per group key: its DFA states, ranges and bytes (what a rule's share of the group's text
     /// costs).
     var byGroup: [String: Figures] = [:]
@@ -87,7 +90,8 @@ struct WebKitAutomata: Sendable {
         let paths = entries.mapValues { groupTree.add(TermTree.groupTerms($0[0].1)) }
         for key in entries.keys.sorted(by: { (paths[$0] ?? []).lexicographicallyPrecedes(paths[$1] ?? []) }) {
             var total = Figures()
-            for chunk in Self.chunks(entries[key] ?? []) {
+            for (chunk, nodes) in Self.chunks(entries[key] ?? []) {
+                largestNFA = max(largestNFA, nodes)
                 let nfa = NFA(patterns: chunk.map { (id: $0.0, filter: $0.1) })
                 nfas += 1
                 let nfaCount = nfa.edgeStart.count - 1
@@ -199,7 +203,8 @@ struct WebKitAutomata: Sendable {
     }
 
     /// A DFA's states, ranges and WebKit's bytes.
-    func counted(_ dfa: DFA) -> Figures {
+    mutating func counted(_ dfa: DFA) -> Figures {
+        largestMinimal = max(largestMinimal, dfa.stateCount)
         let bytes = WebKitBytecode.size(dfa) { state in
             let accepted = dfa.accepted(by: DFAStateID(state))
             guard !accepted.isEmpty else { return 0 }
@@ -248,7 +253,7 @@ struct WebKitAutomata: Sendable {
     /// pattern ends, its remaining terms shared with the other patterns of its actions that end
     /// alike (WebKit's reverse suffix tree); WebKit ends an NFA at the pattern that takes it past
     /// its size.
-    static func chunks(_ entries: [(PatternID, URLFilter)]) -> [[(PatternID, URLFilter)]] {
+    static func chunks(_ entries: [(PatternID, URLFilter)]) -> [(patterns: [(PatternID, URLFilter)], nodes: Int)] {
         guard let first = entries.first else { return [] }
         var tree = TermTree()
         let terms = entries.map { TermTree.terms($0.1) }
@@ -259,7 +264,7 @@ struct WebKitAutomata: Sendable {
             var node: Int
             var term: String
         }
-        var chunks: [[(PatternID, URLFilter)]] = []
+        var chunks: [(patterns: [(PatternID, URLFilter)], nodes: Int)] = []
         var position = 0
         while position < ordered.count {
             // The tree as the NFA finds it: the patterns not yet in an NFA.
@@ -325,7 +330,7 @@ struct WebKitAutomata: Sendable {
                 }
                 if size > maximumNFASize { break }
             }
-            chunks.append(chunk)
+            chunks.append((chunk, size))
         }
         return chunks
     }

@@ -1,13 +1,13 @@
-// WebKitModelFit: fits WebKitSizeModel. Samples are the shipped lists whole and their first rules
-// (consecutive chunks), each compiled by BlockBench and by WebKit (WebKitEngine, a new process per
-// sample, so that its peak memory is the sample's own; the compile time is its processor time,
-// which other work on the machine lengthens less than the wall time, the least of a few
-// compiles). For each WebKit figure and each candidate (one term per list figure; for the bytes
-// also a term per part of WebKit's file; for the time and the memory also a law of WebKit's
-// bytes, predicted), every list in turn is left out of the fit and its samples predicted; the
+// WebKitModelFit: fits WebKitSizeModel. Samples are the lists of WebKitModelCorpus, each compiled
+// by BlockBench and by WebKit (WebKitEngine, a new process per sample, so that its peak memory is
+// the sample's own; the compile time is its processor time, which other work on the machine
+// lengthens less than the wall time, the least of a few compiles). For each WebKit figure and
+// each candidate (a power law of one list figure; sums of figures of WebKit's automata, for the
+// bytes also one per part of WebKit's file; for the time and the memory also with WebKit's
+// bytes, predicted), every family in turn is left out of the fit and its samples predicted; the
 // candidate kept is the one whose worst error there is least, fitted on every sample. Run by
 // `blockbench headroom --fit-webkit-model`. Tested by
-// SafariReleasesTests/SafariProfilesTests.swift (WebKitSizeModelTests: the fit itself).
+// SafariReleasesTests/WebKitModelTests.swift (WebKitSizeModelTests: the fit itself).
 
 internal import ContentRuleList
 internal import Foundation
@@ -116,6 +116,8 @@ public enum WebKitModelFit {
                     [.webKitBytes, .nfas], [.largestStates, .nodes], [.largestStates, .webKitBytes], [.largestStates, .patterns],
                     [.largestStates, .urlBytecode, .pageBytecode], [.largestStates, .heldStates, .urlBytecode, .pageBytecode],
                     [.largestStates, .heldStates, .nodes], [.largestStates, .heldStates, .webKitBytes], [.largestStates, .heldStates, .jsonBytes],
+                    [.largestMinimal, .heldStates], [.largestNFA, .heldStates], [.largestMinimal, .heldStates, .nodes],
+                    [.largestNFA, .heldStates, .urlBytecode],
                 ]
             }
         for from in sums {

@@ -51,6 +51,9 @@ public struct WebKitShape: Sendable {
         /// The merges' states as built, and the unanchored patterns' DFAs' (WebKitAutomata).
         public var mergedStates = 0
         public var unanchoredStates = 0
+        /// The most nodes one NFA had (WebKit's count) and the most states one minimized DFA had.
+        public var largestNFA = 0
+        public var largestMinimal = 0
     }
 
     /// One rule's cost: per tree, the nodes only its patterns reach and the DFA states and ranges
@@ -113,6 +116,7 @@ public struct WebKitShape: Sendable {
             (counts.builtStates, counts.largestStates) = (automata.builtStates, automata.largestStates)
             (counts.smallDFAs, counts.heldStates, counts.heldRanges) = (automata.smallDFAs, automata.heldStates, automata.heldRanges)
             (counts.mergedStates, counts.unanchoredStates) = (automata.mergedStates, automata.unanchoredStates)
+            (counts.largestNFA, counts.largestMinimal) = (automata.largestNFA, automata.largestMinimal)
             trees[tree] = counts
             let nodesByGroup = builder.nodesByGroup()
             for (rule, owned) in builder.ownedNodes() {

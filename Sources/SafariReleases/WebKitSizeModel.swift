@@ -1,15 +1,15 @@
 // WebKitSizeModel: WebKit's compiled bytes, compile time and compile peak memory predicted from a
 // list's own figures, each stated with its error on lists it never saw. A figure is a sum of
-// terms, each a power law (log y = a + b log x) of one list figure: one term (from the JSON bytes,
-// the rules, or BlockBench's compiled patterns, bytes or states), or, for the bytes, one per part
-// of WebKit's file (its url bytecode from the url-filters' text, its top-url and frame-url bytecode
-// from the compiled top-url and frame-url patterns, its actions the selectors' text); the time and
-// the memory may be a law of the predicted bytes. The error is leave-one-list-out: each shipped
-// list in turn (whole and its chunks) predicted by the terms fitted on the other lists; the
-// candidate kept per figure is the one whose worst error was least, and the model keeps every
-// candidate's. The fit is data (Corpora/safari/webkit-model.json, written by `blockbench headroom
-// --fit-webkit-model` with WebKitGTK installed; SafariReleases/WebKitModelFit.swift).
-// Tested by SafariReleasesTests/SafariProfilesTests.swift (WebKitSizeModelTests).
+// terms, each a power law (log y = a + b log x) of one list figure: one term, or several with
+// slope 1 (`Σ c_i x_i`) of the figures of WebKit's automata as BlockBench builds them
+// (WebKitShape, WebKitAutomata: their bytecode counted as WebKit writes it, states, NFAs), for
+// the bytes possibly one sum per part of WebKit's file; the time and the memory may be a law of
+// the predicted bytes. The error is leave-one-family-out: each family of lists
+// (WebKitModelCorpus) in turn predicted by the terms fitted on the others; the candidate kept per
+// figure is the one whose worst error was least, and the model keeps every candidate's. The fit
+// is data (Corpora/safari/webkit-model.json, written by `blockbench headroom --fit-webkit-model`
+// with WebKitGTK installed; SafariReleases/WebKitModelFit.swift).
+// Tested by SafariReleasesTests/WebKitModelTests.swift (WebKitSizeModelTests).
 
 internal import ContentBlocker
 internal import ContentRuleList
@@ -39,6 +39,8 @@ public struct WebKitSizeModel: Codable, Sendable {
         /// The states of the DFAs of unanchored patterns as built (each carries WebKit's `.*`),
         /// of the merges of small DFAs, and of the small DFAs WebKit holds until it merges them.
         case unanchoredStates, mergedStates, heldStates
+        /// The most nodes one NFA had (WebKit's count), and the most states one minimized DFA had.
+        case largestNFA, largestMinimal
         /// WebKit's bytes as the model predicts them (for the time and the memory).
         case webKitBytes
 
@@ -75,6 +77,8 @@ public struct WebKitSizeModel: Codable, Sendable {
             case .unanchoredStates: "unanchored patterns' automata's states as built"
             case .mergedStates: "merged automata's states as built"
             case .heldStates: "small automata's states"
+            case .largestNFA: "largest NFA's nodes"
+            case .largestMinimal: "largest minimized automaton's states"
             case .webKitBytes: "predicted bytes"
             }
         }
@@ -342,6 +346,7 @@ public struct ListFigures: Sendable {
             .actionBytes: Double(shape.actionBytes),
             .unanchoredStates: Double(counts.map(\.unanchoredStates).reduce(0, +)),
             .mergedStates: Double(counts.map(\.mergedStates).reduce(0, +)), .heldStates: Double(counts.map(\.heldStates).reduce(0, +)),
+            .largestNFA: Double(counts.map(\.largestNFA).max() ?? 0), .largestMinimal: Double(counts.map(\.largestMinimal).max() ?? 0),
         ]
         for tree in WebKitShape.Tree.allCases {
             let tally = shape.counts(tree)
@@ -362,6 +367,8 @@ public struct ListFigures: Sendable {
             trees["\(tree.rawValue).heldRanges"] = Double(tally.heldRanges)
             trees["\(tree.rawValue).mergedStates"] = Double(tally.mergedStates)
             trees["\(tree.rawValue).unanchoredStates"] = Double(tally.unanchoredStates)
+            trees["\(tree.rawValue).largestNFA"] = Double(tally.largestNFA)
+            trees["\(tree.rawValue).largestMinimal"] = Double(tally.largestMinimal)
         }
     }
 }

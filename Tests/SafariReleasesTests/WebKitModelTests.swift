@@ -1,8 +1,8 @@
 // WebKit's figures without WebKit: the shape of a list as WebKit's prefix trees hold it and the
 // rules that own their nodes, the lists the model is fitted on, the fit (leave one family out)
 // and the committed model file.
-// Covers Sources/SafariReleases/WebKitShape.swift, WebKitModelCorpus.swift, WebKitModelFit.swift
-// and WebKitSizeModel.swift.
+// Covers Sources/SafariReleases/WebKitShape.swift, WebKitAutomata.swift, WebKitBytecode.swift,
+// WebKitModelCorpus.swift, WebKitModelFit.swift and WebKitSizeModel.swift.
 
 import ContentBlocker
 import ContentRuleList
