@@ -11,7 +11,7 @@
 //   other, for lists of the size a converter ships to Safari's limit.
 // The lists are made when the model is fitted and never committed: one seed gives the same lists
 // on every machine, so the model file names each list and the fit can be repeated.
-// Tested by SafariReleasesTests/SafariProfilesTests.swift (WebKitModelCorpusTests).
+// Tested by SafariReleasesTests/WebKitModelTests.swift (WebKitModelCorpusTests).
 
 internal import Corpus
 internal import ContentRuleList

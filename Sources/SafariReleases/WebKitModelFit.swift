@@ -1,13 +1,13 @@
-// WebKitModelFit: fits WebKitSizeModel. Samples are the shipped lists whole and their first rules
-// (consecutive chunks), each compiled by BlockBench and by WebKit (WebKitEngine, a new process per
-// sample, so that its peak memory is the sample's own; the compile time is its processor time,
-// which other work on the machine lengthens less than the wall time, the least of a few
-// compiles). For each WebKit figure and each candidate (one term per list figure; for the bytes
-// also a term per part of WebKit's file; for the time and the memory also a law of WebKit's
-// bytes, predicted), every list in turn is left out of the fit and its samples predicted; the
+// WebKitModelFit: fits WebKitSizeModel. Samples are the lists of WebKitModelCorpus, each compiled
+// by BlockBench and by WebKit (WebKitEngine, a new process per sample, so that its peak memory is
+// the sample's own; the compile time is its processor time, which other work on the machine
+// lengthens less than the wall time, the least of a few compiles). For each WebKit figure and
+// each candidate (a power law of one list figure; sums of figures of WebKit's automata, for the
+// bytes also one per part of WebKit's file; for the time and the memory also with WebKit's
+// bytes, predicted), every family in turn is left out of the fit and its samples predicted; the
 // candidate kept is the one whose worst error there is least, fitted on every sample. Run by
 // `blockbench headroom --fit-webkit-model`. Tested by
-// SafariReleasesTests/SafariProfilesTests.swift (WebKitSizeModelTests: the fit itself).
+// SafariReleasesTests/WebKitModelTests.swift (WebKitSizeModelTests: the fit itself).
 
 internal import ContentRuleList
 internal import Foundation
@@ -103,17 +103,21 @@ public enum WebKitModelFit {
         }
         let sums: [[Predictor]] =
             switch figure {
-            case .bytes: [[.urlStates, .urlRanges, .pageStates, .pageRanges, .selectorBytes, .rules]]
+            case .bytes: [[.urlStates, .urlRanges, .pageStates, .pageRanges, .selectorBytes, .rules], [.urlBytecode, .pageBytecode, .actionBytes]]
             case .seconds:
                 [
-                    [.urlStates, .pageStates, .nfas], [.urlRanges, .pageRanges, .nfas], [.webKitBytes, .nfas],
-                    [.urlStates, .urlRanges, .pageStates, .pageRanges, .nfas], [.builtStates, .webKitBytes], [.builtStates, .nfas],
-                    [.urlRanges, .pageRanges, .builtStates],
+                    [.urlStates, .pageStates, .nfas], [.webKitBytes, .nfas], [.builtStates, .webKitBytes], [.builtStates, .nfas],
+                    [.builtStates, .urlBytecode, .pageBytecode], [.builtStates, .unanchoredStates, .urlBytecode, .pageBytecode],
+                    [.builtStates, .mergedStates, .urlBytecode, .pageBytecode], [.builtStates, .jsonBytes, .urlBytecode, .pageBytecode],
+                    [.builtStates, .unanchoredStates, .jsonBytes, .urlBytecode, .pageBytecode],
                 ]
             case .memory:
                 [
                     [.webKitBytes, .nfas], [.largestStates, .nodes], [.largestStates, .webKitBytes], [.largestStates, .patterns],
-                    [.largestStates, .urlStates, .pageStates],
+                    [.largestStates, .urlBytecode, .pageBytecode], [.largestStates, .heldStates, .urlBytecode, .pageBytecode],
+                    [.largestStates, .heldStates, .nodes], [.largestStates, .heldStates, .webKitBytes], [.largestStates, .heldStates, .jsonBytes],
+                    [.largestMinimal, .heldStates], [.largestNFA, .heldStates], [.largestMinimal, .heldStates, .nodes],
+                    [.largestNFA, .heldStates, .urlBytecode],
                 ]
             }
         for from in sums {
@@ -125,6 +129,13 @@ public enum WebKitModelFit {
                 ([.selectorBytes, .rules], { $0.webKitParts.actions }),
             ]
             candidates.append(Candidate(from: parts.flatMap(\.0)) { training in parts.flatMap { linearTerms(training, $0.0, $0.1) } })
+            // WebKit's file counted as its compiler writes it, each part fitted on its part.
+            for urlFrom in [[Predictor.urlBytecode], [.urlBytecode, .urlNFAs]] {
+                let counted: [([Predictor], (Sample) -> Double)] = [
+                    (urlFrom, { $0.webKitParts.url }), ([.pageBytecode], { $0.webKitParts.topURL }), ([.actionBytes], { $0.webKitParts.actions }),
+                ]
+                candidates.append(Candidate(from: counted.flatMap(\.0)) { training in counted.flatMap { linearTerms(training, $0.0, $0.1) } })
+            }
         }
         return candidates
     }

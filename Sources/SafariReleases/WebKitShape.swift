@@ -38,9 +38,22 @@ public struct WebKitShape: Sendable {
         public var states = 0
         public var ranges = 0
         public var unbuilt = 0
+        /// WebKit's bytecode of the automata, counted as its compiler writes it (WebKitBytecode).
+        public var bytecode = 0
         /// WebKitAutomata's construction work (states built, merges included) and largest DFA.
         public var builtStates = 0
         public var largestStates = 0
+        /// The small DFAs WebKit holds until it merges them (WebKitAutomata), their states and
+        /// byte ranges.
+        public var smallDFAs = 0
+        public var heldStates = 0
+        public var heldRanges = 0
+        /// The merges' states as built, and the unanchored patterns' DFAs' (WebKitAutomata).
+        public var mergedStates = 0
+        public var unanchoredStates = 0
+        /// The most nodes one NFA had (WebKit's count) and the most states one minimized DFA had.
+        public var largestNFA = 0
+        public var largestMinimal = 0
     }
 
     /// One rule's cost: per tree, the nodes only its patterns reach and the DFA states and ranges
@@ -50,12 +63,15 @@ public struct WebKitShape: Sendable {
         public var nodes: [Tree: Int] = [:]
         public var states: [Tree: Double] = [:]
         public var ranges: [Tree: Double] = [:]
+        public var bytecode: [Tree: Double] = [:]
         public var selectorBytes = 0
         public var totalNodes: Int { nodes.values.reduce(0, +) }
     }
 
     public var trees: [Tree: Counts]
     public var selectorBytes: Int
+    /// WebKit's serialized actions' bytes (WebKitBytecode.Actions).
+    public var actionBytes: Int
     /// The rules that own a node or a selector, in rule order.
     public var rules: [RuleCost]
 
@@ -66,17 +82,23 @@ public struct WebKitShape: Sendable {
         var builders = Dictionary(uniqueKeysWithValues: Tree.allCases.map { ($0, TreeBuilder()) })
         var selectorBytes = 0
         var costs: [Int: RuleCost] = [:]
+        let actions = WebKitBytecode.Actions(list)
+        actionBytes = actions.bytes
         for (position, rule) in list.rules.enumerated() {
-            let trigger = rule.trigger
+            let trigger = rule.trigger, action = actions.values[position]
             let urlTree: Tree = trigger.condition == nil ? .url : .conditionedURL
-            builders[urlTree]?.add(trigger.urlFilter, caseSensitive: trigger.urlFilterIsCaseSensitive, rule: position)
+            builders[urlTree]?.add(trigger.urlFilter, caseSensitive: trigger.urlFilterIsCaseSensitive, rule: position, action: action)
             switch trigger.condition {
             case .ifDomain(let domains), .unlessDomain(let domains):
-                for domain in domains { builders[.topURL]?.add(Self.domainPattern(domain), caseSensitive: false, rule: position) }
+                for domain in domains { builders[.topURL]?.add(Self.domainPattern(domain), caseSensitive: false, rule: position, action: action) }
             case .ifTopURL(let patterns), .unlessTopURL(let patterns):
-                for pattern in patterns { builders[.topURL]?.add(pattern, caseSensitive: trigger.topURLFilterIsCaseSensitive, rule: position) }
+                for pattern in patterns {
+                    builders[.topURL]?.add(pattern, caseSensitive: trigger.topURLFilterIsCaseSensitive, rule: position, action: action)
+                }
             case .ifFrameURL(let patterns), .unlessFrameURL(let patterns):
-                for pattern in patterns { builders[.frameURL]?.add(pattern, caseSensitive: trigger.frameURLFilterIsCaseSensitive, rule: position) }
+                for pattern in patterns {
+                    builders[.frameURL]?.add(pattern, caseSensitive: trigger.frameURLFilterIsCaseSensitive, rule: position, action: action)
+                }
             case nil: break
             }
             if case .cssDisplayNone(let selector) = rule.action {
@@ -87,10 +109,14 @@ public struct WebKitShape: Sendable {
         self.selectorBytes = selectorBytes
         var trees: [Tree: Counts] = [:]
         for (tree, builder) in builders {
-            let automata = WebKitAutomata(builder.filters)
+            let automata = WebKitAutomata(builder.filters, actions: builder.filterActions)
             var counts = builder.counts
             (counts.nfas, counts.states, counts.ranges, counts.unbuilt) = (automata.nfas, automata.states, automata.ranges, automata.unbuilt)
+            counts.bytecode = automata.bytes
             (counts.builtStates, counts.largestStates) = (automata.builtStates, automata.largestStates)
+            (counts.smallDFAs, counts.heldStates, counts.heldRanges) = (automata.smallDFAs, automata.heldStates, automata.heldRanges)
+            (counts.mergedStates, counts.unanchoredStates) = (automata.mergedStates, automata.unanchoredStates)
+            (counts.largestNFA, counts.largestMinimal) = (automata.largestNFA, automata.largestMinimal)
             trees[tree] = counts
             let nodesByGroup = builder.nodesByGroup()
             for (rule, owned) in builder.ownedNodes() {
@@ -101,6 +127,7 @@ public struct WebKitShape: Sendable {
                     cost.nodes[tree, default: 0] += nodes
                     cost.states[tree, default: 0] += Double(nodes) * Double(built.states) / Double(all)
                     cost.ranges[tree, default: 0] += Double(nodes) * Double(built.ranges) / Double(all)
+                    cost.bytecode[tree, default: 0] += Double(nodes) * Double(built.bytes) / Double(all)
                 }
                 costs[rule] = cost
             }
@@ -132,10 +159,13 @@ public struct WebKitShape: Sendable {
         var counts = Counts()
         /// The distinct patterns WebKit accepts, parsed; the groups (WebKitAutomata.group).
         var filters: [URLFilter] = []
+        /// Per filter, WebKit's actions of the rules that have it (WebKitBytecode.Actions).
+        var filterActions: [[UInt64]] = []
+        var filterNumbers: [String: Int] = [:]
         var groupKeys: [String] = []
         var groupNumbers: [String: Int32] = [:]
 
-        mutating func add(_ pattern: String, caseSensitive: Bool, rule: Int) {
+        mutating func add(_ pattern: String, caseSensitive: Bool, rule: Int, action: UInt64) {
             let text = caseSensitive ? pattern : pattern.lowercased()
             let group: Int32
             if let known = seen[text] {
@@ -145,7 +175,9 @@ public struct WebKitShape: Sendable {
                 if !text.hasPrefix("^") { counts.unanchored += 1 }
                 counts.repetitions += Self.innerRepetitions(text)
                 if case .success(let filter) = URLFilterParser.parse(pattern, isCaseSensitive: caseSensitive) {
+                    filterNumbers[text] = filters.count
                     filters.append(filter)
+                    filterActions.append([])
                     let key = WebKitAutomata.group(filter)
                     if let number = groupNumbers[key] {
                         group = number
@@ -159,6 +191,7 @@ public struct WebKitShape: Sendable {
                 }
                 seen[text] = group
             }
+            if let number = filterNumbers[text], !filterActions[number].contains(action) { filterActions[number].append(action) }
             let anchored = text.hasPrefix("^")
             var node: Int32 = 0
             for byte in text.utf8 {

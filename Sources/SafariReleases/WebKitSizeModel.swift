@@ -1,15 +1,15 @@
 // WebKitSizeModel: WebKit's compiled bytes, compile time and compile peak memory predicted from a
 // list's own figures, each stated with its error on lists it never saw. A figure is a sum of
-// terms, each a power law (log y = a + b log x) of one list figure: one term (from the JSON bytes,
-// the rules, or BlockBench's compiled patterns, bytes or states), or, for the bytes, one per part
-// of WebKit's file (its url bytecode from the url-filters' text, its top-url and frame-url bytecode
-// from the compiled top-url and frame-url patterns, its actions the selectors' text); the time and
-// the memory may be a law of the predicted bytes. The error is leave-one-list-out: each shipped
-// list in turn (whole and its chunks) predicted by the terms fitted on the other lists; the
-// candidate kept per figure is the one whose worst error was least, and the model keeps every
-// candidate's. The fit is data (Corpora/safari/webkit-model.json, written by `blockbench headroom
-// --fit-webkit-model` with WebKitGTK installed; SafariReleases/WebKitModelFit.swift).
-// Tested by SafariReleasesTests/SafariProfilesTests.swift (WebKitSizeModelTests).
+// terms, each a power law (log y = a + b log x) of one list figure: one term, or several with
+// slope 1 (`Σ c_i x_i`) of the figures of WebKit's automata as BlockBench builds them
+// (WebKitShape, WebKitAutomata: their bytecode counted as WebKit writes it, states, NFAs), for
+// the bytes possibly one sum per part of WebKit's file; the time and the memory may be a law of
+// the predicted bytes. The error is leave-one-family-out: each family of lists
+// (WebKitModelCorpus) in turn predicted by the terms fitted on the others; the candidate kept per
+// figure is the one whose worst error was least, and the model keeps every candidate's. The fit
+// is data (Corpora/safari/webkit-model.json, written by `blockbench headroom --fit-webkit-model`
+// with WebKitGTK installed; SafariReleases/WebKitModelFit.swift).
+// Tested by SafariReleasesTests/WebKitModelTests.swift (WebKitSizeModelTests).
 
 internal import ContentBlocker
 internal import ContentRuleList
@@ -33,6 +33,14 @@ public struct WebKitSizeModel: Codable, Sendable {
         /// The states WebKitAutomata built in all (merges included: the construction's work), and
         /// the most one DFA had (what the compile holds at its peak).
         case builtStates, largestStates
+        /// WebKit's file counted as its compiler writes it (WebKitBytecode): the url automata's
+        /// bytecode, the page-URL and frame-URL automata's, the serialized actions.
+        case urlBytecode, pageBytecode, actionBytes
+        /// The states of the DFAs of unanchored patterns as built (each carries WebKit's `.*`),
+        /// of the merges of small DFAs, and of the small DFAs WebKit holds until it merges them.
+        case unanchoredStates, mergedStates, heldStates
+        /// The most nodes one NFA had (WebKit's count), and the most states one minimized DFA had.
+        case largestNFA, largestMinimal
         /// WebKit's bytes as the model predicts them (for the time and the memory).
         case webKitBytes
 
@@ -63,6 +71,14 @@ public struct WebKitSizeModel: Codable, Sendable {
             case .nfas: "NFAs"
             case .builtStates: "automata's states as built"
             case .largestStates: "largest automaton's states"
+            case .urlBytecode: "url automata's bytecode"
+            case .pageBytecode: "page-URL automata's bytecode"
+            case .actionBytes: "serialized actions"
+            case .unanchoredStates: "unanchored patterns' automata's states as built"
+            case .mergedStates: "merged automata's states as built"
+            case .heldStates: "small automata's states"
+            case .largestNFA: "largest NFA's nodes"
+            case .largestMinimal: "largest minimized automaton's states"
             case .webKitBytes: "predicted bytes"
             }
         }
@@ -234,6 +250,8 @@ public struct WebKitSizeModel: Codable, Sendable {
             .urlNodes: sum(cost.nodes, urlTrees), .pageNodes: sum(cost.nodes, pageTrees), .nodes: Double(cost.totalNodes),
             .urlStates: sum(cost.states, urlTrees), .urlRanges: sum(cost.ranges, urlTrees),
             .pageStates: sum(cost.states, pageTrees), .pageRanges: sum(cost.ranges, pageTrees),
+            .urlBytecode: sum(cost.bytecode, urlTrees), .pageBytecode: sum(cost.bytecode, pageTrees),
+            .actionBytes: Double(cost.selectorBytes),
             .selectorBytes: Double(cost.selectorBytes), .rules: 1, .jsonBytes: 0,
         ]
     }
@@ -324,6 +342,11 @@ public struct ListFigures: Sendable {
             .nfaStates: Double(parts.map(\.nfaStates).reduce(0, +)),
             .urlFilterBytes: Double(urlFilterBytes), .topURLPatterns: Double(report.topPatterns + report.framePatterns),
             .selectorBytes: Double(shape.selectorBytes),
+            .urlBytecode: Double(url.bytecode + conditioned.bytecode), .pageBytecode: Double(top.bytecode + frame.bytecode),
+            .actionBytes: Double(shape.actionBytes),
+            .unanchoredStates: Double(counts.map(\.unanchoredStates).reduce(0, +)),
+            .mergedStates: Double(counts.map(\.mergedStates).reduce(0, +)), .heldStates: Double(counts.map(\.heldStates).reduce(0, +)),
+            .largestNFA: Double(counts.map(\.largestNFA).max() ?? 0), .largestMinimal: Double(counts.map(\.largestMinimal).max() ?? 0),
         ]
         for tree in WebKitShape.Tree.allCases {
             let tally = shape.counts(tree)
@@ -336,6 +359,16 @@ public struct ListFigures: Sendable {
             trees["\(tree.rawValue).states"] = Double(tally.states)
             trees["\(tree.rawValue).ranges"] = Double(tally.ranges)
             trees["\(tree.rawValue).unbuilt"] = Double(tally.unbuilt)
+            trees["\(tree.rawValue).bytecode"] = Double(tally.bytecode)
+            trees["\(tree.rawValue).builtStates"] = Double(tally.builtStates)
+            trees["\(tree.rawValue).largestStates"] = Double(tally.largestStates)
+            trees["\(tree.rawValue).smallDFAs"] = Double(tally.smallDFAs)
+            trees["\(tree.rawValue).heldStates"] = Double(tally.heldStates)
+            trees["\(tree.rawValue).heldRanges"] = Double(tally.heldRanges)
+            trees["\(tree.rawValue).mergedStates"] = Double(tally.mergedStates)
+            trees["\(tree.rawValue).unanchoredStates"] = Double(tally.unanchoredStates)
+            trees["\(tree.rawValue).largestNFA"] = Double(tally.largestNFA)
+            trees["\(tree.rawValue).largestMinimal"] = Double(tally.largestMinimal)
         }
     }
 }

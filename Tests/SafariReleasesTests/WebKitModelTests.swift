@@ -1,8 +1,8 @@
 // WebKit's figures without WebKit: the shape of a list as WebKit's prefix trees hold it and the
 // rules that own their nodes, the lists the model is fitted on, the fit (leave one family out)
 // and the committed model file.
-// Covers Sources/SafariReleases/WebKitShape.swift, WebKitModelCorpus.swift, WebKitModelFit.swift
-// and WebKitSizeModel.swift.
+// Covers Sources/SafariReleases/WebKitShape.swift, WebKitAutomata.swift, WebKitBytecode.swift,
+// WebKitModelCorpus.swift, WebKitModelFit.swift and WebKitSizeModel.swift.
 
 import ContentBlocker
 import ContentRuleList
@@ -62,6 +62,39 @@ import TestSupport
         #expect(try group("ads") == ".*")
         #expect(try group("^https://a") == "^")
         #expect(try group("a.*b") == ".*a.*")
+    }
+
+    /// The url automata's bytecode counted as WebKit writes it: the bytes of WebKitGTK 2.50's url
+    /// section for each list (`webkit-compile`, its header's `url`), to the byte.
+    @Test func countsTheBytecodeAsWebKitWritesIt() throws {
+        func list(_ filters: [String]) -> String {
+            "[" + filters.map { #"{"trigger":{"url-filter":"\#($0)"},"action":{"type":"block"}}"# }.joined(separator: ",") + "]"
+        }
+        let host = #"^[^:]+://+([^:/]+\\.)?"#
+        let lists: [([String], Int)] = [
+            ([host + #"example\\.com[/:]"#], 413),
+            ([host + #"example\\.com[/:]"#, host + #"exbmple\\.org[/:]"#, host + #"track\\.net[/:]"#], 981),
+            (["tracker", "/ads/", "banner"], 245),
+            ([#"tracker\\.js"#, "/ads/", "banner", #"pixel\\.gif"#, "&utm_"], 814),
+            ([#"^https?://example\\.com/ad"#], 98),
+        ]
+        for (filters, bytes) in lists {
+            #expect(try shape(list(filters)).counts(.url).bytecode == bytes, "\(filters)")
+        }
+    }
+
+    /// A rule with a condition has an action of its own; the others share one per type and flags;
+    /// selectors of one trigger are joined.
+    @Test func serializesTheActionsAsWebKitDoes() throws {
+        let shape = try shape(
+            #"[{"trigger":{"url-filter":"a"},"action":{"type":"block"}},"#
+                + #"{"trigger":{"url-filter":"b"},"action":{"type":"block"}},"#
+                + #"{"trigger":{"url-filter":"c","resource-type":["script"]},"action":{"type":"block"}},"#
+                + #"{"trigger":{"url-filter":".*"},"action":{"type":"css-display-none","selector":".x"}},"#
+                + #"{"trigger":{"url-filter":".*"},"action":{"type":"css-display-none","selector":".yy"}},"#
+                + #"{"trigger":{"url-filter":"d","if-domain":["a.com"]},"action":{"type":"block"}}]"#)
+        // block, block with its flags, the conditioned block, then ".x,.yy" (type, length, width, text).
+        #expect(shape.actionBytes == 1 + 1 + 1 + (1 + 4 + 1 + 6))
     }
 }
 
