@@ -675,12 +675,9 @@ public struct DomainTable: Hashable, Sendable {
         }
         guard let tables = context.tables else { return }
         let folding = context.folding
-        withUnsafeTemporaryAllocation(of: Int.self, capacity: candidateBatch) { candidates in
-            withUnsafeTemporaryAllocation(of: UInt64.self, capacity: candidateBatch) { hashes in
-                var batch = CandidateBatch(candidates: candidates.baseAddress!, hashes: hashes.baseAddress!)
-                lookUp(context, url, &batch) { candidate, hash, end in
-                    probe(candidate, hash, url, end, tables, folding: folding, report: report)
-                }
+        CandidateBatch.withBatch { batch in
+            lookUp(context, url, &batch) { candidate, hash, end in
+                probe(candidate, hash, url, end, tables, folding: folding, report: report)
             }
         }
     }
@@ -692,14 +689,11 @@ public struct DomainTable: Hashable, Sendable {
     static func lookUp(_ contexts: UnsafeBufferPointer<HostContextLookup>, _ url: UnsafeBufferPointer<UInt8>, report: (Int, UInt32) -> Void) {
         guard let first = contexts.first else { return }
         let folding = first.folding
-        withUnsafeTemporaryAllocation(of: Int.self, capacity: candidateBatch) { candidates in
-            withUnsafeTemporaryAllocation(of: UInt64.self, capacity: candidateBatch) { hashes in
-                var batch = CandidateBatch(candidates: candidates.baseAddress!, hashes: hashes.baseAddress!)
-                lookUp(first, url, &batch) { candidate, hash, end in
-                    for index in contexts.indices {
-                        guard let tables = contexts[index].tables else { continue }
-                        probe(candidate, hash, url, end, tables, folding: folding) { report(index, $0) }
-                    }
+        CandidateBatch.withBatch { batch in
+            lookUp(first, url, &batch) { candidate, hash, end in
+                for index in contexts.indices {
+                    guard let tables = contexts[index].tables else { continue }
+                    probe(candidate, hash, url, end, tables, folding: folding) { report(index, $0) }
                 }
             }
         }
@@ -715,6 +709,17 @@ public struct DomainTable: Hashable, Sendable {
         let hashes: UnsafeMutablePointer<UInt64>
         var count = 0
         var end = 0
+
+        /// `body` given an empty batch in temporary storage (on the stack: a lookup allocates nothing).
+        @inline(__always)
+        static func withBatch(_ body: (inout CandidateBatch) -> Void) {
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: candidateBatch) { candidates in
+                withUnsafeTemporaryAllocation(of: UInt64.self, capacity: candidateBatch) { hashes in
+                    var batch = CandidateBatch(candidates: candidates.baseAddress!, hashes: hashes.baseAddress!)
+                    body(&batch)
+                }
+            }
+        }
     }
 
     /// `lookUp(_:_:report:)`'s reading of `url`: each candidate told `probe` with its hash and end.
