@@ -64,33 +64,31 @@ struct WebKitAutomata: Sendable {
 
     /// The action sets the patterns report (each a set of WebKit's actions), and the bytes of
     /// each set's action instructions.
-    private var actionSets: [[UInt64]] = []
+    private var actionSets = Numbering<[UInt64]>()
 
     /// The automata of `filters` (distinct patterns), pattern `i` reporting the actions
     /// `actions[i]` (one action of its own each when not given).
     init(_ filters: [URLFilter], actions: [[UInt64]] = []) {
-        var setNumbers: [[UInt64]: UInt32] = [:]
-        var entries: [String: [(PatternID, URLFilter)]] = [:]
+        // The groups in the order their first patterns come, each with its patterns.
+        var groups = Numbering<String>()
+        var entries: [[(PatternID, URLFilter)]] = []
         for (index, filter) in filters.enumerated() where !filter.matchesEverything {
             let set = index < actions.count ? actions[index].sorted() : [UInt64(index)]
-            let number: UInt32
-            if let known = setNumbers[set] {
-                number = known
-            } else {
-                number = UInt32(actionSets.count)
-                setNumbers[set] = number
-                actionSets.append(set)
-            }
-            entries[Self.group(filter), default: []].append((PatternID(number), filter))
+            let number = UInt32(actionSets.number(of: set))
+            let group = groups.number(of: Self.group(filter))
+            if group == entries.count { entries.append([]) }
+            entries[group].append((PatternID(number), filter))
         }
-        // WebKit makes its NFAs walking its prefix tree; the small DFAs are merged in that order.
+        // WebKit makes its NFAs walking its prefix tree (a node's children in the order they
+        // came); the small DFAs are merged in that order.
         var merged: DFA?
         var mergedKeys: [String] = []
         var groupTree = TermTree()
-        let paths = entries.mapValues { groupTree.add(TermTree.groupTerms($0[0].1)) }
-        for key in entries.keys.sorted(by: { (paths[$0] ?? []).lexicographicallyPrecedes(paths[$1] ?? []) }) {
+        let paths = entries.map { groupTree.add(TermTree.groupTerms($0[0].1)) }
+        for group in entries.indices.sorted(by: { paths[$0] == paths[$1] ? $0 < $1 : paths[$0].lexicographicallyPrecedes(paths[$1]) }) {
+            let key = groups.keys[group]
             var total = Figures()
-            for (chunk, nodes) in Self.chunks(entries[key] ?? []) {
+            for (chunk, nodes) in Self.chunks(entries[group]) {
                 largestNFA = max(largestNFA, nodes)
                 let nfa = NFA(patterns: chunk.map { (id: $0.0, filter: $0.1) })
                 nfas += 1
@@ -146,28 +144,23 @@ struct WebKitAutomata: Sendable {
     /// The DFA of what `a` or `b` reports (DFACombiner.cpp's merge): a state per pair of states
     /// reached together, reporting what either reports.
     static func union(_ a: DFA, _ b: DFA) -> DFA {
+        // A class per pair of classes met together (`a`'s class << 8 | `b`'s), a state per pair of
+        // states (`a`'s << 32 | `b`'s), the start states' pair first.
         var classOfByte = [UInt8](repeating: 0, count: 128)
-        var classNumbers: [Int: UInt8] = [:]
-        var pairs: [(a: Int, b: Int)] = []
+        var pairs = Numbering<Int>()
         for byte in 0..<128 {
             let pair = Int(a.byteClasses.classOfByte[byte]) << 8 | Int(b.byteClasses.classOfByte[byte])
-            if let number = classNumbers[pair] {
-                classOfByte[byte] = number
-            } else {
-                classNumbers[pair] = UInt8(pairs.count)
-                classOfByte[byte] = UInt8(pairs.count)
-                pairs.append((Int(a.byteClasses.classOfByte[byte]), Int(b.byteClasses.classOfByte[byte])))
-            }
+            classOfByte[byte] = UInt8(pairs.number(of: pair))
         }
         let dead = DFAStateID.dead.rawValue
-        var numbers: [UInt64: UInt32] = [0: 0]
-        var states: [(a: UInt32, b: UInt32)] = [(0, 0)]
+        var states = Numbering<UInt64>()
+        _ = states.number(of: 0)
         var rowStart: [UInt32] = [0], liveClasses: [UInt8] = [], liveTargets: [UInt32] = []
         var acceptStart: [UInt32] = [0], accepted: [PatternID] = []
         var rowA = [UInt32](repeating: dead, count: a.classCount), rowB = [UInt32](repeating: dead, count: b.classCount)
         var next = 0
         while next < states.count {
-            let (stateA, stateB) = states[next]
+            let (stateA, stateB) = (UInt32(states.keys[next] >> 32), UInt32(truncatingIfNeeded: states.keys[next]))
             next += 1
             if stateA == dead { rowA = [UInt32](repeating: dead, count: a.classCount) } else {
                 rowA.withUnsafeMutableBufferPointer { a.write(row: Int(stateA), into: $0) }
@@ -175,20 +168,11 @@ struct WebKitAutomata: Sendable {
             if stateB == dead { rowB = [UInt32](repeating: dead, count: b.classCount) } else {
                 rowB.withUnsafeMutableBufferPointer { b.write(row: Int(stateB), into: $0) }
             }
-            for (number, pair) in pairs.enumerated() {
-                let targetA = rowA[pair.a], targetB = rowB[pair.b]
+            for (number, pair) in pairs.keys.enumerated() {
+                let targetA = rowA[pair >> 8], targetB = rowB[pair & 0xFF]
                 guard targetA != dead || targetB != dead else { continue }
-                let key = UInt64(targetA) << 32 | UInt64(targetB)
-                let target: UInt32
-                if let known = numbers[key] {
-                    target = known
-                } else {
-                    target = UInt32(states.count)
-                    numbers[key] = target
-                    states.append((targetA, targetB))
-                }
                 liveClasses.append(UInt8(number))
-                liveTargets.append(target)
+                liveTargets.append(UInt32(states.number(of: UInt64(targetA) << 32 | UInt64(targetB))))
             }
             rowStart.append(UInt32(liveClasses.count))
             var reports = Set<PatternID>()
@@ -209,7 +193,7 @@ struct WebKitAutomata: Sendable {
             let accepted = dfa.accepted(by: DFAStateID(state))
             guard !accepted.isEmpty else { return 0 }
             var actions = Set<UInt64>()
-            for set in accepted { actions.formUnion(actionSets[Int(set.rawValue)]) }
+            for set in accepted { actions.formUnion(actionSets.keys[Int(set.rawValue)]) }
             return actions.reduce(0) { $0 + WebKitBytecode.actionBytes($1) }
         }
         return Figures(states: dfa.stateCount, ranges: Self.ranges(dfa), bytes: bytes)
@@ -403,5 +387,21 @@ struct WebKitAutomata: Sendable {
             }
         }
         return count
+    }
+}
+
+/// Keys numbered in the order they are first met: a key's number is its place in `keys`.
+struct Numbering<Key: Hashable & Sendable>: Sendable {
+    private(set) var keys: [Key] = []
+    private var numbers: [Key: Int] = [:]
+
+    var count: Int { keys.count }
+
+    /// `key`'s number; a new key takes the next one.
+    mutating func number(of key: Key) -> Int {
+        if let known = numbers[key] { return known }
+        numbers[key] = keys.count
+        keys.append(key)
+        return keys.count - 1
     }
 }

@@ -122,7 +122,7 @@ public struct WebKitShape: Sendable {
             for (rule, owned) in builder.ownedNodes() {
                 var cost = costs[rule, default: RuleCost(rule: rule)]
                 for (group, nodes) in owned {
-                    let key = builder.groupKeys[group]
+                    let key = builder.groups.keys[group]
                     guard let built = automata.byGroup[key], let all = nodesByGroup[group], all > 0 else { continue }
                     cost.nodes[tree, default: 0] += nodes
                     cost.states[tree, default: 0] += Double(nodes) * Double(built.states) / Double(all)
@@ -162,8 +162,8 @@ public struct WebKitShape: Sendable {
         /// Per filter, WebKit's actions of the rules that have it (WebKitBytecode.Actions).
         var filterActions: [[UInt64]] = []
         var filterNumbers: [String: Int] = [:]
-        var groupKeys: [String] = []
-        var groupNumbers: [String: Int32] = [:]
+        /// The groups of the patterns (WebKitAutomata.group), numbered as met.
+        var groups = Numbering<String>()
 
         mutating func add(_ pattern: String, caseSensitive: Bool, rule: Int, action: UInt64) {
             let text = caseSensitive ? pattern : pattern.lowercased()
@@ -178,14 +178,7 @@ public struct WebKitShape: Sendable {
                     filterNumbers[text] = filters.count
                     filters.append(filter)
                     filterActions.append([])
-                    let key = WebKitAutomata.group(filter)
-                    if let number = groupNumbers[key] {
-                        group = number
-                    } else {
-                        group = Int32(groupKeys.count)
-                        groupNumbers[key] = group
-                        groupKeys.append(key)
-                    }
+                    group = Int32(groups.number(of: WebKitAutomata.group(filter)))
                 } else {
                     group = -1
                 }
