@@ -32,6 +32,10 @@ struct DomainSlots: Sendable {
         /// A domain table's lines (`DomainLines`): the most lines a record lies past its own, so
         /// that a lookup reads at most this many after its own whatever the lines' flags say.
         fileprivate(set) var linesPast = 0
+        /// A domain table's lines' count (any count from 2: the lines are as many as their
+        /// records need, not rounded up to a power of two, which would leave most of them empty
+        /// as often as not); 0 for slots.
+        fileprivate(set) var lines = 0
 
         /// The word of `hash` in the presence bits (its mixed hash's top bits) and the two bits of
         /// it a domain of that hash sets (two fields of six bits below them).
@@ -56,8 +60,15 @@ struct DomainSlots: Sendable {
         @inline(__always)
         func slot(of hash: UInt64) -> Int { Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) &>> shift) }
 
-        /// The slots', or a domain table's lines', count (a hash picks one of them by its top bits).
-        var lineCount: Int { shift >= 64 ? 1 : 1 << (64 - shift) }
+        /// A domain table's line of `hash` (`lines` of them): the mixed hash as a fraction of
+        /// 2^64, times the lines' count (its top bits, as `slot(of:)` takes a power of two's).
+        @inline(__always)
+        func line(of hash: UInt64) -> Int { Self.line(of: hash, lines: lines) }
+
+        @inline(__always)
+        static func line(of hash: UInt64, lines: Int) -> Int {
+            Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15).multipliedFullWidth(by: UInt64(truncatingIfNeeded: lines)).high)
+        }
     }
 
     /// An open-addressing table of 32-bit slots, at most two thirds full, one per distinct domain,
@@ -426,9 +437,9 @@ enum DomainLines {
     static let reach = 4
     /// A stub's bytes: the length byte, 0, the record's 32-bit offset.
     static let stubBytes = 6
-    /// The lines' records fill at most this much of them: fuller, absent domains' probes read on
-    /// through more lines of flags. (EasyList and EasyPrivacy apart, simulated L2 (1 MB) misses a
-    /// request: two thirds, 6.30; a half, 6.05.)
+    /// The lines' records fill this much of them (the fewest lines that hold them so): fuller,
+    /// absent domains' probes read on through more lines of flags and records spill to the
+    /// overflow; emptier, the index outgrows the caches it is read from.
     static let fill = (numerator: 1, denominator: 2)
     /// Bit 31 of an entry's pattern: its path's start and end follow.
     static let hasPath: UInt32 = 1 << 31
@@ -448,7 +459,7 @@ enum DomainLines {
         for first in 0..<count where layout.isFirst[first] { layout.place(first, hash: hashes[first]) }
         let lines = layout.lines + layout.overflow
         return lines.withUnsafeBytes {
-            index.placingLines(building, shift: layout.shift, linesPast: layout.linesPast, lines: $0, extra: tails)
+            index.placingLines(building, lineCount: layout.lineCount, linesPast: layout.linesPast, lines: $0, extra: tails)
         }
     }
 
@@ -461,15 +472,13 @@ enum DomainLines {
         /// Per domain (its first entry), its entries' bytes.
         let entryBytes: [Int]
         let lineCount: Int
-        let shift: UInt64
         var lines: [UInt8]
         var overflow: [UInt8] = []
         /// Per line, its bytes used.
         var used: [Int]
         var linesPast = 0
 
-        /// Lines enough that the records fill at most `fill` of them (at least two lines: a shift
-        /// of 64 would not pick line 0).
+        /// Lines enough that the records fill at most `fill` of them (at least two).
         init(starts: [UInt32], domains: [UInt8], patterns: [UInt32], tailStarts: [UInt32], next: [Int32]) {
             records = Records(starts: starts, domains: domains, patterns: patterns, tailStarts: tailStarts, next: next)
             let count = patterns.count
@@ -489,10 +498,8 @@ enum DomainLines {
                 let (length, size) = (Int(starts[first + 1] - starts[first]), entryBytes[first])
                 total += Self.inlineSize(length: length, entryBytes: size) ?? stubBytes
             }
-            var lineCount = 2
-            while lineCount * recordBytes * fill.numerator < total * fill.denominator { lineCount *= 2 }
+            let lineCount = max(2, (total * fill.denominator + recordBytes * fill.numerator - 1) / (recordBytes * fill.numerator))
             self.lineCount = lineCount
-            shift = UInt64(64 - lineCount.trailingZeroBitCount)
             lines = [UInt8](repeating: 0, count: 64 * lineCount)
             used = [Int](repeating: 0, count: lineCount)
         }
@@ -507,7 +514,7 @@ enum DomainLines {
         /// stub in the first line with room for that; the lines passed flagged.
         mutating func place(_ first: Int, hash: UInt64) {
             let length = Int(records.starts[first + 1] - records.starts[first])
-            let home = Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) &>> shift)
+            let home = DomainSlots.Shape.line(of: hash, lines: lineCount)
             let line: Int
             let size: Int
             if let inline = Self.inlineSize(length: length, entryBytes: entryBytes[first]), let found = room(inline, from: home, within: reach) {
@@ -530,9 +537,9 @@ enum DomainLines {
             var passed = home
             while passed != line {
                 lines[64 * passed + recordBytes] |= 1
-                passed = (passed + 1) & (lineCount - 1)
+                passed = passed + 1 == lineCount ? 0 : passed + 1
             }
-            linesPast = max(linesPast, (line - home) & (lineCount - 1))
+            linesPast = max(linesPast, (line - home + lineCount) % lineCount)
             used[line] += size
         }
 
@@ -541,7 +548,7 @@ enum DomainLines {
             var line = home
             for _ in 0..<limit {
                 if used[line] + size <= recordBytes { return line }
-                line = (line + 1) & (lineCount - 1)
+                line = line + 1 == lineCount ? 0 : line + 1
             }
             return nil
         }
@@ -587,13 +594,13 @@ enum DomainLines {
     }
 
     /// The entries of the domain `url[candidate ..< candidate + length]` (bytes folded to lower
-    /// case when `folding`) in the lines at `base`, from line `first` (its hash's; `lineMask`:
-    /// the lines' count - 1; `linesPast`: the shape's): where they start and their bytes, nil when
+    /// case when `folding`) in the `lineCount` lines at `base`, from line `first` (its hash's;
+    /// `linesPast`: the shape's): where they start and their bytes, nil when
     /// the lines hold no such domain. (The flags alone could send a lookup round every line,
     /// each passed by some record: at most `linesPast` after its own are read.)
     @inline(__always)
     static func find(
-        _ base: UnsafeRawPointer, line first: Int, lineMask: Int, linesPast: Int, _ url: UnsafeBufferPointer<UInt8>, _ candidate: Int,
+        _ base: UnsafeRawPointer, line first: Int, lineCount: Int, linesPast: Int, _ url: UnsafeBufferPointer<UInt8>, _ candidate: Int,
         _ length: Int, folding: Bool
     ) -> (entries: UnsafeRawPointer, bytes: Int)? {
         let lengthByte = min(length, 255)
@@ -623,7 +630,7 @@ enum DomainLines {
                 at += 2 + recordLength + size
             }
             guard start.load(fromByteOffset: recordBytes, as: UInt8.self) & 1 != 0 else { return nil }
-            line = (line + 1) & lineMask
+            line = line + 1 == lineCount ? 0 : line + 1
         }
         return nil
     }
@@ -657,13 +664,13 @@ extension DomainLines {
 }
 
 extension DomainSlots {
-    /// The index with its storage's groups `lines` (`DomainLines`), no slots, and its slots'
-    /// shift `shift` the lines' (a hash's line is `slot(of:)`).
+    /// The index with its storage's groups `lines` (`DomainLines`: `lineCount` of them, then the
+    /// overflow), no slots (a hash's line is `Shape.line(of:)`).
     fileprivate func placingLines(
-        _ building: Building, shift: UInt64, linesPast: Int, lines: UnsafeRawBufferPointer, extra: [UInt8]
+        _ building: Building, lineCount: Int, linesPast: Int, lines: UnsafeRawBufferPointer, extra: [UInt8]
     ) -> DomainSlots {
         var index = self
-        index.shape.shift = shift
+        index.shape.lines = lineCount
         index.shape.linesPast = linesPast
         index.storage = Storage(shape: index.shape, presentBits: building.presentBits, slots: [], groups: lines, extra: extra)
         return index

@@ -178,7 +178,7 @@ public struct DomainTable: Hashable, Sendable {
         var domains = [UnsafeRawBufferPointer](repeating: UnsafeRawBufferPointer(start: nil, count: 0), count: count)
         var paths = [(start: UInt32, end: UInt32)?](repeating: nil, count: count)
         var table = self
-        DomainLines.forEachRecord(storage.groups, lineCount: index.shape.lineCount) { domain, entries in
+        DomainLines.forEachRecord(storage.groups, lineCount: index.shape.lines) { domain, entries in
             var at = 0
             while at < entries.count {
                 let word = UInt32(littleEndian: entries.loadUnaligned(fromByteOffset: at, as: UInt32.self))
@@ -542,9 +542,9 @@ public struct DomainTable: Hashable, Sendable {
     struct Tables {
         let shape: DomainSlots.Shape
         let presentBits: UnsafeBufferPointer<UInt64>
-        /// The lines (`DomainLines`), then the overflow; the lines' count - 1.
+        /// The lines (`DomainLines`), then the overflow; the lines' count.
         let lines: UnsafeRawPointer
-        let lineMask: Int
+        let lineCount: Int
         /// T's encodings (`tails`).
         let tails: UnsafeBufferPointer<UInt8>
     }
@@ -554,7 +554,7 @@ public struct DomainTable: Hashable, Sendable {
     private var tables: Tables {
         Unmanaged.passUnretained(index.storage!)._withUnsafeGuaranteedRef {
             Tables(
-                shape: $0.shape, presentBits: $0.presentBits, lines: $0.groups, lineMask: Int(1 &<< (64 - $0.shape.shift)) - 1,
+                shape: $0.shape, presentBits: $0.presentBits, lines: $0.groups, lineCount: $0.shape.lines,
                 tails: $0.extra)
         }
     }
@@ -591,7 +591,7 @@ public struct DomainTable: Hashable, Sendable {
         report: (UInt32) -> Void
     ) {
         guard let (entries, bytes) = DomainLines.find(
-            tables.lines, line: tables.shape.slot(of: hash), lineMask: tables.lineMask, linesPast: tables.shape.linesPast, url, start,
+            tables.lines, line: tables.shape.line(of: hash), lineCount: tables.lineCount, linesPast: tables.shape.linesPast, url, start,
             end - start, folding: folding)
         else { return }
         // The domain's entries: each reports unless its path does not match.
