@@ -96,7 +96,7 @@ public final class ContentBlockers {
             }
         }
         if let domainsTogether { Evaluator.lookUpDomains(lent, domainsTogether, url: url, labels: hostReading.labels) }
-        if let hostContextsTogether { Evaluator.lookUpHostContexts(lent, hostContextsTogether, url: url, listed: gatesListed) }
+        if let hostContextsTogether { Evaluator.lookUpHostContexts(lent, hostContextsTogether, url: url, labels: hostReading.labels, listed: gatesListed) }
         for list in lent.indices {
             let steps = wholeSteps.map { list == 0 ? $0.0 : $0.1 }
             let outcome = lent[list]._withUnsafeGuaranteedRef {

@@ -537,13 +537,14 @@ public final class Evaluator {
     /// working gates were emptied by them); each such list's answer is then given `.hostContexts`
     /// looked up.
     static func lookUpHostContexts(
-        _ lists: [Unmanaged<Evaluator>], _ together: ProgramSet.HostContextsTogether, url: String, listed: [Bool]
+        _ lists: [Unmanaged<Evaluator>], _ together: ProgramSet.HostContextsTogether, url: String, labels: DomainTable.HostLabels?,
+        listed: [Bool]
     ) {
         for (list, looksUp) in together.looksUp.enumerated() where looksUp && !listed[list] {
             lists[list]._withUnsafeGuaranteedRef { clear(&$0.work.stageEnds) }
         }
         func lookUp(_ bytes: UnsafeBufferPointer<UInt8>) {
-            together.lookUp(bytes) { list, pattern, gateBase in
+            together.lookUp(bytes, labels: labels) { list, pattern, gateBase in
                 lists[list]._withUnsafeGuaranteedRef { evaluator in
                     let work = evaluator.work
                     ProgramSet.found(pattern, 0, gateBase: gateBase, &work.stageEnds) {

@@ -441,6 +441,9 @@ enum DomainLines {
     /// absent domains' probes read on through more lines of flags and records spill to the
     /// overflow; emptier, the index outgrows the caches it is read from.
     static let fill = (numerator: 1, denominator: 2)
+    /// An index of at most this many lines at half the fill (64 KB: it stays in a core's cache
+    /// whatever its size) takes that many, and its probes read on less.
+    static let smallLines = 1024
     /// Bit 31 of an entry's pattern: its path's start and end follow.
     static let hasPath: UInt32 = 1 << 31
 
@@ -478,7 +481,8 @@ enum DomainLines {
         var used: [Int]
         var linesPast = 0
 
-        /// Lines enough that the records fill at most `fill` of them (at least two).
+        /// Lines enough that the records fill `fill` of them (at least two), or half that for
+        /// a small index (`smallLines`).
         init(starts: [UInt32], domains: [UInt8], patterns: [UInt32], tailStarts: [UInt32], next: [Int32]) {
             records = Records(starts: starts, domains: domains, patterns: patterns, tailStarts: tailStarts, next: next)
             let count = patterns.count
@@ -498,7 +502,8 @@ enum DomainLines {
                 let (length, size) = (Int(starts[first + 1] - starts[first]), entryBytes[first])
                 total += Self.inlineSize(length: length, entryBytes: size) ?? stubBytes
             }
-            let lineCount = max(2, (total * fill.denominator + recordBytes * fill.numerator - 1) / (recordBytes * fill.numerator))
+            let filled = max(2, (total * fill.denominator + recordBytes * fill.numerator - 1) / (recordBytes * fill.numerator))
+            let lineCount = 2 * filled <= smallLines ? 2 * filled : filled
             self.lineCount = lineCount
             lines = [UInt8](repeating: 0, count: 64 * lineCount)
             used = [Int](repeating: 0, count: lineCount)

@@ -542,9 +542,8 @@ public struct DomainTable: Hashable, Sendable {
     struct Tables {
         let shape: DomainSlots.Shape
         let presentBits: UnsafeBufferPointer<UInt64>
-        /// The lines (`DomainLines`), then the overflow; the lines' count.
+        /// The lines (`DomainLines`, `shape.lines` of them), then the overflow.
         let lines: UnsafeRawPointer
-        let lineCount: Int
         /// T's encodings (`tails`).
         let tails: UnsafeBufferPointer<UInt8>
     }
@@ -554,7 +553,7 @@ public struct DomainTable: Hashable, Sendable {
     private var tables: Tables {
         Unmanaged.passUnretained(index.storage!)._withUnsafeGuaranteedRef {
             Tables(
-                shape: $0.shape, presentBits: $0.presentBits, lines: $0.groups, lineCount: $0.shape.lines,
+                shape: $0.shape, presentBits: $0.presentBits, lines: $0.groups,
                 tails: $0.extra)
         }
     }
@@ -591,7 +590,7 @@ public struct DomainTable: Hashable, Sendable {
         report: (UInt32) -> Void
     ) {
         guard let (entries, bytes) = DomainLines.find(
-            tables.lines, line: tables.shape.line(of: hash), lineCount: tables.lineCount, linesPast: tables.shape.linesPast, url, start,
+            tables.lines, line: tables.shape.line(of: hash), lineCount: tables.shape.lines, linesPast: tables.shape.linesPast, url, start,
             end - start, folding: folding)
         else { return }
         // The domain's entries: each reports unless its path does not match.
@@ -667,7 +666,24 @@ public struct DomainTable: Hashable, Sendable {
     /// labels) are gathered, then hashed together from their common end, each word once, as the
     /// domain table hashes a host's candidates (`forEachCandidate`), and probed in URL order.
     /// A context with open domains reads every entry forwards from each place L ends instead
-    /// (`lookUpForward`).
+    /// (`lookUpForward`). Where a plain host's labels are L's ends (`lookUpLabels`; `labels`, the
+    /// URL's host labels, nil when not read), they are the candidates.
+    @inline(__always)
+    static func lookUp(
+        _ context: HostContextLookup, _ url: UnsafeBufferPointer<UInt8>, labels: HostLabels?, report: (UInt32) -> Void
+    ) {
+        if let labels, let flags = context.labelStarts, let tables = context.tables,
+            lookUpLabels(context, flags, url, labels, probe: { candidate, hash, end in
+                probe(candidate, hash, url, end, tables, folding: false, report: report)
+            })
+        {
+            return
+        }
+        lookUp(context, url, report: report)
+    }
+
+    /// `lookUp(_:_:labels:report:)` with L's automaton reading the URL.
+    @inline(__always)
     static func lookUp(_ context: HostContextLookup, _ url: UnsafeBufferPointer<UInt8>, report: (UInt32) -> Void) {
         if let open = context.open {
             lookUpForward(context, open.pointee, url, report: report)
@@ -686,8 +702,21 @@ public struct DomainTable: Hashable, Sendable {
     /// of one L; `contexts`, none with open domains) at once, reporting each context's patterns
     /// with its index, as each one's lookup does: L's automaton run, the candidates split and
     /// hashed once (none depends on the table), each probed in every context's table.
-    static func lookUp(_ contexts: UnsafeBufferPointer<HostContextLookup>, _ url: UnsafeBufferPointer<UInt8>, report: (Int, UInt32) -> Void) {
+    static func lookUp(
+        _ contexts: UnsafeBufferPointer<HostContextLookup>, _ url: UnsafeBufferPointer<UInt8>, labels: HostLabels?,
+        report: (Int, UInt32) -> Void
+    ) {
         guard let first = contexts.first else { return }
+        if let labels, let flags = first.labelStarts,
+            lookUpLabels(first, flags, url, labels, probe: { candidate, hash, end in
+                for index in contexts.indices {
+                    guard let tables = contexts[index].tables else { continue }
+                    probe(candidate, hash, url, end, tables, folding: false) { report(index, $0) }
+                }
+            })
+        {
+            return
+        }
         let folding = first.folding
         CandidateBatch.withBatch { batch in
             lookUp(first, url, &batch) { candidate, hash, end in
@@ -697,6 +726,36 @@ public struct DomainTable: Hashable, Sendable {
                 }
             }
         }
+    }
+
+    /// The lookup of `context`, whose automaton's states have the flags `flags`
+    /// (`LabelStartStates`), with a plain host's labels for candidates (HostLabelStarts.swift):
+    /// L run over the scheme part, then, when the state it reaches has the flag of the byte that
+    /// ends the host, each candidate the domain table reads told `probe` with its hash and D's end
+    /// (the host's). Returns false, having told nothing, where the automaton must read the URL:
+    /// a host not plain, a state without the flag, an end in the scheme part not facing a byte
+    /// of S. (A plain host has no upper-case letter: folded or not, its bytes are the same.)
+    /// (Out of line: the automaton's reading, the fallback, keeps its own code.)
+    @inline(never)
+    private static func lookUpLabels(
+        _ context: HostContextLookup, _ flags: UnsafePointer<UInt8>, _ url: UnsafeBufferPointer<UInt8>, _ labels: HostLabels,
+        probe: (_ candidate: Int, _ hash: UInt64, _ end: Int) -> Void
+    ) -> Bool {
+        let (start, end) = (labels.start, labels.end)
+        guard labels.terminated, labels.slashesEnd == start, end > start else { return false }
+        var state = 0
+        for at in 0..<start {
+            if context.ends[state] != 0 && !context.splitting.contains(url[at]) { return false }
+            let next = context.next[state << 7 | Int(url[at])]
+            // (L ends nowhere from here on: no candidate.)
+            guard next != HostStarts.dead else { return true }
+            state = Int(next)
+        }
+        let flag = url[end] == UInt8(ascii: "/") ? LabelStartStates.endedBySlash : LabelStartStates.endedByColon
+        guard flags[state] & flag != 0 else { return false }
+        for at in start..<end where !LabelStartStates.isPlainHostByte(url[at]) { return false }
+        forEachCandidate(url, start, end, folding: false) { candidate, hash in probe(candidate, hash, end) }
+        return true
     }
 
     /// The most candidates hashed together (more, as in a hostile host of many labels, are hashed

@@ -79,13 +79,13 @@ public struct HostContextTable: Hashable, Sendable {
         guard !open.isEmpty else {
             var indexed = HostContextTable(
                 prefix: prefix, starts: starts, splitting: splitting, isCaseSensitive: isCaseSensitive, table: table.indexed())
-            indexed.memory = StartsMemory(starts)
+            indexed.memory = StartsMemory(starts, labelStarts: LabelStartStates(starts, splitting: splitting))
             return indexed
         }
         let forward = forwardEntries.indexed(hashing: OpenDomainHash.hash)
         var indexed = HostContextTable(
             prefix: prefix, starts: starts, splitting: splitting, isCaseSensitive: isCaseSensitive, table: table, open: open)
-        indexed.memory = StartsMemory(starts)
+        indexed.memory = StartsMemory(starts, labelStarts: nil)
         indexed.forward = forward
         indexed.openMemory = OpenDomainMemory(forward, folding: !isCaseSensitive)
         return indexed
@@ -114,15 +114,30 @@ public struct HostContextTable: Hashable, Sendable {
         guard tables != nil || open != nil else { return nil }
         return HostContextLookup(
             next: UnsafePointer(memory.next), ends: UnsafePointer(memory.ends), splitting: splitting, folding: !isCaseSensitive,
-            tables: tables, open: open)
+            tables: tables, open: open, labelStarts: memory.labelStarts.map { UnsafePointer($0) })
     }
 
-    /// Reports the pattern of every entry that matches `url` (without its end-of-URL NUL).
+    /// Reports the pattern of every entry that matches `url` (without its end-of-URL NUL), its
+    /// host's labels taken for candidates where they are L's ends (HostLabelStarts.swift).
     public func lookUp(_ url: UnsafeBufferPointer<UInt8>, report: (UInt32) -> Void) {
+        var steps = 0
+        lookUp(url, labels: DomainTable.hostLabels(url, steps: &steps), report: report)
+    }
+
+    /// `lookUp(_:report:)` with L's automaton reading the URL whatever its host (the reading the
+    /// labels stand for, which the tests hold them to).
+    public func lookUpByAutomaton(_ url: UnsafeBufferPointer<UInt8>, report: (UInt32) -> Void) {
+        lookUp(url, labels: nil, report: report)
+    }
+
+    /// Whether some state of L's automaton takes a plain host's labels for candidates.
+    public var takesHostLabels: Bool { (memory ?? indexed().memory)?.labelStarts != nil }
+
+    private func lookUp(_ url: UnsafeBufferPointer<UInt8>, labels: DomainTable.HostLabels?, report: (UInt32) -> Void) {
         let prepared = memory == nil ? indexed() : self
         withExtendedLifetime(prepared) {
             guard let lookup = prepared.lookup else { return }
-            DomainTable.lookUp(lookup, url, report: report)
+            DomainTable.lookUp(lookup, url, labels: labels, report: report)
         }
     }
 
@@ -131,17 +146,25 @@ public struct HostContextTable: Hashable, Sendable {
     final class StartsMemory: @unchecked Sendable {
         let next: UnsafeMutablePointer<UInt16>
         let ends: UnsafeMutablePointer<UInt8>
+        /// Per state, `LabelStartStates`' flags (nil: no state has one).
+        let labelStarts: UnsafeMutablePointer<UInt8>?
 
-        init(_ starts: HostStarts) {
+        init(_ starts: HostStarts, labelStarts: LabelStartStates?) {
             next = .allocate(capacity: starts.next.count)
             next.initialize(from: starts.next, count: starts.next.count)
             ends = .allocate(capacity: starts.stateCount)
             ends.initialize(from: starts.ends.map { $0 ? 1 : 0 }, count: starts.stateCount)
+            self.labelStarts = labelStarts.map { states in
+                let flags = UnsafeMutablePointer<UInt8>.allocate(capacity: states.flags.count)
+                flags.initialize(from: states.flags, count: states.flags.count)
+                return flags
+            }
         }
 
         deinit {
             next.deallocate()
             ends.deallocate()
+            labelStarts?.deallocate()
         }
     }
 
@@ -217,6 +240,8 @@ struct HostContextLookup {
     /// The table's index (nil: no entries), and the open domains' lookup (nil: none).
     let tables: DomainTable.Tables?
     let open: UnsafePointer<OpenDomainLookup>?
+    /// Per state of the automaton, `LabelStartStates`' flags (nil: no state takes a host's labels).
+    let labelStarts: UnsafePointer<UInt8>?
 }
 
 extension HostContextTable {
@@ -234,5 +259,5 @@ extension HostContextTable {
 
 extension HostContextTable.StartsMemory {
     /// Its rows (128 entries a state) and flags.
-    func heldBytes(stateCount: Int) -> Int { (stateCount << 7) * MemoryLayout<UInt16>.stride + stateCount }
+    func heldBytes(stateCount: Int) -> Int { (stateCount << 7) * MemoryLayout<UInt16>.stride + stateCount + (labelStarts == nil ? 0 : stateCount) }
 }

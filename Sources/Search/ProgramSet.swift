@@ -778,7 +778,11 @@ public struct ProgramSet: Hashable, Sendable {
         // The host contexts report patterns, and the gates of their `||` groups with a loop: those
         // run from the URL's start, once.
         if contents.hostLookups.count > 0 {
-            if !lookedUp.contains(.hostContexts) { contents.hostLookups.lookUp(url) { pattern in found(pattern, 0) } }
+            // (Their candidates are a plain host's labels where those were read: for this set, or
+            // for several lists at once, `hostReading`.)
+            if !lookedUp.contains(.hostContexts) {
+                contents.hostLookups.lookUp(url, labels: labels ?? hostReading?.labels) { pattern in found(pattern, 0) }
+            }
             runs += contents.hostLookups.count
         }
         image.withBuffers { buffers in
@@ -1019,14 +1023,20 @@ public struct ProgramSet: Hashable, Sendable {
             self.looksUp = looksUp
         }
 
-        /// Looks up every context over `url`, telling `found` each context's set, the pattern
-        /// reported and the set's first gate: `ProgramSet.found` (at place 0) then lists the
-        /// pattern as the set's `run` would. The sets' `ends` are to be emptied first.
-        public func lookUp(_ url: UnsafeBufferPointer<UInt8>, found: (_ set: Int, _ pattern: UInt32, _ gateBase: UInt32) -> Void) {
+        /// Looks up every context over `url`, whose host labels are `labels` (nil: none, as a
+        /// set's `run` reads them), telling `found` each context's set, the pattern reported and
+        /// the set's first gate: `ProgramSet.found` (at place 0) then lists the pattern as the
+        /// set's `run` would. The sets' `ends` are to be emptied first.
+        public func lookUp(
+            _ url: UnsafeBufferPointer<UInt8>, labels: DomainTable.HostLabels?,
+            found: (_ set: Int, _ pattern: UInt32, _ gateBase: UInt32) -> Void
+        ) {
             for group in groups {
                 group.lookups.withUnsafeBufferPointer { lookups in
                     group.owners.withUnsafeBufferPointer { owners in
-                        DomainTable.lookUp(lookups, url) { context, pattern in found(owners[context].set, pattern, owners[context].gateBase) }
+                        DomainTable.lookUp(lookups, url, labels: labels) { context, pattern in
+                            found(owners[context].set, pattern, owners[context].gateBase)
+                        }
                     }
                 }
             }
@@ -1183,9 +1193,13 @@ extension Array where Element == Int {
 
     deinit { lookups.deallocate() }
 
-    /// Reports every pattern of every context's table that matches `url`.
-    @usableFromInline func lookUp(_ url: UnsafeBufferPointer<UInt8>, report: (UInt32) -> Void) {
-        for lookup in lookups { DomainTable.lookUp(lookup, url, report: report) }
+    /// Reports every pattern of every context's table that matches `url`, whose host labels are
+    /// `labels` (nil: not read; a set reads them for its domain table or stages, or several lists
+    /// once for all: a context alone does not, as its automaton reads no more than they would).
+    @usableFromInline func lookUp(_ url: UnsafeBufferPointer<UInt8>, labels: DomainTable.HostLabels?, report: (UInt32) -> Void) {
+        // (By place: a lookup is read where it lies, not copied out first.)
+        let base = lookups.baseAddress!
+        for index in 0..<count { DomainTable.lookUp(base[index], url, labels: labels, report: report) }
     }
 }
 

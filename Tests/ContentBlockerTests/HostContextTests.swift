@@ -169,6 +169,31 @@ private func urls() -> [[UInt8]] {
         }
     }
 
+    @Test func hostLabelsStandForTheAutomatonWhereTheyAreItsEnds() {
+        let kaBlock = Spelling(name: "ka-block", prefix: "^https?:/+([^/:]+\\.)?", end: "[/:]", caseSensitive: true)
+        var taking: Set<String> = []
+        for spelling in spellings + [kaBlock] {
+            let filters = domains.map { filter(spelling.host($0), caseSensitive: spelling.caseSensitive) }
+                + domains.prefix(4).map { filter(spelling.path($0, "\\/ads"), caseSensitive: spelling.caseSensitive) }
+            let padded = filters + Array(repeating: filters[0], count: AutomataLimits.default.minimumPatternsPerHostContext)
+            for context in plan(padded).contexts.map({ $0.indexed() }) {
+                if context.takesHostLabels { taking.insert(spelling.name) }
+                for url in urls() {
+                    var (byLabels, byAutomaton): ([UInt32], [UInt32]) = ([], [])
+                    url.withUnsafeBufferPointer { bytes in
+                        context.lookUp(bytes) { byLabels.append($0) }
+                        context.lookUpByAutomaton(bytes) { byAutomaton.append($0) }
+                    }
+                    #expect(byLabels.sorted() == byAutomaton.sorted(), "\(spelling.name): url \(url)")
+                }
+            }
+        }
+        // Open domains need not end the host, and AdGuard 1.x's and "many labels"' L end after
+        // some of a host's dots only: those read with the automaton.
+        #expect(taking == ["webkit-dnr", "abp2blocklist", "abp2blocklist http", "ka-block"])
+        #expect((0..<128).map(UInt8.init).allSatisfy { LabelStartStates.isPlainHostByte($0) == LabelStartStates.plainHost.contains($0) })
+    }
+
     @Test func aContextIsWrittenReadAndRefusedWhenCut() throws {
         let spelling = spellings[3]
         let filters = domains.map { filter(spelling.host($0), caseSensitive: spelling.caseSensitive) }
