@@ -78,8 +78,11 @@ public final class Evaluator {
     private let universalOfFrameStart: [Int]
     private let universalOfFrame: [UInt32]
     /// Per flags, the rules that match every URL and apply on a page that matches no condition
-    /// pattern. Flags seen are few (resource types x contexts x party); past `baseCapacity`, all go.
-    @exclusivity(unchecked) private var bases: [UInt64: UniversalsForFlags] = [:]
+    /// pattern, `baseLists[i]` for flags `baseFlags[i]`. Flags seen are few (resource types x
+    /// contexts x party): a scan of their keys, where a hash table hashed each new page's; past
+    /// `baseCapacity`, all go.
+    @exclusivity(unchecked) private var baseFlags: [UInt64] = []
+    @exclusivity(unchecked) private var baseLists: [UniversalsForFlags] = []
     private static let baseCapacity = 64
     /// Interpreter steps (bytes read by every program run) since this evaluator was made: a
     /// machine-independent measure of matching work.
@@ -126,8 +129,8 @@ public final class Evaluator {
         }
         // The page lists' generic types are set up by the runtime when first used: here, at load,
         // rather than in the first request's answer.
-        _ = EditedList<RuleIndex>(keys: [], pool: []).edited(removing: [], adding: [])
-        _ = EditedList<Action>(keys: [], pool: []).edited(removing: [], adding: [])
+        _ = EditedList<RuleIndex>(keys: [], pool: []).edited(removing: [], adding: [0])
+        _ = EditedList<Action>(keys: [], pool: []).edited(removing: [], adding: [0])
     }
 
     /// What the evaluator holds once made, by structure (Search/HeldMemory.swift): its file's
@@ -174,16 +177,20 @@ public final class Evaluator {
     /// What the evaluator knows of one page: its condition patterns, once run, and per flags
     /// the rules that match every URL and apply.
     private final class Page {
-        @exclusivity(unchecked) var topPatterns: [UInt32]?
-        @exclusivity(unchecked) var framePatterns: [UInt32]?
+        /// The page's top-url (frame-url) patterns, meaningful once run (`topRun`, `frameRun`).
+        @exclusivity(unchecked) var topPatterns: [UInt32] = []
+        @exclusivity(unchecked) var framePatterns: [UInt32] = []
+        @exclusivity(unchecked) var topRun = false
+        @exclusivity(unchecked) var frameRun = false
         /// Per flags seen on the page, its list (a page sees a few flags: a scan, not a hash table).
         @exclusivity(unchecked) var universal: [(flags: UInt64, kept: Kept)] = []
 
-        /// This page, dropped, made another: its list of flags emptied with its storage kept (a
-        /// page's list grows to about ten entries, reallocated at each doubling).
+        /// This page, dropped, made another: its lists emptied with their storage kept (a page's
+        /// list of flags grows to about ten entries, reallocated at each doubling; its patterns'
+        /// lists are emptied when they are run again).
         func reuse() {
-            topPatterns = nil
-            framePatterns = nil
+            topRun = false
+            frameRun = false
             // (Element by element: `removeAll(keepingCapacity:)` goes through the generic range
             // replacement, far more instructions than a few `removeLast` calls.)
             while !universal.isEmpty { universal.removeLast() }
@@ -264,12 +271,14 @@ public final class Evaluator {
         var isBase: Bool { removed.isEmpty && added.isEmpty }
 
         /// This (base) list less `removing` (increasing keys, all in it) and with `adding`
-        /// (increasing keys, none in it).
+        /// (increasing keys, none in it): the base itself when both are empty, and sharing the
+        /// base's `shared` when nothing is removed.
         func edited(removing: [UInt32], adding: [UInt32]) -> EditedList {
             precondition(isBase, "a base list is edited once")
+            if removing.isEmpty && adding.isEmpty { return self }
             // Each key's offset searched for from the previous one's: the keys are increasing.
             var removed: [Int] = []
-            removed.reserveCapacity(removing.count)
+            if !removing.isEmpty { removed.reserveCapacity(removing.count) }
             var from = 0
             for key in removing {
                 from = Evaluator.lowerBound(key, in: keys, from: from)
@@ -277,13 +286,14 @@ public final class Evaluator {
                 removed.append(from)
             }
             var added: [ListInsertion] = []
-            added.reserveCapacity(adding.count)
+            if !adding.isEmpty { added.reserveCapacity(adding.count) }
             from = 0
             for key in adding {
                 from = Evaluator.lowerBound(key, in: keys, from: from)
                 added.append(ListInsertion(offset: UInt32(from), element: key))
             }
-            return EditedList(keys: keys, shared: SharedList.Shared(base: values, removing: removed, pool: pool), added: added)
+            return EditedList(
+                keys: keys, shared: removed.isEmpty ? shared : SharedList.Shared(base: values, removing: removed, pool: pool), added: added)
         }
 
         /// The index of the first added key not below `key`.
@@ -423,17 +433,6 @@ public final class Evaluator {
         @exclusivity(unchecked) var changes: [(location: UInt32, change: Int)] = []
         @exclusivity(unchecked) var removing: [UInt32] = []
         @exclusivity(unchecked) var adding: [UInt32] = []
-
-        /// Every list emptied, its capacity kept (an empty one left alone: the generic removal
-        /// costs a call even with nothing to remove, and most edits leave most empty).
-        func clear() {
-            if !named.isEmpty { named.removeAll(keepingCapacity: true) }
-            if !leaving.isEmpty { leaving.removeAll(keepingCapacity: true) }
-            if !joining.isEmpty { joining.removeAll(keepingCapacity: true) }
-            if !changes.isEmpty { changes.removeAll(keepingCapacity: true) }
-            if !removing.isEmpty { removing.removeAll(keepingCapacity: true) }
-            if !adding.isEmpty { adding.removeAll(keepingCapacity: true) }
-        }
     }
     private let editWork = EditWork()
 
@@ -645,15 +644,16 @@ public final class Evaluator {
         }
     }
 
-    /// Marks the page's top-url patterns in `topSeen` (running the programs once per page).
+    /// Marks the page's top-url patterns in `topSeen` (running the programs once per page, into
+    /// the page's list: emptied, its storage kept from the page that had its place before).
     private func markTop(_ page: Page, _ request: Request) {
         guard markedTop == nil else { return }
-        if page.topPatterns == nil {
-            var matched: [UInt32] = []
-            run(file.topURLPrograms, over: request.mainDocumentURL.string, seen: &topSeen, into: &matched, ends: &conditionEnds)
-            page.topPatterns = matched
+        if !page.topRun {
+            Self.clear(&page.topPatterns)
+            run(file.topURLPrograms, over: request.mainDocumentURL.string, seen: &topSeen, into: &page.topPatterns, ends: &conditionEnds)
+            page.topRun = true
         } else {
-            for pattern in page.topPatterns! { _ = topSeen.insert(pattern) }
+            for pattern in page.topPatterns { _ = topSeen.insert(pattern) }
         }
         markedTop = page.topPatterns
     }
@@ -661,12 +661,12 @@ public final class Evaluator {
     /// Marks the page's frame-url patterns in `frameSeen`.
     private func markFrame(_ page: Page, _ request: Request) {
         guard markedFrame == nil else { return }
-        if page.framePatterns == nil {
-            var matched: [UInt32] = []
-            run(file.framePrograms, over: request.frameURL.string, seen: &frameSeen, into: &matched, ends: &conditionEnds)
-            page.framePatterns = matched
+        if !page.frameRun {
+            Self.clear(&page.framePatterns)
+            run(file.framePrograms, over: request.frameURL.string, seen: &frameSeen, into: &page.framePatterns, ends: &conditionEnds)
+            page.frameRun = true
         } else {
-            for pattern in page.framePatterns! { _ = frameSeen.insert(pattern) }
+            for pattern in page.framePatterns { _ = frameSeen.insert(pattern) }
         }
         markedFrame = page.framePatterns
     }
@@ -768,7 +768,7 @@ public final class Evaluator {
 
     /// The flags' base list (made once per flags).
     private func base(_ request: Request, _ key: UInt64, thirdParty: Bool) -> UniversalsForFlags {
-        if let known = bases[key] { return known }
+        if let known = baseFlags.firstIndex(of: key) { return baseLists[known] }
         let (accepted, readsTop, readsFrame) = acceptedByFlags(request, thirdParty: thirdParty)
         let slots = accepted.filter {
             switch file.rules[Int($0)].condition {
@@ -787,8 +787,12 @@ public final class Evaluator {
         }
         let base = UniversalsForFlags(
             universal: universal, kept: Kept(universal), locationUses: uses, readsTop: readsTop, readsFrame: readsFrame)
-        if bases.count >= Self.baseCapacity { bases.removeAll() }
-        bases[key] = base
+        if baseFlags.count >= Self.baseCapacity {
+            baseFlags.removeAll()
+            baseLists.removeAll()
+        }
+        baseFlags.append(key)
+        baseLists.append(base)
         return base
     }
 
@@ -799,21 +803,31 @@ public final class Evaluator {
         let base = base(request, key, thirdParty: thirdParty)
         if base.readsTop { markTop(page, request) }
         if base.readsFrame { markFrame(page, request) }
-        // The working lists, used in place.
+        // The working lists, used in place, each emptied where it is first used (most pages' edits
+        // stop at the first).
         let edit = editWork
         // The rules named by a matched pattern: only their conditions can differ from the base's.
-        edit.clear()
-        for pattern in markedTop ?? [] {
-            edit.named += universalOfTop[universalOfTopStart[Int(pattern)]..<universalOfTopStart[Int(pattern) + 1]]
+        Self.clear(&edit.named)
+        // (Most matched patterns name no such rule, only rules of their own url-filter.)
+        if let marked = markedTop {
+            for pattern in marked {
+                let (start, end) = (universalOfTopStart[Int(pattern)], universalOfTopStart[Int(pattern) + 1])
+                if start < end { edit.named += universalOfTop[start..<end] }
+            }
         }
-        for pattern in markedFrame ?? [] {
-            edit.named += universalOfFrame[universalOfFrameStart[Int(pattern)]..<universalOfFrameStart[Int(pattern) + 1]]
+        if let marked = markedFrame {
+            for pattern in marked {
+                let (start, end) = (universalOfFrameStart[Int(pattern)], universalOfFrameStart[Int(pattern) + 1])
+                if start < end { edit.named += universalOfFrame[start..<end] }
+            }
         }
         guard !edit.named.isEmpty else { return base.kept }
         edit.named.sort()
         // A named rule's condition names a pattern the page matched, so it is decided without
         // reading its other patterns: an if- rule applies (it joins), an unless- rule does not (it
         // leaves the base, which holds the unless- rules).
+        Self.clear(&edit.leaving)
+        Self.clear(&edit.joining)
         file.rules.withUnsafeBufferPointer { rules in
             for (index, slot) in edit.named.enumerated() where index == 0 || edit.named[index - 1] != slot {
                 let rule = rules[Int(slot)]
@@ -829,10 +843,11 @@ public final class Evaluator {
         guard !leaving.isEmpty || !joining.isEmpty else { return base.kept }
         let old = base.universal
         let role = { (slot: UInt32) in self.file.rules[Int(slot)].role }
-        var universal = old
-        universal.rules = old.rules.edited(removing: leaving, adding: joining)
-        universal.ignorePrevious = Self.edited(old.ignorePrevious, removing: leaving, adding: joining) { role($0) == .ignorePreviousRules }
-        universal.ignoreFollowing = Self.edited(old.ignoreFollowing, removing: leaving, adding: joining) { role($0) == .ignoreFollowingRules }
+        var universal = UniversalsForPage(
+            rules: old.rules.edited(removing: leaving, adding: joining),
+            ignorePrevious: Self.edited(old.ignorePrevious, removing: leaving, adding: joining) { role($0) == .ignorePreviousRules },
+            ignoreFollowing: Self.edited(old.ignoreFollowing, removing: leaving, adding: joining) { role($0) == .ignoreFollowingRules },
+            low: old.low, high: old.high, actions: old.actions)
         let upgradable = Self.isUpgradable(request)
         guard !universal.hasIgnoreRule && !old.hasIgnoreRule else {
             // Cuts moved, came or went (pages with exception rules): the actions listed afresh.
@@ -843,6 +858,9 @@ public final class Evaluator {
         // when a joining rule lists it and the base does not.
         // (The changes sorted by location and summed per location: a few, where a dictionary
         // would hash each.)
+        Self.clear(&edit.changes)
+        Self.clear(&edit.removing)
+        Self.clear(&edit.adding)
         for slot in leaving {
             if let location = listedLocation(file.rules[Int(slot)], upgradable: upgradable) { edit.changes.append((location, -1)) }
         }
