@@ -58,9 +58,13 @@ public final class Evaluator {
     /// What the evaluator knows of each page, by the page's place in `pageTable`. Pages stay where
     /// they are: moving the one used to the front would reallocate the list at every change of page.
     @exclusivity(unchecked) private var pages: [Page] = []
-    /// The records of the rules that match every URL, in their order: read one after another
-    /// when a page is new, instead of scattered over every rule's records.
-    private let universalRecords: [RuleRecord]
+    /// The rules that match every URL by what a new set of flags reads of them: their flags and
+    /// condition kinds, each distinct once (`universalGroups`, with how many rules each has), and
+    /// each rule's in their order (`universalGroupOf`). A set of flags checks each group once,
+    /// then lists the rules of the groups it accepts, where it checked every rule's record.
+    private let universalGroups: [UniversalGroup]
+    private let universalGroupSizes: [Int]
+    private let universalGroupOf: [UInt32]
     /// Each rule's index in its list, by slot: where the rule lists' insertions read it.
     private let ruleIndices: [RuleIndex]
     /// Per url pattern, its one rule (most patterns have one) as a request's answer reads it, the
@@ -119,7 +123,30 @@ public final class Evaluator {
         work.locations.reserveCapacity(file.actions.count)
         universalUsesLoadType = file.universalRules.contains { file.rules[Int($0)].loadTypes != 0 }
         universalMakesHTTPS = file.universalRules.contains { file.rules[Int($0)].role == .makeHTTPS }
-        universalRecords = file.universalRules.map { file.rules[Int($0)] }
+        var groups: [UniversalGroup] = []
+        var groupSizes: [Int] = []
+        var groupOfKind: [UniversalGroup: UInt32] = [:]
+        var last: (group: UniversalGroup, index: UInt32)?
+        universalGroupOf = file.universalRules.map { slot in
+            let group = UniversalGroup(file.rules[Int(slot)])
+            // (Neighbouring rules mostly share their group: the last one's is compared, not hashed.)
+            if let last, last.group == group {
+                groupSizes[Int(last.index)] += 1
+                return last.index
+            }
+            if let known = groupOfKind[group] {
+                groupSizes[Int(known)] += 1
+                last = (group, known)
+                return known
+            }
+            groupOfKind[group] = UInt32(groups.count)
+            last = (group, UInt32(groups.count))
+            groups.append(group)
+            groupSizes.append(1)
+            return UInt32(groups.count - 1)
+        }
+        universalGroups = groups
+        universalGroupSizes = groupSizes
         ruleIndices = file.rules.map { RuleIndex(Int($0.ruleIndex)) }
         (universalOfTopStart, universalOfTop) = Self.index(file, patternCount: file.topPatternCount) {
             $0 == .ifTopURL || $0 == .unlessTopURL
@@ -139,7 +166,9 @@ public final class Evaluator {
     public var heldMemory: HeldMemory {
         var memory = file.heldMemory()
         let indexes = "evaluator: rule indexes"
-        memory.add(indexes, array: universalRecords)
+        memory.add(indexes, array: universalGroups)
+        memory.add(indexes, array: universalGroupSizes)
+        memory.add(indexes, array: universalGroupOf)
         memory.add(indexes, array: ruleIndices)
         memory.add(indexes, array: ruleOfURLPattern)
         memory.add(indexes, array: universalOfTopStart)
@@ -725,19 +754,56 @@ public final class Evaluator {
         return universal(of: slots, upgradable: Self.isUpgradable(request))
     }
 
-    /// The universal rules whose flags accept `request`, and whether any of them has a top-url or
-    /// frame-url condition.
-    private func acceptedByFlags(_ request: Request, thirdParty: Bool) -> (slots: [UInt32], readsTop: Bool, readsFrame: Bool) {
-        var slots: [UInt32] = []
+    /// What a set of flags reads of a rule that matches every URL: its flags and condition kind.
+    private struct UniversalGroup: Hashable {
+        var resourceTypes: UInt16
+        var loadTypes: UInt8
+        var loadContexts: UInt8
+        var method: UInt8
+        var condition: ConditionKind
+
+        init(_ rule: RuleRecord) {
+            (resourceTypes, loadTypes, loadContexts, method, condition) =
+                (rule.resourceTypes, rule.loadTypes, rule.loadContexts, rule.method, rule.condition)
+        }
+    }
+
+    /// The universal rules whose flags accept `request` (`baseOnly`: those of them without an
+    /// `if-` condition or a `never` one, a base's), and whether any that the flags accept has a
+    /// top-url or frame-url condition.
+    private func acceptedByFlags(
+        _ request: Request, thirdParty: Bool, baseOnly: Bool = false
+    ) -> (slots: [UInt32], readsTop: Bool, readsFrame: Bool) {
         var readsTop = false
         var readsFrame = false
-        universalRecords.withUnsafeBufferPointer { records in
-            for (index, slot) in file.universalRules.enumerated() where Self.flagsAccept(records[index], request, thirdParty: thirdParty) {
-                slots.append(slot)
-                switch records[index].condition {
-                case .ifTopURL, .unlessTopURL: readsTop = true
-                case .ifFrameURL, .unlessFrameURL: readsFrame = true
-                case .none, .never: break
+        var count = 0
+        let accepted = universalGroups.indices.map { group in
+            let kind = universalGroups[group]
+            guard
+                Self.flagsAccept(
+                    resourceTypes: kind.resourceTypes, loadTypes: kind.loadTypes, loadContexts: kind.loadContexts, method: kind.method,
+                    request, thirdParty: thirdParty)
+            else { return false }
+            switch kind.condition {
+            case .ifTopURL, .unlessTopURL: readsTop = true
+            case .ifFrameURL, .unlessFrameURL: readsFrame = true
+            case .none, .never: break
+            }
+            if baseOnly && (kind.condition == .never || kind.condition == .ifTopURL || kind.condition == .ifFrameURL) { return false }
+            count += universalGroupSizes[group]
+            return true
+        }
+        // (Written in place, the list sized by its groups' counts: no growth, no check per rule.)
+        let slots = [UInt32](unsafeUninitializedCapacity: count) { buffer, written in
+            written = 0
+            accepted.withUnsafeBufferPointer { accepted in
+                universalGroupOf.withUnsafeBufferPointer { groupOf in
+                    file.universalRules.withUnsafeBufferPointer { rules in
+                        for index in rules.indices where accepted[Int(groupOf[index])] {
+                            buffer[written] = rules[index]
+                            written += 1
+                        }
+                    }
                 }
             }
         }
@@ -769,13 +835,7 @@ public final class Evaluator {
     /// The flags' base list (made once per flags).
     private func base(_ request: Request, _ key: UInt64, thirdParty: Bool) -> UniversalsForFlags {
         if let known = baseFlags.firstIndex(of: key) { return baseLists[known] }
-        let (accepted, readsTop, readsFrame) = acceptedByFlags(request, thirdParty: thirdParty)
-        let slots = accepted.filter {
-            switch file.rules[Int($0)].condition {
-            case .none, .unlessTopURL, .unlessFrameURL: true
-            case .never, .ifTopURL, .ifFrameURL: false
-            }
-        }
+        let (slots, readsTop, readsFrame) = acceptedByFlags(request, thirdParty: thirdParty, baseOnly: true)
         let upgradable = Self.isUpgradable(request)
         let universal = universal(of: slots, upgradable: upgradable)
         var uses = [Int](repeating: 0, count: universal.actions.keys.count)
