@@ -888,10 +888,14 @@ public final class Evaluator {
         // leaves the base, which holds the unless- rules).
         Self.clear(&edit.leaving)
         Self.clear(&edit.joining)
+        // (Whether one of them is an ignore rule, noted as they are read: most pages' edits hold
+        // none, and their ignore lists are then the base's.)
+        var movesIgnoreRule = false
         file.rules.withUnsafeBufferPointer { rules in
             for (index, slot) in edit.named.enumerated() where index == 0 || edit.named[index - 1] != slot {
                 let rule = rules[Int(slot)]
                 guard Self.flagsAccept(rule, request, thirdParty: thirdParty) else { continue }
+                if rule.role == .ignorePreviousRules || rule.role == .ignoreFollowingRules { movesIgnoreRule = true }
                 if rule.condition == .unlessTopURL || rule.condition == .unlessFrameURL {
                     edit.leaving.append(slot)
                 } else {
@@ -905,8 +909,10 @@ public final class Evaluator {
         let role = { (slot: UInt32) in self.file.rules[Int(slot)].role }
         var universal = UniversalsForPage(
             rules: old.rules.edited(removing: leaving, adding: joining),
-            ignorePrevious: Self.edited(old.ignorePrevious, removing: leaving, adding: joining) { role($0) == .ignorePreviousRules },
-            ignoreFollowing: Self.edited(old.ignoreFollowing, removing: leaving, adding: joining) { role($0) == .ignoreFollowingRules },
+            ignorePrevious: !movesIgnoreRule ? old.ignorePrevious
+                : Self.edited(old.ignorePrevious, removing: leaving, adding: joining) { role($0) == .ignorePreviousRules },
+            ignoreFollowing: !movesIgnoreRule ? old.ignoreFollowing
+                : Self.edited(old.ignoreFollowing, removing: leaving, adding: joining) { role($0) == .ignoreFollowingRules },
             low: old.low, high: old.high, actions: old.actions)
         let upgradable = Self.isUpgradable(request)
         guard !universal.hasIgnoreRule && !old.hasIgnoreRule else {
@@ -953,7 +959,7 @@ public final class Evaluator {
     private static func edited(
         _ slots: [UInt32], removing: [UInt32], adding: [UInt32], kind: (UInt32) -> Bool
     ) -> [UInt32] {
-        // (Most pages' edits hold no ignore rule: nothing is filtered into new lists.)
+        // (An edit that holds an ignore rule of one kind leaves the other kind's list as it is.)
         guard removing.contains(where: kind) || adding.contains(where: kind) else { return slots }
         let removing = removing.filter(kind)
         let adding = adding.filter(kind)
