@@ -60,8 +60,8 @@ public final class Evaluator {
     @exclusivity(unchecked) private var pages: [Page] = []
     /// The rules that match every URL by what a new set of flags reads of them: their flags and
     /// condition kinds, each distinct once (`universalGroups`, with how many rules each has), and
-    /// each rule's in their order (`universalGroupOf`). A set of flags checks each group once,
-    /// then lists the rules of the groups it accepts, where it checked every rule's record.
+    /// each rule's group, in the rules' order (`universalGroupOf`). A set of flags checks each
+    /// group once, then lists the rules of the groups it accepts.
     private let universalGroups: [UniversalGroup]
     private let universalGroupSizes: [Int]
     private let universalGroupOf: [UInt32]
