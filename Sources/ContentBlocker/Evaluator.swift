@@ -58,9 +58,13 @@ public final class Evaluator {
     /// What the evaluator knows of each page, by the page's place in `pageTable`. Pages stay where
     /// they are: moving the one used to the front would reallocate the list at every change of page.
     @exclusivity(unchecked) private var pages: [Page] = []
-    /// The records of the rules that match every URL, in their order: read one after another
-    /// when a page is new, instead of scattered over every rule's records.
-    private let universalRecords: [RuleRecord]
+    /// The rules that match every URL by what a new set of flags reads of them: their flags and
+    /// condition kinds, each distinct once (`universalGroups`, with how many rules each has), and
+    /// each rule's group, in the rules' order (`universalGroupOf`). A set of flags checks each
+    /// group once, then lists the rules of the groups it accepts.
+    private let universalGroups: [UniversalGroup]
+    private let universalGroupSizes: [Int]
+    private let universalGroupOf: [UInt32]
     /// Each rule's index in its list, by slot: where the rule lists' insertions read it.
     private let ruleIndices: [RuleIndex]
     /// Per url pattern, its one rule (most patterns have one) as a request's answer reads it, the
@@ -78,8 +82,11 @@ public final class Evaluator {
     private let universalOfFrameStart: [Int]
     private let universalOfFrame: [UInt32]
     /// Per flags, the rules that match every URL and apply on a page that matches no condition
-    /// pattern. Flags seen are few (resource types x contexts x party); past `baseCapacity`, all go.
-    @exclusivity(unchecked) private var bases: [UInt64: UniversalsForFlags] = [:]
+    /// pattern, `baseLists[i]` for flags `baseFlags[i]`. Flags seen are few (resource types x
+    /// contexts x party): a scan of their keys, where a hash table hashed each new page's; past
+    /// `baseCapacity`, all go.
+    @exclusivity(unchecked) private var baseFlags: [UInt64] = []
+    @exclusivity(unchecked) private var baseLists: [UniversalsForFlags] = []
     private static let baseCapacity = 64
     /// Interpreter steps (bytes read by every program run) since this evaluator was made: a
     /// machine-independent measure of matching work.
@@ -116,7 +123,30 @@ public final class Evaluator {
         work.locations.reserveCapacity(file.actions.count)
         universalUsesLoadType = file.universalRules.contains { file.rules[Int($0)].loadTypes != 0 }
         universalMakesHTTPS = file.universalRules.contains { file.rules[Int($0)].role == .makeHTTPS }
-        universalRecords = file.universalRules.map { file.rules[Int($0)] }
+        var groups: [UniversalGroup] = []
+        var groupSizes: [Int] = []
+        var groupOfKind: [UniversalGroup: UInt32] = [:]
+        var last: (group: UniversalGroup, index: UInt32)?
+        universalGroupOf = file.universalRules.map { slot in
+            let group = UniversalGroup(file.rules[Int(slot)])
+            // (Neighbouring rules mostly share their group: the last one's is compared, not hashed.)
+            if let last, last.group == group {
+                groupSizes[Int(last.index)] += 1
+                return last.index
+            }
+            if let known = groupOfKind[group] {
+                groupSizes[Int(known)] += 1
+                last = (group, known)
+                return known
+            }
+            groupOfKind[group] = UInt32(groups.count)
+            last = (group, UInt32(groups.count))
+            groups.append(group)
+            groupSizes.append(1)
+            return UInt32(groups.count - 1)
+        }
+        universalGroups = groups
+        universalGroupSizes = groupSizes
         ruleIndices = file.rules.map { RuleIndex(Int($0.ruleIndex)) }
         (universalOfTopStart, universalOfTop) = Self.index(file, patternCount: file.topPatternCount) {
             $0 == .ifTopURL || $0 == .unlessTopURL
@@ -126,8 +156,8 @@ public final class Evaluator {
         }
         // The page lists' generic types are set up by the runtime when first used: here, at load,
         // rather than in the first request's answer.
-        _ = EditedList<RuleIndex>(keys: [], pool: []).edited(removing: [], adding: [])
-        _ = EditedList<Action>(keys: [], pool: []).edited(removing: [], adding: [])
+        _ = EditedList<RuleIndex>(keys: [], pool: []).edited(removing: [], adding: [0])
+        _ = EditedList<Action>(keys: [], pool: []).edited(removing: [], adding: [0])
     }
 
     /// What the evaluator holds once made, by structure (Search/HeldMemory.swift): its file's
@@ -136,7 +166,9 @@ public final class Evaluator {
     public var heldMemory: HeldMemory {
         var memory = file.heldMemory()
         let indexes = "evaluator: rule indexes"
-        memory.add(indexes, array: universalRecords)
+        memory.add(indexes, array: universalGroups)
+        memory.add(indexes, array: universalGroupSizes)
+        memory.add(indexes, array: universalGroupOf)
         memory.add(indexes, array: ruleIndices)
         memory.add(indexes, array: ruleOfURLPattern)
         memory.add(indexes, array: universalOfTopStart)
@@ -174,16 +206,20 @@ public final class Evaluator {
     /// What the evaluator knows of one page: its condition patterns, once run, and per flags
     /// the rules that match every URL and apply.
     private final class Page {
-        @exclusivity(unchecked) var topPatterns: [UInt32]?
-        @exclusivity(unchecked) var framePatterns: [UInt32]?
+        /// The page's top-url (frame-url) patterns, meaningful once run (`topRun`, `frameRun`).
+        @exclusivity(unchecked) var topPatterns: [UInt32] = []
+        @exclusivity(unchecked) var framePatterns: [UInt32] = []
+        @exclusivity(unchecked) var topRun = false
+        @exclusivity(unchecked) var frameRun = false
         /// Per flags seen on the page, its list (a page sees a few flags: a scan, not a hash table).
         @exclusivity(unchecked) var universal: [(flags: UInt64, kept: Kept)] = []
 
-        /// This page, dropped, made another: its list of flags emptied with its storage kept (a
-        /// page's list grows to about ten entries, reallocated at each doubling).
+        /// This page, dropped, made another: its lists emptied with their storage kept (a page's
+        /// list of flags grows to about ten entries, reallocated at each doubling; its patterns'
+        /// lists are emptied when they are run again).
         func reuse() {
-            topPatterns = nil
-            framePatterns = nil
+            topRun = false
+            frameRun = false
             // (Element by element: `removeAll(keepingCapacity:)` goes through the generic range
             // replacement, far more instructions than a few `removeLast` calls.)
             while !universal.isEmpty { universal.removeLast() }
@@ -264,12 +300,14 @@ public final class Evaluator {
         var isBase: Bool { removed.isEmpty && added.isEmpty }
 
         /// This (base) list less `removing` (increasing keys, all in it) and with `adding`
-        /// (increasing keys, none in it).
+        /// (increasing keys, none in it): the base itself when both are empty, and sharing the
+        /// base's `shared` when nothing is removed.
         func edited(removing: [UInt32], adding: [UInt32]) -> EditedList {
             precondition(isBase, "a base list is edited once")
+            if removing.isEmpty && adding.isEmpty { return self }
             // Each key's offset searched for from the previous one's: the keys are increasing.
             var removed: [Int] = []
-            removed.reserveCapacity(removing.count)
+            if !removing.isEmpty { removed.reserveCapacity(removing.count) }
             var from = 0
             for key in removing {
                 from = Evaluator.lowerBound(key, in: keys, from: from)
@@ -277,13 +315,14 @@ public final class Evaluator {
                 removed.append(from)
             }
             var added: [ListInsertion] = []
-            added.reserveCapacity(adding.count)
+            if !adding.isEmpty { added.reserveCapacity(adding.count) }
             from = 0
             for key in adding {
                 from = Evaluator.lowerBound(key, in: keys, from: from)
                 added.append(ListInsertion(offset: UInt32(from), element: key))
             }
-            return EditedList(keys: keys, shared: SharedList.Shared(base: values, removing: removed, pool: pool), added: added)
+            return EditedList(
+                keys: keys, shared: removed.isEmpty ? shared : SharedList.Shared(base: values, removing: removed, pool: pool), added: added)
         }
 
         /// The index of the first added key not below `key`.
@@ -423,17 +462,6 @@ public final class Evaluator {
         @exclusivity(unchecked) var changes: [(location: UInt32, change: Int)] = []
         @exclusivity(unchecked) var removing: [UInt32] = []
         @exclusivity(unchecked) var adding: [UInt32] = []
-
-        /// Every list emptied, its capacity kept (an empty one left alone: the generic removal
-        /// costs a call even with nothing to remove, and most edits leave most empty).
-        func clear() {
-            if !named.isEmpty { named.removeAll(keepingCapacity: true) }
-            if !leaving.isEmpty { leaving.removeAll(keepingCapacity: true) }
-            if !joining.isEmpty { joining.removeAll(keepingCapacity: true) }
-            if !changes.isEmpty { changes.removeAll(keepingCapacity: true) }
-            if !removing.isEmpty { removing.removeAll(keepingCapacity: true) }
-            if !adding.isEmpty { adding.removeAll(keepingCapacity: true) }
-        }
     }
     private let editWork = EditWork()
 
@@ -646,15 +674,16 @@ public final class Evaluator {
         }
     }
 
-    /// Marks the page's top-url patterns in `topSeen` (running the programs once per page).
+    /// Marks the page's top-url patterns in `topSeen` (running the programs once per page, into
+    /// the page's list: emptied, its storage kept from the page that had its place before).
     private func markTop(_ page: Page, _ request: Request) {
         guard markedTop == nil else { return }
-        if page.topPatterns == nil {
-            var matched: [UInt32] = []
-            run(file.topURLPrograms, over: request.mainDocumentURL.string, seen: &topSeen, into: &matched, ends: &conditionEnds)
-            page.topPatterns = matched
+        if !page.topRun {
+            Self.clear(&page.topPatterns)
+            run(file.topURLPrograms, over: request.mainDocumentURL.string, seen: &topSeen, into: &page.topPatterns, ends: &conditionEnds)
+            page.topRun = true
         } else {
-            for pattern in page.topPatterns! { _ = topSeen.insert(pattern) }
+            for pattern in page.topPatterns { _ = topSeen.insert(pattern) }
         }
         markedTop = page.topPatterns
     }
@@ -662,12 +691,12 @@ public final class Evaluator {
     /// Marks the page's frame-url patterns in `frameSeen`.
     private func markFrame(_ page: Page, _ request: Request) {
         guard markedFrame == nil else { return }
-        if page.framePatterns == nil {
-            var matched: [UInt32] = []
-            run(file.framePrograms, over: request.frameURL.string, seen: &frameSeen, into: &matched, ends: &conditionEnds)
-            page.framePatterns = matched
+        if !page.frameRun {
+            Self.clear(&page.framePatterns)
+            run(file.framePrograms, over: request.frameURL.string, seen: &frameSeen, into: &page.framePatterns, ends: &conditionEnds)
+            page.frameRun = true
         } else {
-            for pattern in page.framePatterns! { _ = frameSeen.insert(pattern) }
+            for pattern in page.framePatterns { _ = frameSeen.insert(pattern) }
         }
         markedFrame = page.framePatterns
     }
@@ -726,19 +755,56 @@ public final class Evaluator {
         return universal(of: slots, upgradable: Self.isUpgradable(request))
     }
 
-    /// The universal rules whose flags accept `request`, and whether any of them has a top-url or
-    /// frame-url condition.
-    private func acceptedByFlags(_ request: Request, thirdParty: Bool) -> (slots: [UInt32], readsTop: Bool, readsFrame: Bool) {
-        var slots: [UInt32] = []
+    /// What a set of flags reads of a rule that matches every URL: its flags and condition kind.
+    private struct UniversalGroup: Hashable {
+        var resourceTypes: UInt16
+        var loadTypes: UInt8
+        var loadContexts: UInt8
+        var method: UInt8
+        var condition: ConditionKind
+
+        init(_ rule: RuleRecord) {
+            (resourceTypes, loadTypes, loadContexts, method, condition) =
+                (rule.resourceTypes, rule.loadTypes, rule.loadContexts, rule.method, rule.condition)
+        }
+    }
+
+    /// The universal rules whose flags accept `request` (`baseOnly`: those of them without an
+    /// `if-` condition or a `never` one, a base's), and whether any that the flags accept has a
+    /// top-url or frame-url condition.
+    private func acceptedByFlags(
+        _ request: Request, thirdParty: Bool, baseOnly: Bool = false
+    ) -> (slots: [UInt32], readsTop: Bool, readsFrame: Bool) {
         var readsTop = false
         var readsFrame = false
-        universalRecords.withUnsafeBufferPointer { records in
-            for (index, slot) in file.universalRules.enumerated() where Self.flagsAccept(records[index], request, thirdParty: thirdParty) {
-                slots.append(slot)
-                switch records[index].condition {
-                case .ifTopURL, .unlessTopURL: readsTop = true
-                case .ifFrameURL, .unlessFrameURL: readsFrame = true
-                case .none, .never: break
+        var count = 0
+        let accepted = universalGroups.indices.map { group in
+            let kind = universalGroups[group]
+            guard
+                Self.flagsAccept(
+                    resourceTypes: kind.resourceTypes, loadTypes: kind.loadTypes, loadContexts: kind.loadContexts, method: kind.method,
+                    request, thirdParty: thirdParty)
+            else { return false }
+            switch kind.condition {
+            case .ifTopURL, .unlessTopURL: readsTop = true
+            case .ifFrameURL, .unlessFrameURL: readsFrame = true
+            case .none, .never: break
+            }
+            if baseOnly && (kind.condition == .never || kind.condition == .ifTopURL || kind.condition == .ifFrameURL) { return false }
+            count += universalGroupSizes[group]
+            return true
+        }
+        // (Written in place, the list sized by its groups' counts: no growth, no check per rule.)
+        let slots = [UInt32](unsafeUninitializedCapacity: count) { buffer, written in
+            written = 0
+            accepted.withUnsafeBufferPointer { accepted in
+                universalGroupOf.withUnsafeBufferPointer { groupOf in
+                    file.universalRules.withUnsafeBufferPointer { rules in
+                        for index in rules.indices where accepted[Int(groupOf[index])] {
+                            buffer[written] = rules[index]
+                            written += 1
+                        }
+                    }
                 }
             }
         }
@@ -769,14 +835,8 @@ public final class Evaluator {
 
     /// The flags' base list (made once per flags).
     private func base(_ request: Request, _ key: UInt64, thirdParty: Bool) -> UniversalsForFlags {
-        if let known = bases[key] { return known }
-        let (accepted, readsTop, readsFrame) = acceptedByFlags(request, thirdParty: thirdParty)
-        let slots = accepted.filter {
-            switch file.rules[Int($0)].condition {
-            case .none, .unlessTopURL, .unlessFrameURL: true
-            case .never, .ifTopURL, .ifFrameURL: false
-            }
-        }
+        if let known = baseFlags.firstIndex(of: key) { return baseLists[known] }
+        let (slots, readsTop, readsFrame) = acceptedByFlags(request, thirdParty: thirdParty, baseOnly: true)
         let upgradable = Self.isUpgradable(request)
         let universal = universal(of: slots, upgradable: upgradable)
         var uses = [Int](repeating: 0, count: universal.actions.keys.count)
@@ -788,8 +848,12 @@ public final class Evaluator {
         }
         let base = UniversalsForFlags(
             universal: universal, kept: Kept(universal), locationUses: uses, readsTop: readsTop, readsFrame: readsFrame)
-        if bases.count >= Self.baseCapacity { bases.removeAll() }
-        bases[key] = base
+        if baseFlags.count >= Self.baseCapacity {
+            baseFlags.removeAll()
+            baseLists.removeAll()
+        }
+        baseFlags.append(key)
+        baseLists.append(base)
         return base
     }
 
@@ -800,25 +864,39 @@ public final class Evaluator {
         let base = base(request, key, thirdParty: thirdParty)
         if base.readsTop { markTop(page, request) }
         if base.readsFrame { markFrame(page, request) }
-        // The working lists, used in place.
+        // The working lists, used in place, each emptied where it is first used (most pages' edits
+        // stop at the first).
         let edit = editWork
         // The rules named by a matched pattern: only their conditions can differ from the base's.
-        edit.clear()
-        for pattern in markedTop ?? [] {
-            edit.named += universalOfTop[universalOfTopStart[Int(pattern)]..<universalOfTopStart[Int(pattern) + 1]]
+        Self.clear(&edit.named)
+        // (Most matched patterns name no such rule, only rules of their own url-filter.)
+        if let marked = markedTop {
+            for pattern in marked {
+                let (start, end) = (universalOfTopStart[Int(pattern)], universalOfTopStart[Int(pattern) + 1])
+                if start < end { edit.named += universalOfTop[start..<end] }
+            }
         }
-        for pattern in markedFrame ?? [] {
-            edit.named += universalOfFrame[universalOfFrameStart[Int(pattern)]..<universalOfFrameStart[Int(pattern) + 1]]
+        if let marked = markedFrame {
+            for pattern in marked {
+                let (start, end) = (universalOfFrameStart[Int(pattern)], universalOfFrameStart[Int(pattern) + 1])
+                if start < end { edit.named += universalOfFrame[start..<end] }
+            }
         }
         guard !edit.named.isEmpty else { return base.kept }
         edit.named.sort()
         // A named rule's condition names a pattern the page matched, so it is decided without
         // reading its other patterns: an if- rule applies (it joins), an unless- rule does not (it
         // leaves the base, which holds the unless- rules).
+        Self.clear(&edit.leaving)
+        Self.clear(&edit.joining)
+        // (Whether one of them is an ignore rule, noted as they are read: most pages' edits hold
+        // none, and their ignore lists are then the base's.)
+        var movesIgnoreRule = false
         file.rules.withUnsafeBufferPointer { rules in
             for (index, slot) in edit.named.enumerated() where index == 0 || edit.named[index - 1] != slot {
                 let rule = rules[Int(slot)]
                 guard Self.flagsAccept(rule, request, thirdParty: thirdParty) else { continue }
+                if rule.role == .ignorePreviousRules || rule.role == .ignoreFollowingRules { movesIgnoreRule = true }
                 if rule.condition == .unlessTopURL || rule.condition == .unlessFrameURL {
                     edit.leaving.append(slot)
                 } else {
@@ -830,10 +908,13 @@ public final class Evaluator {
         guard !leaving.isEmpty || !joining.isEmpty else { return base.kept }
         let old = base.universal
         let role = { (slot: UInt32) in self.file.rules[Int(slot)].role }
-        var universal = old
-        universal.rules = old.rules.edited(removing: leaving, adding: joining)
-        universal.ignorePrevious = Self.edited(old.ignorePrevious, removing: leaving, adding: joining) { role($0) == .ignorePreviousRules }
-        universal.ignoreFollowing = Self.edited(old.ignoreFollowing, removing: leaving, adding: joining) { role($0) == .ignoreFollowingRules }
+        var universal = UniversalsForPage(
+            rules: old.rules.edited(removing: leaving, adding: joining),
+            ignorePrevious: !movesIgnoreRule ? old.ignorePrevious
+                : Self.edited(old.ignorePrevious, removing: leaving, adding: joining) { role($0) == .ignorePreviousRules },
+            ignoreFollowing: !movesIgnoreRule ? old.ignoreFollowing
+                : Self.edited(old.ignoreFollowing, removing: leaving, adding: joining) { role($0) == .ignoreFollowingRules },
+            low: old.low, high: old.high, actions: old.actions)
         let upgradable = Self.isUpgradable(request)
         guard !universal.hasIgnoreRule && !old.hasIgnoreRule else {
             // Cuts moved, came or went (pages with exception rules): the actions listed afresh.
@@ -844,6 +925,9 @@ public final class Evaluator {
         // when a joining rule lists it and the base does not.
         // (The changes sorted by location and summed per location: a few, where a dictionary
         // would hash each.)
+        Self.clear(&edit.changes)
+        Self.clear(&edit.removing)
+        Self.clear(&edit.adding)
         for slot in leaving {
             if let location = listedLocation(file.rules[Int(slot)], upgradable: upgradable) { edit.changes.append((location, -1)) }
         }
@@ -876,7 +960,7 @@ public final class Evaluator {
     private static func edited(
         _ slots: [UInt32], removing: [UInt32], adding: [UInt32], kind: (UInt32) -> Bool
     ) -> [UInt32] {
-        // (Most pages' edits hold no ignore rule: nothing is filtered into new lists.)
+        // (An edit that holds an ignore rule of one kind leaves the other kind's list as it is.)
         guard removing.contains(where: kind) || adding.contains(where: kind) else { return slots }
         let removing = removing.filter(kind)
         let adding = adding.filter(kind)
