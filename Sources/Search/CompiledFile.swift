@@ -189,24 +189,28 @@ public struct CompiledFile: Hashable, Sendable {
             Self.gatesNumbered(urlPrograms, from: urlPatternCount) && Self.gatesNumbered(topURLPrograms, from: topPatternCount)
                 && Self.gatesNumbered(framePrograms, from: framePatternCount), "gates numbered from another count than the set's patterns")
         // The sections are written on every core (the url programs' are most of the bytes), each
-        // with its checksum; the body's is combined from the section table's and theirs.
+        // with its checksum; the body's is combined from the section table's and theirs. The file
+        // is then made at its length: the header and the table written into it, each section's
+        // bytes copied into it once.
         let file = self
         let kinds = SectionKind.allCases
         let sections = Parallel.map(handingOver: Array(kinds)) { _, kind in
             var writer = ByteWriter()
             file.write(kind, to: &writer)
-            return (bytes: writer.bytes, checksum: CRC32.checksum(writer.bytes))
+            return WrittenSection(writer)
         }
-        var table = ByteWriter()
+        var table = ByteWriter(capacity: sections.count * 12)
         var offset = Self.headerSize + sections.count * 12
         for (kind, section) in zip(kinds, sections) {
             table.u32(kind.rawValue)
             table.u32(UInt32(offset))
-            table.u32(UInt32(section.bytes.count))
-            offset += section.bytes.count
+            table.u32(UInt32(section.writer.count))
+            offset += section.writer.count
         }
-        let checksum = sections.reduce(CRC32.checksum(table.bytes)) { CRC32.combine($0, $1.checksum, secondLength: $1.bytes.count) }
-        var header = ByteWriter()
+        let checksum = sections.reduce(table.withUnsafeBytes { CRC32.checksum($0) }) {
+            CRC32.combine($0, $1.checksum, secondLength: $1.writer.count)
+        }
+        var header = ByteWriter(capacity: Self.headerSize)
         header.append(contentsOf: Self.label)
         header.u16(Self.version)
         header.u16(0x0102)
@@ -215,11 +219,26 @@ public struct CompiledFile: Hashable, Sendable {
         header.u64(UInt64(offset))
         header.u32(checksum)
         header.u32(0)
-        var bytes = header.bytes
-        bytes.reserveCapacity(offset)
-        bytes += table.bytes
-        for section in sections { bytes += section.bytes }
-        return bytes
+        return [UInt8](unsafeUninitializedCapacity: offset) { buffer, initialized in
+            func copy(_ bytes: UnsafeRawBufferPointer) {
+                UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[initialized...]).copyMemory(from: bytes)
+                initialized += bytes.count
+            }
+            header.withUnsafeBytes(copy)
+            table.withUnsafeBytes(copy)
+            for section in sections { section.writer.withUnsafeBytes(copy) }
+        }
+    }
+
+    /// A section's bytes and their checksum, handed back by the core that wrote them.
+    private final class WrittenSection: Sendable {
+        let writer: ByteWriter
+        let checksum: UInt32
+
+        init(_ writer: consuming ByteWriter) {
+            checksum = writer.withUnsafeBytes { CRC32.checksum($0) }
+            self.writer = writer
+        }
     }
 
     /// Writes section `kind`.
@@ -578,7 +597,7 @@ public struct CompiledFile: Hashable, Sendable {
         case .redirect, .modifyHeaders:
             var writer = ByteWriter()
             ActionCoding.write(action, to: &writer)
-            return box + writer.bytes.count
+            return box + writer.count
         }
     }
 
