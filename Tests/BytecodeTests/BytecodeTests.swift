@@ -1,10 +1,11 @@
 // BytecodeTests.swift — the program encoding against the DFA it came from, its disassembly, and
-// the byte coding (CRC-32, the writer's integers and varints). The compiled file's tests:
+// the byte coding (CRC-32, the writer's integers and varints, actions). The compiled file's tests:
 // SearchTests/CompiledFileTests.swift.
 
 import Testing
 import Automata
 import Bytecode
+import ContentRuleList
 import URLFilterSyntax
 
 private func dfa(_ sources: [String]) throws -> DFA {
@@ -153,5 +154,29 @@ private func bitwiseCRC32<C: Collection<UInt8>>(_ bytes: C, seed: UInt32 = 0) ->
         var reader = ByteReader(long.bytes)
         #expect(try (0..<10_000).map { _ in Int(try reader.varint()) } == Array(0..<10_000))
         #expect(reader.isAtEnd)
+    }
+
+    @Test func everyActionTypeIsWrittenAsItsIndexAndReadBack() throws {
+        var transform = URLTransform()
+        transform.host = "h.example"
+        transform.port = .some(8080)
+        transform.query = "?q"
+        var query = QueryTransform()
+        query.addOrReplaceParameters = [.init(key: "k", value: "v", replaceOnly: true)]
+        query.removeParameters = ["r"]
+        transform.queryTransform = query
+        let actions: [Action] = [
+            .block, .blockCookies, .cssDisplayNone(selector: ".ad"), .ignorePreviousRules, .ignoreFollowingRules, .makeHTTPS,
+            .notify(notification: "n"), .redirect(.url("https://x.example/")), .redirect(.transform(transform)),
+            .modifyHeaders(ModifyHeaders(requestHeaders: [.set(header: "a", value: "b"), .remove(header: "c")], responseHeaders: [], priority: 3)),
+        ]
+        for action in actions {
+            var writer = ByteWriter()
+            ActionCoding.write(action, to: &writer)
+            #expect(Action.typeNames[Int(writer.bytes[0])] == action.typeName)
+            var reader = ByteReader(writer.bytes)
+            #expect(try ActionCoding.read(from: &reader) == action)
+            #expect(reader.isAtEnd)
+        }
     }
 }
