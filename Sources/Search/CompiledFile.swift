@@ -248,6 +248,8 @@ public struct CompiledFile: Hashable, Sendable {
         case .topURLPrograms: topURLPrograms.write(to: &writer)
         case .framePrograms: framePrograms.write(to: &writer)
         case .patterns:
+            // (Room for the section at once: mostly a byte a pattern, a few bytes a universal rule.)
+            writer.reserve(12 + 2 * patternRules.count + 4 + 5 * universalRules.count)
             writer.u32(UInt32(urlPatternCount))
             writer.u32(UInt32(topPatternCount))
             writer.u32(UInt32(framePatternCount))
@@ -267,6 +269,8 @@ public struct CompiledFile: Hashable, Sendable {
             writer.u32(UInt32(universalRules.count))
             for (index, slot) in universalRules.enumerated() { writer.varint(index == 0 ? slot : slot - universalRules[index - 1]) }
         case .rules:
+            // (Mostly a byte or two a rule; a list's few dozen profiles: 7 bytes at most each.)
+            writer.reserve(4 + 5 * rules.count)
             writer.u32(UInt32(rules.count))
             // Profiles in order of first use.
             func profile(_ rule: RuleRecord) -> UInt32 {
@@ -314,6 +318,7 @@ public struct CompiledFile: Hashable, Sendable {
                 }
             }
         case .conditions:
+            writer.reserve(4 + 5 * conditions.count)
             writer.u32(UInt32(conditions.count))
             for pattern in conditions { writer.varint(pattern) }
         case .actions:
