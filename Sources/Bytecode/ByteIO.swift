@@ -106,6 +106,11 @@ public struct ByteWriter: ~Copyable, @unchecked Sendable {
         _count += other.count
     }
 
+    /// The bytes `other` wrote.
+    public mutating func append(_ other: borrowing ByteWriter) {
+        append(contentsOf: UnsafeBufferPointer(start: other.base, count: other._count))
+    }
+
     /// `other`'s bytes: copied at once when they are contiguous (an array's, a slice's), else
     /// one by one.
     @inlinable public mutating func append<C: Collection<UInt8>>(contentsOf other: C) {
