@@ -35,9 +35,10 @@ public struct ByteWriter: ~Copyable, @unchecked Sendable {
     }
 
     /// Where the next `byteCount` bytes go, once there is room for them (writing them is the
-    /// caller's; `_count` moves past those written).
+    /// caller's; `_count` moves past those written). The count never passes the capacity, so
+    /// the writers move it with wrapping arithmetic: no overflow check a byte.
     @inlinable @inline(__always) mutating func room(_ byteCount: Int) -> UnsafeMutablePointer<UInt8> {
-        if _slowPath(capacity - _count < byteCount) { grow(toHold: byteCount) }
+        if _slowPath(capacity &- _count < byteCount) { grow(toHold: byteCount) }
         return base + _count
     }
 
@@ -55,7 +56,7 @@ public struct ByteWriter: ~Copyable, @unchecked Sendable {
 
     @inlinable @inline(__always) public mutating func u8(_ value: UInt8) {
         room(1).initialize(to: value)
-        _count += 1
+        _count &+= 1
     }
 
     @inlinable public mutating func u16(_ value: UInt16) { integer(value, width: 2) }
@@ -67,7 +68,7 @@ public struct ByteWriter: ~Copyable, @unchecked Sendable {
     @inlinable public mutating func integer<T: FixedWidthInteger>(_ value: T, width: Int) {
         precondition(width <= 8)
         UnsafeMutableRawPointer(room(8)).storeBytes(of: UInt64(truncatingIfNeeded: value).littleEndian, as: UInt64.self)
-        _count += width
+        _count &+= width
     }
 
     /// Unsigned LEB128: seven bits a byte, low bits first, high bit set on every byte but the last.
@@ -78,10 +79,10 @@ public struct ByteWriter: ~Copyable, @unchecked Sendable {
         while rest >= 0x80 {
             at[written] = UInt8(truncatingIfNeeded: rest) | 0x80
             rest >>= 7
-            written += 1
+            written &+= 1
         }
         at[written] = UInt8(rest)
-        _count += written + 1
+        _count &+= written &+ 1
     }
 
     /// A signed value as a zigzag varint (0, -1, 1, -2, ... as 0, 1, 2, 3, ...), for differences
@@ -103,7 +104,7 @@ public struct ByteWriter: ~Copyable, @unchecked Sendable {
     @inlinable public mutating func append(contentsOf other: UnsafeBufferPointer<UInt8>) {
         guard let source = other.baseAddress else { return }
         room(other.count).initialize(from: source, count: other.count)
-        _count += other.count
+        _count &+= other.count
     }
 
     /// The bytes `other` wrote.
