@@ -196,7 +196,7 @@ let package = Package(
         .testTarget(
             name: "AutomataTests", dependencies: ["Automata", "URLFilterSyntax", "TestSupport", "Fuzzing", "PCRE2Oracle"],
             swiftSettings: swiftSettings),
-        .testTarget(name: "BytecodeTests", dependencies: ["Bytecode", "Automata", "URLFilterSyntax"], swiftSettings: swiftSettings),
+        .testTarget(name: "BytecodeTests", dependencies: ["Bytecode", "Automata", "ContentRuleList", "URLFilterSyntax"], swiftSettings: swiftSettings),
         .testTarget(
             name: "SearchTests", dependencies: ["Search", "Bytecode", "Automata", "URLFilterSyntax", "ContentRuleList", "TestSupport"],
             swiftSettings: swiftSettings),

@@ -22,7 +22,7 @@ public import ContentRuleList
 
 public enum ActionCoding {
     public static func write(_ action: Action, to writer: inout ByteWriter) {
-        writer.u8(UInt8(Action.typeNames.firstIndex(of: action.typeName)!))
+        writer.u8(typeCode(action))
         switch action {
         case .block, .blockCookies, .ignorePreviousRules, .ignoreFollowingRules, .makeHTTPS: break
         case .cssDisplayNone(let selector): writer.string(selector)
@@ -47,6 +47,24 @@ public enum ActionCoding {
             }
             writer.u32(headers.priority)
         }
+    }
+
+    /// The action's type: its index in `Action.typeNames`, named by case (not looked up by
+    /// name: a list has thousands of actions).
+    private static func typeCode(_ action: Action) -> UInt8 {
+        let code: UInt8 = switch action {
+        case .block: 0
+        case .blockCookies: 1
+        case .cssDisplayNone: 2
+        case .ignorePreviousRules: 3
+        case .ignoreFollowingRules: 4
+        case .makeHTTPS: 5
+        case .notify: 6
+        case .redirect: 7
+        case .modifyHeaders: 8
+        }
+        assert(Action.typeNames[Int(code)] == action.typeName, "type code \(code) for \(action.typeName)")
+        return code
     }
 
     private static func write(_ transform: URLTransform, to writer: inout ByteWriter) {

@@ -5,51 +5,125 @@
 // `BytecodeError.countTooLarge` for a count of more items than the bytes left can hold.
 // Tested by BytecodeTests/BytecodeTests.swift and ContentBlockerTests/HostileFileTests.swift.
 
-/// Appends little-endian integers, LEB128 varints and length-prefixed strings. Its writers are
-/// inlinable: the Search module writes a compiled file's sections through them, a varint an item.
-public struct ByteWriter: Sendable {
-    public var bytes: [UInt8] { storage }
-    @usableFromInline var storage: [UInt8] = []
+/// Appends little-endian integers, LEB128 varints and length-prefixed strings into a buffer of its
+/// own. Its writers are inlinable: the Search module writes a compiled file's sections through them,
+/// a varint an item, so each write is a bounds check, a store and a count (an array's append would
+/// check its buffer's uniqueness and capacity for every byte). Noncopyable: it is its buffer's only
+/// owner, so two copies can never write over each other's bytes.
+public struct ByteWriter: ~Copyable, @unchecked Sendable {
+    @usableFromInline var base: UnsafeMutablePointer<UInt8>
+    @usableFromInline var _count = 0
+    @usableFromInline var capacity: Int
 
-    public init() {}
+    /// A writer with room for `capacity` bytes before it grows (a size known or estimated ahead
+    /// saves the copies of growing).
+    public init(capacity: Int = 64) {
+        self.capacity = max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+    }
 
-    public var count: Int { storage.count }
+    deinit { base.deallocate() }
 
-    @inlinable @inline(__always) public mutating func u8(_ value: UInt8) { storage.append(value) }
+    /// The bytes written, copied into an array.
+    public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: _count)) }
+
+    public var count: Int { _count }
+
+    /// `body` given the bytes written (valid only during the call).
+    public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try body(UnsafeRawBufferPointer(start: base, count: _count))
+    }
+
+    /// Where the next `byteCount` bytes go, once there is room for them (writing them is the
+    /// caller's; `_count` moves past those written). The count never passes the capacity, so
+    /// the writers move it with wrapping arithmetic: no overflow check a byte.
+    @inlinable @inline(__always) mutating func room(_ byteCount: Int) -> UnsafeMutablePointer<UInt8> {
+        if _slowPath(capacity &- _count < byteCount) { grow(toHold: byteCount) }
+        return base + _count
+    }
+
+    /// Room for `byteCount` more bytes: the capacity doubled at least.
+    @usableFromInline mutating func grow(toHold byteCount: Int) {
+        capacity = max(capacity * 2, _count + byteCount)
+        let larger = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        larger.initialize(from: base, count: _count)
+        base.deallocate()
+        base = larger
+    }
+
+    /// Room for `byteCount` more bytes before the writer grows again.
+    public mutating func reserve(_ byteCount: Int) { _ = room(byteCount) }
+
+    @inlinable @inline(__always) public mutating func u8(_ value: UInt8) {
+        room(1).initialize(to: value)
+        _count &+= 1
+    }
+
     @inlinable public mutating func u16(_ value: UInt16) { integer(value, width: 2) }
     @inlinable public mutating func u32(_ value: UInt32) { integer(value, width: 4) }
     @inlinable public mutating func u64(_ value: UInt64) { integer(value, width: 8) }
 
-    /// The low `width` bytes of `value`, least significant first.
+    /// The low `width` (at most 8) bytes of `value`, least significant first: its 8 bytes stored
+    /// at once, the count moved past `width` of them.
     @inlinable public mutating func integer<T: FixedWidthInteger>(_ value: T, width: Int) {
-        let wide = UInt64(truncatingIfNeeded: value)
-        for index in 0..<width { storage.append(UInt8(truncatingIfNeeded: wide >> (8 * UInt64(index)))) }
+        precondition(width <= 8)
+        UnsafeMutableRawPointer(room(8)).storeBytes(of: UInt64(truncatingIfNeeded: value).littleEndian, as: UInt64.self)
+        _count &+= width
     }
 
     /// Unsigned LEB128: seven bits a byte, low bits first, high bit set on every byte but the last.
     @inlinable @inline(__always) public mutating func varint(_ value: UInt32) {
+        let at = room(5)
         var rest = value
+        var written = 0
         while rest >= 0x80 {
-            storage.append(UInt8(rest & 0x7F) | 0x80)
+            at[written] = UInt8(truncatingIfNeeded: rest) | 0x80
             rest >>= 7
+            written &+= 1
         }
-        storage.append(UInt8(rest))
+        at[written] = UInt8(rest)
+        _count &+= written &+ 1
     }
 
     /// A signed value as a zigzag varint (0, -1, 1, -2, ... as 0, 1, 2, 3, ...), for differences
     /// that are small either way. `value` must fit in 32 bits signed.
-    @inlinable public mutating func zigzag(_ value: Int64) {
+    @inlinable @inline(__always) public mutating func zigzag(_ value: Int64) {
         precondition(value >= Int64(Int32.min) && value <= Int64(Int32.max))
         varint(UInt32(truncatingIfNeeded: value < 0 ? ~(value << 1) : value << 1))
     }
 
     /// A varint byte count, then the UTF-8 bytes.
     public mutating func string(_ value: String) {
-        varint(UInt32(value.utf8.count))
-        storage.append(contentsOf: value.utf8)
+        var text = value
+        text.withUTF8 { utf8 in
+            varint(UInt32(utf8.count))
+            append(contentsOf: utf8)
+        }
     }
 
-    @inlinable public mutating func append<C: Collection<UInt8>>(contentsOf other: C) { storage.append(contentsOf: other) }
+    @inlinable public mutating func append(contentsOf other: UnsafeBufferPointer<UInt8>) {
+        guard let source = other.baseAddress else { return }
+        room(other.count).initialize(from: source, count: other.count)
+        _count &+= other.count
+    }
+
+    /// The bytes `other` wrote.
+    public mutating func append(_ other: borrowing ByteWriter) {
+        append(contentsOf: UnsafeBufferPointer(start: other.base, count: other._count))
+    }
+
+    /// `other`'s bytes: copied at once when they are contiguous (an array's, a slice's), else
+    /// one by one.
+    @inlinable public mutating func append<C: Collection<UInt8>>(contentsOf other: C) {
+        if other.withContiguousStorageIfAvailable({ append(contentsOf: $0) }) != nil { return }
+        let at = room(other.count)
+        var written = 0
+        for byte in other {
+            at[written] = byte
+            written += 1
+        }
+        _count += written
+    }
 }
 
 /// Reads what `ByteWriter` wrote, never past `end`. Its readers are inlinable: the tables of the
@@ -146,7 +220,7 @@ public struct ByteReader: Sendable {
 // A table's entries in increasing pattern order (the domain tables): each pattern written as its
 // difference from the previous entry's + 1 (from 0 for the first), so most take a byte.
 extension ByteWriter {
-    @inlinable package mutating func increasingPattern(_ pattern: UInt32, after next: inout UInt32) {
+    @inlinable @inline(__always) package mutating func increasingPattern(_ pattern: UInt32, after next: inout UInt32) {
         varint(pattern - next)
         next = pattern + 1
     }

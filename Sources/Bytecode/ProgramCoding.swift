@@ -26,6 +26,9 @@ extension Program {
     package static let smallestEncoding = 1 + 1 + 3 + 4 + 4 + 4 + 1
     static let runsFlag: UInt8 = 0x80
 
+    /// The most bytes `write(to:)` takes: its fields, the class map written whole, its code.
+    package var writtenSizeBound: Int { 2 + 128 + 12 + code.count }
+
     package func write(to writer: inout ByteWriter) {
         writer.u8(UInt8(classCount - 1))
         // The class map as runs of bytes in one class, when that is shorter (counted first, then

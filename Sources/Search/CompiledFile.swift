@@ -189,24 +189,28 @@ public struct CompiledFile: Hashable, Sendable {
             Self.gatesNumbered(urlPrograms, from: urlPatternCount) && Self.gatesNumbered(topURLPrograms, from: topPatternCount)
                 && Self.gatesNumbered(framePrograms, from: framePatternCount), "gates numbered from another count than the set's patterns")
         // The sections are written on every core (the url programs' are most of the bytes), each
-        // with its checksum; the body's is combined from the section table's and theirs.
+        // with its checksum; the body's is combined from the section table's and theirs. The file
+        // is then made at its length: the header and the table written into it, each section's
+        // bytes copied into it once.
         let file = self
         let kinds = SectionKind.allCases
         let sections = Parallel.map(handingOver: Array(kinds)) { _, kind in
             var writer = ByteWriter()
             file.write(kind, to: &writer)
-            return (bytes: writer.bytes, checksum: CRC32.checksum(writer.bytes))
+            return WrittenSection(writer)
         }
-        var table = ByteWriter()
+        var table = ByteWriter(capacity: sections.count * 12)
         var offset = Self.headerSize + sections.count * 12
         for (kind, section) in zip(kinds, sections) {
             table.u32(kind.rawValue)
             table.u32(UInt32(offset))
-            table.u32(UInt32(section.bytes.count))
-            offset += section.bytes.count
+            table.u32(UInt32(section.writer.count))
+            offset += section.writer.count
         }
-        let checksum = sections.reduce(CRC32.checksum(table.bytes)) { CRC32.combine($0, $1.checksum, secondLength: $1.bytes.count) }
-        var header = ByteWriter()
+        let checksum = sections.reduce(table.withUnsafeBytes { CRC32.checksum($0) }) {
+            CRC32.combine($0, $1.checksum, secondLength: $1.writer.count)
+        }
+        var header = ByteWriter(capacity: Self.headerSize)
         header.append(contentsOf: Self.label)
         header.u16(Self.version)
         header.u16(0x0102)
@@ -215,11 +219,26 @@ public struct CompiledFile: Hashable, Sendable {
         header.u64(UInt64(offset))
         header.u32(checksum)
         header.u32(0)
-        var bytes = header.bytes
-        bytes.reserveCapacity(offset)
-        bytes += table.bytes
-        for section in sections { bytes += section.bytes }
-        return bytes
+        return [UInt8](unsafeUninitializedCapacity: offset) { buffer, initialized in
+            func copy(_ bytes: UnsafeRawBufferPointer) {
+                UnsafeMutableRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(buffer)[initialized...]).copyMemory(from: bytes)
+                initialized += bytes.count
+            }
+            header.withUnsafeBytes(copy)
+            table.withUnsafeBytes(copy)
+            for section in sections { section.writer.withUnsafeBytes(copy) }
+        }
+    }
+
+    /// A section's bytes and their checksum, handed back by the core that wrote them.
+    private final class WrittenSection: Sendable {
+        let writer: ByteWriter
+        let checksum: UInt32
+
+        init(_ writer: consuming ByteWriter) {
+            checksum = writer.withUnsafeBytes { CRC32.checksum($0) }
+            self.writer = writer
+        }
     }
 
     /// Writes section `kind`.
@@ -229,21 +248,30 @@ public struct CompiledFile: Hashable, Sendable {
         case .topURLPrograms: topURLPrograms.write(to: &writer)
         case .framePrograms: framePrograms.write(to: &writer)
         case .patterns:
+            // (Room for the section at once: mostly a byte a pattern, a few bytes a universal rule.)
+            writer.reserve(12 + 2 * patternRules.count + 4 + 5 * universalRules.count)
             writer.u32(UInt32(urlPatternCount))
             writer.u32(UInt32(topPatternCount))
             writer.u32(UInt32(framePatternCount))
             // Per pattern: its first slot's difference and whether more follow, in one varint.
             precondition(rules.count < 1 << 29, "rule slots beyond 2^29")
-            // (By index: a slice of the slots per pattern would retain and release them.)
-            var previousSlot: UInt32 = 0
-            for pattern in patternRuleStart.indices.dropLast() {
-                let (start, end) = (Int(patternRuleStart[pattern]), Int(patternRuleStart[pattern + 1]))
-                let difference = Int64(patternRules[start]) - Int64(previousSlot)
-                let zigzag = UInt32(truncatingIfNeeded: difference < 0 ? ~(difference << 1) : difference << 1)
-                writer.varint(zigzag << 1 | (end - start > 1 ? 1 : 0))
-                if end - start > 1 { writer.varint(UInt32(end - start - 2)) }
-                for slot in start + 1..<end { writer.zigzag(Int64(patternRules[slot]) - Int64(patternRules[slot - 1])) }
-                previousSlot = patternRules[end - 1]
+            // (Through pointers: a slice of the slots per pattern would retain and release them.)
+            patternRuleStart.withUnsafeBufferPointer { starts in
+                patternRules.withUnsafeBufferPointer { slots in
+                    var previousSlot: UInt32 = 0
+                    for pattern in 0..<starts.count - 1 {
+                        let (start, end) = (Int(starts[pattern]), Int(starts[pattern + 1]))
+                        precondition(start < end && end <= slots.count, "a pattern without rule slots")
+                        let difference = Int64(slots[start]) - Int64(previousSlot)
+                        let zigzag = UInt32(truncatingIfNeeded: difference < 0 ? ~(difference << 1) : difference << 1)
+                        writer.varint(zigzag << 1 | (end - start > 1 ? 1 : 0))
+                        if end - start > 1 {
+                            writer.varint(UInt32(end - start - 2))
+                            for slot in start + 1..<end { writer.zigzag(Int64(slots[slot]) - Int64(slots[slot - 1])) }
+                        }
+                        previousSlot = slots[end - 1]
+                    }
+                }
             }
             writer.u32(UInt32(universalRules.count))
             for (index, slot) in universalRules.enumerated() { writer.varint(index == 0 ? slot : slot - universalRules[index - 1]) }
@@ -254,13 +282,16 @@ public struct CompiledFile: Hashable, Sendable {
                 UInt32(rule.resourceTypes) | UInt32(rule.loadTypes | rule.loadContexts << 2 | rule.role.rawValue << 4) << 16
                     | UInt32(rule.condition.rawValue | rule.method << 3) << 24
             }
-            // Each rule's profile number, looked up once a run of rules of one profile (a list's
-            // rules mostly share their neighbours' flags).
+            // One pass numbers the profiles and writes the records, into a writer of their own:
+            // they follow the profiles. A rule's profile number is looked up once a run of rules
+            // of one profile (a list's rules mostly share their neighbours' flags).
             var profiles: [UInt32] = []
             var profileNumbers: [UInt32: UInt32] = [:]
-            var ruleProfiles: [UInt32] = []
-            ruleProfiles.reserveCapacity(rules.count)
             var last: (profile: UInt32, number: UInt32)?
+            // (Mostly a byte or two a rule.)
+            var records = ByteWriter(capacity: 5 * rules.count)
+            var previous: UInt32?
+            var previousLocation: UInt32 = 0
             for rule in rules {
                 let key = profile(rule)
                 if key != last?.profile {
@@ -271,30 +302,29 @@ public struct CompiledFile: Hashable, Sendable {
                     }
                     last = (key, number)
                 }
-                ruleProfiles.append(last!.number)
+                let gap = previous.map { rule.ruleIndex - $0 - 1 } ?? rule.ruleIndex
+                previous = rule.ruleIndex
+                let difference = rule.role.isListed ? Int64(rule.actionLocation) - Int64(previousLocation) : 0
+                if rule.role.isListed { previousLocation = rule.actionLocation }
+                records.varint(last!.number << 2 | (gap != 0 ? 1 : 0) | (difference != 0 ? 2 : 0))
+                if gap != 0 { records.varint(gap) }
+                if difference != 0 { records.zigzag(difference) }
+                if rule.condition.hasList {
+                    records.varint(rule.conditionCount)
+                    records.varint(rule.conditionStart)
+                }
             }
+            // (A profile: 7 bytes at most.)
+            writer.reserve(5 + 7 * profiles.count + records.count)
             writer.varint(UInt32(profiles.count))
             for key in profiles {
                 writer.varint(key & 0xFFFF)
                 writer.u8(UInt8(key >> 16 & 0xFF))
                 writer.u8(UInt8(key >> 24))
             }
-            var previous: UInt32?
-            var previousLocation: UInt32 = 0
-            for (rule, number) in zip(rules, ruleProfiles) {
-                let gap = previous.map { rule.ruleIndex - $0 - 1 } ?? rule.ruleIndex
-                previous = rule.ruleIndex
-                let difference = rule.role.isListed ? Int64(rule.actionLocation) - Int64(previousLocation) : 0
-                if rule.role.isListed { previousLocation = rule.actionLocation }
-                writer.varint(number << 2 | (gap != 0 ? 1 : 0) | (difference != 0 ? 2 : 0))
-                if gap != 0 { writer.varint(gap) }
-                if difference != 0 { writer.zigzag(difference) }
-                if rule.condition.hasList {
-                    writer.varint(rule.conditionCount)
-                    writer.varint(rule.conditionStart)
-                }
-            }
+            writer.append(records)
         case .conditions:
+            writer.reserve(4 + 5 * conditions.count)
             writer.u32(UInt32(conditions.count))
             for pattern in conditions { writer.varint(pattern) }
         case .actions:
@@ -578,7 +608,7 @@ public struct CompiledFile: Hashable, Sendable {
         case .redirect, .modifyHeaders:
             var writer = ByteWriter()
             ActionCoding.write(action, to: &writer)
-            return box + writer.bytes.count
+            return box + writer.count
         }
     }
 

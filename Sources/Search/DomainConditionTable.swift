@@ -193,14 +193,21 @@ public struct DomainConditionTable: Hashable, Sendable {
 
     // MARK: The file
 
+    /// About the bytes `write(to:)` takes: each entry's domain and varints.
+    var writtenSizeEstimate: Int { 5 + bytes.count + 3 * count }
+
     func write(to writer: inout ByteWriter) {
         writer.varint(UInt32(count))
         var next: UInt32 = 0
-        for entry in 0..<count {
-            writer.increasingPattern(patterns[entry], after: &next)
-            let domain = domain(entry)
-            writer.varint(UInt32(domain.count) << 1 | (subdomains[entry] ? 1 : 0))
-            writer.append(contentsOf: domain)
+        // (The domains read through a pointer: a slice of `bytes` per entry would retain and
+        // release it.)
+        bytes.withUnsafeBufferPointer { bytes in
+            for entry in 0..<count {
+                writer.increasingPattern(patterns[entry], after: &next)
+                let domain = UnsafeBufferPointer(rebasing: bytes[Int(starts[entry])..<Int(starts[entry + 1])])
+                writer.varint(UInt32(domain.count) << 1 | (subdomains[entry] ? 1 : 0))
+                writer.append(contentsOf: domain)
+            }
         }
     }
 

@@ -911,6 +911,10 @@ public struct DomainTable: Hashable, Sendable {
 
     // MARK: The file
 
+    /// About the bytes `write(to:)` takes: each entry's domain, tail and varints (of a table whose
+    /// entries its index holds, the varints alone: such a table is written rarely).
+    var writtenSizeEstimate: Int { 5 + bytes.count + tails.count + 3 * count }
+
     func write(to writer: inout ByteWriter) {
         guard !entriesInIndex else { return expanded().write(to: &writer) }
         writer.varint(UInt32(count))

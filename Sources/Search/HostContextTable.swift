@@ -170,19 +170,21 @@ public struct HostContextTable: Hashable, Sendable {
 
     // MARK: The file
 
+    /// About the bytes `write(to:)` takes: its prefix, its states' rows, its splitting set and
+    /// its tables.
+    var writtenSizeEstimate: Int { 5 + prefix.utf8.count + 5 + 129 * starts.stateCount + 17 + table.writtenSizeEstimate + open.writtenSizeEstimate }
+
     func write(to writer: inout ByteWriter) {
-        let text = Array(prefix.utf8)
-        writer.varint(UInt32(text.count))
-        writer.append(contentsOf: text)
+        writer.string(prefix)
         writer.varint(UInt32(starts.stateCount))
         for state in 0..<starts.stateCount {
-            writer.append(contentsOf: [starts.ends[state] ? 1 : 0])
-            writer.append(contentsOf: starts.next[state << 7 ..< (state + 1) << 7].map { $0 == HostStarts.dead ? 0xFF : UInt8($0) })
+            writer.u8(starts.ends[state] ? 1 : 0)
+            for target in starts.next[state << 7 ..< (state + 1) << 7] { writer.u8(target == HostStarts.dead ? 0xFF : UInt8(target)) }
         }
-        writer.append(contentsOf: [isCaseSensitive ? 1 : 0])
-        writer.append(contentsOf: (0..<16).map { index in
-            (0..<8).reduce(UInt8(0)) { byte, bit in splitting.contains(UInt8(index * 8 + bit)) ? byte | 1 << bit : byte }
-        })
+        writer.u8(isCaseSensitive ? 1 : 0)
+        for index in 0..<16 {
+            writer.u8((0..<8).reduce(UInt8(0)) { byte, bit in splitting.contains(UInt8(index * 8 + bit)) ? byte | 1 << bit : byte })
+        }
         table.write(to: &writer)
         open.write(to: &writer)
     }

@@ -1052,7 +1052,19 @@ public struct ProgramSet: Hashable, Sendable {
         return place == labels.start || (place >= labels.start + 2 && place - 1 < labels.end && url[place - 1] == UInt8(ascii: "."))
     }
 
+    /// About the bytes `write(to:)` takes (the programs' code and the tables' domains are most of
+    /// them), so that a writer is given its room at once rather than growing into it by copies.
+    var writtenSizeEstimate: Int {
+        var size = 12 + domains.writtenSizeEstimate + domainConditions.writtenSizeEstimate + 5
+        for program in programs { size += program.writtenSizeBound }
+        for stage in stages { size += 4 + stage.prefix.writtenSizeBound + stage.suffixes.reduce(0) { $0 + $1.writtenSizeBound } }
+        for group in gated?.groups ?? [] { size += 12 + group.reduce(0) { $0 + $1.writtenSizeBound } }
+        for context in hostContexts { size += context.writtenSizeEstimate }
+        return size
+    }
+
     func write(to writer: inout ByteWriter) {
+        writer.reserve(writtenSizeEstimate)
         writer.u32(UInt32(gated?.groups.count ?? 0))
         writer.u32(UInt32(programs.count))
         for program in programs { program.write(to: &writer) }

@@ -1,10 +1,11 @@
 // BytecodeTests.swift — the program encoding against the DFA it came from, its disassembly, and
-// the byte coding (CRC-32, zigzag varints). The compiled file's tests:
+// the byte coding (CRC-32, the writer's integers and varints, actions). The compiled file's tests:
 // SearchTests/CompiledFileTests.swift.
 
 import Testing
 import Automata
 import Bytecode
+import ContentRuleList
 import URLFilterSyntax
 
 private func dfa(_ sources: [String]) throws -> DFA {
@@ -129,4 +130,53 @@ private func bitwiseCRC32<C: Collection<UInt8>>(_ bytes: C, seed: UInt32 = 0) ->
         #expect(Array(writer.bytes.prefix(4)) == [0, 1, 2, 3], "0, -1, 1, -2 as 0, 1, 2, 3")
     }
 
+
+    @Test func theWriterWritesLittleEndianIntegersAndVarintsAcrossItsGrowth() throws {
+        var writer = ByteWriter(capacity: 1)
+        writer.u8(0xAB)
+        writer.u16(0x0102)
+        writer.u32(0x0304_0506)
+        writer.u64(0x0708_090A_0B0C_0D0E)
+        writer.integer(UInt32.max, width: 3)
+        for value: UInt32 in [0, 0x7F, 0x80, 0x3FFF, 0x4000, UInt32.max] { writer.varint(value) }
+        writer.string("é.")
+        writer.append(contentsOf: [9, 8] as [UInt8])
+        writer.append(contentsOf: (1...3).lazy.map { UInt8($0) })  // not contiguous: byte by byte
+        #expect(writer.bytes == [
+            0xAB, 0x02, 0x01, 0x06, 0x05, 0x04, 0x03, 0x0E, 0x0D, 0x0C, 0x0B, 0x0A, 0x09, 0x08, 0x07, 0xFF, 0xFF, 0xFF,
+            0x00, 0x7F, 0x80, 0x01, 0xFF, 0x7F, 0x80, 0x80, 0x01, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F,
+            0x03, 0xC3, 0xA9, 0x2E, 9, 8, 1, 2, 3,
+        ])
+        #expect(writer.count == writer.bytes.count)
+        // Many small writes through several doublings keep every byte.
+        var long = ByteWriter(capacity: 16)
+        for value in 0..<10_000 { long.varint(UInt32(value)) }
+        var reader = ByteReader(long.bytes)
+        #expect(try (0..<10_000).map { _ in Int(try reader.varint()) } == Array(0..<10_000))
+        #expect(reader.isAtEnd)
+    }
+
+    @Test func everyActionTypeIsWrittenAsItsIndexAndReadBack() throws {
+        var transform = URLTransform()
+        transform.host = "h.example"
+        transform.port = .some(8080)
+        transform.query = "?q"
+        var query = QueryTransform()
+        query.addOrReplaceParameters = [.init(key: "k", value: "v", replaceOnly: true)]
+        query.removeParameters = ["r"]
+        transform.queryTransform = query
+        let actions: [Action] = [
+            .block, .blockCookies, .cssDisplayNone(selector: ".ad"), .ignorePreviousRules, .ignoreFollowingRules, .makeHTTPS,
+            .notify(notification: "n"), .redirect(.url("https://x.example/")), .redirect(.transform(transform)),
+            .modifyHeaders(ModifyHeaders(requestHeaders: [.set(header: "a", value: "b"), .remove(header: "c")], responseHeaders: [], priority: 3)),
+        ]
+        for action in actions {
+            var writer = ByteWriter()
+            ActionCoding.write(action, to: &writer)
+            #expect(Action.typeNames[Int(writer.bytes[0])] == action.typeName)
+            var reader = ByteReader(writer.bytes)
+            #expect(try ActionCoding.read(from: &reader) == action)
+            #expect(reader.isAtEnd)
+        }
+    }
 }
