@@ -164,7 +164,13 @@ private struct ReadRules {
     var rules: [Rule] = []
     var dropped: [DroppedRule] = []
     var errors: [ContentRuleListError] = []
-    var profile = SafariProfile.newest
+    /// The profile when it restricts anything (nil: it reads as the newest does, and no rule
+    /// copies it).
+    let restrictingProfile: SafariProfile?
+
+    init(profile: SafariProfile) {
+        restrictingProfile = profile.triggerKeys == nil && profile.actionTypes == nil && profile.flagValues.isEmpty ? nil : profile
+    }
 
     /// Reads element `position` of the list's array; false when it is in error.
     mutating func read(_ element: JSONTape.Value, at position: Int) -> Bool {
@@ -172,7 +178,7 @@ private struct ReadRules {
             guard element.kind == .object else {
                 throw ContentRuleListError(.jsonInvalidRule, detail: "found \(element.kindDescription)")
             }
-            switch try RuleReader.read(element, index: RuleIndex(position), profile: profile) {
+            switch try RuleReader.read(element, index: RuleIndex(position), profile: restrictingProfile) {
             case .kept(let rule): rules.append(rule)
             case .dropped(let rule): dropped.append(rule)
             }
@@ -364,9 +370,9 @@ private struct TriggerKeys {
     /// which restricts nothing; not copied per rule then).
     let restrictingProfile: SafariProfile?
 
-    init(_ object: JSONTape.Value, profile: SafariProfile) {
+    init(_ object: JSONTape.Value, profile: SafariProfile?) {
         found = object.members(named: TriggerKey.names)
-        restrictingProfile = profile.triggerKeys == nil && profile.flagValues.isEmpty ? nil : profile
+        restrictingProfile = profile.flatMap { $0.triggerKeys == nil && $0.flagValues.isEmpty ? nil : $0 }
     }
 
     /// The key's value, whatever the release.
@@ -414,7 +420,8 @@ private enum ReadRule {
 }
 
 private enum RuleReader {
-    static func read(_ object: JSONTape.Value, index: RuleIndex, profile: SafariProfile) throws(ContentRuleListError) -> ReadRule {
+    /// `profile`: the profile when it restricts anything (nil: the newest).
+    static func read(_ object: JSONTape.Value, index: RuleIndex, profile: SafariProfile?) throws(ContentRuleListError) -> ReadRule {
         let trigger = try readTrigger(object["trigger"], profile: profile)
         let action = try readAction(object["action"], profile: profile)
         if case .cssDisplayNone(let selector) = action, let problem = CSSSelectorValidator.validate(selector) {
@@ -425,7 +432,7 @@ private enum RuleReader {
 
     // MARK: Trigger
 
-    static func readTrigger(_ value: JSONTape.Value?, profile: SafariProfile = .newest) throws(ContentRuleListError) -> Trigger {
+    static func readTrigger(_ value: JSONTape.Value?, profile: SafariProfile?) throws(ContentRuleListError) -> Trigger {
         guard let object = value, object.kind == .object else {
             throw ContentRuleListError(.jsonInvalidTrigger, keyPath: "trigger", detail: found(value))
         }
@@ -541,12 +548,12 @@ private enum RuleReader {
 
     // MARK: Action
 
-    static func readAction(_ value: JSONTape.Value?, profile: SafariProfile = .newest) throws(ContentRuleListError) -> Action {
+    static func readAction(_ value: JSONTape.Value?, profile: SafariProfile?) throws(ContentRuleListError) -> Action {
         guard let object = value, object.kind == .object else {
             throw ContentRuleListError(.jsonInvalidAction, keyPath: "action", detail: found(value))
         }
         let typeValue = object["type"]
-        if profile.actionTypes != nil, let type = typeValue?.stringValue, !profile.knowsAction(type) {
+        if let profile, profile.actionTypes != nil, let type = typeValue?.stringValue, !profile.knowsAction(type) {
             throw ContentRuleListError(
                 .jsonInvalidActionType, keyPath: "action.type",
                 detail: "\"\(type)\" is not an action type in Safari \(profile.version)")
