@@ -136,14 +136,19 @@ public struct PatternTable: Sendable {
         guard results.count < keys.count else { return }
         let parsed = URLFilterParser.read(keys[results.count...].map { ($0.source, $0.isCaseSensitive) })
         statuses.reserveCapacity(keys.count)
-        for result in parsed {
-            switch result {
-            case .success(let pattern): statuses.append(pattern.status)
-            case .failure(let error): statuses.append(error.status)
-            }
+        // (Each result read in place: one taken out of the array is retained and released.)
+        parsed.withUnsafeBufferPointer { parsed in
+            for index in parsed.indices { statuses.append(Self.status(of: parsed[index])) }
         }
         // (The first parse is most of a list's patterns: taken as it is, not copied.)
         if results.isEmpty { results = parsed } else { results += parsed }
+    }
+
+    private static func status(of result: Result<AcceptedPattern, URLFilterParseError>) -> URLFilterParseStatus {
+        switch result {
+        case .success(let pattern): pattern.status
+        case .failure(let error): error.status
+        }
     }
 
     /// The reading of a text: the pattern as the compiler takes it, or why WebKit rejects it.

@@ -347,7 +347,7 @@ extension PatternChecker {
 // MARK: - One rule
 
 /// The trigger keys the parser reads, in WebKit's order (`SafariProfile.allTriggerKeys`).
-private enum TriggerKey: Int, CaseIterable {
+private enum TriggerKey: Int, CaseIterable, Comparable {
     case urlFilter, urlFilterIsCaseSensitive, topURLFilterIsCaseSensitive, frameURLFilterIsCaseSensitive
     case resourceType, loadType, loadContext, requestMethod
     case ifDomain, unlessDomain, ifTopURL, unlessTopURL, ifFrameURL, unlessFrameURL
@@ -360,6 +360,8 @@ private enum TriggerKey: Int, CaseIterable {
     static let names = JSONNames(allNames.map { "\($0)" })
 
     var name: StaticString { Self.allNames[rawValue] }
+
+    static func < (lhs: TriggerKey, rhs: TriggerKey) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
 /// A trigger's keys as one Safari release reads them: a key it does not read is absent. The
@@ -378,14 +380,17 @@ private struct TriggerKeys {
     /// The key's value, whatever the release.
     func value(_ key: TriggerKey) -> JSONTape.Value? { found[key.rawValue] }
 
-    /// Whether the trigger has a member named as a condition key, whatever the release (most
-    /// triggers have none).
-    var hasConditionKey: Bool {
-        (TriggerKey.ifDomain.rawValue...TriggerKey.unlessFrameURL.rawValue).contains { found[$0] != nil }
+    /// Whether the trigger has a member named as one of `keys`, whatever the release.
+    func hasAny(_ keys: ClosedRange<TriggerKey>) -> Bool {
+        found.numbers & (UInt16(1) << (keys.upperBound.rawValue + 1) - UInt16(1) << keys.lowerBound.rawValue) != 0
     }
 
+    /// Whether the trigger has a member named as a condition key, whatever the release (most
+    /// triggers have none).
+    var hasConditionKey: Bool { hasAny(.ifDomain ... .unlessFrameURL) }
+
     subscript(key: TriggerKey) -> JSONTape.Value? {
-        guard let value = found[key.rawValue] else { return nil }
+        guard found.contains(key.rawValue), let value = found[key.rawValue] else { return nil }
         if let profile = restrictingProfile, !profile.reads("\(key.name)") { return nil }
         return value
     }
@@ -444,6 +449,8 @@ private enum RuleReader {
                 detail: value?.stringValue == "" ? "it is empty" : found(value))
         }
         var trigger = Trigger(urlFilter: urlFilter)
+        // Most triggers have a url-filter alone.
+        guard keys.hasAny(.urlFilterIsCaseSensitive ... .unlessFrameURL) else { return trigger }
         // Booleans that are not booleans are ignored; so is every key the profile's release does not read.
         trigger.urlFilterIsCaseSensitive = keys[.urlFilterIsCaseSensitive]?.boolValue ?? false
         trigger.topURLFilterIsCaseSensitive = keys[.topURLFilterIsCaseSensitive]?.boolValue ?? false
