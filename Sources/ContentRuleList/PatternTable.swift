@@ -124,7 +124,16 @@ public struct PatternTable: Sendable {
                 offset += 8
             }
             var last: UInt64 = 0
-            for index in offset..<bytes.count { last |= UInt64(bytes[index]) << (8 * (index - offset)) }
+            if offset == bytes.count {
+                // (No bytes left: `last` is 0.)
+            } else if bytes.count >= 8 {
+                // The bytes left as the high end of the text's last eight, loaded at once: the
+                // same word as built a byte at a time.
+                let word = UnsafeRawPointer(bytes.baseAddress! + bytes.count - 8).loadUnaligned(as: UInt64.self)
+                last = UInt64(littleEndian: word) >> (8 * (8 - (bytes.count - offset)))
+            } else {
+                for index in offset..<bytes.count { last |= UInt64(bytes[index]) << (8 * (index - offset)) }
+            }
             return mix(result, last)
         }
         let text = source.utf8.withContiguousStorageIfAvailable(hash) ?? Array(source.utf8).withUnsafeBufferPointer(hash)
