@@ -164,12 +164,11 @@ private struct ReadRules {
     var rules: [Rule] = []
     var dropped: [DroppedRule] = []
     var errors: [ContentRuleListError] = []
-    /// The profile when it restricts anything (nil: it reads as the newest does, and no rule
-    /// copies it).
-    let restrictingProfile: SafariProfile?
+    /// The profile when it restricts anything (nil: it reads as the newest does).
+    let restrictingProfile: RestrictingProfile?
 
     init(profile: SafariProfile) {
-        restrictingProfile = profile.triggerKeys == nil && profile.actionTypes == nil && profile.flagValues.isEmpty ? nil : profile
+        restrictingProfile = RestrictingProfile(profile)
     }
 
     /// Reads element `position` of the list's array; false when it is in error.
@@ -364,17 +363,28 @@ private enum TriggerKey: Int, CaseIterable, Comparable {
     static func < (lhs: TriggerKey, rhs: TriggerKey) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
+/// A profile that restricts something, held by reference: reading a rule copies a reference (or
+/// nil, for the newest), not the profile's sets.
+private final class RestrictingProfile: Sendable {
+    let profile: SafariProfile
+
+    /// Nil when `profile` restricts nothing.
+    init?(_ profile: SafariProfile) {
+        guard profile.triggerKeys != nil || profile.actionTypes != nil || !profile.flagValues.isEmpty else { return nil }
+        self.profile = profile
+    }
+}
+
 /// A trigger's keys as one Safari release reads them: a key it does not read is absent. The
 /// trigger's members are matched to the keys in one pass.
 private struct TriggerKeys {
     let found: JSONNames.Found
-    /// The profile when it restricts the keys read or the flag values known (nil: the newest,
-    /// which restricts nothing; not copied per rule then).
-    let restrictingProfile: SafariProfile?
+    /// The profile when it restricts anything (nil: the newest, which restricts nothing).
+    let restrictingProfile: RestrictingProfile?
 
-    init(_ object: JSONTape.Value, profile: SafariProfile?) {
+    init(_ object: JSONTape.Value, profile: RestrictingProfile?) {
         found = object.members(named: TriggerKey.names)
-        restrictingProfile = profile.flatMap { $0.triggerKeys == nil && $0.flagValues.isEmpty ? nil : $0 }
+        restrictingProfile = profile
     }
 
     /// The key's value, whatever the release.
@@ -391,7 +401,7 @@ private struct TriggerKeys {
 
     subscript(key: TriggerKey) -> JSONTape.Value? {
         guard found.contains(key.rawValue), let value = found[key.rawValue] else { return nil }
-        if let profile = restrictingProfile, !profile.reads("\(key.name)") { return nil }
+        if let restricting = restrictingProfile, !restricting.profile.reads("\(key.name)") { return nil }
         return value
     }
 }
@@ -426,7 +436,7 @@ private enum ReadRule {
 
 private enum RuleReader {
     /// `profile`: the profile when it restricts anything (nil: the newest).
-    static func read(_ object: JSONTape.Value, index: RuleIndex, profile: SafariProfile?) throws(ContentRuleListError) -> ReadRule {
+    static func read(_ object: JSONTape.Value, index: RuleIndex, profile: RestrictingProfile?) throws(ContentRuleListError) -> ReadRule {
         let trigger = try readTrigger(object["trigger"], profile: profile)
         let action = try readAction(object["action"], profile: profile)
         if case .cssDisplayNone(let selector) = action, let problem = CSSSelectorValidator.validate(selector) {
@@ -437,7 +447,7 @@ private enum RuleReader {
 
     // MARK: Trigger
 
-    static func readTrigger(_ value: JSONTape.Value?, profile: SafariProfile?) throws(ContentRuleListError) -> Trigger {
+    static func readTrigger(_ value: JSONTape.Value?, profile: RestrictingProfile?) throws(ContentRuleListError) -> Trigger {
         guard let object = value, object.kind == .object else {
             throw ContentRuleListError(.jsonInvalidTrigger, keyPath: "trigger", detail: found(value))
         }
@@ -504,7 +514,7 @@ private enum RuleReader {
         guard value.kind == .array else {
             throw ContentRuleListError(.jsonInvalidTriggerFlagsArray, keyPath: "trigger.\(key.name)", detail: found(value))
         }
-        let profile = keys.restrictingProfile.flatMap { $0.flagValues.isEmpty ? nil : $0 }
+        let profile = keys.restrictingProfile.flatMap { $0.profile.flagValues.isEmpty ? nil : $0.profile }
         var flags: Flags = []
         for (position, element) in value.elements.enumerated() {
             if let bytes = element.stringBytes, let number = nameSet.number(of: bytes),
@@ -555,12 +565,12 @@ private enum RuleReader {
 
     // MARK: Action
 
-    static func readAction(_ value: JSONTape.Value?, profile: SafariProfile?) throws(ContentRuleListError) -> Action {
+    static func readAction(_ value: JSONTape.Value?, profile restricting: RestrictingProfile?) throws(ContentRuleListError) -> Action {
         guard let object = value, object.kind == .object else {
             throw ContentRuleListError(.jsonInvalidAction, keyPath: "action", detail: found(value))
         }
         let typeValue = object["type"]
-        if let profile, profile.actionTypes != nil, let type = typeValue?.stringValue, !profile.knowsAction(type) {
+        if let profile = restricting?.profile, profile.actionTypes != nil, let type = typeValue?.stringValue, !profile.knowsAction(type) {
             throw ContentRuleListError(
                 .jsonInvalidActionType, keyPath: "action.type",
                 detail: "\"\(type)\" is not an action type in Safari \(profile.version)")
