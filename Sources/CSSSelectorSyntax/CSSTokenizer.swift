@@ -142,6 +142,9 @@ struct CSSTokenizer {
     mutating func run() -> Output {
         var tokens: [CSSToken] = []
         tokens.reserveCapacity(count / 3 + 2)
+        // No more values than code points: each value is a code point read, an escape's of two
+        // or more.
+        values.reserveCapacity(count)
         while true {
             let token = next()
             tokens.append(token)
@@ -359,8 +362,10 @@ struct CSSTokenizer {
         while !atEnd {
             let c = peek()
             if Self.isName(c) {
-                values.append(c)
-                i += 1
+                // A run of name code points, appended at once (each is its own value).
+                let run = i
+                repeat { i += 1 } while Self.isName(cps[i]) && !atEnd
+                values.append(contentsOf: cps[run..<i])
             } else if validEscape(at: 0) {
                 i += 1
                 values.append(consumeEscape())

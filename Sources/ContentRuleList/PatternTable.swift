@@ -124,7 +124,16 @@ public struct PatternTable: Sendable {
                 offset += 8
             }
             var last: UInt64 = 0
-            for index in offset..<bytes.count { last |= UInt64(bytes[index]) << (8 * (index - offset)) }
+            if offset == bytes.count {
+                // (No bytes left: `last` is 0.)
+            } else if bytes.count >= 8 {
+                // The bytes left as the high end of the text's last eight, loaded at once: the
+                // same word as built a byte at a time.
+                let word = UnsafeRawPointer(bytes.baseAddress! + bytes.count - 8).loadUnaligned(as: UInt64.self)
+                last = UInt64(littleEndian: word) >> (8 * (8 - (bytes.count - offset)))
+            } else {
+                for index in offset..<bytes.count { last |= UInt64(bytes[index]) << (8 * (index - offset)) }
+            }
             return mix(result, last)
         }
         let text = source.utf8.withContiguousStorageIfAvailable(hash) ?? Array(source.utf8).withUnsafeBufferPointer(hash)
@@ -136,14 +145,19 @@ public struct PatternTable: Sendable {
         guard results.count < keys.count else { return }
         let parsed = URLFilterParser.read(keys[results.count...].map { ($0.source, $0.isCaseSensitive) })
         statuses.reserveCapacity(keys.count)
-        for result in parsed {
-            switch result {
-            case .success(let pattern): statuses.append(pattern.status)
-            case .failure(let error): statuses.append(error.status)
-            }
+        // (Each result read in place: one taken out of the array is retained and released.)
+        parsed.withUnsafeBufferPointer { parsed in
+            for index in parsed.indices { statuses.append(Self.status(of: parsed[index])) }
         }
         // (The first parse is most of a list's patterns: taken as it is, not copied.)
         if results.isEmpty { results = parsed } else { results += parsed }
+    }
+
+    private static func status(of result: Result<AcceptedPattern, URLFilterParseError>) -> URLFilterParseStatus {
+        switch result {
+        case .success(let pattern): pattern.status
+        case .failure(let error): error.status
+        }
     }
 
     /// The reading of a text: the pattern as the compiler takes it, or why WebKit rejects it.

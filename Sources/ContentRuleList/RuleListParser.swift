@@ -164,7 +164,12 @@ private struct ReadRules {
     var rules: [Rule] = []
     var dropped: [DroppedRule] = []
     var errors: [ContentRuleListError] = []
-    var profile = SafariProfile.newest
+    /// The profile when it restricts anything (nil: it reads as the newest does).
+    let restrictingProfile: RestrictingProfile?
+
+    init(profile: SafariProfile) {
+        restrictingProfile = RestrictingProfile(profile)
+    }
 
     /// Reads element `position` of the list's array; false when it is in error.
     mutating func read(_ element: JSONTape.Value, at position: Int) -> Bool {
@@ -172,7 +177,7 @@ private struct ReadRules {
             guard element.kind == .object else {
                 throw ContentRuleListError(.jsonInvalidRule, detail: "found \(element.kindDescription)")
             }
-            switch try RuleReader.read(element, index: RuleIndex(position), profile: profile) {
+            switch try RuleReader.read(element, index: RuleIndex(position), profile: restrictingProfile) {
             case .kept(let rule): rules.append(rule)
             case .dropped(let rule): dropped.append(rule)
             }
@@ -341,7 +346,7 @@ extension PatternChecker {
 // MARK: - One rule
 
 /// The trigger keys the parser reads, in WebKit's order (`SafariProfile.allTriggerKeys`).
-private enum TriggerKey: Int, CaseIterable {
+private enum TriggerKey: Int, CaseIterable, Comparable {
     case urlFilter, urlFilterIsCaseSensitive, topURLFilterIsCaseSensitive, frameURLFilterIsCaseSensitive
     case resourceType, loadType, loadContext, requestMethod
     case ifDomain, unlessDomain, ifTopURL, unlessTopURL, ifFrameURL, unlessFrameURL
@@ -354,33 +359,49 @@ private enum TriggerKey: Int, CaseIterable {
     static let names = JSONNames(allNames.map { "\($0)" })
 
     var name: StaticString { Self.allNames[rawValue] }
+
+    static func < (lhs: TriggerKey, rhs: TriggerKey) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// A profile that restricts something, held by reference: reading a rule copies a reference (or
+/// nil, for the newest), not the profile's sets.
+private final class RestrictingProfile: Sendable {
+    let profile: SafariProfile
+
+    /// Nil when `profile` restricts nothing.
+    init?(_ profile: SafariProfile) {
+        guard profile.triggerKeys != nil || profile.actionTypes != nil || !profile.flagValues.isEmpty else { return nil }
+        self.profile = profile
+    }
 }
 
 /// A trigger's keys as one Safari release reads them: a key it does not read is absent. The
 /// trigger's members are matched to the keys in one pass.
 private struct TriggerKeys {
     let found: JSONNames.Found
-    /// The profile when it restricts the keys read or the flag values known (nil: the newest,
-    /// which restricts nothing; not copied per rule then).
-    let restrictingProfile: SafariProfile?
+    /// The profile when it restricts anything (nil: the newest, which restricts nothing).
+    let restrictingProfile: RestrictingProfile?
 
-    init(_ object: JSONTape.Value, profile: SafariProfile) {
+    init(_ object: JSONTape.Value, profile: RestrictingProfile?) {
         found = object.members(named: TriggerKey.names)
-        restrictingProfile = profile.triggerKeys == nil && profile.flagValues.isEmpty ? nil : profile
+        restrictingProfile = profile
     }
 
     /// The key's value, whatever the release.
     func value(_ key: TriggerKey) -> JSONTape.Value? { found[key.rawValue] }
 
-    /// Whether the trigger has a member named as a condition key, whatever the release (most
-    /// triggers have none).
-    var hasConditionKey: Bool {
-        (TriggerKey.ifDomain.rawValue...TriggerKey.unlessFrameURL.rawValue).contains { found[$0] != nil }
+    /// Whether the trigger has a member named as one of `keys`, whatever the release.
+    func hasAny(_ keys: ClosedRange<TriggerKey>) -> Bool {
+        found.numbers & (UInt16(1) << (keys.upperBound.rawValue + 1) - UInt16(1) << keys.lowerBound.rawValue) != 0
     }
 
+    /// Whether the trigger has a member named as a condition key, whatever the release (most
+    /// triggers have none).
+    var hasConditionKey: Bool { hasAny(.ifDomain ... .unlessFrameURL) }
+
     subscript(key: TriggerKey) -> JSONTape.Value? {
-        guard let value = found[key.rawValue] else { return nil }
-        if let profile = restrictingProfile, !profile.reads("\(key.name)") { return nil }
+        guard found.contains(key.rawValue), let value = found[key.rawValue] else { return nil }
+        if let restricting = restrictingProfile, !restricting.profile.reads("\(key.name)") { return nil }
         return value
     }
 }
@@ -414,7 +435,8 @@ private enum ReadRule {
 }
 
 private enum RuleReader {
-    static func read(_ object: JSONTape.Value, index: RuleIndex, profile: SafariProfile) throws(ContentRuleListError) -> ReadRule {
+    /// `profile`: the profile when it restricts anything (nil: the newest).
+    static func read(_ object: JSONTape.Value, index: RuleIndex, profile: RestrictingProfile?) throws(ContentRuleListError) -> ReadRule {
         let trigger = try readTrigger(object["trigger"], profile: profile)
         let action = try readAction(object["action"], profile: profile)
         if case .cssDisplayNone(let selector) = action, let problem = CSSSelectorValidator.validate(selector) {
@@ -425,7 +447,7 @@ private enum RuleReader {
 
     // MARK: Trigger
 
-    static func readTrigger(_ value: JSONTape.Value?, profile: SafariProfile = .newest) throws(ContentRuleListError) -> Trigger {
+    static func readTrigger(_ value: JSONTape.Value?, profile: RestrictingProfile?) throws(ContentRuleListError) -> Trigger {
         guard let object = value, object.kind == .object else {
             throw ContentRuleListError(.jsonInvalidTrigger, keyPath: "trigger", detail: found(value))
         }
@@ -437,6 +459,8 @@ private enum RuleReader {
                 detail: value?.stringValue == "" ? "it is empty" : found(value))
         }
         var trigger = Trigger(urlFilter: urlFilter)
+        // Most triggers have a url-filter alone.
+        guard keys.hasAny(.urlFilterIsCaseSensitive ... .unlessFrameURL) else { return trigger }
         // Booleans that are not booleans are ignored; so is every key the profile's release does not read.
         trigger.urlFilterIsCaseSensitive = keys[.urlFilterIsCaseSensitive]?.boolValue ?? false
         trigger.topURLFilterIsCaseSensitive = keys[.topURLFilterIsCaseSensitive]?.boolValue ?? false
@@ -490,7 +514,7 @@ private enum RuleReader {
         guard value.kind == .array else {
             throw ContentRuleListError(.jsonInvalidTriggerFlagsArray, keyPath: "trigger.\(key.name)", detail: found(value))
         }
-        let profile = keys.restrictingProfile.flatMap { $0.flagValues.isEmpty ? nil : $0 }
+        let profile = keys.restrictingProfile.flatMap { $0.profile.flagValues.isEmpty ? nil : $0.profile }
         var flags: Flags = []
         for (position, element) in value.elements.enumerated() {
             if let bytes = element.stringBytes, let number = nameSet.number(of: bytes),
@@ -541,12 +565,12 @@ private enum RuleReader {
 
     // MARK: Action
 
-    static func readAction(_ value: JSONTape.Value?, profile: SafariProfile = .newest) throws(ContentRuleListError) -> Action {
+    static func readAction(_ value: JSONTape.Value?, profile restricting: RestrictingProfile?) throws(ContentRuleListError) -> Action {
         guard let object = value, object.kind == .object else {
             throw ContentRuleListError(.jsonInvalidAction, keyPath: "action", detail: found(value))
         }
         let typeValue = object["type"]
-        if profile.actionTypes != nil, let type = typeValue?.stringValue, !profile.knowsAction(type) {
+        if let profile = restricting?.profile, profile.actionTypes != nil, let type = typeValue?.stringValue, !profile.knowsAction(type) {
             throw ContentRuleListError(
                 .jsonInvalidActionType, keyPath: "action.type",
                 detail: "\"\(type)\" is not an action type in Safari \(profile.version)")

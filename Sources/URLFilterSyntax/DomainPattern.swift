@@ -25,16 +25,36 @@ public struct DomainPattern: Hashable, Sendable {
     /// The pattern of a condition's domain (lower case, ASCII: as the rule-list parser keeps
     /// domains), `*` first for its subdomains too.
     public static func source(forDomain domain: String) -> String {
-        var pattern = Array((domain.utf8.first == UInt8(ascii: "*") ? subdomainPrefix : hostPrefix).utf8)
-        let name = domain.utf8.first == UInt8(ascii: "*") ? Substring(domain).utf8.dropFirst() : Substring(domain).utf8[...]
-        pattern.reserveCapacity(pattern.count + 2 * name.count + 4)
-        for unit in name {
-            if specialUnits.contains(unit) { pattern.append(UInt8(ascii: "\\")) }
-            pattern.append(unit)
+        // Written byte by byte into the string's own storage: a list has a pattern per domain.
+        func source(_ domain: UnsafeBufferPointer<UInt8>) -> String {
+            let subdomains = domain.first == UInt8(ascii: "*")
+            let name = UnsafeBufferPointer(rebasing: domain[(subdomains ? 1 : 0)...])
+            var escapes = 0
+            for unit in name where specialUnits.contains(unit) { escapes += 1 }
+            return (subdomains ? subdomainPrefixBytes : hostPrefixBytes).withUnsafeBufferPointer { prefix in
+                String(unsafeUninitializedCapacity: prefix.count + name.count + escapes + terminatorBytes.count) { pattern in
+                    var count = prefix.count
+                    _ = UnsafeMutableBufferPointer(rebasing: pattern[..<count]).initialize(from: prefix)
+                    for unit in name {
+                        if specialUnits.contains(unit) {
+                            pattern[count] = UInt8(ascii: "\\")
+                            count += 1
+                        }
+                        pattern[count] = unit
+                        count += 1
+                    }
+                    for unit in terminatorBytes {
+                        pattern[count] = unit
+                        count += 1
+                    }
+                    return count
+                }
+            }
         }
-        pattern += "[:/]".utf8
-        return String(decoding: pattern, as: UTF8.self)
+        return domain.utf8.withContiguousStorageIfAvailable(source) ?? Array(domain.utf8).withUnsafeBufferPointer(source)
     }
+
+    private static let terminatorBytes = Array("[:/]".utf8)
 
     /// The units a domain's pattern escapes.
     private static let specialUnits = ASCIISet(".*+?^$()[]{}|\\/-".utf8)
@@ -74,11 +94,37 @@ public struct DomainPattern: Hashable, Sendable {
         guard !isCaseSensitive else { return nil }
         func read(_ bytes: UnsafeBufferPointer<UInt8>) -> (domain: [UInt8], subdomains: Bool)? {
             // (The `*D` prefix first: the other is a prefix of it, after which `(` is not flat.)
-            let subdomains = bytes.starts(with: Self.subdomainPrefixBytes)
-            guard subdomains || bytes.starts(with: Self.hostPrefixBytes) else { return nil }
+            let subdomains = FlatPatternReader.starts(bytes, with: Self.subdomainPrefixBytes)
+            guard subdomains || FlatPatternReader.starts(bytes, with: Self.hostPrefixBytes) else { return nil }
             var parts = Parts(capacity: bytes.count)
             let start = subdomains ? Self.subdomainPrefixBytes.count : Self.hostPrefixBytes.count
-            guard let hasEndAnchor = FlatPatternReader.read(bytes, from: start, isCaseSensitive: false, into: &parts), !hasEndAnchor,
+            // D's common characters taken straight from the bytes, each what the flat reader's term
+            // for it gives `Parts` (the pattern is case-insensitive): a letter, lower case; a digit,
+            // `-` or `_`; `\.` or `\-` (as `source(forDomain:)` writes them). Then either the
+            // pattern's usual end, `[:/]` alone, or the rest for the flat reader from there.
+            var index = start
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\\") && index + 1 < bytes.count
+                    && (bytes[index + 1] == UInt8(ascii: ".") || bytes[index + 1] == UInt8(ascii: "-"))
+                {
+                    parts.domain.append(bytes[index + 1])
+                    index += 2
+                    continue
+                }
+                let lower = byte | 0x20
+                let isLetter = lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z")
+                guard isLetter || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+                else { break }
+                parts.domain.append(isLetter ? lower : byte)
+                index += 1
+            }
+            if bytes.count - index == 4, bytes[index] == UInt8(ascii: "["), bytes[index + 1] == UInt8(ascii: ":"),
+                bytes[index + 2] == UInt8(ascii: "/"), bytes[index + 3] == UInt8(ascii: "]")
+            {
+                return parts.domain.isEmpty ? nil : (parts.domain, subdomains)
+            }
+            guard let hasEndAnchor = FlatPatternReader.read(bytes, from: index, isCaseSensitive: false, into: &parts), !hasEndAnchor,
                 let domain = parts.finish()
             else { return nil }
             return (domain, subdomains)

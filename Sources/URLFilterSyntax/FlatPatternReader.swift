@@ -50,6 +50,15 @@ enum FlatPatternReader {
         return nil
     }
 
+    /// Whether `bytes` starts with `prefix`, compared as raw bytes (a generic `starts(with:)`
+    /// is most of the cost of reading a short pattern).
+    static func starts(_ bytes: UnsafeBufferPointer<UInt8>, with prefix: [UInt8]) -> Bool {
+        guard let base = bytes.baseAddress, bytes.count >= prefix.count else { return prefix.isEmpty }
+        return prefix.withUnsafeBufferPointer { prefix in
+            prefix.isEmpty || (base.pointee == prefix[0] && memcmp(base, prefix.baseAddress!, prefix.count) == 0)
+        }
+    }
+
     /// Gives `sink` the terms of `bytes` from `index` (where a term starts) on, while it takes
     /// them; returns whether a `$` ends them, or nil when they are not flat or `sink` stopped
     /// taking.

@@ -34,6 +34,37 @@ import TestSupport
     /// Many texts into an empty table (its index grown many times), with repeats, texts that
     /// differ in one byte or only in their case sensitivity, lengths around a word's: numbered as
     /// a dictionary numbers them.
+    @Test func hashesTheLastBytesAsOneByOne() {
+        // The hash's last word, loaded at once from a text of eight bytes or more, is the word
+        // built from the bytes left one at a time.
+        func byteByByte(_ source: String, caseSensitive: Bool) -> UInt64 {
+            func mix(_ hash: UInt64, _ value: UInt64) -> UInt64 {
+                let mixed = (hash ^ value) &* 0xBF58_476D_1CE4_E5B9
+                return mixed ^ (mixed >> 31)
+            }
+            let bytes = Array(source.utf8)
+            var result = mix(0x9E37_79B9_7F4A_7C15, UInt64(bytes.count))
+            var word: UInt64 = 0
+            for (index, byte) in bytes.enumerated() {
+                word |= UInt64(byte) << (8 * (index % 8))
+                if index % 8 == 7 || index == bytes.count - 1 {
+                    // (A full word, or the last bytes; a text of whole words ends with 0.)
+                    result = mix(result, word)
+                    word = 0
+                }
+            }
+            if bytes.count % 8 == 0 { result = mix(result, 0) }
+            return mix(result, caseSensitive ? 1 : 0)
+        }
+        let text = "^[^:]+://+([^:/]+\\.)?ads\\.example\\.com[/:]é"
+        for length in 0...text.utf8.count {
+            let source = String(decoding: text.utf8.prefix(length), as: UTF8.self)
+            for caseSensitive in [false, true] {
+                #expect(PatternTable.hash(source, caseSensitive: caseSensitive) == byteByByte(source, caseSensitive: caseSensitive), "\(source)")
+            }
+        }
+    }
+
     @Test func numbersManyTextsAsADictionaryDoes() {
         var table = PatternTable()
         var expected: [PatternTable.Key: Int32] = [:]

@@ -25,6 +25,29 @@ private func bothReadings(_ source: String, caseSensitive: Bool = false) -> (tex
         }
     }
 
+    @Test func writesADomainsPatternAsSpelledOut() {
+        // Every special unit escaped, the rest as it is, between the prefix and `[:/]`: the text
+        // written byte by byte is the one spelled out here, on generated domains (special units,
+        // `*` anywhere, non-ASCII).
+        func spelledOut(_ domain: String) -> String {
+            let subdomains = domain.hasPrefix("*")
+            var pattern = subdomains ? #"[a-z][a-z+.-]*:\/\/([^/]*\.)*"# : #"[a-z][a-z+.-]*:\/\/"#
+            for character in subdomains ? domain.dropFirst() : Substring(domain) {
+                if ".*+?^$()[]{}|\\/-".contains(character) { pattern += "\\" }
+                pattern.append(character)
+            }
+            return pattern + "[:/]"
+        }
+        var random = SplitMix64(seed: 1618)
+        let pieces = ["a", "Z", "0", "-", ".", "*", "/", "\\", "[", "]", "é", "_", ":", "$", "xn--p1ai", "🙂", ""]
+        for _ in 0..<4_000 {
+            var domain = ""
+            for _ in 0..<Int(random.next() % 7) { domain += pieces[Int(random.next() % UInt64(pieces.count))] }
+            #expect(DomainPattern.source(forDomain: domain) == spelledOut(domain), "\(domain)")
+        }
+        #expect(DomainPattern.source(forDomain: "*.example.com") == #"[a-z][a-z+.-]*:\/\/([^/]*\.)*\.example\.com[:/]"#)
+    }
+
     @Test(arguments: [
         (#"[a-z][a-z+.-]*:\/\/example\.com[:/]"#, "example.com", false),
         (#"[a-z][a-z+.-]*:\/\/([^/]*\.)*Example\.COM[/:]"#, "example.com", true),

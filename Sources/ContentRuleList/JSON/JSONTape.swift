@@ -166,6 +166,7 @@ final class JSONTape {
                 let bytes = (name.flag ? arena : text).baseAddress.unsafelyUnwrapped + name.start
                 if let number = names.number(of: UnsafeBufferPointer(start: bytes, count: name.end - name.start)) {
                     found.positions[number] = Int32(truncatingIfNeeded: keyPosition + 1)
+                    found.numbers |= 1 << number
                 }
                 let value = entries[keyPosition + 1]
                 keyPosition = value.kind.isContainer ? value.end : keyPosition + 2
@@ -255,6 +256,11 @@ struct JSONNames: Sendable {
     struct Found {
         fileprivate var positions = Positions()
         fileprivate var object: JSONTape.Value?
+        /// The numbers of the names found, as bits (number `n`: bit `n`).
+        fileprivate(set) var numbers: UInt16 = 0
+
+        /// Whether the object has a member named `names[number]`.
+        func contains(_ number: Int) -> Bool { numbers & (1 << number) != 0 }
 
         /// The value of the member named `names[number]`, or nil.
         subscript(number: Int) -> JSONTape.Value? {
