@@ -442,7 +442,9 @@ enum DomainLines {
     /// overflow; emptier, the index outgrows the caches it is read from.
     static let fill = (numerator: 1, denominator: 2)
     /// An index of at most this many lines at half the fill (64 KB: it stays in a core's cache
-    /// whatever its size) takes that many, and its probes read on less.
+    /// whatever its size) takes that many, and its probes read on less. An index read forwards
+    /// (open domains, OpenDomains.swift), probed at every byte a presence bit passes, not once a
+    /// label, takes half as many again.
     static let smallLines = 1024
     /// Bit 31 of an entry's pattern: its path's start and end follow.
     static let hasPath: UInt32 = 1 << 31
@@ -452,13 +454,14 @@ enum DomainLines {
     /// and its path `tailStarts[e] ..< tailStarts[e + 1]` in `tails` (empty: none), with `tails`
     /// after the lines in its storage.
     static func index(
-        starts: [UInt32], domains: [UInt8], hashes: [UInt64], patterns: [UInt32], tailStarts: [UInt32], tails: [UInt8]
+        starts: [UInt32], domains: [UInt8], hashes: [UInt64], patterns: [UInt32], tailStarts: [UInt32], tails: [UInt8],
+        readForwards: Bool = false
     ) -> DomainSlots {
         let count = hashes.count
         func domain(_ entry: Int) -> ArraySlice<UInt8> { domains[Int(starts[entry])..<Int(starts[entry + 1])] }
         let (index, building, next) = DomainSlots.index(count: count, hash: { hashes[$0] }, same: { domain($0) == domain($1) })
         guard count > 0 else { return index }
-        var layout = Layout(starts: starts, domains: domains, patterns: patterns, tailStarts: tailStarts, next: next)
+        var layout = Layout(starts: starts, domains: domains, patterns: patterns, tailStarts: tailStarts, next: next, sparse: readForwards)
         for first in 0..<count where layout.isFirst[first] { layout.place(first, hash: hashes[first]) }
         let lines = layout.lines + layout.overflow
         return lines.withUnsafeBytes {
@@ -482,8 +485,8 @@ enum DomainLines {
         var linesPast = 0
 
         /// Lines enough that the records fill `fill` of them (at least two), or half that for
-        /// a small index (`smallLines`).
-        init(starts: [UInt32], domains: [UInt8], patterns: [UInt32], tailStarts: [UInt32], next: [Int32]) {
+        /// a small index, two thirds of it for a `sparse` one (`smallLines`).
+        init(starts: [UInt32], domains: [UInt8], patterns: [UInt32], tailStarts: [UInt32], next: [Int32], sparse: Bool) {
             records = Records(starts: starts, domains: domains, patterns: patterns, tailStarts: tailStarts, next: next)
             let count = patterns.count
             var isFirst = [Bool](repeating: true, count: count)
@@ -503,7 +506,7 @@ enum DomainLines {
                 total += Self.inlineSize(length: length, entryBytes: size) ?? stubBytes
             }
             let filled = max(2, (total * fill.denominator + recordBytes * fill.numerator - 1) / (recordBytes * fill.numerator))
-            let lineCount = 2 * filled <= smallLines ? 2 * filled : filled
+            let lineCount = 2 * filled <= smallLines ? 2 * filled : sparse ? filled * 3 / 2 : filled
             self.lineCount = lineCount
             lines = [UInt8](repeating: 0, count: 64 * lineCount)
             used = [Int](repeating: 0, count: lineCount)

@@ -116,7 +116,7 @@ public struct DomainTable: Hashable, Sendable {
     /// a table whose domains are found where they begin (OpenDomains.swift) hashes them forwards.
     func indexed(hashing hash: (ArraySlice<UInt8>) -> UInt64) -> DomainTable {
         var table = expanded()
-        table.makeIndex(hashing: hash)
+        table.makeIndex(hashing: hash, readForwards: true)
         return table
     }
 
@@ -359,10 +359,10 @@ public struct DomainTable: Hashable, Sendable {
 
     // MARK: The lookup
 
-    private mutating func makeIndex(hashing hash: (ArraySlice<UInt8>) -> UInt64 = DomainSlots.wordHash) {
+    private mutating func makeIndex(hashing hash: (ArraySlice<UInt8>) -> UInt64 = DomainSlots.wordHash, readForwards: Bool = false) {
         index = DomainLines.index(
             starts: starts, domains: bytes, hashes: (0..<count).map { hash(domain($0)) }, patterns: patterns,
-            tailStarts: tailStarts, tails: tails)
+            tailStarts: tailStarts, tails: tails, readForwards: readForwards)
     }
 
     /// Where the shape's prefix `^[^:]+:\/\/+([^:/]+\.)?` ends in a URL: after each `/` of the

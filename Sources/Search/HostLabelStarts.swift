@@ -52,7 +52,11 @@ struct LabelStartStates {
         guard splitting.isDisjoint(with: Self.plainHost) else { return nil }
         let endBytes = [(UInt8(ascii: "/"), Self.endedBySlash), (UInt8(ascii: ":"), Self.endedByColon)].filter { splitting.contains($0.0) }
         let reachesEnd = Self.reachesEnd(starts)
-        let flags = (0..<starts.stateCount).map { Self.flags(from: $0, starts, endBytes: endBytes, reachesEnd: reachesEnd) }
+        let plainBytes = (0..<128).map(UInt8.init).filter(Self.plainHost.contains)
+        var seen = [Bool](repeating: false, count: (starts.stateCount + 1) * Rule.allCases.count * 2)
+        let flags = (0..<starts.stateCount).map { state in
+            Self.flags(from: state, starts, plainBytes: plainBytes, endBytes: endBytes, reachesEnd: reachesEnd, seen: &seen)
+        }
         guard flags.contains(where: { $0 != 0 }) else { return nil }
         self.flags = flags
     }
@@ -70,19 +74,25 @@ struct LabelStartStates {
     /// The flags of `state`: from the pair (state, the rule's start), over plain host bytes, every
     /// pair reached agrees on where D may begin; a flag of `endBytes` stays when L, past that byte
     /// after any pair reached by a byte or more (a host is not empty), can never end again.
-    private static func flags(from state: Int, _ starts: HostStarts, endBytes: [(UInt8, UInt8)], reachesEnd: [Bool]) -> UInt8 {
+    /// (`seen`: a flag per pair and whether a byte was read, all false, left so.)
+    private static func flags(
+        from state: Int, _ starts: HostStarts, plainBytes: [UInt8], endBytes: [(UInt8, UInt8)], reachesEnd: [Bool], seen: inout [Bool]
+    ) -> UInt8 {
         let dead = starts.stateCount
         @inline(__always) func next(_ state: Int, _ byte: UInt8) -> Int {
             guard state != dead else { return dead }
             let target = starts.next[state << 7 | Int(byte)]
             return target == HostStarts.dead ? dead : Int(target)
         }
-        let plainBytes = (0..<128).map(UInt8.init).filter(plainHost.contains)
         var flags = endBytes.reduce(UInt8(0)) { $0 | $1.1 }
-        var seen = Set<Int>()
+        var marked: [Int] = []
+        defer { for pair in marked { seen[pair] = false } }
         var pending = [(state, Rule.start, hostRead: false)]
         while let (lState, rule, hostRead) = pending.popLast() {
-            guard seen.insert((lState * Rule.allCases.count + rule.rawValue) << 1 | (hostRead ? 1 : 0)).inserted else { continue }
+            let pair = (lState * Rule.allCases.count + rule.rawValue) << 1 | (hostRead ? 1 : 0)
+            guard !seen[pair] else { continue }
+            seen[pair] = true
+            marked.append(pair)
             let lEnds = lState != dead && starts.ends[lState]
             guard lEnds == rule.beginsD else { return 0 }
             for (byte, flag) in endBytes where hostRead {
