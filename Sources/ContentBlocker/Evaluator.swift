@@ -794,6 +794,9 @@ public final class Evaluator {
             count += universalGroupSizes[group]
             return true
         }
+        // (None: the empty list, not one made of no capacity, whose making writes the count of the
+        // storage every empty array shares, a race between threads.)
+        guard count > 0 else { return ([], readsTop, readsFrame) }
         // (Written in place, the list sized by its groups' counts: no growth, no check per rule.)
         let slots = [UInt32](unsafeUninitializedCapacity: count) { buffer, written in
             written = 0

@@ -81,6 +81,9 @@ extension Array {
     /// shares that one's storage.)
     func fitted() -> [Element] {
         guard capacity - count > count / 8 else { return self }
+        // (The empty list, not one made of no capacity: making that writes the count of the
+        // storage every empty array shares, a race between threads loading lists.)
+        guard count > 0 else { return [] }
         return withUnsafeBufferPointer { elements in
             [Element](unsafeUninitializedCapacity: elements.count) { storage, initialized in
                 if let base = elements.baseAddress { storage.baseAddress!.initialize(from: base, count: elements.count) }
