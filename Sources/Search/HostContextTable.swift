@@ -126,12 +126,13 @@ public struct HostContextTable: Hashable, Sendable {
 
     /// `lookUp(_:report:)` with L's automaton reading the URL whatever its host (the reading the
     /// labels stand for, which the tests hold them to).
-    public func lookUpByAutomaton(_ url: UnsafeBufferPointer<UInt8>, report: (UInt32) -> Void) {
+    func lookUpByAutomaton(_ url: UnsafeBufferPointer<UInt8>, report: (UInt32) -> Void) {
         lookUp(url, labels: nil, report: report)
     }
 
-    /// Whether some state of L's automaton takes a plain host's labels for candidates.
-    public var takesHostLabels: Bool { (memory ?? indexed().memory)?.labelStarts != nil }
+    /// Whether some state of L's automaton takes a plain host's labels for candidates (an
+    /// indexed table's: `indexed()` finds them).
+    var takesHostLabels: Bool { memory?.labelStarts != nil }
 
     private func lookUp(_ url: UnsafeBufferPointer<UInt8>, labels: DomainTable.HostLabels?, report: (UInt32) -> Void) {
         let prepared = memory == nil ? indexed() : self
