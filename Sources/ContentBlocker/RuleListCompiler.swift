@@ -123,6 +123,14 @@ struct PatternIDs {
 
     var count: Int { sources.count }
 
+    /// Room for `count` ids and as many uses (a list's url-filters: one a rule).
+    mutating func reserveCapacity(_ count: Int) {
+        patterns.reserveCapacity(count)
+        sources.reserveCapacity(count)
+        lastUser.reserveCapacity(count)
+        uses.reserveCapacity(count)
+    }
+
     /// The id of text number `text`, first used by `rule`; `pattern` (its reading) is read only
     /// for a text without an id yet.
     mutating func id(for text: Int32, _ pattern: @autoclosure () -> AcceptedPattern, rule: RuleIndex) -> Int {
@@ -160,24 +168,27 @@ struct PatternIDs {
 /// thousands of rules).
 struct PatternTableWithDomains {
     var table: PatternTable
-    /// Domain -> the number of its pattern.
-    private var domains: [String: Int32] = [:]
+    /// The domains, numbered, and the number of each one's pattern in `table`.
+    private var domains = TextNumbers()
+    private var patternOfDomain: [Int32] = []
 
     init(_ table: consuming PatternTable) {
         self.table = table
     }
 
     mutating func number(ofDomain domain: String) -> Int32 {
-        if let number = domains[domain] { return number }
-        let number = table.number(DomainPattern.source(forDomain: domain), caseSensitive: false)
-        domains[domain] = number
-        return number
+        let number = Int(domains.number(domain, caseSensitive: false))
+        if number == patternOfDomain.count {
+            patternOfDomain.append(table.number(DomainPattern.source(forDomain: domain), caseSensitive: false))
+        }
+        return patternOfDomain[number]
     }
 
     /// The pattern of a number as read (after `table.parseNewKeys()`).
     func pattern(_ number: Int32) -> AcceptedPattern {
         // The rule-list parser accepted every pattern of the list, and domain patterns are valid.
-        try! table[number].get()
+        guard case .success(let pattern) = table.results[Int(number)] else { preconditionFailure("a pattern of the list is in error") }
+        return pattern
     }
 }
 
@@ -209,6 +220,7 @@ private struct Builder {
         let parsing = timer.begin(.parse)
         records.reserveCapacity(list.rules.count)
         urlPatternOfRule.reserveCapacity(list.rules.count)
+        urlIDs.reserveCapacity(list.rules.count)
         let ruleTexts = Self.ruleTexts(list.rules, &allPatterns)
         allPatterns.table.parseNewKeys()
         var cursor = 0
