@@ -347,6 +347,9 @@ private struct Builder {
         var shared: [SharedKey: UInt32] = [:]
         var batchOfTrigger: [Trigger: Int] = [:]
         var batches: [(selectors: [String], slots: [Int])] = []
+        // The last (action, flags) and its location: consecutive rules most often share them
+        // (a converter writes a list's rules grouped), and comparing costs less than hashing.
+        var lastShared: (key: SharedKey, location: UInt32)?
         func closeSegment() {
             for batch in batches {
                 let location = UInt32(actions.count)
@@ -356,6 +359,7 @@ private struct Builder {
             batchOfTrigger.removeAll()
             batches.removeAll()
             shared.removeAll()
+            lastShared = nil
         }
         func listAlone(_ action: Action, slot: Int) {
             records[slot].actionLocation = UInt32(actions.count)
@@ -380,9 +384,14 @@ private struct Builder {
                         batches[batch].slots.append(slot)
                     } else {
                         let key = SharedKey(action: rules[slot].action, flags: rules[slot].trigger.flags)
+                        if let lastShared, lastShared.key == key {
+                            records[slot].actionLocation = lastShared.location
+                            continue
+                        }
                         let (location, isNew) = shared.value(of: key, storing: UInt32(actions.count), absent: .max)
                         if isNew { actions.append(rules[slot].action) }
                         records[slot].actionLocation = location
+                        lastShared = (key, location)
                     }
                 }
             }
