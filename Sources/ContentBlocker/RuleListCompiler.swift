@@ -123,6 +123,14 @@ struct PatternIDs {
 
     var count: Int { sources.count }
 
+    /// Room for `count` ids and as many uses (a list's url-filters: one a rule).
+    mutating func reserveCapacity(_ count: Int) {
+        patterns.reserveCapacity(count)
+        sources.reserveCapacity(count)
+        lastUser.reserveCapacity(count)
+        uses.reserveCapacity(count)
+    }
+
     /// The id of text number `text`, first used by `rule`; `pattern` (its reading) is read only
     /// for a text without an id yet.
     mutating func id(for text: Int32, _ pattern: @autoclosure () -> AcceptedPattern, rule: RuleIndex) -> Int {
@@ -160,24 +168,27 @@ struct PatternIDs {
 /// thousands of rules).
 struct PatternTableWithDomains {
     var table: PatternTable
-    /// Domain -> the number of its pattern.
-    private var domains: [String: Int32] = [:]
+    /// The domains, numbered, and the number of each one's pattern in `table`.
+    private var domains = TextNumbers()
+    private var patternOfDomain: [Int32] = []
 
     init(_ table: consuming PatternTable) {
         self.table = table
     }
 
     mutating func number(ofDomain domain: String) -> Int32 {
-        if let number = domains[domain] { return number }
-        let number = table.number(DomainPattern.source(forDomain: domain), caseSensitive: false)
-        domains[domain] = number
-        return number
+        let number = Int(domains.number(domain, caseSensitive: false))
+        if number == patternOfDomain.count {
+            patternOfDomain.append(table.number(DomainPattern.source(forDomain: domain), caseSensitive: false))
+        }
+        return patternOfDomain[number]
     }
 
     /// The pattern of a number as read (after `table.parseNewKeys()`).
     func pattern(_ number: Int32) -> AcceptedPattern {
         // The rule-list parser accepted every pattern of the list, and domain patterns are valid.
-        try! table[number].get()
+        guard case .success(let pattern) = table.results[Int(number)] else { preconditionFailure("a pattern of the list is in error") }
+        return pattern
     }
 }
 
@@ -209,6 +220,7 @@ private struct Builder {
         let parsing = timer.begin(.parse)
         records.reserveCapacity(list.rules.count)
         urlPatternOfRule.reserveCapacity(list.rules.count)
+        urlIDs.reserveCapacity(list.rules.count)
         let ruleTexts = Self.ruleTexts(list.rules, &allPatterns)
         allPatterns.table.parseNewKeys()
         var cursor = 0
@@ -333,46 +345,53 @@ private struct Builder {
         // Per segment: the location of each (action, flags) of the rules without a condition, and
         // the css-display-none batches (whole trigger -> selectors and rules), in first-rule order.
         var shared: [SharedKey: UInt32] = [:]
-        var pendingStyles: [Trigger: (selectors: [String], slots: [Int])] = [:]
-        var pendingOrder: [Trigger] = []
+        var batchOfTrigger: [Trigger: Int] = [:]
+        var batches: [(selectors: [String], slots: [Int])] = []
+        // The last (action, flags) and its location: consecutive rules most often share them
+        // (a converter writes a list's rules grouped), and comparing costs less than hashing.
+        var lastShared: (key: SharedKey, location: UInt32)?
         func closeSegment() {
-            for trigger in pendingOrder {
-                let pending = pendingStyles[trigger]!
+            for batch in batches {
                 let location = UInt32(actions.count)
-                actions.append(.cssDisplayNone(selector: pending.selectors.joined(separator: ",")))
-                for slot in pending.slots { records[slot].actionLocation = location }
+                actions.append(.cssDisplayNone(selector: batch.selectors.joined(separator: ",")))
+                for slot in batch.slots { records[slot].actionLocation = location }
             }
-            pendingStyles.removeAll()
-            pendingOrder.removeAll()
+            batchOfTrigger.removeAll()
+            batches.removeAll()
             shared.removeAll()
+            lastShared = nil
         }
         func listAlone(_ action: Action, slot: Int) {
             records[slot].actionLocation = UInt32(actions.count)
             actions.append(action)
         }
-        for (slot, rule) in rules.enumerated() {
-            switch records[slot].role {
-            case .ignorePreviousRules, .ignoreFollowingRules:
-                closeSegment()
-            case .globalStyleSheet:
-                break
-            case .listed, .makeHTTPS:
-                if rule.trigger.condition != nil {
-                    listAlone(rule.action, slot: slot)
-                } else if case .cssDisplayNone(let selector) = rule.action {
-                    if pendingStyles[rule.trigger] == nil {
-                        pendingOrder.append(rule.trigger)
-                        pendingStyles[rule.trigger] = ([], [])
-                    }
-                    pendingStyles[rule.trigger]!.selectors.append(selector)
-                    pendingStyles[rule.trigger]!.slots.append(slot)
-                } else {
-                    let key = SharedKey(action: rule.action, flags: rule.trigger.flags)
-                    if let location = shared[key] {
-                        records[slot].actionLocation = location
+        // (The rules read in place, a field at a time: a rule copied out of the array retains and
+        // releases each of its strings and lists.)
+        rules.withUnsafeBufferPointer { rules in
+            for slot in rules.indices {
+                switch records[slot].role {
+                case .ignorePreviousRules, .ignoreFollowingRules:
+                    closeSegment()
+                case .globalStyleSheet:
+                    break
+                case .listed, .makeHTTPS:
+                    if rules[slot].trigger.condition != nil {
+                        listAlone(rules[slot].action, slot: slot)
+                    } else if case .cssDisplayNone(let selector) = rules[slot].action {
+                        let (batch, isNew) = batchOfTrigger.value(of: rules[slot].trigger, storing: batches.count, absent: -1)
+                        if isNew { batches.append(([], [])) }
+                        batches[batch].selectors.append(selector)
+                        batches[batch].slots.append(slot)
                     } else {
-                        shared[key] = UInt32(actions.count)
-                        listAlone(rule.action, slot: slot)
+                        let key = SharedKey(action: rules[slot].action, flags: rules[slot].trigger.flags)
+                        if let lastShared, lastShared.key == key {
+                            records[slot].actionLocation = lastShared.location
+                            continue
+                        }
+                        let (location, isNew) = shared.value(of: key, storing: UInt32(actions.count), absent: .max)
+                        if isNew { actions.append(rules[slot].action) }
+                        records[slot].actionLocation = location
+                        lastShared = (key, location)
                     }
                 }
             }
@@ -426,17 +445,7 @@ private struct Builder {
         let urlPrograms = try finish(url, \.urlIDs, into: \.url)
         let topPrograms = try finish(conditionPrograms.top, \.topIDs, into: \.topURL)
         let framePrograms = try finish(conditionPrograms.frame, \.frameIDs, into: \.frameURL)
-        var patternRuleStart: [UInt32] = [0]
-        var patternRules: [UInt32] = []
-        var universal: [UInt32] = []
-        var rulesOfPattern = [[UInt32]](repeating: [], count: urlIDs.count)
-        for (slot, pattern) in urlPatternOfRule.enumerated() {
-            if let pattern { rulesOfPattern[pattern].append(UInt32(slot)) } else { universal.append(UInt32(slot)) }
-        }
-        for rules in rulesOfPattern {
-            patternRules += rules
-            patternRuleStart.append(UInt32(patternRules.count))
-        }
+        let (patternRuleStart, patternRules, universal) = Self.rulesOfPatterns(urlPatternOfRule, patternCount: urlIDs.count)
         report.urlPatterns = urlIDs.count
         report.universalRules = universal.count
         report.topPatterns = topIDs.count
@@ -446,6 +455,26 @@ private struct Builder {
             urlPatternCount: urlIDs.count, topPatternCount: topIDs.count,
             framePatternCount: frameIDs.count, patternRuleStart: patternRuleStart, patternRules: patternRules,
             universalRules: universal, rules: records, conditions: conditions, actions: actions)
+    }
+
+    /// The rule slots of each url pattern `p`, `rules[start[p] ..< start[p + 1]]` in slot order,
+    /// and those of the rules whose url-filter matches everything: each pattern's rules counted,
+    /// then each slot put in its place (no list per pattern: a big list has tens of thousands).
+    static func rulesOfPatterns(_ patternOfRule: [Int?], patternCount: Int) -> (start: [UInt32], rules: [UInt32], universal: [UInt32]) {
+        var start = [UInt32](repeating: 0, count: patternCount + 1)
+        var universal: [UInt32] = []
+        for (slot, pattern) in patternOfRule.enumerated() {
+            if let pattern { start[pattern + 1] += 1 } else { universal.append(UInt32(slot)) }
+        }
+        for pattern in 0..<patternCount { start[pattern + 1] += start[pattern] }
+        var next = start
+        var rules = [UInt32](repeating: 0, count: Int(start[patternCount]))
+        for (slot, pattern) in patternOfRule.enumerated() {
+            guard let pattern else { continue }
+            rules[Int(next[pattern])] = UInt32(slot)
+            next[pattern] += 1
+        }
+        return (start, rules, universal)
     }
 
     /// One kind's programs and figures, or its first failure.
@@ -473,6 +502,19 @@ private struct Builder {
         return ProgramSet(
             partition, domains: built.domains, domainConditions: built.domainConditions, hostContexts: built.hostContexts,
             preparing: false)
+    }
+}
+
+extension Dictionary where Value: Equatable {
+    /// The value of `key`, or `new` stored as its value when it has none (then `isNew`): the key
+    /// hashed once, where a read then a write would hash it twice. `absent` is never a value.
+    fileprivate mutating func value(of key: Key, storing new: Value, absent: Value) -> (value: Value, isNew: Bool) {
+        func take(_ value: inout Value) -> (value: Value, isNew: Bool) {
+            if value != absent { return (value, false) }
+            value = new
+            return (new, true)
+        }
+        return take(&self[key, default: absent])
     }
 }
 

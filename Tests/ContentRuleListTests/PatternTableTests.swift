@@ -60,7 +60,7 @@ import TestSupport
         for length in 0...text.utf8.count {
             let source = String(decoding: text.utf8.prefix(length), as: UTF8.self)
             for caseSensitive in [false, true] {
-                #expect(PatternTable.hash(source, caseSensitive: caseSensitive) == byteByByte(source, caseSensitive: caseSensitive), "\(source)")
+                #expect(TextNumbers.hash(source, caseSensitive: caseSensitive) == byteByByte(source, caseSensitive: caseSensitive), "\(source)")
             }
         }
     }
