@@ -5,12 +5,14 @@
 // and what does not depend on a list is found once per request: the request's page (compared by
 // its URLs, with the main document's registrable domain), whether it is third party, and the
 // host labels of its URL that the domain tables read. The lists' evaluators share one page table,
-// so that each knows the page by the same place. Two lists' whole url programs run in one pass
-// (`ProgramSet.WholeTogether`): each list's table reads are waited for beside the other's.
-// Otherwise (more lists, or two that cannot run so) the lists' domain tables are looked up
-// together (`ProgramSet.DomainsTogether`): a host's candidates hashed once, probed in each table.
-// Lists' host contexts of one L (other converters' `||` rules) are looked up together too
-// (`ProgramSet.HostContextsTogether`): L's automaton run and its candidates hashed once.
+// so that each knows the page by the same place. The lists' domain tables are looked up together
+// (`ProgramSet.DomainsTogether`): a host's candidates hashed once, probed in each table. Their
+// whole url programs run together (`ProgramSet.WholeTogether`): the lists' searches as one
+// product made at load, where it stays within the bound a list's own product keeps (its patterns
+// told apart by list, each list told only its own), and the runs left in passes of up to four,
+// each run's table reads waited for beside the others'. Lists' host contexts of one L (other
+// converters' `||` rules) are looked up together too (`ProgramSet.HostContextsTogether`): L's
+// automaton run and its candidates hashed once.
 //
 // Threads. Like an `Evaluator`, a ContentBlockers serves one thread at a time (its evaluators and
 // page table are its working memory); threads share the compiled lists, each with a
@@ -27,18 +29,29 @@ public final class ContentBlockers {
     /// `evaluators`, which hold them, as lent to each answer: not retained and released per list
     /// and request.
     private let lent: [Unmanaged<Evaluator>]
-    /// Two lists: their whole url programs run in one pass, each's table reads waited for beside
-    /// the other's (nil when they cannot be: `Evaluator.wholeTogether`).
-    private let wholeTogether: ProgramSet.WholeTogether?
-    /// Otherwise, two lists or more with a url domain table: their tables looked up together
-    /// (nil when fewer have one: `Evaluator.domainsTogether`).
+    /// Two lists or more with a url domain table: their tables looked up together (nil when
+    /// fewer have one: `Evaluator.domainsTogether`).
     private let domainsTogether: ProgramSet.DomainsTogether?
+    /// Two lists or more whose whole url programs are dense tables: run together (nil when
+    /// fewer: `Evaluator.wholeTogether`).
+    private let wholeTogether: ProgramSet.WholeTogether?
     /// Two lists or more with host contexts of one L: their contexts looked up together.
     private let hostContextsTogether: ProgramSet.HostContextsTogether?
-    /// Per list, its tables looked up before its answer, and whether its working gates were
-    /// emptied by the lookup that comes first (`WholeTogether` or `DomainsTogether`).
+    /// The three, which hold them, as lent to each request (not retained and released).
+    private let lentTogether: (
+        domains: Unmanaged<ProgramSet.DomainsTogether>?, whole: Unmanaged<ProgramSet.WholeTogether>?,
+        hostContexts: Unmanaged<ProgramSet.HostContextsTogether>?
+    )
+    /// Per list, its tables looked up before its answer; whether its working gates were emptied
+    /// by the domains' lookup, and by that or the whole programs' runs (each emptied by the first
+    /// of these a list has).
     private let lookedUp: [ProgramSet.LookedUp]
+    private let domainsListed: [Bool]
     private let gatesListed: [Bool]
+    /// Per list, whether its whole url programs run together with the others', and then the
+    /// steps they took for the request at hand (working memory).
+    private let runsWhole: [Bool]
+    private let wholeSteps: UnsafeMutableBufferPointer<Int>
 
     /// The lists' evaluators, keeping the last `pageCapacity` pages (as `Evaluator` does).
     public init(_ lists: [CompiledRuleList], pageCapacity: Int = 16) {
@@ -46,35 +59,50 @@ public final class ContentBlockers {
         self.pageTable = pageTable
         evaluators = lists.map { Evaluator($0, pageTable: pageTable) }
         lent = evaluators.map(Unmanaged.passUnretained)
-        let wholeTogether = evaluators.count == 2 ? Evaluator.wholeTogether(evaluators[0], evaluators[1]) : nil
-        let domainsTogether = wholeTogether == nil ? Evaluator.domainsTogether(evaluators) : nil
+        let domainsTogether = Evaluator.domainsTogether(evaluators)
+        let wholeTogether = Evaluator.wholeTogether(evaluators)
         let hostContextsTogether = Evaluator.hostContextsTogether(evaluators)
-        (self.wholeTogether, self.domainsTogether, self.hostContextsTogether) = (wholeTogether, domainsTogether, hostContextsTogether)
-        gatesListed = evaluators.indices.map { wholeTogether != nil || domainsTogether?.looksUp[$0] == true }
+        (self.domainsTogether, self.wholeTogether, self.hostContextsTogether) = (domainsTogether, wholeTogether, hostContextsTogether)
+        lentTogether = (
+            domainsTogether.map(Unmanaged.passUnretained), wholeTogether.map(Unmanaged.passUnretained),
+            hostContextsTogether.map(Unmanaged.passUnretained)
+        )
+        runsWhole = evaluators.indices.map { wholeTogether?.runsWhole[$0] == true }
+        domainsListed = evaluators.indices.map { domainsTogether?.looksUp[$0] == true }
+        gatesListed = evaluators.indices.map { domainsTogether?.looksUp[$0] == true || wholeTogether?.runsWhole[$0] == true }
         lookedUp = evaluators.indices.map { list in
             var lookedUp: ProgramSet.LookedUp = []
             if domainsTogether?.looksUp[list] == true { lookedUp.insert(.domains) }
             if hostContextsTogether?.looksUp[list] == true { lookedUp.insert(.hostContexts) }
             return lookedUp
         }
+        wholeSteps = .allocate(capacity: max(lists.count, 1))
+        wholeSteps.initialize(repeating: 0)
     }
 
-    /// Whether the lists' whole url programs run in one pass (two lists whose whole programs are
-    /// dense tables, four at most).
+    deinit { wholeSteps.deallocate() }
+
+    /// Whether the lists' whole url programs run together (two lists or more whose whole programs
+    /// are dense tables).
     public var runsWholeProgramsTogether: Bool { wholeTogether != nil }
 
-    /// Whether the lists' url domain tables are looked up together (otherwise: two lists or more
-    /// with one).
+    /// Per search product the lists' whole programs run together as (their searches multiplied
+    /// across lists), the lists of its factors, in order.
+    public var wholeProductLists: [[Int]] { wholeTogether?.productSets ?? [] }
+
+    /// Whether the lists' url domain tables are looked up together (two lists or more with one).
     public var looksUpDomainsTogether: Bool { domainsTogether != nil }
 
     /// Whether some lists' host contexts are looked up together (two lists or more with contexts
     /// of one L).
     public var looksUpHostContextsTogether: Bool { hostContextsTogether != nil }
 
-    /// What the lists' evaluators hold, by structure (`Evaluator.heldMemory`), added up.
+    /// What the lists' evaluators hold, by structure (`Evaluator.heldMemory`), added up, and the
+    /// products their whole programs run as together.
     public var heldMemory: HeldMemory {
         var memory = HeldMemory()
         for evaluator in evaluators { memory.add(evaluator.heldMemory) }
+        wholeTogether?.held(into: &memory)
         return memory
     }
 
@@ -90,17 +118,22 @@ public final class ContentBlockers {
             var url = url
             return url.withUTF8(DomainTable.HostReading.init)
         }()
-        let wholeSteps = wholeTogether.map { together in
-            lent[0]._withUnsafeGuaranteedRef { a in
-                lent[1]._withUnsafeGuaranteedRef { b in Evaluator.runWhole(a, b, together, url: url, labels: hostReading.labels) }
+        if let domains = lentTogether.domains {
+            domains._withUnsafeGuaranteedRef { Evaluator.lookUpDomains(lent, $0, url: url, labels: hostReading.labels) }
+        }
+        if let whole = lentTogether.whole {
+            whole._withUnsafeGuaranteedRef { Evaluator.runWhole(lent, $0, url: url, listed: domainsListed, steps: wholeSteps) }
+        }
+        if let hostContexts = lentTogether.hostContexts {
+            hostContexts._withUnsafeGuaranteedRef {
+                Evaluator.lookUpHostContexts(lent, $0, url: url, labels: hostReading.labels, listed: gatesListed)
             }
         }
-        if let domainsTogether { Evaluator.lookUpDomains(lent, domainsTogether, url: url, labels: hostReading.labels) }
-        if let hostContextsTogether { Evaluator.lookUpHostContexts(lent, hostContextsTogether, url: url, labels: hostReading.labels, listed: gatesListed) }
         for list in lent.indices {
-            let steps = wholeSteps.map { list == 0 ? $0.0 : $0.1 }
             let outcome = lent[list]._withUnsafeGuaranteedRef {
-                $0.outcome(for: request, at: place, hostReading: hostReading, wholeSteps: steps, lookedUp: lookedUp[list])
+                $0.outcome(
+                    for: request, at: place, hostReading: hostReading, wholeSteps: runsWhole[list] ? wholeSteps[list] : nil,
+                    lookedUp: lookedUp[list])
             }
             each(list, outcome)
         }

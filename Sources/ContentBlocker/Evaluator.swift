@@ -473,9 +473,8 @@ public final class Evaluator {
     @exclusivity(unchecked) private var markedFrame: [UInt32]?
 
     /// Runs `programs` over `url`, marking each reported pattern once in `seen` and listing it.
-    /// `wholeSteps`: the domain table was looked up and the whole programs run already
-    /// (`runWhole`), taking these steps; `lookedUp`: the tables looked up already with other
-    /// lists' (`lookUpDomains`, `lookUpHostContexts`).
+    /// `wholeSteps`: the whole programs run already (`runWhole`), taking these steps; `lookedUp`:
+    /// the tables looked up already with other lists' (`lookUpDomains`, `lookUpHostContexts`).
     private func run(
         _ programs: ProgramSet, over url: String, hostReading: DomainTable.HostReading? = nil, wholeSteps: Int? = nil,
         lookedUp: ProgramSet.LookedUp = [], seen: inout PatternMarks, into matched: inout [UInt32], ends: inout [Int]
@@ -495,30 +494,39 @@ public final class Evaluator {
         programRuns += runs
     }
 
-    /// The pass of `a`'s and `b`'s whole url programs together (two lists asked about each
-    /// request; `runWhole`), nil when they cannot be run so.
-    static func wholeTogether(_ a: Evaluator, _ b: Evaluator) -> ProgramSet.WholeTogether? {
-        ProgramSet.WholeTogether(a.file.urlPrograms, b.file.urlPrograms)
+    /// The runs of `lists`' whole url programs together (several lists asked about each request;
+    /// `runWhole`), their searches multiplied across the lists where the product stays small;
+    /// nil unless two or more can run so.
+    static func wholeTogether(_ lists: [Evaluator]) -> ProgramSet.WholeTogether? {
+        ProgramSet.WholeTogether(lists.map(\.file.urlPrograms))
     }
 
-    /// Runs the domain tables and the whole url programs of `a` and `b` over `url` (whose host
-    /// labels are `labels`) together (`together`, made for the two by `wholeTogether`), their
-    /// patterns marked and listed and their gates listed as each one's answer would; returns the
-    /// steps each answer is then given (`outcome(for:at:hostReading:wholeSteps:)`).
+    /// Runs the whole url programs of `lists` (those `together` runs, made for them by
+    /// `wholeTogether`) over `url`, their patterns marked and listed and their gates listed as
+    /// each one's answer would, after the gates of the lookups before (`listed`: a list whose
+    /// working gates were emptied by them); `steps[l]` is told list l's steps, which its answer is
+    /// then given (`outcome(for:at:hostReading:wholeSteps:lookedUp:)`).
     static func runWhole(
-        _ a: Evaluator, _ b: Evaluator, _ together: ProgramSet.WholeTogether, url: String, labels: DomainTable.HostLabels?
-    ) -> (Int, Int) {
-        let (workA, workB) = (a.work, b.work)
-        func run(_ bytes: UnsafeBufferPointer<UInt8>) -> (Int, Int) {
-            together.run(
-                bytes, labels: labels, endsA: &workA.stageEnds, endsB: &workB.stageEnds,
-                reportA: { mark($0, in: &workA.urlSeen, listing: &workA.matchedURLPatterns) },
-                reportB: { mark($0, in: &workB.urlSeen, listing: &workB.matchedURLPatterns) })
+        _ lists: [Unmanaged<Evaluator>], _ together: ProgramSet.WholeTogether, url: String, listed: [Bool],
+        steps: UnsafeMutableBufferPointer<Int>
+    ) {
+        for (list, runs) in together.runsWhole.enumerated() where runs && !listed[list] {
+            lists[list]._withUnsafeGuaranteedRef { clear(&$0.work.stageEnds) }
         }
-        return url.utf8.withContiguousStorageIfAvailable(run) ?? {
+        func run(_ bytes: UnsafeBufferPointer<UInt8>) {
+            together.run(bytes, steps: steps) { list, pattern, end, gateBase in
+                lists[list]._withUnsafeGuaranteedRef { evaluator in
+                    let work = evaluator.work
+                    ProgramSet.found(pattern, end, gateBase: gateBase, &work.stageEnds) {
+                        mark($0, in: &work.urlSeen, listing: &work.matchedURLPatterns)
+                    }
+                }
+            }
+        }
+        if url.utf8.withContiguousStorageIfAvailable(run) == nil {
             var url = url
-            return url.withUTF8(run)
-        }()
+            url.withUTF8(run)
+        }
     }
 
     /// The lookup of the domain tables of `lists`' url programs together (several lists asked
@@ -1032,8 +1040,8 @@ public final class Evaluator {
     /// The outcome for `request` (a matchable URL), whose page is at `place` in this evaluator's
     /// page table, with its URL's host labels when a caller asking several lists read them once
     /// for all (nil: read here).
-    /// `wholeSteps`: the url domain table was looked up and the whole url programs run already
-    /// (`runWhole`), taking these steps.
+    /// `wholeSteps`: the whole url programs run already with other lists' (`runWhole`), taking
+    /// these steps.
     /// `lookedUp`: the url tables looked up already with other lists' (`lookUpDomains`,
     /// `lookUpHostContexts`).
     @inline(__always)

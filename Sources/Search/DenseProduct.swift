@@ -261,6 +261,92 @@ extension DenseTable.Decoded {
     }
 }
 
+extension DenseTable.Decoded {
+    /// Whether no run of this automaton over a URL without a NUL stops before the URL's end:
+    /// every state met from the start on bytes but the end-of-URL NUL (class `nulClass`) leads
+    /// somewhere on each of them. (States met on the NUL, which `$` patterns report in, may
+    /// stop on everything: the NUL is the last byte a run reads.) Such a run reads every byte
+    /// below 128, so it takes the same steps alone and as a factor of a product of such automata.
+    func runsToTheEnd(nulClass: Int) -> Bool {
+        let met = UnsafeMutableBufferPointer<Bool>.allocate(capacity: stateCount)
+        defer { met.deallocate() }
+        met.initialize(repeating: false)
+        var pending = [0]
+        met[0] = true
+        return next.withUnsafeBufferPointer { next in
+            while let state = pending.popLast() {
+                let row = next.baseAddress! + state * classCount
+                for byteClass in 0..<classCount where byteClass != nulClass {
+                    let target = Int(row[byteClass])
+                    guard target >= 0 else { return false }
+                    if !met[target] {
+                        met[target] = true
+                        pending.append(target)
+                    }
+                }
+            }
+            return true
+        }
+    }
+}
+
+extension DenseView {
+    /// This part's states as a product's factor reads them (`DenseTable.product`): those met
+    /// from its start, numbered in the order met (0: the start); a class per column some byte
+    /// 0...127 has, numbered as the bytes first meet them; with that class map. Its table's
+    /// entries are read back, so a part already expanded (a set's product) is multiplied again
+    /// without decoding its programs anew.
+    func decoded() -> (decoded: DenseTable.Decoded, classMap: [UInt8]) {
+        var classMap = [UInt8](repeating: 0, count: 128)
+        // Each class's place from a row's start.
+        var places: [Int] = []
+        for byte in 0..<128 {
+            let place = Int(columns[byte])
+            if let known = places.firstIndex(of: place) {
+                classMap[byte] = UInt8(known)
+            } else {
+                classMap[byte] = UInt8(places.count)
+                places.append(place)
+            }
+        }
+        let classCount = places.count
+        // (Numbered and filled through pointers: a load reads back tables of millions of entries.)
+        let number = UnsafeMutableBufferPointer<Int32>.allocate(capacity: DenseTable.maximumStates)
+        defer { number.deallocate() }
+        number.initialize(repeating: -1)
+        var met = [start]
+        number[start] = 0
+        var next = [Int32]()
+        var acceptStart: [Int32] = []
+        var accepts: [UInt32] = []
+        var index = 0
+        places.withUnsafeBufferPointer { places in
+            while index < met.count {
+                let state = met[index]
+                index += 1
+                acceptStart.append(Int32(accepts.count))
+                if state >= reportStart { reportState(state, 0) { pattern, _ in accepts.append(pattern) } }
+                let row = entries + (state << shift)
+                let at = next.count
+                next.append(contentsOf: repeatElement(-1, count: classCount))
+                next.withUnsafeMutableBufferPointer { next in
+                    for (byteClass, place) in places.enumerated() {
+                        let target = Int(row[place])
+                        guard target != Int(DenseTable.dead) else { continue }
+                        if number[target] < 0 {
+                            number[target] = Int32(met.count)
+                            met.append(target)
+                        }
+                        next[at + byteClass] = number[target]
+                    }
+                }
+            }
+        }
+        acceptStart.append(Int32(accepts.count))
+        return (DenseTable.Decoded(next: next, classCount: classCount, acceptStart: acceptStart, accepts: accepts), classMap)
+    }
+}
+
 /// Numbers of pairs of states (each a state or -1), as a product's construction looks a pair up
 /// for each of its entries. Most pairs are the only one met with their first state, or with their
 /// second (in a product of Aho-Corasick automata, a state is a prefix of some word, and it

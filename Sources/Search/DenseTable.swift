@@ -703,7 +703,9 @@ extension DenseTable {
 /// one pass, up to four: a step of one table waits for its previous step's read, and those of the
 /// others, independent of it, fill the wait. (Each list's pass alone pairs its product with a
 /// small program whose rows stay in the nearest cache: its misses waited for one at a time.) A
-/// run that ends leaves the pass, the pass going on with the others.
+/// run that ends leaves the pass, the pass going on with the others. Parts of one table (a
+/// product of several lists' searches with their other programs) are read from one base, with
+/// one number at which reporting starts: fewer registers a step.
 struct JointPass {
     /// One run: its table's rows and their log2 width, its columns' places, the number its table's
     /// reporting states start at (a step to it or past it, `dead` included, leaves the silent
@@ -723,12 +725,15 @@ struct JointPass {
     /// Runs `views` (two to four) over `url` then the end-of-URL NUL in one pass: the same reports
     /// after the same bytes as each view's run alone, told with the view's index; `steps[v]` is
     /// told view v's steps (as its run alone counts them). A run that ends leaves the pass (the
-    /// last lane's run takes its place); the last run left goes on alone.
+    /// last lane's run takes its place); the last run left goes on alone. `oneTable`: the views
+    /// are parts of one table (the same entries, rows and reporting states).
     static func run(
         _ views: UnsafeBufferPointer<DenseView>, _ url: UnsafeBufferPointer<UInt8>, steps: UnsafeMutableBufferPointer<Int>,
-        report: (_ view: Int, _ pattern: UInt32, _ bytesRead: Int) -> Void
+        oneTable: Bool = false, report: (_ view: Int, _ pattern: UInt32, _ bytesRead: Int) -> Void
     ) {
         precondition(views.count >= 2 && views.count <= 4 && steps.count >= views.count, "two to four runs in a joint pass")
+        assert(!oneTable || views.allSatisfy { $0.entries == views[0].entries && $0.shift == views[0].shift
+            && $0.reportStart == views[0].reportStart }, "parts of one table")
         // (The lanes past `count` are never stepped: any lane fills them.)
         let first = Lane(views[0])
         var lanes = (first, Lane(views[1]), views.count > 2 ? Lane(views[2]) : first, views.count > 3 ? Lane(views[3]) : first)
@@ -742,7 +747,7 @@ struct JointPass {
         var index = 0
         let dead = Int(DenseTable.dead)
         if let bytes = url.baseAddress {
-            while count > 1 && silentSteps(&lanes, count: count, rowsOf32: rowsOf32, bytes, url.count, &index) {
+            while count > 1 && silentSteps(&lanes, count: count, rowsOf32: rowsOf32, oneTable: oneTable, bytes, url.count, &index) {
                 // A step left the silent loop: each lane's state reports, or its run ended (and
                 // the last lane takes its place).
                 withUnsafeMutableBytes(of: &lanes) { lanes in
@@ -786,27 +791,38 @@ struct JointPass {
     /// reports' code, so that the states and addresses stay in registers.
     @inline(never)
     static func silentSteps(
-        _ lanes: inout (Lane, Lane, Lane, Lane), count lanesRun: Int, rowsOf32: Bool, _ bytes: UnsafePointer<UInt8>, _ count: Int,
-        _ index: inout Int
+        _ lanes: inout (Lane, Lane, Lane, Lane), count lanesRun: Int, rowsOf32: Bool, oneTable: Bool, _ bytes: UnsafePointer<UInt8>,
+        _ count: Int, _ index: inout Int
     ) -> Bool {
-        // (Each lane count a constant, and with `rowsOf32` the shift.)
-        switch (lanesRun, rowsOf32) {
-        case (4, true): return silentSteps(&lanes, lanes: 4, rowsOf32: true, bytes, count, &index)
-        case (3, true): return silentSteps(&lanes, lanes: 3, rowsOf32: true, bytes, count, &index)
-        case (_, true): return silentSteps(&lanes, lanes: 2, rowsOf32: true, bytes, count, &index)
-        case (4, false): return silentSteps(&lanes, lanes: 4, rowsOf32: false, bytes, count, &index)
-        case (3, false): return silentSteps(&lanes, lanes: 3, rowsOf32: false, bytes, count, &index)
-        default: return silentSteps(&lanes, lanes: 2, rowsOf32: false, bytes, count, &index)
+        // (Each lane count a constant, and with `rowsOf32` the shift; one table's parts read from
+        // one base.)
+        switch (lanesRun, rowsOf32, oneTable) {
+        case (4, true, true): return silentSteps(&lanes, lanes: 4, rowsOf32: true, oneTable: true, bytes, count, &index)
+        case (3, true, true): return silentSteps(&lanes, lanes: 3, rowsOf32: true, oneTable: true, bytes, count, &index)
+        case (_, true, true): return silentSteps(&lanes, lanes: 2, rowsOf32: true, oneTable: true, bytes, count, &index)
+        case (4, false, true): return silentSteps(&lanes, lanes: 4, rowsOf32: false, oneTable: true, bytes, count, &index)
+        case (3, false, true): return silentSteps(&lanes, lanes: 3, rowsOf32: false, oneTable: true, bytes, count, &index)
+        case (_, false, true): return silentSteps(&lanes, lanes: 2, rowsOf32: false, oneTable: true, bytes, count, &index)
+        case (4, true, false): return silentSteps(&lanes, lanes: 4, rowsOf32: true, oneTable: false, bytes, count, &index)
+        case (3, true, false): return silentSteps(&lanes, lanes: 3, rowsOf32: true, oneTable: false, bytes, count, &index)
+        case (_, true, false): return silentSteps(&lanes, lanes: 2, rowsOf32: true, oneTable: false, bytes, count, &index)
+        case (4, false, false): return silentSteps(&lanes, lanes: 4, rowsOf32: false, oneTable: false, bytes, count, &index)
+        case (3, false, false): return silentSteps(&lanes, lanes: 3, rowsOf32: false, oneTable: false, bytes, count, &index)
+        default: return silentSteps(&lanes, lanes: 2, rowsOf32: false, oneTable: false, bytes, count, &index)
         }
     }
 
     @inline(__always)
     static func silentSteps(
-        _ lanes: inout (Lane, Lane, Lane, Lane), lanes lanesRun: Int, rowsOf32: Bool, _ bytes: UnsafePointer<UInt8>, _ count: Int,
-        _ index: inout Int
+        _ lanes: inout (Lane, Lane, Lane, Lane), lanes lanesRun: Int, rowsOf32: Bool, oneTable: Bool, _ bytes: UnsafePointer<UInt8>,
+        _ count: Int, _ index: inout Int
     ) -> Bool {
         let (a, b, c, d) = lanes
-        let (shiftA, shiftB, shiftC, shiftD) = rowsOf32 ? (5, 5, 5, 5) : (a.shift, b.shift, c.shift, d.shift)
+        let (shiftA, shiftB, shiftC, shiftD) = rowsOf32 ? (5, 5, 5, 5) : oneTable ? (a.shift, a.shift, a.shift, a.shift)
+            : (a.shift, b.shift, c.shift, d.shift)
+        // (One table's parts: the first lane's base and reporting start for all.)
+        let (entriesB, entriesC, entriesD) = oneTable ? (a.entries, a.entries, a.entries) : (b.entries, c.entries, d.entries)
+        let (quietB, quietC, quietD) = oneTable ? (a.quiet, a.quiet, a.quiet) : (b.quiet, c.quiet, d.quiet)
         var (stateA, stateB, stateC, stateD) = (a.state, b.state, c.state, d.state)
         var place = bytes + index
         let end = bytes + count
@@ -823,10 +839,10 @@ struct JointPass {
                 return true
             }
             stateA = Int(a.entries[(stateA &<< shiftA) &+ Int(a.columns[byte])])
-            stateB = Int(b.entries[(stateB &<< shiftB) &+ Int(b.columns[byte])])
-            if lanesRun > 2 { stateC = Int(c.entries[(stateC &<< shiftC) &+ Int(c.columns[byte])]) }
-            if lanesRun > 3 { stateD = Int(d.entries[(stateD &<< shiftD) &+ Int(d.columns[byte])]) }
-            if stateA >= a.quiet || stateB >= b.quiet || (lanesRun > 2 && stateC >= c.quiet) || (lanesRun > 3 && stateD >= d.quiet) {
+            stateB = Int(entriesB[(stateB &<< shiftB) &+ Int(b.columns[byte])])
+            if lanesRun > 2 { stateC = Int(entriesC[(stateC &<< shiftC) &+ Int(c.columns[byte])]) }
+            if lanesRun > 3 { stateD = Int(entriesD[(stateD &<< shiftD) &+ Int(d.columns[byte])]) }
+            if stateA >= a.quiet || stateB >= quietB || (lanesRun > 2 && stateC >= quietC) || (lanesRun > 3 && stateD >= quietD) {
                 return true
             }
         }

@@ -476,7 +476,7 @@ public struct DomainTable: Hashable, Sendable {
     }
 
     /// What a lookup of this table reads (nil for an empty table or one not indexed), for lookups
-    /// made apart from the table (`ProgramSet.WholeTogether`), which holds the table meanwhile.
+    /// made apart from the table (`ProgramSet.DomainsTogether`), which holds the table meanwhile.
     var lookupTables: Tables? { isEmpty || !isIndexed ? nil : tables }
 
     /// The lookup of `url`'s host in the table `tables` are of.

@@ -671,7 +671,7 @@ public struct ProgramSet: Hashable, Sendable {
     @usableFromInline final class DenseEntries: @unchecked Sendable {
         static let alignment = 64
         @usableFromInline let base: UnsafeMutablePointer<UInt16>
-        fileprivate let memory: TableMemory
+        let memory: TableMemory
         let count: Int
         /// Where each table starts.
         let starts: [Int]
@@ -726,8 +726,8 @@ public struct ProgramSet: Hashable, Sendable {
     /// URL's host labels when the caller read them already (for several sets run over one URL),
     /// counted in the steps as if read here. Returns the interpreter steps (bytes read by every
     /// run) and the program runs.
-    /// `wholeSteps`: the domain table was looked up and the whole programs run already
-    /// (`WholeTogether`), taking these steps, and `ends` holds the gates they listed.
+    /// `wholeSteps`: the whole programs run already, with other sets' (`WholeTogether`), taking
+    /// these steps, and `ends` holds the gates they listed.
     /// `lookedUp`: the tables looked up already with other sets' (`DomainsTogether`,
     /// `HostContextsTogether`), `ends` holding the gates they listed.
     @inlinable
@@ -763,10 +763,9 @@ public struct ProgramSet: Hashable, Sendable {
         // The domain table reports patterns, and the gates that are domains: those list their
         // groups, to run from the host's end (as `~g`: a group may be listed both ways in a file
         // made elsewhere, and then runs both ways).
-        // (Looked up already with the whole programs when `wholeSteps` is given, `WholeTogether`,
-        // or with other sets' tables, `DomainsTogether`.)
+        // (Looked up already with other sets' tables when `lookedUp` says so: `DomainsTogether`.)
         if let labels, !contents.domains.isEmpty {
-            if wholeSteps == nil && !lookedUp.contains(.domains) {
+            if !lookedUp.contains(.domains) {
                 contents.domains.lookUp(url, labels) { pattern in Self.domainFound(pattern, gateBase: gateBase, &ends, report) }
             }
             runs += 1
@@ -850,75 +849,6 @@ public struct ProgramSet: Hashable, Sendable {
         }
     }
 
-    /// The whole programs of two sets (two lists asked about one URL) run in one pass
-    /// (`JointPass`), as each set's `run` runs them; each set's `run` with `wholeSteps` then runs
-    /// the rest. Made once for the two: the pass reads its tables' addresses from here.
-    public final class WholeTogether: @unchecked Sendable {
-        /// The sets, held: `views` point into their images.
-        private let sets: (ProgramSet, ProgramSet)
-        /// The first set's whole runs, then the second's.
-        private let views: [DenseView]
-        private let countA: Int
-        /// Each set's first gate (`Image.gateBase`).
-        private let gateBases: (UInt32, UInt32)
-        /// What each set's domain table's lookups read (nil: an empty table).
-        private let domains: (DomainTable.Tables?, DomainTable.Tables?)
-
-        /// The pass of `a`'s and `b`'s whole programs; nil unless both are prepared and their
-        /// whole programs are dense tables, four in all at most.
-        public init?(_ a: ProgramSet, _ b: ProgramSet) {
-            let (countA, countB) = (a.image.wholeRunCount, b.image.wholeRunCount)
-            guard a.contents.isPrepared, b.contents.isPrepared, countA > 0, countB > 0, countA + countB <= 4 else { return nil }
-            let views = (a.image.withBuffers { buffers in (0..<countA).compactMap { buffers.dense($0) } })
-                + (b.image.withBuffers { buffers in (0..<countB).compactMap { buffers.dense($0) } })
-            guard views.count == countA + countB else { return nil }
-            sets = (a, b)
-            self.views = views
-            self.countA = countA
-            gateBases = (a.image.gateBase, b.image.gateBase)
-            domains = (a.contents.domains.lookupTables, b.contents.domains.lookupTables)
-        }
-
-        /// Runs both sets' domain tables and whole programs over `url`, whose host labels are
-        /// `labels` (as `DomainTable.HostReading` reads them): each set's patterns told its
-        /// `report`, its gates listed in its `ends` (emptied first), as its `run` would. The
-        /// tables are looked up together (`DomainTable.lookUp(_:_:_:_:reportA:reportB:)`), each's
-        /// misses waited for beside the other's. Returns each set's steps.
-        public func run(
-            _ url: UnsafeBufferPointer<UInt8>, labels: DomainTable.HostLabels?, endsA: inout [Int], endsB: inout [Int],
-            reportA: (UInt32) -> Void, reportB: (UInt32) -> Void
-        ) -> (Int, Int) {
-            endsA.clear()
-            endsB.clear()
-            let (countA, lanes) = (self.countA, views.count)
-            let (gateA, gateB) = gateBases
-            if let labels {
-                switch domains {
-                case (let a?, let b?):
-                    DomainTable.lookUp(
-                        a, b, url, labels, reportA: { ProgramSet.domainFound($0, gateBase: gateA, &endsA, reportA) },
-                        reportB: { ProgramSet.domainFound($0, gateBase: gateB, &endsB, reportB) })
-                case (let a?, nil): DomainTable.lookUp(a, url, labels) { ProgramSet.domainFound($0, gateBase: gateA, &endsA, reportA) }
-                case (nil, let b?): DomainTable.lookUp(b, url, labels) { ProgramSet.domainFound($0, gateBase: gateB, &endsB, reportB) }
-                case (nil, nil): break
-                }
-            }
-            return views.withUnsafeBufferPointer { views in
-                // (The steps on the stack: nothing allocated per request.)
-                withUnsafeTemporaryAllocation(of: Int.self, capacity: 4) { steps in
-                    JointPass.run(views, url, steps: steps) { lane, pattern, end in
-                        if lane < countA {
-                            ProgramSet.found(pattern, end, gateBase: gateA, &endsA, reportA)
-                        } else {
-                            ProgramSet.found(pattern, end, gateBase: gateB, &endsB, reportB)
-                        }
-                    }
-                    return (steps[..<countA].reduce(0, +), steps[countA..<lanes].reduce(0, +))
-                }
-            }
-        }
-    }
-
     /// Which of a set's tables were looked up before its `run`, with other sets' (several lists
     /// asked about one URL): its domain table (`DomainsTogether`), its host contexts
     /// (`HostContextsTogether`).
@@ -973,7 +903,15 @@ public struct ProgramSet: Hashable, Sendable {
             let owners = self.owners
             tables.withUnsafeBufferPointer { tables in
                 owners.withUnsafeBufferPointer { owners in
-                    DomainTable.lookUp(tables, url, labels) { table, pattern in found(owners[table].set, pattern, owners[table].gateBase) }
+                    // (Two tables, the most lists have, each probed by a call of its own: no loop over
+                    // the tables at each candidate.)
+                    guard tables.count == 2 else {
+                        DomainTable.lookUp(tables, url, labels) { table, pattern in found(owners[table].set, pattern, owners[table].gateBase) }
+                        return
+                    }
+                    let (a, b) = (owners[0], owners[1])
+                    DomainTable.lookUp(
+                        tables[0], tables[1], url, labels, reportA: { found(a.set, $0, a.gateBase) }, reportB: { found(b.set, $0, b.gateBase) })
                 }
             }
         }

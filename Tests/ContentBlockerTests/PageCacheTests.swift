@@ -88,8 +88,9 @@ import PCRE2Oracle
         #expect(fresh.pagesMade == requests.count)
     }
 
-    /// Lists asked together share one page table, the request's third party, its host labels and
-    /// one pass of their whole programs (two lists), or a lookup of their domain tables (more):
+    /// Lists asked together share one page table, the request's third party, its host labels, a
+    /// lookup of their domain tables and the runs of their whole programs (their searches as one
+    /// product):
     /// each list's outcome is still the oracle's for that list alone, with two pages kept (each
     /// evicted and refilled), the default sixteen, and none; a list's page knowledge follows the
     /// shared table's places (each list counts its pages made as an evaluator alone would).
@@ -133,6 +134,31 @@ import PCRE2Oracle
         }
     }
 
+    /// Lists whose searches run as one product, their patterns numbered alike (each list's
+    /// pattern 0 another word, of the same letters): each list acts on its own words only, as its
+    /// evaluator alone does.
+    @Test func listsSearchesRunAsOneProductEachToldItsOwn() throws {
+        let words = [["ads", "track"], ["dark", "cast"], ["stack", "card"]]
+        let texts = words.map { words in
+            "[" + words.map { #"{"trigger":{"url-filter":"\#($0)"},"action":{"type":"block"}}"# }.joined(separator: ",") + "]"
+        }
+        let compiled = try texts.map { try CompiledRuleList(validating: try RuleListCompiler.compile(json: Array($0.utf8)).0.serialized()) }
+        let together = ContentBlockers(compiled)
+        #expect(together.wholeProductLists == [[0, 1, 2]], "the three lists' searches run as one product")
+        #expect(together.heldMemory.parts.contains { $0.name == "lists together: product tables" && $0.bytes > 0 })
+        let alone = compiled.map { Evaluator($0) }
+        let page = CanonicalURL("https://page.test/")
+        for path in ["ads", "dark", "stack", "track/cast", "none", "card-ads", "sad", ""] {
+            let request = Request(url: CanonicalURL("https://x.test/" + path), mainDocumentURL: page, frameURL: page, resourceType: .image)
+            let outcomes = together.outcomes(for: request)
+            for list in words.indices {
+                let acts = words[list].contains { path.contains($0) }
+                #expect(outcomes[list].actions.isEmpty == !acts, "list \(list) on \(path)")
+                #expect(outcomes[list] == alone[list].outcome(for: request), "list \(list) on \(path)")
+            }
+        }
+    }
+
     /// `listsAskedTogetherAnswerEachAsAlone` for the lists `texts`.
     /// (`contextsTogether`: some lists' host contexts are looked up together.)
     private func askTogether(_ texts: [String], contextsTogether: Bool) throws {
@@ -141,11 +167,8 @@ import PCRE2Oracle
         let requests = Self.requests()
         for capacity in [2, 16, 0] {
             let together = ContentBlockers(compiled, pageCapacity: capacity)
-            if texts.count == 2 {
-                #expect(together.runsWholeProgramsTogether, "the two lists' whole programs run in one pass")
-            } else {
-                #expect(together.looksUpDomainsTogether == (texts.count { $0.contains("[^:]+") } >= 2), "domain tables looked up together")
-            }
+            #expect(together.looksUpDomainsTogether == (texts.count { $0.contains("[^:]+") } >= 2), "domain tables looked up together")
+            if texts.count == 2 { #expect(together.runsWholeProgramsTogether, "the two lists' whole programs run together") }
             #expect(together.looksUpHostContextsTogether == contextsTogether, "the lists' host contexts looked up together")
             let alone = compiled.map { Evaluator($0, pageCapacity: capacity) }
             var answered = [Int](repeating: 0, count: texts.count)

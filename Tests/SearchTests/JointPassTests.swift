@@ -1,10 +1,12 @@
 // JointPassTests.swift — runs of different tables in one pass (DenseTable.swift's `JointPass`, the
-// whole programs of two lists asked together) report what each run alone reports, after the same
-// bytes and in the same order, and count the same steps: over programs of every kind (tries,
+// whole programs of several lists asked together) report what each run alone reports, after the
+// same bytes and in the same order, and count the same steps: over programs of every kind (tries,
 // anchored patterns that stop early, loops, end anchors), two to four runs of two tables, rows of
 // every stride (64 in every lane, and others), URLs with NULs and bytes from 128 on, and empty
-// ones; and two program sets' whole programs and domain tables run together leave each set's `run`
-// the same reports, gates and steps.
+// ones; and several program sets' whole programs run together (WholeTogether.swift: their
+// searches multiplied across the sets, the runs left in passes) and their domain tables looked up
+// together leave each set's `run` the same reports, gates and steps, no set told another's
+// patterns.
 
 import Testing
 import Automata
@@ -73,9 +75,9 @@ private func withViews(_ tables: ArraySlice<DenseTable>, _ views: [DenseView] = 
 
     @Test func setsRunTogetherLeaveEachSetsRunTheSame() throws {
         // Two sets whose whole programs are dense tables: a search automaton with an anchored
-        // program, and one of literals; each set's run after the joint pass reports the same
-        // patterns and counts the same steps as its run alone.
-        // Their domain tables (one with paths) are looked up together with them.
+        // program, and one of literals with a loop; each set's run after the joint pass reports
+        // the same patterns and counts the same steps as its run alone. The two searches run as
+        // one product. Their domain tables (one with paths) are looked up together.
         let domainsA = DomainTable([
             (pattern: 100, domain: Array("ads.test".utf8), tail: []), (pattern: 101, domain: Array("test".utf8), tail: DomainTable.encode(
                 [HostPattern.terminator, ASCIISet(UInt8(ascii: "x"))])),
@@ -86,15 +88,39 @@ private func withViews(_ tables: ArraySlice<DenseTable>, _ views: [DenseView] = 
                 try patternsProgram(["^https?://a\\.test/", "^http://b\\.test/x"]),
             ], domains: domainsA)
         let b = ProgramSet(
-            programs: [try patternsProgram(["/ad/", "beacon", "a[0-9]b", "^ws:", "c.*d"])],
+            programs: [try patternsProgram(["/ad/", "beacon", "a[0-9]b", "^ws:"]), try patternsProgram(["c.*d"])],
             domains: DomainTable([(pattern: 200, domain: Array("ads.test".utf8)), (pattern: 201, domain: Array("b.test".utf8))]))
-        let (reportedA, reportedB) = try runTogetherAndApart(a, b, seed: 41)
-        #expect(reportedA.isSuperset(of: [100, 101]) && reportedB.isSuperset(of: [200, 201]), "every domain entry found")
-        // Sets whose whole runs are more than four together are not run so.
-        let three = ProgramSet(programs: [
-            try patternsProgram(["ads", "track"]), try patternsProgram(["^https?://a\\.test/"]), try patternsProgram(["x$", "^y"]),
-        ])
-        #expect(three.image.wholeRunCount == 3 && ProgramSet.WholeTogether(three, a) == nil)
+        let (reported, together) = try runTogetherAndApart([a, b], seed: 41)
+        #expect(reported[0].isSuperset(of: [100, 101]) && reported[1].isSuperset(of: [200, 201]), "every domain entry found")
+        #expect(together.productSets == [[0, 1]], "the two sets' searches run as one product")
+    }
+
+    @Test func severalSetsSearchesRunAsOneProduct() throws {
+        // Five sets, their patterns numbered alike (pattern 0 of each is another word): the
+        // searches of four multiplied into one product, one set without whole programs, one set
+        // twice; more runs than one pass takes. Each set is told exactly its own patterns.
+        var random = SplitMix64(seed: 61)
+        func words(_ count: Int) -> [String] {
+            let letters = "abcdefghijklmnopqrstuvwxyz/-".map(String.init) + ["\\."]
+            return (0..<count).map { _ in (0..<Int(random.next() % 4) + 2).map { _ in letters[Int(random.next() % UInt64(letters.count))] }.joined() }
+        }
+        let first = ProgramSet(
+            programs: [try patternsProgram(["ads", "track"] + words(40)), try patternsProgram(["^https?://a\\.test/"])],
+            domains: DomainTable([(pattern: 100, domain: Array("ads.test".utf8))]))
+        let second = ProgramSet(programs: [try patternsProgram(["beacon", "/ad/", "x$"] + words(40)), try patternsProgram(["c.*d"])])
+        let domainsOnly = ProgramSet(programs: [], domains: DomainTable([(pattern: 0, domain: Array("b.test".utf8))]))
+        let third = ProgramSet(programs: [try patternsProgram(["pixel", "^ws:", "ban+er"] + words(40)), try patternsProgram(["^http://b"])])
+        let sets = [first, second, domainsOnly, third, first]
+        let (reported, together) = try runTogetherAndApart(sets, seed: 67)
+        #expect(together.runsWhole == [true, true, false, true, true])
+        #expect(together.productSets == [[0, 1, 3, 4]], "every set's search in one product")
+        #expect(reported[0].contains(0) && reported[1].contains(0) && reported[3].contains(0) && reported[2].contains(0))
+        #expect(reported[0] == reported[4], "a set twice told the same as once")
+        // Two searches whose product has more classes than a row of theirs holds: not multiplied.
+        let low = ProgramSet(programs: [try patternsProgram(["abcd", "efgh", "ijkl", "mnop", "qrst", "bdfh"])])
+        let high = ProgramSet(programs: [try patternsProgram(["uvwx", "yz01", "2345", "6789", "-_~!", "wy02"])])
+        let (_, apart) = try runTogetherAndApart([low, high], seed: 71)
+        #expect(apart.productSets.isEmpty, "a product past the growth allowed is not made")
     }
 
     @Test func aSetWithoutDomainsRunsTogetherWithOneWith() throws {
@@ -105,10 +131,10 @@ private func withViews(_ tables: ArraySlice<DenseTable>, _ views: [DenseView] = 
             domains: DomainTable([(pattern: 100, domain: Array("ads.test".utf8)), (pattern: 101, domain: Array("b.test".utf8))]))
         let without = ProgramSet(programs: [try patternsProgram(["/ad/", "beacon", "c.*d"])])
         #expect(without.domains.isEmpty && !withDomains.domains.isEmpty)
-        let (foundA, _) = try runTogetherAndApart(withDomains, without, seed: 43)
-        let (_, foundB) = try runTogetherAndApart(without, withDomains, seed: 47)
-        #expect(foundA.isSuperset(of: [100, 101]) && foundB.isSuperset(of: [100, 101]), "every domain entry found")
-        _ = try runTogetherAndApart(without, without, seed: 53)
+        let (foundA, _) = try runTogetherAndApart([withDomains, without], seed: 43)
+        let (foundB, _) = try runTogetherAndApart([without, withDomains], seed: 47)
+        #expect(foundA[0].isSuperset(of: [100, 101]) && foundB[1].isSuperset(of: [100, 101]), "every domain entry found")
+        _ = try runTogetherAndApart([without, without], seed: 53)
     }
 
     @Test func domainTablesLookedUpTogetherLeaveEachSetsRunTheSame() throws {
@@ -161,33 +187,49 @@ private func withViews(_ tables: ArraySlice<DenseTable>, _ views: [DenseView] = 
         #expect(reported.isSuperset(of: [100, 101, 200, 201]), "every domain entry found")
     }
 
-    /// Runs `a` and `b` together (`ProgramSet.WholeTogether`) and each alone over random URLs:
-    /// each set's reports and steps the same; returns the patterns each reported.
-    private func runTogetherAndApart(_ a: ProgramSet, _ b: ProgramSet, seed: UInt64) throws -> (Set<UInt32>, Set<UInt32>) {
+    /// Runs `sets` together (their domain tables, `ProgramSet.DomainsTogether`, then their whole
+    /// programs, `ProgramSet.WholeTogether`) and each alone over random URLs: each set's reports
+    /// and steps the same; returns the patterns each reported, and the runs together.
+    private func runTogetherAndApart(_ sets: [ProgramSet], seed: UInt64) throws -> ([Set<UInt32>], ProgramSet.WholeTogether) {
         var random = SplitMix64(seed: seed)
-        let together = try #require(ProgramSet.WholeTogether(a, b))
+        let together = try #require(ProgramSet.WholeTogether(sets))
+        let domains = ProgramSet.DomainsTogether(sets)
         let pieces = ["https://", "http://", "ws:", "a.test/", "b.test/x", "ads", "track", "banner", "bannner", ".js", "/ad/", "beacon",
-            "a5b", "c", "d", "pixel", "?", "\u{80}", "\u{0}", "ads.test/", "x.ads.test:", "ADS.Test/", "b.test:", "test/x"]
-        var (reportedA, reportedB) = (Set<UInt32>(), Set<UInt32>())
+            "a5b", "c", "d", "pixel", "?", "\u{80}", "\u{0}", "ads.test/", "x.ads.test:", "ADS.Test/", "b.test:", "test/x", "x", "ab",
+            "ef", "uv", "01", "/", "-", "mnop", "yz01"]
+        var reported = [Set<UInt32>](repeating: [], count: sets.count)
         for _ in 0..<3_000 {
             let url = Array((0..<Int(random.next() % 7)).map { _ in pieces[Int(random.next() % UInt64(pieces.count))] }.joined().utf8)
             url.withUnsafeBufferPointer { url in
                 let reading = DomainTable.HostReading(url)
-                var (endsA, endsB) = ([Int](), [Int]())
-                var (aloneA, aloneB) = ([UInt32](), [UInt32]())
-                let (stepsA, _) = a.run(url, hostReading: reading, ends: &endsA) { aloneA.append($0) }
-                let (stepsB, _) = b.run(url, hostReading: reading, ends: &endsB) { aloneB.append($0) }
-                var (jointA, jointB) = ([UInt32](), [UInt32]())
-                let (wholeA, wholeB) = together.run(
-                    url, labels: reading.labels, endsA: &endsA, endsB: &endsB, reportA: { jointA.append($0) }, reportB: { jointB.append($0) })
-                let (restA, _) = a.run(url, hostReading: reading, ends: &endsA, wholeSteps: wholeA) { jointA.append($0) }
-                let (restB, _) = b.run(url, hostReading: reading, ends: &endsB, wholeSteps: wholeB) { jointB.append($0) }
-                #expect(jointA.sorted() == aloneA.sorted() && jointB.sorted() == aloneB.sorted(), "\(Array(url))")
-                #expect(restA == stepsA && restB == stepsB, "\(Array(url))")
-                reportedA.formUnion(aloneA)
-                reportedB.formUnion(aloneB)
+                var alone: [[UInt32]] = []
+                var aloneSteps: [Int] = []
+                for set in sets {
+                    var (ends, reports) = ([Int](), [UInt32]())
+                    aloneSteps.append(set.run(url, hostReading: reading, ends: &ends) { reports.append($0) }.steps)
+                    alone.append(reports)
+                }
+                var ends = [[Int]](repeating: [], count: sets.count)
+                var joint = [[UInt32]](repeating: [], count: sets.count)
+                domains?.lookUp(url, labels: reading.labels) { set, pattern, gateBase in
+                    ProgramSet.domainFound(pattern, gateBase: gateBase, &ends[set]) { joint[set].append($0) }
+                }
+                var steps = [Int](repeating: -1, count: sets.count)
+                steps.withUnsafeMutableBufferPointer { steps in
+                    together.run(url, steps: steps) { set, pattern, end, gateBase in
+                        ProgramSet.found(pattern, end, gateBase: gateBase, &ends[set]) { joint[set].append($0) }
+                    }
+                }
+                for (index, set) in sets.enumerated() {
+                    let (rest, _) = set.run(
+                        url, hostReading: reading, ends: &ends[index], wholeSteps: together.runsWhole[index] ? steps[index] : nil,
+                        lookedUp: domains?.looksUp[index] == true ? .domains : []
+                    ) { joint[index].append($0) }
+                    #expect(joint[index].sorted() == alone[index].sorted() && rest == aloneSteps[index], "set \(index): \(Array(url))")
+                    reported[index].formUnion(alone[index])
+                }
             }
         }
-        return (reportedA, reportedB)
+        return (reported, together)
     }
 }
