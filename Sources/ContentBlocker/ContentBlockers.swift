@@ -16,8 +16,9 @@
 //
 // Threads. Like an `Evaluator`, a ContentBlockers serves one thread at a time (its evaluators and
 // page table are its working memory); threads share the compiled lists, each with a
-// ContentBlockers of its own. ConcurrencyTests/ConcurrencyTests.swift holds such threads' answers
-// to one thread's, under ThreadSanitizer in CI.
+// ContentBlockers of its own (which makes its own product of the lists' searches when made).
+// ConcurrencyTests/ConcurrencyTests.swift holds such threads' answers to one thread's, under
+// ThreadSanitizer in CI.
 
 public import RequestContext
 public import Search
