@@ -103,11 +103,12 @@ public final class Evaluator {
     /// An evaluator whose requests' pages `pageTable` finds (shared by several lists' evaluators:
     /// each request is then placed by the table once, before the lists are asked).
     init(_ list: CompiledRuleList, pageTable: PageTable) {
-        // (A list compiled here rather than read from a file has its programs' images made now.)
+        // (A list compiled here rather than read from a file has its programs' images made now;
+        // the programs as read are let go, as a run reads their images alone.)
         var file = list.file
-        file.urlPrograms = file.urlPrograms.prepared()
-        file.topURLPrograms = file.topURLPrograms.prepared()
-        file.framePrograms = file.framePrograms.prepared()
+        file.urlPrograms = file.urlPrograms.runOnly()
+        file.topURLPrograms = file.topURLPrograms.runOnly()
+        file.framePrograms = file.framePrograms.runOnly()
         self.file = file
         self.pageTable = pageTable
         work = Work(urlSeen: PatternMarks(count: file.urlPatternCount))
