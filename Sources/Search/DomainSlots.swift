@@ -403,6 +403,28 @@ enum DomainGroups {
         }
     }
 
+    /// Tells `body` each group of `groups` (an index's, of `entries` entries in all, each of
+    /// `entryWords` words): its domain's bytes and its entries' words, in the groups' order.
+    static func forEachGroup(
+        _ groups: UnsafeRawPointer, entryWords: Int, entries: Int,
+        _ body: (_ domain: UnsafeRawBufferPointer, _ entries: UnsafeRawBufferPointer) -> Void
+    ) {
+        var (at, told) = (0, 0)
+        while told < entries {
+            let group = groups + at
+            // (A length of 0 is the zeros before the next line, where a group that fits one starts.)
+            guard length(group) != 0 else {
+                at = (at + 64) & ~63
+                continue
+            }
+            let count = entryCount(group)
+            body(UnsafeRawBufferPointer(start: group + 8, count: length(group)),
+                 UnsafeRawBufferPointer(start: Self.entries(group), count: 4 * entryWords * count))
+            told += count
+            at += 8 + padded(length(group)) + 4 * entryWords * count
+        }
+    }
+
     /// A domain's bytes in a group: then zeros to a word's end.
     @inline(__always)
     static func padded(_ length: Int) -> Int { (length + 3) & ~3 }

@@ -1170,9 +1170,9 @@ public struct ProgramSet: Hashable, Sendable {
             gated = Gated(gateBase: UInt32(patternCount), groups: groups, starts: starts)
         }
         // (The domain table reports gates too: the groups' numbers after the patterns'.)
-        // (Its entries kept in its index alone: a read set is run, and written again only rarely.)
+        // (Their entries kept in their indexes alone: a read set is run, and written again only rarely.)
         let domains = try DomainTable.read(from: &reader, patternCount: patternCount + groupCount).compacted()
-        let domainConditions = try DomainConditionTable.read(from: &reader, patternCount: patternCount)
+        let domainConditions = try DomainConditionTable.read(from: &reader, patternCount: patternCount).compacted()
         let contextCount = try reader.varintCount(of: "host contexts", itemBytes: 2 + 129 + 17 + 1)
         var hostContexts: [HostContextTable] = []
         for _ in 0..<contextCount { hostContexts.append(try HostContextTable.read(from: &reader, patternCount: patternCount + groupCount)) }
