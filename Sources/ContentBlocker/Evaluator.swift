@@ -71,6 +71,10 @@ public final class Evaluator {
     /// slot `UInt32.max` when it has another count: the pattern's report leads to one line read,
     /// where the pattern's slot and the rule's record were two lines apart, a cache miss each.
     private let ruleOfURLPattern: [CandidateRule]
+    /// The rules of the url patterns with another count, each pattern's its count then its slots,
+    /// from where its `CandidateRule.several(listedAt:)` says: the file's lists of every pattern's
+    /// rules are let go, as `ruleOfURLPattern` holds the rest.
+    private let rulesOfSeveral: [UInt32]
     /// Whether a rule that matches every URL looks at the load type (third party) or is a
     /// make-https rule (upgradability): only then are these part of a page's flags.
     private let universalUsesLoadType: Bool
@@ -103,20 +107,32 @@ public final class Evaluator {
     /// An evaluator whose requests' pages `pageTable` finds (shared by several lists' evaluators:
     /// each request is then placed by the table once, before the lists are asked).
     init(_ list: CompiledRuleList, pageTable: PageTable) {
-        // (A list compiled here rather than read from a file has its programs' images made now.)
+        // (A list compiled here rather than read from a file has its programs' images made now;
+        // the programs as read are let go, as a run reads their images alone, and so are the url
+        // patterns' lists of rules, which `ruleOfURLPattern` and `rulesOfSeveral` hold.)
         var file = list.file
-        file.urlPrograms = file.urlPrograms.prepared()
-        file.topURLPrograms = file.topURLPrograms.prepared()
-        file.framePrograms = file.framePrograms.prepared()
+        file.urlPrograms = file.urlPrograms.runOnly()
+        file.topURLPrograms = file.topURLPrograms.runOnly()
+        file.framePrograms = file.framePrograms.runOnly()
+        let singles = (0..<file.urlPatternCount).count { file.patternRuleStart[$0 + 1] - file.patternRuleStart[$0] == 1 }
+        var several: [UInt32] = []
+        several.reserveCapacity(file.urlPatternCount - singles + file.patternRules.count - singles)
+        ruleOfURLPattern = (0..<file.urlPatternCount).map { pattern in
+            let (start, end) = (Int(file.patternRuleStart[pattern]), Int(file.patternRuleStart[pattern + 1]))
+            guard end - start == 1 else {
+                let listed = CandidateRule.several(listedAt: UInt32(several.count))
+                several.append(UInt32(end - start))
+                several += file.patternRules[start..<end]
+                return listed
+            }
+            let slot = file.patternRules[start]
+            return CandidateRule(slot: slot, file.rules[Int(slot)])
+        }
+        rulesOfSeveral = several
+        (file.patternRuleStart, file.patternRules) = ([], [])
         self.file = file
         self.pageTable = pageTable
         work = Work(urlSeen: PatternMarks(count: file.urlPatternCount))
-        ruleOfURLPattern = (0..<file.urlPatternCount).map { pattern in
-            let (start, end) = (file.patternRuleStart[pattern], file.patternRuleStart[pattern + 1])
-            guard end - start == 1 else { return .several }
-            let slot = file.patternRules[Int(start)]
-            return CandidateRule(slot: slot, file.rules[Int(slot)])
-        }
         topSeen = PatternMarks(count: file.topPatternCount)
         frameSeen = PatternMarks(count: file.framePatternCount)
         work.applying.reserveCapacity(file.rules.count)
@@ -171,6 +187,7 @@ public final class Evaluator {
         memory.add(indexes, array: universalGroupOf)
         memory.add(indexes, array: ruleIndices)
         memory.add(indexes, array: ruleOfURLPattern)
+        memory.add(indexes, array: rulesOfSeveral)
         memory.add(indexes, array: universalOfTopStart)
         memory.add(indexes, array: universalOfTop)
         memory.add(indexes, array: universalOfFrameStart)
@@ -1080,14 +1097,13 @@ public final class Evaluator {
         for pattern in work.matchedURLPatterns {
             work.urlSeen.remove(pattern)
             let one = ruleOfURLPattern[Int(pattern)]
-            if one.slot != CandidateRule.several.slot {
+            if one.slot != CandidateRule.severalSlot {
                 work.matchedRules.append(one)
                 continue
             }
-            let start = Int(file.patternRuleStart[Int(pattern)])
-            let end = Int(file.patternRuleStart[Int(pattern) + 1])
-            for at in start..<end {
-                let slot = file.patternRules[at]
+            let start = Int(one.actionLocation) + 1
+            for at in start..<start + Int(rulesOfSeveral[start - 1]) {
+                let slot = rulesOfSeveral[at]
                 work.matchedRules.append(CandidateRule(slot: slot, file.rules[Int(slot)]))
             }
         }
@@ -1216,11 +1232,17 @@ struct CandidateRule {
         role = rule.role
     }
 
-    /// A pattern's entry when it has more rules than one (or none): its rules are the file's list.
-    static let several = CandidateRule(
-        slot: .max, RuleRecord(
-            ruleIndex: 0, resourceTypes: 0, loadTypes: 0, loadContexts: 0, method: 0, condition: .never, role: .listed,
-            actionLocation: RuleRecord.notListed, conditionStart: 0, conditionCount: 0))
+    /// The slot of a pattern's entry when it has more rules than one (or none).
+    static let severalSlot = UInt32.max
+
+    /// A pattern's entry when it has more rules than one (or none): its rules are listed at
+    /// `start` of the evaluator's `rulesOfSeveral` (their count, then their slots).
+    static func several(listedAt start: UInt32) -> CandidateRule {
+        CandidateRule(
+            slot: severalSlot, RuleRecord(
+                ruleIndex: 0, resourceTypes: 0, loadTypes: 0, loadContexts: 0, method: 0, condition: .never, role: .listed,
+                actionLocation: start, conditionStart: 0, conditionCount: 0))
+    }
 }
 
 /// Pattern numbers below a count, a bit each: the patterns a request's or a page's runs reported.

@@ -16,8 +16,14 @@ public struct RuleList: Hashable, Sendable {
 
 /// Where a rule came from in the JSON array.
 public struct RuleIndex: Hashable, Comparable, Sendable, CustomStringConvertible {
-    public var rawValue: Int
-    public init(_ rawValue: Int) { self.rawValue = rawValue }
+    /// (Four bytes, as a compiled file's rule records hold it: a loaded list keeps one per rule,
+    /// and a page's lists one per rule they hold.)
+    private var stored: UInt32
+    public var rawValue: Int {
+        get { Int(stored) }
+        set { stored = UInt32(newValue) }
+    }
+    public init(_ rawValue: Int) { stored = UInt32(rawValue) }
     public static func < (lhs: RuleIndex, rhs: RuleIndex) -> Bool { lhs.rawValue < rhs.rawValue }
     public var description: String { String(rawValue) }
 }

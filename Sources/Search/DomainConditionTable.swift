@@ -49,14 +49,20 @@ public struct DomainConditionTable: Hashable, Sendable {
     private var index = DomainSlots()
     /// The longest D: how far back from an end a lookup hashes.
     private var longest = 0
+    /// The entries' domains were let go (`compacted()`): the index's groups hold them, and what
+    /// reads them reads a table made of it (`expanded()`). (Told by `starts`, which has an element
+    /// more than the entries otherwise.)
+    private var entriesInIndex: Bool { starts.isEmpty }
 
     public static func == (lhs: DomainConditionTable, rhs: DomainConditionTable) -> Bool {
-        lhs.patterns == rhs.patterns && lhs.subdomains == rhs.subdomains && lhs.starts == rhs.starts && lhs.bytes == rhs.bytes
+        guard lhs.patterns == rhs.patterns else { return false }
+        let (lhs, rhs) = (lhs.expanded(), rhs.expanded())
+        return lhs.subdomains == rhs.subdomains && lhs.starts == rhs.starts && lhs.bytes == rhs.bytes
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(patterns)
-        hasher.combine(bytes)
+        hasher.combine(expanded().bytes)
     }
 
     public static let empty = DomainConditionTable()
@@ -79,8 +85,52 @@ public struct DomainConditionTable: Hashable, Sendable {
     public var count: Int { patterns.count }
     @inlinable public var isEmpty: Bool { patterns.isEmpty }
 
-    /// Entry `entry`'s domain.
-    public func domain(_ entry: Int) -> ArraySlice<UInt8> { bytes[Int(starts[entry])..<Int(starts[entry + 1])] }
+    /// Entry `entry`'s domain. (Of a compacted table: read from its index, every entry; a caller
+    /// that reads many reads them from `expanded()`.)
+    public func domain(_ entry: Int) -> ArraySlice<UInt8> {
+        guard !entriesInIndex else { return expanded().domain(entry) }
+        return bytes[Int(starts[entry])..<Int(starts[entry + 1])]
+    }
+
+    /// This table without its entries' domains and flags beside the index, whose groups hold
+    /// them (a loaded list's table: the entries are read again only to write, compare or print
+    /// the table, from `expanded()`).
+    public func compacted() -> DomainConditionTable {
+        guard !isEmpty, !entriesInIndex else { return self }
+        var table = self
+        (table.subdomains, table.starts, table.bytes) = ([], [], [])
+        return table
+    }
+
+    /// This table with its entries' domains and flags, read from its index's groups when it was
+    /// compacted (`DomainGroups.forEachGroup`), each entry found by its pattern, which no other
+    /// entry has.
+    public func expanded() -> DomainConditionTable {
+        guard entriesInIndex, let storage = index.storage else { return self }
+        var domains = [UnsafeRawBufferPointer](repeating: UnsafeRawBufferPointer(start: nil, count: 0), count: count)
+        var table = self
+        table.subdomains = [Bool](repeating: false, count: count)
+        DomainGroups.forEachGroup(storage.groups, entryWords: 2, entries: count) { domain, entries in
+            for member in 0..<entries.count / 8 {
+                let pattern = DomainGroups.word(entries.baseAddress!, 8 * member)
+                var (low, high) = (0, patterns.count)
+                while low < high {
+                    let middle = (low + high) / 2
+                    if patterns[middle] < pattern { low = middle + 1 } else { high = middle }
+                }
+                precondition(low < patterns.count && patterns[low] == pattern, "a group's entry that the table lacks")
+                domains[low] = domain
+                table.subdomains[low] = DomainGroups.word(entries.baseAddress!, 8 * member + 4) != 0
+            }
+        }
+        table.starts = [0]
+        table.starts.reserveCapacity(count + 1)
+        for domain in domains {
+            table.bytes += domain
+            table.starts.append(UInt32(table.bytes.count))
+        }
+        return table
+    }
 
     // MARK: The shape
 
@@ -105,8 +155,10 @@ public struct DomainConditionTable: Hashable, Sendable {
             words.append(patterns[entry])
             words.append(subdomains[entry] ? 1 : 0)
         }
+        // (The entries' own bytes: a table is indexed before it is compacted.)
         index = DomainGroups.index(
-            starts: starts, domains: bytes, hashes: (0..<count).map { DomainSlots.hash(domain($0)) }, entryWords: 2, words: words)
+            starts: starts, domains: bytes, hashes: (0..<count).map { DomainSlots.hash(bytes[Int(starts[$0])..<Int(starts[$0 + 1])]) },
+            entryWords: 2, words: words)
     }
 
     /// Reports the pattern of every entry that matches `url` (without its end-of-URL NUL), each
@@ -194,9 +246,10 @@ public struct DomainConditionTable: Hashable, Sendable {
     // MARK: The file
 
     /// About the bytes `write(to:)` takes: each entry's domain and varints.
-    var writtenSizeEstimate: Int { 5 + bytes.count + 3 * count }
+    var writtenSizeEstimate: Int { 5 + expanded().bytes.count + 3 * count }
 
     func write(to writer: inout ByteWriter) {
+        guard !entriesInIndex else { return expanded().write(to: &writer) }
         writer.varint(UInt32(count))
         var next: UInt32 = 0
         // (The domains read through a pointer: a slice of `bytes` per entry would retain and
@@ -239,7 +292,8 @@ public struct DomainConditionTable: Hashable, Sendable {
 
     /// The entries as text: `p<pattern> <domain>`, `*<domain>` when hosts below it match, a line each.
     public func disassemble() -> String {
-        (0..<count).map { entry in "p\(patterns[entry]) \(subdomains[entry] ? "*" : "")\(String(decoding: domain(entry), as: UTF8.self))" }
+        guard !entriesInIndex else { return expanded().disassemble() }
+        return (0..<count).map { entry in "p\(patterns[entry]) \(subdomains[entry] ? "*" : "")\(String(decoding: domain(entry), as: UTF8.self))" }
             .joined(separator: "\n")
     }
 }

@@ -142,10 +142,7 @@ struct DomainSlots: Sendable {
         let entryBits = UInt32(UInt32.bitWidth - UInt32(count).leadingZeroBitCount)
         index.shape.valueMask = entryBits == 32 ? .max : (1 << entryBits) - 1
         var slots = [UInt32](repeating: 0, count: capacity)
-        var bits = 128
-        while bits < DomainSlots.presenceBitsPerDomain * count { bits *= 2 }
-        index.shape.presentShift = UInt64(64 - (bits / 64).trailingZeroBitCount)
-        var presentBits = [UInt64](repeating: 0, count: bits / 64)
+        var presentBits = presenceBits(count: count, shape: &index.shape)
         var lastOfDomain = [Int32](repeating: -1, count: count)
         entries: for entry in 0..<count {
             let hash = hash(entry)
@@ -166,6 +163,57 @@ struct DomainSlots: Sendable {
             presentBits[word] |= mask
         }
         return (index, Building(slots: slots, presentBits: presentBits), next)
+    }
+
+    /// Presence bits for `count` domains, none set yet, and `shape`'s shift for them.
+    fileprivate static func presenceBits(count: Int, shape: inout Shape) -> [UInt64] {
+        var bits = 128
+        while bits < DomainSlots.presenceBitsPerDomain * count { bits *= 2 }
+        shape.presentShift = UInt64(64 - (bits / 64).trailingZeroBitCount)
+        return [UInt64](repeating: 0, count: bits / 64)
+    }
+
+    /// For an index of lines (`DomainLines`), which has no slots: the index of entries whose
+    /// domains' hashes are `hashes`, its presence bits, and per entry the next entry of the same
+    /// domain (-1: none; `same` tells whether two entries' domains are equal), as `index` gives
+    /// them, without its slots: the domains are found through a table of entries (at most half
+    /// full, each place holding its domain's latest entry + 1, 0: empty) let go once they are.
+    fileprivate static func grouped(hashes: [UInt64], same: (Int, Int) -> Bool) -> (DomainSlots, presentBits: [UInt64], next: [Int32]) {
+        var index = DomainSlots()
+        let count = hashes.count
+        var next = [Int32](repeating: -1, count: count)
+        guard count > 0 else { return (index, [], next) }
+        var presentBits = presenceBits(count: count, shape: &index.shape)
+        var capacity = 2
+        while capacity < 2 * count { capacity *= 2 }
+        let shape = index.shape
+        let shift = UInt64(64 - capacity.trailingZeroBitCount)
+        var latest = [Int32](repeating: 0, count: capacity)
+        hashes.withUnsafeBufferPointer { hashes in
+            latest.withUnsafeMutableBufferPointer { latest in
+                next.withUnsafeMutableBufferPointer { next in
+                    presentBits.withUnsafeMutableBufferPointer { presentBits in
+                        for entry in 0..<count {
+                            let hash = hashes[entry]
+                            var place = Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) &>> shift)
+                            while latest[place] != 0 {
+                                // An entry of a domain met before: after its latest, which it replaces.
+                                let other = Int(latest[place]) - 1
+                                if hashes[other] == hash && same(other, entry) {
+                                    next[other] = Int32(entry)
+                                    break
+                                }
+                                place = (place + 1) & (capacity - 1)
+                            }
+                            latest[place] = Int32(entry + 1)
+                            let (word, mask) = shape.presence(hash)
+                            presentBits[word] |= mask
+                        }
+                    }
+                }
+            }
+        }
+        return (index, presentBits, next)
     }
 
     /// The index with each slot's entry `e` replaced by `value(e)` (below `bound`), the slots
@@ -355,6 +403,28 @@ enum DomainGroups {
         }
     }
 
+    /// Tells `body` each group of `groups` (an index's, of `entries` entries in all, each of
+    /// `entryWords` words): its domain's bytes and its entries' words, in the groups' order.
+    static func forEachGroup(
+        _ groups: UnsafeRawPointer, entryWords: Int, entries: Int,
+        _ body: (_ domain: UnsafeRawBufferPointer, _ entries: UnsafeRawBufferPointer) -> Void
+    ) {
+        var (at, told) = (0, 0)
+        while told < entries {
+            let group = groups + at
+            // (A length of 0 is the zeros before the next line, where a group that fits one starts.)
+            guard length(group) != 0 else {
+                at = (at + 64) & ~63
+                continue
+            }
+            let count = entryCount(group)
+            body(UnsafeRawBufferPointer(start: group + 8, count: length(group)),
+                 UnsafeRawBufferPointer(start: Self.entries(group), count: 4 * entryWords * count))
+            told += count
+            at += 8 + padded(length(group)) + 4 * entryWords * count
+        }
+    }
+
     /// A domain's bytes in a group: then zeros to a word's end.
     @inline(__always)
     static func padded(_ length: Int) -> Int { (length + 3) & ~3 }
@@ -459,13 +529,13 @@ enum DomainLines {
     ) -> DomainSlots {
         let count = hashes.count
         func domain(_ entry: Int) -> ArraySlice<UInt8> { domains[Int(starts[entry])..<Int(starts[entry + 1])] }
-        let (index, building, next) = DomainSlots.index(count: count, hash: { hashes[$0] }, same: { domain($0) == domain($1) })
+        let (index, presentBits, next) = DomainSlots.grouped(hashes: hashes, same: { domain($0) == domain($1) })
         guard count > 0 else { return index }
         var layout = Layout(starts: starts, domains: domains, patterns: patterns, tailStarts: tailStarts, next: next, sparse: readForwards)
         for first in 0..<count where layout.isFirst[first] { layout.place(first, hash: hashes[first]) }
         let lines = layout.lines + layout.overflow
         return lines.withUnsafeBytes {
-            index.placingLines(building, lineCount: layout.lineCount, linesPast: layout.linesPast, lines: $0, extra: tails)
+            index.placingLines(presentBits, lineCount: layout.lineCount, linesPast: layout.linesPast, lines: $0, extra: tails)
         }
     }
 
@@ -675,12 +745,12 @@ extension DomainSlots {
     /// The index with its storage's groups `lines` (`DomainLines`: `lineCount` of them, then the
     /// overflow), no slots (a hash's line is `Shape.line(of:)`).
     fileprivate func placingLines(
-        _ building: Building, lineCount: Int, linesPast: Int, lines: UnsafeRawBufferPointer, extra: [UInt8]
+        _ presentBits: [UInt64], lineCount: Int, linesPast: Int, lines: UnsafeRawBufferPointer, extra: [UInt8]
     ) -> DomainSlots {
         var index = self
         index.shape.lines = lineCount
         index.shape.linesPast = linesPast
-        index.storage = Storage(shape: index.shape, presentBits: building.presentBits, slots: [], groups: lines, extra: extra)
+        index.storage = Storage(shape: index.shape, presentBits: presentBits, slots: [], groups: lines, extra: extra)
         return index
     }
 }

@@ -44,7 +44,7 @@ internal import Parallelism
 public struct ProgramSet: Hashable, Sendable {
     public static func == (lhs: ProgramSet, rhs: ProgramSet) -> Bool {
         lhs.contents === rhs.contents
-            || (lhs.programs == rhs.programs && lhs.stages == rhs.stages && lhs.gated == rhs.gated && lhs.domains == rhs.domains
+            || (!lhs.contents.isRunOnly && !rhs.contents.isRunOnly && lhs.programs == rhs.programs && lhs.stages == rhs.stages && lhs.gated == rhs.gated && lhs.domains == rhs.domains
                 && lhs.domainConditions == rhs.domainConditions && lhs.hostContexts == rhs.hostContexts)
     }
     public func hash(into hasher: inout Hasher) {
@@ -103,6 +103,10 @@ public struct ProgramSet: Hashable, Sendable {
         /// An empty image for a set made to be written, not run (`prepared()` makes one that runs).
         @usableFromInline let image: Image
         @usableFromInline let isPrepared: Bool
+        /// The programs as read were let go (`runOnly()`): the image alone holds them.
+        let isRunOnly: Bool
+        /// Some whole program, stage or gated group (told also when the programs were let go).
+        let holdsPrograms: Bool
 
         init(
             programs: [Program], stages: [Stage], gated: Gated?, domains: DomainTable, domainConditions: DomainConditionTable,
@@ -117,6 +121,17 @@ public struct ProgramSet: Hashable, Sendable {
             hostLookups = HostLookups(self.hostContexts.compactMap(\.lookup))
             image = makingImage ? Image(programs: programs, stages: stages, gated: gated) : Image(programs: [], stages: [], gated: nil)
             isPrepared = makingImage
+            isRunOnly = false
+            holdsPrograms = !programs.isEmpty || !stages.isEmpty || gated != nil
+        }
+
+        /// `prepared`'s tables and image, without its programs as read.
+        init(runningOnly prepared: Contents) {
+            precondition(prepared.isPrepared, "a set that runs")
+            (programs, stages, gated) = ([], [], nil)
+            (domains, domainConditions, hostContexts) = (prepared.domains, prepared.domainConditions, prepared.hostContexts)
+            (hostLookups, image) = (prepared.hostLookups, prepared.image)
+            (isPrepared, isRunOnly, holdsPrograms) = (true, true, prepared.holdsPrograms)
         }
     }
     @usableFromInline let contents: Contents
@@ -145,6 +160,16 @@ public struct ProgramSet: Hashable, Sendable {
                 hostContexts: hostContexts)
     }
 
+    /// This set as an evaluator keeps it: prepared, without its programs as read (`programs`,
+    /// `stages`, `gated` and `allPrograms` empty), which a run never reads: it reads their image,
+    /// where a program is its dense table or, without one, its code. It runs, and tells its dense
+    /// tables and whole runs, as this set does; it is not written, and equals only itself.
+    public func runOnly() -> ProgramSet {
+        contents.isRunOnly ? self : ProgramSet(contents: Contents(runningOnly: prepared().contents))
+    }
+
+    private init(contents: Contents) { self.contents = contents }
+
     public init(
         programs: [Program], stages: [Stage] = [], gated: Gated? = nil, domains: DomainTable = .empty,
         domainConditions: DomainConditionTable = .empty, hostContexts: [HostContextTable] = []
@@ -159,8 +184,9 @@ public struct ProgramSet: Hashable, Sendable {
     public var denseProgramCount: Int {
         guard contents.isPrepared else { return prepared().denseProgramCount }
         let image = image
-        let whole = (0..<image.wholeRunCount).reduce(0) { $0 + (image.entries[$1].denseClassCount != 0 ? image.wholeRunPrograms[$1].count : 0) }
-        return whole + image.entries[image.wholeRunCount...].count { $0.denseClassCount != 0 }
+        let entries = image.packed.buffers.entries
+        let whole = (0..<image.wholeRunCount).reduce(0) { $0 + (entries[$1].denseClassCount != 0 ? image.wholeRunPrograms[$1].count : 0) }
+        return whole + entries[image.wholeRunCount...].count { $0.denseClassCount != 0 }
     }
 
     /// The runs of the whole programs over a URL, in order: the programs each runs (one, or the
@@ -240,10 +266,12 @@ public struct ProgramSet: Hashable, Sendable {
         /// Per dense part, the place of each byte 0...127's entry from a row's start
         /// (`DenseTable.columns`).
         @usableFromInline var denseColumns: [UInt32] = []
-        /// The whole programs, then per stage its prefix and its suffixes.
+        /// The whole programs, then per stage its prefix and its suffixes, then the gated groups'
+        /// programs. (An entry with a dense table has no code, class map or reference row: a run
+        /// reads its table alone.)
         @usableFromInline var entries: [Entry] = []
         /// `code`, `classes`, `referenceRows`, `denseAcceptStart`, `denseAccepts`, `denseColumns` and
-        /// `entries` as a run reads them; the first six are emptied once copied there.
+        /// `entries` as a run reads them; they are emptied once copied there.
         @usableFromInline var packed = Packed.empty
         /// Per stage: its prefix's entry, and where its 130 first-byte slots start in `firstByteStart`.
         @usableFromInline var stagePrefixes: [Int32] = []
@@ -481,24 +509,37 @@ public struct ProgramSet: Hashable, Sendable {
             readsHostLabels = stageReadsHostLabels.contains(true) || gatesBeginLabels
             admitTables(stages: stages, gated: gated, after: &admitted)
             placeDenseTables(admitted)
+            placeCode(programs: programs, stages: stages, gated: gated)
             stageCount = stagePrefixes.count
             packed = Packed(
                 code: code, classes: classes, referenceRows: referenceRows, denseEntries: denseEntries,
                 denseAcceptStart: denseAcceptStart, denseAccepts: denseAccepts, denseColumns: denseColumns, entries: entries)
-            (code, classes, referenceRows, denseAcceptStart, denseAccepts, denseColumns) = ([], [], [], [], [], [])
+            (code, classes, referenceRows, denseAcceptStart, denseAccepts, denseColumns, entries) = ([], [], [], [], [], [], [])
         }
 
-        /// Appends `program`'s entry, its code, class map and reference row.
+        /// Appends `program`'s entry (its code, class map and reference row placed by `placeCode`).
         private mutating func add(_ program: Program) {
-            let row = program.referenceRow()
             entries.append(Entry(
-                codeStart: code.count, codeEnd: code.count + program.code.count, classStart: classes.count,
-                width: program.targetWidth, nowhere: program.nowhere, reference: program.referenceState,
-                referenceTransitions: program.referenceTransitions, referenceRowStart: referenceRows.count,
-                referenceRowCount: row.count))
-            referenceRows += row
-            code += program.code
-            classes += program.classOfByte
+                codeStart: 0, codeEnd: 0, classStart: 0, width: program.targetWidth, nowhere: program.nowhere,
+                reference: program.referenceState, referenceTransitions: program.referenceTransitions, referenceRowStart: 0,
+                referenceRowCount: 0))
+        }
+
+        /// The code, class map and reference row of each entry left without a dense table, the
+        /// programs those of `init`'s, in the entries' order; an entry with a table has none.
+        private mutating func placeCode(programs: [Program], stages: [Stage], gated: Gated?) {
+            let others = stages.flatMap { [$0.prefix] + $0.suffixes } + (gated.map { Array($0.groups.joined()) } ?? [])
+            for index in entries.indices where entries[index].denseClassCount == 0 {
+                // (A product, an entry of several programs, always has a table.)
+                let program = index < wholeRunCount ? programs[wholeRunPrograms[index][0]] : others[index - wholeRunCount]
+                let row = program.referenceRow()
+                (entries[index].codeStart, entries[index].codeEnd) = (code.count, code.count + program.code.count)
+                entries[index].classStart = classes.count
+                (entries[index].referenceRowStart, entries[index].referenceRowCount) = (referenceRows.count, row.count)
+                referenceRows += row
+                code += program.code
+                classes += program.classOfByte
+            }
         }
 
         /// The whole programs' runs first, an entry each in the order they run: their tables
@@ -519,8 +560,8 @@ public struct ProgramSet: Hashable, Sendable {
                         add(programs[members[0]])
                     } else {
                         entries.append(Entry(
-                            codeStart: code.count, codeEnd: code.count, classStart: classes.count, width: 0, nowhere: 0, reference: 0,
-                            referenceTransitions: 0, referenceRowStart: referenceRows.count, referenceRowCount: 0))
+                            codeStart: 0, codeEnd: 0, classStart: 0, width: 0, nowhere: 0, reference: 0, referenceTransitions: 0,
+                            referenceRowStart: 0, referenceRowCount: 0))
                     }
                 }
                 admitted.append((parts, joined.table))
@@ -718,7 +759,7 @@ public struct ProgramSet: Hashable, Sendable {
         return programs + staged + gatedPrograms
     }
 
-    public var isEmpty: Bool { programs.isEmpty && stages.isEmpty && gated == nil && domains.isEmpty && domainConditions.isEmpty && hostContexts.isEmpty }
+    public var isEmpty: Bool { !contents.holdsPrograms && domains.isEmpty && domainConditions.isEmpty && hostContexts.isEmpty }
 
     /// Runs every program over `url` (then the end-of-URL NUL), telling `report` each pattern
     /// found (a pattern may be told more than once). `ends` is working memory, kept by the
@@ -1064,6 +1105,7 @@ public struct ProgramSet: Hashable, Sendable {
     }
 
     func write(to writer: inout ByteWriter) {
+        precondition(!contents.isRunOnly, "a set kept only to run is not written (`runOnly()`)")
         writer.reserve(writtenSizeEstimate)
         writer.u32(UInt32(gated?.groups.count ?? 0))
         writer.u32(UInt32(programs.count))
@@ -1128,9 +1170,9 @@ public struct ProgramSet: Hashable, Sendable {
             gated = Gated(gateBase: UInt32(patternCount), groups: groups, starts: starts)
         }
         // (The domain table reports gates too: the groups' numbers after the patterns'.)
-        // (Its entries kept in its index alone: a read set is run, and written again only rarely.)
+        // (Their entries kept in their indexes alone: a read set is run, and written again only rarely.)
         let domains = try DomainTable.read(from: &reader, patternCount: patternCount + groupCount).compacted()
-        let domainConditions = try DomainConditionTable.read(from: &reader, patternCount: patternCount)
+        let domainConditions = try DomainConditionTable.read(from: &reader, patternCount: patternCount).compacted()
         let contextCount = try reader.varintCount(of: "host contexts", itemBytes: 2 + 129 + 17 + 1)
         var hostContexts: [HostContextTable] = []
         for _ in 0..<contextCount { hostContexts.append(try HostContextTable.read(from: &reader, patternCount: patternCount + groupCount)) }
@@ -1249,7 +1291,6 @@ extension ProgramSet.Image {
     /// The packed buffers, the dense tables and the arrays a run reads beside them.
     func held(into memory: inout HeldMemory) {
         let indexes = "image: stage and group indexes"
-        memory.add("image: entries", array: entries)
         packed.memory.held("image: code, class maps and entries, packed", into: &memory)
         packed.denseEntries.memory.held("image: dense tables", into: &memory)
         memory.add("image: dense tables", array: packed.denseEntries.starts)

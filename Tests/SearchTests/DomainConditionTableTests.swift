@@ -1,7 +1,8 @@
 // DomainConditionTableTests.swift — the domain condition table's shape (which patterns it takes)
 // and its answers, held to the NFA of the same patterns on URLs built to reach every branch of
 // its reading: several `://`, schemes with and without a letter, user info and ports (a `:` inside
-// the host), empty labels, upper case, NUL and bytes from 128 on.
+// the host), empty labels, upper case, NUL and bytes from 128 on; compacted, it reads its entries
+// back from its index.
 
 import Testing
 import Automata
@@ -107,6 +108,31 @@ private func answers(_ table: DomainConditionTable, _ url: [UInt8]) -> [UInt32] 
             if !expected.isEmpty { matched += 1 }
         }
         #expect(matched > 500, "the URLs reach the matches")
+        // Compacted (a loaded list's table: its entries kept in its index alone), the table reads
+        // every entry back from its groups and answers as it did.
+        let compacted = table.compacted()
+        let expanded = compacted.expanded()
+        #expect(compacted == table && expanded == table && compacted.disassemble() == table.disassemble())
+        #expect((0..<table.count).allSatisfy { expanded.domain($0) == table.domain($0) && compacted.domain($0) == table.domain($0) })
+        for url in Self.urls().prefix(300) { #expect(answers(compacted, url) == answers(table, url), "url \(url)") }
+    }
+
+    /// Many domains, some of several entries (their groups past a line, the lines' padding
+    /// between groups), compacted and expanded again: the same entries.
+    @Test func aCompactedTableReadsEveryEntryBackFromItsGroups() {
+        var entries: [(pattern: UInt32, domain: [UInt8], subdomains: Bool)] = []
+        for index in 0..<3_000 {
+            let domain = Array("d\(index * 7919 % 3001).example\(index % 13 == 0 ? String(repeating: "x", count: 40) : "")".utf8)
+            for copy in 0..<(index % 97 == 0 ? 20 : 1) {
+                entries.append((UInt32(entries.count), copy % 2 == 0 ? domain : Array("www.".utf8) + domain, (index + copy) % 3 == 0))
+            }
+        }
+        let table = DomainConditionTable(entries)
+        let compacted = table.compacted()
+        #expect(compacted == table)
+        let expanded = compacted.expanded()
+        #expect((0..<table.count).allSatisfy { expanded.domain($0) == table.domain($0) })
+        #expect(expanded.disassemble() == table.disassemble())
     }
 
     /// A host of colons costs its length times the longest domain, not its square.

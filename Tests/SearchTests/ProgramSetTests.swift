@@ -1,8 +1,11 @@
 // ProgramSetTests.swift — a program set's stages (a shared prefix, then each pattern's rest from
-// wherever the prefix ended) answer exactly like one automaton of the whole patterns.
+// wherever the prefix ended) answer exactly like one automaton of the whole patterns; programs
+// too large for a dense table run from their code beside those that have one; a set kept only
+// to run answers as its set does.
 
 import Testing
 import Automata
+import Bytecode
 import Search
 import URLFilterSyntax
 
@@ -53,6 +56,52 @@ import URLFilterSyntax
         #expect(stagedLists > 60, "most generated lists have a stage")
         #expect(listsStartingEverywhere > 20, "many have an empty prefix, whose places are counted, not run")
         #expect(checked > 8_000)
+    }
+
+    /// Programs with more states than a dense table numbers run from their code, beside programs
+    /// that run from their tables (the image keeps code for those alone: each compact program's
+    /// code, class map and reference row where its entry says), and the set kept only to run
+    /// (`runOnly()`), which holds none of the programs as read, answers as the set does.
+    @Test func programsLeftCompactRunBesideDenseOnesAndASetKeptToRunAnswersAlike() throws {
+        var random = UInt64(5)
+        func next(_ bound: Int) -> Int {
+            random = random &* 6364136223846793005 &+ 1442695040888963407
+            return Int((random >> 33) % UInt64(bound))
+        }
+        func word() -> String { String(decoding: (0..<14).map { _ in UInt8(0x61 + next(20)) }, as: UTF8.self) }
+        var id = 0
+        func program(_ sources: [String]) throws -> (program: Program, dfa: DFA) {
+            let patterns = sources.map { source -> (id: PatternID, filter: URLFilter) in
+                defer { id += 1 }
+                guard case .success(let filter) = URLFilterParser.parse(source) else { preconditionFailure(source) }
+                return (PatternID(id), filter)
+            }
+            let dfa = Minimizer.minimize(try SubsetConstruction.determinize(NFA(patterns: patterns)))
+            return (Program(dfa), dfa)
+        }
+        // (Anchored and unanchored: the second large one is a search, with a reference row.)
+        let (anchoredWords, searchedWords) = ((0..<6_000).map { _ in word() }, (0..<6_000).map { _ in word() })
+        let parts = [
+            try program(["^ab", "^a[bc]d"]), try program(anchoredWords.map { "^" + $0 }), try program(["ba+c", "cab"]),
+            try program(searchedWords),
+        ]
+        #expect(parts.count { $0.program.stateCount > DenseTable.maximumStates } == 2)
+        let set = ProgramSet(programs: parts.map(\.program))
+        let runOnly = set.runOnly()
+        #expect((1...2).contains(set.denseProgramCount) && runOnly.denseProgramCount == set.denseProgramCount, "the large ones run from their code")
+        #expect(runOnly.allPrograms.isEmpty && !runOnly.isEmpty && runOnly == runOnly && runOnly != set.runOnly())
+        let urls = ["abd", "acd", "zzcabaac", "ab"] + anchoredWords.prefix(20).map { $0 + "/x" } + anchoredWords.suffix(5)
+            + searchedWords.prefix(20).map { "http://q" + $0 + "q" } + searchedWords.suffix(5).map { "ba" + $0.dropLast() }
+        for url in urls {
+            let bytes = Array(url.utf8)
+            var (fromSet, fromRunOnly) = (Set<UInt32>(), Set<UInt32>())
+            var ends: [Int] = []
+            let (steps, stepsRunOnly) = bytes.withUnsafeBufferPointer { url in
+                (set.run(url, ends: &ends) { fromSet.insert($0) }, runOnly.run(url, ends: &ends) { fromRunOnly.insert($0) })
+            }
+            #expect(fromSet.sorted() == parts.flatMap { $0.dfa.matches(bytes) }.map(\.rawValue).sorted(), "\(url)")
+            #expect(fromRunOnly == fromSet && stepsRunOnly == steps, "\(url)")
+        }
     }
 
     /// Unanchored patterns with a loop inside become suffixes of the empty prefix, whose places
