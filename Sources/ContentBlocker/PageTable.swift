@@ -58,7 +58,7 @@ final class PageTable {
     /// The place of the last request's page: a page's requests mostly come together.
     @exclusivity(unchecked) private var lastPage = 0
     /// Registrable domains by host (`mainDocumentDomain(_:)`); emptied when it reaches its capacity.
-    @exclusivity(unchecked) private var domainOfHost: [String: String?] = [:]
+    @exclusivity(unchecked) private var domainOfHost = HostDomains(capacity: domainCapacity)
     private static let domainCapacity = 1024
     /// The bytes a place keeps for its domain: a host name's longest.
     private static let domainBytes = 256
@@ -189,10 +189,16 @@ final class PageTable {
     /// The registrable domain of a page's URL, looked up in the public suffix list once per host:
     /// the lookup is most of a new page's own work, and the pages of one site share it.
     private func mainDocumentDomain(_ url: CanonicalURL) -> String? {
-        if let known = domainOfHost[url.host] { return known }
+        let host = url.host
+        let hash = withBytes(host, HostDomains.hash)
+        var slot = domainOfHost.slot(of: host, hash)
+        if domainOfHost.holds(slot) { return domainOfHost.domain(at: slot) }
         let domain = url.registrableDomain
-        if domainOfHost.count >= Self.domainCapacity { domainOfHost.removeAll(keepingCapacity: true) }
-        domainOfHost[url.host] = domain
+        if domainOfHost.count >= Self.domainCapacity {
+            domainOfHost = HostDomains(capacity: Self.domainCapacity)
+            slot = domainOfHost.slot(of: host, hash)
+        }
+        domainOfHost.insert(host, domain, hash: hash, at: slot)
         return domain
     }
 
@@ -202,5 +208,66 @@ final class PageTable {
         if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }
         var string = string
         return string.withUTF8(body)
+    }
+}
+
+/// Registrable domains by host, as a new page looks its main document's up: open addressing over
+/// twice `capacity` slots by a multiply-xorshift hash of the host's bytes, a word at a time, each
+/// slot with its host's hash (0: empty), host and domain. (A dictionary of strings hashed each
+/// host with SipHash over its characters, most of a kept site's new page's lookup.)
+private struct HostDomains {
+    private var hashes: [UInt64]
+    private var hosts: [String]
+    private var domains: [String?]
+    private(set) var count = 0
+
+    init(capacity: Int) {
+        var slots = 2
+        while slots < 2 * capacity { slots *= 2 }
+        hashes = [UInt64](repeating: 0, count: slots)
+        hosts = [String](repeating: "", count: slots)
+        domains = [String?](repeating: nil, count: slots)
+    }
+
+    /// `host`'s slot, whose hash is `hash`: where it is held, or the empty slot it would take.
+    func slot(of host: String, _ hash: UInt64) -> Int {
+        let mask = hashes.count - 1
+        var slot = Int(truncatingIfNeeded: hash >> 32) & mask
+        while hashes[slot] != 0 {
+            if hashes[slot] == hash && hosts[slot] == host { return slot }
+            slot = (slot + 1) & mask
+        }
+        return slot
+    }
+
+    func holds(_ slot: Int) -> Bool { hashes[slot] != 0 }
+
+    func domain(at slot: Int) -> String? { domains[slot] }
+
+    /// `host`, whose domain is `domain`, held in `slot` (empty, `slot(of:_:)`'s answer).
+    mutating func insert(_ host: String, _ domain: String?, hash: UInt64, at slot: Int) {
+        hashes[slot] = hash
+        hosts[slot] = host
+        domains[slot] = domain
+        count += 1
+    }
+
+    /// A host's hash, never 0.
+    static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var hash = UInt64(truncatingIfNeeded: bytes.count) &* multiplier
+        var at = 0
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while at + 8 <= bytes.count {
+                hash = (hash ^ UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self))) &* multiplier
+                hash ^= hash >> 29
+                at += 8
+            }
+        }
+        var last: UInt64 = 0
+        for offset in at..<bytes.count { last |= UInt64(bytes[offset]) << UInt64(8 * (offset - at)) }
+        hash = (hash ^ last) &* multiplier
+        return (hash ^ hash >> 32) | 1
     }
 }
