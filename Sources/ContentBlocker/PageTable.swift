@@ -58,7 +58,8 @@ final class PageTable {
     /// The place of the last request's page: a page's requests mostly come together.
     @exclusivity(unchecked) private var lastPage = 0
     /// Registrable domains by host (`mainDocumentDomain(_:)`); emptied when it reaches its capacity.
-    @exclusivity(unchecked) private var domainOfHost = HostDomains(capacity: domainCapacity)
+    /// (Made with the first page, not with the table: a list loaded and not asked holds none.)
+    @exclusivity(unchecked) private var domainOfHost = HostDomains(capacity: 0)
     private static let domainCapacity = 1024
     /// The bytes a place keeps for its domain: a host name's longest.
     private static let domainBytes = 256
@@ -194,7 +195,7 @@ final class PageTable {
         var slot = domainOfHost.slot(of: host, hash)
         if domainOfHost.holds(slot) { return domainOfHost.domain(at: slot) }
         let domain = url.registrableDomain
-        if domainOfHost.count >= Self.domainCapacity {
+        if domainOfHost.count >= Self.domainCapacity || domainOfHost.capacity == 0 {
             domainOfHost = HostDomains(capacity: Self.domainCapacity)
             slot = domainOfHost.slot(of: host, hash)
         }
@@ -220,8 +221,11 @@ private struct HostDomains {
     private var hosts: [String]
     private var domains: [String?]
     private(set) var count = 0
+    /// How many hosts it holds at most (at most half its slots full).
+    let capacity: Int
 
     init(capacity: Int) {
+        self.capacity = capacity
         var slots = 2
         while slots < 2 * capacity { slots *= 2 }
         hashes = [UInt64](repeating: 0, count: slots)
