@@ -38,13 +38,15 @@ final class PageTable {
 
     /// A place's page: its main document's bytes, then its frame's from `frameStart` (0: the
     /// frame is the main document), both URLs' lengths, its main document's registrable domain
-    /// (`domainCount` bytes at `domain`; -1: none), and its last use (`answers` then).
+    /// (`domainCount` bytes at `domain`; -1: none, -2: longer than a host name, see `keep`), and
+    /// its last use (`answers` then).
     private struct Entry {
         var bytes: UnsafeMutablePointer<UInt8>
         var byteCapacity: Int
-        var lengths: UInt64
+        var mainCount: Int
+        var frameCount: Int
         var frameStart: Int
-        /// (A domain is at most 253 bytes: `domainCapacity` of its own, never reallocated.)
+        /// (`domainBytes` of its own, never reallocated: a host name has at most 253.)
         var domain: UnsafeMutablePointer<UInt8>
         var domainCount: Int
         var lastUse: Int
@@ -101,12 +103,11 @@ final class PageTable {
     }
 
     private func slot(_ main: UnsafeBufferPointer<UInt8>, _ frame: UnsafeBufferPointer<UInt8>) -> (Int, Bool) {
-        let lengths = UInt64(truncatingIfNeeded: main.count) & 0xFFFF_FFFF | UInt64(truncatingIfNeeded: frame.count) << 32
-        if lastPage < count && names(entries[lastPage], main, frame, lengths) {
+        if lastPage < count && names(entries[lastPage], main, frame) {
             entries[lastPage].lastUse = answers
             return (lastPage, false)
         }
-        for slot in 0..<count where slot != lastPage && names(entries[slot], main, frame, lengths) {
+        for slot in 0..<count where slot != lastPage && names(entries[slot], main, frame) {
             lastPage = slot
             entries[slot].lastUse = answers
             return (slot, false)
@@ -114,7 +115,7 @@ final class PageTable {
         guard capacity > 0 else { return (-1, true) }
         if count < capacity {
             (entries + count).initialize(to: Entry(
-                bytes: .allocate(capacity: 1), byteCapacity: 1, lengths: 0, frameStart: 0, domain: .allocate(capacity: Self.domainBytes),
+                bytes: .allocate(capacity: 1), byteCapacity: 1, mainCount: 0, frameCount: 0, frameStart: 0, domain: .allocate(capacity: Self.domainBytes),
                 domainCount: -1, lastUse: 0))
             lastPage = count
             count += 1
@@ -122,16 +123,16 @@ final class PageTable {
             lastPage = 0
             for slot in 1..<count where entries[slot].lastUse < entries[lastPage].lastUse { lastPage = slot }
         }
-        write(main, frame, lengths, at: lastPage)
+        write(main, frame, at: lastPage)
         return (lastPage, true)
     }
 
-    /// Whether `entry` is the page of the URLs `main` and `frame`, whose lengths are `lengths`.
+    /// Whether `entry` is the page of the URLs `main` and `frame`.
     /// Lengths first: the pages a request is compared with mostly have other URLs, and a length
     /// tells most of them apart without reading a byte.
     @inline(__always)
-    private func names(_ entry: Entry, _ main: UnsafeBufferPointer<UInt8>, _ frame: UnsafeBufferPointer<UInt8>, _ lengths: UInt64) -> Bool {
-        guard entry.lengths == lengths, Self.equal(main, entry.bytes) else { return false }
+    private func names(_ entry: Entry, _ main: UnsafeBufferPointer<UInt8>, _ frame: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard entry.mainCount == main.count && entry.frameCount == frame.count, Self.equal(main, entry.bytes) else { return false }
         // (A frame that is the main document, the same bytes where they lie, is that already.)
         if entry.frameStart == 0 && frame.baseAddress == main.baseAddress && frame.count == main.count { return true }
         return Self.equal(frame, entry.bytes + entry.frameStart)
@@ -145,7 +146,7 @@ final class PageTable {
     }
 
     /// Place `slot` made the page of `main` and `frame`, its storage kept (or grown), used now.
-    private func write(_ main: UnsafeBufferPointer<UInt8>, _ frame: UnsafeBufferPointer<UInt8>, _ lengths: UInt64, at slot: Int) {
+    private func write(_ main: UnsafeBufferPointer<UInt8>, _ frame: UnsafeBufferPointer<UInt8>, at slot: Int) {
         let frameIsMain = frame.count == main.count && (main.count == 0 || memcmp(frame.baseAddress!, main.baseAddress!, main.count) == 0)
         let needed = main.count + (frameIsMain ? 0 : frame.count)
         if entries[slot].byteCapacity < needed {
@@ -157,7 +158,8 @@ final class PageTable {
         if let start = main.baseAddress { bytes.update(from: start, count: main.count) }
         entries[slot].frameStart = frameIsMain ? 0 : main.count
         if !frameIsMain, let start = frame.baseAddress { (bytes + main.count).update(from: start, count: frame.count) }
-        entries[slot].lengths = lengths
+        entries[slot].mainCount = main.count
+        entries[slot].frameCount = frame.count
         entries[slot].domainCount = -1
         entries[slot].lastUse = answers
     }
