@@ -727,8 +727,16 @@ public final class Evaluator {
         }
     }
 
+    /// Whether `request`'s URL is one a make-https rule acts on: `http:` or `ws:`, no port named.
+    /// (The scheme's bytes compared: a string comparison of two unequal schemes is a call into
+    /// the standard library, and a list with a universal make-https rule asks every request.)
     private static func isUpgradable(_ request: Request) -> Bool {
-        (request.url.scheme == "http" || request.url.scheme == "ws") && request.url.port == nil
+        guard request.url.port == nil else { return false }
+        var scheme = request.url.scheme
+        return scheme.withUTF8 { bytes in
+            bytes.count == 4 ? bytes[0] == 0x68 && bytes[1] == 0x74 && bytes[2] == 0x74 && bytes[3] == 0x70
+                : bytes.count == 2 && bytes[0] == 0x77 && bytes[1] == 0x73
+        }
     }
 
     /// The flags a page's universal rules are kept by: the ones they can look at.
