@@ -157,6 +157,9 @@ public final class Evaluator {
         precondition(
             RequestMethod.allCases.enumerated().allSatisfy { Self.methodCode($0.element) == $0.offset + 1 },
             "a method's code is its place among the cases")
+        precondition(
+            Self.loadContextBits(true) == LoadContexts.topFrame.rawValue && Self.loadContextBits(false) == LoadContexts.childFrame.rawValue,
+            "a load context's bits are its option's")
         // The page lists' generic types are set up by the runtime when first used: here, at load,
         // rather than in the first request's answer.
         _ = EditedList<RuleIndex>(keys: [], pool: []).edited(removing: [], adding: [0])
@@ -649,7 +652,7 @@ public final class Evaluator {
         resourceTypes: UInt16, loadTypes: UInt8, loadContexts: UInt8, method: UInt8, _ request: Request, thirdParty: Bool
     ) -> Bool {
         if resourceTypes != 0 && resourceTypes & request.resourceType.rawValue == 0 { return false }
-        if loadContexts != 0 && loadContexts & request.loadContext.rawValue == 0 { return false }
+        if loadContexts != 0 && loadContexts & loadContextBits(request) == 0 { return false }
         if method != 0 && method != methodCode(request) { return false }
         if loadTypes != 0 {
             let loadType = thirdParty ? LoadTypes.thirdParty.rawValue : LoadTypes.firstParty.rawValue
@@ -704,6 +707,14 @@ public final class Evaluator {
         markedFrame = page.framePatterns
     }
 
+    /// The bits of `request.loadContext` (`LoadContexts`), as literals: the options are another
+    /// module's globals, read through an accessor each time (the initializer checks the two agree).
+    @inline(__always)
+    private static func loadContextBits(_ request: Request) -> UInt8 { loadContextBits(request.isMainFrameContext) }
+
+    @inline(__always)
+    private static func loadContextBits(_ isMainFrame: Bool) -> UInt8 { isMainFrame ? 1 : 2 }
+
     /// The request method's code in a rule record (as the compiler writes it: its place in
     /// `RequestMethod.allCases` + 1; 0 for none), by a switch, not a search of the cases (every
     /// request asks; the evaluator's initializer checks the two agree).
@@ -742,7 +753,7 @@ public final class Evaluator {
     /// The flags a page's universal rules are kept by: the ones they can look at.
     private func flagsKey(_ request: Request, thirdParty: Bool) -> UInt64 {
         var key = UInt64(request.resourceType.rawValue)
-        key |= UInt64(request.loadContext.rawValue) << 16
+        key |= UInt64(Self.loadContextBits(request)) << 16
         key |= UInt64(Self.methodCode(request)) << 24
         if universalUsesLoadType {
             key |= (thirdParty ? 1 : 2) << 32
