@@ -170,6 +170,12 @@ public final class Evaluator {
         (universalOfFrameStart, universalOfFrame) = Self.index(file, patternCount: file.framePatternCount) {
             $0 == .ifFrameURL || $0 == .unlessFrameURL
         }
+        precondition(
+            RequestMethod.allCases.enumerated().allSatisfy { Self.methodCode($0.element) == $0.offset + 1 },
+            "a method's code is its place among the cases")
+        precondition(
+            Self.loadContextBits(true) == LoadContexts.topFrame.rawValue && Self.loadContextBits(false) == LoadContexts.childFrame.rawValue,
+            "a load context's bits are its option's")
         // The page lists' generic types are set up by the runtime when first used: here, at load,
         // rather than in the first request's answer.
         _ = EditedList<RuleIndex>(keys: [], pool: []).edited(removing: [], adding: [0])
@@ -663,7 +669,7 @@ public final class Evaluator {
         resourceTypes: UInt16, loadTypes: UInt8, loadContexts: UInt8, method: UInt8, _ request: Request, thirdParty: Bool
     ) -> Bool {
         if resourceTypes != 0 && resourceTypes & request.resourceType.rawValue == 0 { return false }
-        if loadContexts != 0 && loadContexts & request.loadContext.rawValue == 0 { return false }
+        if loadContexts != 0 && loadContexts & loadContextBits(request) == 0 { return false }
         if method != 0 && method != methodCode(request) { return false }
         if loadTypes != 0 {
             let loadType = thirdParty ? LoadTypes.thirdParty.rawValue : LoadTypes.firstParty.rawValue
@@ -718,21 +724,53 @@ public final class Evaluator {
         markedFrame = page.framePatterns
     }
 
-    /// The request method's code in a rule record (as the compiler writes it: its place in
-    /// `RequestMethod.allCases` + 1; 0 for none), from the cases listed once, not per request.
-    private static func methodCode(_ request: Request) -> UInt8 {
-        request.method.map { UInt8(methods.firstIndex(of: $0)! + 1) } ?? 0
-    }
-    private static let methods = RequestMethod.allCases
+    /// The bits of `request.loadContext` (`LoadContexts`), as literals: the options are another
+    /// module's globals, read through an accessor each time (the initializer checks the two agree).
+    @inline(__always)
+    private static func loadContextBits(_ request: Request) -> UInt8 { loadContextBits(request.isMainFrameContext) }
 
+    @inline(__always)
+    private static func loadContextBits(_ isMainFrame: Bool) -> UInt8 { isMainFrame ? 1 : 2 }
+
+    /// The request method's code in a rule record (as the compiler writes it: its place in
+    /// `RequestMethod.allCases` + 1; 0 for none), by a switch, not a search of the cases (every
+    /// request asks; the evaluator's initializer checks the two agree).
+    @inline(__always)
+    private static func methodCode(_ request: Request) -> UInt8 {
+        guard let method = request.method else { return 0 }
+        return methodCode(method)
+    }
+
+    private static func methodCode(_ method: RequestMethod) -> UInt8 {
+        switch method {
+        case .get: 1
+        case .head: 2
+        case .options: 3
+        case .trace: 4
+        case .put: 5
+        case .delete: 6
+        case .post: 7
+        case .patch: 8
+        case .connect: 9
+        }
+    }
+
+    /// Whether `request`'s URL is one a make-https rule acts on: `http:` or `ws:`, no port named.
+    /// (The scheme's bytes compared: a string comparison of two unequal schemes is a call into
+    /// the standard library, and a list with a universal make-https rule asks every request.)
     private static func isUpgradable(_ request: Request) -> Bool {
-        (request.url.scheme == "http" || request.url.scheme == "ws") && request.url.port == nil
+        guard request.url.port == nil else { return false }
+        var scheme = request.url.scheme
+        return scheme.withUTF8 { bytes in
+            bytes.count == 4 ? bytes[0] == 0x68 && bytes[1] == 0x74 && bytes[2] == 0x74 && bytes[3] == 0x70
+                : bytes.count == 2 && bytes[0] == 0x77 && bytes[1] == 0x73
+        }
     }
 
     /// The flags a page's universal rules are kept by: the ones they can look at.
     private func flagsKey(_ request: Request, thirdParty: Bool) -> UInt64 {
         var key = UInt64(request.resourceType.rawValue)
-        key |= UInt64(request.loadContext.rawValue) << 16
+        key |= UInt64(Self.loadContextBits(request)) << 16
         key |= UInt64(Self.methodCode(request)) << 24
         if universalUsesLoadType {
             key |= (thirdParty ? 1 : 2) << 32

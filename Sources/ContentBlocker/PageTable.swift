@@ -7,9 +7,21 @@
 // patterns, rules that match every URL) by place. Several lists asked together
 // (`ContentBlockers`) share one table: a request's page is found once, however many lists are
 // asked, and the main document's registrable domain with it.
-// Tested by ContentBlockerTests/PageCacheTests.swift.
+//
+// Every request asks, so a place is plain numbers and bytes (`Place`): its URLs' lengths, their
+// bytes and its domain's in memory of its own, reused by the pages that take the place. A request
+// is compared by lengths, then bytes (`memcmp`), never as strings, and nothing is retained or
+// released: a string comparison, a hash of two URLs or a reference per place cost several times
+// as much.
+// Tested by ContentBlockerTests/PageCacheTests.swift (pagesThatDifferAreNeverConfused: pages that
+// differ by a byte, by where their URLs split, or only in their frame are told apart).
 
 internal import RequestContext
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
 
 final class PageTable {
     /// How many pages are kept (0: none; every request's page is new).
@@ -24,123 +36,244 @@ final class PageTable {
         var thirdParty: Bool
     }
 
-    /// A place's page: its URLs, its main document's registrable domain, and its last use
-    /// (`answers` then). (An object per place: the request's lookup writes its last use in place.)
-    private final class Entry {
-        var key: PageKey
-        var mainDocumentDomain: String?
+    /// A place's page: its main document's bytes, then its frame's from `frameStart` (0: the
+    /// frame is the main document), both URLs' lengths, its main document's registrable domain
+    /// (`domainCount` bytes at `domain`; -1: none, -2: longer than a host name, see `keep`), and
+    /// its last use (`answers` then).
+    private struct Entry {
+        var bytes: UnsafeMutablePointer<UInt8>
+        var byteCapacity: Int
+        var mainCount: Int
+        var frameCount: Int
+        var frameStart: Int
+        /// (`domainBytes` of its own, never reallocated: a host name has at most 253.)
+        var domain: UnsafeMutablePointer<UInt8>
+        var domainCount: Int
         var lastUse: Int
-
-        init(_ key: PageKey, mainDocumentDomain: String?, lastUse: Int) {
-            self.key = key
-            self.mainDocumentDomain = mainDocumentDomain
-            self.lastUse = lastUse
-        }
     }
 
-    @exclusivity(unchecked) private var entries: [Entry] = []
+    /// The places, `count` of them in use (filled in order), `capacity` allocated.
+    private let entries: UnsafeMutablePointer<Entry>
+    @exclusivity(unchecked) private var count = 0
     /// Requests placed since the table was made: the pages' clock.
     @exclusivity(unchecked) private var answers = 0
     /// The place of the last request's page: a page's requests mostly come together.
     @exclusivity(unchecked) private var lastPage = 0
     /// Registrable domains by host (`mainDocumentDomain(_:)`); emptied when it reaches its capacity.
-    @exclusivity(unchecked) private var domainOfHost: [String: String?] = [:]
+    /// (Made with the first page, not with the table: a list loaded and not asked holds none.)
+    @exclusivity(unchecked) private var domainOfHost = HostDomains(capacity: 0)
     private static let domainCapacity = 1024
+    /// The bytes a place keeps for its domain: a host name's longest.
+    private static let domainBytes = 256
 
     init(capacity: Int) {
         self.capacity = max(0, capacity)
+        entries = .allocate(capacity: self.capacity)
+    }
+
+    deinit {
+        for slot in 0..<count {
+            entries[slot].bytes.deallocate()
+            entries[slot].domain.deallocate()
+        }
+        entries.deallocate()
     }
 
     /// The place of `request`'s page, the page made there (and the least recently used one
-    /// dropped) when new. Pages are found by comparing their URLs, the last one's first: a scan of
-    /// a few keys costs less than hashing two URLs per request.
+    /// dropped) when new. Pages are found by comparing their URLs' lengths, then their bytes, the
+    /// last one's first: a scan of a few keys costs less than hashing two URLs per request.
     @inline(__always)
     func place(of request: Request) -> Place {
         answers += 1
-        // (The request's lengths once, compared with each page's kept ones: most pages differ
-        // in them.)
-        let lengths = PageKey.Lengths(request)
-        if lastPage < entries.count && entries[lastPage].key.names(request, lengths) {
+        let (slot, isNew) = slot(request.mainDocumentURL.string, request.frameURL.string)
+        if isNew {
+            let domain = mainDocumentDomain(request.mainDocumentURL)
+            guard slot >= 0 else { return Place(slot: -1, isNew: true, thirdParty: request.isThirdParty(mainDocumentDomain: domain)) }
+            keep(domain, at: slot)
+        }
+        return Place(slot: slot, isNew: isNew, thirdParty: isThirdParty(request, slot))
+    }
+
+    /// The place of the page whose URLs are `mainDocument` and `frame` (-1 when none is kept),
+    /// and whether it is new there (its domain then left to keep). (Out of line, the strings
+    /// borrowed: their bytes are read where they lie, and nothing is retained.)
+    @inline(never)
+    private func slot(_ mainDocument: String, _ frame: String) -> (Int, Bool) {
+        withBytes(mainDocument) { main in withBytes(frame) { frame in slot(main, frame) } }
+    }
+
+    private func slot(_ main: UnsafeBufferPointer<UInt8>, _ frame: UnsafeBufferPointer<UInt8>) -> (Int, Bool) {
+        if lastPage < count && names(entries[lastPage], main, frame) {
             entries[lastPage].lastUse = answers
-            return Place(
-                slot: lastPage, isNew: false, thirdParty: request.isThirdParty(mainDocumentDomain: entries[lastPage].mainDocumentDomain))
+            return (lastPage, false)
         }
-        return otherPlace(of: request, lengths)
-    }
-
-    /// `place(of:)` when the page is not the last request's.
-    private func otherPlace(of request: Request, _ lengths: PageKey.Lengths) -> Place {
-        if let index = entries.firstIndex(where: { $0.key.names(request, lengths) }) {
-            lastPage = index
-            return place(index, of: request, isNew: false)
+        for slot in 0..<count where slot != lastPage && names(entries[slot], main, frame) {
+            lastPage = slot
+            entries[slot].lastUse = answers
+            return (slot, false)
         }
-        let key = PageKey(mainDocument: request.mainDocumentURL.string, frame: request.frameURL.string)
-        let domain = mainDocumentDomain(request.mainDocumentURL)
-        guard capacity > 0 else {
-            return Place(slot: -1, isNew: true, thirdParty: request.isThirdParty(mainDocumentDomain: domain))
-        }
-        if entries.count < capacity {
-            entries.append(Entry(key, mainDocumentDomain: domain, lastUse: answers))
-            lastPage = entries.count - 1
+        guard capacity > 0 else { return (-1, true) }
+        if count < capacity {
+            (entries + count).initialize(to: Entry(
+                bytes: .allocate(capacity: 1), byteCapacity: 1, mainCount: 0, frameCount: 0, frameStart: 0, domain: .allocate(capacity: Self.domainBytes),
+                domainCount: -1, lastUse: 0))
+            lastPage = count
+            count += 1
         } else {
-            lastPage = entries.indices.min { entries[$0].lastUse < entries[$1].lastUse }!
-            entries[lastPage].key = key
-            entries[lastPage].mainDocumentDomain = domain
+            lastPage = 0
+            for slot in 1..<count where entries[slot].lastUse < entries[lastPage].lastUse { lastPage = slot }
         }
-        return place(lastPage, of: request, isNew: true)
+        write(main, frame, at: lastPage)
+        return (lastPage, true)
     }
 
-    /// Place `slot` for `request`, used now.
+    /// Whether `entry` is the page of the URLs `main` and `frame`.
+    /// Lengths first: the pages a request is compared with mostly have other URLs, and a length
+    /// tells most of them apart without reading a byte.
     @inline(__always)
-    private func place(_ slot: Int, of request: Request, isNew: Bool) -> Place {
+    private func names(_ entry: Entry, _ main: UnsafeBufferPointer<UInt8>, _ frame: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard entry.mainCount == main.count && entry.frameCount == frame.count, Self.equal(main, entry.bytes) else { return false }
+        // (A frame that is the main document, the same bytes where they lie, is that already.)
+        if entry.frameStart == 0 && frame.baseAddress == main.baseAddress && frame.count == main.count { return true }
+        return Self.equal(frame, entry.bytes + entry.frameStart)
+    }
+
+    /// Whether `bytes` holds `url`'s bytes.
+    @inline(__always)
+    private static func equal(_ url: UnsafeBufferPointer<UInt8>, _ bytes: UnsafePointer<UInt8>) -> Bool {
+        guard url.count > 0, let start = url.baseAddress else { return true }
+        return memcmp(start, bytes, url.count) == 0
+    }
+
+    /// Place `slot` made the page of `main` and `frame`, its storage kept (or grown), used now.
+    private func write(_ main: UnsafeBufferPointer<UInt8>, _ frame: UnsafeBufferPointer<UInt8>, at slot: Int) {
+        let frameIsMain = frame.count == main.count && (main.count == 0 || memcmp(frame.baseAddress!, main.baseAddress!, main.count) == 0)
+        let needed = main.count + (frameIsMain ? 0 : frame.count)
+        if entries[slot].byteCapacity < needed {
+            entries[slot].bytes.deallocate()
+            entries[slot].byteCapacity = max(needed, 2 * entries[slot].byteCapacity)
+            entries[slot].bytes = .allocate(capacity: entries[slot].byteCapacity)
+        }
+        let bytes = entries[slot].bytes
+        if let start = main.baseAddress { bytes.update(from: start, count: main.count) }
+        entries[slot].frameStart = frameIsMain ? 0 : main.count
+        if !frameIsMain, let start = frame.baseAddress { (bytes + main.count).update(from: start, count: frame.count) }
+        entries[slot].mainCount = main.count
+        entries[slot].frameCount = frame.count
+        entries[slot].domainCount = -1
+        entries[slot].lastUse = answers
+    }
+
+    /// `domain`, the main document's registrable domain, kept by the page at `slot` (-1: none; -2:
+    /// longer than a host name, which no canonical host is, and answered from its string).
+    private func keep(_ domain: String?, at slot: Int) {
+        let target = entries[slot].domain
+        entries[slot].domainCount = domain.map { domain in
+            withBytes(domain) { bytes in
+                guard bytes.count <= Self.domainBytes else { return -2 }
+                if let start = bytes.baseAddress { target.update(from: start, count: bytes.count) }
+                return bytes.count
+            }
+        } ?? -1
+    }
+
+    /// Whether `request` is third party on the page at `slot`.
+    @inline(__always)
+    private func isThirdParty(_ request: Request, _ slot: Int) -> Bool {
         let entry = entries[slot]
-        entry.lastUse = answers
-        return Place(slot: slot, isNew: isNew, thirdParty: request.isThirdParty(mainDocumentDomain: entry.mainDocumentDomain))
+        guard entry.domainCount >= 0 else {
+            return entry.domainCount == -1 ? true : request.isThirdParty(mainDocumentDomain: mainDocumentDomain(request.mainDocumentURL))
+        }
+        return withBytes(request.url.host) {
+            Request.isThirdParty(host: $0, domain: UnsafeBufferPointer(start: entry.domain, count: entry.domainCount))
+        }
     }
 
     /// The registrable domain of a page's URL, looked up in the public suffix list once per host:
     /// the lookup is most of a new page's own work, and the pages of one site share it.
     private func mainDocumentDomain(_ url: CanonicalURL) -> String? {
-        if let known = domainOfHost[url.host] { return known }
+        let host = url.host
+        let hash = withBytes(host, HostDomains.hash)
+        var slot = domainOfHost.slot(of: host, hash)
+        if domainOfHost.holds(slot) { return domainOfHost.domain(at: slot) }
         let domain = url.registrableDomain
-        if domainOfHost.count >= Self.domainCapacity { domainOfHost.removeAll(keepingCapacity: true) }
-        domainOfHost[url.host] = domain
+        if domainOfHost.count >= Self.domainCapacity || domainOfHost.capacity == 0 {
+            domainOfHost = HostDomains(capacity: Self.domainCapacity)
+            slot = domainOfHost.slot(of: host, hash)
+        }
+        domainOfHost.insert(host, domain, hash: hash, at: slot)
         return domain
+    }
+
+    /// `body` over `string`'s UTF-8 bytes, where they lie when the string is native.
+    @inline(__always)
+    private func withBytes<Result>(_ string: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }
+        var string = string
+        return string.withUTF8(body)
     }
 }
 
-/// The URLs a request's conditions read.
-struct PageKey {
-    var mainDocument: String
-    var frame: String
-    var lengths: Lengths
+/// Registrable domains by host, as a new page looks its main document's up: open addressing over
+/// twice `capacity` slots by a multiply-xorshift hash of the host's bytes, a word at a time, each
+/// slot with its host's hash (0: empty), host and domain. (A dictionary of strings hashed each
+/// host with SipHash over its characters, most of a kept site's new page's lookup.)
+private struct HostDomains {
+    private var hashes: [UInt64]
+    private var hosts: [String]
+    private var domains: [String?]
+    private(set) var count = 0
+    /// How many hosts it holds at most (at most half its slots full).
+    let capacity: Int
 
-    init(mainDocument: String, frame: String) {
-        self.mainDocument = mainDocument
-        self.frame = frame
-        lengths = Lengths(mainDocument: mainDocument.utf8.count, frame: frame.utf8.count)
+    init(capacity: Int) {
+        self.capacity = capacity
+        var slots = 2
+        while slots < 2 * capacity { slots *= 2 }
+        hashes = [UInt64](repeating: 0, count: slots)
+        hosts = [String](repeating: "", count: slots)
+        domains = [String?](repeating: nil, count: slots)
     }
 
-    /// The URLs' lengths in bytes.
-    struct Lengths: Equatable {
-        var mainDocument: Int
-        var frame: Int
-
-        init(mainDocument: Int, frame: Int) {
-            self.mainDocument = mainDocument
-            self.frame = frame
+    /// `host`'s slot, whose hash is `hash`: where it is held, or the empty slot it would take.
+    func slot(of host: String, _ hash: UInt64) -> Int {
+        let mask = hashes.count - 1
+        var slot = Int(truncatingIfNeeded: hash >> 32) & mask
+        while hashes[slot] != 0 {
+            if hashes[slot] == hash && hosts[slot] == host { return slot }
+            slot = (slot + 1) & mask
         }
-
-        init(_ request: Request) {
-            self.init(mainDocument: request.mainDocumentURL.string.utf8.count, frame: request.frameURL.string.utf8.count)
-        }
+        return slot
     }
 
-    /// Whether these are `request`'s page URLs, whose lengths are `lengths`. Lengths first: the
-    /// pages a request is compared with mostly have other URLs, and a length tells most of them
-    /// apart without a comparison of the strings.
-    @inline(__always)
-    func names(_ request: Request, _ lengths: Lengths) -> Bool {
-        self.lengths == lengths && mainDocument == request.mainDocumentURL.string && frame == request.frameURL.string
+    func holds(_ slot: Int) -> Bool { hashes[slot] != 0 }
+
+    func domain(at slot: Int) -> String? { domains[slot] }
+
+    /// `host`, whose domain is `domain`, held in `slot` (empty, `slot(of:_:)`'s answer).
+    mutating func insert(_ host: String, _ domain: String?, hash: UInt64, at slot: Int) {
+        hashes[slot] = hash
+        hosts[slot] = host
+        domains[slot] = domain
+        count += 1
+    }
+
+    /// A host's hash, never 0.
+    static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var hash = UInt64(truncatingIfNeeded: bytes.count) &* multiplier
+        var at = 0
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while at + 8 <= bytes.count {
+                hash = (hash ^ UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self))) &* multiplier
+                hash ^= hash >> 29
+                at += 8
+            }
+        }
+        var last: UInt64 = 0
+        for offset in at..<bytes.count { last |= UInt64(bytes[offset]) << UInt64(8 * (offset - at)) }
+        hash = (hash ^ last) &* multiplier
+        return (hash ^ hash >> 32) | 1
     }
 }

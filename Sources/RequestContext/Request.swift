@@ -6,6 +6,11 @@
 // Tested by RequestContextTests/RequestContextTests.swift.
 
 public import ContentRuleList
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
 
 /// A resource load: the URL being loaded, the page (main document) and the frame that load it,
 /// and what kind of load it is.
@@ -52,28 +57,30 @@ extension Request {
     /// a caller that sees many requests of one page and looks the domain up once (the evaluator).
     public func isThirdParty(mainDocumentDomain: String?) -> Bool {
         guard let domain = mainDocumentDomain else { return true }
-        // Compared as contiguous bytes from the end, where the strings lie (both are, unless bridged
-        // from elsewhere): every request asks, and a generic comparison of two UTF-8 views costs
+        // Compared as contiguous bytes, where the strings lie (both are, unless bridged from
+        // elsewhere): every request asks, and a generic comparison of two UTF-8 views costs
         // several times as much.
         if let answer = url.host.utf8.withContiguousStorageIfAvailable({ host in
             domain.utf8.withContiguousStorageIfAvailable { suffix in Self.isThirdParty(host: host, domain: suffix) }
         }), let answer {
             return answer
         }
-        return Self.isThirdParty(host: Array(url.host.utf8)[...], domain: Array(domain.utf8)[...])
+        return Array(url.host.utf8).withUnsafeBufferPointer { host in
+            Array(domain.utf8).withUnsafeBufferPointer { Self.isThirdParty(host: host, domain: $0) }
+        }
     }
 
-    /// Whether `host` is neither `domain` nor below it.
-    private static func isThirdParty<Bytes: RandomAccessCollection<UInt8>>(host: Bytes, domain: Bytes) -> Bool
-    where Bytes.Index == Int {
+    /// Whether `host` is neither `domain` nor below it (bytes, for a caller that keeps the
+    /// domain's: `isThirdParty(mainDocumentDomain:)` reads them so).
+    public static func isThirdParty(host: UnsafeBufferPointer<UInt8>, domain: UnsafeBufferPointer<UInt8>) -> Bool {
         guard host.count >= domain.count else { return true }
-        let start = host.startIndex + host.count - domain.count
-        var at = domain.count
-        while at > 0 {
-            at -= 1
-            if host[start + at] != domain[domain.startIndex + at] { return true }
+        let start = host.count - domain.count
+        if domain.count > 0, let hostBytes = host.baseAddress, let domainBytes = domain.baseAddress,
+            memcmp(hostBytes + start, domainBytes, domain.count) != 0
+        {
+            return true
         }
         // The domain itself, or a subdomain of it: a dot just before.
-        return start > host.startIndex && host[start - 1] != UInt8(ascii: ".")
+        return start > 0 && host[start - 1] != UInt8(ascii: ".")
     }
 }

@@ -19,8 +19,9 @@
 // or H's end followed by `/`, and S is H's start or (for `*D`) a byte after a `.` of H. (No
 // match reads past a byte from 128 on: the URL is read as if it ended there.) A `://`
 // can only begin where the H before it ends (H holds no `/`), so a URL is read about once: each
-// H's ends are found, and from each the candidates are hashed backwards, at most the longest D's
-// length (so a host of colons costs its length times that, not its square).
+// H's ends are found, and from each the candidates are hashed backwards, a word at a time as the
+// domain table hashes its domains (letters folded eight at once), at most the longest D's length
+// (so a host of colons costs its length times that, not its square).
 //
 // In a file (at the end of a programs section, after the domain table, ProgramSet.swift):
 //
@@ -157,7 +158,7 @@ public struct DomainConditionTable: Hashable, Sendable {
         }
         // (The entries' own bytes: a table is indexed before it is compacted.)
         index = DomainGroups.index(
-            starts: starts, domains: bytes, hashes: (0..<count).map { DomainSlots.hash(bytes[Int(starts[$0])..<Int(starts[$0 + 1])]) },
+            starts: starts, domains: bytes, hashes: (0..<count).map { DomainSlots.wordHash(bytes[Int(starts[$0])..<Int(starts[$0 + 1])]) },
             entryWords: 2, words: words)
     }
 
@@ -215,20 +216,30 @@ public struct DomainConditionTable: Hashable, Sendable {
     }
 
     /// Reports the entries whose D ends at `end` (exclusive) in H, which starts at `start`;
-    /// returns the bytes hashed.
+    /// returns the bytes read back. Each candidate (H's start, or a byte after a `.`) is hashed as
+    /// the domain table hashes a domain (`DomainSlots.wordHash`), letters folded: the words after
+    /// it, each read and hashed once for every candidate before it, then its first bytes as one
+    /// more word. (A hash a byte cost about as much per byte as a whole word does.)
     private func lookUp(_ url: UnsafeBufferPointer<UInt8>, start: Int, end: Int, report: (UInt32) -> Void) -> Int {
-        var hash = DomainSlots.seed
-        var candidate = end
         let lowest = max(start, end - longest)
         // (An indexed table has its storage: every table is indexed when made or read.)
         let groups = index.storage!.groups
+        let base = UnsafeRawPointer(url.baseAddress!)
+        // The words from `hashed` to `end`, hashed.
+        var hash = DomainSlots.seed
+        var hashed = end
+        var candidate = end
         while candidate > lowest {
             candidate -= 1
-            hash = DomainSlots.step(hash, DomainSlots.folded(url[candidate]))
             let atStart = candidate == start
             guard atStart || url[candidate - 1] == 0x2E else { continue }
+            while hashed - candidate >= 8 {
+                hashed -= 8
+                hash = DomainSlots.wordStep(hash, Self.folded(DomainSlots.word(base, at: hashed)))
+            }
             let length = end - candidate
-            let found = index.value(hash) { value in
+            let candidateHash = DomainSlots.lastWordStep(hash, Self.firstBytes(base, from: candidate, to: hashed), length: length)
+            let found = index.value(candidateHash) { value in
                 let group = DomainGroups.group(groups, value)
                 return DomainGroups.length(group) == length && DomainGroups.holds(group, url, candidate, length, folding: true)
             }
@@ -241,6 +252,27 @@ public struct DomainConditionTable: Hashable, Sendable {
             }
         }
         return end - candidate
+    }
+
+    /// The bytes from `start` up to `end` (fewer than eight) as a word, the first lowest, letters
+    /// folded. (One load when eight bytes end at `end`; the URL's bytes are ASCII up to there.)
+    @inline(__always)
+    private static func firstBytes(_ base: UnsafeRawPointer, from start: Int, to end: Int) -> UInt64 {
+        let count = end - start
+        guard count > 0 else { return 0 }
+        if end >= 8 { return folded(DomainSlots.word(base, at: end - 8)) >> UInt64(8 * (8 - count)) }
+        var word: UInt64 = 0
+        for at in 0..<count { word |= UInt64(DomainSlots.folded(base.load(fromByteOffset: start + at, as: UInt8.self))) << UInt64(8 * at) }
+        return word
+    }
+
+    /// `word`'s eight ASCII bytes with their upper-case letters folded to lower case
+    /// (`DomainSlots.folded` of each): a byte from `A` to `Z` is the one whose sum with 0x3F
+    /// reaches 0x80 and whose sum with 0x25 does not (no sum carries into the next byte).
+    @inline(__always)
+    static func folded(_ word: UInt64) -> UInt64 {
+        let upper = (word &+ 0x3F3F_3F3F_3F3F_3F3F) & ~(word &+ 0x2525_2525_2525_2525) & 0x8080_8080_8080_8080
+        return word | upper &>> 2
     }
 
     // MARK: The file

@@ -191,6 +191,61 @@ import PCRE2Oracle
         #expect(blocked == 2 * sites, "the other site's request is blocked, the page's own CDN is not")
     }
 
+    /// Pages are told apart by every byte of both URLs: pages whose URLs differ in one byte,
+    /// whose frame has the main document's length, whose URLs are another's swapped, or whose
+    /// URLs joined are another's, each get their own page and their own answers (each page's
+    /// conditions give it another list), as do frames equal to the main document in bytes but not
+    /// in storage; the evaluator makes one page for each.
+    @Test func pagesThatDifferAreNeverConfused() throws {
+        let json = """
+            [
+              {"trigger":{"url-filter":".*","if-domain":["a.test"]},"action":{"type":"css-display-none","selector":".a"}},
+              {"trigger":{"url-filter":".*","if-domain":["b.test"]},"action":{"type":"css-display-none","selector":".b"}},
+              {"trigger":{"url-filter":".*","if-frame-url":["^https://b\\\\.test/"]},"action":{"type":"css-display-none","selector":".fb"}},
+              {"trigger":{"url-filter":".*","unless-frame-url":["xz"]},"action":{"type":"css-display-none","selector":".nz"}},
+              {"trigger":{"url-filter":".*","if-top-url":["/xy$"]},"action":{"type":"block-cookies"}},
+              {"trigger":{"url-filter":"ads","load-type":["third-party"]},"action":{"type":"block"}}
+            ]
+            """
+        let (list, _) = try RuleListCompiler.compile(json: Array(json.utf8))
+        let compiled = try CompiledRuleList(validating: list.serialized())
+        let oracle = ReferenceEvaluator(try ReferenceRuleList(try RuleListParser.parse(json).get()))
+        let (a, b) = ("https://a.test/xy", "https://b.test/xy")
+        // (main document, frame): nil, the main document's own URL.
+        let pages: [(String, String?)] = [
+            (a, nil), (b, nil), (a, b), (b, a), (a, a), ("https://a.test/xz", nil), ("https://a.test/x", "zhttps://b.test/xy"),
+            ("https://a.test/xz", "https://b.test/xy"), ("s://a.test/", nil), ("s://b.test/", nil),
+        ]
+        var requests: [Request] = []
+        for round in 0..<3 {
+            for (index, (main, frame)) in (round == 1 ? pages.reversed() : pages).enumerated() {
+                let page = CanonicalURL(main)
+                for url in ["https://a.test/ads", "https://cdn.b.test/ads"] where (index + round) % 3 != 0 || url.contains("cdn") {
+                    requests.append(Request(
+                        url: CanonicalURL(url), mainDocumentURL: page, frameURL: frame.map(CanonicalURL.init) ?? page,
+                        resourceType: .image))
+                }
+            }
+        }
+        let evaluator = Evaluator(compiled)
+        var cdnAnswer: [[String]: MatchOutcome] = [:]
+        for request in requests {
+            let expected = try oracle.outcome(for: request)
+            #expect(
+                evaluator.outcome(for: request) == expected,
+                "\(request.url.string) on \(request.mainDocumentURL.string) in \(request.frameURL.string)")
+            if request.url.host == "cdn.b.test" { cdnAnswer[[request.mainDocumentURL.string, request.frameURL.string]] = expected }
+        }
+        // The pages of each confusable pair have lists of their own: confusing them would change
+        // some answer.
+        for (one, other) in [(0, 1), (2, 4), (2, 3), (6, 7), (8, 9)] {
+            let keys = [one, other].map { [CanonicalURL(pages[$0].0).string, CanonicalURL(pages[$0].1 ?? pages[$0].0).string] }
+            #expect(cdnAnswer[keys[0]] != nil && cdnAnswer[keys[0]] != cdnAnswer[keys[1]], "\(keys)")
+        }
+        let distinct = Set(pages.map { [$0.0, $0.1 ?? $0.0] }).count
+        #expect(evaluator.pagesMade == distinct)
+    }
+
     @Test func aSharedListIsTheListItHolds() {
         let base = [10, 20, 30]
         let list = SharedList(base: base, inserting: [(0, 5), (2, 25), (2, 26), (3, 40)])

@@ -68,6 +68,8 @@ private func answers(_ table: DomainConditionTable, _ url: [UInt8]) -> [UInt32] 
             "http://xexample.com/", "http://example.comx/", "http://example.com:/", "http://example.com::/", "http://:example.com/",
             "http://a.b:c.example.com:/", "a://b://example.com/", "a://b:/example.com/", "http://example.com\u{0}/",
             "http://e\u{0}.example.com/", "http://", "http:///", "h://a", "h://a/", "h://a:", "://", ":///", "http:example.com/",
+            "http://www.Example-Longer.co.uk/", "http://a.www.example-longer.co.uk:80/", "http://xwww.example-longer.co.uk/",
+            "http://sub.EXAMPLE-longer.co.uk/", "http://example-longer.co.uk./", "h://www.example-longer.co.uk/",
         ]
         var result = chosen.map { Array($0.utf8) }
         result.append(Array("http://a.".utf8) + [0x80] + Array(".example.com/".utf8))
@@ -90,7 +92,8 @@ private func answers(_ table: DomainConditionTable, _ url: [UInt8]) -> [UInt32] 
 
     @Test func answersLikeTheNFAOfItsPatterns() {
         let domains = ["example.com", "*example.com", "*com", "a", "*a", "*b", "co.uk", "*co.uk", "x-y", ".example.com", "*.com",
-                       "example.com.", "a..b", "a:b", "*80", "b@a", "*ab", "e"]
+                       "example.com.", "a..b", "a:b", "*80", "b@a", "*ab", "e", "www.example-longer.co.uk", "*example-longer.co.uk",
+                       "*sub.example-longer.co.uk"]
         let filters = domains.map { domain in
             let name = domain.hasPrefix("*") ? String(domain.dropFirst()) : domain
             return filter((domain.hasPrefix("*") ? below : host) + name.replacing(".", with: "\\.") + "[:/]")
