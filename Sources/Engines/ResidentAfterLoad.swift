@@ -123,7 +123,8 @@ public struct ResidentAfterLoad: Codable, Hashable, Sendable {
 /// its moving), a block of that size or more mapped and given back when freed; after it, the
 /// heaps' free pages are given back (`malloc_trim(0)`). What stays resident is what the lists
 /// keep, with the allocator's overhead for it, as in a browser that has long since reused what
-/// its load let go. The peers' children do the same (their headers say how).
+/// its load let go. The adblock-rust peer's child does the same; uBO's Node fixes the threshold
+/// alone (their headers say how).
 enum SteadyAllocator {
     /// glibc's starting threshold for mapping a block (`DEFAULT_MMAP_THRESHOLD_MIN`).
     static let mmapThreshold: Int32 = 128 << 10
