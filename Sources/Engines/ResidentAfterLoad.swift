@@ -10,6 +10,10 @@
 //            which is what the loaded lists hold (code pages are shared with every process that
 //            runs the same program)
 //
+// Around the load the allocator is held still (`SteadyAllocator`, below): what the load's passing
+// buffers leave in glibc's heaps once freed moves from run to run, and a browser that has run a
+// while has reused it; so the figures count what the lists keep, not what the load let go.
+//
 // BlockBench's figure comes from `blockbench load` (each compiled file read and validated, the
 // lists made into a `ContentBlockers`), with what the loaded lists hold by structure beside it
 // (Search/HeldMemory.swift: the bytes their structures allocated and keep, the same for the same
@@ -23,6 +27,9 @@
 
 internal import ContentBlocker
 internal import Foundation
+#if canImport(Glibc)
+internal import Glibc
+#endif
 
 /// A fresh process's resident memory before and after a load.
 public struct ResidentAfterLoad: Codable, Hashable, Sendable {
@@ -77,8 +84,11 @@ public struct ResidentAfterLoad: Codable, Hashable, Sendable {
 
     /// Loads the compiled files at `paths` as a browser does (each read and validated, the lists
     /// made into one `ContentBlockers`, an evaluator each) in this process, and measures it before
-    /// and after; also the load's seconds. For `blockbench load`: this process must have done nothing else yet.
+    /// and after, the allocator held still (`SteadyAllocator`: its threshold stays fixed in this
+    /// process after); also the load's seconds. For `blockbench load`: this process must have done
+    /// nothing else yet.
     public static func measureLoading(files paths: [String]) throws -> (figures: ResidentAfterLoad, seconds: Double) {
+        SteadyAllocator.fixThreshold()
         guard let before = current() else { throw BenchEngineError.externalEngine("no /proc/self/status to read resident memory from") }
         var loadedBytes = 0
         let started = DispatchTime.now().uptimeNanoseconds
@@ -89,6 +99,7 @@ public struct ResidentAfterLoad: Codable, Hashable, Sendable {
                 return try CompiledRuleList(validating: bytes)
             })
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        SteadyAllocator.giveBackFreePages()
         guard let after = current() else { throw BenchEngineError.externalEngine("no /proc/self/status to read resident memory from") }
         let memory = blockers.heldMemory
         let held = memory.parts.map { Figure($0.name, Double($0.bytes)) }
@@ -99,6 +110,49 @@ public struct ResidentAfterLoad: Codable, Hashable, Sendable {
                 heldSpareCapacity: memory.spareCapacity),
             seconds
         )
+    }
+}
+
+/// The allocator held still around a load that is measured (glibc, looked up at run time:
+/// elsewhere nothing is done). glibc raises its threshold for mapping a block to the size of the
+/// largest mapped block freed, and the size past which a heap's free top goes back to twice
+/// that; a load's passing buffers (the file's bytes, the tables joined while reading it, the
+/// products built and let go), freed, then stay resident in a heap, more or less of them from
+/// run to run as the load's threads take its work in another order and into another arena. So
+/// before the load the threshold is fixed at glibc's own starting value (`mallopt`, which ends
+/// its moving), a block of that size or more mapped and given back when freed; after it, the
+/// heaps' free pages are given back (`malloc_trim(0)`). What stays resident is what the lists
+/// keep, with the allocator's overhead for it, as in a browser that has long since reused what
+/// its load let go. The adblock-rust peer's child does the same; uBO's Node fixes the threshold
+/// alone (their headers say how).
+enum SteadyAllocator {
+    /// glibc's starting threshold for mapping a block (`DEFAULT_MMAP_THRESHOLD_MIN`).
+    static let mmapThreshold: Int32 = 128 << 10
+
+    #if os(Linux)
+    private static func symbol(_ name: String) -> UnsafeMutableRawPointer? {
+        dlopen(nil, RTLD_NOW).flatMap { dlsym($0, name) }
+    }
+    private static let mallopt: (@convention(c) (Int32, Int32) -> Int32)? = symbol("mallopt").map {
+        unsafeBitCast($0, to: (@convention(c) (Int32, Int32) -> Int32).self)
+    }
+    private static let trim: (@convention(c) (Int) -> Int32)? = symbol("malloc_trim").map {
+        unsafeBitCast($0, to: (@convention(c) (Int) -> Int32).self)
+    }
+    #endif
+
+    /// Fixes the threshold for mapping a block (glibc's `M_MMAP_THRESHOLD`) before the load.
+    static func fixThreshold() {
+        #if os(Linux)
+        _ = mallopt?(-3, mmapThreshold)  // M_MMAP_THRESHOLD
+        #endif
+    }
+
+    /// Gives the heaps' free pages back after the load.
+    static func giveBackFreePages() {
+        #if os(Linux)
+        _ = trim?(0)
+        #endif
     }
 }
 

@@ -1,7 +1,7 @@
 // ManyBlockersTests.swift — many content blockers at once: lists drawn from real rules are the
 // same for a seed and keep the pool's order; a drawn definition names its lists and stays out of
 // the main job; lists apart report each list's compile and load and the largest list asked alone;
-// a load's resident memory is read from /proc.
+// a load's resident memory is read from /proc, the allocator held still around it.
 
 import Testing
 import Foundation
@@ -103,5 +103,26 @@ import TestSupport
         #expect(figures.loadedBytes == 2 * bytes.count)
         #expect(figures.residentBefore > 0 && figures.anonymousAfter > 0 && seconds > 0)
         #expect(ResultTable.residentText(figures).hasPrefix("+"))
+    }
+
+    /// With the allocator held still, a block a load frees is given back, however large a block
+    /// freed before it was (glibc would otherwise raise its threshold for mapping one past it).
+    @Test func aHeldStillAllocatorGivesBackWhatALoadFrees() throws {
+        #if os(Linux)
+        SteadyAllocator.fixThreshold()
+        free(malloc(16 << 20))
+        let before = try #require(ResidentAfterLoad.current()).anonymous
+        let blocks = (0..<64).map { _ -> UnsafeMutableRawPointer in
+            let block = malloc(256 << 10)!
+            memset(block, 1, 256 << 10)
+            return block
+        }
+        // The last block stays, so that a heap's top could not shrink by itself.
+        for block in blocks.dropLast() { free(block) }
+        let after = try #require(ResidentAfterLoad.current()).anonymous
+        free(blocks.last!)
+        // 63 blocks of 256 KB were freed: their 16 MB is not kept.
+        #expect(after - before < 8 << 20, "RssAnon \(before) bytes before the blocks, \(after) after they were freed")
+        #endif
     }
 }

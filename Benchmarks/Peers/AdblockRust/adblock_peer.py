@@ -26,7 +26,10 @@ this process's resident memory across the build.
 (this script with `--resident-after-load FILE...`) load them, each into an engine of its own with
 `deserialize_from_file`, as a browser loads its lists: that process's resident memory (VmRSS) and
 its anonymous part (RssAnon) from /proc/self/status, before the loads (the interpreter started,
-adblock imported) and after them (the engines kept), and the files' bytes.
+adblock imported) and after them (the engines kept), and the files' bytes. glibc's allocator is
+held still around the loads as `blockbench load` holds it (Sources/Engines/ResidentAfterLoad.swift):
+its threshold for mapping a block fixed at its starting 128 KB before them (`mallopt`), the heaps'
+free pages given back after them (`malloc_trim(0)`), so that what the loads freed is not counted.
 
 `match` asks every named engine about each request, in order, and times each request here with
 perf_counter_ns: the time from before the first engine's call to after the last one's, the
@@ -85,14 +88,34 @@ def status_bytes():
     return fields["VmRSS"], fields["RssAnon"]
 
 
+def glibc():
+    """glibc's `mallopt` and `malloc_trim`, or None where the C library has none (not glibc)."""
+    try:
+        import ctypes
+
+        library = ctypes.CDLL(None)
+        return library.mallopt, library.malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+M_MMAP_THRESHOLD = -3
+MMAP_THRESHOLD = 128 << 10
+
+
 def resident_after_load(paths):
     """Loads each serialized engine at `paths` into an engine of its own, in this fresh process."""
+    allocator = glibc()
+    if allocator:
+        allocator[0](M_MMAP_THRESHOLD, MMAP_THRESHOLD)
     resident_before, anonymous_before = status_bytes()
     engines = []
     for path in paths:
         engine = adblock.Engine(adblock.FilterSet(debug=False), optimize=True)
         engine.deserialize_from_file(path)
         engines.append(engine)
+    if allocator:
+        allocator[1](0)
     resident_after, anonymous_after = status_bytes()
     return {
         "loadedBytes": sum(os.path.getsize(path) for path in paths),

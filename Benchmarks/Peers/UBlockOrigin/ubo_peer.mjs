@@ -50,7 +50,11 @@
 // /proc/self/status, are read before the selfies are read (uBO's modules loaded, the public suffix
 // list parsed, one empty engine per file made: what the extension has before it reads its selfie)
 // and after (the engines kept, the selfies' text let go), each after a full collection;
-// `loadedBytes` is the selfies' bytes.
+// `loadedBytes` is the selfies' bytes. glibc's threshold for mapping a block is fixed at its
+// starting 128 KB in that process (GLIBC_TUNABLES, as `blockbench load` fixes it with `mallopt`:
+// Sources/Engines/ResidentAfterLoad.swift), so that a block the reading freed is given back; its
+// heaps' free pages are not given back after (Node cannot call `malloc_trim`), and V8's own
+// heap, where the engines live, is emptied by the collection.
 //
 // `match` asks every named engine about each request, in order, and times each request here with
 // process.hrtime: the time from before the request's filtering context is filled (its URL and its
@@ -235,6 +239,12 @@ async function residentAfterLoad(paths) {
     return { loadedBytes, residentBefore, residentAfter, anonymousBefore, anonymousAfter };
 }
 
+// The loading process's GLIBC_TUNABLES: this one's, with glibc's threshold for mapping a block
+// fixed at its starting value.
+function steadyMalloc() {
+    return [ process.env.GLIBC_TUNABLES, 'glibc.malloc.mmap_threshold=131072' ].filter(Boolean).join(':');
+}
+
 function resident(command) {
     const folder = mkdtempSync(join(tmpdir(), 'ubo-peer-'));
     try {
@@ -247,7 +257,7 @@ function resident(command) {
         });
         const child = spawnSync(process.execPath, [
             ...process.execArgv, fileURLToPath(import.meta.url), '--root', root, '--resident-after-load', ...paths,
-        ], { encoding: 'utf8', maxBuffer: 1 << 20 });
+        ], { encoding: 'utf8', maxBuffer: 1 << 20, env: { ...process.env, GLIBC_TUNABLES: steadyMalloc() } });
         if ( child.status !== 0 ) {
             return { ok: false, error: `the loading process exited ${child.status}: ${(child.stderr || '').trim().slice(-300)}` };
         }
