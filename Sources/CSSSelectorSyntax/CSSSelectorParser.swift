@@ -34,10 +34,6 @@ struct CSSSelectorParser {
     private let source: String
     private let tokens: [CSSToken]
     private let values: [UInt32]
-    /// For each block-opening token (`(`, `[`, `{`, function): index of its closing token, or of
-    /// the EOF token if the block is never closed. Closing tokens of another type inside a block are
-    /// ordinary tokens of that block (CSS Syntax §5.4.8).
-    private var closer: [Int32]
     private var pos = 0
 
     // Context of the argument being parsed.
@@ -61,34 +57,6 @@ struct CSSSelectorParser {
         let output = CSSTokenizer.tokenize(source)
         tokens = output.tokens
         values = output.values
-        closer = Self.matchBlocks(tokens)
-    }
-
-    private static func matchBlocks(_ tokens: [CSSToken]) -> [Int32] {
-        var closer = [Int32](repeating: -1, count: tokens.count)
-        let eof = Int32(tokens.count - 1)
-        var stack: [Int32] = []
-        for (index, token) in tokens.enumerated() {
-            switch token.kind {
-            case .leftParen, .leftBracket, .leftBrace, .function:
-                stack.append(Int32(index))
-            case .rightParen, .rightBracket, .rightBrace:
-                if let top = stack.last {
-                    let open = tokens[Int(top)].kind
-                    let matches =
-                        (token.kind == .rightParen && (open == .leftParen || open == .function))
-                        || (token.kind == .rightBracket && open == .leftBracket)
-                        || (token.kind == .rightBrace && open == .leftBrace)
-                    if matches {
-                        closer[Int(top)] = Int32(index)
-                        stack.removeLast()
-                    }
-                }
-            default: break
-            }
-        }
-        for open in stack { closer[Int(open)] = eof }
-        return closer
     }
 
     // MARK: - Entry point
@@ -322,7 +290,7 @@ struct CSSSelectorParser {
     /// '[' <wq-name> ']' | '[' <wq-name> <attr-matcher> [ <string> | <ident> ] <attr-modifier>? ']'
     private mutating func parseAttribute(end: Int) throws(SelectorFailure) {
         let open = pos
-        let close = min(Int(closer[open]), end)
+        let close = min(Int(tokens[open].closer), end)
         pos += 1
         skipWhitespace(close)
         // Attribute name, with optional namespace prefix.
@@ -476,7 +444,7 @@ struct CSSSelectorParser {
         let pseudo = try resolvePseudo(end: end, preceding: preceding)
         if pseudo.isFunction {
             // The argument: tokens up to the matching ')' (or the end of input).
-            let close = min(Int(closer[pseudo.nameIndex]), end)
+            let close = min(Int(tokens[pseudo.nameIndex].closer), end)
             try parseArgument(of: pseudo, end: close, preceding: preceding)
             pos = kind(close) == .eof ? close : close + 1
         }

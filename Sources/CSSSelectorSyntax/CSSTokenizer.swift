@@ -13,8 +13,9 @@
 //
 // The tokenizer works on an array of Unicode scalars and records, for every token, the UTF-8 byte
 // range it came from in the original string, so diagnostics can point into the selector.
-// Decoded values (idents with escapes resolved, string contents, units) are stored once in a shared
-// scalar buffer.
+// Decoded values (idents with escapes resolved, string contents, units) are ranges of that same
+// array: the code points they were read from when they hold no escape (most do), otherwise the
+// decoded code points appended after the input's end.
 //
 // Tested by CSSSelectorSyntaxTests (CSSSelectorValidatorTests.swift, and WebKitVerdictTests.swift:
 // WebKit's verdicts on real selectors).
@@ -36,7 +37,8 @@ enum CSSTokenKind: UInt8, Sendable {
 
 /// One token. `start`/`end` are UTF-8 byte offsets into the source string. For ident, function,
 /// at-keyword, hash, string, url and the unit of a dimension, the decoded value is
-/// `values[valueStart..<valueEnd]` of the owning `CSSTokenizer.Output`.
+/// `values[valueStart..<valueEnd]` of the owning `CSSTokenizer.Output`. A block-opening token's
+/// `closer` is the index of its closing token.
 struct CSSToken: Sendable {
     var kind: CSSTokenKind
     /// For number / percentage / dimension: the text started with `+` or `-`.
@@ -53,13 +55,18 @@ struct CSSToken: Sendable {
     var delim: UInt32 = 0
     /// Numeric value of number / percentage / dimension.
     var number: Double = 0
+    /// For `(`, `[`, `{` and function tokens: the index of the matching closing token, or of the
+    /// EOF token if the block is never closed. Closing tokens of another type inside a block are
+    /// ordinary tokens of that block (CSS Syntax §5.4.8).
+    var closer: Int32 = -1
 }
 
 /// CSS Syntax Level 3 tokenizer over Unicode scalars.
 struct CSSTokenizer {
     struct Output: Sendable {
         var tokens: [CSSToken]
-        /// Decoded values, see `CSSToken.valueStart`.
+        /// Decoded values, see `CSSToken.valueStart`: the input's code points, then the values
+        /// that differ from the text they were read from.
         var values: [UInt32]
         /// Total UTF-8 length of the source.
         var utf8Count: Int
@@ -69,19 +76,23 @@ struct CSSTokenizer {
         }
     }
 
-    /// Preprocessed code points; 0 marks the end (NUL itself was replaced by U+FFFD).
+    /// Preprocessed code points; 0 marks the end (NUL itself was replaced by U+FFFD). After the
+    /// input and its sentinels: the decoded values that are not a range of the input.
     private var cps: [UInt32]
     /// UTF-8 offset of each code point in the original string; one extra entry for the end.
+    /// Empty when each code point is one byte (plain ASCII): its offset is its index.
     private var offsets: [Int32]
+    /// The number of code points of the input.
+    private let count: Int
     private var i = 0
-    private var values: [UInt32] = []
 
     init(_ source: String) {
         // Most selectors are ASCII without CR, FF or NUL: each byte is its code point at its
-        // own offset, written in place (an append per code point is most of the work otherwise).
-        if let plain = source.utf8.withContiguousStorageIfAvailable(Self.plainASCII), let (cps, offsets) = plain {
+        // own offset, copied in one pass (an append per code point is most of the work otherwise).
+        if let plain = source.utf8.withContiguousStorageIfAvailable(Self.plainASCII), let cps = plain {
             self.cps = cps
-            self.offsets = offsets
+            self.offsets = []
+            self.count = source.utf8.count
             return
         }
         var cps: [UInt32] = []
@@ -107,29 +118,26 @@ struct CSSTokenizer {
         // Sentinels so that look-ahead of up to three code points never leaves the array.
         cps.append(contentsOf: [0, 0, 0, 0])
         offsets.append(contentsOf: [offset, offset, offset])
+        self.count = cps.count - 4
         self.cps = cps
         self.offsets = offsets
     }
 
-    /// The code points and offsets of `bytes` as `init` makes them, when every byte is ASCII and
-    /// none is one the preprocessing changes (CR, FF, NUL); nil otherwise.
-    private static func plainASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> (cps: [UInt32], offsets: [Int32])? {
+    /// The code points of `bytes` as `init` makes them (with the sentinels), when every byte is
+    /// ASCII and none is one the preprocessing changes (CR, FF, NUL); nil otherwise.
+    private static func plainASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt32]? {
         for byte in bytes where byte >= 0x80 || byte == 0x0D || byte == 0x0C || byte == 0 { return nil }
-        // Filled with the sentinels' values, then written in place.
         let count = bytes.count
-        var cps: [UInt32] = []
-        cps.reserveCapacity(count + 4)
-        cps.append(contentsOf: repeatElement(0, count: count + 4))
-        cps.withUnsafeMutableBufferPointer { cps in
-            for index in 0..<count { cps[index] = UInt32(bytes[index]) }
+        return [UInt32](unsafeUninitializedCapacity: count + 4) { cps, initialized in
+            for index in 0..<count { cps.initializeElement(at: index, to: UInt32(bytes[index])) }
+            for index in count..<count + 4 { cps.initializeElement(at: index, to: 0) }
+            initialized = count + 4
         }
-        var offsets: [Int32] = []
-        offsets.reserveCapacity(count + 4)
-        offsets.append(contentsOf: repeatElement(Int32(count), count: count + 4))
-        offsets.withUnsafeMutableBufferPointer { offsets in
-            for index in 0..<count { offsets[index] = Int32(index) }
-        }
-        return (cps, offsets)
+    }
+
+    /// The UTF-8 offset of code point `index` (`count` for the end).
+    @inline(__always) private func offset(_ index: Int) -> Int32 {
+        offsets.isEmpty ? Int32(index) : offsets[index]
     }
 
     static func tokenize(_ source: String) -> Output {
@@ -137,20 +145,36 @@ struct CSSTokenizer {
         return tokenizer.run()
     }
 
-    private var count: Int { offsets.count - 4 }
-
     mutating func run() -> Output {
         var tokens: [CSSToken] = []
         tokens.reserveCapacity(count / 3 + 2)
-        // No more values than code points: each value is a code point read, an escape's of two
-        // or more.
-        values.reserveCapacity(count)
+        // The open blocks, innermost last.
+        var open: [Int32] = []
         while true {
             let token = next()
+            let index = Int32(tokens.count)
             tokens.append(token)
-            if token.kind == .eof { break }
+            switch token.kind {
+            case .leftParen, .leftBracket, .leftBrace, .function:
+                open.append(index)
+            case .rightParen, .rightBracket, .rightBrace:
+                if let top = open.last {
+                    let opening = tokens[Int(top)].kind
+                    let matches =
+                        (token.kind == .rightParen && (opening == .leftParen || opening == .function))
+                        || (token.kind == .rightBracket && opening == .leftBracket)
+                        || (token.kind == .rightBrace && opening == .leftBrace)
+                    if matches {
+                        tokens[Int(top)].closer = index
+                        open.removeLast()
+                    }
+                }
+            case .eof:
+                for block in open { tokens[Int(block)].closer = index }
+                return Output(tokens: tokens, values: cps, utf8Count: Int(offset(count)))
+            default: break
+            }
         }
-        return Output(tokens: tokens, values: values, utf8Count: Int(offsets[count]))
     }
 
     // MARK: - Code point classes (§4.2)
@@ -215,7 +239,7 @@ struct CSSTokenizer {
     // MARK: - Token production
 
     private func make(_ kind: CSSTokenKind, from startIndex: Int) -> CSSToken {
-        CSSToken(kind: kind, start: offsets[startIndex], end: offsets[min(i, count)])
+        CSSToken(kind: kind, start: offset(startIndex), end: offset(min(i, count)))
     }
 
     /// §4.3.1 consume a token: comments skipped, then by the first code point: a token of its
@@ -244,7 +268,7 @@ struct CSSTokenizer {
                 let isID = wouldStartIdent(at: 0)
                 var token = make(.hash, from: start)
                 (token.valueStart, token.valueEnd) = consumeIdentSequence()
-                token.end = offsets[i]
+                token.end = offset(i)
                 token.isIDHash = isID
                 return token
             }
@@ -271,7 +295,7 @@ struct CSSTokenizer {
                 i += 1
                 var token = make(.atKeyword, from: start)
                 (token.valueStart, token.valueEnd) = consumeIdentSequence()
-                token.end = offsets[i]
+                token.end = offset(i)
                 return token
             }
             return delim(start)
@@ -356,24 +380,29 @@ struct CSSTokenizer {
         return c
     }
 
-    /// §4.3.11 consume an ident sequence; appends the decoded value to `values`.
+    /// §4.3.11 consume an ident sequence; returns the range of its decoded value.
     private mutating func consumeIdentSequence() -> (Int32, Int32) {
-        let valueStart = Int32(values.count)
+        // Name code points alone are their own value: the range read.
+        let start = i
+        while Self.isName(cps[i]) && !atEnd { i += 1 }
+        guard validEscape(at: 0) else { return (Int32(start), Int32(i)) }
+        // With an escape, the value is decoded after the input.
+        let valueStart = cps.count
+        for k in start..<i { cps.append(cps[k]) }
         while !atEnd {
             let c = peek()
             if Self.isName(c) {
-                // A run of name code points, appended at once (each is its own value).
-                let run = i
-                repeat { i += 1 } while Self.isName(cps[i]) && !atEnd
-                values.append(contentsOf: cps[run..<i])
+                cps.append(c)
+                i += 1
             } else if validEscape(at: 0) {
                 i += 1
-                values.append(consumeEscape())
+                let escaped = consumeEscape()
+                cps.append(escaped)
             } else {
                 break
             }
         }
-        return (valueStart, Int32(values.count))
+        return (Int32(valueStart), Int32(cps.count))
     }
 
     /// §4.3.4 consume an ident-like token: ident, function, url or bad-url.
@@ -401,14 +430,14 @@ struct CSSTokenizer {
 
     private func isURL(_ vs: Int32, _ ve: Int32) -> Bool {
         guard ve - vs == 3 else { return false }
-        let v = values
+        let v = cps
         return v[Int(vs)] | 0x20 == 0x75 && v[Int(vs) + 1] | 0x20 == 0x72 && v[Int(vs) + 2] | 0x20 == 0x6C
     }
 
     /// §4.3.6 consume a url token (after `url(` and leading whitespace handling).
     private mutating func consumeURL(start: Int) -> CSSToken {
         while Self.isWhitespace(peek()) && !atEnd { i += 1 }
-        let valueStart = Int32(values.count)
+        let valueStart = Int32(cps.count)
         while true {
             if atEnd { break }
             let c = peek()
@@ -425,17 +454,18 @@ struct CSSTokenizer {
             if c == 0x5C {
                 if validEscape(at: 0) {
                     i += 1
-                    values.append(consumeEscape())
+                    let escaped = consumeEscape()
+                    cps.append(escaped)
                     continue
                 }
                 return consumeBadURL(start: start)
             }
-            values.append(c)
+            cps.append(c)
             i += 1
         }
         var token = make(.url, from: start)
         token.valueStart = valueStart
-        token.valueEnd = Int32(values.count)
+        token.valueEnd = Int32(cps.count)
         return token
     }
 
@@ -457,7 +487,21 @@ struct CSSTokenizer {
     /// §4.3.5 consume a string token.
     private mutating func consumeString(ending: UInt32, start: Int) -> CSSToken {
         i += 1
-        let valueStart = Int32(values.count)
+        // Up to its first backslash, a string's value is the range read.
+        let first = i
+        while !atEnd && peek() != ending && peek() != 0x0A && peek() != 0x5C { i += 1 }
+        if atEnd || peek() == ending {
+            var token = make(.string, from: start)
+            token.valueStart = Int32(first)
+            token.valueEnd = Int32(i)
+            if !atEnd { i += 1 }
+            token.end = offset(min(i, count))
+            return token
+        }
+        if peek() == 0x0A { return make(.badString, from: start) }
+        // A backslash: the value is decoded after the input.
+        let valueStart = Int32(cps.count)
+        for k in first..<i { cps.append(cps[k]) }
         while !atEnd {
             let c = peek()
             if c == ending { i += 1; break }
@@ -469,15 +513,16 @@ struct CSSTokenizer {
                 if i + 1 >= count { i += 1; continue }  // backslash at EOF: nothing
                 if peek(1) == 0x0A { i += 2; continue }  // escaped newline: line continuation
                 i += 1
-                values.append(consumeEscape())
+                let escaped = consumeEscape()
+                cps.append(escaped)
                 continue
             }
-            values.append(c)
+            cps.append(c)
             i += 1
         }
         var token = make(.string, from: start)
         token.valueStart = valueStart
-        token.valueEnd = Int32(values.count)
+        token.valueEnd = Int32(cps.count)
         return token
     }
 

@@ -146,8 +146,8 @@ struct PatternIDs {
         let id = sources.count
         idOfText[text] = Int32(id)
         let pattern = pattern()
-        patterns.append(pattern)
         sources.append(pattern.source)
+        patterns.append(pattern)
         lastUser.append(rule)
         uses.append((Int32(id), rule))
         return id
@@ -187,7 +187,7 @@ struct PatternTableWithDomains {
     /// The pattern of a number as read (after `table.parseNewKeys()`).
     func pattern(_ number: Int32) -> AcceptedPattern {
         // The rule-list parser accepted every pattern of the list, and domain patterns are valid.
-        guard case .success(let pattern) = table.results[Int(number)] else { preconditionFailure("a pattern of the list is in error") }
+        guard let pattern = table.pattern(number) else { preconditionFailure("a pattern of the list is in error") }
         return pattern
     }
 }

@@ -94,4 +94,13 @@ public struct PatternTable: Sendable {
 
     /// The reading of a text: the pattern as the compiler takes it, or why WebKit rejects it.
     public subscript(number: Int32) -> Result<AcceptedPattern, URLFilterParseError> { results[Int(number)] }
+
+    /// The pattern a text reads as, nil when WebKit rejects it. (Read in place: a result copied
+    /// out of the array is retained and released whole.)
+    public func pattern(_ number: Int32) -> AcceptedPattern? {
+        results.withUnsafeBufferPointer { results in
+            guard case .success(let pattern) = results[Int(number)] else { return nil }
+            return pattern
+        }
+    }
 }

@@ -21,7 +21,8 @@ enum FlatPatternReader {
     /// general reader reads them. It has no letter, so its terms are the same whatever the case
     /// sensitivity (the tests compare both readers under both).
     private static let hostPrefixes: [(bytes: [UInt8], terms: [URLFilterTerm])] = {
-        [#"^[^:]+://+([^:/]+\.)?"#, #"^[^:]+:\/\/+([^:/]+\.)?"#].map { source in
+        [hostPrefixSource(0), hostPrefixSource(1)].map { source in
+            let source = "\(source)"
             guard case .success(let filter) = URLFilterParser.parse(source, isCaseSensitive: false, flat: false) else {
                 preconditionFailure("the `||` prefix is a valid pattern")
             }
@@ -29,23 +30,30 @@ enum FlatPatternReader {
         }
     }()
 
+    /// The `||` prefix's spelling `number` (0 or 1), as constant bytes: matched against every
+    /// pattern without reading `hostPrefixes` (a lazily made global, retained at each read).
+    @inline(__always)
+    private static func hostPrefixSource(_ number: Int) -> StaticString {
+        number == 0 ? #"^[^:]+://+([^:/]+\.)?"# : #"^[^:]+:\/\/+([^:/]+\.)?"#
+    }
+
     /// The terms of the `||` prefix (either spelling).
     static var hostPrefixTerms: [URLFilterTerm] { hostPrefixes[0].terms }
 
     /// The length of the `||` prefix `bytes` starts with (either spelling), nil when none.
     static func hostPrefixLength(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        hostPrefixNumber(bytes).map { hostPrefixes[$0].bytes.count }
+        hostPrefixNumber(bytes).map { hostPrefixSource($0).utf8CodeUnitCount }
     }
 
     /// Which of `hostPrefixes` `bytes` starts with, nil when none (compared as raw bytes: a
     /// generic `starts(with:)` is most of the cost of reading a short host pattern).
     private static func hostPrefixNumber(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard let base = bytes.baseAddress else { return nil }
-        for number in hostPrefixes.indices {
-            let matches = hostPrefixes[number].bytes.withUnsafeBufferPointer { prefix in
-                bytes.count >= prefix.count && base.pointee == prefix[0] && memcmp(base, prefix.baseAddress!, prefix.count) == 0
+        guard let base = bytes.baseAddress, !bytes.isEmpty, base.pointee == UInt8(ascii: "^") else { return nil }
+        for number in 0..<2 {
+            let prefix = hostPrefixSource(number)
+            if bytes.count >= prefix.utf8CodeUnitCount && memcmp(base, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0 {
+                return number
             }
-            if matches { return number }
         }
         return nil
     }

@@ -241,15 +241,23 @@ struct JSONNames: Sendable {
 
     /// The number of the name `bytes` spell, or nil.
     func number(of bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        let prefix = Self.prefix(bytes)
-        for number in lengths.indices where lengths[number] == bytes.count && prefixes[number] == prefix {
-            if bytes.count <= 8 { return number }
-            let same = self.bytes.withUnsafeBufferPointer { names in
-                memcmp(bytes.baseAddress! + 8, names.baseAddress! + starts[number] + 8, bytes.count - 8) == 0
+        let count = bytes.count
+        // Eight bytes or more: the prefix is one load.
+        let prefix =
+            count >= 8 ? UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress!).loadUnaligned(as: UInt64.self)) : Self.prefix(bytes)
+        // (The names' words and lengths read in place, with no bounds checks.)
+        return prefixes.withUnsafeBufferPointer { prefixes in
+            lengths.withUnsafeBufferPointer { lengths in
+                for number in 0..<prefixes.count where prefixes[number] == prefix && lengths[number] == count {
+                    if count <= 8 { return number }
+                    let same = self.bytes.withUnsafeBufferPointer { names in
+                        memcmp(bytes.baseAddress! + 8, names.baseAddress! + starts[number] + 8, count - 8) == 0
+                    }
+                    if same { return number }
+                }
+                return nil
             }
-            if same { return number }
         }
-        return nil
     }
 
     /// Where an object's members of these names are (`JSONTape.Value.members(named:)`).
