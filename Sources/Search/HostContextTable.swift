@@ -138,7 +138,7 @@ public struct HostContextTable: Hashable, Sendable {
         let prepared = memory == nil ? indexed() : self
         withExtendedLifetime(prepared) {
             guard let lookup = prepared.lookup else { return }
-            DomainTable.lookUp(lookup, url, labels: labels, report: report)
+            withUnsafePointer(to: lookup) { DomainTable.lookUp($0, url, labels: labels, report: report) }
         }
     }
 

@@ -194,6 +194,22 @@ private func urls() -> [[UInt8]] {
         #expect((0..<128).map(UInt8.init).allSatisfy { LabelStartStates.isPlainHostByte($0) == LabelStartStates.plainHost.contains($0) })
     }
 
+    @Test func plainHostsReadEightBytesAtATimeAsByteByByte() {
+        // Each byte below 128 but NUL at each place of hosts of 1 to 20 bytes.
+        var wrong: [(length: Int, place: Int, byte: UInt8)] = []
+        for length in 1...20 {
+            for place in 0..<length {
+                for byte in (1..<128).map(UInt8.init) {
+                    var url = Array("https://".utf8) + Array(repeating: UInt8(ascii: "a"), count: length) + Array("/x".utf8)
+                    url[8 + place] = byte
+                    let plain = url.withUnsafeBufferPointer { LabelStartStates.isPlainHost($0, from: 8, to: 8 + length) }
+                    if plain != LabelStartStates.plainHost.contains(byte) { wrong.append((length, place, byte)) }
+                }
+            }
+        }
+        #expect(wrong.isEmpty, "\(wrong.prefix(5))")
+    }
+
     @Test func aContextIsWrittenReadAndRefusedWhenCut() throws {
         let spelling = spellings[3]
         let filters = domains.map { filter(spelling.host($0), caseSensitive: spelling.caseSensitive) }
