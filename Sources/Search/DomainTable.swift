@@ -744,20 +744,36 @@ public struct DomainTable: Hashable, Sendable {
     ) -> Bool {
         let (start, end) = (labels.start, labels.end)
         guard labels.terminated, labels.slashesEnd == start, end > start else { return false }
-        let (next, ends, splitting) = (context.pointee.next, context.pointee.ends, context.pointee.splitting)
-        var state = 0
-        for at in 0..<start {
-            if ends[state] != 0 && !splitting.contains(url[at]) { return false }
-            let target = next[state << 7 | Int(url[at])]
-            // (L ends nowhere from here on: no candidate.)
-            guard target != HostStarts.dead else { return true }
-            state = Int(target)
-        }
+        // (`https://`, as a word: its state read, not run.)
+        let state = start == 8 && UnsafeRawPointer(url.baseAddress!).loadUnaligned(as: UInt64.self) == 0x2F2F_3A73_7074_7468
+            ? context.pointee.httpsState
+            : schemeState(context.pointee.next, context.pointee.ends, context.pointee.splitting, UnsafeBufferPointer(rebasing: url[..<start]))
+        guard state >= 0 else { return state == schemeDies }
         let flag = url[end] == UInt8(ascii: "/") ? LabelStartStates.endedBySlash : LabelStartStates.endedByColon
         guard flags[state] & flag != 0 else { return false }
         guard LabelStartStates.isPlainHost(url, from: start, to: end) else { return false }
         forEachCandidate(url, start, end, folding: false) { candidate, hash in probe(candidate, hash, end) }
         return true
+    }
+
+    /// `schemeState`'s answer where L's automaton dies in the scheme part (no candidate).
+    static var schemeDies: Int { -2 }
+
+    /// The state L's automaton (`next`, `ends`) reaches over `scheme` (a URL's bytes before its
+    /// host, below 128), or -1 where L ends in it facing a byte not in `splitting` (a candidate
+    /// the labels do not stand for), or `schemeDies`.
+    static func schemeState(
+        _ next: UnsafePointer<UInt16>, _ ends: UnsafePointer<UInt8>, _ splitting: ASCIISet, _ scheme: UnsafeBufferPointer<UInt8>
+    ) -> Int {
+        var state = 0
+        for byte in scheme {
+            if ends[state] != 0 && !splitting.contains(byte) { return -1 }
+            let target = next[state << 7 | Int(byte)]
+            // (L ends nowhere from here on: no candidate.)
+            guard target != HostStarts.dead else { return schemeDies }
+            state = Int(target)
+        }
+        return state
     }
 
     /// The most candidates hashed together (more, as in a hostile host of many labels, are hashed

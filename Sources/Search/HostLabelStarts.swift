@@ -15,7 +15,8 @@
 // table's candidate rule (`Rule`, three states) that plain host bytes reach from (q, the rule's
 // start) all agree on whether D may begin there, and after the byte that ends the host (`/` or
 // `:`, a flag each, and only when S holds it) L can never end again. A lookup runs L over the
-// scheme part (the bytes before the host: an end there must face a byte of S, an empty D) and takes
+// scheme part (the bytes before the host: an end there must face a byte of S, an empty D; the
+// state `https://` reaches is kept with the context, `HostContextLookup.httpsState`) and takes
 // the labels when the state it reaches has the flag of the host's end byte; otherwise the
 // automaton reads the URL as before (DomainTable.swift, `lookUpLabels`). The answer is the
 // automaton's either way: HostContextTests hold the two readings to each other on generated URLs

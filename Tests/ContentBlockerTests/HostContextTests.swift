@@ -74,6 +74,7 @@ private func urls() -> [[UInt8]] {
         "http://user:pw@ads.example.com/", "http://user@example.com/", "http://example.com", "http://example.com?x",
         "http://example.com#x", "http://example.com&x", "http://example.com%2f", "http://example.community/",
         "http://a_b.example.com/", "http://x.a_b.example.com/", "http://example.com.evil/", "http://example.com:80",
+        "https://example.com/", "https://ads.example.com/x", "https://x.ads.example.com:8/", "https://example.com.evil/",
         "http://example.com\u{0}/", "http://ex\u{0}ample.com/", "http:/example.com/", "h2://a/", "a://b/",
     ]
     var result = chosen.map { Array($0.utf8) }
@@ -87,7 +88,9 @@ private func urls() -> [[UInt8]] {
     ].map { Array($0.utf8) } + [[0x80]]
     var random = SplitMix64(seed: 59)
     for _ in 0..<20_000 {
-        var url: [UInt8] = Int.random(in: 0..<4, using: &random) == 0 ? [] : Array("http://".utf8)
+        // (`https://` too: a lookup reads its scheme part's state, `HostContextLookup.httpsState`.)
+        let scheme = Int.random(in: 0..<4, using: &random)
+        var url: [UInt8] = scheme == 0 ? [] : Array((scheme == 1 ? "https://" : "http://").utf8)
         for _ in 0..<Int.random(in: 0..<9, using: &random) { url += pieces[Int.random(in: 0..<pieces.count, using: &random)] }
         result.append(url)
     }
