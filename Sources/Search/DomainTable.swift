@@ -668,18 +668,19 @@ public struct DomainTable: Hashable, Sendable {
     /// A context with open domains reads every entry forwards from each place L ends instead
     /// (`lookUpForward`). Where a plain host's labels are L's ends (`lookUpLabels`; `labels`, the
     /// URL's host labels, nil when not read), they are the candidates.
+    /// (`context` by its address: a lookup is read where it lies, not copied out at each call.)
     @inline(__always)
     static func lookUp(
-        _ context: HostContextLookup, _ url: UnsafeBufferPointer<UInt8>, labels: HostLabels?, report: (UInt32) -> Void
+        _ context: UnsafePointer<HostContextLookup>, _ url: UnsafeBufferPointer<UInt8>, labels: HostLabels?, report: (UInt32) -> Void
     ) {
-        if let labels, let flags = context.labelStarts, let tables = context.tables,
+        if let labels, let flags = context.pointee.labelStarts, let tables = context.pointee.tables,
             lookUpLabels(context, flags, url, labels, probe: { candidate, hash, end in
                 probe(candidate, hash, url, end, tables, folding: false, report: report)
             })
         {
             return
         }
-        lookUp(context, url, report: report)
+        lookUp(context.pointee, url, report: report)
     }
 
     /// `lookUp(_:_:labels:report:)` with L's automaton reading the URL.
@@ -708,7 +709,7 @@ public struct DomainTable: Hashable, Sendable {
     ) {
         guard let first = contexts.first else { return }
         if let labels, let flags = first.labelStarts,
-            lookUpLabels(first, flags, url, labels, probe: { candidate, hash, end in
+            lookUpLabels(contexts.baseAddress!, flags, url, labels, probe: { candidate, hash, end in
                 for index in contexts.indices {
                     guard let tables = contexts[index].tables else { continue }
                     probe(candidate, hash, url, end, tables, folding: false) { report(index, $0) }
@@ -738,24 +739,41 @@ public struct DomainTable: Hashable, Sendable {
     /// (Out of line: the automaton's reading, the fallback, keeps its own code.)
     @inline(never)
     private static func lookUpLabels(
-        _ context: HostContextLookup, _ flags: UnsafePointer<UInt8>, _ url: UnsafeBufferPointer<UInt8>, _ labels: HostLabels,
+        _ context: UnsafePointer<HostContextLookup>, _ flags: UnsafePointer<UInt8>, _ url: UnsafeBufferPointer<UInt8>, _ labels: HostLabels,
         probe: (_ candidate: Int, _ hash: UInt64, _ end: Int) -> Void
     ) -> Bool {
         let (start, end) = (labels.start, labels.end)
         guard labels.terminated, labels.slashesEnd == start, end > start else { return false }
-        var state = 0
-        for at in 0..<start {
-            if context.ends[state] != 0 && !context.splitting.contains(url[at]) { return false }
-            let next = context.next[state << 7 | Int(url[at])]
-            // (L ends nowhere from here on: no candidate.)
-            guard next != HostStarts.dead else { return true }
-            state = Int(next)
-        }
+        // (`https://`, as a word: its state read, not run.)
+        let state = start == 8 && UnsafeRawPointer(url.baseAddress!).loadUnaligned(as: UInt64.self) == 0x2F2F_3A73_7074_7468
+            ? context.pointee.httpsState
+            : schemeState(context.pointee.next, context.pointee.ends, context.pointee.splitting, UnsafeBufferPointer(rebasing: url[..<start]))
+        guard state >= 0 else { return state == schemeDies }
         let flag = url[end] == UInt8(ascii: "/") ? LabelStartStates.endedBySlash : LabelStartStates.endedByColon
         guard flags[state] & flag != 0 else { return false }
-        for at in start..<end where !LabelStartStates.isPlainHostByte(url[at]) { return false }
+        guard LabelStartStates.isPlainHost(url, from: start, to: end) else { return false }
         forEachCandidate(url, start, end, folding: false) { candidate, hash in probe(candidate, hash, end) }
         return true
+    }
+
+    /// `schemeState`'s answer where L's automaton dies in the scheme part (no candidate).
+    static var schemeDies: Int { -2 }
+
+    /// The state L's automaton (`next`, `ends`) reaches over `scheme` (a URL's bytes before its
+    /// host, below 128), or -1 where L ends in it facing a byte not in `splitting` (a candidate
+    /// the labels do not stand for), or `schemeDies`.
+    static func schemeState(
+        _ next: UnsafePointer<UInt16>, _ ends: UnsafePointer<UInt8>, _ splitting: ASCIISet, _ scheme: UnsafeBufferPointer<UInt8>
+    ) -> Int {
+        var state = 0
+        for byte in scheme {
+            if ends[state] != 0 && !splitting.contains(byte) { return -1 }
+            let target = next[state << 7 | Int(byte)]
+            // (L ends nowhere from here on: no candidate.)
+            guard target != HostStarts.dead else { return schemeDies }
+            state = Int(target)
+        }
+        return state
     }
 
     /// The most candidates hashed together (more, as in a hostile host of many labels, are hashed

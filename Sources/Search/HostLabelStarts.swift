@@ -15,7 +15,8 @@
 // table's candidate rule (`Rule`, three states) that plain host bytes reach from (q, the rule's
 // start) all agree on whether D may begin there, and after the byte that ends the host (`/` or
 // `:`, a flag each, and only when S holds it) L can never end again. A lookup runs L over the
-// scheme part (the bytes before the host: an end there must face a byte of S, an empty D) and takes
+// scheme part (the bytes before the host: an end there must face a byte of S, an empty D; the
+// state `https://` reaches is kept with the context, `HostContextLookup.httpsState`) and takes
 // the labels when the state it reaches has the flag of the host's end byte; otherwise the
 // automaton reads the URL as before (DomainTable.swift, `lookUpLabels`). The answer is the
 // automaton's either way: HostContextTests hold the two readings to each other on generated URLs
@@ -41,6 +42,33 @@ struct LabelStartStates {
     static func isPlainHostByte(_ byte: UInt8) -> Bool {
         let (low, high): (UInt64, UInt64) = (0x03FF_6000_0000_0000, 0x07FF_FFFE_0000_0000)
         return byte < 64 ? low >> byte & 1 != 0 : high >> (byte & 63) & 1 != 0
+    }
+
+    /// Whether `url[start ..< end]` (bytes below 128, as a host's labels are read) holds plain host
+    /// bytes only: eight at a time, a byte in a range when adding to it sets its high bit for its
+    /// low end and not for its high end (no carry leaves a byte below 128); a host under eight
+    /// bytes long a byte at a time.
+    static func isPlainHost(_ url: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Bool {
+        guard let base = UnsafeRawPointer(url.baseAddress), end - start >= 8 else {
+            for at in start..<end where !isPlainHostByte(url[at]) { return false }
+            return true
+        }
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        // The bytes from `low` through `high`: their high bits.
+        @inline(__always) func within(_ word: UInt64, _ low: UInt64, _ high: UInt64) -> UInt64 {
+            (word &+ (0x80 - low) &* ones) & ~(word &+ (0x7F - high) &* ones) & highs
+        }
+        // `a`...`z`, `0`...`9`, `-` and `.`.
+        @inline(__always) func plain(_ word: UInt64) -> Bool {
+            within(word, 0x61, 0x7A) | within(word, 0x30, 0x39) | within(word, 0x2D, 0x2E) == highs
+        }
+        var at = start
+        while at + 8 <= end {
+            guard plain(base.loadUnaligned(fromByteOffset: at, as: UInt64.self)) else { return false }
+            at += 8
+        }
+        // The last bytes in the word that ends with the host (some read twice).
+        return at == end || plain(base.loadUnaligned(fromByteOffset: end - 8, as: UInt64.self))
     }
 
     /// Per state, its flags.

@@ -74,6 +74,7 @@ private func urls() -> [[UInt8]] {
         "http://user:pw@ads.example.com/", "http://user@example.com/", "http://example.com", "http://example.com?x",
         "http://example.com#x", "http://example.com&x", "http://example.com%2f", "http://example.community/",
         "http://a_b.example.com/", "http://x.a_b.example.com/", "http://example.com.evil/", "http://example.com:80",
+        "https://example.com/", "https://ads.example.com/x", "https://x.ads.example.com:8/", "https://example.com.evil/",
         "http://example.com\u{0}/", "http://ex\u{0}ample.com/", "http:/example.com/", "h2://a/", "a://b/",
     ]
     var result = chosen.map { Array($0.utf8) }
@@ -87,7 +88,9 @@ private func urls() -> [[UInt8]] {
     ].map { Array($0.utf8) } + [[0x80]]
     var random = SplitMix64(seed: 59)
     for _ in 0..<20_000 {
-        var url: [UInt8] = Int.random(in: 0..<4, using: &random) == 0 ? [] : Array("http://".utf8)
+        // (`https://` too: a lookup reads its scheme part's state, `HostContextLookup.httpsState`.)
+        let scheme = Int.random(in: 0..<4, using: &random)
+        var url: [UInt8] = scheme == 0 ? [] : Array((scheme == 1 ? "https://" : "http://").utf8)
         for _ in 0..<Int.random(in: 0..<9, using: &random) { url += pieces[Int.random(in: 0..<pieces.count, using: &random)] }
         result.append(url)
     }
@@ -192,6 +195,22 @@ private func urls() -> [[UInt8]] {
         // some of a host's dots only: those read with the automaton.
         #expect(taking == ["webkit-dnr", "abp2blocklist", "abp2blocklist http", "ka-block"])
         #expect((0..<128).map(UInt8.init).allSatisfy { LabelStartStates.isPlainHostByte($0) == LabelStartStates.plainHost.contains($0) })
+    }
+
+    @Test func plainHostsReadEightBytesAtATimeAsByteByByte() {
+        // Each byte below 128 but NUL at each place of hosts of 1 to 20 bytes.
+        var wrong: [(length: Int, place: Int, byte: UInt8)] = []
+        for length in 1...20 {
+            for place in 0..<length {
+                for byte in (1..<128).map(UInt8.init) {
+                    var url = Array("https://".utf8) + Array(repeating: UInt8(ascii: "a"), count: length) + Array("/x".utf8)
+                    url[8 + place] = byte
+                    let plain = url.withUnsafeBufferPointer { LabelStartStates.isPlainHost($0, from: 8, to: 8 + length) }
+                    if plain != LabelStartStates.plainHost.contains(byte) { wrong.append((length, place, byte)) }
+                }
+            }
+        }
+        #expect(wrong.isEmpty, "\(wrong.prefix(5))")
     }
 
     @Test func aContextIsWrittenReadAndRefusedWhenCut() throws {
