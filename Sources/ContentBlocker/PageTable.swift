@@ -218,10 +218,12 @@ final class PageTable {
 /// twice `capacity` slots by a multiply-xorshift hash of the host's bytes, a word at a time, each
 /// slot with its host's hash (0: empty), host and domain. (A dictionary of strings hashed each
 /// host with SipHash over its characters, most of a kept site's new page's lookup.)
-private struct HostDomains {
-    private var hashes: [UInt64]
-    private var hosts: [String]
-    private var domains: [String?]
+private final class HostDomains {
+    /// Each slot's host's hash (0: empty); a slot's host and domain are initialized while it is
+    /// held, so a table is made by zeroing its hashes alone (not a string written to every slot).
+    private let hashes: UnsafeMutableBufferPointer<UInt64>
+    private let hosts: UnsafeMutablePointer<String>
+    private let domains: UnsafeMutablePointer<String?>
     private(set) var count = 0
     /// How many hosts it holds at most (at most half its slots full).
     let capacity: Int
@@ -230,9 +232,20 @@ private struct HostDomains {
         self.capacity = capacity
         var slots = 2
         while slots < 2 * capacity { slots *= 2 }
-        hashes = [UInt64](repeating: 0, count: slots)
-        hosts = [String](repeating: "", count: slots)
-        domains = [String?](repeating: nil, count: slots)
+        hashes = .allocate(capacity: slots)
+        hashes.initialize(repeating: 0)
+        hosts = .allocate(capacity: slots)
+        domains = .allocate(capacity: slots)
+    }
+
+    deinit {
+        for slot in hashes.indices where hashes[slot] != 0 {
+            (hosts + slot).deinitialize(count: 1)
+            (domains + slot).deinitialize(count: 1)
+        }
+        hashes.deallocate()
+        hosts.deallocate()
+        domains.deallocate()
     }
 
     /// `host`'s slot, whose hash is `hash`: where it is held, or the empty slot it would take.
@@ -251,10 +264,11 @@ private struct HostDomains {
     func domain(at slot: Int) -> String? { domains[slot] }
 
     /// `host`, whose domain is `domain`, held in `slot` (empty, `slot(of:_:)`'s answer).
-    mutating func insert(_ host: String, _ domain: String?, hash: UInt64, at slot: Int) {
+    func insert(_ host: String, _ domain: String?, hash: UInt64, at slot: Int) {
+        precondition(hashes[slot] == 0, "a host is inserted in an empty slot")
         hashes[slot] = hash
-        hosts[slot] = host
-        domains[slot] = domain
+        (hosts + slot).initialize(to: host)
+        (domains + slot).initialize(to: domain)
         count += 1
     }
 
