@@ -113,15 +113,9 @@ public struct DomainConditionTable: Hashable, Sendable {
         table.subdomains = [Bool](repeating: false, count: count)
         DomainGroups.forEachGroup(storage.groups, entryWords: 2, entries: count) { domain, entries in
             for member in 0..<entries.count / 8 {
-                let pattern = DomainGroups.word(entries.baseAddress!, 8 * member)
-                var (low, high) = (0, patterns.count)
-                while low < high {
-                    let middle = (low + high) / 2
-                    if patterns[middle] < pattern { low = middle + 1 } else { high = middle }
-                }
-                precondition(low < patterns.count && patterns[low] == pattern, "a group's entry that the table lacks")
-                domains[low] = domain
-                table.subdomains[low] = DomainGroups.word(entries.baseAddress!, 8 * member + 4) != 0
+                let entry = DomainTable.entry(ofPattern: DomainGroups.word(entries.baseAddress!, 8 * member), in: patterns)
+                domains[entry] = domain
+                table.subdomains[entry] = DomainGroups.word(entries.baseAddress!, 8 * member + 4) != 0
             }
         }
         table.starts = [0]

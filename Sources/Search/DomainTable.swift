@@ -170,6 +170,18 @@ public struct DomainTable: Hashable, Sendable {
         return table
     }
 
+    /// The entry whose pattern is `pattern` in `patterns` (sorted, each pattern an entry's
+    /// alone): how a compacted table's index names the entries it holds.
+    static func entry(ofPattern pattern: UInt32, in patterns: [UInt32]) -> Int {
+        var (low, high) = (0, patterns.count)
+        while low < high {
+            let middle = (low + high) / 2
+            if patterns[middle] < pattern { low = middle + 1 } else { high = middle }
+        }
+        precondition(low < patterns.count && patterns[low] == pattern, "an index's entry that the table lacks")
+        return low
+    }
+
     /// This table with its entries' domains and paths, read from its index when it was compacted:
     /// the records of each line and of the overflow (`DomainLines.forEachRecord`), each entry
     /// found by its pattern, which no other entry has.
@@ -182,16 +194,10 @@ public struct DomainTable: Hashable, Sendable {
             var at = 0
             while at < entries.count {
                 let word = UInt32(littleEndian: entries.loadUnaligned(fromByteOffset: at, as: UInt32.self))
-                let pattern = word & ~DomainLines.hasPath
-                var (low, high) = (0, patterns.count)
-                while low < high {
-                    let middle = (low + high) / 2
-                    if patterns[middle] < pattern { low = middle + 1 } else { high = middle }
-                }
-                precondition(low < patterns.count && patterns[low] == pattern, "a record's entry that the table lacks")
-                domains[low] = domain
+                let entry = Self.entry(ofPattern: word & ~DomainLines.hasPath, in: patterns)
+                domains[entry] = domain
                 if word & DomainLines.hasPath != 0 {
-                    paths[low] = (
+                    paths[entry] = (
                         UInt32(littleEndian: entries.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self)),
                         UInt32(littleEndian: entries.loadUnaligned(fromByteOffset: at + 8, as: UInt32.self))
                     )
