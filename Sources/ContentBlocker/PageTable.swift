@@ -11,8 +11,8 @@
 // Every request asks, so a place is plain numbers and bytes (`Place`): its URLs' lengths, their
 // bytes and its domain's in memory of its own, reused by the pages that take the place. A request
 // is compared by lengths, then bytes (`memcmp`), never as strings, and nothing is retained or
-// released: a string comparison, a hash of two URLs or a reference per place cost several times
-// as much.
+// released: a string comparison, a hash of two URLs or a reference per place would cost several
+// times as much.
 // Tested by ContentBlockerTests/PageCacheTests.swift (pagesThatDifferAreNeverConfused: pages that
 // differ by a byte, by where their URLs split, or only in their frame are told apart).
 

@@ -213,7 +213,7 @@ public struct DomainConditionTable: Hashable, Sendable {
     /// returns the bytes read back. Each candidate (H's start, or a byte after a `.`) is hashed as
     /// the domain table hashes a domain (`DomainSlots.wordHash`), letters folded: the words after
     /// it, each read and hashed once for every candidate before it, then its first bytes as one
-    /// more word. (A hash a byte cost about as much per byte as a whole word does.)
+    /// more word. (Hashed a byte at a time, a byte would cost about what a whole word does.)
     private func lookUp(_ url: UnsafeBufferPointer<UInt8>, start: Int, end: Int, report: (UInt32) -> Void) -> Int {
         let lowest = max(start, end - longest)
         // (An indexed table has its storage: every table is indexed when made or read.)
