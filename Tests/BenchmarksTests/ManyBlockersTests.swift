@@ -1,7 +1,7 @@
 // ManyBlockersTests.swift — many content blockers at once: lists drawn from real rules are the
 // same for a seed and keep the pool's order; a drawn definition names its lists and stays out of
 // the main job; lists apart report each list's compile and load and the largest list asked alone;
-// a load's resident memory is read from /proc, the allocator held still around it.
+// a load's resident memory is read from /proc.
 
 import Testing
 import Foundation
@@ -103,21 +103,5 @@ import TestSupport
         #expect(figures.loadedBytes == 2 * bytes.count)
         #expect(figures.residentBefore > 0 && figures.anonymousAfter > 0 && seconds > 0)
         #expect(ResultTable.residentText(figures).hasPrefix("+"))
-    }
-
-    /// With the allocator held still, a block as large as a load's tables has a mapping of its own,
-    /// given back when it is freed, however large a block freed before it was (glibc would
-    /// otherwise raise its threshold for mapping one past that block). Read from the block's own
-    /// chunk header (glibc: the word before a block holds its size, bit 1 set for a chunk mapped
-    /// alone), not from the process's resident memory, which other tests' threads move.
-    @Test func aHeldStillAllocatorMapsLargeBlocksAlone() throws {
-        #if os(Linux)
-        SteadyAllocator.fixThreshold()
-        free(malloc(16 << 20))
-        let block = try #require(malloc(256 << 10))
-        defer { free(block) }
-        let header = block.load(fromByteOffset: -MemoryLayout<Int>.size, as: Int.self)
-        #expect(header & 2 != 0, "a 256 KB block after a 16 MB one was freed: mapped alone")
-        #endif
     }
 }
