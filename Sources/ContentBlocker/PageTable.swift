@@ -17,6 +17,7 @@
 // differ by a byte, by where their URLs split, or only in their frame are told apart).
 
 internal import RequestContext
+internal import ContentRuleList
 #if canImport(Glibc)
 internal import Glibc
 #elseif canImport(Darwin)
@@ -59,9 +60,12 @@ final class PageTable {
     @exclusivity(unchecked) private var answers = 0
     /// The place of the last request's page: a page's requests mostly come together.
     @exclusivity(unchecked) private var lastPage = 0
-    /// Registrable domains by host (`mainDocumentDomain(_:)`); emptied when it reaches its capacity.
-    /// (Made with the first page, not with the table: a list loaded and not asked holds none.)
-    @exclusivity(unchecked) private var domainOfHost = HostDomains(capacity: 0)
+    /// Registrable domains by host (`mainDocumentDomain(_:)`): the hosts numbered as a list's
+    /// pattern texts are (`TextNumbers`, a word-at-a-time hash; a Dictionary of strings would hash
+    /// each with SipHash), each number's domain in `domainOfHost` (empty: none, as no registrable
+    /// domain is); both emptied at `domainCapacity`.
+    @exclusivity(unchecked) private var hostNumbers = TextNumbers()
+    @exclusivity(unchecked) private var domainOfHost: [String] = []
     private static let domainCapacity = 1024
     /// The bytes a place keeps for its domain: a host name's longest.
     private static let domainBytes = 256
@@ -192,16 +196,11 @@ final class PageTable {
     /// The registrable domain of a page's URL, looked up in the public suffix list once per host:
     /// the lookup is most of a new page's own work, and the pages of one site share it.
     private func mainDocumentDomain(_ url: CanonicalURL) -> String? {
-        let host = url.host
-        let hash = withBytes(host, HostDomains.hash)
-        var slot = domainOfHost.slot(of: host, hash)
-        if domainOfHost.holds(slot) { return domainOfHost.domain(at: slot) }
+        if hostNumbers.count >= Self.domainCapacity { (hostNumbers, domainOfHost) = (TextNumbers(), []) }
+        let number = Int(hostNumbers.number(url.host, caseSensitive: true))
+        if number < domainOfHost.count { return domainOfHost[number].isEmpty ? nil : domainOfHost[number] }
         let domain = url.registrableDomain
-        if domainOfHost.count >= Self.domainCapacity || domainOfHost.capacity == 0 {
-            domainOfHost = HostDomains(capacity: Self.domainCapacity)
-            slot = domainOfHost.slot(of: host, hash)
-        }
-        domainOfHost.insert(host, domain, hash: hash, at: slot)
+        domainOfHost.append(domain ?? "")
         return domain
     }
 
@@ -211,83 +210,5 @@ final class PageTable {
         if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }
         var string = string
         return string.withUTF8(body)
-    }
-}
-
-/// Registrable domains by host, as a new page looks its main document's up: open addressing over
-/// twice `capacity` slots by a multiply-xorshift hash of the host's bytes, a word at a time, each
-/// slot with its host's hash (0: empty), host and domain. (A dictionary of strings hashed each
-/// host with SipHash over its characters, most of a kept site's new page's lookup.)
-private final class HostDomains {
-    /// Each slot's host's hash (0: empty); a slot's host and domain are initialized while it is
-    /// held, so a table is made by zeroing its hashes alone (not a string written to every slot).
-    private let hashes: UnsafeMutableBufferPointer<UInt64>
-    private let hosts: UnsafeMutablePointer<String>
-    private let domains: UnsafeMutablePointer<String?>
-    private(set) var count = 0
-    /// How many hosts it holds at most (at most half its slots full).
-    let capacity: Int
-
-    init(capacity: Int) {
-        self.capacity = capacity
-        var slots = 2
-        while slots < 2 * capacity { slots *= 2 }
-        hashes = .allocate(capacity: slots)
-        hashes.initialize(repeating: 0)
-        hosts = .allocate(capacity: slots)
-        domains = .allocate(capacity: slots)
-    }
-
-    deinit {
-        for slot in hashes.indices where hashes[slot] != 0 {
-            (hosts + slot).deinitialize(count: 1)
-            (domains + slot).deinitialize(count: 1)
-        }
-        hashes.deallocate()
-        hosts.deallocate()
-        domains.deallocate()
-    }
-
-    /// `host`'s slot, whose hash is `hash`: where it is held, or the empty slot it would take.
-    func slot(of host: String, _ hash: UInt64) -> Int {
-        let mask = hashes.count - 1
-        var slot = Int(truncatingIfNeeded: hash >> 32) & mask
-        while hashes[slot] != 0 {
-            if hashes[slot] == hash && hosts[slot] == host { return slot }
-            slot = (slot + 1) & mask
-        }
-        return slot
-    }
-
-    func holds(_ slot: Int) -> Bool { hashes[slot] != 0 }
-
-    func domain(at slot: Int) -> String? { domains[slot] }
-
-    /// `host`, whose domain is `domain`, held in `slot` (empty, `slot(of:_:)`'s answer).
-    func insert(_ host: String, _ domain: String?, hash: UInt64, at slot: Int) {
-        precondition(hashes[slot] == 0, "a host is inserted in an empty slot")
-        hashes[slot] = hash
-        (hosts + slot).initialize(to: host)
-        (domains + slot).initialize(to: domain)
-        count += 1
-    }
-
-    /// A host's hash, never 0.
-    static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
-        var hash = UInt64(truncatingIfNeeded: bytes.count) &* multiplier
-        var at = 0
-        if let base = bytes.baseAddress {
-            let raw = UnsafeRawPointer(base)
-            while at + 8 <= bytes.count {
-                hash = (hash ^ UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self))) &* multiplier
-                hash ^= hash >> 29
-                at += 8
-            }
-        }
-        var last: UInt64 = 0
-        for offset in at..<bytes.count { last |= UInt64(bytes[offset]) << UInt64(8 * (offset - at)) }
-        hash = (hash ^ last) &* multiplier
-        return (hash ^ hash >> 32) | 1
     }
 }
