@@ -19,7 +19,7 @@ public struct CompiledRuleList: Sendable {
 
     /// Loads a compiled file's bytes; throws before anything runs when they are not a valid file.
     /// `denseBudget`: the memory its programs' dense tables may take (Search/DenseBudget.swift;
-    /// `.none`: every program runs compact, the least memory); the answers are the same at any.
+    /// `.compact`: every program runs compact, the least memory); the answers are the same at any.
     public init(validating bytes: [UInt8], denseBudget: DenseBudget = .standard) throws(BytecodeError) {
         file = try CompiledFile(validating: bytes, denseBudget: denseBudget)
     }

@@ -8,7 +8,7 @@
 // are run, then the suffixes and the gated groups' programs; then its top-url set's, then its
 // frame-url set's) while their entries fit the budget; the others run compact. The answers are the
 // same at every budget: a table takes exactly the steps and reports exactly what its program does.
-// Tested by SearchTests/DenseBudgetTests.swift and ContentBlockerTests/DenseBudgetAnswerTests.swift.
+// Tested by ConformanceTests/DenseBudgetTests.swift.
 
 /// At most how many dense table entries a list loads (`CompiledRuleList(validating:denseBudget:)`,
 /// `Evaluator`, `ContentBlockers`), two bytes each.
@@ -30,8 +30,9 @@ public struct DenseBudget: Hashable, Sendable, CustomStringConvertible {
     public var bytes: Int { entries * MemoryLayout<UInt16>.size }
 
     /// No dense table: every program runs from its compact code, the least memory a list can be
-    /// loaded in and the most work a step.
-    public static let none = DenseBudget(entries: 0)
+    /// loaded in and the most work a step. (Not `none`: where a `DenseBudget?` is asked for, that
+    /// would be read as nil, the list's own budget.)
+    public static let compact = DenseBudget(entries: 0)
 
     /// The default (`DenseTable.budget`): room for the whole programs and most of the rest of the
     /// largest shipped lists, whose steps the compact form would decode one by one.

@@ -122,7 +122,7 @@ public struct ProgramSet: Hashable, Sendable {
             self.hostContexts = makingImage ? hostContexts.map { $0.indexed() } : hostContexts
             hostLookups = HostLookups(self.hostContexts.compactMap(\.lookup))
             image = makingImage
-                ? Image(programs: programs, stages: stages, gated: gated, budget: denseBudget) : Image(programs: [], stages: [], gated: nil, budget: .none)
+                ? Image(programs: programs, stages: stages, gated: gated, budget: denseBudget) : Image(programs: [], stages: [], gated: nil, budget: .compact)
             isPrepared = makingImage
             self.denseBudget = denseBudget
             isRunOnly = false
