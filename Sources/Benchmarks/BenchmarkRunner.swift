@@ -216,6 +216,7 @@ public final class BenchmarkRunner {
             name: definition.name, about: definition.about, model: definition.model, rules: definition.listName,
             ruleCount: parts.reduce(0) { $0 + parsedRuleCount($1) }, requests: definition.requests, engines: [])
         if definition.apart { result.apart = true }
+        result.denseBudget = definition.denseBudget
         blockBenchBlocks = [:]
         var requests: [Request] = []
         if definition.model == .match, let setName = definition.requests {

@@ -122,7 +122,8 @@ public struct ProgramSet: Hashable, Sendable {
             self.hostContexts = makingImage ? hostContexts.map { $0.indexed() } : hostContexts
             hostLookups = HostLookups(self.hostContexts.compactMap(\.lookup))
             image = makingImage
-                ? Image(programs: programs, stages: stages, gated: gated, budget: denseBudget) : Image(programs: [], stages: [], gated: nil, budget: .compact)
+                ? Image(programs: programs, stages: stages, gated: gated, budget: denseBudget)
+                : Image(programs: [], stages: [], gated: nil, budget: .compact)
             isPrepared = makingImage
             self.denseBudget = denseBudget
             isRunOnly = false
@@ -188,12 +189,6 @@ public struct ProgramSet: Hashable, Sendable {
     /// tables and whole runs, as this set does; it is not written, and equals only itself.
     public func runOnly() -> ProgramSet {
         contents.isRunOnly ? self : ProgramSet(contents: Contents(runningOnly: prepared().contents))
-    }
-
-    /// `runOnly()`, its dense tables made within `budget` (`prepared(denseBudget:)`).
-    public func runOnly(denseBudget budget: DenseBudget) -> ProgramSet {
-        let set = prepared(denseBudget: budget)
-        return set.contents.isRunOnly ? set : ProgramSet(contents: Contents(runningOnly: set.contents))
     }
 
     private init(contents: Contents) { self.contents = contents }
