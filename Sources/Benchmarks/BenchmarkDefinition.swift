@@ -37,6 +37,11 @@
 // `runs` are measured after `warmupRuns`; a run that takes longer than `maxSeconds` in all stops the
 // repetition early (at least one run is always measured), and the result says how many ran.
 //
+// `denseBudget` loads BlockBench's lists within that many bytes of dense tables
+// (Search/DenseBudget.swift; 0: every program runs compact), where a match benchmark otherwise loads
+// them within the default: the same list and requests at two budgets are the trade-off measured
+// (its resident memory after load, held bytes, instructions and time). Only BlockBench takes one.
+//
 // `dialect` names a converter's spelling of `||` rules (Corpus/Dialects/Dialect.swift): the runner
 // re-spells the list's `||` patterns in it before any engine reads the list, which is then called
 // "easylist@abp2blocklist". Engines that read the Adblock Plus text (adblock-rust, uBlock Origin)
@@ -75,6 +80,8 @@ public struct BenchmarkDefinition: Codable, Hashable, Sendable {
     public var draw: RuleDraw?
     /// Run only when named, never by the main job or the gate.
     public var onDemand = false
+    /// BlockBench's lists loaded within this many bytes of dense tables (nil: the default).
+    public var denseBudget: Int?
 
     /// The list's name in results: `rules`, with `@dialect` when there is one.
     public var listName: String { dialect.map { rules + "@" + $0 } ?? rules }
@@ -107,7 +114,7 @@ public struct BenchmarkDefinition: Codable, Hashable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case about, rules, apart, dialect, draw, onDemand, requests, model, engines, samples, runs, warmupRuns, maxSeconds
+        case about, rules, apart, dialect, draw, onDemand, denseBudget, requests, model, engines, samples, runs, warmupRuns, maxSeconds
     }
 
     /// A definition over lists drawn by `draw`, named `set`-1, `set`-2, ..., asked apart.
@@ -152,6 +159,7 @@ public struct BenchmarkDefinition: Codable, Hashable, Sendable {
             maxSeconds: try container.decodeIfPresent(Double.self, forKey: .maxSeconds))
         dialect = try container.decodeIfPresent(String.self, forKey: .dialect)
         onDemand = try container.decodeIfPresent(Bool.self, forKey: .onDemand) ?? false
+        denseBudget = try container.decodeIfPresent(Int.self, forKey: .denseBudget)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -162,6 +170,7 @@ public struct BenchmarkDefinition: Codable, Hashable, Sendable {
         try container.encodeIfPresent(draw, forKey: .draw)
         if onDemand { try container.encode(onDemand, forKey: .onDemand) }
         try container.encodeIfPresent(dialect, forKey: .dialect)
+        try container.encodeIfPresent(denseBudget, forKey: .denseBudget)
         try container.encodeIfPresent(requests, forKey: .requests)
         try container.encode(model, forKey: .model)
         try container.encode(engines, forKey: .engines)
@@ -206,6 +215,11 @@ public struct BenchmarkDefinition: Codable, Hashable, Sendable {
             for engine in engines where Self.filterTextEngines.contains(engine) {
                 problems.append("applies a dialect to \(engine), which reads the Adblock Plus text")
             }
+        }
+        if let denseBudget {
+            if model != .match { problems.append("gives a dense budget to a \(model.rawValue) benchmark (only a match loads lists)") }
+            if denseBudget < 0 { problems.append("gives a negative dense budget") }
+            for engine in engines where engine != "blockbench" { problems.append("gives a dense budget to \(engine), which takes none") }
         }
         if model == .match && requests == nil { problems.append("is a match benchmark without \"requests\"") }
         if model != .match && requests != nil { problems.append("names \"requests\" but its model, \(model.rawValue), answers none") }

@@ -192,6 +192,8 @@ public struct BenchmarkResult: Codable, Hashable, Sendable {
     public var ruleCount: Int
     /// Several lists, each compiled on its own and asked about every request (`BenchmarkDefinition.apart`).
     public var apart: Bool?
+    /// BlockBench's lists loaded within this many bytes of dense tables (`BenchmarkDefinition.denseBudget`).
+    public var denseBudget: Int?
     public var requests: String?
     public var requestCount: Int?
     public var engines: [EngineResult]
@@ -211,12 +213,20 @@ public struct BenchmarkResult: Codable, Hashable, Sendable {
         self.engines = engines
     }
 
+    /// The lists as a summary names them: `rules`, with "(apart)" for lists asked apart and the
+    /// dense budget they were loaded within, if any.
+    public var listsLabel: String {
+        rules + (apart == true ? " (apart)" : "") + (denseBudget.map { " (dense budget \(HumanReadable.count($0)) bytes)" } ?? "")
+    }
+
     /// Whether every engine that ran gave the oracle's answers (unavailable engines aside).
     public var passed: Bool { engines.allSatisfy { $0.status == .ok || $0.status == .unavailable } }
 
     public var title: String {
         switch model {
-        case .match: "\(rules) × \(requests ?? "?") (match, \(HumanReadable.count(requestCount ?? 0)) requests\(apart == true ? ", each list asked apart" : ""))"
+        case .match:
+            "\(rules) × \(requests ?? "?") (match, \(HumanReadable.count(requestCount ?? 0)) requests\(apart == true ? ", each list asked apart" : "")"
+                + (denseBudget.map { ", dense tables within \(HumanReadable.count($0)) bytes" } ?? "") + ")"
         case .compile: "\(rules) (compile, \(HumanReadable.count(ruleCount)) rules\(apart == true ? ", each list apart" : ""))"
         case .check: "\(rules) (check, \(HumanReadable.count(ruleCount)) rules)"
         }

@@ -204,14 +204,19 @@ public final class BenchmarkRunner {
 
     public func run(_ definition: BenchmarkDefinition) throws -> BenchmarkResult {
         try drawLists(definition)
-        let parts = try definition.lists.map { name in try self.list(definition.dialect.map { name + "@" + $0 } ?? name) }
-        let list = parts.count == 1 ? parts[0] : joinedList(parts)
+        var parts = try definition.lists.map { name in try self.list(definition.dialect.map { name + "@" + $0 } ?? name) }
+        var list = parts.count == 1 ? parts[0] : joinedList(parts)
+        if let budget = definition.denseBudget {
+            for index in parts.indices { parts[index].denseBudgetBytes = budget }
+            list.denseBudgetBytes = budget
+        }
         // What each engine compiles and asks: the one list, or each list apart.
         let compiled = definition.apart ? parts : [list]
         var result = BenchmarkResult(
             name: definition.name, about: definition.about, model: definition.model, rules: definition.listName,
             ruleCount: parts.reduce(0) { $0 + parsedRuleCount($1) }, requests: definition.requests, engines: [])
         if definition.apart { result.apart = true }
+        result.denseBudget = definition.denseBudget
         blockBenchBlocks = [:]
         var requests: [Request] = []
         if definition.model == .match, let setName = definition.requests {
@@ -465,8 +470,8 @@ public final class BenchmarkRunner {
     /// BlockBench's compiled files loaded by `blockbench load` (when `ownProcessCompiler` names
     /// the executable), a peer's loaded by its own child; nil when the engine cannot say.
     private func residentAfterLoad(_ parts: [BenchList], engine: any BenchEngine) throws -> ResidentAfterLoad? {
-        // Measured once per engine and lists (several request sets ask the same lists).
-        let key = ([engine.name] + parts.map(\.name)).joined(separator: "\u{0}")
+        // Measured once per engine, lists and budget (several request sets ask the same lists).
+        let key = ([engine.name, parts[0].denseBudgetBytes.map(String.init) ?? ""] + parts.map(\.name)).joined(separator: "\u{0}")
         if let known = residentFigures[key] { return known }
         let figures = try measureResidentAfterLoad(parts, engine: engine)
         residentFigures[key] = figures
@@ -478,7 +483,7 @@ public final class BenchmarkRunner {
         guard let executable = ownProcessCompiler, let engine = engine as? any CompiledListEngine else { return nil }
         return try withCompiledFiles(
             parts, of: engine, saying: "\(parts.map(\.name).joined(separator: " + ")): resident memory after loading, in a process of its own"
-        ) { try OwnProcessMemory.residentAfterLoad(executable, files: $0) }
+        ) { try OwnProcessMemory.residentAfterLoad(executable, files: $0, denseBudgetBytes: parts[0].denseBudgetBytes) }
     }
 
     /// `body` given the files of `parts` as `engine` compiled them, written to a scratch folder
@@ -507,7 +512,7 @@ public final class BenchmarkRunner {
         guard engine.name == "blockbench", let counter = costCounter, let engine = engine as? any CompiledListEngine else { return nil }
         guard let cost = try withCompiledFiles(
             parts, of: engine, saying: "\(parts.map(\.name).joined(separator: " + ")) × \(requestSet): instructions per request, under Valgrind",
-            { try counter.match(files: $0, corpora: manifest.root, requests: requestSet) })
+            { try counter.match(files: $0, corpora: manifest.root, requests: requestSet, denseBudgetBytes: parts[0].denseBudgetBytes) })
         else { return nil }
         let expected = RequestAnswer.counts(oracle)
         guard cost.answers == expected else {

@@ -79,11 +79,12 @@ public enum OwnProcessMemory {
     }
 
     /// Runs `executable load <files> --json` (ResidentAfterLoad.swift): a fresh process's resident
-    /// memory before and after it loads the compiled files.
-    public static func residentAfterLoad(_ executable: String, files: [String]) throws -> ResidentAfterLoad {
+    /// memory before and after it loads the compiled files (their dense tables within
+    /// `denseBudgetBytes`: `--dense-budget`; nil: the default).
+    public static func residentAfterLoad(_ executable: String, files: [String], denseBudgetBytes: Int? = nil) throws -> ResidentAfterLoad {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["load"] + files + ["--json"]
+        process.arguments = ["load"] + files + (denseBudgetBytes.map { ["--dense-budget", String($0)] } ?? []) + ["--json"]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

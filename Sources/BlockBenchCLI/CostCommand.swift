@@ -10,6 +10,7 @@
 
 import ArgumentParser
 import ContentBlocker
+import Search
 import Foundation
 import Benchmarks
 import Corpus
@@ -103,10 +104,16 @@ struct CostMatch: ParsableCommand {
     @Option(help: "The corpora folder.")
     var corpora = "Corpora"
 
+    @Option(help: ArgumentHelp(
+        "Load each list's dense tables within this many bytes (0: every program runs compact; default: \(DenseBudget.standard.bytes)).",
+        valueName: "bytes"))
+    var denseBudget: Int?
+
     @OptionGroup var options: CostOptions
 
     func validate() throws {
         if files.isEmpty { throw ValidationError("name a compiled file") }
+        if let denseBudget, denseBudget < 0 { throw ValidationError("--dense-budget takes bytes, 0 or more") }
     }
 
     func run() throws {
@@ -119,15 +126,18 @@ struct CostMatch: ParsableCommand {
             let set = try RequestSets.load(entry, from: manifest)
             let asked = set.requests.map(\.request)
             if contents.count == 1 {
-                try options.printInside(try CostRegion.match(asked) { try CostRegion.evaluator(ofFile: contents[0]) })
+                try options.printInside(try CostRegion.match(asked) { try CostRegion.evaluator(ofFile: contents[0], denseBudgetBytes: denseBudget) })
             } else {
-                try options.printInside(try CostRegion.match(asked, loadingLists: { try CostRegion.contentBlockers(ofFiles: contents) }))
+                try options.printInside(try CostRegion.match(asked, loadingLists: {
+                    try CostRegion.contentBlockers(ofFiles: contents, denseBudgetBytes: denseBudget)
+                }))
             }
             return
         }
-        let cost = try options.counter().match(files: files, corpora: corpora, requests: requests)
+        let cost = try options.counter().match(files: files, corpora: corpora, requests: requests, denseBudgetBytes: denseBudget)
         if options.json { return try options.printJSON(cost) }
-        print("\(files.joined(separator: " + ")) × \(requests): \(HumanReadable.count(cost.requests)) requests, \(cost.answers.text)")
+        print("\(files.joined(separator: " + ")) × \(requests): \(HumanReadable.count(cost.requests)) requests, \(cost.answers.text)"
+            + (denseBudget.map { ", dense tables within \(HumanReadable.count($0)) bytes" } ?? ""))
         print("  load        \(HumanReadable.count(Int(cost.load))) instructions (\(files.count == 1 ? "the file validated, an evaluator made" : "the files validated, an evaluator made of each"))")
         print(String(format: "  first pass  %.1f instructions per request", cost.firstPassPerRequest))
         print(String(format: "  requests    %.1f instructions per request", cost.perRequest))

@@ -25,20 +25,27 @@ struct LoadCommand: ParsableCommand {
     @Flag(help: "Load the tables without huge pages (`TablePages.huge` off), as an embedder that turns them off does.")
     var noHugePages = false
 
+    @Option(help: ArgumentHelp(
+        "Load each list's dense tables within this many bytes (0: every program runs compact; default: \(DenseBudget.standard.bytes)).",
+        valueName: "bytes"))
+    var denseBudget: Int?
+
     func validate() throws {
         if files.isEmpty { throw ValidationError("name a compiled file") }
+        if let denseBudget, denseBudget < 0 { throw ValidationError("--dense-budget takes bytes, 0 or more") }
     }
 
     func run() throws {
         if noHugePages { TablePages.huge = false }
-        let (figures, seconds) = try ResidentAfterLoad.measureLoading(files: files)
+        let (figures, seconds) = try ResidentAfterLoad.measureLoading(files: files, denseBudgetBytes: denseBudget)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             print(String(decoding: try encoder.encode(figures), as: UTF8.self))
             return
         }
-        print("\(files.joined(separator: " + ")): \(HumanReadable.count(figures.loadedBytes)) bytes loaded in \(HumanReadable.duration(seconds: seconds))")
+        print("\(files.joined(separator: " + ")): \(HumanReadable.count(figures.loadedBytes)) bytes loaded in \(HumanReadable.duration(seconds: seconds))"
+            + (denseBudget.map { ", dense tables within \(HumanReadable.count($0)) bytes" } ?? ""))
         print("  anonymous resident memory (RssAnon) +\(HumanReadable.bytes(figures.anonymousGrowth))"
             + (figures.timesLoadedBytes.map { String(format: " (%.2fx the files' bytes)", $0) } ?? ""))
         print("  all resident memory (VmRSS)         +\(HumanReadable.bytes(figures.residentGrowth)), \(HumanReadable.bytes(figures.residentAfter)) in all")

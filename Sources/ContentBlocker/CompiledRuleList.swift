@@ -1,7 +1,10 @@
 // CompiledRuleList.swift — ContentBlocker
 //
 // A compiled rule list: made by `RuleListCompiler`, saved and loaded as a file (validated before
-// use), and asked what to do with a request.
+// use), and asked what to do with a request. An evaluator keeps what it answers with (the
+// programs' images, the tables, the rules, indexes of its own): a list kept beside it also keeps
+// its programs as read and its patterns' lists of rules, so an embedder short of memory lets the
+// list go once its evaluators are made, and loads it within the dense budget it is to run in.
 // Tested by ContentBlockerTests/ContentBlockerTests.swift and PageCacheTests.swift.
 
 public import Bytecode
@@ -18,8 +21,10 @@ public struct CompiledRuleList: Sendable {
     }
 
     /// Loads a compiled file's bytes; throws before anything runs when they are not a valid file.
-    public init(validating bytes: [UInt8]) throws(BytecodeError) {
-        file = try CompiledFile(validating: bytes)
+    /// `denseBudget`: the memory its programs' dense tables may take (Search/DenseBudget.swift;
+    /// `.compact`: every program runs compact, the least memory); the answers are the same at any.
+    public init(validating bytes: [UInt8], denseBudget: DenseBudget = .standard) throws(BytecodeError) {
+        file = try CompiledFile(validating: bytes, denseBudget: denseBudget)
     }
 
     /// The file's bytes (always the same for the same list).
@@ -30,11 +35,15 @@ public struct CompiledRuleList: Sendable {
         try Data(serialized()).write(to: URL(fileURLWithPath: path), options: .atomic)
     }
 
-    /// Reads and validates a compiled file.
-    public static func load(from path: String) throws -> CompiledRuleList {
+    /// Reads and validates a compiled file, its dense tables made within `denseBudget`.
+    public static func load(from path: String, denseBudget: DenseBudget = .standard) throws -> CompiledRuleList {
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        return try CompiledRuleList(validating: [UInt8](data))
+        return try CompiledRuleList(validating: [UInt8](data), denseBudget: denseBudget)
     }
+
+    /// The budget its dense tables were made within (a list compiled here, not read from a file:
+    /// the standard one, which an evaluator makes them within).
+    public var denseBudget: DenseBudget { file.denseBudget }
 
     /// What the list decides for `request` (MatchOutcome.swift). For many requests, reuse an
     /// `Evaluator`: it keeps its working memory between requests.

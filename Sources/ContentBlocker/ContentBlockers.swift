@@ -40,11 +40,12 @@ public final class ContentBlockers {
     private let lookedUp: [ProgramSet.LookedUp]
     private let gatesListed: [Bool]
 
-    /// The lists' evaluators, keeping the last `pageCapacity` pages (as `Evaluator` does).
-    public init(_ lists: [CompiledRuleList], pageCapacity: Int = 16) {
+    /// The lists' evaluators, keeping the last `pageCapacity` pages, each list's dense tables
+    /// within `denseBudget` (nil: the list's own), as `Evaluator` does.
+    public init(_ lists: [CompiledRuleList], pageCapacity: Int = 16, denseBudget: DenseBudget? = nil) {
         let pageTable = PageTable(capacity: pageCapacity)
         self.pageTable = pageTable
-        evaluators = lists.map { Evaluator($0, pageTable: pageTable) }
+        evaluators = lists.map { Evaluator($0, pageTable: pageTable, denseBudget: denseBudget) }
         lent = evaluators.map(Unmanaged.passUnretained)
         let wholeTogether = evaluators.count == 2 ? Evaluator.wholeTogether(evaluators[0], evaluators[1]) : nil
         let domainsTogether = wholeTogether == nil ? Evaluator.domainsTogether(evaluators) : nil

@@ -100,17 +100,21 @@ public final class Evaluator {
     /// Pages made since this evaluator was made (a request whose page was not kept makes one).
     @exclusivity(unchecked) public private(set) var pagesMade = 0
 
-    public convenience init(_ list: CompiledRuleList, pageCapacity: Int = 16) {
-        self.init(list, pageTable: PageTable(capacity: pageCapacity))
+    /// `denseBudget`: the memory the list's dense tables may take (Search/DenseBudget.swift), nil
+    /// for the list's own (the budget it was read within; a list compiled here: the standard
+    /// one). Another than the list's makes its programs' images anew: a list is best read within
+    /// the budget it is to run in (`CompiledRuleList(validating:denseBudget:)`).
+    public convenience init(_ list: CompiledRuleList, pageCapacity: Int = 16, denseBudget: DenseBudget? = nil) {
+        self.init(list, pageTable: PageTable(capacity: pageCapacity), denseBudget: denseBudget)
     }
 
     /// An evaluator whose requests' pages `pageTable` finds (shared by several lists' evaluators:
     /// each request is then placed by the table once, before the lists are asked).
-    init(_ list: CompiledRuleList, pageTable: PageTable) {
+    init(_ list: CompiledRuleList, pageTable: PageTable, denseBudget: DenseBudget? = nil) {
         // (A list compiled here rather than read from a file has its programs' images made now;
         // the programs as read are let go, as a run reads their images alone, and so are the url
         // patterns' lists of rules, which `ruleOfURLPattern` and `rulesOfSeveral` hold.)
-        var file = list.file
+        var file = list.file.prepared(denseBudget: denseBudget ?? list.denseBudget)
         file.urlPrograms = file.urlPrograms.runOnly()
         file.topURLPrograms = file.topURLPrograms.runOnly()
         file.framePrograms = file.framePrograms.runOnly()

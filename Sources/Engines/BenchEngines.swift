@@ -45,6 +45,10 @@ public struct BenchList: Sendable {
     /// manifest's `rules-abp` entries whose `safariList` names it), for engines that read filter
     /// syntax; nil when the manifest has none.
     public var abpTexts: [[UInt8]]?
+    /// BlockBench's dense tables' budget in bytes as a benchmark loads the list
+    /// (`BenchmarkDefinition.denseBudget`, Search/DenseBudget.swift; nil: the default). Other
+    /// engines load as they do.
+    public var denseBudgetBytes: Int?
 
     public init(name: String, json: [UInt8], abpTexts: [[UInt8]]? = nil) {
         self.name = name

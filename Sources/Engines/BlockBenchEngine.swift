@@ -86,8 +86,11 @@ public final class BlockBenchEngine: CompiledListEngine {
 
     public func matcher(for list: BenchList) throws -> any BenchMatcher {
         if compiled[list.name] == nil { _ = try compile(list) }
-        return Matcher(Evaluator(compiled[list.name]!))
+        return Matcher(Evaluator(compiled[list.name]!, denseBudget: Self.denseBudget(list)))
     }
+
+    /// The dense tables' budget a benchmark loads `list` within (nil: the list's own).
+    static func denseBudget(_ list: BenchList) -> DenseBudget? { list.denseBudgetBytes.map(DenseBudget.init(bytes:)) }
 
     public func conformanceEngine(for list: RuleList, file: CompiledRuleList) -> ConformanceEngine {
         let limits = limits
@@ -104,7 +107,9 @@ public final class BlockBenchEngine: CompiledListEngine {
     /// each request's page, third party and host labels found once for all the lists).
     public func jointMatcher(for lists: [BenchList]) throws -> (any BenchMatcher)? {
         for list in lists where compiled[list.name] == nil { _ = try compile(list) }
-        return ListsMatcherOfBlockers(ContentBlockers(lists.map { compiled[$0.name]! }))
+        let budgets = Set(lists.map(\.denseBudgetBytes))
+        precondition(budgets.count == 1, "lists asked together are loaded within one dense budget")
+        return ListsMatcherOfBlockers(ContentBlockers(lists.map { compiled[$0.name]! }, denseBudget: Self.denseBudget(lists[0])))
     }
 
     final class Matcher: BenchMatcher {

@@ -27,6 +27,7 @@
 
 internal import ContentBlocker
 internal import Foundation
+internal import Search
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -85,9 +86,13 @@ public struct ResidentAfterLoad: Codable, Hashable, Sendable {
     /// Loads the compiled files at `paths` as a browser does (each read and validated, the lists
     /// made into one `ContentBlockers`, an evaluator each) in this process, and measures it before
     /// and after, the allocator held still (`SteadyAllocator`: its threshold stays fixed in this
-    /// process after); also the load's seconds. For `blockbench load`: this process must have done
-    /// nothing else yet.
-    public static func measureLoading(files paths: [String]) throws -> (figures: ResidentAfterLoad, seconds: Double) {
+    /// process after); also the load's seconds. `denseBudgetBytes`: the lists' dense tables'
+    /// budget (Search/DenseBudget.swift; nil: the default). For `blockbench load`: this process
+    /// must have done nothing else yet.
+    public static func measureLoading(
+        files paths: [String], denseBudgetBytes: Int? = nil
+    ) throws -> (figures: ResidentAfterLoad, seconds: Double) {
+        let budget = denseBudgetBytes.map(DenseBudget.init(bytes:)) ?? .standard
         SteadyAllocator.fixThreshold()
         guard let before = current() else { throw BenchEngineError.externalEngine("no /proc/self/status to read resident memory from") }
         var loadedBytes = 0
@@ -96,7 +101,7 @@ public struct ResidentAfterLoad: Codable, Hashable, Sendable {
             try paths.map { path in
                 let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
                 loadedBytes += bytes.count
-                return try CompiledRuleList(validating: bytes)
+                return try CompiledRuleList(validating: bytes, denseBudget: budget)
             })
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         SteadyAllocator.giveBackFreePages()

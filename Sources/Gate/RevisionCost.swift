@@ -114,7 +114,15 @@ public struct RevisionCost {
                 guard let requests = definition.requests else { continue }
                 let file = try compiledFile(definition.rules, rules: rules)
                 progress?("\(definition.name): \(revision)'s instructions and data misses per request, under Valgrind")
-                let cost = try counter.match(file: file, corpora: manifest.root, requests: requests)
+                let cost: MatchCost
+                if let budget = definition.denseBudget {
+                    // (A revision whose `cost match` takes no dense budget counts none: its rows stay uncompared.)
+                    guard let counted = try? counter.match(files: [file], corpora: manifest.root, requests: requests, denseBudgetBytes: budget)
+                    else { continue }
+                    cost = counted
+                } else {
+                    cost = try counter.match(file: file, corpora: manifest.root, requests: requests)
+                }
                 engine.instructions = cost.recorded
                 engine.dataMisses = cost.recordedMisses
             case .check:

@@ -159,7 +159,7 @@ public enum ReadmeFigures {
             lines.append(row(Array(repeating: "---", count: engines.count + 2)))
             for result in results {
                 let ours = result.engines.first { $0.engine == "blockbench" }
-                let lists = result.apart == true ? result.rules + " (apart)" : result.rules
+                let lists = result.listsLabel
                 let what = model == .compile ? lists : "\(lists) × \(result.requests ?? "?")"
                 let size = model == .compile ? result.ruleCount : (result.requestCount ?? ours?.requests ?? 0)
                 var cells = [what, HumanReadable.count(size)]
@@ -215,7 +215,7 @@ public enum ReadmeFigures {
     static func memoryTable(_ results: [BenchmarkResult]) -> [String] {
         var rows: [(lists: String, engines: [EngineResult])] = []
         for result in results {
-            let lists = result.apart == true ? result.rules + " (apart)" : result.rules
+            let lists = result.listsLabel
             let measured = result.engines.filter { $0.status == .ok && $0.residentAfterLoad != nil }
             guard !measured.isEmpty, !rows.contains(where: { $0.lists == lists }) else { continue }
             rows.append((lists, measured))

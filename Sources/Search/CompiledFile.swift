@@ -340,8 +340,9 @@ public struct CompiledFile: Hashable, Sendable {
     /// are read in the order their checks depend on: the pattern counts and the rule count first
     /// (programs and records are checked against them), then the patterns' rule slots, the
     /// conditions, the actions, the rule records (checked against the conditions and actions),
-    /// and the three program sets.
-    public init(validating bytes: [UInt8]) throws(BytecodeError) {
+    /// and the three program sets, prepared to run: their dense tables made within `denseBudget`
+    /// (the url set's first, then the top-url set's, then the frame-url set's: DenseBudget.swift).
+    public init(validating bytes: [UInt8], denseBudget: DenseBudget = .standard) throws(BytecodeError) {
         let sections = try Sections(validating: bytes)
         var patterns = sections.reader(.patterns)
         let counts = try PatternCounts(reading: &patterns, fileLength: bytes.count)
@@ -356,10 +357,13 @@ public struct CompiledFile: Hashable, Sendable {
             &rulesReader, count: ruleCount, sectionStart: sections.range(.rules).start, conditions: conditions,
             actionCount: actions.count, counts: counts)
         try Sections.finish(rulesReader, .rules)
+        let urlPrograms = try sections.programs(.urlPrograms, patternCount: counts.url, denseBudget: denseBudget)
+        let topBudget = denseBudget.less(urlPrograms.denseEntryCount)
+        let topURLPrograms = try sections.programs(.topURLPrograms, patternCount: counts.top, denseBudget: topBudget)
         self.init(
-            urlPrograms: try sections.programs(.urlPrograms, patternCount: counts.url),
-            topURLPrograms: try sections.programs(.topURLPrograms, patternCount: counts.top),
-            framePrograms: try sections.programs(.framePrograms, patternCount: counts.frame),
+            urlPrograms: urlPrograms, topURLPrograms: topURLPrograms,
+            framePrograms: try sections.programs(
+                .framePrograms, patternCount: counts.frame, denseBudget: topBudget.less(topURLPrograms.denseEntryCount)),
             urlPatternCount: counts.url, topPatternCount: counts.top, framePatternCount: counts.frame,
             patternRuleStart: slots.ruleStart, patternRules: slots.rules.fitted(), universalRules: slots.universal.fitted(), rules: rules,
             conditions: conditions, actions: actions)
@@ -421,9 +425,9 @@ public struct CompiledFile: Hashable, Sendable {
         }
 
         /// A program set section, its programs checked against the patterns they may report.
-        func programs(_ kind: SectionKind, patternCount: Int) throws(BytecodeError) -> ProgramSet {
+        func programs(_ kind: SectionKind, patternCount: Int, denseBudget: DenseBudget) throws(BytecodeError) -> ProgramSet {
             var reader = reader(kind)
-            let result = try ProgramSet.read(from: &reader, patternCount: patternCount)
+            let result = try ProgramSet.read(from: &reader, patternCount: patternCount, denseBudget: denseBudget)
             try Self.finish(reader, kind)
             return result
         }
@@ -580,6 +584,27 @@ public struct CompiledFile: Hashable, Sendable {
                 conditionCount: count))
         }
         return rules
+    }
+
+    /// The program sets prepared to run, their dense tables made within `budget` (DenseBudget.swift:
+    /// the url set's first, then the top-url set's, then the frame-url set's), as a file read
+    /// within it has them: a set prepared so already is kept.
+    public func prepared(denseBudget budget: DenseBudget) -> CompiledFile {
+        var file = self
+        file.urlPrograms = urlPrograms.prepared(denseBudget: budget)
+        let topBudget = budget.less(file.urlPrograms.denseEntryCount)
+        file.topURLPrograms = topURLPrograms.prepared(denseBudget: topBudget)
+        file.framePrograms = framePrograms.prepared(denseBudget: topBudget.less(file.topURLPrograms.denseEntryCount))
+        return file
+    }
+
+    /// The budget the program sets' dense tables were made within, as `prepared(denseBudget:)`
+    /// takes it.
+    public var denseBudget: DenseBudget { urlPrograms.denseBudget }
+
+    /// The bytes of the program sets' dense tables' entries (what `DenseBudget` counts).
+    public var denseTableBytes: Int {
+        (urlPrograms.denseEntryCount + topURLPrograms.denseEntryCount + framePrograms.denseEntryCount) * MemoryLayout<UInt16>.size
     }
 
     /// What the loaded file holds in memory, by structure (HeldMemory.swift): its program sets

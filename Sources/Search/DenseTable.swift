@@ -3,7 +3,7 @@
 // A program's states expanded, in memory, into a table of one row per state and one entry per
 // byte class: a step is then one read, where the compact form decodes the state's header and scans
 // its exceptions. Programs are expanded while the tables stay within a budget
-// (`DenseTable.maximumEntries`, `DenseTable.budget`), so building every table of a list is bounded
+// (`DenseTable.maximumEntries`, `DenseBudget`), so building every table of a list is bounded
 // work and memory whatever the list's size, and the file keeps the compact form: the table is the
 // interpreter's, not the format's. A state's row is decoded once (`Program.appendRow`), not a
 // class at a time: a load expands tables of millions of entries. A delta state met after the
@@ -34,13 +34,14 @@
 public import Bytecode
 
 public struct DenseTable: Hashable, Sendable {
-    /// At most this many entries (states x stride) over all the tables of one program set: 16 MB.
+    /// At most this many entries (states x stride) over all the tables of a list, by default
+    /// (`DenseBudget.standard`; an embedder may load a list within another, `DenseBudget`): 16 MB.
     /// Programs that run over the whole URL are expanded first, then suffixes, while the budget
     /// lasts. It is large enough for the whole programs of the largest shipped lists together
     /// (their Aho-Corasick automaton above all), whose steps the compact form would decode one
     /// header and one exception list at a time.
     public static let budget = 1 << 23
-    /// At most this many entries in one table: the whole budget.
+    /// At most this many entries in one table: the whole default budget.
     public static let maximumEntries = budget
     /// The entry of a class on which the run stops.
     public static let dead = UInt16.max

@@ -103,6 +103,8 @@ public struct ProgramSet: Hashable, Sendable {
         /// An empty image for a set made to be written, not run (`prepared()` makes one that runs).
         @usableFromInline let image: Image
         @usableFromInline let isPrepared: Bool
+        /// The budget its image's dense tables were made within (a prepared set's).
+        let denseBudget: DenseBudget
         /// The programs as read were let go (`runOnly()`): the image alone holds them.
         let isRunOnly: Bool
         /// Some whole program, stage or gated group (told also when the programs were let go).
@@ -110,7 +112,7 @@ public struct ProgramSet: Hashable, Sendable {
 
         init(
             programs: [Program], stages: [Stage], gated: Gated?, domains: DomainTable, domainConditions: DomainConditionTable,
-            hostContexts: [HostContextTable], makingImage: Bool = true
+            hostContexts: [HostContextTable], makingImage: Bool = true, denseBudget: DenseBudget = .standard
         ) {
             self.programs = programs
             self.stages = stages
@@ -119,8 +121,11 @@ public struct ProgramSet: Hashable, Sendable {
             self.domainConditions = domainConditions
             self.hostContexts = makingImage ? hostContexts.map { $0.indexed() } : hostContexts
             hostLookups = HostLookups(self.hostContexts.compactMap(\.lookup))
-            image = makingImage ? Image(programs: programs, stages: stages, gated: gated) : Image(programs: [], stages: [], gated: nil)
+            image = makingImage
+                ? Image(programs: programs, stages: stages, gated: gated, budget: denseBudget)
+                : Image(programs: [], stages: [], gated: nil, budget: .compact)
             isPrepared = makingImage
+            self.denseBudget = denseBudget
             isRunOnly = false
             holdsPrograms = !programs.isEmpty || !stages.isEmpty || gated != nil
         }
@@ -130,7 +135,7 @@ public struct ProgramSet: Hashable, Sendable {
             precondition(prepared.isPrepared, "a set that runs")
             (programs, stages, gated) = ([], [], nil)
             (domains, domainConditions, hostContexts) = (prepared.domains, prepared.domainConditions, prepared.hostContexts)
-            (hostLookups, image) = (prepared.hostLookups, prepared.image)
+            (hostLookups, image, denseBudget) = (prepared.hostLookups, prepared.image, prepared.denseBudget)
             (isPrepared, isRunOnly, holdsPrograms) = (true, true, prepared.holdsPrograms)
         }
     }
@@ -154,10 +159,28 @@ public struct ProgramSet: Hashable, Sendable {
     /// This set, ready to run: itself, or, for a set made without its image (the compiler's,
     /// `preparing` false), the same set with its image made.
     public func prepared() -> ProgramSet {
-        contents.isPrepared ? self
-            : ProgramSet(
-                programs: programs, stages: stages, gated: gated, domains: domains, domainConditions: domainConditions,
-                hostContexts: hostContexts)
+        contents.isPrepared ? self : prepared(denseBudget: .standard)
+    }
+
+    /// This set, ready to run, its dense tables made within `budget` (`DenseBudget`): itself when
+    /// it was prepared so, otherwise the same set with its image made anew. Not for a set whose
+    /// programs were let go (`runOnly()`) and prepared within another budget.
+    public func prepared(denseBudget budget: DenseBudget) -> ProgramSet {
+        if contents.isPrepared && contents.denseBudget == budget { return self }
+        precondition(!contents.isRunOnly, "a set kept only to run is not prepared again (`runOnly()`)")
+        return ProgramSet(contents: Contents(
+            programs: programs, stages: stages, gated: gated, domains: domains, domainConditions: domainConditions,
+            hostContexts: hostContexts, denseBudget: budget))
+    }
+
+    /// The budget this set's dense tables were made within (a set not prepared: the standard one,
+    /// which `prepared()` makes them within).
+    public var denseBudget: DenseBudget { contents.isPrepared ? contents.denseBudget : .standard }
+
+    /// The entries of this set's dense tables, which its budget counts (`DenseBudget`).
+    public var denseEntryCount: Int {
+        guard contents.isPrepared else { return prepared().denseEntryCount }
+        return image.admittedEntries
     }
 
     /// This set as an evaluator keeps it: prepared, without its programs as read (`programs`,
@@ -310,6 +333,9 @@ public struct ProgramSet: Hashable, Sendable {
         /// Per gated group, where its programs run: the URL's start (0), or the gate's first
         /// byte, anywhere (its length) or where it begins a host label (minus its length).
         @usableFromInline var groupGateLength: [Int32] = []
+        /// The entries of the dense tables admitted (their alignment in `denseEntries` aside): what
+        /// the budget counts.
+        var admittedEntries = 0
 
         /// The image's arrays as buffers, for one run over a URL.
         @usableFromInline struct Buffers {
@@ -502,12 +528,14 @@ public struct ProgramSet: Hashable, Sendable {
             // (The arrays' elements are plain values: nothing to deinitialize; `memory` frees itself.)
         }
 
-        init(programs: [Program], stages: [Stage], gated: Gated?) {
-            var admitted = addWholeRuns(programs)
+        /// The image of these programs, their dense tables made while their entries fit `budget`.
+        init(programs: [Program], stages: [Stage], gated: Gated?, budget: DenseBudget) {
+            var admitted = addWholeRuns(programs, budget: budget.entries)
             addStages(stages)
             let gatesBeginLabels = addGated(gated)
             readsHostLabels = stageReadsHostLabels.contains(true) || gatesBeginLabels
-            admitTables(stages: stages, gated: gated, after: &admitted)
+            admitTables(stages: stages, gated: gated, budget: budget.entries, after: &admitted)
+            admittedEntries = admitted.reduce(0) { $0 + $1.table.entries.count }
             placeDenseTables(admitted)
             placeCode(programs: programs, stages: stages, gated: gated)
             stageCount = stagePrefixes.count
@@ -547,8 +575,8 @@ public struct ProgramSet: Hashable, Sendable {
         /// program, or a product: an entry with a table and neither code nor class map, its
         /// table's places in `denseColumns` as every dense entry's); then the programs left
         /// without a table. Returns per table the entry of each part.
-        private mutating func addWholeRuns(_ programs: [Program]) -> [(parts: [Int], table: DenseTable)] {
-            let wholeTables = DenseTable.together(programs, budget: DenseTable.budget)
+        private mutating func addWholeRuns(_ programs: [Program], budget: Int) -> [(parts: [Int], table: DenseTable)] {
+            let wholeTables = DenseTable.together(programs, budget: budget)
             var admitted: [(parts: [Int], table: DenseTable)] = []
             for joined in wholeTables {
                 var parts: [Int] = []
@@ -623,7 +651,9 @@ public struct ProgramSet: Hashable, Sendable {
 
         /// Then a table each for the prefixes that are run, the suffixes and the gated groups'
         /// programs, while the budget lasts, appended to `admitted`.
-        private mutating func admitTables(stages: [Stage], gated: Gated?, after admitted: inout [(parts: [Int], table: DenseTable)]) {
+        private mutating func admitTables(
+            stages: [Stage], gated: Gated?, budget: Int, after admitted: inout [(parts: [Int], table: DenseTable)]
+        ) {
             // (`others[i]` is entry `wholeRunCount + i`; `units`, the order they are admitted in.)
             var units: [Int] = []
             var others: [Program] = []
@@ -644,13 +674,13 @@ public struct ProgramSet: Hashable, Sendable {
             }
             units += later
             var admittedEntries = admitted.reduce(0) { $0 + $1.table.entries.count }
-            var madeAhead = Self.tablesAhead(units, others, admittedEntries: admittedEntries)
+            var madeAhead = Self.tablesAhead(units, others, admittedEntries: admittedEntries, budget: budget)
             for (index, unit) in units.enumerated() {
-                guard admittedEntries < DenseTable.budget else { break }
+                guard admittedEntries < budget else { break }
                 let made = madeAhead[index]
                 madeAhead[index] = nil  // (each table let go once admitted)
                 guard Self.size(others[unit]) <= DenseTable.maximumEntries, let table = made ?? DenseTable(others[unit]),
-                    admittedEntries + table.entries.count <= DenseTable.budget
+                    admittedEntries + table.entries.count <= budget
                 else { continue }
                 admitted.append(([wholeRunCount + unit], table))
                 admittedEntries += table.entries.count
@@ -666,12 +696,12 @@ public struct ProgramSet: Hashable, Sendable {
         /// each has `size` entries (per unit; nil: not made ahead). They are then admitted one at
         /// a time as the budget says, a table not made ahead made then: the same tables whatever
         /// was made.
-        private static func tablesAhead(_ units: [Int], _ others: [Program], admittedEntries: Int) -> [DenseTable??] {
+        private static func tablesAhead(_ units: [Int], _ others: [Program], admittedEntries: Int, budget: Int) -> [DenseTable??] {
             var ahead: [Int] = []
             var predicted = admittedEntries
             for (index, unit) in units.enumerated() {
-                guard predicted < DenseTable.budget else { break }
-                guard size(others[unit]) <= DenseTable.maximumEntries, predicted + size(others[unit]) <= DenseTable.budget else { continue }
+                guard predicted < budget else { break }
+                guard size(others[unit]) <= DenseTable.maximumEntries, predicted + size(others[unit]) <= budget else { continue }
                 ahead.append(index)
                 predicted += size(others[unit])
             }
@@ -1135,8 +1165,9 @@ public struct ProgramSet: Hashable, Sendable {
         for context in hostContexts { context.write(to: &writer) }
     }
 
-    /// Reads and validates a programs section's content.
-    static func read(from reader: inout ByteReader, patternCount: Int) throws(BytecodeError) -> ProgramSet {
+    /// Reads and validates a programs section's content; the set is prepared, its dense tables
+    /// made within `denseBudget`.
+    static func read(from reader: inout ByteReader, patternCount: Int, denseBudget: DenseBudget) throws(BytecodeError) -> ProgramSet {
         func programs(patternCount: Int = patternCount) throws(BytecodeError) -> [Program] {
             let count = try reader.u32Count(of: "programs", itemBytes: Program.smallestEncoding)
             var result: [Program] = []
@@ -1176,8 +1207,9 @@ public struct ProgramSet: Hashable, Sendable {
         let contextCount = try reader.varintCount(of: "host contexts", itemBytes: 2 + 129 + 17 + 1)
         var hostContexts: [HostContextTable] = []
         for _ in 0..<contextCount { hostContexts.append(try HostContextTable.read(from: &reader, patternCount: patternCount + groupCount)) }
-        return ProgramSet(
-            programs: whole, stages: stages, gated: gated, domains: domains, domainConditions: domainConditions, hostContexts: hostContexts)
+        return ProgramSet(contents: Contents(
+            programs: whole, stages: stages, gated: gated, domains: domains, domainConditions: domainConditions, hostContexts: hostContexts,
+            denseBudget: denseBudget))
     }
 
     /// Every program as text, headed `name program i`, `name stage i prefix`, `name stage i suffix j`,

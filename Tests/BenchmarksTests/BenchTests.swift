@@ -1,6 +1,6 @@
 // BenchTests.swift — benchmarks: a wrong engine is rejected by the count check and never timed;
-// definitions are checked on load; samples are evenly spaced; a report folder is complete and its
-// history line appended.
+// definitions are checked on load; a dense budget loads BlockBench's list within it; samples are
+// evenly spaced; a report folder is complete and its history line appended.
 
 import Testing
 import Foundation
@@ -145,6 +145,22 @@ private let kablockMatch = BenchmarkDefinition(
         }
         try Data(#"{"rules": "kablock", "model": "sprint", "engines": []}"#.utf8).write(to: URL(fileURLWithPath: folder + "/bad.json"))
         #expect(throws: BenchmarkDefinitionError.self) { try BenchmarkDefinition.loadAll(from: folder, engines: ["blockbench"]) }
+    }
+
+    /// A definition's dense budget loads BlockBench's list within it (0: every program compact):
+    /// the same answers, checked against the oracle's; only a match of BlockBench takes one.
+    @Test func aDenseBudgetLoadsTheListWithinIt() throws {
+        var compact = kablockMatch
+        compact.denseBudget = 0
+        let result = try runner([BlockBenchEngine()]).run(compact)
+        let engine = try #require(result.engines.first)
+        #expect(engine.status == .ok, "\(engine.message ?? "")")
+        #expect(engine.answers == engine.oracleAnswers)
+        let decoded = try JSONDecoder().decode(
+            BenchmarkDefinition.self, from: Data(#"{"rules": "kablock", "model": "compile", "engines": ["blockbench", "adblock-rust"], "denseBudget": -1}"#.utf8))
+        let problems = decoded.problems(engines: ["blockbench", "adblock-rust"]).joined(separator: "; ")
+        #expect(decoded.denseBudget == -1)
+        #expect(problems.contains("to a compile benchmark") && problems.contains("negative") && problems.contains("to adblock-rust"))
     }
 
     @Test func theShippedDefinitionsLoad() throws {

@@ -178,9 +178,10 @@ public final class CostCounter: @unchecked Sendable {
 
     /// The instructions (and simulated data-cache misses) of answering `requests` with the
     /// compiled `files`, lists asked apart (`CostRegion.match(_:loadingLists:)`): every request
-    /// put to each.
-    public func match(files: [String], corpora: String, requests: String) throws -> MatchCost {
-        let arguments = ["cost", "match"] + files + ["--requests", requests, "--corpora", corpora, "--inside"]
+    /// put to each; their dense tables within `denseBudgetBytes` (nil: the default).
+    public func match(files: [String], corpora: String, requests: String, denseBudgetBytes: Int? = nil) throws -> MatchCost {
+        let budget = denseBudgetBytes.map { ["--dense-budget", String($0)] } ?? []
+        let arguments = ["cost", "match"] + files + ["--requests", requests, "--corpora", corpora] + budget + ["--inside"]
         let (parts, figures) = try count(arguments, simulatingCaches: true)
         guard let answers = figures.answers, answers.requests > 0, let load = parts[CostRegion.loadLabel]?["Ir"],
             let first = parts[CostRegion.firstPassLabel]?["Ir"], let second = parts[CostRegion.requestsLabel], let requests = second["Ir"]

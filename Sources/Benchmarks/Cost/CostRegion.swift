@@ -193,15 +193,17 @@ public enum CostRegion {
         bb_callgrind_toggle()
     }
 
-    /// The content blockers of compiled files' bytes, each validated and read.
-    public static func contentBlockers(ofFiles files: [[UInt8]]) throws -> ContentBlockers {
-        ContentBlockers(try files.map { try CompiledRuleList(validating: $0) })
+    /// The content blockers of compiled files' bytes, each validated and read, its dense tables
+    /// within `denseBudgetBytes` (Search/DenseBudget.swift; nil: the default).
+    public static func contentBlockers(ofFiles files: [[UInt8]], denseBudgetBytes: Int? = nil) throws -> ContentBlockers {
+        ContentBlockers(try files.map { try CompiledRuleList(validating: $0, denseBudget: denseBudgetBytes.map { .init(bytes: $0) } ?? .standard) })
     }
 
     /// A compiled file's bytes validated and read, and an evaluator made of it: what a browser
-    /// loads (BlockBenchEngine.loadSeconds times the same).
-    public static func evaluator(ofFile bytes: [UInt8]) throws -> (Request) -> MatchOutcome {
-        let evaluator = Evaluator(try CompiledRuleList(validating: bytes))
+    /// loads (BlockBenchEngine.loadSeconds times the same); its dense tables within
+    /// `denseBudgetBytes` (nil: the default).
+    public static func evaluator(ofFile bytes: [UInt8], denseBudgetBytes: Int? = nil) throws -> (Request) -> MatchOutcome {
+        let evaluator = Evaluator(try CompiledRuleList(validating: bytes, denseBudget: denseBudgetBytes.map { .init(bytes: $0) } ?? .standard))
         return { evaluator.outcome(for: $0) }
     }
 
