@@ -34,7 +34,8 @@
 // tests hold the index to.
 //
 // The evaluator keeps its working memory (pattern marks, candidate lists) between requests: after
-// the first few requests, matching allocates only the outcome it returns. One evaluator serves
+// the first few requests, matching allocates only the outcome it returns, and that only while the
+// caller holds the last one (`MatchOutcome.Reusing`). One evaluator serves
 // one thread at a time, and no access to its state overlaps another (the tests ran with Swift's
 // checks): its stored state is `@exclusivity(unchecked)`, since a run-time check of each access to
 // a class's property is a call per access, a sizeable share of a request on a small list.
@@ -475,6 +476,9 @@ public final class Evaluator {
         /// `listLocations`' list, and the programs' stage ends.
         @exclusivity(unchecked) var locations: [UInt32] = []
         @exclusivity(unchecked) var stageEnds: [Int] = []
+        /// The outcomes of requests with rules of their own, each in the last one's storage once
+        /// the caller dropped that one.
+        @exclusivity(unchecked) var outcomes = MatchOutcome.Reusing()
 
         init(urlSeen: PatternMarks) { self.urlSeen = urlSeen }
     }
@@ -501,16 +505,16 @@ public final class Evaluator {
     @exclusivity(unchecked) private var markedFrame: [UInt32]?
 
     /// Runs `programs` over `url`, marking each reported pattern once in `seen` and listing it.
-    /// `wholeSteps`: the domain table was looked up and the whole programs run already
-    /// (`runWhole`), taking these steps; `lookedUp`: the tables looked up already with other
-    /// lists' (`lookUpDomains`, `lookUpHostContexts`).
     private func run(
         _ programs: ProgramSet, over url: String, seen: inout PatternMarks, into matched: inout [UInt32], ends: inout [Int]
     ) {
         Self.withBytes(url) { run(programs, over: $0, seen: &seen, into: &matched, ends: &ends) }
     }
 
-    /// `run(_:over:seen:into:ends:)` over a URL's bytes.
+    /// `run(_:over:seen:into:ends:)` over a URL's bytes, with its host labels when a caller asking
+    /// several lists read them once for all. `wholeSteps`: the domain table was looked up and the
+    /// whole programs run already (`runWhole`), taking these steps; `lookedUp`: the tables looked
+    /// up already with other lists' (`lookUpDomains`, `lookUpHostContexts`).
     @inline(__always)
     private func run(
         _ programs: ProgramSet, over url: UnsafeBufferPointer<UInt8>, hostReading: DomainTable.HostReading? = nil, wholeSteps: Int? = nil,
@@ -1190,7 +1194,7 @@ public final class Evaluator {
             newLocations += 1
         }
         let actions = kept.universal.actions.shared(inserting: work.locations[..<newLocations])
-        return MatchOutcome(
+        return work.outcomes.outcome(
             actions: actions, matchingRules: matchingRules(kept, work.extra),
             appliesGlobalStyleSheet: kept.universal.low == nil)
     }
@@ -1220,7 +1224,7 @@ public final class Evaluator {
         for slot in work.extra where slot <= high && low.map({ slot > $0 }) ?? true { work.applying.append(slot) }
         listLocations(work.applying[...], upgradable: Self.isUpgradable(request), into: &work.locations)
         let actions = work.locations.map { file.actions[Int($0)] }
-        return MatchOutcome(
+        return work.outcomes.outcome(
             actions: SharedList(actions), matchingRules: matchingRules(kept, work.extra), appliesGlobalStyleSheet: low == nil)
     }
 
