@@ -3,9 +3,10 @@
 // Several compiled lists asked about each request, as a browser asks each of its content
 // blockers: every list answers on its own (its outcome is what its `Evaluator` alone would give),
 // and what does not depend on a list is found once per request: the request's page (compared by
-// its URLs, with the main document's registrable domain), whether it is third party, and the
-// host labels of its URL that the domain tables read. The lists' evaluators share one page table,
-// so that each knows the page by the same place. Two lists' whole url programs run in one pass
+// its URLs, with the main document's registrable domain), whether it is third party, its flags
+// as the lists' pages keep their lists by them (`Evaluator.requestFlags`), its URL's bytes, and
+// the host labels of its URL that the domain tables read. The lists' evaluators share one page
+// table, so that each knows the page by the same place. Two lists' whole url programs run in one pass
 // (`ProgramSet.WholeTogether`): each list's table reads are waited for beside the other's.
 // Otherwise (more lists, or two that cannot run so) the lists' domain tables are looked up
 // together (`ProgramSet.DomainsTogether`): a host's candidates hashed once, probed in each table.
@@ -39,6 +40,8 @@ public final class ContentBlockers {
     /// emptied by the lookup that comes first (`WholeTogether` or `DomainsTogether`).
     private let lookedUp: [ProgramSet.LookedUp]
     private let gatesListed: [Bool]
+    /// Some list's pages' lists are kept by the request's upgradability (`Evaluator.requestFlags`).
+    private let readsUpgradable: Bool
 
     /// The lists' evaluators, keeping the last `pageCapacity` pages, each list's dense tables
     /// within `denseBudget` (nil: the list's own), as `Evaluator` does.
@@ -47,6 +50,7 @@ public final class ContentBlockers {
         self.pageTable = pageTable
         evaluators = lists.map { Evaluator($0, pageTable: pageTable, denseBudget: denseBudget) }
         lent = evaluators.map(Unmanaged.passUnretained)
+        readsUpgradable = evaluators.contains(where: \.universalMakesHTTPS)
         let wholeTogether = evaluators.count == 2 ? Evaluator.wholeTogether(evaluators[0], evaluators[1]) : nil
         let domainsTogether = wholeTogether == nil ? Evaluator.domainsTogether(evaluators) : nil
         let hostContextsTogether = Evaluator.hostContextsTogether(evaluators)
@@ -86,24 +90,26 @@ public final class ContentBlockers {
             return
         }
         let place = pageTable.place(of: request)
-        let url = request.url.string
-        let hostReading = url.utf8.withContiguousStorageIfAvailable(DomainTable.HostReading.init) ?? {
-            var url = url
-            return url.withUTF8(DomainTable.HostReading.init)
-        }()
-        let wholeSteps = wholeTogether.map { together in
-            lent[0]._withUnsafeGuaranteedRef { a in
-                lent[1]._withUnsafeGuaranteedRef { b in Evaluator.runWhole(a, b, together, url: url, labels: hostReading.labels) }
+        let flags = Evaluator.requestFlags(request, thirdParty: place.thirdParty, readsUpgradable: readsUpgradable)
+        Evaluator.withBytes(request.url.string) { url in
+            let hostReading = DomainTable.HostReading(url)
+            let wholeSteps = wholeTogether.map { together in
+                lent[0]._withUnsafeGuaranteedRef { a in
+                    lent[1]._withUnsafeGuaranteedRef { b in Evaluator.runWhole(a, b, together, url: url, labels: hostReading.labels) }
+                }
             }
-        }
-        if let domainsTogether { Evaluator.lookUpDomains(lent, domainsTogether, url: url, labels: hostReading.labels) }
-        if let hostContextsTogether { Evaluator.lookUpHostContexts(lent, hostContextsTogether, url: url, labels: hostReading.labels, listed: gatesListed) }
-        for list in lent.indices {
-            let steps = wholeSteps.map { list == 0 ? $0.0 : $0.1 }
-            let outcome = lent[list]._withUnsafeGuaranteedRef {
-                $0.outcome(for: request, at: place, hostReading: hostReading, wholeSteps: steps, lookedUp: lookedUp[list])
+            if let domainsTogether { Evaluator.lookUpDomains(lent, domainsTogether, url: url, labels: hostReading.labels) }
+            if let hostContextsTogether {
+                Evaluator.lookUpHostContexts(lent, hostContextsTogether, url: url, labels: hostReading.labels, listed: gatesListed)
             }
-            each(list, outcome)
+            for list in lent.indices {
+                let steps = wholeSteps.map { list == 0 ? $0.0 : $0.1 }
+                let outcome = lent[list]._withUnsafeGuaranteedRef {
+                    $0.outcome(
+                        for: request, at: place, flags: flags, url: url, hostReading: hostReading, wholeSteps: steps, lookedUp: lookedUp[list])
+                }
+                each(list, outcome)
+            }
         }
     }
 

@@ -34,7 +34,8 @@
 // tests hold the index to.
 //
 // The evaluator keeps its working memory (pattern marks, candidate lists) between requests: after
-// the first few requests, matching allocates only the outcome it returns. One evaluator serves
+// the first few requests, matching allocates only the outcome it returns, and that only while the
+// caller holds the last one (`MatchOutcome.Reusing`). One evaluator serves
 // one thread at a time, and no access to its state overlaps another (the tests ran with Swift's
 // checks): its stored state is `@exclusivity(unchecked)`, since a run-time check of each access to
 // a class's property is a call per access, a sizeable share of a request on a small list.
@@ -78,7 +79,11 @@ public final class Evaluator {
     /// Whether a rule that matches every URL looks at the load type (third party) or is a
     /// make-https rule (upgradability): only then are these part of a page's flags.
     private let universalUsesLoadType: Bool
-    private let universalMakesHTTPS: Bool
+    let universalMakesHTTPS: Bool
+    /// The bits of a request's flags (`requestFlags`) that the page's lists are kept by: the
+    /// resource type, load context and method, and the party and upgradability when these are
+    /// part of them.
+    private let flagsMask: UInt64
     /// The rules that match every URL and name each top-url (frame-url) pattern in their
     /// condition: `universalOfTop[universalOfTopStart[p] ..< universalOfTopStart[p + 1]]`, slots.
     private let universalOfTopStart: [Int]
@@ -143,6 +148,7 @@ public final class Evaluator {
         work.locations.reserveCapacity(file.actions.count)
         universalUsesLoadType = file.universalRules.contains { file.rules[Int($0)].loadTypes != 0 }
         universalMakesHTTPS = file.universalRules.contains { file.rules[Int($0)].role == .makeHTTPS }
+        flagsMask = 0xFFFF_FFFF | (universalUsesLoadType ? 3 << 32 : 0) | (universalMakesHTTPS ? 1 << 34 : 0)
         var groups: [UniversalGroup] = []
         var groupSizes: [Int] = []
         var groupOfKind: [UniversalGroup: UInt32] = [:]
@@ -474,6 +480,9 @@ public final class Evaluator {
         /// `listLocations`' list, and the programs' stage ends.
         @exclusivity(unchecked) var locations: [UInt32] = []
         @exclusivity(unchecked) var stageEnds: [Int] = []
+        /// The outcomes of requests with rules of their own, each in the last one's storage once
+        /// the caller dropped that one.
+        @exclusivity(unchecked) var outcomes = MatchOutcome.Reusing()
 
         init(urlSeen: PatternMarks) { self.urlSeen = urlSeen }
     }
@@ -500,26 +509,35 @@ public final class Evaluator {
     @exclusivity(unchecked) private var markedFrame: [UInt32]?
 
     /// Runs `programs` over `url`, marking each reported pattern once in `seen` and listing it.
-    /// `wholeSteps`: the domain table was looked up and the whole programs run already
-    /// (`runWhole`), taking these steps; `lookedUp`: the tables looked up already with other
-    /// lists' (`lookUpDomains`, `lookUpHostContexts`).
     private func run(
-        _ programs: ProgramSet, over url: String, hostReading: DomainTable.HostReading? = nil, wholeSteps: Int? = nil,
+        _ programs: ProgramSet, over url: String, seen: inout PatternMarks, into matched: inout [UInt32], ends: inout [Int]
+    ) {
+        Self.withBytes(url) { run(programs, over: $0, seen: &seen, into: &matched, ends: &ends) }
+    }
+
+    /// `run(_:over:seen:into:ends:)` over a URL's bytes, with its host labels when a caller asking
+    /// several lists read them once for all. `wholeSteps`: the domain table was looked up and the
+    /// whole programs run already (`runWhole`), taking these steps; `lookedUp`: the tables looked
+    /// up already with other lists' (`lookUpDomains`, `lookUpHostContexts`).
+    @inline(__always)
+    private func run(
+        _ programs: ProgramSet, over url: UnsafeBufferPointer<UInt8>, hostReading: DomainTable.HostReading? = nil, wholeSteps: Int? = nil,
         lookedUp: ProgramSet.LookedUp = [], seen: inout PatternMarks, into matched: inout [UInt32], ends: inout [Int]
     ) {
-        func run(_ bytes: UnsafeBufferPointer<UInt8>) -> (steps: Int, runs: Int) {
-            programs.run(bytes, hostReading: hostReading, ends: &ends, wholeSteps: wholeSteps, lookedUp: lookedUp) { pattern in
-                Self.mark(pattern, in: &seen, listing: &matched)
-            }
+        let (steps, runs) = programs.run(url, hostReading: hostReading, ends: &ends, wholeSteps: wholeSteps, lookedUp: lookedUp) { pattern in
+            Self.mark(pattern, in: &seen, listing: &matched)
         }
-        // (A native string's bytes are read where they lie; a copy for `withUTF8` would retain
-        // and release the string, two atomic operations per request.)
-        let (steps, runs) = url.utf8.withContiguousStorageIfAvailable(run) ?? {
-            var url = url
-            return url.withUTF8(run)
-        }()
         self.steps += steps
         programRuns += runs
+    }
+
+    /// `body` over `string`'s UTF-8 bytes: where they lie when the string is native (a copy for
+    /// `withUTF8` would retain and release the string, two atomic operations per request).
+    @inline(__always)
+    static func withBytes<Result>(_ string: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }
+        var string = string
+        return string.withUTF8(body)
     }
 
     /// The pass of `a`'s and `b`'s whole url programs together (two lists asked about each
@@ -528,24 +546,19 @@ public final class Evaluator {
         ProgramSet.WholeTogether(a.file.urlPrograms, b.file.urlPrograms)
     }
 
-    /// Runs the domain tables and the whole url programs of `a` and `b` over `url` (whose host
-    /// labels are `labels`) together (`together`, made for the two by `wholeTogether`), their
+    /// Runs the domain tables and the whole url programs of `a` and `b` over `url`'s bytes (whose
+    /// host labels are `labels`) together (`together`, made for the two by `wholeTogether`), their
     /// patterns marked and listed and their gates listed as each one's answer would; returns the
-    /// steps each answer is then given (`outcome(for:at:hostReading:wholeSteps:)`).
+    /// steps each answer is then given (`outcome(for:at:flags:url:hostReading:wholeSteps:)`).
     static func runWhole(
-        _ a: Evaluator, _ b: Evaluator, _ together: ProgramSet.WholeTogether, url: String, labels: DomainTable.HostLabels?
+        _ a: Evaluator, _ b: Evaluator, _ together: ProgramSet.WholeTogether, url: UnsafeBufferPointer<UInt8>,
+        labels: DomainTable.HostLabels?
     ) -> (Int, Int) {
         let (workA, workB) = (a.work, b.work)
-        func run(_ bytes: UnsafeBufferPointer<UInt8>) -> (Int, Int) {
-            together.run(
-                bytes, labels: labels, endsA: &workA.stageEnds, endsB: &workB.stageEnds,
-                reportA: { mark($0, in: &workA.urlSeen, listing: &workA.matchedURLPatterns) },
-                reportB: { mark($0, in: &workB.urlSeen, listing: &workB.matchedURLPatterns) })
-        }
-        return url.utf8.withContiguousStorageIfAvailable(run) ?? {
-            var url = url
-            return url.withUTF8(run)
-        }()
+        return together.run(
+            url, labels: labels, endsA: &workA.stageEnds, endsB: &workB.stageEnds,
+            reportA: { mark($0, in: &workA.urlSeen, listing: &workA.matchedURLPatterns) },
+            reportB: { mark($0, in: &workB.urlSeen, listing: &workB.matchedURLPatterns) })
     }
 
     /// The lookup of the domain tables of `lists`' url programs together (several lists asked
@@ -555,28 +568,23 @@ public final class Evaluator {
     }
 
     /// Looks up the url domain tables of `lists` (those `together` looks up, made for them by
-    /// `domainsTogether`) over `url`, whose host labels are `labels`, their patterns marked and
-    /// listed and their gates listed as each one's answer would; each such list's answer is then
-    /// given `.domains` looked up (`outcome(for:at:hostReading:wholeSteps:lookedUp:)`).
+    /// `domainsTogether`) over `url`'s bytes, whose host labels are `labels`, their patterns marked
+    /// and listed and their gates listed as each one's answer would; each such list's answer is
+    /// then given `.domains` looked up (`outcome(for:at:flags:url:hostReading:wholeSteps:lookedUp:)`).
     static func lookUpDomains(
-        _ lists: [Unmanaged<Evaluator>], _ together: ProgramSet.DomainsTogether, url: String, labels: DomainTable.HostLabels?
+        _ lists: [Unmanaged<Evaluator>], _ together: ProgramSet.DomainsTogether, url: UnsafeBufferPointer<UInt8>,
+        labels: DomainTable.HostLabels?
     ) {
         for (list, looksUp) in together.looksUp.enumerated() where looksUp {
             lists[list]._withUnsafeGuaranteedRef { clear(&$0.work.stageEnds) }
         }
-        func lookUp(_ bytes: UnsafeBufferPointer<UInt8>) {
-            together.lookUp(bytes, labels: labels) { list, pattern, gateBase in
-                lists[list]._withUnsafeGuaranteedRef { evaluator in
-                    let work = evaluator.work
-                    ProgramSet.domainFound(pattern, gateBase: gateBase, &work.stageEnds) {
-                        mark($0, in: &work.urlSeen, listing: &work.matchedURLPatterns)
-                    }
+        together.lookUp(url, labels: labels) { list, pattern, gateBase in
+            lists[list]._withUnsafeGuaranteedRef { evaluator in
+                let work = evaluator.work
+                ProgramSet.domainFound(pattern, gateBase: gateBase, &work.stageEnds) {
+                    mark($0, in: &work.urlSeen, listing: &work.matchedURLPatterns)
                 }
             }
-        }
-        if url.utf8.withContiguousStorageIfAvailable(lookUp) == nil {
-            var url = url
-            url.withUTF8(lookUp)
         }
     }
 
@@ -587,30 +595,24 @@ public final class Evaluator {
     }
 
     /// Looks up the url host contexts of `lists` (those `together` looks up, made for them by
-    /// `hostContextsTogether`) over `url`, their patterns marked and listed and their gates listed
-    /// as each one's answer would, after the gates of the lookups before (`listed`: a list whose
-    /// working gates were emptied by them); each such list's answer is then given `.hostContexts`
-    /// looked up.
+    /// `hostContextsTogether`) over `url`'s bytes, their patterns marked and listed and their gates
+    /// listed as each one's answer would, after the gates of the lookups before (`listed`: a list
+    /// whose working gates were emptied by them); each such list's answer is then given
+    /// `.hostContexts` looked up.
     static func lookUpHostContexts(
-        _ lists: [Unmanaged<Evaluator>], _ together: ProgramSet.HostContextsTogether, url: String, labels: DomainTable.HostLabels?,
-        listed: [Bool]
+        _ lists: [Unmanaged<Evaluator>], _ together: ProgramSet.HostContextsTogether, url: UnsafeBufferPointer<UInt8>,
+        labels: DomainTable.HostLabels?, listed: [Bool]
     ) {
         for (list, looksUp) in together.looksUp.enumerated() where looksUp && !listed[list] {
             lists[list]._withUnsafeGuaranteedRef { clear(&$0.work.stageEnds) }
         }
-        func lookUp(_ bytes: UnsafeBufferPointer<UInt8>) {
-            together.lookUp(bytes, labels: labels) { list, pattern, gateBase in
-                lists[list]._withUnsafeGuaranteedRef { evaluator in
-                    let work = evaluator.work
-                    ProgramSet.found(pattern, 0, gateBase: gateBase, &work.stageEnds) {
-                        mark($0, in: &work.urlSeen, listing: &work.matchedURLPatterns)
-                    }
+        together.lookUp(url, labels: labels) { list, pattern, gateBase in
+            lists[list]._withUnsafeGuaranteedRef { evaluator in
+                let work = evaluator.work
+                ProgramSet.found(pattern, 0, gateBase: gateBase, &work.stageEnds) {
+                    mark($0, in: &work.urlSeen, listing: &work.matchedURLPatterns)
                 }
             }
-        }
-        if url.utf8.withContiguousStorageIfAvailable(lookUp) == nil {
-            var url = url
-            url.withUTF8(lookUp)
         }
     }
 
@@ -771,16 +773,19 @@ public final class Evaluator {
         }
     }
 
-    /// The flags a page's universal rules are kept by: the ones they can look at.
-    private func flagsKey(_ request: Request, thirdParty: Bool) -> UInt64 {
-        var key = UInt64(request.resourceType.rawValue)
-        key |= UInt64(Self.loadContextBits(request)) << 16
-        key |= UInt64(Self.methodCode(request)) << 24
-        if universalUsesLoadType {
-            key |= (thirdParty ? 1 : 2) << 32
-        }
-        if universalMakesHTTPS && Self.isUpgradable(request) { key |= 1 << 34 }
-        return key
+    /// The flags of `request` that the lists of a page's universal rules may be kept by: its
+    /// resource type, its load context's bits << 16, its method's code << 24, its party << 32 (1:
+    /// third, 2: first) and, when `readsUpgradable`, its upgradability (1 << 34). Worked out once
+    /// per request for every list asked; each list keeps its pages' lists by the bits its rules
+    /// look at (`flagsMask`).
+    @inline(__always)
+    static func requestFlags(_ request: Request, thirdParty: Bool, readsUpgradable: Bool) -> UInt64 {
+        var flags = UInt64(request.resourceType.rawValue)
+        flags |= UInt64(loadContextBits(request)) << 16
+        flags |= UInt64(methodCode(request)) << 24
+        flags |= (thirdParty ? 1 : 2) << 32
+        if readsUpgradable && isUpgradable(request) { flags |= 1 << 34 }
+        return flags
     }
 
     private func universal(_ request: Request, _ page: Page, _ key: UInt64, thirdParty: Bool) -> Kept {
@@ -1085,36 +1090,38 @@ public final class Evaluator {
     public func outcome(for request: Request) -> MatchOutcome {
         guard request.url.isMatchable else { return .none }
         let place = pageTable.place(of: request)
-        return outcome(for: request, at: place, hostReading: nil)
+        let flags = Self.requestFlags(request, thirdParty: place.thirdParty, readsUpgradable: universalMakesHTTPS)
+        return Self.withBytes(request.url.string) { url in outcome(for: request, at: place, flags: flags, url: url, hostReading: nil) }
     }
 
     /// The outcome for `request` (a matchable URL), whose page is at `place` in this evaluator's
-    /// page table, with its URL's host labels when a caller asking several lists read them once
-    /// for all (nil: read here).
+    /// page table, whose flags are `flags` (`requestFlags`, with the upgradability when this list
+    /// reads it) and whose URL's bytes are `url`, with its URL's host labels when a caller asking
+    /// several lists read them once for all (nil: read here).
     /// `wholeSteps`: the url domain table was looked up and the whole url programs run already
     /// (`runWhole`), taking these steps.
     /// `lookedUp`: the url tables looked up already with other lists' (`lookUpDomains`,
     /// `lookUpHostContexts`).
     @inline(__always)
     func outcome(
-        for request: Request, at place: PageTable.Place, hostReading: DomainTable.HostReading?, wholeSteps: Int? = nil,
-        lookedUp: ProgramSet.LookedUp = []
+        for request: Request, at place: PageTable.Place, flags: UInt64, url: UnsafeBufferPointer<UInt8>,
+        hostReading: DomainTable.HostReading?, wholeSteps: Int? = nil, lookedUp: ProgramSet.LookedUp = []
     ) -> MatchOutcome {
         let thirdParty = place.thirdParty
-        let key = flagsKey(request, thirdParty: thirdParty)
+        let key = flags & flagsMask
         guard place.slot >= 0 else {
             // A page not kept: made for this answer alone, and held by it.
             let page = page(at: place)
             return answer(
-                request, page, universal(request, page, key, thirdParty: thirdParty), thirdParty: thirdParty, hostReading: hostReading,
-                wholeSteps: wholeSteps, lookedUp: lookedUp)
+                request, page, universal(request, page, key, thirdParty: thirdParty), thirdParty: thirdParty, url: url,
+                hostReading: hostReading, wholeSteps: wholeSteps, lookedUp: lookedUp)
         }
         // A kept page and its lists are held by the evaluator (`pages`, the page's `universal`)
         // for the whole answer: lent to it, not retained and released, each an atomic operation.
         return Unmanaged.passUnretained(page(at: place))._withUnsafeGuaranteedRef { page in
             Unmanaged.passUnretained(universal(request, page, key, thirdParty: thirdParty))._withUnsafeGuaranteedRef { kept in
                 answer(
-                    request, page, kept, thirdParty: thirdParty, hostReading: hostReading, wholeSteps: wholeSteps,
+                    request, page, kept, thirdParty: thirdParty, url: url, hostReading: hostReading, wholeSteps: wholeSteps,
                     lookedUp: lookedUp)
             }
         }
@@ -1123,8 +1130,8 @@ public final class Evaluator {
     /// The outcome for `request` on `page`, whose lists for the request's flags are `kept`.
     @inline(__always)
     private func answer(
-        _ request: Request, _ page: Page, _ kept: Kept, thirdParty: Bool, hostReading: DomainTable.HostReading?, wholeSteps: Int?,
-        lookedUp: ProgramSet.LookedUp
+        _ request: Request, _ page: Page, _ kept: Kept, thirdParty: Bool, url: UnsafeBufferPointer<UInt8>,
+        hostReading: DomainTable.HostReading?, wholeSteps: Int?, lookedUp: ProgramSet.LookedUp
     ) -> MatchOutcome {
         // The working memory: an object, so that its lists are used in place (a value moved out
         // and back would leave seven empty lists to release at each answer).
@@ -1133,7 +1140,7 @@ public final class Evaluator {
         // 1. The rules of the patterns the URL programs report (a few), in rule order; 2. those
         // that apply.
         run(
-            file.urlPrograms, over: request.url.string, hostReading: hostReading, wholeSteps: wholeSteps,
+            file.urlPrograms, over: url, hostReading: hostReading, wholeSteps: wholeSteps,
             lookedUp: lookedUp, seen: &work.urlSeen, into: &work.matchedURLPatterns, ends: &work.stageEnds)
         while !work.matchedRules.isEmpty { work.matchedRules.removeLast() }
         for pattern in work.matchedURLPatterns {
@@ -1191,7 +1198,7 @@ public final class Evaluator {
             newLocations += 1
         }
         let actions = kept.universal.actions.shared(inserting: work.locations[..<newLocations])
-        return MatchOutcome(
+        return work.outcomes.outcome(
             actions: actions, matchingRules: matchingRules(kept, work.extra),
             appliesGlobalStyleSheet: kept.universal.low == nil)
     }
@@ -1221,7 +1228,7 @@ public final class Evaluator {
         for slot in work.extra where slot <= high && low.map({ slot > $0 }) ?? true { work.applying.append(slot) }
         listLocations(work.applying[...], upgradable: Self.isUpgradable(request), into: &work.locations)
         let actions = work.locations.map { file.actions[Int($0)] }
-        return MatchOutcome(
+        return work.outcomes.outcome(
             actions: SharedList(actions), matchingRules: matchingRules(kept, work.extra), appliesGlobalStyleSheet: low == nil)
     }
 

@@ -43,10 +43,12 @@ public struct MatchOutcome: Hashable, Sendable {
     /// The three fields behind one reference: an outcome an evaluator keeps for a page (most of its
     /// requests' answer) is handed out with one retain and dropped with one release, where its two
     /// lists' six arrays took one atomic operation each.
-    @usableFromInline final class Storage: Sendable {
-        @usableFromInline let actions: SharedList<Action>
-        @usableFromInline let matchingRules: SharedList<RuleIndex>
-        @usableFromInline let appliesGlobalStyleSheet: Bool
+    /// (Written after it is made only by `Reusing`, while no outcome holds it: an outcome never
+    /// sees its storage change.)
+    @usableFromInline final class Storage: @unchecked Sendable {
+        @exclusivity(unchecked) @usableFromInline var actions: SharedList<Action>
+        @exclusivity(unchecked) @usableFromInline var matchingRules: SharedList<RuleIndex>
+        @exclusivity(unchecked) @usableFromInline var appliesGlobalStyleSheet: Bool
 
         @inlinable init(actions: SharedList<Action>, matchingRules: SharedList<RuleIndex>, appliesGlobalStyleSheet: Bool) {
             self.actions = actions
@@ -76,6 +78,37 @@ public struct MatchOutcome: Hashable, Sendable {
     @inlinable
     public init(actions: SharedList<Action>, matchingRules: SharedList<RuleIndex>, appliesGlobalStyleSheet: Bool) {
         storage = Storage(actions: actions, matchingRules: matchingRules, appliesGlobalStyleSheet: appliesGlobalStyleSheet)
+    }
+
+    @inlinable init(_ storage: Storage) { self.storage = storage }
+
+    /// Outcomes made one after another, each in the storage of the one before once no copy of
+    /// that one is held any more: whoever answers request after request, its outcomes read and
+    /// dropped before the next (a browser, a benchmark), then allocates and frees no outcome. An
+    /// outcome still held is never written: the next one gets storage of its own.
+    public struct Reusing {
+        /// The last outcome's storage.
+        @usableFromInline var last: Storage?
+
+        public init() {}
+
+        /// The outcome of these fields, in the last one's storage when nothing else holds it.
+        /// (The lists are taken, not borrowed: stored as they are, not retained here and released
+        /// by the caller.)
+        @inlinable
+        public mutating func outcome(
+            actions: consuming SharedList<Action>, matchingRules: consuming SharedList<RuleIndex>, appliesGlobalStyleSheet: Bool
+        ) -> MatchOutcome {
+            if isKnownUniquelyReferenced(&last), let storage = last {
+                storage.actions = actions
+                storage.matchingRules = matchingRules
+                storage.appliesGlobalStyleSheet = appliesGlobalStyleSheet
+                return MatchOutcome(storage)
+            }
+            let storage = Storage(actions: actions, matchingRules: matchingRules, appliesGlobalStyleSheet: appliesGlobalStyleSheet)
+            last = storage
+            return MatchOutcome(storage)
+        }
     }
 
     public init(actions: [Action], matchingRules: [RuleIndex], appliesGlobalStyleSheet: Bool) {

@@ -2,7 +2,8 @@
 // requests, and from a page's list made by editing its flags' base list (the rules its condition
 // patterns name leaving or joining), are the answers of an evaluator that keeps nothing (it checks
 // every rule) and the PCRE2 oracle's, whatever the request order, the flags, the conditions and the
-// ignore rules (the page's own, and the request's); and SharedList is a list like an array.
+// ignore rules (the page's own, and the request's); outcomes held while later ones are made in
+// reused storage keep their answers; and SharedList is a list like an array.
 
 import Testing
 import Automata
@@ -163,6 +164,36 @@ import PCRE2Oracle
             for list in alone.indices {
                 #expect(together.evaluators[list].pagesMade == alone[list].pagesMade)
                 #expect(together.evaluators[list].steps == alone[list].steps)
+            }
+        }
+    }
+
+    /// Outcomes are made in the storage of the last one once the caller dropped it
+    /// (`MatchOutcome.Reusing`): outcomes held while later requests are answered keep their
+    /// answers, and those read and dropped at once answer theirs, for a list alone and for lists
+    /// asked together.
+    @Test func heldOutcomesKeepTheirAnswers() throws {
+        let (list, _) = try RuleListCompiler.compile(json: Array(Self.json.utf8))
+        let compiled = try CompiledRuleList(validating: list.serialized())
+        let oracle = ReferenceEvaluator(try ReferenceRuleList(try RuleListParser.parse(Self.json).get()))
+        let requests = Self.requests()
+        let expected = try requests.map { try oracle.outcome(for: $0) }
+        let alone = Evaluator(compiled)
+        let together = ContentBlockers([compiled, compiled])
+        for round in 0..<2 {
+            var held: [(request: Int, alone: MatchOutcome, together: [MatchOutcome])] = []
+            for (index, request) in requests.enumerated() {
+                // (Every third request's outcomes held, from another one in each round.)
+                if (index + round) % 3 == 0 {
+                    held.append((index, alone.outcome(for: request), together.outcomes(for: request)))
+                } else {
+                    #expect(alone.outcome(for: request) == expected[index], "\(request.url.string) on \(request.mainDocumentURL.string)")
+                    together.outcomes(for: request) { _, outcome in #expect(outcome == expected[index]) }
+                }
+            }
+            for (index, aloneOutcome, togetherOutcomes) in held {
+                #expect(aloneOutcome == expected[index], "held: \(requests[index].url.string) on \(requests[index].mainDocumentURL.string)")
+                #expect(togetherOutcomes == [expected[index], expected[index]])
             }
         }
     }

@@ -1,5 +1,6 @@
 // RequestContextTests.swift — canonical URLs (what CanonicalURL.swift handles), registrable
-// domains through libpsl, and the third-party test.
+// domains through libpsl, the third-party test, and outcomes made in reused storage
+// (MatchOutcome.swift).
 
 import Testing
 import ContentRuleList
@@ -85,5 +86,39 @@ import ContentRuleList
                     "\(url) on \(page)")
             }
         }
+    }
+
+    /// `MatchOutcome.Reusing` writes the last outcome's storage again only when nothing else
+    /// holds it: an outcome held keeps its fields while the next ones are made, and a dropped
+    /// one's storage serves the next.
+    @Test func reusedStorageIsNeverWrittenWhileAnOutcomeHoldsIt() {
+        func fields(_ n: Int) -> (SharedList<Action>, SharedList<RuleIndex>, Bool) {
+            (SharedList([Action.cssDisplayNone(selector: ".s\(n)")]), SharedList([RuleIndex(n)]), n % 2 == 0)
+        }
+        func outcome(_ n: Int) -> MatchOutcome {
+            let (actions, rules, global) = fields(n)
+            return MatchOutcome(actions: actions, matchingRules: rules, appliesGlobalStyleSheet: global)
+        }
+        var reusing = MatchOutcome.Reusing()
+        func made(_ n: Int) -> MatchOutcome {
+            let (actions, rules, global) = fields(n)
+            return reusing.outcome(actions: actions, matchingRules: rules, appliesGlobalStyleSheet: global)
+        }
+        let held = made(1)
+        var second = made(2)
+        #expect(held == outcome(1) && second == outcome(2))
+        #expect(held.storage !== second.storage, "a held outcome's storage is not written")
+        let third = made(3)
+        #expect(held == outcome(1) && second == outcome(2) && third == outcome(3))
+        // `second` dropped (written over), the last made (`third`) held: storage of its own again.
+        second = outcome(9)
+        let fourth = made(4)
+        #expect(third == outcome(3) && fourth == outcome(4) && fourth.storage !== third.storage)
+        // Every copy of the last one dropped: its storage serves the next.
+        let storage = ObjectIdentifier(fourth.storage)
+        _ = consume fourth
+        let fifth = made(5)
+        #expect(fifth == outcome(5) && ObjectIdentifier(fifth.storage) == storage)
+        #expect(held == outcome(1) && third == outcome(3) && second == outcome(9))
     }
 }
