@@ -246,8 +246,8 @@ public final class Evaluator {
         @exclusivity(unchecked) var universal: [(flags: UInt64, kept: Kept)] = []
         /// The page's own `Kept`s (its edits of a base) of the pages that had its place before,
         /// refilled by its edits (`Kept.refill`): a new page's edit then allocates only what an
-        /// outcome of the page before still holds, where making and freeing each was most of an
-        /// edited page's cost.
+        /// outcome of the page before still holds, rather than objects and arrays made and freed
+        /// per page.
         @exclusivity(unchecked) var spare: [Kept] = []
 
         /// This page, dropped, made another: its lists emptied with their storage kept (a page's
@@ -267,7 +267,7 @@ public final class Evaluator {
     /// A page's `UniversalsForPage` as kept: handed to each of its requests by one reference,
     /// not as a copy of its lists.
     private final class Kept {
-        /// (Read through a borrow, `_read`: a stored `var` read by an answer was copied out, a
+        /// (Read through a borrow, `_read`: an answer reading a stored `var` would copy it out, a
         /// retain and a release of each of its lists.)
         var universal: UniversalsForPage { _read { yield stored } }
         @exclusivity(unchecked) private var stored: UniversalsForPage
@@ -330,9 +330,9 @@ public final class Evaluator {
     /// rule's index by slot), so the edits are numbers, and `added` is an outcome's insertions as
     /// they are (an insertion's element is its key). The values, removals and pool are the
     /// outcomes' `SharedList.Shared`, one reference for each outcome to hold. A value, kept in
-    /// its page's `Kept` (an object per edited list cost an allocation and a release per page), and
-    /// edited in place there (`edit(_:removing:adding:)`) so that a reused `Kept` keeps its
-    /// insertions' storage.
+    /// its page's `Kept` (not an object of its own, allocated and released per page), and edited
+    /// in place there (`edit(_:removing:adding:)`) so that a reused `Kept` keeps its insertions'
+    /// storage.
     private struct EditedList<Value: Hashable & Sendable> {
         private(set) var keys: [UInt32]
         private(set) var shared: SharedList<Value>.Shared
