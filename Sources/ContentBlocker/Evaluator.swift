@@ -29,9 +29,11 @@
 // `UniversalsForPage`, not a check of every rule. The edit is kept as such
 // (`EditedList`: the base's arrays shared, the offsets removed and the entries added), so a new
 // page neither copies the base's thousands of rules and actions nor frees them when it is
-// dropped, and each outcome shares the base with the page's and its own edits (`SharedList`). An
-// evaluator that keeps no page checks every rule instead, the plain reading of step 2, which the
-// tests hold the index to.
+// dropped, and each outcome shares the base with the page's and its own edits (`SharedList`). The
+// edited lists are values in the page's `Kept`, and a page that takes a dropped page's place refills
+// that page's `Kept`s in place (`Page.spare`), so an edit reuses their storage rather than making
+// and freeing objects and arrays per page. An evaluator that keeps no page checks every rule
+// instead, the plain reading of step 2, which the tests hold the index to.
 //
 // The evaluator keeps its working memory (pattern marks, candidate lists) between requests: after
 // the first few requests, matching allocates only the outcome it returns, and that only while the
@@ -186,10 +188,16 @@ public final class Evaluator {
         precondition(
             Self.loadContextBits(true) == LoadContexts.topFrame.rawValue && Self.loadContextBits(false) == LoadContexts.childFrame.rawValue,
             "a load context's bits are its option's")
-        // The page lists' generic types are set up by the runtime when first used: here, at load,
-        // rather than in the first request's answer.
-        _ = EditedList<RuleIndex>(keys: [], pool: []).edited(removing: [], adding: [0])
-        _ = EditedList<Action>(keys: [], pool: []).edited(removing: [], adding: [0])
+        // The page lists' generic types, and the layout of the `Kept` that holds them, are set up
+        // by the runtime when first used: here, at load, rather than in the first requests' answers.
+        var rules = EditedList<RuleIndex>(keys: [], pool: [])
+        EditedList<RuleIndex>(keys: [], pool: []).edit(&rules, removing: [], adding: [0])
+        var actions = EditedList<Action>(keys: [], pool: [])
+        EditedList<Action>(keys: [], pool: []).edit(&actions, removing: [], adding: [0])
+        _ = Kept(
+            UniversalsForPage(
+                rules: EditedList(keys: [], pool: []), ignorePrevious: [], ignoreFollowing: [], low: nil, high: .max,
+                actions: EditedList(keys: [], pool: [])))
     }
 
     /// What the evaluator holds once made, by structure (Search/HeldMemory.swift): its file's
@@ -246,29 +254,57 @@ public final class Evaluator {
         @exclusivity(unchecked) var frameRun = false
         /// Per flags seen on the page, its list (a page sees a few flags: a scan, not a hash table).
         @exclusivity(unchecked) var universal: [(flags: UInt64, kept: Kept)] = []
+        /// The page's own `Kept`s (its edits of a base) of the pages that had its place before,
+        /// refilled by its edits (`Kept.refill`): a new page's edit then allocates only what an
+        /// outcome of the page before still holds, rather than objects and arrays made and freed
+        /// per page.
+        @exclusivity(unchecked) var spare: [Kept] = []
 
         /// This page, dropped, made another: its lists emptied with their storage kept (a page's
         /// list of flags grows to about ten entries, reallocated at each doubling; its patterns'
-        /// lists are emptied when they are run again).
+        /// lists are emptied when they are run again), its own `Kept`s kept for its edits.
         func reuse() {
             topRun = false
             frameRun = false
             // (Element by element: `removeAll(keepingCapacity:)` goes through the generic range
             // replacement, far more instructions than a few `removeLast` calls.)
-            while !universal.isEmpty { universal.removeLast() }
+            while let (_, kept) = universal.popLast() {
+                if kept.isPageOwn { spare.append(kept) }
+            }
         }
     }
 
     /// A page's `UniversalsForPage` as kept: handed to each of its requests by one reference,
     /// not as a copy of its lists.
     private final class Kept {
-        let universal: UniversalsForPage
+        /// (Read through a borrow, `_read`: an answer reading a stored `var` would copy it out, a
+        /// retain and a release of each of its lists.)
+        var universal: UniversalsForPage { _read { yield stored } }
+        @exclusivity(unchecked) private var stored: UniversalsForPage
         /// The outcome of a request on the page to which no rule of its own applies (most
         /// requests): the page's lists as they are, made once rather than per request.
-        let plainOutcome: MatchOutcome
-        init(_ universal: UniversalsForPage) {
-            self.universal = universal
-            plainOutcome = MatchOutcome(
+        var plainOutcome: MatchOutcome { _read { yield storedOutcome } }
+        @exclusivity(unchecked) private var storedOutcome: MatchOutcome
+        /// Made for one page (an edit of its flags' base), not a base's own: the page's alone,
+        /// refilled by the next page of its place (`Page.spare`).
+        let isPageOwn: Bool
+
+        init(_ universal: UniversalsForPage, isPageOwn: Bool = false) {
+            stored = universal
+            self.isPageOwn = isPageOwn
+            storedOutcome = Self.plainOutcome(universal)
+        }
+
+        /// This page's own `Kept` made another page's: `edit` writes its lists in place (the
+        /// plain outcome let go first, so that storage no other outcome holds is reused).
+        func refill(_ edit: (inout UniversalsForPage) -> Void) {
+            storedOutcome = .none
+            edit(&stored)
+            storedOutcome = Self.plainOutcome(stored)
+        }
+
+        private static func plainOutcome(_ universal: UniversalsForPage) -> MatchOutcome {
+            MatchOutcome(
                 actions: universal.actions.outcomeList, matchingRules: universal.rules.outcomeList,
                 appliesGlobalStyleSheet: universal.low == nil)
         }
@@ -303,13 +339,15 @@ public final class Evaluator {
     /// base lacks. A key's value is `pool[key]` (the engine's every action by location, or every
     /// rule's index by slot), so the edits are numbers, and `added` is an outcome's insertions as
     /// they are (an insertion's element is its key). The values, removals and pool are the
-    /// outcomes' `SharedList.Shared`, one reference for each outcome to hold. A class: an outcome
-    /// reads it through the page's reference, never copying it out.
-    private final class EditedList<Value: Hashable & Sendable> {
-        let keys: [UInt32]
-        let shared: SharedList<Value>.Shared
+    /// outcomes' `SharedList.Shared`, one reference for each outcome to hold. A value, kept in
+    /// its page's `Kept` (not an object of its own, allocated and released per page), and edited
+    /// in place there (`edit(_:removing:adding:)`) so that a reused `Kept` keeps its insertions'
+    /// storage.
+    private struct EditedList<Value: Hashable & Sendable> {
+        private(set) var keys: [UInt32]
+        private(set) var shared: SharedList<Value>.Shared
         /// Increasing keys (`element`), each with the offset of `keys` it stands before.
-        let added: [ListInsertion]
+        private(set) var added: [ListInsertion]
         /// The keys' values, in order.
         var values: [Value] { shared.base }
         var pool: [Value] { shared.pool }
@@ -323,39 +361,41 @@ public final class Evaluator {
             added = []
         }
 
-        private init(keys: [UInt32], shared: SharedList<Value>.Shared, added: [ListInsertion]) {
-            self.keys = keys
-            self.shared = shared
-            self.added = added
-        }
-
         /// Whether the list is its base as it is.
         var isBase: Bool { removed.isEmpty && added.isEmpty }
 
-        /// This (base) list less `removing` (increasing keys, all in it) and with `adding`
-        /// (increasing keys, none in it): the base itself when both are empty, and sharing the
-        /// base's `shared` when nothing is removed.
-        func edited(removing: [UInt32], adding: [UInt32]) -> EditedList {
+        /// `list` made this (base) list less `removing` (increasing keys, all in it) and with
+        /// `adding` (increasing keys, none in it): the base itself when both are empty, sharing the
+        /// base's `shared` when nothing is removed. `list`'s insertions are emptied and refilled,
+        /// their storage kept when no outcome holds it still.
+        func edit(_ list: inout EditedList, removing: [UInt32], adding: [UInt32]) {
             precondition(isBase, "a base list is edited once")
-            if removing.isEmpty && adding.isEmpty { return self }
-            // Each key's offset searched for from the previous one's: the keys are increasing.
-            var removed: [Int] = []
-            if !removing.isEmpty { removed.reserveCapacity(removing.count) }
-            var from = 0
-            for key in removing {
-                from = Evaluator.lowerBound(key, in: keys, from: from)
-                precondition(from < keys.count && keys[from] == key, "a removed key is listed")
-                removed.append(from)
+            list.keys = keys
+            Evaluator.clear(&list.added)
+            guard !removing.isEmpty || !adding.isEmpty else {
+                list.shared = shared
+                return
             }
-            var added: [ListInsertion] = []
-            if !adding.isEmpty { added.reserveCapacity(adding.count) }
+            // Each key's offset searched for from the previous one's: the keys are increasing.
+            var from = 0
+            if removing.isEmpty {
+                list.shared = shared
+            } else {
+                var removed: [Int] = []
+                removed.reserveCapacity(removing.count)
+                for key in removing {
+                    from = Evaluator.lowerBound(key, in: keys, from: from)
+                    precondition(from < keys.count && keys[from] == key, "a removed key is listed")
+                    removed.append(from)
+                }
+                list.shared = SharedList.Shared(base: values, removing: removed, pool: pool)
+            }
             from = 0
+            if !adding.isEmpty { list.added.reserveCapacity(adding.count) }
             for key in adding {
                 from = Evaluator.lowerBound(key, in: keys, from: from)
-                added.append(ListInsertion(offset: UInt32(from), element: key))
+                list.added.append(ListInsertion(offset: UInt32(from), element: key))
             }
-            return EditedList(
-                keys: keys, shared: removed.isEmpty ? shared : SharedList.Shared(base: values, removing: removed, pool: pool), added: added)
         }
 
         /// The index of the first added key not below `key`.
@@ -906,11 +946,12 @@ public final class Evaluator {
         let (slots, readsTop, readsFrame) = acceptedByFlags(request, thirdParty: thirdParty, baseOnly: true)
         let upgradable = Self.isUpgradable(request)
         let universal = universal(of: slots, upgradable: upgradable)
-        var uses = [Int](repeating: 0, count: universal.actions.keys.count)
+        let locations = universal.actions.keys
+        var uses = [Int](repeating: 0, count: locations.count)
         if !universal.hasIgnoreRule {
             for slot in slots {
                 guard let location = listedLocation(file.rules[Int(slot)], upgradable: upgradable) else { continue }
-                uses[Self.lowerBound(location, in: universal.actions.keys)] += 1
+                uses[Self.lowerBound(location, in: locations)] += 1
             }
         }
         let base = UniversalsForFlags(
@@ -973,25 +1014,43 @@ public final class Evaluator {
         }
         let (leaving, joining) = (edit.leaving, edit.joining)
         guard !leaving.isEmpty || !joining.isEmpty else { return base.kept }
+        let upgradable = Self.isUpgradable(request)
+        // (The page's place's own `Kept` of a page before refilled, its storage reused; a new one
+        // made from the base's lists until the place has one.)
+        guard let kept = page.spare.popLast() else {
+            var universal = base.universal
+            fill(&universal, editing: base, leaving: leaving, joining: joining, movesIgnoreRule: movesIgnoreRule, upgradable: upgradable)
+            return Kept(universal, isPageOwn: true)
+        }
+        kept.refill { fill(&$0, editing: base, leaving: leaving, joining: joining, movesIgnoreRule: movesIgnoreRule, upgradable: upgradable) }
+        return kept
+    }
+
+    /// Writes into `universal` (its lists' storage reused) `base`'s lists without the rules
+    /// `leaving` and with those `joining` (increasing slots; `movesIgnoreRule`: an ignore rule is
+    /// among them).
+    private func fill(
+        _ universal: inout UniversalsForPage, editing base: UniversalsForFlags, leaving: [UInt32], joining: [UInt32], movesIgnoreRule: Bool,
+        upgradable: Bool
+    ) {
         let old = base.universal
         let role = { (slot: UInt32) in self.file.rules[Int(slot)].role }
-        var universal = UniversalsForPage(
-            rules: old.rules.edited(removing: leaving, adding: joining),
-            ignorePrevious: !movesIgnoreRule ? old.ignorePrevious
-                : Self.edited(old.ignorePrevious, removing: leaving, adding: joining) { role($0) == .ignorePreviousRules },
-            ignoreFollowing: !movesIgnoreRule ? old.ignoreFollowing
-                : Self.edited(old.ignoreFollowing, removing: leaving, adding: joining) { role($0) == .ignoreFollowingRules },
-            low: old.low, high: old.high, actions: old.actions)
-        let upgradable = Self.isUpgradable(request)
+        old.rules.edit(&universal.rules, removing: leaving, adding: joining)
+        universal.ignorePrevious = !movesIgnoreRule ? old.ignorePrevious
+            : Self.edited(old.ignorePrevious, removing: leaving, adding: joining) { role($0) == .ignorePreviousRules }
+        universal.ignoreFollowing = !movesIgnoreRule ? old.ignoreFollowing
+            : Self.edited(old.ignoreFollowing, removing: leaving, adding: joining) { role($0) == .ignoreFollowingRules }
+        (universal.low, universal.high) = (old.low, old.high)
         guard !universal.hasIgnoreRule && !old.hasIgnoreRule else {
             // Cuts moved, came or went (pages with exception rules): the actions listed afresh.
             cut(&universal, upgradable: upgradable)
-            return Kept(universal)
+            return
         }
         // Actions: a base location goes when every rule of the base listing it left; one joins
         // when a joining rule lists it and the base does not.
         // (The changes sorted by location and summed per location: a few, where a dictionary
         // would hash each.)
+        let edit = editWork
         Self.clear(&edit.changes)
         Self.clear(&edit.removing)
         Self.clear(&edit.adding)
@@ -1018,8 +1077,7 @@ public final class Evaluator {
             if listed && before + change == 0 { edit.removing.append(location) }
             if !listed && change > 0 { edit.adding.append(location) }
         }
-        universal.actions = old.actions.edited(removing: edit.removing, adding: edit.adding)
-        return Kept(universal)
+        old.actions.edit(&universal.actions, removing: edit.removing, adding: edit.adding)
     }
 
     /// `slots` (increasing) less those of `removing` and with those of `adding` (both increasing)
