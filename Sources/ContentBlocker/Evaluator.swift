@@ -808,8 +808,9 @@ public final class Evaluator {
         guard request.url.port == nil else { return false }
         var scheme = request.url.scheme
         return scheme.withUTF8 { bytes in
-            bytes.count == 4 ? bytes[0] == 0x68 && bytes[1] == 0x74 && bytes[2] == 0x74 && bytes[3] == 0x70
-                : bytes.count == 2 && bytes[0] == 0x77 && bytes[1] == 0x73
+            bytes.count == 4
+                ? bytes[0] == UInt8(ascii: "h") && bytes[1] == UInt8(ascii: "t") && bytes[2] == UInt8(ascii: "t") && bytes[3] == UInt8(ascii: "p")
+                : bytes.count == 2 && bytes[0] == UInt8(ascii: "w") && bytes[1] == UInt8(ascii: "s")
         }
     }
 

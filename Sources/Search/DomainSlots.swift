@@ -126,41 +126,63 @@ struct DomainSlots: Sendable {
         // (The elements are plain values: nothing to deinitialize; `memory` frees itself.)
     }
 
-    /// The index of `count` entries whose domains `hash` gives, its slots holding a domain's first
-    /// entry (until `DomainGroups.index` repoints them to its groups); `same` tells whether two
-    /// entries' domains are equal. Returns it and its arrays, with, per entry, the next entry of
-    /// the same domain (-1: none): only a domain's first entry has a slot.
-    fileprivate static func index(count: Int, hash: (Int) -> UInt64, same: (Int, Int) -> Bool)
-        -> (DomainSlots, Building, nextOfDomain: [Int32])
+    /// The index of the entries whose domains' hashes are `hashes`, and its arrays: its presence
+    /// bits, its slots when `slots` (each holding a domain's first entry, until
+    /// `DomainGroups.index` repoints them to its groups; an index of lines, `DomainLines`, has
+    /// none), and per entry the next entry of the same domain (-1: none; `same` tells whether two
+    /// entries' domains are equal). The domains are found through a table of entries (at most
+    /// half full, each place holding its domain's latest entry + 1, 0: empty) let go once they are.
+    fileprivate static func index(hashes: [UInt64], slots withSlots: Bool, same: (Int, Int) -> Bool)
+        -> (DomainSlots, Building, next: [Int32])
     {
         var index = DomainSlots()
+        let count = hashes.count
         var next = [Int32](repeating: -1, count: count)
         guard count > 0 else { return (index, Building(slots: [], presentBits: []), next) }
-        var capacity = 2
-        while 2 * capacity < 3 * count { capacity *= 2 }
-        index.shape.shift = UInt64(64 - capacity.trailingZeroBitCount)
-        let entryBits = UInt32(UInt32.bitWidth - UInt32(count).leadingZeroBitCount)
-        index.shape.valueMask = entryBits == 32 ? .max : (1 << entryBits) - 1
-        var slots = [UInt32](repeating: 0, count: capacity)
         var presentBits = presenceBits(count: count, shape: &index.shape)
-        var lastOfDomain = [Int32](repeating: -1, count: count)
-        entries: for entry in 0..<count {
-            let hash = hash(entry)
-            var slot = index.slot(of: hash)
-            while slots[slot] != 0 {
-                // An entry whose domain has a slot already is chained after the others.
-                let first = Int(slots[slot] & index.valueMask) - 1
-                if slots[slot] & ~index.valueMask == index.fingerprint(hash) && same(first, entry) {
-                    let last = lastOfDomain[first] < 0 ? first : Int(lastOfDomain[first])
-                    next[last] = Int32(entry)
-                    lastOfDomain[first] = Int32(entry)
-                    continue entries
+        var slots: [UInt32] = []
+        if withSlots {
+            var capacity = 2
+            while 2 * capacity < 3 * count { capacity *= 2 }
+            index.shape.shift = UInt64(64 - capacity.trailingZeroBitCount)
+            let entryBits = UInt32(UInt32.bitWidth - UInt32(count).leadingZeroBitCount)
+            index.shape.valueMask = entryBits == 32 ? .max : (1 << entryBits) - 1
+            slots = [UInt32](repeating: 0, count: capacity)
+        }
+        var capacity = 2
+        while capacity < 2 * count { capacity *= 2 }
+        let (shape, shift) = (index.shape, UInt64(64 - capacity.trailingZeroBitCount))
+        let latest = UnsafeMutableBufferPointer<Int32>.allocate(capacity: capacity)
+        latest.initialize(repeating: 0)
+        defer { latest.deallocate() }
+        // (Through pointers: this runs for every domain of a list at each load.)
+        hashes.withUnsafeBufferPointer { hashes in
+            next.withUnsafeMutableBufferPointer { next in
+                presentBits.withUnsafeMutableBufferPointer { presentBits in
+                    entries: for entry in 0..<count {
+                        let hash = hashes[entry]
+                        var place = Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) &>> shift)
+                        while latest[place] != 0 {
+                            // An entry of a domain met before: after its latest, which it replaces.
+                            let other = Int(latest[place]) - 1
+                            if hashes[other] == hash && same(other, entry) {
+                                next[other] = Int32(entry)
+                                latest[place] = Int32(entry + 1)
+                                continue entries
+                            }
+                            place = (place + 1) & (capacity - 1)
+                        }
+                        latest[place] = Int32(entry + 1)
+                        // A domain met first: its presence bits, and its slot.
+                        let (word, mask) = shape.presence(hash)
+                        presentBits[word] |= mask
+                        guard withSlots else { continue }
+                        var slot = shape.slot(of: hash)
+                        while slots[slot] != 0 { slot = (slot + 1) & (slots.count - 1) }
+                        slots[slot] = shape.fingerprint(hash) | UInt32(entry + 1)
+                    }
                 }
-                slot = (slot + 1) & (capacity - 1)
             }
-            slots[slot] = index.fingerprint(hash) | UInt32(entry + 1)
-            let (word, mask) = index.shape.presence(hash)
-            presentBits[word] |= mask
         }
         return (index, Building(slots: slots, presentBits: presentBits), next)
     }
@@ -171,49 +193,6 @@ struct DomainSlots: Sendable {
         while bits < DomainSlots.presenceBitsPerDomain * count { bits *= 2 }
         shape.presentShift = UInt64(64 - (bits / 64).trailingZeroBitCount)
         return [UInt64](repeating: 0, count: bits / 64)
-    }
-
-    /// For an index of lines (`DomainLines`), which has no slots: the index of entries whose
-    /// domains' hashes are `hashes`, its presence bits, and per entry the next entry of the same
-    /// domain (-1: none; `same` tells whether two entries' domains are equal), as `index` gives
-    /// them, without its slots: the domains are found through a table of entries (at most half
-    /// full, each place holding its domain's latest entry + 1, 0: empty) let go once they are.
-    fileprivate static func grouped(hashes: [UInt64], same: (Int, Int) -> Bool) -> (DomainSlots, presentBits: [UInt64], next: [Int32]) {
-        var index = DomainSlots()
-        let count = hashes.count
-        var next = [Int32](repeating: -1, count: count)
-        guard count > 0 else { return (index, [], next) }
-        var presentBits = presenceBits(count: count, shape: &index.shape)
-        var capacity = 2
-        while capacity < 2 * count { capacity *= 2 }
-        let shape = index.shape
-        let shift = UInt64(64 - capacity.trailingZeroBitCount)
-        var latest = [Int32](repeating: 0, count: capacity)
-        hashes.withUnsafeBufferPointer { hashes in
-            latest.withUnsafeMutableBufferPointer { latest in
-                next.withUnsafeMutableBufferPointer { next in
-                    presentBits.withUnsafeMutableBufferPointer { presentBits in
-                        for entry in 0..<count {
-                            let hash = hashes[entry]
-                            var place = Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) &>> shift)
-                            while latest[place] != 0 {
-                                // An entry of a domain met before: after its latest, which it replaces.
-                                let other = Int(latest[place]) - 1
-                                if hashes[other] == hash && same(other, entry) {
-                                    next[other] = Int32(entry)
-                                    break
-                                }
-                                place = (place + 1) & (capacity - 1)
-                            }
-                            latest[place] = Int32(entry + 1)
-                            let (word, mask) = shape.presence(hash)
-                            presentBits[word] |= mask
-                        }
-                    }
-                }
-            }
-        }
-        return (index, presentBits, next)
     }
 
     /// The index with each slot's entry `e` replaced by `value(e)` (below `bound`), the slots
@@ -356,7 +335,7 @@ enum DomainGroups {
     ) -> DomainSlots {
         let count = hashes.count
         func domain(_ entry: Int) -> ArraySlice<UInt8> { domains[Int(starts[entry])..<Int(starts[entry + 1])] }
-        let (index, building, next) = DomainSlots.index(count: count, hash: { hashes[$0] }, same: { domain($0) == domain($1) })
+        let (index, building, next) = DomainSlots.index(hashes: hashes, slots: true, same: { domain($0) == domain($1) })
         var isFirst = [Bool](repeating: true, count: count)
         for entry in next where entry >= 0 { isFirst[Int(entry)] = false }
         // Each domain's group at its first entry's place, in words: after the one before, or from
@@ -529,13 +508,13 @@ enum DomainLines {
     ) -> DomainSlots {
         let count = hashes.count
         func domain(_ entry: Int) -> ArraySlice<UInt8> { domains[Int(starts[entry])..<Int(starts[entry + 1])] }
-        let (index, presentBits, next) = DomainSlots.grouped(hashes: hashes, same: { domain($0) == domain($1) })
+        let (index, building, next) = DomainSlots.index(hashes: hashes, slots: false, same: { domain($0) == domain($1) })
         guard count > 0 else { return index }
         var layout = Layout(starts: starts, domains: domains, patterns: patterns, tailStarts: tailStarts, next: next, sparse: readForwards)
         for first in 0..<count where layout.isFirst[first] { layout.place(first, hash: hashes[first]) }
         let lines = layout.lines + layout.overflow
         return lines.withUnsafeBytes {
-            index.placingLines(presentBits, lineCount: layout.lineCount, linesPast: layout.linesPast, lines: $0, extra: tails)
+            index.placingLines(building, lineCount: layout.lineCount, linesPast: layout.linesPast, lines: $0, extra: tails)
         }
     }
 
@@ -745,12 +724,12 @@ extension DomainSlots {
     /// The index with its storage's groups `lines` (`DomainLines`: `lineCount` of them, then the
     /// overflow), no slots (a hash's line is `Shape.line(of:)`).
     fileprivate func placingLines(
-        _ presentBits: [UInt64], lineCount: Int, linesPast: Int, lines: UnsafeRawBufferPointer, extra: [UInt8]
+        _ building: Building, lineCount: Int, linesPast: Int, lines: UnsafeRawBufferPointer, extra: [UInt8]
     ) -> DomainSlots {
         var index = self
         index.shape.lines = lineCount
         index.shape.linesPast = linesPast
-        index.storage = Storage(shape: index.shape, presentBits: presentBits, slots: [], groups: lines, extra: extra)
+        index.storage = Storage(shape: index.shape, presentBits: building.presentBits, slots: [], groups: lines, extra: extra)
         return index
     }
 }
