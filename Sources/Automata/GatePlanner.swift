@@ -95,11 +95,13 @@ public enum GatePlanner {
     /// `minimumPatternsPerStage` of them. The gated patterns are moved out of `patterns` (an empty
     /// pattern left in their place). At most `maximumGroups` groups are made: the patterns of the
     /// gates past them are left ungated.
+    /// `afterFirstLoop`: each pattern's gate among its terms after its first loop
+    /// (`runsAfterFirstLoop`).
     static func group(
         _ candidates: [Int], of patterns: inout [(id: PatternID, filter: URLFilter)], minimumPatternsPerStage: Int,
-        maximumGroups: Int = GatePlanner.maximumGroups, gatesApart: Bool = false
+        maximumGroups: Int = GatePlanner.maximumGroups, gatesApart: Bool = false, afterFirstLoop: Bool = false
     ) -> (groups: [GatedGroup], ungated: [Int]) {
-        let best = candidates.map { Self.bestRun(patterns[$0].filter.terms) }
+        let best = candidates.map { Self.bestRun(patterns[$0].filter.terms, from: afterFirstLoop ? Self.firstLoopEnd(patterns[$0].filter.terms) : 0) }
         let weak = best.count { ($0?.score ?? 0) < Self.minimumGateScore }
         let minimumScore = weak >= minimumPatternsPerStage ? Self.minimumGateScore : .leastNonzeroMagnitude
         var groups: [GatedGroup] = []
@@ -200,12 +202,25 @@ public enum GatePlanner {
         return gate(filter, run.range)
     }
 
-    /// The first of the highest-scoring runs of `terms` that score more than 0.
-    private static func bestRun(_ terms: [URLFilterTerm]) -> (range: Range<Int>, score: Double)? {
+    /// Whether `filter` (anchored) has a gate scoring `minimumGateScore` among its terms after its
+    /// first loop: those before it are read from the URL's start, where a run (`http`) tells
+    /// nothing of how rare the pattern's URLs are, and the anchored program answers them within a
+    /// few bytes.
+    static func hasGateAfterFirstLoop(_ filter: URLFilter) -> Bool {
+        (bestRun(filter.terms, from: firstLoopEnd(filter.terms))?.score ?? 0) >= minimumGateScore
+    }
+
+    /// The place after `terms`' first term with a loop (`terms.count` when none has one).
+    private static func firstLoopEnd(_ terms: [URLFilterTerm]) -> Int {
+        (terms.firstIndex { $0.containsLoop } ?? terms.count - 1) + 1
+    }
+
+    /// The first of the highest-scoring runs of `terms` from `first` on that score more than 0.
+    private static func bestRun(_ terms: [URLFilterTerm], from first: Int = 0) -> (range: Range<Int>, score: Double)? {
         var best: (range: Range<Int>, score: Double)?
-        var start = 0
+        var start = first
         var score = 0.0
-        for index in 0...terms.count {
+        for index in first...terms.count {
             let weight = index < terms.count ? Self.weight(terms[index]) : nil
             guard let weight else {
                 if index > start && score > best?.score ?? 0 { best = (start..<index, score) }

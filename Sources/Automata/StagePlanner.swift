@@ -93,6 +93,7 @@ public enum StagePlanner {
         // Patterns built whole keep the order given (the partitioner relies on related patterns
         // sitting together).
         whole.sort()
+        if gating { gate(anchoredLoopy: &whole, of: &patterns, into: &gated) }
         if let anywhere = anywhereStage(
             taking: &whole, of: &patterns, minimumPatternsPerStage: minimumPatternsPerStage,
             maximumUnanchoredTrieTerms: maximumUnanchoredTrieTerms, gating: gating, gated: &gated)
@@ -141,6 +142,31 @@ public enum StagePlanner {
             maximumGroups: GatePlanner.maximumGroups - gated.count,
             gatesApart: true)
         gated += groups
+    }
+
+    /// The anchored patterns built whole with a loop inside (`^https?:/+([^/:]+\.)?taboola`, whose
+    /// `[^/:]+` reads the whole host; `^https?://rcm-.*\.amazon\.`, whose `.*` reads the rest
+    /// of the URL): such a loop keeps the anchored patterns' program alive where the others' end
+    /// within a few bytes, and each byte of that run is a step of the pass beside the list's
+    /// search. When every one has a gate scoring `minimumGateScore` after its first loop
+    /// (`GatePlanner.hasGateAfterFirstLoop`: not its scheme's `http`), each runs only in a URL
+    /// that holds its gate (found by that search), and the anchored program, of the others, dies
+    /// early; when some have none, that program lives as long anyway, and they stay whole.
+    private static func gate(
+        anchoredLoopy whole: inout [Int], of patterns: inout [(id: PatternID, filter: URLFilter)], into gated: inout [GatedGroup]
+    ) {
+        let loopy = whole.filter { index in
+            let filter = patterns[index].filter
+            return filter.hasStartAnchor && filter.matchedTerms.contains { $0.containsLoop }
+        }
+        guard !loopy.isEmpty, loopy.allSatisfy({ GatePlanner.hasGateAfterFirstLoop(patterns[$0].filter) }) else { return }
+        // (Every one scores enough: none is weak, whatever the minimum.)
+        let (groups, ungated) = GatePlanner.group(
+            loopy, of: &patterns, minimumPatternsPerStage: 0, maximumGroups: GatePlanner.maximumGroups - gated.count,
+            afterFirstLoop: true)
+        gated += groups
+        let taken = Set(loopy).subtracting(ungated)
+        whole.removeAll { taken.contains($0) }
     }
 
     /// The most members of an anchored stage other than the `||` one that are gated by their best

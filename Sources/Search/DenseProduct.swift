@@ -7,11 +7,14 @@
 // state counts, but that of two unanchored searches (Aho-Corasick automata, whose states are the
 // prefixes of their words and fall back to the start's row but for the classes that go on with a
 // word) is the automaton of both word lists, about as large as the two (its states are the two
-// lists' prefixes, less those they share). So only searches are multiplied,
+// lists' prefixes, less those they share). So searches are multiplied,
 // and a product is kept only while its table has at most a quarter more entries than its factors'
 // apart: a load is bounded work and memory, and the factors run on their own otherwise. (A
 // program that waits for a `.*` or stays alive along the host, multiplied with a search, makes
-// several times their states: each of its states pairs with many of the search's.)
+// several times their states: each of its states pairs with many of the search's.) An anchored
+// program that dies within a few bytes pairs each of its states with about one of the search's;
+// it is tried too, where both are small (a small list's), so that the failed tries cost a load
+// little.
 //
 // A product's row is built from its start's row, replaced only in the classes where one of its
 // states leads elsewhere than that factor's start does: a few classes per state, not a look-up
@@ -343,6 +346,17 @@ extension DenseTable {
     /// apart (as fractions: numerator, denominator). Two Aho-Corasick automata's product has their
     /// states but for the words' shared prefixes; a little room takes a few more classes.
     static let productGrowth = (5, 4)
+    /// A program that is no search (an anchored one) is multiplied into a search while the two
+    /// have at most this many entries apart (a small list's whole programs), and their product at
+    /// most `smallProductGrowth` times that: one that dies within a few bytes
+    /// (`^https?://bat\.bing\.com`) pairs each of its states with about one of the search's, and
+    /// the pass then reads one entry a byte where it read two; one with a loop along the host or
+    /// the URL multiplies the search's states past that bound, and the product, tried at a small
+    /// cost, is dropped.
+    static let smallProductEntries = 1 << 16
+    /// The most a small product's table may have of its factors' entries apart: its states have
+    /// the factors' but for a few, in rows of the wider one's stride.
+    static let smallProductGrowth = 2
     /// A search automaton's states differ from its start in at most this share of their classes
     /// (`Decoded.isSearch`): an Aho-Corasick automaton's states differ from its start in a few
     /// classes each, a program of loopy or anchored patterns in most.
@@ -352,7 +366,8 @@ extension DenseTable {
     /// tables' entries stay within `budget` (the programs left out run without one): each program
     /// decoded; a search (`Decoded.isSearch`) multiplied into the first part before it that is
     /// one, if their product's table has at most `productGrowth` times their entries apart
-    /// (`product`); the parts then joined in their order, up to three to a table of at most
+    /// (`product`); then a program that is no search into a small search (`smallProductEntries`),
+    /// the same way; the parts then joined in their order, up to three to a table of at most
     /// `maximumStates` states. Only for valid programs.
     static func together(_ programs: [Program], budget: Int) -> [Joined] {
         // Decoded on every core, those the budget admits if each has a row per state (a valid
@@ -399,6 +414,28 @@ extension DenseTable {
                 return true
             }
             if multiplied == nil { parts.append((item, programs[index].classOfByte, [index], differences)) }
+        }
+        // Then each program that is no search, into the first small search part whose product with
+        // it is small enough (`smallProductEntries`); a product so made is no search, and takes
+        // no other.
+        var at = 0
+        while at < parts.count {
+            guard parts[at].differences == nil, parts[at].members.count == 1 else {
+                at += 1
+                continue
+            }
+            let item = parts[at]
+            let into = parts.indices.first { search in
+                guard let searchDifferences = parts[search].differences else { return false }
+                let apart = entries(parts[search].decoded) + entries(item.decoded)
+                guard apart <= smallProductEntries, let (product, classMap) = product(
+                    parts[search].decoded, parts[search].classMap, searchDifferences, item.decoded, item.classMap,
+                    item.decoded.differencesFromStart(), maximumEntries: apart * smallProductGrowth)
+                else { return false }
+                parts[search] = (product, classMap, parts[search].members + item.members, nil)
+                return true
+            }
+            if into != nil { parts.remove(at: at) } else { at += 1 }
         }
         // Up to three parts to a table, in order.
         var tables: [Joined] = []

@@ -383,6 +383,9 @@ public struct DomainTable: Hashable, Sendable {
         /// A is terminated and holds an upper-case letter (read with A: the domains are then
         /// matched with letters folded; a canonical URL's host has none).
         public var hasUpperCase: Bool
+        /// A holds plain host bytes only (lower-case letters, digits, `-` and `.`; read with A):
+        /// a host context's lookup may take its labels for candidates (HostLabelStarts.swift).
+        public var isPlain: Bool
 
         /// The places where the prefix ends, in increasing order: where a stage's suffixes start.
         @inlinable
@@ -428,20 +431,26 @@ public struct DomainTable: Hashable, Sendable {
             steps += min(at + 3, url.count + 1)
             return nil
         }
-        // `\/\/+`, then A.
+        // `\/\/+`, then A: past its plain bytes (a canonical URL's host is all of them: it then has
+        // no upper-case letter to look for, and a host context takes its labels without reading it
+        // again), then, if another byte stops them, past any but a stop.
         var start = at + 3
         while start < url.count && url[start] == slash { start += 1 }
-        var end = Self.firstStop(url, from: start)
-        while end < url.count {
-            let byte = url[end]
-            guard byte != slash && byte != colon && byte != 0 && byte < 0x80 else { break }
-            end += 1
+        var end = LabelStartStates.plainHostEnd(url, from: start)
+        let isPlain = end == url.count || url[end] == slash || url[end] == colon || url[end] == 0 || url[end] >= 0x80
+        if !isPlain {
+            end = Self.firstStop(url, from: end)
+            while end < url.count {
+                let byte = url[end]
+                guard byte != slash && byte != colon && byte != 0 && byte < 0x80 else { break }
+                end += 1
+            }
         }
         steps += end + 1
         let terminated = end < url.count && (url[end] == slash || url[end] == colon)
         return HostLabels(
             slashesEnd: at + 3, start: start, end: end, terminated: terminated,
-            hasUpperCase: terminated && Self.hasUpperCase(url, from: start, to: end))
+            hasUpperCase: terminated && !isPlain && Self.hasUpperCase(url, from: start, to: end), isPlain: isPlain)
     }
 
     /// A place at or before the first byte of `url` from `start` on that is `/` (unless not
@@ -757,7 +766,7 @@ public struct DomainTable: Hashable, Sendable {
         guard state >= 0 else { return state == schemeDies }
         let flag = url[end] == UInt8(ascii: "/") ? LabelStartStates.endedBySlash : LabelStartStates.endedByColon
         guard flags[state] & flag != 0 else { return false }
-        guard LabelStartStates.isPlainHost(url, from: start, to: end) else { return false }
+        guard labels.isPlain else { return false }
         forEachCandidate(url, start, end, folding: false) { candidate, hash in probe(candidate, hash, end) }
         return true
     }

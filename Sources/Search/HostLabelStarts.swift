@@ -44,31 +44,31 @@ struct LabelStartStates {
         return byte < 64 ? low >> byte & 1 != 0 : high >> (byte & 63) & 1 != 0
     }
 
-    /// Whether `url[start ..< end]` (bytes below 128, as a host's labels are read) holds plain host
-    /// bytes only: eight at a time, a byte in a range when adding to it sets its high bit for its
-    /// low end and not for its high end (no carry leaves a byte below 128); a host under eight
-    /// bytes long a byte at a time.
-    static func isPlainHost(_ url: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Bool {
-        guard let base = UnsafeRawPointer(url.baseAddress), end - start >= 8 else {
-            for at in start..<end where !isPlainHostByte(url[at]) { return false }
-            return true
-        }
-        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
-        // The bytes from `low` through `high`: their high bits.
-        @inline(__always) func within(_ word: UInt64, _ low: UInt64, _ high: UInt64) -> UInt64 {
-            (word &+ (0x80 - low) &* ones) & ~(word &+ (0x7F - high) &* ones) & highs
-        }
-        // `a`...`z`, `0`...`9`, `-` and `.`.
-        @inline(__always) func plain(_ word: UInt64) -> Bool {
-            within(word, 0x61, 0x7A) | within(word, 0x30, 0x39) | within(word, 0x2D, 0x2E) == highs
-        }
+    /// The first place of `url` from `start` on whose byte is not a plain host byte (`plainHost`;
+    /// a byte from 128 on is none), or the URL's end: eight bytes at a time, a byte in a range when
+    /// adding to it sets its high bit for its low end and not for its high end. The lowest byte so
+    /// flagged is exact: the bytes below it are plain, below 128, and carry into no other (a byte
+    /// from 128 on is in no range and carries only into the bytes above it). The URL's last bytes
+    /// one at a time. (A host's labels are read so: `DomainTable.hostLabels`.)
+    @inline(__always)
+    static func plainHostEnd(_ url: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         var at = start
-        while at + 8 <= end {
-            guard plain(base.loadUnaligned(fromByteOffset: at, as: UInt64.self)) else { return false }
-            at += 8
+        if let base = UnsafeRawPointer(url.baseAddress) {
+            let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+            // The bytes from `low` through `high`: their high bits.
+            @inline(__always) func within(_ word: UInt64, _ low: UInt64, _ high: UInt64) -> UInt64 {
+                (word &+ (0x80 - low) &* ones) & ~(word &+ (0x7F - high) &* ones) & highs
+            }
+            while at + 8 <= url.count {
+                let word = base.loadUnaligned(fromByteOffset: at, as: UInt64.self)
+                // (Not `a`...`z`, `0`...`9`, `-` or `.`.)
+                let other = ~(within(word, 0x61, 0x7A) | within(word, 0x30, 0x39) | within(word, 0x2D, 0x2E)) & highs
+                if other != 0 { return at + other.trailingZeroBitCount / 8 }
+                at += 8
+            }
         }
-        // The last bytes in the word that ends with the host (some read twice).
-        return at == end || plain(base.loadUnaligned(fromByteOffset: end - 8, as: UInt64.self))
+        while at < url.count && url[at] < 128 && isPlainHostByte(url[at]) { at += 1 }
+        return at
     }
 
     /// Per state, its flags.

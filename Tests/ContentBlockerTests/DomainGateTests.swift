@@ -116,9 +116,10 @@ import Automata
         let read = try CompiledRuleList(validating: list.serialized())
         let programs = read.file.urlPrograms
         #expect(programs.hostContexts.count == 1)
-        // D1, ads.test and d2 gate the patterns with a loop; yandex.* (D ends with `.`) is not gated.
+        // D1, ads.test and d2 gate the patterns with a loop; yandex.* (D ends with `.`) is not the
+        // context's: an anchored pattern built whole with a loop, gated by its best run after it.
         let gated = try #require(programs.gated)
-        #expect(gated.groups.count == 3 && gated.starts.allSatisfy { $0 == .urlStart })
+        #expect(gated.groups.count == 4 && gated.starts.allSatisfy { $0 == .urlStart })
         let hosts = ["d1.test", "x.d1.test", "xd1.test", "d1.test.x", "ads.test", "a.ads.test", "ADS.test", "d2.test", "yandex.ru",
                      "user@d1.test", "d1.test:8080", "u:p@ads.test", "d3.test"]
         let rests = ["/", "/ga.js", "/x/ga.js", "/x", "?a", ":80/?a", ":1/a.gif", "/clck/", "", "/?a&b"]

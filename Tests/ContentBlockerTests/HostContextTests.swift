@@ -198,15 +198,32 @@ private func urls() -> [[UInt8]] {
     }
 
     @Test func plainHostsReadEightBytesAtATimeAsByteByByte() {
-        // Each byte below 128 but NUL at each place of hosts of 1 to 20 bytes.
+        // Each byte at each place of hosts of 1 to 20 bytes, then a path with a byte from 128 on
+        // or none: the first byte not plain found, and the host's labels read so.
         var wrong: [(length: Int, place: Int, byte: UInt8)] = []
         for length in 1...20 {
             for place in 0..<length {
-                for byte in (1..<128).map(UInt8.init) {
-                    var url = Array("https://".utf8) + Array(repeating: UInt8(ascii: "a"), count: length) + Array("/x".utf8)
+                for byte in (0...255).map(UInt8.init) {
+                    var url = Array("https://".utf8) + Array(repeating: UInt8(ascii: "a"), count: length) + Array("/x\u{E9}".utf8)
                     url[8 + place] = byte
-                    let plain = url.withUnsafeBufferPointer { LabelStartStates.isPlainHost($0, from: 8, to: 8 + length) }
-                    if plain != LabelStartStates.plainHost.contains(byte) { wrong.append((length, place, byte)) }
+                    // Byte by byte: A from past the slashes to the first stop, plain or not.
+                    func isPlain(_ byte: UInt8) -> Bool { byte < 128 && LabelStartStates.plainHost.contains(byte) }
+                    func stops(_ byte: UInt8) -> Bool { byte == 0x2F || byte == 0x3A || byte == 0 || byte >= 128 }
+                    var start = 8
+                    while url[start] == 0x2F { start += 1 }
+                    let end = url[start...].firstIndex(where: stops) ?? url.count
+                    let plainEnd = url[start...].firstIndex { !isPlain($0) } ?? url.count
+                    let terminated = end < url.count && (url[end] == 0x2F || url[end] == 0x3A)
+                    let upper = terminated && url[start..<end].contains { (0x41...0x5A).contains($0) }
+                    url.withUnsafeBufferPointer { bytes in
+                        var steps = 0
+                        let labels = DomainTable.hostLabels(bytes, steps: &steps)
+                        if LabelStartStates.plainHostEnd(bytes, from: start) != plainEnd || labels?.start != start || labels?.end != end
+                            || labels?.isPlain != (plainEnd == end) || labels?.hasUpperCase != upper || labels?.terminated != terminated
+                        {
+                            wrong.append((length, place, byte))
+                        }
+                    }
                 }
             }
         }

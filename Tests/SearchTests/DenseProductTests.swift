@@ -101,4 +101,27 @@ private func words(_ count: Int, _ random: inout SplitMix64) -> [String] {
         }
         #expect(set.denseProgramCount == 3)
     }
+
+    @Test func aSmallSearchTakesAnAnchoredProgramThatDiesEarly() throws {
+        // A small list's search and its anchored patterns that die within a few bytes: one
+        // product (one read a byte), its states about both programs'. (A big search takes none:
+        // `wholeProgramsAreMultipliedWhereBothSearch`.)
+        let search = try patternsProgram(["/_ads/", "/ajs.php?", "taboola", "\\.amazon\\."])
+        let anchored = try patternsProgram(["^https?://bat\\.bing\\.com[:/]", "^https?://cc\\.swiftype\\.com[:/]"])
+        let joined = DenseTable.together([search, anchored], budget: DenseTable.budget)
+        #expect(joined.map(\.members) == [[[0, 1]]])
+        let states = try decoded(search).stateCount + decoded(anchored).stateCount
+        #expect(joined[0].states[0] <= states * 5 / 4, "\(joined[0].states) of \(states)")
+        // The set runs them so, one run, with the reports of both.
+        let set = ProgramSet(programs: [search, anchored])
+        var ends: [Int] = []
+        for url in ["https://bat.bing.com/x/_ads/", "http://cc.swiftype.com:80/", "https://cdn.taboola.com/", "https://www.amazon.de/x"] {
+            var found = Set<UInt32>()
+            let (_, runs) = Array(url.utf8).withUnsafeBufferPointer { set.run($0, ends: &ends) { found.insert($0) } }
+            #expect(runs == 1, "\(url)")
+            var apart = Set<UInt32>()
+            for item in [search, anchored] { _ = Array(url.utf8).withUnsafeBufferPointer { item.run($0) { apart.insert($0) } } }
+            #expect(found == apart && !found.isEmpty, "\(url)")
+        }
+    }
 }

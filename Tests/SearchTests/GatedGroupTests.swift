@@ -75,22 +75,46 @@ private func compiledFile(urlPrograms set: ProgramSet, patternCount: Int) -> Com
         // Two patterns have no gate scoring 2 (`\/&`), enough for a stage when a stage takes 2:
         // tried at every byte; with fewer than a stage needs, they are gated by their best run.
         // (With 2, the `\/ezoic\/.*` patterns are a stage of their own first.)
+        // (The anchored one is gated first, by its run after its loop: `StagePlanner` gates the
+        // anchored patterns built whole, `anchoredLoopyPatternsAreGatedWhenAllHaveAGate`.)
         let staged = StagePlanner.plan(patterns, minimumPatternsPerStage: 2)
         #expect(staged.stages.contains { $0.prefix.terms.isEmpty && $0.suffixes.map(\.id.rawValue) == [3, 7] })
-        #expect(staged.gated.map(\.gate.source) == ["track"])
+        #expect(staged.gated.map(\.gate.source) == ["\\/ads\\/", "track"])
         // Case-insensitive `\/EZOIC\/` is the same gate as `\/ezoic\/` only by its text: its own group.
         let planned = StagePlanner.plan(patterns, minimumPatternsPerStage: 32)
-        #expect(planned.gated.map(\.gate.source) == ["\\/ezoic\\/", "\\/EZOIC\\/", "\\/&", "track"])
-        #expect(planned.gated.map { $0.patterns.map(\.id.rawValue) } == [[0, 1], [2], [3, 7], [5]])
-        // Those that begin with their gate run from where it begins, anchored.
-        #expect(planned.gated.map(\.runsFrom) == [.gate(length: 7), .gate(length: 7), .gate(length: 2), .gate(length: 5)])
-        #expect(planned.gated[0].patterns.map(\.filter.source) == ["^\\/ezoic\\/.*\\.js", "^\\/ezoic\\/.*\\.css"])
-        #expect(planned.gated[0].patterns.allSatisfy { $0.filter.hasStartAnchor })
+        #expect(planned.gated.map(\.gate.source) == ["\\/ads\\/", "\\/ezoic\\/", "\\/EZOIC\\/", "\\/&", "track"])
+        #expect(planned.gated.map { $0.patterns.map(\.id.rawValue) } == [[4], [0, 1], [2], [3, 7], [5]])
+        // Those that begin with their gate run from where it begins, anchored; the anchored one
+        // from the URL's start.
+        #expect(planned.gated.map(\.runsFrom) == [.urlStart, .gate(length: 7), .gate(length: 7), .gate(length: 2), .gate(length: 5)])
+        #expect(planned.gated[1].patterns.map(\.filter.source) == ["^\\/ezoic\\/.*\\.js", "^\\/ezoic\\/.*\\.css"])
+        #expect(planned.gated[1].patterns.allSatisfy { $0.filter.hasStartAnchor })
         #expect(planned.stages.isEmpty)
-        // The anchored one and the one without a loop are built whole.
-        #expect(planned.whole.map(\.id.rawValue) == [4, 6] && staged.whole.map(\.id.rawValue) == [4, 6])
+        // The one without a loop is built whole.
+        #expect(planned.whole.map(\.id.rawValue) == [6] && staged.whole.map(\.id.rawValue) == [6])
         let ungated = StagePlanner.plan(patterns, minimumPatternsPerStage: 32, gating: false)
         #expect(ungated.gated.isEmpty && ungated.stages.isEmpty && ungated.whole.count == 8)
+    }
+
+    @Test func anchoredLoopyPatternsAreGatedWhenAllHaveAGate() {
+        // Their loops (`[^/:]+` along the host, `.*` to the URL's end) keep the anchored program
+        // alive: each is gated by its best run after its first loop (not the scheme's `http`),
+        // and the loop-free one stays, its program dying within a few bytes.
+        let sources = [
+            #"^https?:\/+([^\/:]+\.)?taboola(syndication)?\.com[:\/]"#, #"^https?:\/\/rcm-.*\.amazon\."#,
+            #"^https?:\/\/bat\.bing\.com[:\/]"#, #"^https?:\/+([^\/:]+\.)?phonograph[0-9]*\.voxmedia\.com[:\/]"#,
+        ]
+        let patterns = sources.enumerated().map { (id: PatternID($0.offset), filter: filter($0.element)) }
+        let planned = StagePlanner.plan(patterns, minimumPatternsPerStage: 32)
+        #expect(planned.gated.map(\.gate.source) == ["taboola", #"\.amazon\."#, #"\.voxmedia\.com[:\/]"#])
+        #expect(planned.gated.allSatisfy { $0.runsFrom == .urlStart && $0.patterns.allSatisfy(\.filter.hasStartAnchor) })
+        #expect(planned.whole.map(\.id.rawValue) == [2])
+        #expect(StagePlanner.plan(patterns, minimumPatternsPerStage: 32, gating: false).gated.isEmpty)
+        // One without a gate after its loop (`:\/\/` and `\?` score less than 2) keeps the
+        // anchored program alive anyway: none is gated.
+        let ungated = (sources + [#"^http.*:\/\/.*\?"#]).enumerated().map { (id: PatternID($0.offset), filter: filter($0.element)) }
+        let kept = StagePlanner.plan(ungated, minimumPatternsPerStage: 32)
+        #expect(kept.gated.isEmpty && kept.whole.count == 5)
     }
 
     /// Patterns whose gates occur in many places, overlap one another and end at the URL's end.
