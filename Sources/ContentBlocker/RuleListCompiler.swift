@@ -182,7 +182,7 @@ struct PatternIDs {
                     pattern = read
                 }
                 sources.append(pattern.source)
-                patterns.append(pattern)
+                patterns.append(consume pattern)
             }
         }
         texts = []
