@@ -594,7 +594,7 @@ struct PartitionedPrograms: Sendable {
         let planning = timer.begin(.plan)
         let patternCount = patterns.count
         for (id, pattern) in (consume patterns).enumerated() {
-            switch pattern {
+            switch consume pattern {
             case .host(let host):
                 // (Read from its text as `DomainTable.split` reads a parse; a domain pattern as
                 // `DomainConditionTable.split` does.)
