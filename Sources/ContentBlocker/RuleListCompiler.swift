@@ -112,7 +112,9 @@ public enum RuleListCompiler {
 struct PatternIDs {
     /// By text number: its id, -1 while it has none (a list's texts are numbered densely).
     private var idOfText: [Int32] = []
-    /// The patterns as read, until their programs are built (`takePatterns`).
+    /// Each id's text number, until the patterns are gathered (`gatherPatterns`).
+    private var texts: [Int32] = []
+    /// The patterns as read, from `gatherPatterns` until their programs are built (`takePatterns`).
     private var patterns: [AcceptedPattern] = []
     private(set) var sources: [String] = []
     /// Each id's last rule, and every (id, rule) use in rule order: flat, not a list per id (a
@@ -121,19 +123,18 @@ struct PatternIDs {
     private var lastUser: [RuleIndex] = []
     private var uses: [(id: Int32, rule: RuleIndex)] = []
 
+    /// The number of ids (once the patterns are gathered).
     var count: Int { sources.count }
 
     /// Room for `count` ids and as many uses (a list's url-filters: one a rule).
     mutating func reserveCapacity(_ count: Int) {
-        patterns.reserveCapacity(count)
-        sources.reserveCapacity(count)
+        texts.reserveCapacity(count)
         lastUser.reserveCapacity(count)
         uses.reserveCapacity(count)
     }
 
-    /// The id of text number `text`, first used by `rule`; `pattern` (its reading) is read only
-    /// for a text without an id yet.
-    mutating func id(for text: Int32, _ pattern: @autoclosure () -> AcceptedPattern, rule: RuleIndex) -> Int {
+    /// The id of text number `text`, first used by `rule`.
+    mutating func id(for text: Int32, rule: RuleIndex) -> Int {
         let text = Int(text)
         if text < idOfText.count, case let id = Int(idOfText[text]), id >= 0 {
             if lastUser[id] != rule {
@@ -143,14 +144,48 @@ struct PatternIDs {
             return id
         }
         if text >= idOfText.count { idOfText += repeatElement(-1, count: max(text + 1 - idOfText.count, idOfText.count)) }
-        let id = sources.count
+        let id = texts.count
         idOfText[text] = Int32(id)
-        let pattern = pattern()
-        sources.append(pattern.source)
-        patterns.append(pattern)
+        texts.append(Int32(text))
         lastUser.append(rule)
         uses.append((Int32(id), rule))
         return id
+    }
+
+    /// Whether text number `text` has an id.
+    func hasID(ofText text: Int32) -> Bool {
+        Int(text) < idOfText.count && idOfText[Int(text)] >= 0
+    }
+
+    /// Each id's pattern and source from `readings` (the table's, by text number): moved out
+    /// (a placeholder left) unless `usedLater` says another kind still reads it, then copied.
+    /// (Moved, each pattern's strings and arrays are neither retained here nor released with
+    /// the table.)
+    mutating func gatherPatterns(
+        from readings: inout [Result<AcceptedPattern, URLFilterParseError>], usedLater: (Int32) -> Bool
+    ) {
+        patterns.reserveCapacity(texts.count)
+        sources.reserveCapacity(texts.count)
+        // The rule-list parser accepted every pattern of the list, and domain patterns are valid.
+        let placeholder = Result<AcceptedPattern, URLFilterParseError>.success(
+            .host(HostPattern(source: "", isCaseSensitive: false, domain: [], tail: [])))
+        readings.withUnsafeMutableBufferPointer { readings in
+            for text in texts {
+                let reading = readings.baseAddress! + Int(text)
+                let pattern: AcceptedPattern
+                if usedLater(text) {
+                    guard case .success(let read) = reading.pointee else { preconditionFailure("a pattern of the list is in error") }
+                    pattern = read
+                } else {
+                    guard case .success(let read) = reading.move() else { preconditionFailure("a pattern of the list is in error") }
+                    reading.initialize(to: placeholder)
+                    pattern = read
+                }
+                sources.append(pattern.source)
+                patterns.append(consume pattern)
+            }
+        }
+        texts = []
     }
 
     /// The rules that use pattern `id`, in order.
@@ -182,13 +217,6 @@ struct PatternTableWithDomains {
             patternOfDomain.append(table.number(DomainPattern.source(forDomain: domain), caseSensitive: false))
         }
         return patternOfDomain[number]
-    }
-
-    /// The pattern of a number as read (after `table.parseNewKeys()`).
-    func pattern(_ number: Int32) -> AcceptedPattern {
-        // The rule-list parser accepted every pattern of the list, and domain patterns are valid.
-        guard let pattern = table.pattern(number) else { preconditionFailure("a pattern of the list is in error") }
-        return pattern
     }
 }
 
@@ -235,12 +263,12 @@ private struct Builder {
             for slot in rules.indices {
                 let urlText = ruleTexts[cursor]
                 cursor += 1
-                urlPatternOfRule.append(matchesEverything(urlText) ? nil : urlIDs.id(for: urlText, allPatterns.pattern(urlText), rule: rules[slot].index))
+                urlPatternOfRule.append(matchesEverything(urlText) ? nil : urlIDs.id(for: urlText, rule: rules[slot].index))
                 let start = conditions.count
                 var kind = ConditionKind.none
                 if let condition = rules[slot].trigger.condition {
                     kind = addCondition(
-                        condition, of: rules[slot].index, ruleTexts, &cursor, pattern: { allPatterns.pattern($0) }, matchesEverything)
+                        condition, of: rules[slot].index, ruleTexts, &cursor, matchesEverything)
                 }
                 let role: RuleRole =
                     switch rules[slot].action {
@@ -261,6 +289,12 @@ private struct Builder {
                     conditionCount: UInt32(conditions.count - start)))
             }
         }
+        // Each kind's patterns out of the table, each moved by the last kind that reads it.
+        var readings = allPatterns.table.takeResults()
+        let (top, frame) = (topIDs, frameIDs)
+        urlIDs.gatherPatterns(from: &readings) { top.hasID(ofText: $0) || frame.hasID(ofText: $0) }
+        topIDs.gatherPatterns(from: &readings) { frame.hasID(ofText: $0) }
+        frameIDs.gatherPatterns(from: &readings) { _ in false }
         timer.end(parsing)
     }
 
@@ -297,8 +331,7 @@ private struct Builder {
     /// condition kind.
     @inline(__always)
     private mutating func addCondition(
-        _ condition: Condition, of rule: RuleIndex, _ ruleTexts: [Int32], _ cursor: inout Int, pattern: (Int32) -> AcceptedPattern,
-        _ matchesEverything: (Int32) -> Bool
+        _ condition: Condition, of rule: RuleIndex, _ ruleTexts: [Int32], _ cursor: inout Int, _ matchesEverything: (Int32) -> Bool
     ) -> ConditionKind {
         func nextText() -> Int32 {
             defer { cursor += 1 }
@@ -312,7 +345,7 @@ private struct Builder {
             isFrame = false
             for _ in domains {
                 let text = nextText()
-                entries.append(topIDs.id(for: text, pattern(text), rule: rule))
+                entries.append(topIDs.id(for: text, rule: rule))
             }
         case .ifTopURL(let patterns), .unlessTopURL(let patterns), .ifFrameURL(let patterns), .unlessFrameURL(let patterns):
             isFrame = if case .ifFrameURL = condition { true } else if case .unlessFrameURL = condition { true } else { false }
@@ -321,9 +354,9 @@ private struct Builder {
                 if matchesEverything(text) {
                     everything = true
                 } else if isFrame {
-                    entries.append(frameIDs.id(for: text, pattern(text), rule: rule))
+                    entries.append(frameIDs.id(for: text, rule: rule))
                 } else {
-                    entries.append(topIDs.id(for: text, pattern(text), rule: rule))
+                    entries.append(topIDs.id(for: text, rule: rule))
                 }
             }
         }
@@ -561,7 +594,7 @@ struct PartitionedPrograms: Sendable {
         let planning = timer.begin(.plan)
         let patternCount = patterns.count
         for (id, pattern) in (consume patterns).enumerated() {
-            switch pattern {
+            switch consume pattern {
             case .host(let host):
                 // (Read from its text as `DomainTable.split` reads a parse; a domain pattern as
                 // `DomainConditionTable.split` does.)

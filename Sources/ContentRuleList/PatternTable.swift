@@ -92,6 +92,13 @@ public struct PatternTable: Sendable {
         }
     }
 
+    /// The readings (`results`), taken out of the table: it has none after.
+    public mutating func takeResults() -> [Result<AcceptedPattern, URLFilterParseError>] {
+        var taken: [Result<AcceptedPattern, URLFilterParseError>] = []
+        swap(&taken, &results)
+        return taken
+    }
+
     /// The reading of a text: the pattern as the compiler takes it, or why WebKit rejects it.
     public subscript(number: Int32) -> Result<AcceptedPattern, URLFilterParseError> { results[Int(number)] }
 

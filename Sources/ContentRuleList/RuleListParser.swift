@@ -458,9 +458,9 @@ private enum RuleReader {
                 .jsonInvalidURLFilterInTrigger, keyPath: "trigger.url-filter",
                 detail: value?.stringValue == "" ? "it is empty" : found(value))
         }
+        // Most triggers have a url-filter alone (made where it is returned).
+        guard keys.hasAny(.urlFilterIsCaseSensitive ... .unlessFrameURL) else { return Trigger(urlFilter: urlFilter) }
         var trigger = Trigger(urlFilter: urlFilter)
-        // Most triggers have a url-filter alone.
-        guard keys.hasAny(.urlFilterIsCaseSensitive ... .unlessFrameURL) else { return trigger }
         // Booleans that are not booleans are ignored; so is every key the profile's release does not read.
         trigger.urlFilterIsCaseSensitive = keys[.urlFilterIsCaseSensitive]?.boolValue ?? false
         trigger.topURLFilterIsCaseSensitive = keys[.topURLFilterIsCaseSensitive]?.boolValue ?? false

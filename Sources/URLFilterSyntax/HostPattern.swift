@@ -47,24 +47,32 @@ public struct HostPattern: Hashable, Sendable {
     public init?(source: String, isCaseSensitive: Bool) {
         func read(_ bytes: UnsafeBufferPointer<UInt8>) -> (domain: [UInt8], tail: [ASCIISet])? {
             guard var index = FlatPatternReader.hostPrefixLength(bytes) else { return nil }
-            var parts = Parts(capacity: bytes.count)
+            var parts = Parts()
             // D's common characters taken straight from the bytes, each what the flat reader's
             // term for it would give: a letter (unless case-sensitive, when its term matches one
             // case only), a digit, `-`, `_`, or `\.`. The rest of the pattern from the first other byte.
-            while index < bytes.count {
-                let byte = bytes[index]
-                if byte == UInt8(ascii: "\\") && index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: ".") {
-                    parts.domain.append(UInt8(ascii: "."))
-                    index += 2
-                    continue
+            // (Written to a buffer on the stack, then D made of it at once: an append per byte
+            // is most of the work otherwise. No byte of D is more than one of the pattern's.)
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count - index) { domain in
+                var count = 0
+                while index < bytes.count {
+                    let byte = bytes[index]
+                    if byte == UInt8(ascii: "\\") && index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: ".") {
+                        domain[count] = UInt8(ascii: ".")
+                        count += 1
+                        index += 2
+                        continue
+                    }
+                    let lower = byte | 0x20
+                    let isLetter = lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z")
+                    guard (isLetter && !isCaseSensitive) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                        || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+                    else { break }
+                    domain[count] = isLetter ? lower : byte
+                    count += 1
+                    index += 1
                 }
-                let lower = byte | 0x20
-                let isLetter = lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z")
-                guard (isLetter && !isCaseSensitive) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
-                    || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-                else { break }
-                parts.domain.append(isLetter ? lower : byte)
-                index += 1
+                parts.domain = Array(UnsafeBufferPointer(start: domain.baseAddress, count: count))
             }
             // T is most often `[/:]` alone (a converted `||domain^`): its term is the terminator,
             // which the end of a host already satisfies, as `finish` says.
@@ -130,6 +138,8 @@ public struct HostPattern: Hashable, Sendable {
     private struct Parts: FlatPatternReader.TermSink {
         var domain: [UInt8] = []
         var tail: [ASCIISet] = []
+
+        init() {}
 
         init(capacity: Int) {
             domain.reserveCapacity(capacity)
