@@ -7,8 +7,10 @@
 // as the lists' pages keep their lists by them (`Evaluator.requestFlags`), its URL's bytes, and
 // the host labels of its URL that the domain tables read. The lists' evaluators share one page
 // table, so that each knows the page by the same place. Two lists' whole url programs run in one pass
-// (`ProgramSet.WholeTogether`): each list's table reads are waited for beside the other's.
-// Otherwise (more lists, or two that cannot run so) the lists' domain tables are looked up
+// (`ProgramSet.WholeTogether`): each list's table reads are waited for beside the other's; taken
+// when each list has a whole program that searches the URL (one whose programs all end at the
+// URL's start would leave the pass at once, the other's then dearer than its pass alone).
+// Otherwise (more lists, or two that are not run so) the lists' domain tables are looked up
 // together (`ProgramSet.DomainsTogether`): a host's candidates hashed once, probed in each table.
 // Lists' host contexts of one L (other converters' `||` rules) are looked up together too
 // (`ProgramSet.HostContextsTogether`): L's automaton run and its candidates hashed once.
@@ -65,7 +67,8 @@ public final class ContentBlockers {
     }
 
     /// Whether the lists' whole url programs run in one pass (two lists whose whole programs are
-    /// dense tables, four at most).
+    /// dense tables, four at most, each list with one that searches the URL rather than ends at
+    /// its start: `ProgramSet.WholeTogether`).
     public var runsWholeProgramsTogether: Bool { wholeTogether != nil }
 
     /// Whether the lists' url domain tables are looked up together (otherwise: two lists or more

@@ -10,6 +10,7 @@ import Automata
 import ContentBlocker
 import ContentRuleList
 import RequestContext
+import Search
 import PCRE2Oracle
 
 @Suite struct PageCacheTests {
@@ -122,6 +123,18 @@ import PCRE2Oracle
             }
             return "[" + (rules + (more.isEmpty ? [] : [more])).joined(separator: ",\n") + "]"
         }
+        // Whole programs all anchored at the URL's start, and a domain table: asked with another
+        // list, their whole programs are not run in one pass with its (`WholeTogether`), and the
+        // two lists' domain tables are looked up together.
+        let startsOnly = """
+            [
+              {"trigger":{"url-filter":"^xyzzy:"},"action":{"type":"block"}},
+              {"trigger":{"url-filter":"^ws:"},"action":{"type":"block"}},
+              {"trigger":{"url-filter":"^[^:]+://+([^:/]+\\\\.)?x\\\\.a\\\\.test[/:]"},"action":{"type":"block-cookies"}}
+            ]
+            """
+        let anchored = try RuleListCompiler.compile(json: Array(startsOnly.utf8)).0.file.urlPrograms
+        #expect(!anchored.wholeRuns.isEmpty && !anchored.domains.isEmpty, "whole programs of its own, and a domain table")
         let contexts = [
             context(["other", "a\\\\.test[:/]ads"]), context(["a\\\\.test", "sock\\\\.test"]),
             context(["b\\\\.test"], more: #"{"trigger":{"url-filter":"^https?:/+([^/:]+\\.)?b\\.test[:/].*allow","url-filter-is-case-sensitive":true},"action":{"type":"block-cookies"}}"#),
@@ -132,19 +145,20 @@ import PCRE2Oracle
         ] {
             try askTogether(texts, contextsTogether: texts.contains(contexts[0]))
         }
+        try askTogether([other, startsOnly], contextsTogether: false, wholeTogether: false)
     }
 
     /// `listsAskedTogetherAnswerEachAsAlone` for the lists `texts`.
-    /// (`contextsTogether`: some lists' host contexts are looked up together.)
-    private func askTogether(_ texts: [String], contextsTogether: Bool) throws {
+    /// (`contextsTogether`: some lists' host contexts are looked up together; `wholeTogether`: two
+    /// lists' whole programs run in one pass.)
+    private func askTogether(_ texts: [String], contextsTogether: Bool, wholeTogether: Bool = true) throws {
         let compiled = try texts.map { try CompiledRuleList(validating: try RuleListCompiler.compile(json: Array($0.utf8)).0.serialized()) }
         let oracles = try texts.map { ReferenceEvaluator(try ReferenceRuleList(try RuleListParser.parse($0).get())) }
         let requests = Self.requests()
         for capacity in [2, 16, 0] {
             let together = ContentBlockers(compiled, pageCapacity: capacity)
-            if texts.count == 2 {
-                #expect(together.runsWholeProgramsTogether, "the two lists' whole programs run in one pass")
-            } else {
+            #expect(together.runsWholeProgramsTogether == (texts.count == 2 && wholeTogether), "the two lists' whole programs run in one pass")
+            if !together.runsWholeProgramsTogether {
                 #expect(together.looksUpDomainsTogether == (texts.count { $0.contains("[^:]+") } >= 2), "domain tables looked up together")
             }
             #expect(together.looksUpHostContextsTogether == contextsTogether, "the lists' host contexts looked up together")
