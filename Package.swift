@@ -270,7 +270,7 @@ let package = Package(
         .testTarget(
             name: "BlockBenchCLITests",
             dependencies: [
-                "BlockBenchCLI", "Search", "ContentBlocker", "ContentRuleList", "Corpus", "Conformance", "Reports", "Fuzzing", "TestSupport",
+                "BlockBenchCLI", "Benchmarks", "Search", "ContentBlocker", "ContentRuleList", "Corpus", "Conformance", "Reports", "Fuzzing", "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             exclude: ["Fixtures"],

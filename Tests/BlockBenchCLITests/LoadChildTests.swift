@@ -5,6 +5,7 @@
 // `SteadyAllocator`). Run as a child (the `blockbench` built beside this test process), not in
 // this process, whose memory other suites' threads move and whose glibc bins they fill.
 
+import Benchmarks
 import ContentBlocker
 import Foundation
 import Testing
@@ -34,23 +35,13 @@ import Testing
         return Array("[\(rules.joined(separator: ","))]".utf8)
     }
 
-    /// What `blockbench load files --json` says in a fresh process: the anonymous resident memory
-    /// the load added, the bytes the loaded lists hold by structure, and the files' bytes.
+    /// What `blockbench load files --json` says in a fresh process (as the benchmarks read it):
+    /// the anonymous resident memory the load added, the bytes the loaded lists hold by
+    /// structure, and the files' bytes.
     private func load(_ executable: String, _ files: [String]) throws -> (growth: Int, held: Int, loaded: Int) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["load"] + files + ["--json"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let json = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "blockbench load exited \(process.terminationStatus)")
-        let figures = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
-        let held = try #require(figures["held"] as? [[String: Any]]).compactMap { $0["value"] as? Int }.reduce(0, +)
-        let (before, after) = (try #require(figures["anonymousBefore"] as? Int), try #require(figures["anonymousAfter"] as? Int))
-        return (after - before, held, try #require(figures["loadedBytes"] as? Int))
+        let figures = try OwnProcessMemory.residentAfterLoad(executable, files: files)
+        let held = try #require(figures.heldBytes)
+        return (figures.anonymousAfter - figures.anonymousBefore, held, figures.loadedBytes)
     }
 
     /// `blockbench load` of a list, then of the list twice over, each in a process of its own:
