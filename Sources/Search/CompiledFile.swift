@@ -357,13 +357,13 @@ public struct CompiledFile: Hashable, Sendable {
             &rulesReader, count: ruleCount, sectionStart: sections.range(.rules).start, conditions: conditions,
             actionCount: actions.count, counts: counts)
         try Sections.finish(rulesReader, .rules)
-        let urlPrograms = try sections.programs(.urlPrograms, patternCount: counts.url, denseBudget: denseBudget)
-        let topBudget = denseBudget.less(urlPrograms.denseEntryCount)
-        let topURLPrograms = try sections.programs(.topURLPrograms, patternCount: counts.top, denseBudget: topBudget)
+        let (urlPrograms, topURLPrograms, framePrograms) = try Self.sharing(
+            denseBudget,
+            url: { budget throws(BytecodeError) in try sections.programs(.urlPrograms, patternCount: counts.url, denseBudget: budget) },
+            top: { budget throws(BytecodeError) in try sections.programs(.topURLPrograms, patternCount: counts.top, denseBudget: budget) },
+            frame: { budget throws(BytecodeError) in try sections.programs(.framePrograms, patternCount: counts.frame, denseBudget: budget) })
         self.init(
-            urlPrograms: urlPrograms, topURLPrograms: topURLPrograms,
-            framePrograms: try sections.programs(
-                .framePrograms, patternCount: counts.frame, denseBudget: topBudget.less(topURLPrograms.denseEntryCount)),
+            urlPrograms: urlPrograms, topURLPrograms: topURLPrograms, framePrograms: framePrograms,
             urlPatternCount: counts.url, topPatternCount: counts.top, framePatternCount: counts.frame,
             patternRuleStart: slots.ruleStart, patternRules: slots.rules.fitted(), universalRules: slots.universal.fitted(), rules: rules,
             conditions: conditions, actions: actions)
@@ -591,11 +591,23 @@ public struct CompiledFile: Hashable, Sendable {
     /// within it has them: a set prepared so already is kept.
     public func prepared(denseBudget budget: DenseBudget) -> CompiledFile {
         var file = self
-        file.urlPrograms = urlPrograms.prepared(denseBudget: budget)
-        let topBudget = budget.less(file.urlPrograms.denseEntryCount)
-        file.topURLPrograms = topURLPrograms.prepared(denseBudget: topBudget)
-        file.framePrograms = framePrograms.prepared(denseBudget: topBudget.less(file.topURLPrograms.denseEntryCount))
+        (file.urlPrograms, file.topURLPrograms, file.framePrograms) = Self.sharing(
+            budget, url: urlPrograms.prepared(denseBudget:), top: topURLPrograms.prepared(denseBudget:),
+            frame: framePrograms.prepared(denseBudget:))
         return file
+    }
+
+    /// The three program sets made by `url`, `top` and `frame` within one budget: the url set's
+    /// within all of it, the top-url set's within what the url set's tables left, the frame-url
+    /// set's within what both left.
+    private static func sharing<Failure: Error>(
+        _ budget: DenseBudget, url: (DenseBudget) throws(Failure) -> ProgramSet, top: (DenseBudget) throws(Failure) -> ProgramSet,
+        frame: (DenseBudget) throws(Failure) -> ProgramSet
+    ) throws(Failure) -> (ProgramSet, ProgramSet, ProgramSet) {
+        let urlPrograms = try url(budget)
+        let topBudget = budget.less(urlPrograms.denseEntryCount)
+        let topURLPrograms = try top(topBudget)
+        return (urlPrograms, topURLPrograms, try frame(topBudget.less(topURLPrograms.denseEntryCount)))
     }
 
     /// The budget the program sets' dense tables were made within, as `prepared(denseBudget:)`
