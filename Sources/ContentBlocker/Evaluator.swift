@@ -130,7 +130,9 @@ public final class Evaluator {
         work = Work(urlSeen: PatternMarks(count: file.urlPatternCount))
         topSeen = PatternMarks(count: file.topPatternCount)
         frameSeen = PatternMarks(count: file.framePatternCount)
-        work.applying.reserveCapacity(rules.count)
+        // (The acting rules of a cut outcome: the page's, all of them rules that match every URL,
+        // and the request's own few; a request with more grows the list once.)
+        work.applying.reserveCapacity(file.universalRules.count + 64)
         work.locations.reserveCapacity(file.actions.count)
         universalUsesLoadType = file.universalRules.contains { rules[$0].loadTypes != 0 }
         universalMakesHTTPS = file.universalRules.contains { rules[$0].role == .makeHTTPS }
@@ -203,8 +205,8 @@ public final class Evaluator {
         memory.add(working, array: topSeen.words)
         memory.add(working, array: frameSeen.words)
         memory.add(working, array: work.urlSeen.words)
-        // (The lists an answer fills, reserved at load for every rule and every action.)
-        memory.add(working, (rules.count + file.actions.count) * MemoryLayout<UInt32>.stride)
+        // (The lists an answer fills, reserved at load: `applying` and `locations`.)
+        memory.add(working, (work.applying.capacity + work.locations.capacity) * MemoryLayout<UInt32>.stride)
         return memory
     }
 
