@@ -2,9 +2,10 @@
 //
 // A compiled rule list: made by `RuleListCompiler`, saved and loaded as a file (validated before
 // use), and asked what to do with a request. An evaluator keeps what it answers with (the
-// programs' images, the tables, the rules, indexes of its own): a list kept beside it also keeps
-// its programs as read and its patterns' lists of rules, so an embedder short of memory lets the
-// list go once its evaluators are made, and loads it within the dense budget it is to run in.
+// programs' images, the tables, the rules as it reads them, indexes of its own): a list kept
+// beside it also keeps its programs as read, its patterns' lists of rules and its rule records, so
+// an embedder short of memory lets the list go once its evaluators are made, and loads it within
+// the dense budget it is to run in.
 // Tested by ContentBlockerTests/ContentBlockerTests.swift and PageCacheTests.swift.
 
 public import Bytecode

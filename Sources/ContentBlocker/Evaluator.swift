@@ -68,16 +68,11 @@ public final class Evaluator {
     private let universalGroups: [UniversalGroup]
     private let universalGroupSizes: [Int]
     private let universalGroupOf: [UInt32]
-    /// Each rule's index in its list, by slot: where the rule lists' insertions read it.
-    private let ruleIndices: [RuleIndex]
-    /// Per url pattern, its one rule (most patterns have one) as a request's answer reads it, the
-    /// slot `UInt32.max` when it has another count: the pattern's report leads to one line read,
-    /// where the pattern's slot and the rule's record were two lines apart, a cache miss each.
-    private let ruleOfURLPattern: [CandidateRule]
-    /// The rules of the url patterns with another count, each pattern's its count then its slots,
-    /// from where its `CandidateRule.several(listedAt:)` says: the file's lists of every pattern's
-    /// rules are let go, as `ruleOfURLPattern` holds the rest.
-    private let rulesOfSeveral: [UInt32]
+    /// The rules by slot, as an answer reads them (HeldRules.swift): the file's records are let go.
+    private let rules: HeldRules
+    /// Per url pattern, the slots of its rules (the file's lists of every pattern's rules are let
+    /// go).
+    private let rulesOfURLPattern: URLPatternRules
     /// Whether a rule that matches every URL looks at the load type (third party) or is a
     /// make-https rule (upgradability): only then are these part of a page's flags.
     private let universalUsesLoadType: Bool
@@ -88,9 +83,9 @@ public final class Evaluator {
     private let flagsMask: UInt64
     /// The rules that match every URL and name each top-url (frame-url) pattern in their
     /// condition: `universalOfTop[universalOfTopStart[p] ..< universalOfTopStart[p + 1]]`, slots.
-    private let universalOfTopStart: [Int]
+    private let universalOfTopStart: [UInt32]
     private let universalOfTop: [UInt32]
-    private let universalOfFrameStart: [Int]
+    private let universalOfFrameStart: [UInt32]
     private let universalOfFrame: [UInt32]
     /// Per flags, the rules that match every URL and apply on a page that matches no condition
     /// pattern, `baseLists[i]` for flags `baseFlags[i]`. Flags seen are few (resource types x
@@ -120,43 +115,34 @@ public final class Evaluator {
     init(_ list: CompiledRuleList, pageTable: PageTable, denseBudget: DenseBudget? = nil) {
         // (A list compiled here rather than read from a file has its programs' images made now;
         // the programs as read are let go, as a run reads their images alone, and so are the url
-        // patterns' lists of rules, which `ruleOfURLPattern` and `rulesOfSeveral` hold.)
+        // patterns' lists of rules and the rule records, which `rulesOfURLPattern` and `rules`
+        // hold.)
         var file = list.file.prepared(denseBudget: denseBudget ?? list.denseBudget)
         file.urlPrograms = file.urlPrograms.runOnly()
         file.topURLPrograms = file.topURLPrograms.runOnly()
         file.framePrograms = file.framePrograms.runOnly()
-        let singles = (0..<file.urlPatternCount).count { file.patternRuleStart[$0 + 1] - file.patternRuleStart[$0] == 1 }
-        var several: [UInt32] = []
-        several.reserveCapacity(file.urlPatternCount - singles + file.patternRules.count - singles)
-        ruleOfURLPattern = (0..<file.urlPatternCount).map { pattern in
-            let (start, end) = (Int(file.patternRuleStart[pattern]), Int(file.patternRuleStart[pattern + 1]))
-            guard end - start == 1 else {
-                let listed = CandidateRule.several(listedAt: UInt32(several.count))
-                several.append(UInt32(end - start))
-                several += file.patternRules[start..<end]
-                return listed
-            }
-            let slot = file.patternRules[start]
-            return CandidateRule(slot: slot, file.rules[Int(slot)])
-        }
-        rulesOfSeveral = several
-        (file.patternRuleStart, file.patternRules) = ([], [])
+        rulesOfURLPattern = URLPatternRules(start: file.patternRuleStart, slots: file.patternRules)
+        let rules = HeldRules(file.rules)
+        self.rules = rules
+        (file.patternRuleStart, file.patternRules, file.rules) = ([], [], [])
         self.file = file
         self.pageTable = pageTable
         work = Work(urlSeen: PatternMarks(count: file.urlPatternCount))
         topSeen = PatternMarks(count: file.topPatternCount)
         frameSeen = PatternMarks(count: file.framePatternCount)
-        work.applying.reserveCapacity(file.rules.count)
+        // (The acting rules of a cut outcome: the page's, all of them rules that match every URL,
+        // and the request's own few; a request with more grows the list once.)
+        work.applying.reserveCapacity(file.universalRules.count + 64)
         work.locations.reserveCapacity(file.actions.count)
-        universalUsesLoadType = file.universalRules.contains { file.rules[Int($0)].loadTypes != 0 }
-        universalMakesHTTPS = file.universalRules.contains { file.rules[Int($0)].role == .makeHTTPS }
+        universalUsesLoadType = file.universalRules.contains { rules[$0].loadTypes != 0 }
+        universalMakesHTTPS = file.universalRules.contains { rules[$0].role == .makeHTTPS }
         flagsMask = 0xFFFF_FFFF | (universalUsesLoadType ? 3 << 32 : 0) | (universalMakesHTTPS ? 1 << 34 : 0)
         var groups: [UniversalGroup] = []
         var groupSizes: [Int] = []
         var groupOfKind: [UniversalGroup: UInt32] = [:]
         var last: (group: UniversalGroup, index: UInt32)?
         universalGroupOf = file.universalRules.map { slot in
-            let group = UniversalGroup(file.rules[Int(slot)])
+            let group = UniversalGroup(rules[slot])
             // (Neighbouring rules mostly share their group: the last one's is compared, not hashed.)
             if let last, last.group == group {
                 groupSizes[Int(last.index)] += 1
@@ -175,11 +161,10 @@ public final class Evaluator {
         }
         universalGroups = groups
         universalGroupSizes = groupSizes
-        ruleIndices = file.rules.map { RuleIndex(Int($0.ruleIndex)) }
-        (universalOfTopStart, universalOfTop) = Self.index(file, patternCount: file.topPatternCount) {
+        (universalOfTopStart, universalOfTop) = Self.index(file, rules, patternCount: file.topPatternCount) {
             $0 == .ifTopURL || $0 == .unlessTopURL
         }
-        (universalOfFrameStart, universalOfFrame) = Self.index(file, patternCount: file.framePatternCount) {
+        (universalOfFrameStart, universalOfFrame) = Self.index(file, rules, patternCount: file.framePatternCount) {
             $0 == .ifFrameURL || $0 == .unlessFrameURL
         }
         precondition(
@@ -190,8 +175,8 @@ public final class Evaluator {
             "a load context's bits are its option's")
         // The page lists' generic types, and the layout of the `Kept` that holds them, are set up
         // by the runtime when first used: here, at load, rather than in the first requests' answers.
-        var rules = EditedList<RuleIndex>(keys: [], pool: [])
-        EditedList<RuleIndex>(keys: [], pool: []).edit(&rules, removing: [], adding: [0])
+        var ruleList = EditedList<RuleIndex>(keys: [], pool: [])
+        EditedList<RuleIndex>(keys: [], pool: []).edit(&ruleList, removing: [], adding: [0])
         var actions = EditedList<Action>(keys: [], pool: [])
         EditedList<Action>(keys: [], pool: []).edit(&actions, removing: [], adding: [0])
         _ = Kept(
@@ -201,17 +186,17 @@ public final class Evaluator {
     }
 
     /// What the evaluator holds once made, by structure (Search/HeldMemory.swift): its file's
-    /// structures, its indexes of the rules, and the working memory it sizes at load (pattern
-    /// marks, the lists reserved for an answer); not the pages it keeps as requests come.
+    /// structures, its rules (HeldRules.swift), its indexes of the rules, and the working memory it
+    /// sizes at load (pattern marks, the lists reserved for an answer); not the pages it keeps as
+    /// requests come.
     public var heldMemory: HeldMemory {
         var memory = file.heldMemory()
+        rules.held("rules", into: &memory)
         let indexes = "evaluator: rule indexes"
+        rulesOfURLPattern.held(indexes, into: &memory)
         memory.add(indexes, array: universalGroups)
         memory.add(indexes, array: universalGroupSizes)
         memory.add(indexes, array: universalGroupOf)
-        memory.add(indexes, array: ruleIndices)
-        memory.add(indexes, array: ruleOfURLPattern)
-        memory.add(indexes, array: rulesOfSeveral)
         memory.add(indexes, array: universalOfTopStart)
         memory.add(indexes, array: universalOfTop)
         memory.add(indexes, array: universalOfFrameStart)
@@ -220,23 +205,19 @@ public final class Evaluator {
         memory.add(working, array: topSeen.words)
         memory.add(working, array: frameSeen.words)
         memory.add(working, array: work.urlSeen.words)
-        // (The lists an answer fills, reserved at load for every rule and every action.)
-        memory.add(working, (file.rules.count + file.actions.count) * MemoryLayout<UInt32>.stride)
+        // (The lists an answer fills, reserved at load: `applying` and `locations`.)
+        memory.add(working, (work.applying.capacity + work.locations.capacity) * MemoryLayout<UInt32>.stride)
         return memory
     }
 
     /// The universal rules naming each pattern, for the rules whose condition `kind` accepts.
     private static func index(
-        _ file: CompiledFile, patternCount: Int, kind: (ConditionKind) -> Bool
-    ) -> (start: [Int], slots: [UInt32]) {
-        var start = [Int](repeating: 0, count: patternCount + 1)
+        _ file: CompiledFile, _ rules: HeldRules, patternCount: Int, kind: (ConditionKind) -> Bool
+    ) -> (start: [UInt32], slots: [UInt32]) {
+        var start = [UInt32](repeating: 0, count: patternCount + 1)
         var pairs: [(pattern: UInt32, slot: UInt32)] = []
-        for slot in file.universalRules {
-            let rule = file.rules[Int(slot)]
-            guard kind(rule.condition) else { continue }
-            for entry in Int(rule.conditionStart)..<Int(rule.conditionStart + rule.conditionCount) {
-                pairs.append((file.conditions[entry], slot))
-            }
+        for slot in file.universalRules where kind(rules[slot].condition) {
+            for entry in rules.conditionEntries(of: slot) { pairs.append((file.conditions[entry], slot)) }
         }
         pairs.sort { ($0.pattern, $0.slot) < ($1.pattern, $1.slot) }
         for pair in pairs { start[Int(pair.pattern) + 1] += 1 }
@@ -682,29 +663,27 @@ public final class Evaluator {
 
     /// Whether `candidate` applies to `request` on `page`, its url-filter aside (step 2).
     private func applies(_ candidate: CandidateRule, _ request: Request, _ page: Page, thirdParty: Bool) -> Bool {
-        guard
-            Self.flagsAccept(
-                resourceTypes: candidate.resourceTypes, loadTypes: candidate.loadTypes, loadContexts: candidate.loadContexts,
-                method: candidate.method, request, thirdParty: thirdParty)
-        else { return false }
-        switch candidate.condition {
+        guard Self.flagsAccept(candidate.rule, request, thirdParty: thirdParty) else { return false }
+        switch candidate.rule.condition {
         case .none: return true
         case .never: return false
         case .ifTopURL, .unlessTopURL: markTop(page, request)
         case .ifFrameURL, .unlessFrameURL: markFrame(page, request)
         }
-        // (The condition's patterns: the rule's own record, read for the few candidates with one.)
-        let rule = file.rules[Int(candidate.slot)]
+        // (The condition's patterns: found by the rule's slot, for the few candidates with one.)
+        let entries = rules.conditionEntries(of: candidate.slot)
         return file.conditions.withUnsafeBufferPointer { conditions in
             topSeen.words.withUnsafeBufferPointer { top in
-                frameSeen.words.withUnsafeBufferPointer { frame in Self.holds(rule, conditions: conditions, top: top, frame: frame) }
+                frameSeen.words.withUnsafeBufferPointer { frame in
+                    Self.holds(candidate.rule, entries: entries, conditions: conditions, top: top, frame: frame)
+                }
             }
         }
     }
 
     /// Whether `rule`'s flags accept `request` (`thirdParty`: worked out once per request).
     @inline(__always)
-    private static func flagsAccept(_ rule: RuleRecord, _ request: Request, thirdParty: Bool) -> Bool {
+    private static func flagsAccept(_ rule: HeldRule, _ request: Request, thirdParty: Bool) -> Bool {
         flagsAccept(
             resourceTypes: rule.resourceTypes, loadTypes: rule.loadTypes, loadContexts: rule.loadContexts, method: rule.method, request,
             thirdParty: thirdParty)
@@ -724,22 +703,23 @@ public final class Evaluator {
         return true
     }
 
-    /// Whether `rule`'s condition holds, the page's top-url and frame-url patterns marked in `top`
-    /// and `frame`. Buffers, not the arrays: reading a class's array property checks exclusive
-    /// access each time, and slicing `conditions` retains its storage; with thousands of rules that
-    /// match every URL checked per page (EasyList), those would be much of a new page's cost.
+    /// Whether `rule`'s condition, whose patterns are `entries` of `conditions`, holds, the page's
+    /// top-url and frame-url patterns marked in `top` and `frame`. Buffers, not the arrays: reading
+    /// a class's array property checks exclusive access each time, and slicing `conditions`
+    /// retains its storage; with thousands of rules that match every URL checked per page
+    /// (EasyList), those would be much of a new page's cost.
     @inline(__always)
     private static func holds(
-        _ rule: RuleRecord, conditions: UnsafeBufferPointer<UInt32>, top: UnsafeBufferPointer<UInt64>, frame: UnsafeBufferPointer<UInt64>
+        _ rule: HeldRule, entries: @autoclosure () -> Range<Int>, conditions: UnsafeBufferPointer<UInt32>,
+        top: UnsafeBufferPointer<UInt64>, frame: UnsafeBufferPointer<UInt64>
     ) -> Bool {
-        let entries = Int(rule.conditionStart)..<Int(rule.conditionStart + rule.conditionCount)
         switch rule.condition {
         case .none: return true
         case .never: return false
         case .ifTopURL, .unlessTopURL:
-            return entries.contains { PatternMarks.contains(top, conditions[$0]) } == (rule.condition == .ifTopURL)
+            return entries().contains { PatternMarks.contains(top, conditions[$0]) } == (rule.condition == .ifTopURL)
         case .ifFrameURL, .unlessFrameURL:
-            return entries.contains { PatternMarks.contains(frame, conditions[$0]) } == (rule.condition == .ifFrameURL)
+            return entries().contains { PatternMarks.contains(frame, conditions[$0]) } == (rule.condition == .ifFrameURL)
         }
     }
 
@@ -843,12 +823,16 @@ public final class Evaluator {
         var (slots, readsTop, readsFrame) = acceptedByFlags(request, thirdParty: thirdParty)
         if readsTop { markTop(page, request) }
         if readsFrame { markFrame(page, request) }
-        file.rules.withUnsafeBufferPointer { rules in
+        rules.withRecords { records in
             file.conditions.withUnsafeBufferPointer { conditions in
                 topSeen.words.withUnsafeBufferPointer { top in
                     frameSeen.words.withUnsafeBufferPointer { frame in
                         var kept = 0
-                        for index in slots.indices where Self.holds(rules[Int(slots[index])], conditions: conditions, top: top, frame: frame) {
+                        for index in slots.indices
+                        where Self.holds(
+                            records[Int(slots[index])], entries: rules.conditionEntries(of: slots[index]), conditions: conditions, top: top,
+                            frame: frame)
+                        {
                             slots[kept] = slots[index]
                             kept += 1
                         }
@@ -868,7 +852,7 @@ public final class Evaluator {
         var method: UInt8
         var condition: ConditionKind
 
-        init(_ rule: RuleRecord) {
+        init(_ rule: HeldRule) {
             (resourceTypes, loadTypes, loadContexts, method, condition) =
                 (rule.resourceTypes, rule.loadTypes, rule.loadContexts, rule.method, rule.condition)
         }
@@ -922,9 +906,9 @@ public final class Evaluator {
     /// The page's list of applying universal rules `slots` (sorted), with what outcomes read of it.
     private func universal(of slots: [UInt32], upgradable: Bool) -> UniversalsForPage {
         var universal = UniversalsForPage(
-            rules: EditedList(keys: slots, pool: ruleIndices),
-            ignorePrevious: slots.filter { file.rules[Int($0)].role == .ignorePreviousRules },
-            ignoreFollowing: slots.filter { file.rules[Int($0)].role == .ignoreFollowingRules }, low: nil, high: .max,
+            rules: EditedList(keys: slots, pool: rules.indices),
+            ignorePrevious: slots.filter { rules[$0].role == .ignorePreviousRules },
+            ignoreFollowing: slots.filter { rules[$0].role == .ignoreFollowingRules }, low: nil, high: .max,
             actions: EditedList(keys: [], pool: file.actions))
         cut(&universal, upgradable: upgradable)
         return universal
@@ -951,7 +935,7 @@ public final class Evaluator {
         var uses = [Int](repeating: 0, count: locations.count)
         if !universal.hasIgnoreRule {
             for slot in slots {
-                guard let location = listedLocation(file.rules[Int(slot)], upgradable: upgradable) else { continue }
+                guard let location = listedLocation(rules[slot], upgradable: upgradable) else { continue }
                 uses[Self.lowerBound(location, in: locations)] += 1
             }
         }
@@ -981,13 +965,13 @@ public final class Evaluator {
         // (Most matched patterns name no such rule, only rules of their own url-filter.)
         if let marked = markedTop {
             for pattern in marked {
-                let (start, end) = (universalOfTopStart[Int(pattern)], universalOfTopStart[Int(pattern) + 1])
+                let (start, end) = (Int(universalOfTopStart[Int(pattern)]), Int(universalOfTopStart[Int(pattern) + 1]))
                 if start < end { edit.named += universalOfTop[start..<end] }
             }
         }
         if let marked = markedFrame {
             for pattern in marked {
-                let (start, end) = (universalOfFrameStart[Int(pattern)], universalOfFrameStart[Int(pattern) + 1])
+                let (start, end) = (Int(universalOfFrameStart[Int(pattern)]), Int(universalOfFrameStart[Int(pattern) + 1]))
                 if start < end { edit.named += universalOfFrame[start..<end] }
             }
         }
@@ -1001,7 +985,7 @@ public final class Evaluator {
         // (Whether one of them is an ignore rule, noted as they are read: most pages' edits hold
         // none, and their ignore lists are then the base's.)
         var movesIgnoreRule = false
-        file.rules.withUnsafeBufferPointer { rules in
+        rules.withRecords { rules in
             for (index, slot) in edit.named.enumerated() where index == 0 || edit.named[index - 1] != slot {
                 let rule = rules[Int(slot)]
                 guard Self.flagsAccept(rule, request, thirdParty: thirdParty) else { continue }
@@ -1035,7 +1019,7 @@ public final class Evaluator {
         upgradable: Bool
     ) {
         let old = base.universal
-        let role = { (slot: UInt32) in self.file.rules[Int(slot)].role }
+        let role = { (slot: UInt32) in self.rules[slot].role }
         old.rules.edit(&universal.rules, removing: leaving, adding: joining)
         universal.ignorePrevious = !movesIgnoreRule ? old.ignorePrevious
             : Self.edited(old.ignorePrevious, removing: leaving, adding: joining) { role($0) == .ignorePreviousRules }
@@ -1056,10 +1040,10 @@ public final class Evaluator {
         Self.clear(&edit.removing)
         Self.clear(&edit.adding)
         for slot in leaving {
-            if let location = listedLocation(file.rules[Int(slot)], upgradable: upgradable) { edit.changes.append((location, -1)) }
+            if let location = listedLocation(rules[slot], upgradable: upgradable) { edit.changes.append((location, -1)) }
         }
         for slot in joining {
-            if let location = listedLocation(file.rules[Int(slot)], upgradable: upgradable) { edit.changes.append((location, 1)) }
+            if let location = listedLocation(rules[slot], upgradable: upgradable) { edit.changes.append((location, 1)) }
         }
         edit.changes.sort { $0.location < $1.location }
         let changes = edit.changes
@@ -1094,7 +1078,7 @@ public final class Evaluator {
     }
 
     /// The action location `rule` lists when it acts, if any.
-    private func listedLocation(_ rule: RuleRecord, upgradable: Bool) -> UInt32? {
+    private func listedLocation(_ rule: HeldRule, upgradable: Bool) -> UInt32? {
         Self.lists(rule.role, upgradable: upgradable) ? rule.actionLocation : nil
     }
 
@@ -1128,7 +1112,7 @@ public final class Evaluator {
     private func listLocations(_ acting: ArraySlice<UInt32>, upgradable: Bool, into locations: inout [UInt32]) {
         Self.clear(&locations)
         for slot in acting {
-            if let location = listedLocation(file.rules[Int(slot)], upgradable: upgradable) { locations.append(location) }
+            if let location = listedLocation(rules[slot], upgradable: upgradable) { locations.append(location) }
         }
         Self.sortDistinct(&locations)
     }
@@ -1204,16 +1188,7 @@ public final class Evaluator {
         while !work.matchedRules.isEmpty { work.matchedRules.removeLast() }
         for pattern in work.matchedURLPatterns {
             work.urlSeen.remove(pattern)
-            let one = ruleOfURLPattern[Int(pattern)]
-            if one.slot != CandidateRule.severalSlot {
-                work.matchedRules.append(one)
-                continue
-            }
-            let start = Int(one.actionLocation) + 1
-            for at in start..<start + Int(rulesOfSeveral[start - 1]) {
-                let slot = rulesOfSeveral[at]
-                work.matchedRules.append(CandidateRule(slot: slot, file.rules[Int(slot)]))
-            }
+            rulesOfURLPattern.forEachSlot(of: pattern) { slot in work.matchedRules.append(CandidateRule(slot: slot, rule: rules[slot])) }
         }
         Self.clear(&work.matchedURLPatterns)
         // No candidate of the request's own (most requests of a big list): the page's outcome
@@ -1232,11 +1207,12 @@ public final class Evaluator {
         var extraIgnores = false
         for candidate in work.matchedRules where applies(candidate, request, page, thirdParty: thirdParty) {
             work.extra.append(candidate.slot)
-            if candidate.role == .ignorePreviousRules || candidate.role == .ignoreFollowingRules { extraIgnores = true }
-            if Self.lists(candidate.role, upgradable: Self.isUpgradable(request))
+            let role = candidate.rule.role
+            if role == .ignorePreviousRules || role == .ignoreFollowingRules { extraIgnores = true }
+            if Self.lists(role, upgradable: Self.isUpgradable(request))
                 && (!kept.universal.hasIgnoreRule || kept.universal.acts(candidate.slot))
             {
-                work.locations.append(candidate.actionLocation)
+                work.locations.append(candidate.rule.actionLocation)
             }
         }
         unmarkConditions()
@@ -1273,7 +1249,7 @@ public final class Evaluator {
     /// between the cuts are read, found by binary search in the page's list, not the page's
     /// thousands merged with the request's.
     private func cutOutcome(_ kept: Kept, _ request: Request, _ work: Work) -> MatchOutcome {
-        let role = { (slot: UInt32) in self.file.rules[Int(slot)].role }
+        let role = { (slot: UInt32) in self.rules[slot].role }
         // The acting slots: after `low` (the last ignore-previous-rules), up to and including
         // `high` (the first ignore-following-rules).
         var high = kept.universal.high
@@ -1316,41 +1292,10 @@ public final class Evaluator {
     }
 }
 
-/// A url pattern's rule as a request's answer reads it: its slot and what its flags, condition
-/// kind, role and action location are (16 bytes, four a cache line; the record's condition list
-/// is read from the record itself, for the few rules with one).
+/// A url pattern's rule as a request's answer reads it: its slot and its record.
 struct CandidateRule {
     var slot: UInt32
-    var actionLocation: UInt32
-    var resourceTypes: UInt16
-    var loadTypes: UInt8
-    var loadContexts: UInt8
-    var method: UInt8
-    var condition: ConditionKind
-    var role: RuleRole
-
-    init(slot: UInt32, _ rule: RuleRecord) {
-        self.slot = slot
-        actionLocation = rule.actionLocation
-        resourceTypes = rule.resourceTypes
-        loadTypes = rule.loadTypes
-        loadContexts = rule.loadContexts
-        method = rule.method
-        condition = rule.condition
-        role = rule.role
-    }
-
-    /// The slot of a pattern's entry when it has more rules than one (or none).
-    static let severalSlot = UInt32.max
-
-    /// A pattern's entry when it has more rules than one (or none): its rules are listed at
-    /// `start` of the evaluator's `rulesOfSeveral` (their count, then their slots).
-    static func several(listedAt start: UInt32) -> CandidateRule {
-        CandidateRule(
-            slot: severalSlot, RuleRecord(
-                ruleIndex: 0, resourceTypes: 0, loadTypes: 0, loadContexts: 0, method: 0, condition: .never, role: .listed,
-                actionLocation: start, conditionStart: 0, conditionCount: 0))
-    }
+    var rule: HeldRule
 }
 
 /// Pattern numbers below a count, a bit each: the patterns a request's or a page's runs reported.

@@ -1,0 +1,180 @@
+// HeldRules.swift — ContentBlocker
+//
+// The rules as an evaluator holds them once loaded, in place of the file's records (`RuleRecord`,
+// 24 bytes in memory, let go):
+//
+//   records      per rule slot, what an answer reads of the rule in 8 bytes (`HeldRule`): its
+//                action location, its flags and its condition kind and role, packed
+//   indices      per rule slot, its index in the source list: the one copy, the pool an
+//                outcome's list of rules reads (`SharedList`)
+//   conditions   the start and count of the condition list of each rule that has one (few: most
+//                rules have no condition, or one without patterns), in slot order, found by the
+//                rule's rank among them: a bit per slot and, per 64 slots, how many rules before
+//                them have a list (`ConditionLists`)
+//
+// and per url pattern the slots of its rules (`URLPatternRules`): most patterns' one slot in a
+// word, the others' count and slots listed apart. A pattern's report then reads its word and its
+// rule's record, the record's line shared by the neighbouring rules.
+// Tested by ContentBlockerTests/HeldRulesTests.swift, and by every answer (EvaluatorTests,
+// PageCacheTests).
+
+internal import ContentRuleList
+internal import Search
+
+/// What an answer reads of one rule: its action location, flags, condition kind and role (8 bytes;
+/// the condition's list, for the few rules with one, is in `ConditionLists`).
+struct HeldRule {
+    /// The index of its action in the file's actions, `RuleRecord.notListed` when not listed.
+    let actionLocation: UInt32
+    let resourceTypes: UInt16
+    /// The load types (bits 0-1), load contexts (bits 2-3) and method (bits 4-7).
+    private let flags: UInt8
+    /// The role's raw value (bits 0-2) and the condition kind's (bits 3-5).
+    private let kinds: UInt8
+
+    init(_ record: RuleRecord) {
+        precondition(
+            record.loadTypes < 4 && record.loadContexts < 4 && record.method < 16 && record.role.rawValue < 8
+                && record.condition.rawValue < 8, "a rule's flags wider than their bits")
+        actionLocation = record.actionLocation
+        resourceTypes = record.resourceTypes
+        flags = record.loadTypes | record.loadContexts << 2 | record.method << 4
+        kinds = record.role.rawValue | record.condition.rawValue << 3
+    }
+
+    @inline(__always) var loadTypes: UInt8 { flags & 0b11 }
+    @inline(__always) var loadContexts: UInt8 { flags >> 2 & 0b11 }
+    /// 0: any method; otherwise `RequestMethod.allCases[method - 1]`.
+    @inline(__always) var method: UInt8 { flags >> 4 }
+    /// (Unwrapped unchecked: the bits were written from a role and a kind, `init`.)
+    @inline(__always) var role: RuleRole { RuleRole(rawValue: kinds & 0b111).unsafelyUnwrapped }
+    @inline(__always) var condition: ConditionKind { ConditionKind(rawValue: kinds >> 3).unsafelyUnwrapped }
+}
+
+/// The rules of a compiled file as an evaluator holds them (see above).
+struct HeldRules {
+    private let records: [HeldRule]
+    /// Each rule's index in its list, by slot.
+    let indices: [RuleIndex]
+    private let conditionLists: ConditionLists
+
+    init(_ records: [RuleRecord]) {
+        self.records = records.map(HeldRule.init)
+        indices = records.map { RuleIndex(Int($0.ruleIndex)) }
+        conditionLists = ConditionLists(records)
+    }
+
+    var count: Int { records.count }
+
+    @inline(__always)
+    subscript(slot: UInt32) -> HeldRule { records[Int(slot)] }
+
+    /// The entries of the file's conditions that the condition of the rule in `slot` lists (empty
+    /// for a rule whose condition lists none).
+    @inline(__always)
+    func conditionEntries(of slot: UInt32) -> Range<Int> { conditionLists.entries(of: slot) }
+
+    /// The records read through a buffer (a loop over every rule of a page: no check per read).
+    func withRecords<Result>(_ body: (UnsafeBufferPointer<HeldRule>) -> Result) -> Result {
+        records.withUnsafeBufferPointer(body)
+    }
+
+    /// Counts what it holds under `name`.
+    func held(_ name: String, into memory: inout HeldMemory) {
+        memory.add(name, array: records)
+        memory.add(name, array: indices)
+        conditionLists.held(name, into: &memory)
+    }
+}
+
+/// The condition lists of the rules that have one, by slot: a rule's is found by its rank among
+/// them (the rules with a list before it), from a bit per slot and a count per 64 slots.
+struct ConditionLists {
+    /// Per 64 slots: a bit per slot, set when its rule has a condition list, and how many rules
+    /// before these slots have one (together: a rule's rank is one line read).
+    private struct Word {
+        var listed: UInt64
+        var listedBefore: UInt64
+    }
+    private let words: [Word]
+    /// Per rule with a list, in slot order: where it starts in the file's conditions and how many
+    /// entries it has.
+    private let lists: [(start: UInt32, count: UInt32)]
+
+    init(_ records: [RuleRecord]) {
+        var words = [Word](repeating: Word(listed: 0, listedBefore: 0), count: (records.count + 63) / 64)
+        var lists: [(start: UInt32, count: UInt32)] = []
+        lists.reserveCapacity(records.count { $0.conditionCount > 0 })
+        for (slot, record) in records.enumerated() where record.conditionCount > 0 {
+            words[slot >> 6].listed |= 1 << UInt64(slot & 63)
+            lists.append((record.conditionStart, record.conditionCount))
+        }
+        var before: UInt64 = 0
+        for index in words.indices {
+            words[index].listedBefore = before
+            before += UInt64(words[index].listed.nonzeroBitCount)
+        }
+        self.words = words
+        self.lists = lists
+    }
+
+    /// The entries of the conditions that the rule in `slot` lists (empty when it has no list).
+    @inline(__always)
+    func entries(of slot: UInt32) -> Range<Int> {
+        let word = words[Int(slot >> 6)]
+        let bit: UInt64 = 1 << UInt64(slot & 63)
+        guard word.listed & bit != 0 else { return 0..<0 }
+        let list = lists[Int(word.listedBefore) + (word.listed & (bit - 1)).nonzeroBitCount]
+        return Int(list.start)..<Int(list.start) + Int(list.count)
+    }
+
+    func held(_ name: String, into memory: inout HeldMemory) {
+        memory.add(name, array: words)
+        memory.add(name, array: lists)
+    }
+}
+
+/// The rule slots of each url pattern: most patterns' one slot in a word of its own, the others'
+/// listed apart (their count, then their slots).
+struct URLPatternRules {
+    /// Per pattern, its one rule's slot, or `severalBit` with where its list starts in `several`.
+    private let entries: [UInt32]
+    private let several: [UInt32]
+    /// (Slots are below 2^29: the file's limit.)
+    private static let severalBit: UInt32 = 1 << 31
+
+    /// The rules of url pattern `p`: `slots[start[p] ..< start[p + 1]]`.
+    init(start: [UInt32], slots: [UInt32]) {
+        let patternCount = max(start.count - 1, 0)
+        let singles = (0..<patternCount).count { start[$0 + 1] - start[$0] == 1 }
+        var several: [UInt32] = []
+        several.reserveCapacity(patternCount - singles + slots.count - singles)
+        entries = (0..<patternCount).map { pattern in
+            let (first, end) = (Int(start[pattern]), Int(start[pattern + 1]))
+            guard end - first == 1 else {
+                precondition(several.count < Self.severalBit, "pattern rule lists beyond 2^31 entries")
+                let entry = Self.severalBit | UInt32(several.count)
+                several.append(UInt32(end - first))
+                several += slots[first..<end]
+                return entry
+            }
+            precondition(slots[first] < Self.severalBit, "rule slots beyond 2^31")
+            return slots[first]
+        }
+        self.several = several
+    }
+
+    /// Calls `body` with each slot of `pattern`'s rules, in the file's order.
+    @inline(__always)
+    func forEachSlot(of pattern: UInt32, _ body: (UInt32) -> Void) {
+        let entry = entries[Int(pattern)]
+        guard entry & Self.severalBit != 0 else { return body(entry) }
+        let start = Int(entry & ~Self.severalBit) + 1
+        for at in start..<start + Int(several[start - 1]) { body(several[at]) }
+    }
+
+    func held(_ name: String, into memory: inout HeldMemory) {
+        memory.add(name, array: entries)
+        memory.add(name, array: several)
+    }
+}

@@ -1,0 +1,80 @@
+// HeldRulesTests.swift — the rules as an evaluator holds them (HeldRules.swift) say what the
+// file's records say: each field of a packed record, each rule's index, each rule's condition list
+// found by its rank (across the words of 64 slots), and each url pattern's slots, one or several.
+
+import Testing
+@testable import ContentBlocker
+import ContentRuleList
+import Search
+import TestSupport
+
+@Suite struct HeldRulesTests {
+    /// Records of every role, condition kind, load type, load context and method, with resource
+    /// types and action locations up to their widths, a condition list on about a third.
+    static func records(count: Int, seed: UInt64) -> [RuleRecord] {
+        var random = SplitMix64(seed: seed)
+        var conditionStart: UInt32 = 0
+        return (0..<count).map { slot in
+            let condition = ConditionKind.allCases[Int(random.next() % UInt64(ConditionKind.allCases.count))]
+            let listed = condition.hasList && random.next() % 3 == 0
+            let role = RuleRole.allCases[slot % RuleRole.allCases.count]
+            let conditionCount = listed ? UInt32(1 + random.next() % 5) : 0
+            defer { conditionStart += conditionCount }
+            return RuleRecord(
+                ruleIndex: UInt32(slot * 2 + Int(random.next() % 2)), resourceTypes: UInt16(random.next() % (1 << 14)),
+                loadTypes: UInt8(random.next() % 4), loadContexts: UInt8(random.next() % 4),
+                method: UInt8(random.next() % UInt64(RequestMethod.allCases.count + 1)), condition: listed ? condition : .none, role: role,
+                actionLocation: role.isListed ? UInt32(truncatingIfNeeded: random.next()) % RuleRecord.notListed : RuleRecord.notListed,
+                conditionStart: listed ? conditionStart : 0, conditionCount: conditionCount)
+        }
+    }
+
+    @Test(arguments: [0, 1, 63, 64, 65, 1_000])
+    func eachRuleReadsAsItsRecord(count: Int) {
+        let records = Self.records(count: count, seed: UInt64(count) + 1)
+        let held = HeldRules(records)
+        #expect(held.count == count)
+        for (slot, record) in records.enumerated() {
+            let rule = held[UInt32(slot)]
+            #expect(rule.actionLocation == record.actionLocation)
+            #expect(rule.resourceTypes == record.resourceTypes)
+            #expect(rule.loadTypes == record.loadTypes)
+            #expect(rule.loadContexts == record.loadContexts)
+            #expect(rule.method == record.method)
+            #expect(rule.role == record.role)
+            #expect(rule.condition == record.condition)
+            #expect(held.indices[slot] == RuleIndex(Int(record.ruleIndex)))
+            let start = Int(record.conditionStart)
+            #expect(held.conditionEntries(of: UInt32(slot)) == start..<start + Int(record.conditionCount), "slot \(slot)")
+        }
+    }
+
+    @Test func everyConditionListIsFoundAcrossWords() {
+        // Every slot of three words with a list, then none, then every other: ranks from each
+        // word's count and the bits below the slot.
+        let records = (0..<320).map { slot in
+            let listed = slot < 192 || (slot >= 256 && slot % 2 == 0)
+            return RuleRecord(
+                ruleIndex: UInt32(slot), resourceTypes: 0, loadTypes: 0, loadContexts: 0, method: 0, condition: listed ? .ifTopURL : .none,
+                role: .listed, actionLocation: 0, conditionStart: listed ? UInt32(slot * 3) : 0, conditionCount: listed ? 2 : 0)
+        }
+        let held = HeldRules(records)
+        for (slot, record) in records.enumerated() {
+            let start = Int(record.conditionStart)
+            #expect(held.conditionEntries(of: UInt32(slot)) == start..<start + Int(record.conditionCount), "slot \(slot)")
+        }
+    }
+
+    @Test func eachPatternListsItsSlots() {
+        // Patterns of one slot, of several (in the file's order, not sorted), and of one again.
+        let lists: [[UInt32]] = [[4], [0, 7, 2], [9], [1, 3], [8], [5, 6, 10, 11]]
+        var start: [UInt32] = [0]
+        for list in lists { start.append(start.last! + UInt32(list.count)) }
+        let rules = URLPatternRules(start: start, slots: lists.flatMap { $0 })
+        for (pattern, list) in lists.enumerated() {
+            var slots: [UInt32] = []
+            rules.forEachSlot(of: UInt32(pattern)) { slots.append($0) }
+            #expect(slots == list)
+        }
+    }
+}
