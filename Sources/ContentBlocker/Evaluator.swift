@@ -146,8 +146,6 @@ public final class Evaluator {
         work = Work(urlSeen: PatternMarks(count: file.urlPatternCount))
         topSeen = PatternMarks(count: file.topPatternCount)
         frameSeen = PatternMarks(count: file.framePatternCount)
-        work.applying.reserveCapacity(file.rules.count)
-        work.locations.reserveCapacity(file.actions.count)
         universalUsesLoadType = file.universalRules.contains { file.rules[Int($0)].loadTypes != 0 }
         universalMakesHTTPS = file.universalRules.contains { file.rules[Int($0)].role == .makeHTTPS }
         flagsMask = 0xFFFF_FFFF | (universalUsesLoadType ? 3 << 32 : 0) | (universalMakesHTTPS ? 1 << 34 : 0)
@@ -202,7 +200,7 @@ public final class Evaluator {
 
     /// What the evaluator holds once made, by structure (Search/HeldMemory.swift): its file's
     /// structures, its indexes of the rules, and the working memory it sizes at load (pattern
-    /// marks, the lists reserved for an answer); not the pages it keeps as requests come.
+    /// marks); not the pages it keeps nor the lists an answer grows as requests come.
     public var heldMemory: HeldMemory {
         var memory = file.heldMemory()
         let indexes = "evaluator: rule indexes"
@@ -220,8 +218,9 @@ public final class Evaluator {
         memory.add(working, array: topSeen.words)
         memory.add(working, array: frameSeen.words)
         memory.add(working, array: work.urlSeen.words)
-        // (The lists an answer fills, reserved at load for every rule and every action.)
-        memory.add(working, (file.rules.count + file.actions.count) * MemoryLayout<UInt32>.stride)
+        // (The lists an answer fills start empty: they grow to what the requests asked need.)
+        memory.add(working, array: work.applying)
+        memory.add(working, array: work.locations)
         return memory
     }
 
