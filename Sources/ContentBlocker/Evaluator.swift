@@ -130,10 +130,6 @@ public final class Evaluator {
         work = Work(urlSeen: PatternMarks(count: file.urlPatternCount))
         topSeen = PatternMarks(count: file.topPatternCount)
         frameSeen = PatternMarks(count: file.framePatternCount)
-        // (The acting rules of a cut outcome: the page's, all of them rules that match every URL,
-        // and the request's own few; a request with more grows the list once.)
-        work.applying.reserveCapacity(file.universalRules.count + 64)
-        work.locations.reserveCapacity(file.actions.count)
         universalUsesLoadType = file.universalRules.contains { rules[$0].loadTypes != 0 }
         universalMakesHTTPS = file.universalRules.contains { rules[$0].role == .makeHTTPS }
         flagsMask = 0xFFFF_FFFF | (universalUsesLoadType ? 3 << 32 : 0) | (universalMakesHTTPS ? 1 << 34 : 0)
@@ -187,7 +183,7 @@ public final class Evaluator {
 
     /// What the evaluator holds once made, by structure (Search/HeldMemory.swift): its file's
     /// structures, its rules (HeldRules.swift), its indexes of the rules, and the working memory it
-    /// sizes at load (pattern marks, the lists reserved for an answer); not the pages it keeps as
+    /// sizes at load (pattern marks); not the pages it keeps nor the lists an answer grows as
     /// requests come.
     public var heldMemory: HeldMemory {
         var memory = file.heldMemory()
@@ -205,8 +201,9 @@ public final class Evaluator {
         memory.add(working, array: topSeen.words)
         memory.add(working, array: frameSeen.words)
         memory.add(working, array: work.urlSeen.words)
-        // (The lists an answer fills, reserved at load: `applying` and `locations`.)
-        memory.add(working, (work.applying.capacity + work.locations.capacity) * MemoryLayout<UInt32>.stride)
+        // (The lists an answer fills start empty: they grow to what the requests asked need.)
+        memory.add(working, array: work.applying)
+        memory.add(working, array: work.locations)
         return memory
     }
 

@@ -208,8 +208,8 @@ public struct ProgramSet: Hashable, Sendable {
         guard contents.isPrepared else { return prepared().denseProgramCount }
         let image = image
         let entries = image.packed.buffers.entries
-        let whole = (0..<image.wholeRunCount).reduce(0) { $0 + (entries[$1].denseClassCount != 0 ? image.wholeRunPrograms[$1].count : 0) }
-        return whole + entries[image.wholeRunCount...].count { $0.denseClassCount != 0 }
+        let whole = (0..<image.wholeRunCount).reduce(0) { $0 + (entries[$1].isDense ? image.wholeRunPrograms[$1].count : 0) }
+        return whole + entries[image.wholeRunCount...].count(where: \.isDense)
     }
 
     /// The runs of the whole programs over a URL, in order: the programs each runs (one, or the
@@ -257,28 +257,99 @@ public struct ProgramSet: Hashable, Sendable {
     /// record of plain integers: matching a URL touches no reference count (iterating `Program`
     /// values copies them, retaining their arrays, at every URL position an empty prefix reports).
     @usableFromInline struct Image: Sendable {
-        @usableFromInline struct Entry: Hashable, Sendable {
-            @usableFromInline var codeStart: Int
-            @usableFromInline var codeEnd: Int
-            @usableFromInline var classStart: Int
-            @usableFromInline var width: Int
-            @usableFromInline var nowhere: UInt32
+        /// A program as a run reads it: its dense table's part (`Dense`) when it has one, its
+        /// compact code (`Compact`) otherwise, each's fields in the same words: 64 bytes, a line
+        /// (a run reads its entry's line before its code or table). Plain fields, not an enum's
+        /// payloads: those are read as whole words and shifted apart, where a field is one load. A
+        /// table's fields are whole words, read two at a time into the run's `DenseView`: in 32
+        /// bits, each read, widened and stored apart, would cost a request some instructions more.
+        @usableFromInline struct Entry: Sendable {
+            @usableFromInline let words: (Int, Int, Int, Int, Int, Int, Int)
+            @usableFromInline let nowhere: UInt32
+            /// The compact code's reference row count.
+            @usableFromInline let referenceRowCount: UInt16
+            /// The compact code's target width (2 to 4); 0 for a dense table.
+            @usableFromInline let width: UInt8
+
+            init(_ program: Compact) {
+                precondition(program.width != 0, "a compact program's targets take bytes")
+                words = (
+                    program.codeStart, program.codeEnd, program.classStart, program.reference, program.referenceTransitions,
+                    program.referenceRowStart, 0)
+                (nowhere, referenceRowCount, width) = (program.nowhere, program.referenceRowCount, program.width)
+            }
+
+            init(_ table: Dense) {
+                words = (table.start, table.shift, table.startState, table.loopStart, table.reportStart, table.acceptStartStart, table.columnStart)
+                (nowhere, referenceRowCount, width) = (0, 0, 0)
+            }
+
+            @inlinable var isDense: Bool { width == 0 }
+
+            @inlinable var dense: Dense? {
+                guard isDense else { return nil }
+                return Dense(
+                    start: words.0, shift: words.1, startState: words.2, loopStart: words.3, reportStart: words.4,
+                    acceptStartStart: words.5, columnStart: words.6)
+            }
+
+            /// Its compact code's fields (not for a dense table's).
+            @inlinable var compact: Compact {
+                Compact(
+                    codeStart: words.0, codeEnd: words.1, classStart: words.2, reference: words.3, referenceTransitions: words.4,
+                    referenceRowStart: words.5, nowhere: nowhere, referenceRowCount: referenceRowCount, width: width)
+            }
+        }
+        /// A program run from its code (`Program.execute`), in `code`, `classes` and `referenceRows`.
+        @usableFromInline struct Compact: Sendable {
+            @usableFromInline var codeStart = 0
+            @usableFromInline var codeEnd = 0
+            @usableFromInline var classStart = 0
+            /// The reference state and where its transitions start, from the code's start.
             @usableFromInline var reference: Int
             @usableFromInline var referenceTransitions: Int
             /// The reference state's row in `referenceRows` (`Program.referenceRow()`; count 0: none).
-            @usableFromInline var referenceRowStart: Int
-            @usableFromInline var referenceRowCount: Int
-            /// The program's dense table (`DenseTable`) in `denseEntries` and `denseAcceptStart`,
-            /// when it has one (class count 0: none); its accept starts count in `denseAccepts`.
-            @usableFromInline var denseStart = 0
-            @usableFromInline var denseClassCount = 0
-            @usableFromInline var denseShift = 0
-            @usableFromInline var denseStartState = 0
-            @usableFromInline var denseLoopStart = 0
-            @usableFromInline var denseReportStart = 0
-            @usableFromInline var denseAcceptStartStart = 0
-            /// Where its table's places of each byte's entry start in `denseColumns`.
-            @usableFromInline var denseColumnStart = 0
+            @usableFromInline var referenceRowStart = 0
+            @usableFromInline var nowhere: UInt32
+            @usableFromInline var referenceRowCount: UInt16 = 0
+            @usableFromInline var width: UInt8
+
+            @inlinable init(
+                codeStart: Int, codeEnd: Int, classStart: Int, reference: Int, referenceTransitions: Int, referenceRowStart: Int,
+                nowhere: UInt32, referenceRowCount: UInt16, width: UInt8
+            ) {
+                (self.codeStart, self.codeEnd, self.classStart) = (codeStart, codeEnd, classStart)
+                (self.reference, self.referenceTransitions, self.referenceRowStart) = (reference, referenceTransitions, referenceRowStart)
+                (self.nowhere, self.referenceRowCount, self.width) = (nowhere, referenceRowCount, width)
+            }
+
+            /// `program`'s, its code, class map and reference row not yet placed.
+            init(_ program: Program) {
+                (width, nowhere) = (UInt8(program.targetWidth), program.nowhere)
+                (reference, referenceTransitions) = (program.referenceState, program.referenceTransitions)
+            }
+        }
+        /// A part of a dense table (`DenseView`): where the table starts in `denseEntries`, its
+        /// part's start state, its accept starts in `denseAcceptStart` (counted in `denseAccepts`)
+        /// and its places of each byte's entry in `denseColumns`.
+        @usableFromInline struct Dense: Sendable {
+            @usableFromInline var start = 0
+            @usableFromInline var shift = 0
+            @usableFromInline var startState = 0
+            @usableFromInline var loopStart = 0
+            @usableFromInline var reportStart = 0
+            @usableFromInline var acceptStartStart = 0
+            @usableFromInline var columnStart = 0
+
+            @inlinable init(
+                start: Int, shift: Int, startState: Int, loopStart: Int, reportStart: Int, acceptStartStart: Int, columnStart: Int
+            ) {
+                (self.start, self.shift, self.startState, self.loopStart) = (start, shift, startState, loopStart)
+                (self.reportStart, self.acceptStartStart, self.columnStart) = (reportStart, acceptStartStart, columnStart)
+            }
+
+            /// A product's, its table not yet placed (`placeDenseTables`).
+            init() {}
         }
         @usableFromInline var code: [UInt8] = []
         @usableFromInline var classes: [UInt8] = []
@@ -366,27 +437,31 @@ public struct ProgramSet: Hashable, Sendable {
             /// Entry `index`'s dense table, if it has one.
             @inlinable @inline(__always)
             func dense(_ index: Int) -> DenseView? {
-                let entry = entries[index]
-                guard entry.denseClassCount != 0 else { return nil }
-                return DenseView(
-                    entries: denseEntries + entry.denseStart, shift: entry.denseShift, start: entry.denseStartState,
-                    loopStart: entry.denseLoopStart, reportStart: entry.denseReportStart,
-                    acceptStart: denseAcceptStart.baseAddress! + entry.denseAcceptStartStart, accepts: denseAccepts,
-                    columns: denseColumns.baseAddress! + entry.denseColumnStart)
+                guard let table = entries[index].dense else { return nil }
+                return view(table)
+            }
+
+            @inlinable @inline(__always)
+            func view(_ table: Dense) -> DenseView {
+                DenseView(
+                    entries: denseEntries + table.start, shift: table.shift, start: table.startState, loopStart: table.loopStart,
+                    reportStart: table.reportStart, acceptStart: denseAcceptStart.baseAddress! + table.acceptStartStart,
+                    accepts: denseAccepts, columns: denseColumns.baseAddress! + table.columnStart)
             }
 
             /// Runs entry `index` over `url`, by its dense table when it has one; returns the steps.
             @inlinable @inline(__always)
             func execute(_ index: Int, _ url: UnsafeBufferPointer<UInt8>, _ report: (UInt32, Int) -> Void) -> Int {
-                if let table = dense(index) { return table.run(url, report: report) }
                 let entry = entries[index]
-                let classOf = UnsafeBufferPointer(rebasing: classes[entry.classStart..<entry.classStart + 128])
+                if let table = entry.dense { return view(table).run(url, report: report) }
+                let program = entry.compact
+                let (classStart, rowStart) = (program.classStart, program.referenceRowStart)
                 return Program.execute(
-                    code: UnsafeBufferPointer(rebasing: code[entry.codeStart..<entry.codeEnd]), classOf: classOf,
-                    width: entry.width, nowhere: entry.nowhere, reference: entry.reference,
-                    referenceTransitions: entry.referenceTransitions,
-                    referenceRow: UnsafeBufferPointer(
-                        rebasing: referenceRows[entry.referenceRowStart..<entry.referenceRowStart + entry.referenceRowCount]),
+                    code: UnsafeBufferPointer(rebasing: code[program.codeStart..<program.codeEnd]),
+                    classOf: UnsafeBufferPointer(rebasing: classes[classStart..<classStart + 128]),
+                    width: Int(program.width), nowhere: program.nowhere, reference: program.reference,
+                    referenceTransitions: program.referenceTransitions,
+                    referenceRow: UnsafeBufferPointer(rebasing: referenceRows[rowStart..<rowStart + Int(program.referenceRowCount)]),
                     url: url, report: report)
             }
         }
@@ -500,11 +575,12 @@ public struct ProgramSet: Hashable, Sendable {
                 code: [UInt8], classes: [UInt8], referenceRows: [UInt32], denseEntries: DenseEntries, denseAcceptStart: [Int32],
                 denseAccepts: [UInt32], denseColumns: [UInt32], entries: [Entry]
             ) {
-                // Each array from a 16-byte boundary, in this order.
+                // Each array from a 16-byte boundary, the entries first, from a line's start: an
+                // entry then lies on one line.
                 func size<T>(_ array: [T]) -> Int { (array.count * MemoryLayout<T>.stride + 15) / 16 * 16 }
                 let total = size(code) + size(classes) + size(referenceRows) + size(denseAcceptStart) + size(denseAccepts)
                     + size(denseColumns) + size(entries)
-                let memory = TableMemory(byteCount: max(total, 16), alignment: max(16, MemoryLayout<Entry>.alignment))
+                let memory = TableMemory(byteCount: max(total, 16), alignment: 64)
                 var offset = 0
                 func place<T>(_ array: [T]) -> UnsafeBufferPointer<T> {
                     let start = (memory.base + offset).bindMemory(to: T.self, capacity: array.count)
@@ -512,10 +588,11 @@ public struct ProgramSet: Hashable, Sendable {
                     offset += size(array)
                     return UnsafeBufferPointer(start: start, count: array.count)
                 }
+                let placedEntries = place(entries)
                 buffers = Buffers(
                     code: place(code), classes: place(classes), referenceRows: place(referenceRows),
                     denseEntries: UnsafePointer(denseEntries.base), denseAcceptStart: place(denseAcceptStart),
-                    denseAccepts: place(denseAccepts), denseColumns: place(denseColumns), entries: place(entries))
+                    denseAccepts: place(denseAccepts), denseColumns: place(denseColumns), entries: placedEntries)
                 self.memory = memory
                 self.denseEntries = denseEntries
             }
@@ -547,23 +624,23 @@ public struct ProgramSet: Hashable, Sendable {
 
         /// Appends `program`'s entry (its code, class map and reference row placed by `placeCode`).
         private mutating func add(_ program: Program) {
-            entries.append(Entry(
-                codeStart: 0, codeEnd: 0, classStart: 0, width: program.targetWidth, nowhere: program.nowhere,
-                reference: program.referenceState, referenceTransitions: program.referenceTransitions, referenceRowStart: 0,
-                referenceRowCount: 0))
+            entries.append(Entry(Compact(program)))
         }
 
         /// The code, class map and reference row of each entry left without a dense table, the
         /// programs those of `init`'s, in the entries' order; an entry with a table has none.
         private mutating func placeCode(programs: [Program], stages: [Stage], gated: Gated?) {
             let others = stages.flatMap { [$0.prefix] + $0.suffixes } + (gated.map { Array($0.groups.joined()) } ?? [])
-            for index in entries.indices where entries[index].denseClassCount == 0 {
+            for index in entries.indices {
                 // (A product, an entry of several programs, always has a table.)
+                guard !entries[index].isDense else { continue }
+                var entry = entries[index].compact
                 let program = index < wholeRunCount ? programs[wholeRunPrograms[index][0]] : others[index - wholeRunCount]
                 let row = program.referenceRow()
-                (entries[index].codeStart, entries[index].codeEnd) = (code.count, code.count + program.code.count)
-                entries[index].classStart = classes.count
-                (entries[index].referenceRowStart, entries[index].referenceRowCount) = (referenceRows.count, row.count)
+                (entry.codeStart, entry.codeEnd) = (code.count, code.count + program.code.count)
+                entry.classStart = classes.count
+                (entry.referenceRowStart, entry.referenceRowCount) = (referenceRows.count, UInt16(row.count))
+                entries[index] = Entry(entry)
                 referenceRows += row
                 code += program.code
                 classes += program.classOfByte
@@ -587,9 +664,8 @@ public struct ProgramSet: Hashable, Sendable {
                     if members.count == 1 {
                         add(programs[members[0]])
                     } else {
-                        entries.append(Entry(
-                            codeStart: 0, codeEnd: 0, classStart: 0, width: 0, nowhere: 0, reference: 0, referenceTransitions: 0,
-                            referenceRowStart: 0, referenceRowCount: 0))
+                        // (Its table placed with the others, `placeDenseTables`.)
+                        entries.append(Entry(Dense()))
                     }
                 }
                 admitted.append((parts, joined.table))
@@ -718,14 +794,9 @@ public struct ProgramSet: Hashable, Sendable {
             denseEntries = DenseEntries(tables: admitted.map(\.table.entries))
             for ((parts, table), start) in zip(admitted, denseEntries.starts) {
                 for (part, index) in parts.enumerated() {
-                    entries[index].denseStart = start
-                    entries[index].denseClassCount = table.parts[part].classCount
-                    entries[index].denseShift = table.shift
-                    entries[index].denseStartState = table.parts[part].start
-                    entries[index].denseLoopStart = table.loopStart
-                    entries[index].denseReportStart = table.reportStart
-                    entries[index].denseAcceptStartStart = denseAcceptStart.count
-                    entries[index].denseColumnStart = denseColumns.count + 128 * part
+                    entries[index] = Entry(Dense(
+                        start: start, shift: table.shift, startState: table.parts[part].start, loopStart: table.loopStart,
+                        reportStart: table.reportStart, acceptStartStart: denseAcceptStart.count, columnStart: denseColumns.count + 128 * part))
                 }
                 // (A table's parts' places one after another: a pass of several reads them from one
                 // address.)

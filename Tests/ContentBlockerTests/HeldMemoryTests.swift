@@ -48,6 +48,16 @@ import Search
         #expect(!names.contains("programs: compact code and class maps"))
     }
 
+    /// The working memory held at load is the pattern marks, a bit a pattern: not a slot per rule
+    /// and per action (the lists an answer fills grow to what the requests asked need).
+    @Test func workingMemoryAtLoadIsNotASlotPerRule() throws {
+        let rules = (0..<3_000).map { #"{"trigger":{"url-filter":"banner\#($0)x"},"action":{"type":"block"}}"# }
+        let (compiled, _) = try RuleListCompiler.compile(json: Array(("[" + rules.joined(separator: ",") + "]").utf8))
+        let held = Evaluator(try CompiledRuleList(validating: compiled.serialized())).heldMemory
+        let working = held.parts.first { $0.name == "evaluator: working memory" }?.bytes ?? 0
+        #expect(working > 0 && working < 3_000 * MemoryLayout<UInt32>.size, "\(working) bytes")
+    }
+
     @Test func partsAddUp() {
         var memory = HeldMemory()
         memory.add("a", 10)

@@ -6,7 +6,7 @@
 import Testing
 import Automata
 import Bytecode
-import Search
+@testable import Search
 import URLFilterSyntax
 
 @Suite struct ProgramSetTests {
@@ -101,6 +101,28 @@ import URLFilterSyntax
             }
             #expect(fromSet.sorted() == parts.flatMap { $0.dfa.matches(bytes) }.map(\.rawValue).sorted(), "\(url)")
             #expect(fromRunOnly == fromSet && stepsRunOnly == steps, "\(url)")
+        }
+    }
+
+    /// An image's entry is a line at most (it was 17 words: a run reads its entry's lines before
+    /// its code or table), and says which form the program runs in.
+    @Test func anImageEntryIsALine() {
+        #expect(MemoryLayout<ProgramSet.Image.Entry>.stride <= 64)
+        let program = ProgramSet.Image.Compact(
+            codeStart: 7, codeEnd: 90, classStart: 128, reference: 3, referenceTransitions: 5, referenceRowStart: 40, nowhere: 0xFFFF,
+            referenceRowCount: 12, width: 2)
+        let compact = ProgramSet.Image.Entry(program)
+        #expect(!compact.isDense && compact.dense == nil)
+        let read = compact.compact
+        #expect([read.codeStart, read.codeEnd, read.classStart, read.reference, read.referenceTransitions, read.referenceRowStart] == [7, 90, 128, 3, 5, 40])
+        #expect(read.nowhere == 0xFFFF && read.referenceRowCount == 12 && read.width == 2)
+        let table = ProgramSet.Image.Entry(ProgramSet.Image.Dense(
+            start: 64, shift: 5, startState: 2, loopStart: 9, reportStart: 11, acceptStartStart: 4, columnStart: 256))
+        let dense = table.dense
+        #expect(table.isDense && dense != nil)
+        if let dense {
+            #expect([dense.start, dense.shift, dense.startState, dense.loopStart, dense.reportStart, dense.acceptStartStart, dense.columnStart]
+                == [64, 5, 2, 9, 11, 4, 256])
         }
     }
 
