@@ -3,8 +3,9 @@
 // A one-pass recogniser over UTF-8 bytes for the selector lists most css-display-none rules are:
 // compounds of a type selector (`div`, `*`), ids, classes and attribute selectors (`[a]`,
 // `[a="v"]`, `[a^=v i]`, matchers `= ~= |= ^= $= *=`) joined by whitespace, `>`, `+`, `~` and
-// commas. It answers "WebKit accepts this" or "not plain": whatever it does not know (any non-
-// ASCII byte, backslash, comment, pseudo-class, namespace bar, `&`, CR, FF, NUL, an unterminated
+// commas, and `:has()` / `:not()` whose argument is such a list (relative for `:has()`), not
+// nested. It answers "WebKit accepts this" or "not plain": whatever it does not know (any non-
+// ASCII byte, backslash, comment, any other pseudo-class, namespace bar, `&`, CR, FF, NUL, an unterminated
 // string or bracket, an ident that does not start with a letter, `_` or `-` and a letter...) is
 // left to the tokenizer and parser, so it only accepts selectors the general path accepts.
 //
@@ -29,6 +30,8 @@ enum CSSPlainSelectorList {
     private struct Reader {
         let bytes: UnsafeBufferPointer<UInt8>
         var i = 0
+        /// Inside the argument of `:has()` or `:not()`: `)` ends it, and no pseudo-class nests.
+        var insideArgument = false
 
         /// The byte at `i`, 0 at the end (a NUL in the input is not plain: it stops the reading
         /// there, and the callers then find no end where they need one).
@@ -42,6 +45,15 @@ enum CSSPlainSelectorList {
             isLetter(c) || c &- 0x30 < 10 || c == 0x5F || c == 0x2D
         }
         @inline(__always) static func isWhitespace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A }
+        /// `>`, `+` or `~` not starting `~=`.
+        func atCombinator() -> Bool {
+            let c = peek()
+            return c == 0x3E || c == 0x2B || (c == 0x7E && peek(1) != 0x3D)
+        }
+        /// The end of a complex selector: the end of input, a comma, or `)` in an argument.
+        func atComplexEnd() -> Bool {
+            atEnd || peek() == 0x2C || (insideArgument && peek() == 0x29)
+        }
 
         /// Skips whitespace; whether there was some.
         @discardableResult
@@ -76,14 +88,40 @@ enum CSSPlainSelectorList {
             }
         }
 
+        /// After `:`, `has(` or `not(` and their argument up to its `)`: a relative (`:has()`) or
+        /// a complex (`:not()`) selector list.
+        mutating func pseudoClassArgument() -> Bool {
+            guard !insideArgument, i + 4 < bytes.count, bytes[i + 3] == 0x28 else { return false }  // (
+            let name = (bytes[i], bytes[i + 1], bytes[i + 2])
+            let relative = name == (0x68, 0x61, 0x73)  // has
+            guard relative || name == (0x6E, 0x6F, 0x74) else { return false }  // not
+            i += 4
+            insideArgument = true
+            defer { insideArgument = false }
+            whitespace()
+            while true {
+                if relative && atCombinator() {
+                    i += 1
+                    whitespace()
+                }
+                guard complex() else { return false }
+                if peek() == 0x29 && !atEnd {  // )
+                    i += 1
+                    return true
+                }
+                guard peek() == 0x2C else { return false }  // ,
+                i += 1
+                whitespace()
+            }
+        }
+
         /// <complex-selector>: compounds joined by combinators; ends before a comma or the end.
         mutating func complex() -> Bool {
             guard compound() else { return false }
             while true {
                 let sawWhitespace = whitespace()
-                if atEnd || peek() == 0x2C { return true }
-                let c = peek()
-                if c == 0x3E || c == 0x2B || (c == 0x7E && peek(1) != 0x3D) {  // > + ~ (not ~=)
+                if atComplexEnd() { return true }
+                if atCombinator() {
                     i += 1
                     whitespace()
                 } else if !sawWhitespace {
@@ -110,17 +148,19 @@ enum CSSPlainSelectorList {
                     guard ident() else { return false }
                 case 0x5B:  // [
                     guard attribute() else { return false }
+                case 0x3A:  // :
+                    i += 1
+                    guard pseudoClassArgument() else { return false }
                 default:
                     return i != start && followsCompound()
                 }
             }
         }
 
-        /// What may follow a compound here: the end, whitespace, a comma or a combinator.
+        /// What may follow a compound here: the end of a complex selector, whitespace or a
+        /// combinator.
         func followsCompound() -> Bool {
-            if atEnd { return true }
-            let c = peek()
-            return Self.isWhitespace(c) || c == 0x2C || c == 0x3E || c == 0x2B || c == 0x7E
+            atComplexEnd() || Self.isWhitespace(peek()) || atCombinator()
         }
 
         /// '[' ident ']' or '[' ident matcher (ident | string) ('i' | 'I')? ']', whitespace

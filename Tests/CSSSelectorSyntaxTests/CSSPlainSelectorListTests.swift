@@ -54,26 +54,32 @@ import TestSupport
         "=", "~=", "|=", "^=", "$=", "*=", "||", "\"", "'", "\"x\"", "'y'", "\"a]b\"",
         " ", "  ", "\t", "\n", "\r", "\u{C}", "\u{0}", ",", ">", "+", "~", ">>", "(", ")", ":", "::",
         "\\", "\\61", "/*", "*/", "é", "<!--", "-->", "+1", "+.5", "e1", "url(", "%", ";", "@",
+        ":has(", ":not(", ":has(> ", ":not(:has(", "has(", ":HAS(", ":is(", ":hover", ")", "))", "(",
     ]
 
     @Test func acceptsOnlyWhatTheParserAcceptsOnGeneratedSelectors() {
         var generator = SplitMix64(seed: 0xC55_91A1)
         var selectors: [String] = []
-        for _ in 0..<200_000 {
-            let count = 1 + Int(generator.next() % 8)
-            selectors.append((0..<count).map { _ in Self.pieces[Int(generator.next() % UInt64(Self.pieces.count))] }.joined())
+        func pieces(_ most: UInt64) -> String {
+            (0...Int(generator.next() % most)).map { _ in Self.pieces[Int(generator.next() % UInt64(Self.pieces.count))] }.joined()
+        }
+        for _ in 0..<200_000 { selectors.append(pieces(8)) }
+        // Arguments of :has() and :not() made of the same pieces.
+        for _ in 0..<100_000 {
+            let name = generator.next() % 2 == 0 ? ":has(" : ":not("
+            selectors.append(pieces(2) + name + pieces(4) + ")" + pieces(2))
         }
         let (wrong, accepted) = Self.disagreements(selectors)
         #expect(wrong.isEmpty, "\(wrong.count) accepted, rejected by the parser:\n\(wrong.prefix(20).joined(separator: "\n"))")
         #expect(accepted > 2_000)
     }
 
-    @Test(arguments: ["a", "div.ad > span", "#banner", "a[href^=\"http://ads.\"]", "[data-x='1' i]", "a ~ b + c", "  a , b  ", "*.x", "[a|=b]"])
+    @Test(arguments: ["a", "div.ad > span", "#banner", "a[href^=\"http://ads.\"]", "[data-x='1' i]", "a ~ b + c", "  a , b  ", "*.x", "[a|=b]", "div:has(> a.b, + c)", ":not(.x) .y"])
     func acceptsPlainSelectors(selector: String) {
         #expect(CSSPlainSelectorList.accepts(selector))
     }
 
-    @Test(arguments: ["a:hover", "*|a", "[a", "a,", "a\\62", "é", "[a=\"b\" s]", "a~=b", "&", "", "#1", ".5"])
+    @Test(arguments: ["a:hover", "*|a", "[a", "a,", "a\\62", "é", "[a=\"b\" s]", "a~=b", "&", "", "#1", ".5", ":has(:has(a))", ":not(a", ":has()", ":is(a)"])
     func leavesTheRestToTheParser(selector: String) {
         #expect(!CSSPlainSelectorList.accepts(selector))
     }
