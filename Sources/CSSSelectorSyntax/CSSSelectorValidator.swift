@@ -5,7 +5,8 @@
 // <selector-list> (CSS Syntax Level 3 tokenizer, Selectors Level 4 grammar as WebKit implements
 // it) in an author context with no namespace prefixes declared, and silently drops the rule when
 // that fails. See CSSTokenizer.swift and CSSSelectorParser.swift for the grammar, and
-// CSSPseudoSelectors.swift for the known pseudo-classes and pseudo-elements.
+// CSSPseudoSelectors.swift for the known pseudo-classes and pseudo-elements, and
+// CSSPlainSelectorList.swift for the selectors accepted without tokenizing.
 //
 // Tested by Tests/CSSSelectorSyntaxTests/WebKitVerdictTests.swift (verdicts produced by the real
 // WebKit through Benchmarks/Peers/WebKit/webkit-compile) and CSSSelectorValidatorTests.swift.
@@ -27,6 +28,8 @@ public enum CSSSelectorValidator {
     /// Returns nil when WebKit accepts `selector` as a css-display-none selector, or the reason it
     /// would drop the rule.
     public static func validate(_ selector: String) -> CSSSelectorDiagnostic? {
+        // Most selectors of real lists are plain: recognised without tokens (CSSPlainSelectorList).
+        if CSSPlainSelectorList.accepts(selector) { return nil }
         var parser = CSSSelectorParser(selector)
         do {
             try parser.parse()

@@ -285,8 +285,7 @@ public struct CompiledFile: Hashable, Sendable {
             // One pass numbers the profiles and writes the records, into a writer of their own:
             // they follow the profiles. A rule's profile number is looked up once a run of rules
             // of one profile (a list's rules mostly share their neighbours' flags).
-            var profiles: [UInt32] = []
-            var profileNumbers: [UInt32: UInt32] = [:]
+            var profiles = ProfileNumbering()
             var last: (profile: UInt32, number: UInt32)?
             // (Mostly a byte or two a rule.)
             var records = ByteWriter(capacity: 5 * rules.count)
@@ -294,14 +293,7 @@ public struct CompiledFile: Hashable, Sendable {
             var previousLocation: UInt32 = 0
             for rule in rules {
                 let key = profile(rule)
-                if key != last?.profile {
-                    let number = profileNumbers[key] ?? UInt32(profiles.count)
-                    if number == profiles.count {
-                        profileNumbers[key] = number
-                        profiles.append(key)
-                    }
-                    last = (key, number)
-                }
+                if key != last?.profile { last = (key, profiles.number(of: key)) }
                 let gap = previous.map { rule.ruleIndex - $0 - 1 } ?? rule.ruleIndex
                 previous = rule.ruleIndex
                 let difference = rule.role.isListed ? Int64(rule.actionLocation) - Int64(previousLocation) : 0
@@ -317,7 +309,7 @@ public struct CompiledFile: Hashable, Sendable {
             // (A profile: 7 bytes at most.)
             writer.reserve(5 + 7 * profiles.count + records.count)
             writer.varint(UInt32(profiles.count))
-            for key in profiles {
+            for key in profiles.inFirstUseOrder {
                 writer.varint(key & 0xFFFF)
                 writer.u8(UInt8(key >> 16 & 0xFF))
                 writer.u8(UInt8(key >> 24))
@@ -660,5 +652,31 @@ public struct CompiledFile: Hashable, Sendable {
             _ = try? reader.u32()
             return (kind, Int((try? reader.u32()) ?? 0))
         }
+    }
+}
+
+/// Numbers the rule profiles of a file in order of first use. A sorted array searched by halves,
+/// not a `[UInt32: UInt32]`: a list has tens of profiles, and a dictionary of that type costs
+/// a process its first use's setup, more than a small list's whole numbering.
+private struct ProfileNumbering {
+    private(set) var inFirstUseOrder: [UInt32] = []
+    /// (profile, number), sorted by profile.
+    private var sorted: [(profile: UInt32, number: UInt32)] = []
+
+    var count: Int { inFirstUseOrder.count }
+
+    /// The number of `profile`: the one it was given, or the next one.
+    mutating func number(of profile: UInt32) -> UInt32 {
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if sorted[middle].profile < profile { low = middle + 1 } else { high = middle }
+        }
+        if low < sorted.count && sorted[low].profile == profile { return sorted[low].number }
+        let number = UInt32(inFirstUseOrder.count)
+        inFirstUseOrder.append(profile)
+        sorted.insert((profile, number), at: low)
+        return number
     }
 }

@@ -1,5 +1,6 @@
-// ShippedPatterns.swift — TestSupport: every pattern and condition domain of the shipped Safari
-// lists, for tests that hold two ways of reading or building patterns to each other on real input.
+// ShippedPatterns.swift — TestSupport: every pattern, condition domain and selector of the
+// shipped Safari lists, for tests that hold two ways of reading or building them to each other on
+// real input.
 
 internal import Foundation
 
@@ -37,6 +38,18 @@ public func shippedConditionDomains() throws -> [String] {
         }
     }
     return domains
+}
+
+/// Every css-display-none selector of the shipped Safari lists, in file, then rule order.
+public func shippedSelectors() throws -> [String] {
+    var selectors: [String] = []
+    for file in shippedSafariLists {
+        for rule in try shippedRules(file) {
+            guard let action = rule["action"] as? [String: Any], action["type"] as? String == "css-display-none" else { continue }
+            if let selector = action["selector"] as? String { selectors.append(selector) }
+        }
+    }
+    return selectors
 }
 
 /// The rules of a shipped list as JSON objects.
