@@ -69,8 +69,7 @@ struct Construction {
                 setOfEdge.append(slots[slot])
             }
         }
-        let sorted = sets.sorted { ($0.low, $0.high) < ($1.low, $1.high) }
-        let refined = ByteClasses(refining: [.nul] + sorted)
+        let refined = ByteClasses(refining: [.nul] + sets)
         byteClasses = refined
         let classesOfSet = sets.map { refined.classes(of: $0) }
         edgeClasses = setOfEdge.map { classesOfSet[Int($0)] }
@@ -291,6 +290,14 @@ struct DFARows {
     mutating func append(_ byteClass: Int, _ target: UInt32) {
         liveClasses.append(UInt8(byteClass))
         liveTargets.append(target)
+    }
+
+    /// Transitions on `classes` (increasing, after those of the row so far) to `targets`.
+    @inline(__always)
+    mutating func append(_ classes: ArraySlice<UInt8>, _ targets: ArraySlice<UInt32>) {
+        guard !classes.isEmpty else { return }
+        liveClasses.append(contentsOf: classes)
+        liveTargets.append(contentsOf: targets)
     }
 
     /// Ends the row of the state under way.
