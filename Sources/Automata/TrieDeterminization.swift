@@ -177,13 +177,16 @@ private struct TrieStates {
     var headOf: [UInt32] = [0]
     var restOf: [UInt32] = [DFAStateID.dead.rawValue]
     var sizeOf: [Int] = [1]
-    var pairs = PairTable()
+    var pairs: PairTable
     /// NFA states in all sets together.
     var entries = 1
 
     /// The start state: the root alone.
     init(nfaStates: Int, root: UInt32) {
         heads = SetTable(nfaStates: nfaStates)
+        // Sized for about a DFA state per NFA state, as a trie's DFA has (rehashing the table at
+        // each doubling would cost more than its slots' memory).
+        pairs = PairTable(capacity: nfaStates)
         _ = heads.insert(CollectionOfOne(root))
     }
 
@@ -211,9 +214,10 @@ private struct PairTable {
     private var values: [UInt32] = []
     private var count = 0
 
-    init() {
-        keys = [UInt64](repeating: .max, count: 1024)
-        values = [UInt32](repeating: 0, count: 1024)
+    /// Room for `capacity` pairs before the table grows.
+    init(capacity: Int) {
+        keys = [UInt64](repeating: .max, count: hashTableSize(for: capacity))
+        values = [UInt32](repeating: 0, count: keys.count)
     }
 
     /// The state of (head, rest), `next` (and true) when the pair is new.
