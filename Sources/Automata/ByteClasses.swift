@@ -14,32 +14,50 @@ public struct ByteClasses: Hashable, Sendable {
     public let count: Int
 
     /// The coarsest partition of 0...127 in which every set of `sets` is a union of classes.
-    /// Classes are numbered by their smallest byte.
+    /// Classes are numbered by their smallest byte (so the order of `sets` does not matter).
     public init<S: Sequence>(refining sets: S) where S.Element == ASCIISet {
-        // Each set refines the partition so far: a byte's new class is its (class, in the set)
-        // pair, the pairs numbered in the order of their smallest byte, so the classes stay
-        // numbered by their smallest byte after every set (two arrays, no table of pairs: every
-        // automaton's construction makes its classes so).
-        // (A set given twice refines nothing the second time: no set of those seen is kept.)
+        // Each set splits every class it covers in part: its members there move to a new class.
+        // Only the set's members are read (most of an automaton's sets are a character or two),
+        // and the classes are renumbered by their smallest byte once, at the end.
         var classOf = [UInt8](repeating: 0, count: 128)
         var count = 1
-        var numberOfPair = [Int16](repeating: -1, count: 256)
-        classOf.withUnsafeMutableBufferPointer { classOf in
-            numberOfPair.withUnsafeMutableBufferPointer { numberOfPair in
-                for set in sets {
-                    for pair in 0..<2 * count { numberOfPair[pair] = -1 }
-                    var next: Int16 = 0
-                    for byte in 0..<128 {
-                        let pair = Int(classOf[byte]) << 1 | (set.contains(UInt8(byte)) ? 1 : 0)
-                        if numberOfPair[pair] < 0 {
-                            numberOfPair[pair] = next
-                            next += 1
-                        }
-                        classOf[byte] = UInt8(truncatingIfNeeded: numberOfPair[pair])
-                    }
-                    count = Int(next)
-                }
+        var size = [Int](repeating: 0, count: 129)
+        size[0] = 128
+        // Per class: the set's members in it, and the class they move to.
+        var inSet = [Int](repeating: 0, count: 128)
+        var movedTo = [UInt8](repeating: 0, count: 128)
+        var touched: [UInt8] = []
+        touched.reserveCapacity(128)
+        for set in sets {
+            touched.removeAll(keepingCapacity: true)
+            forEachMember(set) { byte in
+                let byteClass = Int(classOf[byte])
+                if inSet[byteClass] == 0 { touched.append(UInt8(byteClass)) }
+                inSet[byteClass] += 1
             }
+            for byteClass in touched.lazy.map(Int.init) {
+                if inSet[byteClass] < size[byteClass] {
+                    movedTo[byteClass] = UInt8(count)
+                    size[count] = inSet[byteClass]
+                    size[byteClass] -= inSet[byteClass]
+                    count += 1
+                } else {
+                    movedTo[byteClass] = UInt8(byteClass)
+                }
+                inSet[byteClass] = 0
+            }
+            forEachMember(set) { byte in classOf[byte] = movedTo[Int(classOf[byte])] }
+        }
+        // Renumbered in the order of their smallest byte.
+        var number = [Int16](repeating: -1, count: 128)
+        var next: Int16 = 0
+        for byte in 0..<128 {
+            let byteClass = Int(classOf[byte])
+            if number[byteClass] < 0 {
+                number[byteClass] = next
+                next += 1
+            }
+            classOf[byte] = UInt8(number[byteClass])
         }
         classOfByte = classOf
         self.count = count
@@ -54,7 +72,7 @@ public struct ByteClasses: Hashable, Sendable {
     /// The classes `set` covers, as a set of class numbers.
     public func classes(of set: ASCIISet) -> ASCIISet {
         var result = ASCIISet()
-        for byte in set.members { result.insert(classOfByte[Int(byte)]) }
+        forEachMember(set) { result.insert(classOfByte[$0]) }
         return result
     }
 

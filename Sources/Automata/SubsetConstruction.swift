@@ -44,13 +44,20 @@ struct Construction {
     init(nfa: NFA, limits: AutomataLimits) {
         self.nfa = nfa
         self.limits = limits
-        // Each distinct edge set numbered once, in an open-addressing table with a cheap hash
-        // (hashing every edge's set with SipHash, twice, would be a tenth of the construction).
+        // Each distinct edge set of several characters numbered once, in an open-addressing
+        // table with a cheap hash (hashing every edge's set with SipHash, twice, would be a tenth
+        // of the construction); a set of one character (most of them) is its character's class.
         var sets: [ASCIISet] = []
         var slots = [Int32](repeating: -1, count: 1024)
         var setOfEdge: [Int32] = []
         setOfEdge.reserveCapacity(nfa.edgeSets.count)
+        var characters = ASCIISet()
         for set in nfa.edgeSets {
+            if set.count == 1 {
+                characters = characters.union(set)
+                setOfEdge.append(-1)
+                continue
+            }
             var slot = Int(truncatingIfNeeded: mixHash(mixHash(0, set.low), set.high)) & (slots.count - 1)
             while slots[slot] >= 0 && sets[Int(slots[slot])] != set { slot = (slot + 1) & (slots.count - 1) }
             if slots[slot] < 0 {
@@ -69,11 +76,14 @@ struct Construction {
                 setOfEdge.append(slots[slot])
             }
         }
-        let sorted = sets.sorted { ($0.low, $0.high) < ($1.low, $1.high) }
-        let refined = ByteClasses(refining: [.nul] + sorted)
+        var singles: [ASCIISet] = [.nul]
+        forEachMember(characters) { singles.append(ASCIISet(UInt8($0))) }
+        let refined = ByteClasses(refining: singles + sets)
         byteClasses = refined
         let classesOfSet = sets.map { refined.classes(of: $0) }
-        edgeClasses = setOfEdge.map { classesOfSet[Int($0)] }
+        edgeClasses = zip(nfa.edgeSets, setOfEdge).map { set, number in
+            number >= 0 ? classesOfSet[Int(number)] : ASCIISet(refined.classOfByte[Int(set.lowest!)])
+        }
         isImportant = (0..<nfa.stateCount).map { state in
             nfa.edgeStart[state] != nfa.edgeStart[state + 1] || nfa.acceptedPattern[state] != UInt32.max
         }
@@ -158,9 +168,17 @@ struct Construction {
             set.removeAll(keepingCapacity: true)
             set.append(contentsOf: sets[current])
             read(set, accepts: &rows, buckets: &buckets)
-            // Each class's bucket closed into the DFA state it leads to.
+            // Each class's bucket closed into the DFA state it leads to. (Neighbouring classes
+            // often have the same bucket, a loop's target and little else: compared with the
+            // previous one first, it is not looked up again.)
+            var previous = 0..<0
+            var previousTarget = dead
             for byteClass in buckets.touched {
                 let bucket = buckets.take(byteClass)
+                if buckets.holdSameTargets(bucket, previous) {
+                    if previousTarget != dead { rows.append(byteClass, previousTarget) }
+                    continue
+                }
                 let (number, isNew) = buckets.targets.withUnsafeBufferPointer { closedBuckets.insert(UnsafeBufferPointer(rebasing: $0[bucket])) }
                 var target = dead
                 if !isNew {
@@ -174,6 +192,7 @@ struct Construction {
                     }
                     targetOfBucket.append(target)
                 }
+                (previous, previousTarget) = (bucket, target)
                 if target != dead { rows.append(byteClass, target) }
             }
             rows.endRow()
@@ -262,6 +281,14 @@ struct ClassBuckets {
         start.deallocate()
     }
 
+    /// Whether buckets `a` and `b` hold the same targets in the same order.
+    @inline(__always)
+    func holdSameTargets(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
+        guard a.count == b.count, !a.isEmpty else { return false }
+        for offset in 0..<a.count where targets[a.lowerBound + offset] != targets[b.lowerBound + offset] { return false }
+        return true
+    }
+
     /// Where class `byteClass`'s bucket is in `targets`, its count cleared for the next state.
     @inline(__always)
     func take(_ byteClass: Int) -> Range<Int> {
@@ -291,6 +318,14 @@ struct DFARows {
     mutating func append(_ byteClass: Int, _ target: UInt32) {
         liveClasses.append(UInt8(byteClass))
         liveTargets.append(target)
+    }
+
+    /// Transitions on `classes` (increasing, after those of the row so far) to `targets`.
+    @inline(__always)
+    mutating func append(_ classes: ArraySlice<UInt8>, _ targets: ArraySlice<UInt32>) {
+        guard !classes.isEmpty else { return }
+        liveClasses.append(contentsOf: classes)
+        liveTargets.append(contentsOf: targets)
     }
 
     /// Ends the row of the state under way.

@@ -39,8 +39,10 @@ extension Construction {
         rows.liveClasses.reserveCapacity(classCount * 64)
         rows.liveTargets.reserveCapacity(classCount * 64)
 
-        // The rest's target on each class (dense), and H's targets as (class, target) pairs.
-        var restRow = [UInt32](repeating: dead, count: classCount)
+        // The rest's row (its live classes, increasing, and their targets), and H's targets as
+        // (class, target) pairs.
+        var restClasses: [UInt8] = []
+        var restTargets: [UInt32] = []
         var steps: [(byteClass: Int, target: UInt32)] = []
         var targets: [UInt32] = []
         var scratch: [UInt32] = []
@@ -52,27 +54,38 @@ extension Construction {
             head.removeAll(keepingCapacity: true)
             head.append(contentsOf: states.heads[Int(states.headOf[current])])
             appendAccepts(of: head, rest: rest, to: &rows)
-            write(rowOf: rest, isStart: current == 0, loop: loop, rows: rows, into: &restRow)
+            read(rowOf: rest, isStart: current == 0, loop: loop, rows: rows, classes: &restClasses, targets: &restTargets)
             read(stepsOf: head, loop: loop, into: &steps)
             // D's row: the rest's, with the classes H reads leading to (H's targets, the rest's).
+            // The rest's transitions on the classes between those are copied a run at a time (a
+            // state reads a class or two of the dozens its rest's row holds).
+            var copied = 0
             var step = 0
-            for byteClass in 0..<classCount {
-                var target = restRow[byteClass]
-                if step < steps.count && steps[step].byteClass == byteClass {
-                    targets.removeAll(keepingCapacity: true)
-                    while step < steps.count && steps[step].byteClass == byteClass {
-                        targets.append(steps[step].target)
-                        step += 1
-                    }
-                    closure(targets, into: &scratch)
-                    if !scratch.isEmpty {
-                        let (state, isNew) = states.insert(head: scratch, rest: target)
-                        if isNew { try checkLimits(entries: states.entries, states: states.count) }
-                        target = state
-                    }
+            while step < steps.count {
+                let byteClass = steps[step].byteClass
+                var past = copied
+                while past < restClasses.count && Int(restClasses[past]) < byteClass { past += 1 }
+                rows.append(restClasses[copied..<past], restTargets[copied..<past])
+                var target = dead
+                if past < restClasses.count && Int(restClasses[past]) == byteClass {
+                    target = restTargets[past]
+                    past += 1
+                }
+                copied = past
+                targets.removeAll(keepingCapacity: true)
+                while step < steps.count && steps[step].byteClass == byteClass {
+                    targets.append(steps[step].target)
+                    step += 1
+                }
+                closure(targets, into: &scratch)
+                if !scratch.isEmpty {
+                    let (state, isNew) = states.insert(head: scratch, rest: target)
+                    if isNew { try checkLimits(entries: states.entries, states: states.count) }
+                    target = state
                 }
                 if target != dead { rows.append(byteClass, target) }
             }
+            rows.append(restClasses[copied...], restTargets[copied...])
             rows.endRow()
             current += 1
         }
@@ -95,17 +108,23 @@ extension Construction {
         rows.endAccepts(from: acceptsBefore)
     }
 
-    /// The rest's row, dense, into `restRow`; for the start state, the root's loop back to itself.
+    /// The rest's row into `classes` and `targets`; for the start state, the root's loop back to
+    /// itself.
     @inline(__always)
-    private func write(rowOf rest: UInt32, isStart: Bool, loop: Int, rows: borrowing DFARows, into restRow: inout [UInt32]) {
-        let dead = DFAStateID.dead.rawValue
-        for byteClass in 0..<restRow.count { restRow[byteClass] = dead }
-        if rest != dead {
-            for live in Int(rows.rowStart[Int(rest)])..<Int(rows.rowStart[Int(rest) + 1]) {
-                restRow[Int(rows.liveClasses[live])] = rows.liveTargets[live]
-            }
+    private func read(
+        rowOf rest: UInt32, isStart: Bool, loop: Int, rows: borrowing DFARows, classes: inout [UInt8], targets: inout [UInt32]
+    ) {
+        classes.removeAll(keepingCapacity: true)
+        targets.removeAll(keepingCapacity: true)
+        if rest != DFAStateID.dead.rawValue {
+            let row = Int(rows.rowStart[Int(rest)])..<Int(rows.rowStart[Int(rest) + 1])
+            classes.append(contentsOf: rows.liveClasses[row])
+            targets.append(contentsOf: rows.liveTargets[row])
         } else if isStart {
-            forEachMember(edgeClasses[loop]) { restRow[$0] = 0 }
+            forEachMember(edgeClasses[loop]) { byteClass in
+                classes.append(UInt8(byteClass))
+                targets.append(0)
+            }
         }
     }
 
@@ -158,13 +177,16 @@ private struct TrieStates {
     var headOf: [UInt32] = [0]
     var restOf: [UInt32] = [DFAStateID.dead.rawValue]
     var sizeOf: [Int] = [1]
-    var pairs = PairTable()
+    var pairs: PairTable
     /// NFA states in all sets together.
     var entries = 1
 
     /// The start state: the root alone.
     init(nfaStates: Int, root: UInt32) {
         heads = SetTable(nfaStates: nfaStates)
+        // Sized for about a DFA state per NFA state, as a trie's DFA has (rehashing the table at
+        // each doubling would cost more than its slots' memory).
+        pairs = PairTable(capacity: nfaStates)
         _ = heads.insert(CollectionOfOne(root))
     }
 
@@ -192,9 +214,10 @@ private struct PairTable {
     private var values: [UInt32] = []
     private var count = 0
 
-    init() {
-        keys = [UInt64](repeating: .max, count: 1024)
-        values = [UInt32](repeating: 0, count: 1024)
+    /// Room for `capacity` pairs before the table grows.
+    init(capacity: Int) {
+        keys = [UInt64](repeating: .max, count: hashTableSize(for: capacity))
+        values = [UInt32](repeating: 0, count: keys.count)
     }
 
     /// The state of (head, rest), `next` (and true) when the pair is new.

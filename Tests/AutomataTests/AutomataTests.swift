@@ -206,6 +206,42 @@ private func patterns(_ sources: [String]) -> [(id: PatternID, filter: URLFilter
         #expect(classes.classOfByte[Int(UInt8(ascii: "a"))] != classes.classOfByte[Int(UInt8(ascii: "c"))])
         #expect(classes.classOfByte[0] == classes.classOfByte[Int(UInt8(ascii: "z"))])
     }
+
+    /// The refinement (which reads only each set's members) against the definition: two bytes
+    /// share a class when every set holds both or neither, classes numbered by their smallest
+    /// byte, whatever the order of the sets.
+    @Test func byteClassesAreTheBytesInTheSameSets() {
+        var random = SplitMix64(seed: 57)
+        for _ in 0..<300 {
+            let sets = (0..<Int(random.next() % 40)).map { _ -> ASCIISet in
+                var set = ASCIISet()
+                switch random.next() % 4 {
+                case 0:
+                    set.insert(UInt8(random.next() % 128))
+                case 1:
+                    let low = UInt8(random.next() % 128)
+                    set.insert(low...min(127, low + UInt8(random.next() % 30)))
+                case 2:
+                    let bits = random.next() & random.next() | 1 << (random.next() % 64)
+                    set = ASCIISet((0..<128).filter { bits >> ($0 % 64) & 1 == 1 }.map(UInt8.init))
+                default:
+                    set = ASCIISet([UInt8(random.next() % 128)]).complementWithinAnyCharacter
+                }
+                return set
+            }
+            func signature(_ byte: Int) -> [Bool] { sets.map { $0.contains(UInt8(byte)) } }
+            var number: [[Bool]: UInt8] = [:]
+            let expected = (0..<128).map { byte in
+                let key = signature(byte)
+                if let known = number[key] { return known }
+                number[key] = UInt8(number.count)
+                return UInt8(number.count - 1)
+            }
+            #expect(ByteClasses(refining: sets).classOfByte == expected)
+            #expect(ByteClasses(refining: sets.reversed()).classOfByte == expected)
+            #expect(ByteClasses(refining: sets).count == number.count)
+        }
+    }
 }
 
 /// Patterns from the subset's grammar over a small alphabet, with some text outside it.
