@@ -74,7 +74,10 @@ struct HostContextGroups {
     /// Looks up the groups that do not take the host's labels `labels` for candidates (all of
     /// them when nil) over `url` (their automata read it), telling `found` as `lookUp` does;
     /// returns the others, a bit per group (`DomainTable.labelReading`: `.labels`), to be probed
-    /// with the host's candidates. (No more groups than a mask's bits.)
+    /// with the host's candidates. (No more groups than a mask's bits.) (Inlined in the joint
+    /// lookup, which calls it once per request: a call of its own saved and restored as many
+    /// registers as its work took.)
+    @inline(__always)
     func lookUpUnlessLabels(
         _ url: UnsafeBufferPointer<UInt8>, labels: DomainTable.HostLabels?, found: (_ set: Int, _ pattern: UInt32, _ gateBase: UInt32) -> Void
     ) -> UInt64 {
