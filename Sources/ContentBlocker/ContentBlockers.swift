@@ -11,9 +11,11 @@
 // when each list has a whole program that searches the URL (one whose programs all end at the
 // URL's start would leave the pass at once, the other's then dearer than its pass alone).
 // Otherwise (more lists, or two that are not run so) the lists' domain tables are looked up
-// together (`ProgramSet.DomainsTogether`): a host's candidates hashed once, probed in each table.
-// Lists' host contexts of one L (other converters' `||` rules) are looked up together too
-// (`ProgramSet.HostContextsTogether`): L's automaton run and its candidates hashed once.
+// together (`ProgramSet.DomainsTogether`): a host's candidates hashed once, probed in each table,
+// and in the tables of the lists' host contexts (other converters' `||` rules) whose candidates
+// are the host's labels. Where the domain tables are not looked up so, lists' host contexts of one
+// L are looked up together (`ProgramSet.HostContextsTogether`): L's automaton run and its
+// candidates hashed once.
 //
 // Threads. Like an `Evaluator`, a ContentBlockers serves one thread at a time (its evaluators and
 // page table are its working memory); threads share the compiled lists, each with a
@@ -33,10 +35,10 @@ public final class ContentBlockers {
     /// Two lists: their whole url programs run in one pass, each's table reads waited for beside
     /// the other's (nil when they cannot be: `Evaluator.wholeTogether`).
     private let wholeTogether: ProgramSet.WholeTogether?
-    /// Otherwise, two lists or more with a url domain table: their tables looked up together
-    /// (nil when fewer have one: `Evaluator.domainsTogether`).
+    /// Otherwise, two lists or more with a url domain table: their tables looked up together,
+    /// with the lists' host contexts (nil when fewer have one: `Evaluator.domainsTogether`).
     private let domainsTogether: ProgramSet.DomainsTogether?
-    /// Two lists or more with host contexts of one L: their contexts looked up together.
+    /// Otherwise, two lists or more with host contexts of one L: their contexts looked up together.
     private let hostContextsTogether: ProgramSet.HostContextsTogether?
     /// Per list, its tables looked up before its answer, and whether its working gates were
     /// emptied by the lookup that comes first (`WholeTogether` or `DomainsTogether`).
@@ -55,14 +57,17 @@ public final class ContentBlockers {
         readsUpgradable = evaluators.contains(where: \.universalMakesHTTPS)
         let wholeTogether = evaluators.count == 2 ? Evaluator.wholeTogether(evaluators[0], evaluators[1]) : nil
         let domainsTogether = wholeTogether == nil ? Evaluator.domainsTogether(evaluators) : nil
-        let hostContextsTogether = Evaluator.hostContextsTogether(evaluators)
+        let contextsLookedUp = domainsTogether?.looksUpContexts.contains(true) == true
+        let hostContextsTogether = contextsLookedUp ? nil : Evaluator.hostContextsTogether(evaluators)
         (self.wholeTogether, self.domainsTogether, self.hostContextsTogether) = (wholeTogether, domainsTogether, hostContextsTogether)
-        gatesListed = evaluators.indices.map { wholeTogether != nil || domainsTogether?.looksUp[$0] == true }
         lookedUp = evaluators.indices.map { list in
             var lookedUp: ProgramSet.LookedUp = []
             if domainsTogether?.looksUp[list] == true { lookedUp.insert(.domains) }
-            if hostContextsTogether?.looksUp[list] == true { lookedUp.insert(.hostContexts) }
+            if domainsTogether?.looksUpContexts[list] == true || hostContextsTogether?.looksUp[list] == true { lookedUp.insert(.hostContexts) }
             return lookedUp
+        }
+        gatesListed = evaluators.indices.map { list in
+            wholeTogether != nil || domainsTogether.map { $0.looksUp[list] || $0.looksUpContexts[list] } == true
         }
     }
 
@@ -76,8 +81,12 @@ public final class ContentBlockers {
     public var looksUpDomainsTogether: Bool { domainsTogether != nil }
 
     /// Whether some lists' host contexts are looked up together (two lists or more with contexts
-    /// of one L).
+    /// of one L, their domain tables not looked up together).
     public var looksUpHostContextsTogether: Bool { hostContextsTogether != nil }
+
+    /// Whether some lists' host contexts are looked up with the lists' domain tables (those whose
+    /// candidates are a plain host's labels probed with the host's candidates hashed once).
+    public var looksUpHostContextsWithDomains: Bool { domainsTogether?.looksUpContexts.contains(true) == true }
 
     /// What the lists' evaluators hold, by structure (`Evaluator.heldMemory`), added up.
     public var heldMemory: HeldMemory {

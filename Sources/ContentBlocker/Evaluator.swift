@@ -585,21 +585,22 @@ public final class Evaluator {
         ProgramSet.DomainsTogether(lists.map(\.file.urlPrograms))
     }
 
-    /// Looks up the url domain tables of `lists` (those `together` looks up, made for them by
-    /// `domainsTogether`) over `url`'s bytes, whose host labels are `labels`, their patterns marked
-    /// and listed and their gates listed as each one's answer would; each such list's answer is
-    /// then given `.domains` looked up (`outcome(for:at:flags:url:hostReading:wholeSteps:lookedUp:)`).
+    /// Looks up the url domain tables and host contexts of `lists` (those `together` looks up,
+    /// made for them by `domainsTogether`) over `url`'s bytes, whose host labels are `labels`,
+    /// their patterns marked and listed and their gates listed as each one's answer would; each
+    /// such list's answer is then given `.domains` (`.hostContexts`) looked up
+    /// (`outcome(for:at:flags:url:hostReading:wholeSteps:lookedUp:)`).
     static func lookUpDomains(
         _ lists: [Unmanaged<Evaluator>], _ together: ProgramSet.DomainsTogether, url: UnsafeBufferPointer<UInt8>,
         labels: DomainTable.HostLabels?
     ) {
-        for (list, looksUp) in together.looksUp.enumerated() where looksUp {
+        for list in lists.indices where together.looksUp[list] || together.looksUpContexts[list] {
             lists[list]._withUnsafeGuaranteedRef { clear(&$0.work.stageEnds) }
         }
-        together.lookUp(url, labels: labels) { list, pattern, gateBase in
+        together.lookUp(url, labels: labels) { list, pattern, gateBase, byContext in
             lists[list]._withUnsafeGuaranteedRef { evaluator in
                 let work = evaluator.work
-                ProgramSet.domainFound(pattern, gateBase: gateBase, &work.stageEnds) {
+                ProgramSet.listed(pattern, gateBase: gateBase, byContext: byContext, &work.stageEnds) {
                     mark($0, in: &work.urlSeen, listing: &work.matchedURLPatterns)
                 }
             }
@@ -607,7 +608,8 @@ public final class Evaluator {
     }
 
     /// The lookup of the host contexts of `lists`' url programs together (`lookUpHostContexts`),
-    /// nil unless two or more have contexts of one L.
+    /// nil unless two or more have contexts of one L. (Where their domain tables are looked up
+    /// together, `domainsTogether` looks up their contexts.)
     static func hostContextsTogether(_ lists: [Evaluator]) -> ProgramSet.HostContextsTogether? {
         ProgramSet.HostContextsTogether(lists.map(\.file.urlPrograms))
     }

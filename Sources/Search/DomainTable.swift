@@ -531,23 +531,35 @@ public struct DomainTable: Hashable, Sendable {
         }
     }
 
-    /// Looks `url`'s host up in several tables at once (several lists asked about one URL;
-    /// `tables` their `lookupTables`), reporting each table's patterns with its index, as each
-    /// one's `lookUp` does: the candidates read and hashed once (the hash does not depend on the
-    /// table), each probed in every table.
+    /// Looks `url`'s host up in several tables at once (several lists asked about one URL),
+    /// reporting each table's patterns with its index, as each one's `lookUp` does: the candidates
+    /// read and hashed once (the hash does not depend on the table), each probed in every table.
+    /// `tables`: the domain tables' `lookupTables` (the first `domainCount`), then host contexts'
+    /// tables (`HostContextLookup.tables`), group by group, group g's ending at `groupEnds[g]`
+    /// (each begins where the one before ends); a group's are probed when its bit of `reading` is
+    /// set: its contexts take the host's labels for candidates (`labelReading`), which are then
+    /// the domain tables' candidates, hashed alike (a plain host: no letter to fold).
     static func lookUp(
-        _ tables: UnsafeBufferPointer<Tables>, _ url: UnsafeBufferPointer<UInt8>, _ labels: HostLabels,
-        report: (_ table: Int, _ pattern: UInt32) -> Void
+        _ tables: UnsafeBufferPointer<Tables>, domainCount: Int, groupEnds: UnsafeBufferPointer<Int>, reading: UInt64,
+        _ url: UnsafeBufferPointer<UInt8>, _ labels: HostLabels, report: (_ table: Int, _ pattern: UInt32) -> Void
     ) {
         let (start, end) = (labels.start, labels.end)
         guard labels.terminated, end > start else { return }
         if labels.hasUpperCase {
             forEachCandidate(url, start, end, folding: true) { candidate, hash in
-                for table in tables.indices { probe(candidate, hash, url, end, tables[table], folding: true) { report(table, $0) } }
+                for table in 0..<domainCount { probe(candidate, hash, url, end, tables[table], folding: true) { report(table, $0) } }
             }
         } else {
             forEachCandidate(url, start, end, folding: false) { candidate, hash in
-                for table in tables.indices { probe(candidate, hash, url, end, tables[table], folding: false) { report(table, $0) } }
+                for table in 0..<domainCount { probe(candidate, hash, url, end, tables[table], folding: false) { report(table, $0) } }
+                var groups = reading
+                while groups != 0 {
+                    let group = groups.trailingZeroBitCount
+                    groups &= groups - 1
+                    for table in (group == 0 ? domainCount : groupEnds[group - 1])..<groupEnds[group] {
+                        probe(candidate, hash, url, end, tables[table], folding: false) { report(table, $0) }
+                    }
+                }
             }
         }
     }
@@ -757,18 +769,43 @@ public struct DomainTable: Hashable, Sendable {
         _ context: UnsafePointer<HostContextLookup>, _ flags: UnsafePointer<UInt8>, _ url: UnsafeBufferPointer<UInt8>, _ labels: HostLabels,
         probe: (_ candidate: Int, _ hash: UInt64, _ end: Int) -> Void
     ) -> Bool {
+        switch labelReading(context, flags, url, labels) {
+        case .automaton: return false
+        case .nothing: return true
+        case .labels:
+            let end = labels.end
+            forEachCandidate(url, labels.start, end, folding: false) { candidate, hash in probe(candidate, hash, end) }
+            return true
+        }
+    }
+
+    /// How a context's lookup reads a URL whose host labels are `labels` (`lookUpLabels`).
+    enum LabelReading {
+        /// The host's labels are the candidates.
+        case labels
+        /// L's automaton dies in the scheme part: no candidate.
+        case nothing
+        /// L's automaton reads the URL.
+        case automaton
+    }
+
+    /// The reading of `url` by `context`, whose automaton's states have the flags `flags`: the
+    /// labels where the host is plain and the state L reaches over the scheme part has the flag of
+    /// the byte that ends the host (`lookUpLabels`).
+    @inline(__always)
+    static func labelReading(
+        _ context: UnsafePointer<HostContextLookup>, _ flags: UnsafePointer<UInt8>, _ url: UnsafeBufferPointer<UInt8>, _ labels: HostLabels
+    ) -> LabelReading {
         let (start, end) = (labels.start, labels.end)
-        guard labels.terminated, labels.slashesEnd == start, end > start else { return false }
+        guard labels.terminated, labels.slashesEnd == start, end > start else { return .automaton }
         // (`https://`, as a word: its state read, not run.)
         let state = start == 8 && UnsafeRawPointer(url.baseAddress!).loadUnaligned(as: UInt64.self) == 0x2F2F_3A73_7074_7468
             ? context.pointee.httpsState
             : schemeState(context.pointee.next, context.pointee.ends, context.pointee.splitting, UnsafeBufferPointer(rebasing: url[..<start]))
-        guard state >= 0 else { return state == schemeDies }
+        guard state >= 0 else { return state == schemeDies ? .nothing : .automaton }
         let flag = url[end] == UInt8(ascii: "/") ? LabelStartStates.endedBySlash : LabelStartStates.endedByColon
-        guard flags[state] & flag != 0 else { return false }
-        guard labels.isPlain else { return false }
-        forEachCandidate(url, start, end, folding: false) { candidate, hash in probe(candidate, hash, end) }
-        return true
+        guard flags[state] & flag != 0, labels.isPlain else { return .automaton }
+        return .labels
     }
 
     /// `schemeState`'s answer where L's automaton dies in the scheme part (no candidate).

@@ -1096,19 +1096,32 @@ public struct ProgramSet: Hashable, Sendable {
 
     /// The domain tables of several sets (several lists asked about one URL) looked up together:
     /// a host's candidates read and hashed once, each probed in every set's table
-    /// (`DomainTable.lookUp(_:_:_:report:)`); each set's `run` with `domainsLookedUp` then runs
-    /// the rest. Made once for the sets: the lookup reads the tables' addresses from here.
+    /// (`DomainTable.lookUp(_:domainCount:groupEnds:reading:_:_:report:)`), and with them the
+    /// sets' host contexts (`HostContextGroups`): a group of contexts whose candidates are the
+    /// host's labels (HostLabelStarts.swift) is probed with those same candidates and hashes, the
+    /// others' automaton reads the URL. Each set's `run` with `.domains` (`.hostContexts`) looked
+    /// up then runs the rest. Made once for the sets: the lookup reads the tables' addresses from
+    /// here.
     public final class DomainsTogether: @unchecked Sendable {
-        /// The sets, held: `tables` point into their indexes.
+        /// The sets, held: `tables` and `contexts` point into their indexes.
         private let sets: [ProgramSet]
-        /// The tables looked up, and per table its set's index and first gate (`Image.gateBase`).
+        /// The tables probed with a host's candidates: the domain tables, then the contexts'
+        /// (`contexts.lookups`' tables, group by group), and per table its set's index and first
+        /// gate (`Image.gateBase`).
         private let tables: [DomainTable.Tables]
         private let owners: [(set: Int, gateBase: UInt32)]
-        /// Per set, whether its table is looked up here (the others' are empty).
+        private let domainCount: Int
+        /// The sets' host contexts (none when their groups are more than a lookup's mask holds),
+        /// and per group the end of its tables in `tables`.
+        private let contexts: HostContextGroups
+        private let groupEnds: [Int]
+        /// Per set, whether its domain table is looked up here (the others' are empty).
         public let looksUp: [Bool]
+        /// Per set, whether its host contexts are looked up here.
+        public let looksUpContexts: [Bool]
 
-        /// The lookup of `sets`' domain tables; nil unless they are prepared and two or more of
-        /// them are not empty.
+        /// The lookup of `sets`' domain tables and host contexts; nil unless they are prepared and
+        /// two or more of them have a domain table that is not empty.
         public init?(_ sets: [ProgramSet]) {
             guard sets.allSatisfy(\.contents.isPrepared) else { return nil }
             var tables: [DomainTable.Tables] = []
@@ -1119,27 +1132,56 @@ public struct ProgramSet: Hashable, Sendable {
                 owners.append((index, set.image.gateBase))
             }
             guard tables.count >= 2 else { return nil }
+            looksUp = sets.indices.map { index in owners.contains { $0.set == index } }
+            let domainCount = tables.count
+            // (A group's bit in a lookup's mask: past 64 groups, the contexts are each set's own.)
+            var contexts = HostContextGroups(sets)
+            if contexts.ends.count > UInt64.bitWidth { contexts = HostContextGroups(none: sets.count) }
+            for (lookup, owner) in zip(contexts.lookups, contexts.owners) {
+                tables.append(lookup.tables!)
+                owners.append(owner)
+            }
+            self.domainCount = domainCount
+            self.contexts = contexts
+            groupEnds = contexts.ends.map { domainCount + $0 }
+            looksUpContexts = contexts.looksUp
             self.sets = sets
             self.tables = tables
             self.owners = owners
-            looksUp = sets.indices.map { index in owners.contains { $0.set == index } }
         }
 
-        /// Looks up every table over `url`, whose host labels are `labels` (nil: none is looked
-        /// up, as a set's `run` looks up none), telling `found` each table's set, the pattern
-        /// reported and the set's first gate: `ProgramSet.domainFound` then lists the pattern as
-        /// the set's `run` would. The sets' `ends` are to be emptied first.
+        /// Looks up every table and context over `url`, whose host labels are `labels` (nil: no
+        /// domain table is looked up, as a set's `run` looks up none, and contexts are read by
+        /// their automata), telling `found` each table's set, the pattern reported, the set's
+        /// first gate and whether a host context reported it: `ProgramSet.listed` then lists the
+        /// pattern as the set's `run` would. The sets' `ends` are to be emptied first.
         public func lookUp(
             _ url: UnsafeBufferPointer<UInt8>, labels: DomainTable.HostLabels?,
-            found: (_ set: Int, _ pattern: UInt32, _ gateBase: UInt32) -> Void
+            found: (_ set: Int, _ pattern: UInt32, _ gateBase: UInt32, _ byContext: Bool) -> Void
         ) {
+            let reading = contexts.lookUpUnlessLabels(url, labels: labels) { set, pattern, gateBase in found(set, pattern, gateBase, true) }
             guard let labels else { return }
-            let owners = self.owners
+            let (owners, domainCount) = (self.owners, self.domainCount)
             tables.withUnsafeBufferPointer { tables in
                 owners.withUnsafeBufferPointer { owners in
-                    DomainTable.lookUp(tables, url, labels) { table, pattern in found(owners[table].set, pattern, owners[table].gateBase) }
+                    groupEnds.withUnsafeBufferPointer { groupEnds in
+                        DomainTable.lookUp(tables, domainCount: domainCount, groupEnds: groupEnds, reading: reading, url, labels) { table, pattern in
+                            found(owners[table].set, pattern, owners[table].gateBase, table >= domainCount)
+                        }
+                    }
                 }
             }
+        }
+    }
+
+    /// A pattern a domain table (`byContext` false) or a host context reported: listed as a set's
+    /// `run` lists it (`domainFound`, `found` at place 0).
+    @inlinable @inline(__always)
+    public static func listed(_ pattern: UInt32, gateBase: UInt32, byContext: Bool, _ ends: inout [Int], _ report: (UInt32) -> Void) {
+        if byContext {
+            found(pattern, 0, gateBase: gateBase, &ends, report)
+        } else {
+            domainFound(pattern, gateBase: gateBase, &ends, report)
         }
     }
 
@@ -1149,42 +1191,20 @@ public struct ProgramSet: Hashable, Sendable {
     /// (`DomainTable.lookUp(_:_:report:)` for contexts); each set's `run` with `.hostContexts`
     /// then runs the rest. Sets with a context with open domains (read otherwise) are left out.
     public final class HostContextsTogether: @unchecked Sendable {
-        /// The sets, held: `lookups` point into their contexts.
+        /// The sets, held: `contexts` point into their contexts.
         private let sets: [ProgramSet]
-        /// Per L, its contexts' lookups, and per lookup its set's index and first gate.
-        private let groups: [(lookups: [HostContextLookup], owners: [(set: Int, gateBase: UInt32)])]
+        private let contexts: HostContextGroups
         /// Per set, whether its contexts are looked up here.
-        public let looksUp: [Bool]
+        public var looksUp: [Bool] { contexts.looksUp }
 
         /// The lookup of `sets`' host contexts; nil unless they are prepared and two or more of
         /// them have contexts of one L.
         public init?(_ sets: [ProgramSet]) {
             guard sets.allSatisfy(\.contents.isPrepared) else { return nil }
-            var keys: [HostContextTable] = []
-            var groups: [(lookups: [HostContextLookup], owners: [(set: Int, gateBase: UInt32)])] = []
-            var looksUp = [Bool](repeating: false, count: sets.count)
-            for (index, set) in sets.enumerated() {
-                let contexts = set.contents.hostContexts
-                guard !contexts.isEmpty, contexts.allSatisfy(\.open.isEmpty) else { continue }
-                looksUp[index] = true
-                for context in contexts {
-                    guard let lookup = context.lookup else { continue }
-                    let key = keys.firstIndex {
-                        $0.starts == context.starts && $0.splitting == context.splitting && $0.isCaseSensitive == context.isCaseSensitive
-                    }
-                    if let key {
-                        groups[key].lookups.append(lookup)
-                        groups[key].owners.append((index, set.image.gateBase))
-                    } else {
-                        keys.append(context)
-                        groups.append(([lookup], [(index, set.image.gateBase)]))
-                    }
-                }
-            }
-            guard groups.contains(where: { Set($0.owners.map(\.set)).count >= 2 }) else { return nil }
+            let contexts = HostContextGroups(sets)
+            guard contexts.sharesGroup else { return nil }
             self.sets = sets
-            self.groups = groups
-            self.looksUp = looksUp
+            self.contexts = contexts
         }
 
         /// Looks up every context over `url`, whose host labels are `labels` (nil: none, as a
@@ -1195,15 +1215,7 @@ public struct ProgramSet: Hashable, Sendable {
             _ url: UnsafeBufferPointer<UInt8>, labels: DomainTable.HostLabels?,
             found: (_ set: Int, _ pattern: UInt32, _ gateBase: UInt32) -> Void
         ) {
-            for group in groups {
-                group.lookups.withUnsafeBufferPointer { lookups in
-                    group.owners.withUnsafeBufferPointer { owners in
-                        DomainTable.lookUp(lookups, url, labels: labels) { context, pattern in
-                            found(owners[context].set, pattern, owners[context].gateBase)
-                        }
-                    }
-                }
-            }
+            contexts.lookUp(url, labels: labels, found: found)
         }
     }
 

@@ -197,6 +197,62 @@ private func urls() -> [[UInt8]] {
         #expect((0..<128).map(UInt8.init).allSatisfy { LabelStartStates.isPlainHostByte($0) == LabelStartStates.plainHost.contains($0) })
     }
 
+    /// Several sets' host contexts looked up with their domain tables (`ProgramSet.DomainsTogether`):
+    /// a group whose contexts take a plain host's labels probed with the candidates hashed for the
+    /// domain tables, the others read by their automata, a set with open domains left to its run.
+    /// The contexts and the tables name the same hosts and others; each set's run after the lookup
+    /// reports the same patterns, and counts the same steps, as its run alone.
+    @Test func contextsLookedUpWithDomainTablesAnswerAsEachSetAlone() throws {
+        let kaBlock = Spelling(name: "ka-block", prefix: "^https?:/+([^/:]+\\.)?", end: "[/:]", caseSensitive: true)
+        let named = { (name: String) in try #require(spellings.first { $0.name == name }) }
+        let (adguard, http, oneX, open) = (try named("adguard"), try named("abp2blocklist http"), try named("adguard 1.x"), try named("adblock-rust"))
+        let padding = AutomataLimits.default.minimumPatternsPerHostContext
+        // A set of each spelling's patterns of its hosts (the first four with a path too), padded
+        // to a context of its own.
+        func set(_ parts: [(Spelling, [String])]) -> ProgramSet {
+            var filters: [URLFilter] = []
+            for (spelling, hosts) in parts {
+                filters += (hosts + (0..<padding).map { "pad\($0).test" }).map { filter(spelling.host($0), caseSensitive: spelling.caseSensitive) }
+                filters += hosts.prefix(4).map { filter(spelling.path($0, "\\/ads"), caseSensitive: spelling.caseSensitive) }
+            }
+            let (tabled, contexts, automata) = plan(filters)
+            #expect(automata.isEmpty)
+            return ProgramSet(programs: [], domains: DomainTable(tabled), hostContexts: contexts)
+        }
+        let sets = [
+            set([(adguard, domains)]),
+            set([(kaBlock, Array(domains.prefix(6)) + ["other.com"])]),
+            // One L with the set before, another that takes the labels, one read by its automaton.
+            set([(adguard, ["other.com", "example.com", "b"]), (kaBlock, ["ads.example.com", "b", "x-y.z"]),
+                (http, ["example.com", "x-y.z", "ab"]), (oneX, ["example.com", "ab"])]),
+            set([(open, ["example.com"]), (adguard, ["co.uk", "ab"])]),
+        ]
+        let together = try #require(ProgramSet.DomainsTogether(sets))
+        #expect(together.looksUp == [true, false, true, true])
+        #expect(together.looksUpContexts == [false, true, true, false])
+        var reported = [Set<UInt32>](repeating: [], count: sets.count)
+        for url in urls() {
+            url.withUnsafeBufferPointer { url in
+                let reading = DomainTable.HostReading(url)
+                var ends = [[Int]](repeating: [], count: sets.count)
+                var joint = [[UInt32]](repeating: [], count: sets.count)
+                together.lookUp(url, labels: reading.labels) { set, pattern, gateBase, byContext in
+                    ProgramSet.listed(pattern, gateBase: gateBase, byContext: byContext, &ends[set]) { joint[set].append($0) }
+                }
+                for (index, set) in sets.enumerated() {
+                    var (aloneEnds, alone) = ([Int](), [UInt32]())
+                    let aloneSteps = set.run(url, hostReading: reading, ends: &aloneEnds) { alone.append($0) }.steps
+                    var lookedUp: ProgramSet.LookedUp = together.looksUp[index] ? .domains : []
+                    if together.looksUpContexts[index] { lookedUp.insert(.hostContexts) }
+                    let steps = set.run(url, hostReading: reading, ends: &ends[index], lookedUp: lookedUp) { joint[index].append($0) }.steps
+                    #expect(joint[index].sorted() == alone.sorted() && steps == aloneSteps, "set \(index): url \(Array(url))")
+                    reported[index].formUnion(alone)
+                }
+            }
+        }
+        #expect(reported.allSatisfy { $0.count >= 3 }, "every set reports patterns of its own: \(reported.map(\.count))")
+    }
+
     @Test func plainHostsReadEightBytesAtATimeAsByteByByte() {
         // Each byte at each place of hosts of 1 to 20 bytes, then a path with a byte from 128 on
         // or none: the first byte not plain found, and the host's labels read so.

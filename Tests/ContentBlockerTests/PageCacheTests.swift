@@ -145,13 +145,16 @@ import PCRE2Oracle
         ] {
             try askTogether(texts, contextsTogether: texts.contains(contexts[0]))
         }
+        // Two domain tables: the contexts (those of one L, and the one with open domains apart)
+        // looked up with them, the host's candidates hashed once.
+        try askTogether([contexts[0], domains, contexts[1], startsOnly, contexts[2]], contextsTogether: false, contextsWithDomains: true)
         try askTogether([other, startsOnly], contextsTogether: false, wholeTogether: false)
     }
 
     /// `listsAskedTogetherAnswerEachAsAlone` for the lists `texts`.
-    /// (`contextsTogether`: some lists' host contexts are looked up together; `wholeTogether`: two
-    /// lists' whole programs run in one pass.)
-    private func askTogether(_ texts: [String], contextsTogether: Bool, wholeTogether: Bool = true) throws {
+    /// (`contextsTogether`: some lists' host contexts are looked up together; `contextsWithDomains`:
+    /// with the lists' domain tables; `wholeTogether`: two lists' whole programs run in one pass.)
+    private func askTogether(_ texts: [String], contextsTogether: Bool, contextsWithDomains: Bool = false, wholeTogether: Bool = true) throws {
         let compiled = try texts.map { try CompiledRuleList(validating: try RuleListCompiler.compile(json: Array($0.utf8)).0.serialized()) }
         let oracles = try texts.map { ReferenceEvaluator(try ReferenceRuleList(try RuleListParser.parse($0).get())) }
         let requests = Self.requests()
@@ -162,6 +165,7 @@ import PCRE2Oracle
                 #expect(together.looksUpDomainsTogether == (texts.count { $0.contains("[^:]+") } >= 2), "domain tables looked up together")
             }
             #expect(together.looksUpHostContextsTogether == contextsTogether, "the lists' host contexts looked up together")
+            #expect(together.looksUpHostContextsWithDomains == contextsWithDomains, "the lists' host contexts looked up with the domain tables")
             let alone = compiled.map { Evaluator($0, pageCapacity: capacity) }
             var answered = [Int](repeating: 0, count: texts.count)
             for request in requests {

@@ -148,8 +148,8 @@ private func withViews(_ tables: ArraySlice<DenseTable>, _ views: [DenseView] = 
                 }
                 var ends = [[Int]](repeating: [], count: sets.count)
                 var joint = [[UInt32]](repeating: [], count: sets.count)
-                together.lookUp(url, labels: reading.labels) { set, pattern, gateBase in
-                    ProgramSet.domainFound(pattern, gateBase: gateBase, &ends[set]) { joint[set].append($0) }
+                together.lookUp(url, labels: reading.labels) { set, pattern, gateBase, byContext in
+                    ProgramSet.listed(pattern, gateBase: gateBase, byContext: byContext, &ends[set]) { joint[set].append($0) }
                 }
                 for (index, set) in sets.enumerated() {
                     let (steps, _) = set.run(url, hostReading: reading, ends: &ends[index], lookedUp: together.looksUp[index] ? .domains : []) {
