@@ -460,10 +460,11 @@ enum DomainGroups {
 /// The domain table's index (DomainTable.swift): each distinct domain's record, its bytes and its
 /// entries, in a line of 64 bytes its hash picks, so that a domain found is one line read, the
 /// line its lookup's probe reads anyway (a slot, then its group, were two). A line holds records
-/// from its first byte to its 63rd, the last byte a flag (bit 0: a record of a domain whose hash
-/// picks this line or one before it lies after it, so a lookup reads on in the next line, though
-/// never more lines past its own than any record lies: `Shape.linesPast`); a record is placed in
-/// the first line from its own with room for it, within `reach` lines.
+/// from its first byte to its 63rd, the last byte flags (a record of a domain whose hash picks
+/// this line or one before it lies after it: the bit of that hash, `passBit`, set; a lookup reads
+/// on in the next line when its own hash's bit is, though never more lines past its own than any
+/// record lies: `Shape.linesPast`); a record is placed in the first line from its own with room
+/// for it, within `reach` lines, a line's own domains before the others (`Layout.placingOrder`).
 /// Records, one after another:
 ///
 ///     byte       D's length (255: 255 or more), never 0 (0 ends a line's records)
@@ -489,12 +490,18 @@ enum DomainLines {
     /// The lines' records fill this much of them (the fewest lines that hold them so): fuller,
     /// absent domains' probes read on through more lines of flags and records spill to the
     /// overflow; emptier, the index outgrows the caches it is read from.
-    static let fill = (numerator: 1, denominator: 2)
+    static let fill = (numerator: 4, denominator: 5)
     /// An index of at most this many lines at half the fill (64 KB: it stays in a core's cache
     /// whatever its size) takes that many, and its probes read on less. An index read forwards
     /// (open domains, OpenDomains.swift), probed at every byte a presence bit passes, not once a
     /// label, takes half as many again.
     static let smallLines = 1024
+    /// The bit of a line's flag byte that a record of hash `hash` placed past the line sets
+    /// (bits of its mixed hash that neither its presence bits nor its line take): a lookup of
+    /// another domain reads on past a line only when its own bit is set, an eighth as often.
+    @inline(__always)
+    static func passBit(_ hash: UInt64) -> UInt8 { 1 &<< UInt8(truncatingIfNeeded: (hash &* 0xC2B2_AE3D_27D4_EB4F) &>> 32 & 7) }
+
     /// Bit 31 of an entry's pattern: its path's start and end follow.
     static let hasPath: UInt32 = 1 << 31
 
@@ -511,7 +518,7 @@ enum DomainLines {
         let (index, building, next) = DomainSlots.index(hashes: hashes, slots: false, same: { domain($0) == domain($1) })
         guard count > 0 else { return index }
         var layout = Layout(starts: starts, domains: domains, patterns: patterns, tailStarts: tailStarts, next: next, sparse: readForwards)
-        for first in 0..<count where layout.isFirst[first] { layout.place(first, hash: hashes[first]) }
+        layout.placeAll(hashes)
         let lines = layout.lines + layout.overflow
         return lines.withUnsafeBytes {
             index.placingLines(building, lineCount: layout.lineCount, linesPast: layout.linesPast, lines: $0, extra: tails)
@@ -561,43 +568,81 @@ enum DomainLines {
             used = [Int](repeating: 0, count: lineCount)
         }
 
+        /// The domains' first entries in the order their records are placed: by their own lines,
+        /// the last line's first, so that a line's own domains take its room before those a
+        /// line before it could not hold (placed later, past their own line): a lookup of a
+        /// domain the index holds mostly finds it in its own line, first of the records there,
+        /// and only the domains a full line turns away are read in a second line. (A counting sort
+        /// by line: this runs for every domain of a list at each load.)
+        func placingOrder(_ hashes: [UInt64]) -> [Int] {
+            var homes = [Int32](repeating: -1, count: isFirst.count)
+            var ends = [Int](repeating: 0, count: lineCount + 1)
+            for first in 0..<isFirst.count where isFirst[first] {
+                let home = DomainSlots.Shape.line(of: hashes[first], lines: lineCount)
+                homes[first] = Int32(home)
+                ends[lineCount - home] += 1
+            }
+            for rank in 0..<lineCount { ends[rank + 1] += ends[rank] }
+            var order = [Int](repeating: 0, count: ends[lineCount])
+            for first in 0..<isFirst.count where homes[first] >= 0 {
+                let rank = lineCount - 1 - Int(homes[first])
+                order[ends[rank]] = first
+                ends[rank] += 1
+            }
+            return order
+        }
+
         /// A record's bytes in a line, nil when it does not fit one.
         static func inlineSize(length: Int, entryBytes size: Int) -> Int? {
             length < 255 && size <= 255 && 2 + length + size <= recordBytes ? 2 + length + size : nil
         }
 
-        /// Places the record of the domain whose first entry is `first` (its hash `hash`): in the
-        /// first line from its own with room for it within `reach`, or in the overflow with a
-        /// stub in the first line with room for that; the lines passed flagged.
-        mutating func place(_ first: Int, hash: UInt64) {
+        /// Chooses the line of the record of the domain whose first entry is `first` (its hash
+        /// `hash`): the first line from its own with room for it within `reach`, or else the first
+        /// with room for a stub (its record in the overflow); the lines passed flagged.
+        mutating func choose(_ first: Int, hash: UInt64) -> (line: Int, inline: Bool) {
             let length = Int(records.starts[first + 1] - records.starts[first])
             let home = DomainSlots.Shape.line(of: hash, lines: lineCount)
-            let line: Int
-            let size: Int
-            if let inline = Self.inlineSize(length: length, entryBytes: entryBytes[first]), let found = room(inline, from: home, within: reach) {
-                (line, size) = (found, inline)
-                let at = 64 * line + used[line]
+            let inline = Self.inlineSize(length: length, entryBytes: entryBytes[first])
+            let found = inline.flatMap { room($0, from: home, within: reach) }
+            // (Some line has room for a stub: the lines are at most `fill` full.)
+            let line = found ?? room(stubBytes, from: home, within: lineCount)!
+            var passed = home
+            while passed != line {
+                lines[64 * passed + recordBytes] |= DomainLines.passBit(hash)
+                passed = passed + 1 == lineCount ? 0 : passed + 1
+            }
+            linesPast = max(linesPast, (line - home + lineCount) % lineCount)
+            return (line, found != nil)
+        }
+
+        /// Writes the record of the domain whose first entry is `first` after the records written
+        /// in `line`: inline, or in the overflow with a stub in the line.
+        mutating func write(_ first: Int, line: Int, inline: Bool) {
+            let length = Int(records.starts[first + 1] - records.starts[first])
+            let at = 64 * line + used[line]
+            if inline {
                 (lines[at], lines[at + 1]) = (UInt8(length), UInt8(entryBytes[first]))
                 records.write(first, at: at + 2, in: &lines)
+                used[line] += 2 + length + entryBytes[first]
             } else {
-                // (Some line has room for a stub: the lines are at most half full.)
-                (line, size) = (room(stubBytes, from: home, within: lineCount)!, stubBytes)
                 let record = overflow.count
                 overflow += repeatElement(0, count: 8 + length + entryBytes[first])
                 Self.store(UInt32(length), at: record, in: &overflow)
                 Self.store(UInt32(entryBytes[first]), at: record + 4, in: &overflow)
                 records.write(first, at: record + 8, in: &overflow)
-                let at = 64 * line + used[line]
                 (lines[at], lines[at + 1]) = (UInt8(min(length, 255)), 0)
                 Self.store(UInt32(64 * lineCount + record), at: at + 2, in: &lines)
+                used[line] += stubBytes
             }
-            var passed = home
-            while passed != line {
-                lines[64 * passed + recordBytes] |= 1
-                passed = passed + 1 == lineCount ? 0 : passed + 1
+        }
+
+        /// Places every domain's record, in `placingOrder`.
+        mutating func placeAll(_ hashes: [UInt64]) {
+            for first in placingOrder(hashes) {
+                let (line, inline) = choose(first, hash: hashes[first])
+                write(first, line: line, inline: inline)
             }
-            linesPast = max(linesPast, (line - home + lineCount) % lineCount)
-            used[line] += size
         }
 
         /// The first line from `home` with room for `size` bytes, within `limit` lines.
@@ -657,8 +702,8 @@ enum DomainLines {
     /// each passed by some record: at most `linesPast` after its own are read.)
     @inline(__always)
     static func find(
-        _ base: UnsafeRawPointer, line first: Int, lineCount: Int, linesPast: Int, _ url: UnsafeBufferPointer<UInt8>, _ candidate: Int,
-        _ length: Int, folding: Bool
+        _ base: UnsafeRawPointer, line first: Int, hash: UInt64, lineCount: Int, linesPast: Int, _ url: UnsafeBufferPointer<UInt8>,
+        _ candidate: Int, _ length: Int, folding: Bool
     ) -> (entries: UnsafeRawPointer, bytes: Int)? {
         let lengthByte = min(length, 255)
         var line = first
@@ -686,7 +731,8 @@ enum DomainLines {
                 }
                 at += 2 + recordLength + size
             }
-            guard start.load(fromByteOffset: recordBytes, as: UInt8.self) & 1 != 0 else { return nil }
+            let passed = start.load(fromByteOffset: recordBytes, as: UInt8.self)
+            guard passed != 0, passed & passBit(hash) != 0 else { return nil }
             line = line + 1 == lineCount ? 0 : line + 1
         }
         return nil

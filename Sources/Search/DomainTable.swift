@@ -617,7 +617,7 @@ public struct DomainTable: Hashable, Sendable {
         report: (UInt32) -> Void
     ) {
         guard let (entries, bytes) = DomainLines.find(
-            tables.lines, line: tables.shape.line(of: hash), lineCount: tables.shape.lines, linesPast: tables.shape.linesPast, url, start,
+            tables.lines, line: tables.shape.line(of: hash), hash: hash, lineCount: tables.shape.lines, linesPast: tables.shape.linesPast, url, start,
             end - start, folding: folding)
         else { return }
         // The domain's entries: each reports unless its path does not match.
