@@ -338,6 +338,13 @@ public final class Evaluator {
         consuming func write(into list: inout SharedList<Value>) {
             if let lone { list.reshare(shared, inserting: lone) } else { list.reshare(shared, inserting: spilled) }
         }
+
+        /// This list, made anew.
+        consuming func list() -> SharedList<Value> {
+            shared._withUnsafeGuaranteedRef { shared in
+                if let lone { SharedList(shared, inserting: lone) } else { SharedList(shared, inserting: spilled) }
+            }
+        }
     }
 
     /// Increasing keys with a value each, as a page keeps them: a base shared with other pages
@@ -1270,6 +1277,8 @@ public final class Evaluator {
         return work.outcomes.outcome(appliesGlobalStyleSheet: kept.universal.low == nil) {
             actions.write(into: &$0)
             matching.write(into: &$1)
+        } made: {
+            (actions.list(), matching.list())
         }
     }
 
@@ -1303,6 +1312,8 @@ public final class Evaluator {
         return work.outcomes.outcome(appliesGlobalStyleSheet: low == nil) {
             $0 = listed
             matching.write(into: &$1)
+        } made: {
+            (listed, matching.list())
         }
     }
 

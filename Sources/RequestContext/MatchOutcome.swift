@@ -110,28 +110,24 @@ public struct MatchOutcome: Hashable, Sendable {
             return MatchOutcome(storage)
         }
 
-        /// The outcome whose lists `write` makes in place (`SharedList.reshare`): the last one's
-        /// lists when nothing else holds its storage, else a copy of them in storage of its own.
+        /// The outcome whose lists `write` makes in place (`SharedList.reshare`) in the last one's
+        /// storage when nothing else holds it, else the lists `made` makes, in storage of their own.
         /// Lists remade over what the last one's share (the requests of one page) then cost no
         /// reference count of what they share.
         @inlinable
         public mutating func outcome(
-            appliesGlobalStyleSheet: Bool, lists write: (inout SharedList<Action>, inout SharedList<RuleIndex>) -> Void
+            appliesGlobalStyleSheet: Bool, lists write: (inout SharedList<Action>, inout SharedList<RuleIndex>) -> Void,
+            made: () -> (SharedList<Action>, SharedList<RuleIndex>)
         ) -> MatchOutcome {
-            let storage = writable()
-            write(&storage.actions, &storage.matchingRules)
-            storage.appliesGlobalStyleSheet = appliesGlobalStyleSheet
-            return MatchOutcome(storage)
-        }
-
-        /// The storage the next outcome is written in: the last one's when nothing else holds it.
-        @inlinable
-        mutating func writable() -> Storage {
-            if isKnownUniquelyReferenced(&last), let storage = last { return storage }
-            let storage = last.map { Storage(actions: $0.actions, matchingRules: $0.matchingRules, appliesGlobalStyleSheet: false) }
-                ?? Storage(actions: [], matchingRules: [], appliesGlobalStyleSheet: false)
+            if isKnownUniquelyReferenced(&last), let storage = last {
+                write(&storage.actions, &storage.matchingRules)
+                storage.appliesGlobalStyleSheet = appliesGlobalStyleSheet
+                return MatchOutcome(storage)
+            }
+            let (actions, matchingRules) = made()
+            let storage = Storage(actions: actions, matchingRules: matchingRules, appliesGlobalStyleSheet: appliesGlobalStyleSheet)
             last = storage
-            return storage
+            return MatchOutcome(storage)
         }
     }
 

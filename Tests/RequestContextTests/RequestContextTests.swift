@@ -145,6 +145,8 @@ import ContentRuleList
             return reusing.outcome(appliesGlobalStyleSheet: n % 2 == 0) {
                 $0.reshare(Unmanaged.passUnretained(actions), inserting: ListInsertion(offset: UInt32(n % 3), element: UInt32(n % 2)))
                 $1.reshare(Unmanaged.passUnretained(rules), inserting: (0..<(n % 3)).map { ListInsertion(offset: 1, element: UInt32($0)) })
+            } made: {
+                fields(n)
             }
         }
         var held: [(Int, MatchOutcome)] = []
