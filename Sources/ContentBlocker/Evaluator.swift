@@ -312,6 +312,38 @@ public final class Evaluator {
         func acts(_ slot: UInt32) -> Bool { slot <= high && low.map { slot > $0 } ?? true }
     }
 
+    /// An outcome's list as an `EditedList` makes it (`insertions(of:)`): the page's `shared`,
+    /// unretained, and the insertions, one (no array) or an array; written into an outcome's list
+    /// in place (`SharedList.reshare`).
+    private struct SharedInsertions<Value: Hashable & Sendable> {
+        let shared: Unmanaged<SharedList<Value>.Shared>
+        var lone: ListInsertion?
+        var spilled: [ListInsertion] = []
+
+        init(shared: Unmanaged<SharedList<Value>.Shared>, lone: ListInsertion) {
+            self.shared = shared
+            self.lone = lone
+        }
+
+        init(shared: Unmanaged<SharedList<Value>.Shared>, spilled: [ListInsertion]) {
+            self.shared = shared
+            self.spilled = spilled
+        }
+
+        /// `list` made this list.
+        @inline(__always)
+        consuming func write(into list: inout SharedList<Value>) {
+            if let lone { list.reshare(shared, inserting: lone) } else { list.reshare(shared, inserting: spilled) }
+        }
+
+        /// This list, made anew.
+        consuming func list() -> SharedList<Value> {
+            shared._withUnsafeGuaranteedRef { shared in
+                if let lone { SharedList(shared, inserting: lone) } else { SharedList(shared, inserting: spilled) }
+            }
+        }
+    }
+
     /// Increasing keys with a value each, as a page keeps them: a base shared with other pages
     /// (`keys`, `values`), less the base's entries at offsets `removed` and with `added`, which the
     /// base lacks. A key's value is `pool[key]` (the engine's every action by location, or every
@@ -403,21 +435,23 @@ public final class Evaluator {
         /// The list as an outcome's, sharing the base and the edits.
         var outcomeList: SharedList<Value> { SharedList(shared, inserting: added) }
 
-        /// The list with `extra` (increasing keys, none in the list) inserted, as an outcome's list
-        /// sharing the base.
+        /// The insertions of `extra` (increasing keys, none in the list) into this list's
+        /// `shared`, as an outcome's list holds them with it.
         @inline(__always)
-        func shared(inserting extra: some Collection<UInt32>) -> SharedList<Value> {
+        func insertions(of extra: some Collection<UInt32>) -> SharedInsertions<Value> {
+            // (`shared` unretained: the evaluator holds the page's lists for the whole answer.)
+            let shared = Unmanaged.passUnretained(shared)
             var insertions: [ListInsertion] = []
             guard !added.isEmpty else {
                 // (One key, most requests' own rules: held in the list itself, no array allocated.)
                 if extra.count == 1, let key = extra.first {
-                    return SharedList(shared, inserting: ListInsertion(offset: UInt32(Evaluator.lowerBound(key, in: keys)), element: key))
+                    return SharedInsertions(shared: shared, lone: ListInsertion(offset: UInt32(Evaluator.lowerBound(key, in: keys)), element: key))
                 }
                 if !extra.isEmpty {
                     insertions.reserveCapacity(extra.count)
                     for key in extra { insertions.append(ListInsertion(offset: UInt32(Evaluator.lowerBound(key, in: keys)), element: key)) }
                 }
-                return SharedList(shared, inserting: insertions)
+                return SharedInsertions(shared: shared, spilled: insertions)
             }
             insertions.reserveCapacity(added.count + extra.count)
             var next = 0
@@ -429,7 +463,7 @@ public final class Evaluator {
                 insertions.append(ListInsertion(offset: UInt32(Evaluator.lowerBound(key, in: keys)), element: key))
             }
             insertions.append(contentsOf: added[next...])
-            return SharedList(shared, inserting: insertions)
+            return SharedInsertions(shared: shared, spilled: insertions)
         }
 
         /// Appends the list's keys above `low` (all without one) up to and including `high`, in order.
@@ -1185,7 +1219,9 @@ public final class Evaluator {
             file.urlPrograms, over: url, hostReading: hostReading, wholeSteps: wholeSteps,
             lookedUp: lookedUp, seen: &work.urlSeen, into: &work.matchedURLPatterns, ends: &work.stageEnds)
         while !work.matchedRules.isEmpty { work.matchedRules.removeLast() }
-        for pattern in work.matchedURLPatterns {
+        // (By index, here and below: a loop over a list's elements would retain and release it.)
+        for index in work.matchedURLPatterns.indices {
+            let pattern = work.matchedURLPatterns[index]
             work.urlSeen.remove(pattern)
             rulesOfURLPattern.forEachSlot(of: pattern) { slot in work.matchedRules.append(CandidateRule(slot: slot, rule: rules[slot])) }
         }
@@ -1204,7 +1240,9 @@ public final class Evaluator {
         Self.clear(&work.extra)
         Self.clear(&work.locations)
         var extraIgnores = false
-        for candidate in work.matchedRules where applies(candidate, request, page, thirdParty: thirdParty) {
+        for index in work.matchedRules.indices {
+            let candidate = work.matchedRules[index]
+            guard applies(candidate, request, page, thirdParty: thirdParty) else { continue }
             work.extra.append(candidate.slot)
             let role = candidate.rule.role
             if role == .ignorePreviousRules || role == .ignoreFollowingRules { extraIgnores = true }
@@ -1231,15 +1269,22 @@ public final class Evaluator {
             work.locations[newLocations] = work.locations[index]
             newLocations += 1
         }
-        let actions = kept.universal.actions.shared(inserting: work.locations[..<newLocations])
-        return work.outcomes.outcome(
-            actions: actions, matchingRules: matchingRules(kept, work.extra),
-            appliesGlobalStyleSheet: kept.universal.low == nil)
+        // (The lists' insertions made before the outcome's storage is written: the page's lists
+        // are then only read, and lent to the outcome's without being retained.)
+        let actions = kept.universal.actions.insertions(of: work.locations[..<newLocations])
+        let matching = matchingRules(kept, work)
+        return work.outcomes.outcome(appliesGlobalStyleSheet: kept.universal.low == nil) {
+            actions.write(into: &$0)
+            matching.write(into: &$1)
+        } made: {
+            (actions.list(), matching.list())
+        }
     }
 
-    /// Every applying rule: the page's, shared, with this request's (`extra`) inserted.
-    private func matchingRules(_ kept: Kept, _ extra: [UInt32]) -> SharedList<RuleIndex> {
-        kept.universal.rules.shared(inserting: extra)
+    /// Every applying rule: the page's, shared, with this request's (`work.extra`) inserted.
+    @inline(__always)
+    private func matchingRules(_ kept: Kept, _ work: Work) -> SharedInsertions<RuleIndex> {
+        kept.universal.rules.insertions(of: work.extra)
     }
 
     /// Step 3 when the request's own rules include an ignore rule: the applying rules (the
@@ -1261,9 +1306,14 @@ public final class Evaluator {
         kept.universal.rules.appendKeys(above: low, through: high, to: &work.applying)
         for slot in work.extra where slot <= high && low.map({ slot > $0 }) ?? true { work.applying.append(slot) }
         listLocations(work.applying[...], upgradable: Self.isUpgradable(request), into: &work.locations)
-        let actions = work.locations.map { file.actions[Int($0)] }
-        return work.outcomes.outcome(
-            actions: SharedList(actions), matchingRules: matchingRules(kept, work.extra), appliesGlobalStyleSheet: low == nil)
+        let listed = SharedList(work.locations.map { file.actions[Int($0)] })
+        let matching = matchingRules(kept, work)
+        return work.outcomes.outcome(appliesGlobalStyleSheet: low == nil) {
+            $0 = listed
+            matching.write(into: &$1)
+        } made: {
+            (listed, matching.list())
+        }
     }
 
     /// `list` emptied, its capacity kept; an empty one is left alone: the generic removal costs a

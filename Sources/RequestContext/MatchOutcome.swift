@@ -109,6 +109,26 @@ public struct MatchOutcome: Hashable, Sendable {
             last = storage
             return MatchOutcome(storage)
         }
+
+        /// The outcome whose lists `write` makes in place (`SharedList.reshare`) in the last one's
+        /// storage when nothing else holds it, else the lists `made` makes, in storage of their own.
+        /// Lists remade over what the last one's share (the requests of one page) then cost no
+        /// reference count of what they share.
+        @inlinable
+        public mutating func outcome(
+            appliesGlobalStyleSheet: Bool, lists write: (inout SharedList<Action>, inout SharedList<RuleIndex>) -> Void,
+            made: () -> (SharedList<Action>, SharedList<RuleIndex>)
+        ) -> MatchOutcome {
+            if isKnownUniquelyReferenced(&last), let storage = last {
+                write(&storage.actions, &storage.matchingRules)
+                storage.appliesGlobalStyleSheet = appliesGlobalStyleSheet
+                return MatchOutcome(storage)
+            }
+            let (actions, matchingRules) = made()
+            let storage = Storage(actions: actions, matchingRules: matchingRules, appliesGlobalStyleSheet: appliesGlobalStyleSheet)
+            last = storage
+            return MatchOutcome(storage)
+        }
     }
 
     public init(actions: [Action], matchingRules: [RuleIndex], appliesGlobalStyleSheet: Bool) {

@@ -103,13 +103,7 @@ public struct SharedList<Element: Hashable & Sendable>: Sendable {
     /// `base[i.offset]` for each insertion `i` (offsets in nondecreasing order).
     @inlinable
     public init(_ shared: Shared, inserting insertions: [ListInsertion]) {
-        var previous: UInt32 = 0
-        for insertion in insertions {
-            precondition(
-                insertion.offset >= previous && insertion.offset <= shared.base.count && insertion.element < shared.pool.count,
-                "insertions out of order or outside the base or the pool")
-            previous = insertion.offset
-        }
+        Self.check(insertions, within: shared)
         self.shared = shared
         spilled = insertions
         lone = Self.noInsertion
@@ -119,11 +113,54 @@ public struct SharedList<Element: Hashable & Sendable>: Sendable {
     /// `base[insertion.offset]`: no array allocated for the one insertion.
     @inlinable
     public init(_ shared: Shared, inserting insertion: ListInsertion) {
-        precondition(
-            insertion.offset <= shared.base.count && insertion.element < shared.pool.count, "an insertion outside the base or the pool")
+        Self.check(insertion, within: shared)
         self.shared = shared
         spilled = []
         lone = insertion
+    }
+
+    /// This list made `SharedList(shared, inserting: insertions)` in place. A list made again and
+    /// again over one page's `shared` (an evaluator's outcomes in reused storage) keeps the
+    /// reference it holds rather than retaining it anew and releasing the old one, and a list
+    /// without insertions keeps its empty array as it is. (`shared` unretained: the caller holds
+    /// it for the call.)
+    @inlinable
+    public mutating func reshare(_ shared: Unmanaged<Shared>, inserting insertions: consuming [ListInsertion]) {
+        shared._withUnsafeGuaranteedRef { shared in
+            Self.check(insertions, within: shared)
+            if self.shared !== shared { self.shared = shared }
+        }
+        if !(spilled.isEmpty && insertions.isEmpty) { spilled = insertions }
+        lone = Self.noInsertion
+    }
+
+    /// This list made `SharedList(shared, inserting: insertion)` in place, as
+    /// `reshare(_:inserting:)` makes it.
+    @inlinable
+    public mutating func reshare(_ shared: Unmanaged<Shared>, inserting insertion: ListInsertion) {
+        shared._withUnsafeGuaranteedRef { shared in
+            Self.check(insertion, within: shared)
+            if self.shared !== shared { self.shared = shared }
+        }
+        if !spilled.isEmpty { spilled = [] }
+        lone = insertion
+    }
+
+    @inlinable
+    static func check(_ insertions: [ListInsertion], within shared: Shared) {
+        var previous: UInt32 = 0
+        for insertion in insertions {
+            precondition(
+                insertion.offset >= previous && insertion.offset <= shared.base.count && insertion.element < shared.pool.count,
+                "insertions out of order or outside the base or the pool")
+            previous = insertion.offset
+        }
+    }
+
+    @inlinable
+    static func check(_ insertion: ListInsertion, within shared: Shared) {
+        precondition(
+            insertion.offset <= shared.base.count && insertion.element < shared.pool.count, "an insertion outside the base or the pool")
     }
 
     /// The elements as one array.

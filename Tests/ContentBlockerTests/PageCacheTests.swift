@@ -348,6 +348,35 @@ import PCRE2Oracle
         #expect(SharedList(shared, inserting: []) == ["x", "z"])
     }
 
+    /// A list made again in place (`reshare`, as an evaluator writes its outcomes' lists in reused
+    /// storage) over the same shared lists or others, with one insertion, several or none, is the
+    /// list `init(_:inserting:)` makes of the same, and a copy taken before keeps its elements.
+    @Test func aListMadeAgainInPlaceIsTheListMadeAnew() {
+        let first = SharedList<String>.Shared(base: ["x", "y", "z"], removing: [1], pool: ["a", "b"])
+        let second = SharedList<String>.Shared(base: ["p", "q"], pool: ["c", "d", "e"])
+        let insert = { (offset: UInt32, element: UInt32) in ListInsertion(offset: offset, element: element) }
+        let steps: [(SharedList<String>.Shared, [ListInsertion])] = [
+            (first, [insert(0, 1)]), (first, [insert(3, 0)]), (first, [insert(0, 0), insert(2, 1)]), (first, []),
+            (second, [insert(1, 2)]), (second, [insert(0, 0), insert(0, 1), insert(2, 2)]), (first, [insert(1, 0)]), (second, []),
+        ]
+        var list = SharedList<String>()
+        var copies: [(SharedList<String>, [String])] = []
+        for (shared, insertions) in steps {
+            let before = list
+            copies.append((before, Array(before)))
+            if insertions.count == 1 {
+                list.reshare(Unmanaged.passUnretained(shared), inserting: insertions[0])
+                #expect(list == SharedList(shared, inserting: insertions[0]))
+            } else {
+                list.reshare(Unmanaged.passUnretained(shared), inserting: insertions)
+            }
+            let anew = SharedList(shared, inserting: insertions)
+            #expect(Array(list) == Array(anew) && list.count == anew.count, "\(insertions)")
+            #expect(list.indices.map { list[$0] } == Array(anew) && list.hashValue == anew.hashValue)
+        }
+        for (copy, elements) in copies { #expect(Array(copy) == elements) }
+    }
+
     /// Every way of removing from and inserting into small bases: the list, read by iteration and
     /// by subscript, is the one spelled out element by element.
     @Test func aSharedListWithRemovalsIsTheListItHolds() {

@@ -121,4 +121,42 @@ import ContentRuleList
         #expect(fifth == outcome(5) && ObjectIdentifier(fifth.storage) == storage)
         #expect(held == outcome(1) && third == outcome(3) && second == outcome(9))
     }
+
+    /// Outcomes whose lists `Reusing` has written in place (`outcome(appliesGlobalStyleSheet:lists:)`,
+    /// over one page's shared lists or another's): one held keeps its fields, and a dropped one's
+    /// storage serves the next.
+    @Test func listsWrittenInPlaceNeverChangeAHeldOutcome() {
+        let pages = (0..<2).map { page in
+            (SharedList<Action>.Shared(base: [.block, .cssDisplayNone(selector: ".p\(page)")], pool: [.makeHTTPS, .block]),
+             SharedList<RuleIndex>.Shared(base: [RuleIndex(10 * page)], pool: (0..<4).map { RuleIndex($0) }))
+        }
+        func fields(_ n: Int) -> (SharedList<Action>, SharedList<RuleIndex>) {
+            let (actions, rules) = pages[n % 2]
+            return (SharedList(actions, inserting: ListInsertion(offset: UInt32(n % 3), element: UInt32(n % 2))),
+                    SharedList(rules, inserting: (0..<(n % 3)).map { ListInsertion(offset: 1, element: UInt32($0)) }))
+        }
+        func outcome(_ n: Int) -> MatchOutcome {
+            let (actions, rules) = fields(n)
+            return MatchOutcome(actions: actions, matchingRules: rules, appliesGlobalStyleSheet: n % 2 == 0)
+        }
+        var reusing = MatchOutcome.Reusing()
+        func made(_ n: Int) -> MatchOutcome {
+            let (actions, rules) = pages[n % 2]
+            return reusing.outcome(appliesGlobalStyleSheet: n % 2 == 0) {
+                $0.reshare(Unmanaged.passUnretained(actions), inserting: ListInsertion(offset: UInt32(n % 3), element: UInt32(n % 2)))
+                $1.reshare(Unmanaged.passUnretained(rules), inserting: (0..<(n % 3)).map { ListInsertion(offset: 1, element: UInt32($0)) })
+            } made: {
+                fields(n)
+            }
+        }
+        var held: [(Int, MatchOutcome)] = []
+        for n in 0..<12 {
+            let next = made(n)
+            #expect(next == outcome(n))
+            if n % 3 == 0 { held.append((n, next)) }
+            for (m, kept) in held { #expect(kept == outcome(m), "\(m) after \(n)") }
+        }
+        let storage = ObjectIdentifier(made(20).storage)
+        #expect(ObjectIdentifier(made(21).storage) == storage && made(22) == outcome(22))
+    }
 }
