@@ -93,21 +93,17 @@ public struct MatchOutcome: Hashable, Sendable {
         public init() {}
 
         /// The outcome of these fields, in the last one's storage when nothing else holds it.
-        /// (The lists are taken, not borrowed: stored as they are, not retained here and released
-        /// by the caller.)
         @inlinable
         public mutating func outcome(
             actions: consuming SharedList<Action>, matchingRules: consuming SharedList<RuleIndex>, appliesGlobalStyleSheet: Bool
         ) -> MatchOutcome {
-            if isKnownUniquelyReferenced(&last), let storage = last {
-                storage.actions = actions
-                storage.matchingRules = matchingRules
-                storage.appliesGlobalStyleSheet = appliesGlobalStyleSheet
-                return MatchOutcome(storage)
+            let (actions, matchingRules) = (actions, matchingRules)
+            return outcome(appliesGlobalStyleSheet: appliesGlobalStyleSheet) {
+                $0 = actions
+                $1 = matchingRules
+            } made: {
+                (actions, matchingRules)
             }
-            let storage = Storage(actions: actions, matchingRules: matchingRules, appliesGlobalStyleSheet: appliesGlobalStyleSheet)
-            last = storage
-            return MatchOutcome(storage)
         }
 
         /// The outcome whose lists `write` makes in place (`SharedList.reshare`) in the last one's
