@@ -484,7 +484,7 @@ enum DomainLines {
     /// The bytes of a line that hold records (the last is the flag).
     static let recordBytes = 63
     /// A record is placed inline at most this many lines from its own.
-    static let reach = 4
+    static let reach = 8
     /// A stub's bytes: the length byte, 0, the record's 32-bit offset.
     static let stubBytes = 6
     /// The lines' records fill this much of them (the fewest lines that hold them so): fuller,
