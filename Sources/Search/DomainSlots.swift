@@ -484,13 +484,13 @@ enum DomainLines {
     /// The bytes of a line that hold records (the last is the flag).
     static let recordBytes = 63
     /// A record is placed inline at most this many lines from its own.
-    static let reach = 4
+    static let reach = 8
     /// A stub's bytes: the length byte, 0, the record's 32-bit offset.
     static let stubBytes = 6
     /// The lines' records fill this much of them (the fewest lines that hold them so): fuller,
     /// absent domains' probes read on through more lines of flags and records spill to the
     /// overflow; emptier, the index outgrows the caches it is read from.
-    static let fill = (numerator: 4, denominator: 5)
+    static let fill = (numerator: 9, denominator: 10)
     /// An index of at most this many lines at half the fill (64 KB: it stays in a core's cache
     /// whatever its size) takes that many, and its probes read on less. An index read forwards
     /// (open domains, OpenDomains.swift), probed at every byte a presence bit passes, not once a

@@ -52,8 +52,11 @@ public import URLFilterSyntax
 internal import Automata
 
 public struct DomainTable: Hashable, Sendable {
-    /// Per entry: the pattern it reports, and its domain's bytes in `bytes`.
-    public private(set) var patterns: [UInt32] = []
+    /// Per entry: the pattern it reports (empty once compacted: the index's records hold them,
+    /// `patterns` reads them from there), and its domain's bytes in `bytes`.
+    private var entryPatterns: [UInt32] = []
+    /// The entries' count (kept apart from `entryPatterns`, which a compacted table lets go).
+    public private(set) var count = 0
     private var starts: [UInt32] = [0]
     private var bytes: [UInt8] = []
     /// Per entry: its T's encoding in `tails` (empty: `[/:]`, which A's end already satisfies).
@@ -69,15 +72,20 @@ public struct DomainTable: Hashable, Sendable {
     /// handed keeps its layout.)
     private var entriesInIndex: Bool { starts.isEmpty }
 
+    /// Per entry, the pattern it reports, in increasing order (of a compacted table: read from
+    /// its index, every entry; a caller that reads them reads them once).
+    public var patterns: [UInt32] { entriesInIndex ? expanded().entryPatterns : entryPatterns }
+
     public static func == (lhs: DomainTable, rhs: DomainTable) -> Bool {
-        guard lhs.patterns == rhs.patterns else { return false }
+        guard lhs.count == rhs.count else { return false }
         let (lhs, rhs) = (lhs.expanded(), rhs.expanded())
-        return lhs.starts == rhs.starts && lhs.bytes == rhs.bytes && lhs.tailStarts == rhs.tailStarts && lhs.tails == rhs.tails
+        return lhs.entryPatterns == rhs.entryPatterns && lhs.starts == rhs.starts && lhs.bytes == rhs.bytes && lhs.tailStarts == rhs.tailStarts && lhs.tails == rhs.tails
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(patterns)
-        hasher.combine(expanded().bytes)
+        let table = expanded()
+        hasher.combine(table.entryPatterns)
+        hasher.combine(table.bytes)
     }
 
     public static let empty = DomainTable()
@@ -90,9 +98,10 @@ public struct DomainTable: Hashable, Sendable {
     public init(_ entries: [(pattern: UInt32, domain: [UInt8], tail: [UInt8])], indexing: Bool = true) {
         for entry in entries {
             // (Domains and tails come from `split(_:)`, which checked them.)
-            precondition(patterns.last.map { $0 < entry.pattern } ?? true)
+            precondition(entryPatterns.last.map { $0 < entry.pattern } ?? true)
             precondition(entry.pattern < DomainLines.hasPath, "patterns below 2^31")
-            patterns.append(entry.pattern)
+            entryPatterns.append(entry.pattern)
+            count += 1
             bytes += entry.domain
             starts.append(UInt32(bytes.count))
             tails += entry.tail
@@ -123,6 +132,7 @@ public struct DomainTable: Hashable, Sendable {
     /// This table with an entry for each gate a domain gates (`domains[g]`: gate `base + g`'s
     /// domain, nil for a gate built whole) that it lacks. Gates come after every pattern.
     public func includingGates(from base: UInt32, _ domains: [[UInt8]?]) -> DomainTable {
+        let patterns = patterns
         let missing = domains.enumerated().compactMap { group, domain -> (pattern: UInt32, domain: [UInt8], tail: [UInt8])? in
             guard let domain else { return nil }
             let gate = base + UInt32(group)
@@ -136,7 +146,7 @@ public struct DomainTable: Hashable, Sendable {
         }
         guard !missing.isEmpty else { return self }
         let table = expanded()
-        let entries = (0..<count).map { (pattern: patterns[$0], domain: Array(table.domain($0)), tail: Array(table.tail($0))) } + missing
+        let entries = (0..<count).map { (pattern: table.entryPatterns[$0], domain: Array(table.domain($0)), tail: Array(table.tail($0))) } + missing
         return DomainTable(entries.sorted { $0.pattern < $1.pattern }, indexing: isIndexed)
     }
 
@@ -145,8 +155,7 @@ public struct DomainTable: Hashable, Sendable {
         self.init(entries.map { (pattern: $0.pattern, domain: $0.domain, tail: []) })
     }
 
-    public var count: Int { patterns.count }
-    @inlinable public var isEmpty: Bool { patterns.isEmpty }
+    @inlinable public var isEmpty: Bool { count == 0 }
 
     /// Entry `entry`'s domain. (Of a compacted table: read from its index, every entry; a caller
     /// that reads many reads them from `expanded()`.)
@@ -163,10 +172,12 @@ public struct DomainTable: Hashable, Sendable {
     /// This table, indexed, without its entries' domains and paths beside the index, which holds
     /// them (a loaded list's table: the entries are read again only to write, compare or print
     /// the table, from `expanded()`).
+    /// (An empty table: `empty`, whose arrays every empty table shares.)
     public func compacted() -> DomainTable {
-        guard !isEmpty, !entriesInIndex else { return self }
+        guard !isEmpty else { return .empty }
+        guard !entriesInIndex else { return self }
         var table = indexed()
-        (table.starts, table.bytes, table.tailStarts, table.tails) = ([], [], [], [])
+        (table.entryPatterns, table.starts, table.bytes, table.tailStarts, table.tails) = ([], [], [], [], [])
         return table
     }
 
@@ -182,14 +193,28 @@ public struct DomainTable: Hashable, Sendable {
         return low
     }
 
-    /// This table with its entries' domains and paths, read from its index when it was compacted:
-    /// the records of each line and of the overflow (`DomainLines.forEachRecord`), each entry
-    /// found by its pattern, which no other entry has.
+    /// This table with its entries' patterns, domains and paths, read from its index when it was
+    /// compacted: the records of each line and of the overflow (`DomainLines.forEachRecord`), the
+    /// patterns sorted (the entries' order), each entry found by its pattern, which no other
+    /// entry has.
     public func expanded() -> DomainTable {
         guard entriesInIndex, let storage = index.storage else { return self }
+        var patterns: [UInt32] = []
+        patterns.reserveCapacity(count)
+        DomainLines.forEachRecord(storage.groups, lineCount: index.shape.lines) { _, entries in
+            var at = 0
+            while at < entries.count {
+                let word = UInt32(littleEndian: entries.loadUnaligned(fromByteOffset: at, as: UInt32.self))
+                patterns.append(word & ~DomainLines.hasPath)
+                at += word & DomainLines.hasPath != 0 ? 12 : 4
+            }
+        }
+        patterns.sort()
+        precondition(patterns.count == count, "an index that holds another count of entries than its table")
         var domains = [UnsafeRawBufferPointer](repeating: UnsafeRawBufferPointer(start: nil, count: 0), count: count)
         var paths = [(start: UInt32, end: UInt32)?](repeating: nil, count: count)
         var table = self
+        table.entryPatterns = patterns
         DomainLines.forEachRecord(storage.groups, lineCount: index.shape.lines) { domain, entries in
             var at = 0
             while at < entries.count {
@@ -367,7 +392,7 @@ public struct DomainTable: Hashable, Sendable {
 
     private mutating func makeIndex(hashing hash: (ArraySlice<UInt8>) -> UInt64 = DomainSlots.wordHash, readForwards: Bool = false) {
         index = DomainLines.index(
-            starts: starts, domains: bytes, hashes: (0..<count).map { hash(domain($0)) }, patterns: patterns,
+            starts: starts, domains: bytes, hashes: (0..<count).map { hash(domain($0)) }, patterns: entryPatterns,
             tailStarts: tailStarts, tails: tails, readForwards: readForwards)
     }
 
@@ -995,7 +1020,7 @@ public struct DomainTable: Hashable, Sendable {
                 var next: UInt32 = 0
                 var previous = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
                 for entry in 0..<count {
-                    writer.increasingPattern(patterns[entry], after: &next)
+                    writer.increasingPattern(entryPatterns[entry], after: &next)
                     let domain = UnsafeBufferPointer(rebasing: bytes[Int(starts[entry])..<Int(starts[entry + 1])])
                     let tail = UnsafeBufferPointer(rebasing: tails[Int(tailStarts[entry])..<Int(tailStarts[entry + 1])])
                     // (A domain the entry before has too is written as length 0: paths of one
@@ -1026,7 +1051,7 @@ public struct DomainTable: Hashable, Sendable {
     ) throws(BytecodeError) -> DomainTable {
         let count = try reader.varintCount(of: "domains", itemBytes: 2)
         var table = DomainTable()
-        table.patterns.reserveCapacity(count)
+        table.entryPatterns.reserveCapacity(count)
         table.starts.reserveCapacity(count + 1)
         table.tailStarts.reserveCapacity(count + 1)
         var next = 0
@@ -1052,7 +1077,8 @@ public struct DomainTable: Hashable, Sendable {
                 guard isValidTail(tail, splitting: splitting) else { throw .malformed(at: tailAt, "domain table: a path that is not a sequence of sets") }
                 table.tails += tail
             }
-            table.patterns.append(pattern)
+            table.entryPatterns.append(pattern)
+            table.count += 1
             table.starts.append(UInt32(table.bytes.count))
             table.tailStarts.append(UInt32(table.tails.count))
         }
@@ -1066,7 +1092,7 @@ public struct DomainTable: Hashable, Sendable {
     public func disassemble() -> String {
         guard !entriesInIndex else { return expanded().disassemble() }
         return (0..<count).map { entry in
-            var line = "p\(patterns[entry]) \(String(decoding: domain(entry), as: UTF8.self))"
+            var line = "p\(entryPatterns[entry]) \(String(decoding: domain(entry), as: UTF8.self))"
             let tail = tail(entry)
             var at = tail.startIndex
             while at < tail.endIndex {
@@ -1089,8 +1115,10 @@ public struct DomainTable: Hashable, Sendable {
 
 extension DomainTable {
     /// The entries (patterns, domains, tails) as the part `entries`, the lookup's index as `index`.
+    /// (An empty table holds nothing of its own: `compacted()` made it `empty`.)
     func held(entries: String, index name: String, into memory: inout HeldMemory) {
-        for array in [patterns, starts, tailStarts] { memory.add(entries, array: array) }
+        guard !isEmpty else { return }
+        for array in [entryPatterns, starts, tailStarts] { memory.add(entries, array: array) }
         memory.add(entries, array: bytes)
         memory.add(entries, array: tails)
         index.held(name, into: &memory)

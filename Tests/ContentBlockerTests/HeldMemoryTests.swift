@@ -37,7 +37,7 @@ import Search
         let held = try Self.load().heldMemory
         let names = Set(held.parts.map(\.name))
         for name in [
-            "image: code, class maps and entries, packed", "image: dense tables", "domain table: entries", "domain table: index",
+            "image: code, class maps and entries, packed", "image: dense tables", "domain table: index",
             "domain condition table: entries", "domain condition table: index", "rules", "pattern rule slots", "actions",
             "evaluator: rule indexes",
         ] {
@@ -46,6 +46,8 @@ import Search
         #expect(held.parts.allSatisfy { $0.bytes > 0 })
         // (The programs as read are not kept: a run reads their image, `ProgramSet.runOnly()`.)
         #expect(!names.contains("programs: compact code and class maps"))
+        // (The domain table's entries, patterns too, are kept in its index alone: `compacted()`.)
+        #expect(!names.contains("domain table: entries"))
     }
 
     /// The working memory held at load is the pattern marks, a bit a pattern: not a slot per rule
