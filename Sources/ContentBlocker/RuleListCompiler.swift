@@ -492,6 +492,9 @@ private struct Builder {
         actions = conditionPrograms.actions
         timer.add(conditionPrograms.timer)
         let url = PartitionedPrograms(urlPlan.plan, timer: urlPlan.timer, limits: limits, minimizing: minimizing)
+        // (The program sets and the patterns' rules put in the file's shape: emitting.)
+        let emitting = timer.begin(.emit)
+        defer { timer.end(emitting) }
         let urlPrograms = try finish(url, \.urlIDs, into: \.url)
         let topPrograms = try finish(conditionPrograms.top, \.topIDs, into: \.topURL)
         let framePrograms = try finish(conditionPrograms.frame, \.frameIDs, into: \.frameURL)
