@@ -168,7 +168,9 @@ public enum DFAPartitioner {
         }
         groups = []
         let built = partition(consume patternSets, limits: limits, minimizing: minimizing, phaseTimer: &phaseTimer, product: product)
+        let gathering = phaseTimer.begin(.emit)
         gather(built, stageSets: stageSets, prefixes: prefixes, gates: gates, into: &result)
+        phaseTimer.end(gathering)
         return result
     }
 
@@ -321,7 +323,10 @@ public enum DFAPartitioner {
         phaseTimer: inout PhaseTimer, product: @escaping @Sendable (DFA) -> Product
     ) -> [Partitioned<Product>] {
         var results = [Partitioned<Product>](repeating: Partitioned<Product>(), count: sets.count)
+        // (Grouping and splitting the patterns is planning; putting the products in order, emitting.)
+        let grouping = phaseTimer.begin(.plan)
         var (round, setOfOrigin) = firstGroups(of: consume sets)
+        phaseTimer.end(grouping)
         // Groups are built in rounds, each round's groups in parallel (they share nothing); a
         // group that turns out too big comes back in the next round as two halves. The DFAs are
         // then put in a fixed order (group, then position in it), whatever the timing.
@@ -331,6 +336,7 @@ public enum DFAPartitioner {
         let transitions = Atomic<Int>(0)
         var overLimit = false
         while !round.isEmpty && !overLimit {
+            let splitting = phaseTimer.begin(.plan)
             var groups = splitBySize(taking: &round, limits: limits)
             // The costliest first (estimated as the states times the loops, which multiply the
             // subset construction's work), so that the small groups fill the cores' last gaps: in
@@ -342,6 +348,7 @@ public enum DFAPartitioner {
             let places = groups.map { (origin: $0.group.origin, start: $0.group.start) }
             let items = groups.map(\.group)
             groups = []  // (`items` the groups' only holder: each is let go once built)
+            phaseTimer.end(splitting)
             let outcomes = Parallel.map(handingOver: consume items) { [marker = phaseTimer.marker] _, group in
                 var timer = PhaseTimer(marker: marker)
                 guard transitions.load(ordering: .relaxed) <= limits.maximumTotalTransitions else {
@@ -370,7 +377,9 @@ public enum DFAPartitioner {
                 results[0].failures.append(.tooManyTransitionsInAll(limit: limits.maximumTotalTransitions, reached: total))
             }
         }
+        let gathering = phaseTimer.begin(.emit)
         gather(built, setOfOrigin: setOfOrigin, into: &results)
+        phaseTimer.end(gathering)
         return results
     }
 
@@ -465,12 +474,15 @@ public enum DFAPartitioner {
     private static func gather<Product: Sendable>(
         _ built: consuming [BuiltGroup<Product>], setOfOrigin: [Int], into results: inout [Partitioned<Product>]
     ) {
-        var built = built
-        built.sort { ($0.origin, $0.start) < ($1.origin, $1.start) }
+        // (Their places sorted, not the products: each product moved in a sort is a generic
+        // copy, many times a place's.)
+        let places = built.map { (origin: $0.origin, start: $0.start) }
+        let order = places.indices.sorted { places[$0] < places[$1] }
         for index in results.indices {
             results[index].failures.sort { $0.patterns.first ?? PatternID(0) < $1.patterns.first ?? PatternID(0) }
         }
-        for item in built {
+        for index in order {
+            let item = built[index]
             let set = setOfOrigin[item.origin]
             results[set].dfas.append(item.product)
             results[set].nfaStates += item.sizes.nfa
@@ -531,8 +543,10 @@ public enum DFAPartitioner {
             return count == 1 ? .failed(error) : .split(group)
         }
         let nfaStates = nfa.stateCount
+        let letting = phaseTimer.begin(.nfa)  // (the NFA and its patterns let go: the NFA's stretch)
         _ = consume group
         _ = consume nfa
+        phaseTimer.end(letting)
         let minimal = minimizing && !isAhoCorasick ? phaseTimer.measure(.minimize) { Minimizer.minimize(dfa) } : dfa
         let sizes = GroupSizes(
             nfa: nfaStates, beforeMinimization: dfa.stateCount, minimal: minimal.stateCount, transitions: dfa.liveTargets.count)

@@ -102,6 +102,11 @@ public enum RuleListCompiler {
         let file = try builder.build(limits: limits, minimizing: minimizingDFAs)
         var report = builder.report
         report.timer = builder.timer
+        // What made the file (the patterns' texts, the ids' rules) let go in emitting's stretch,
+        // which it ends.
+        let letting = report.timer.begin(.emit)
+        _ = consume builder
+        report.timer.end(letting)
         return (CompiledRuleList(file), report)
     }
 }
@@ -246,55 +251,60 @@ private struct Builder {
         var allPatterns = PatternTableWithDomains(patterns ?? PatternTable(rules: list.rules))
         timer.end(numbering)
         let parsing = timer.begin(.parse)
-        records.reserveCapacity(list.rules.count)
-        urlPatternOfRule.reserveCapacity(list.rules.count)
-        urlIDs.reserveCapacity(list.rules.count)
-        let ruleTexts = Self.ruleTexts(list.rules, &allPatterns)
-        allPatterns.table.parseNewKeys()
-        var cursor = 0
-        // Whether a text matches everything, from the table's statuses: a pattern's parse is
-        // read (and copied) only for its first use, when it gets its id.
-        let statuses = allPatterns.table.statuses
-        func matchesEverything(_ text: Int32) -> Bool { statuses[Int(text)] == .matchesEverything }
-        // (The rules read in place, a field at a time: a rule copied out of the array retains and
-        // releases each of its strings and lists.)
-        let rules = list.rules
-        rules.withUnsafeBufferPointer { rules in
-            for slot in rules.indices {
-                let urlText = ruleTexts[cursor]
-                cursor += 1
-                urlPatternOfRule.append(matchesEverything(urlText) ? nil : urlIDs.id(for: urlText, rule: rules[slot].index))
-                let start = conditions.count
-                var kind = ConditionKind.none
-                if let condition = rules[slot].trigger.condition {
-                    kind = addCondition(
-                        condition, of: rules[slot].index, ruleTexts, &cursor, matchesEverything)
-                }
-                let role: RuleRole =
-                    switch rules[slot].action {
-                    case .ignorePreviousRules: .ignorePreviousRules
-                    case .ignoreFollowingRules: .ignoreFollowingRules
-                    case .makeHTTPS: .makeHTTPS
-                    case .cssDisplayNone
-                    where slot < firstIgnore && matchesEverything(urlText) && rules[slot].trigger.flags == .none && rules[slot].trigger.condition == nil:
-                        .globalStyleSheet
-                    default: .listed
+        // (In a block of its own: the table, the texts and the readings left over are let go
+        // inside parsing's stretch, not after it.)
+        do {
+            records.reserveCapacity(list.rules.count)
+            urlPatternOfRule.reserveCapacity(list.rules.count)
+            urlIDs.reserveCapacity(list.rules.count)
+            let ruleTexts = Self.ruleTexts(list.rules, &allPatterns)
+            allPatterns.table.parseNewKeys()
+            var cursor = 0
+            // Whether a text matches everything, from the table's statuses: a pattern's parse is
+            // read (and copied) only for its first use, when it gets its id.
+            let statuses = allPatterns.table.statuses
+            func matchesEverything(_ text: Int32) -> Bool { statuses[Int(text)] == .matchesEverything }
+            // (The rules read in place, a field at a time: a rule copied out of the array retains and
+            // releases each of its strings and lists.)
+            let rules = list.rules
+            rules.withUnsafeBufferPointer { rules in
+                for slot in rules.indices {
+                    let urlText = ruleTexts[cursor]
+                    cursor += 1
+                    urlPatternOfRule.append(matchesEverything(urlText) ? nil : urlIDs.id(for: urlText, rule: rules[slot].index))
+                    let start = conditions.count
+                    var kind = ConditionKind.none
+                    if let condition = rules[slot].trigger.condition {
+                        kind = addCondition(
+                            condition, of: rules[slot].index, ruleTexts, &cursor, matchesEverything)
                     }
-                let method = rules[slot].trigger.requestMethod.map { UInt8(RequestMethod.allCases.firstIndex(of: $0)! + 1) } ?? 0
-                records.append(RuleRecord(
-                    ruleIndex: UInt32(rules[slot].index.rawValue), resourceTypes: rules[slot].trigger.resourceTypes.rawValue,
-                    loadTypes: rules[slot].trigger.loadTypes.rawValue, loadContexts: rules[slot].trigger.loadContexts.rawValue, method: method,
-                    condition: kind, role: role, actionLocation: RuleRecord.notListed,
-                    conditionStart: conditions.count == start ? 0 : UInt32(start),
-                    conditionCount: UInt32(conditions.count - start)))
+                    let role: RuleRole =
+                        switch rules[slot].action {
+                        case .ignorePreviousRules: .ignorePreviousRules
+                        case .ignoreFollowingRules: .ignoreFollowingRules
+                        case .makeHTTPS: .makeHTTPS
+                        case .cssDisplayNone
+                        where slot < firstIgnore && matchesEverything(urlText) && rules[slot].trigger.flags == .none && rules[slot].trigger.condition == nil:
+                            .globalStyleSheet
+                        default: .listed
+                        }
+                    let method = rules[slot].trigger.requestMethod.map { UInt8(RequestMethod.allCases.firstIndex(of: $0)! + 1) } ?? 0
+                    records.append(RuleRecord(
+                        ruleIndex: UInt32(rules[slot].index.rawValue), resourceTypes: rules[slot].trigger.resourceTypes.rawValue,
+                        loadTypes: rules[slot].trigger.loadTypes.rawValue, loadContexts: rules[slot].trigger.loadContexts.rawValue, method: method,
+                        condition: kind, role: role, actionLocation: RuleRecord.notListed,
+                        conditionStart: conditions.count == start ? 0 : UInt32(start),
+                        conditionCount: UInt32(conditions.count - start)))
+                }
             }
+            // Each kind's patterns out of the table, each moved by the last kind that reads it.
+            var readings = allPatterns.table.takeResults()
+            let (top, frame) = (topIDs, frameIDs)
+            urlIDs.gatherPatterns(from: &readings) { top.hasID(ofText: $0) || frame.hasID(ofText: $0) }
+            topIDs.gatherPatterns(from: &readings) { frame.hasID(ofText: $0) }
+            frameIDs.gatherPatterns(from: &readings) { _ in false }
+            _ = consume allPatterns
         }
-        // Each kind's patterns out of the table, each moved by the last kind that reads it.
-        var readings = allPatterns.table.takeResults()
-        let (top, frame) = (topIDs, frameIDs)
-        urlIDs.gatherPatterns(from: &readings) { top.hasID(ofText: $0) || frame.hasID(ofText: $0) }
-        topIDs.gatherPatterns(from: &readings) { frame.hasID(ofText: $0) }
-        frameIDs.gatherPatterns(from: &readings) { _ in false }
         timer.end(parsing)
     }
 
@@ -462,11 +472,17 @@ private struct Builder {
         records = []
         let (conditionPrograms, urlPlan) = Parallel.both(consume conditionThreadWork) { (given: consuming ConditionThreadWork) in
             var work = given
+            // (The action table is the file's: emitting. The list let go is parsing's output.)
+            var timer = PhaseTimer(marker: marker)
+            let assigning = timer.begin(.emit)
             let actions = Builder.assignActionLocations(work.rules, &work.records)
+            timer.end(assigning)
+            let letting = timer.begin(.parse)
             work.rules = []  // (the list let go before the condition automata are built)
+            timer.end(letting)
             let top = PartitionedPrograms(work.patterns.removeFirst(), timer: PhaseTimer(marker: marker), limits: limits, minimizing: minimizing)
             let frame = PartitionedPrograms(work.patterns.removeFirst(), timer: PhaseTimer(marker: marker), limits: limits, minimizing: minimizing)
-            return (top: top, frame: frame, records: work.records, actions: actions)
+            return (top: top, frame: frame, records: work.records, actions: actions, timer: timer)
         } _: {
             var timer = PhaseTimer(marker: marker)
             let plan = PartitionedPrograms.plan(urlIDs.takePatterns(), limits: limits, timer: &timer)
@@ -474,7 +490,11 @@ private struct Builder {
         }
         records = conditionPrograms.records
         actions = conditionPrograms.actions
+        timer.add(conditionPrograms.timer)
         let url = PartitionedPrograms(urlPlan.plan, timer: urlPlan.timer, limits: limits, minimizing: minimizing)
+        // (The program sets and the patterns' rules put in the file's shape: emitting.)
+        let emitting = timer.begin(.emit)
+        defer { timer.end(emitting) }
         let urlPrograms = try finish(url, \.urlIDs, into: \.url)
         let topPrograms = try finish(conditionPrograms.top, \.topIDs, into: \.topURL)
         let framePrograms = try finish(conditionPrograms.frame, \.frameIDs, into: \.frameURL)
@@ -638,6 +658,7 @@ struct PartitionedPrograms: Sendable {
         let hostContexts = hosts.tables(firstGate: plan.appendCallerGated(contextGated))
         // (The domain table's lookup index is made when its program set is prepared to run.)
         let tables = (DomainTable(domains, indexing: false), DomainConditionTable(domainConditions))
+        (domains, domainConditions) = ([], [])  // (let go inside the stretch: the tables hold their bytes)
         timer.end(tabling)
         return Planned(automata: plan, domains: tables.0, domainConditions: tables.1, hostContexts: hostContexts)
     }

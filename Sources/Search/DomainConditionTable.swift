@@ -72,14 +72,25 @@ public struct DomainConditionTable: Hashable, Sendable {
 
     /// The table of `entries` (patterns in increasing order, each domain as `split(_:)` made it).
     public init(_ entries: [(pattern: UInt32, domain: [UInt8], subdomains: Bool)]) {
-        for entry in entries {
-            precondition(patterns.last.map { $0 < entry.pattern } ?? true)
-            precondition(Self.isValid(entry.domain[...]))
-            patterns.append(entry.pattern)
-            subdomains.append(entry.subdomains)
-            bytes += entry.domain
-            starts.append(UInt32(bytes.count))
+        // (The entries read in place, not copied out: a copy retains and releases the domain.
+        // Made in locals, not in the stored arrays: each append there is an access to `self`.)
+        var (patterns, subdomains, starts, bytes) = (self.patterns, self.subdomains, self.starts, self.bytes)
+        entries.withUnsafeBufferPointer { entries in
+            patterns.reserveCapacity(entries.count)
+            subdomains.reserveCapacity(entries.count)
+            starts.reserveCapacity(entries.count + 1)
+            bytes.reserveCapacity(entries.reduce(0) { $0 + $1.domain.count })
+            for index in entries.indices {
+                let pattern = entries[index].pattern
+                precondition(patterns.last.map { $0 < pattern } ?? true)
+                precondition(Self.isValid(entries[index].domain[...]))
+                patterns.append(pattern)
+                subdomains.append(entries[index].subdomains)
+                bytes.append(bytesOf: entries[index].domain)
+                starts.append(UInt32(bytes.count))
+            }
         }
+        (self.patterns, self.subdomains, self.starts, self.bytes) = (patterns, subdomains, starts, bytes)
         makeIndex()
     }
 

@@ -96,17 +96,29 @@ public struct DomainTable: Hashable, Sendable {
     /// made them; an empty tail: `[/:]`). Without `indexing`, the lookup's index is made when the
     /// table is first prepared to run (`indexed()`): a table the compiler makes is written, not run.
     public init(_ entries: [(pattern: UInt32, domain: [UInt8], tail: [UInt8])], indexing: Bool = true) {
-        for entry in entries {
-            // (Domains and tails come from `split(_:)`, which checked them.)
-            precondition(entryPatterns.last.map { $0 < entry.pattern } ?? true)
-            precondition(entry.pattern < DomainLines.hasPath, "patterns below 2^31")
-            entryPatterns.append(entry.pattern)
-            count += 1
-            bytes += entry.domain
-            starts.append(UInt32(bytes.count))
-            tails += entry.tail
-            tailStarts.append(UInt32(tails.count))
+        // (The entries read in place, not copied out: a copy retains and releases both arrays.
+        // Made in locals, not in the stored arrays: each append there is an access to `self`.)
+        var (patterns, starts, bytes, tailStarts, tails) = (self.entryPatterns, self.starts, self.bytes, self.tailStarts, self.tails)
+        entries.withUnsafeBufferPointer { entries in
+            patterns.reserveCapacity(entries.count)
+            starts.reserveCapacity(entries.count + 1)
+            tailStarts.reserveCapacity(entries.count + 1)
+            bytes.reserveCapacity(entries.reduce(0) { $0 + $1.domain.count })
+            tails.reserveCapacity(entries.reduce(0) { $0 + $1.tail.count })
+            for index in entries.indices {
+                let pattern = entries[index].pattern
+                // (Domains and tails come from `split(_:)`, which checked them.)
+                precondition(patterns.last.map { $0 < pattern } ?? true)
+                precondition(pattern < DomainLines.hasPath, "patterns below 2^31")
+                patterns.append(pattern)
+                bytes.append(bytesOf: entries[index].domain)
+                starts.append(UInt32(bytes.count))
+                tails.append(bytesOf: entries[index].tail)
+                tailStarts.append(UInt32(tails.count))
+            }
         }
+        (self.entryPatterns, self.starts, self.bytes, self.tailStarts, self.tails) = (patterns, starts, bytes, tailStarts, tails)
+        count = patterns.count
         if indexing { makeIndex() }
     }
 
@@ -1122,5 +1134,14 @@ extension DomainTable {
         memory.add(entries, array: bytes)
         memory.add(entries, array: tails)
         index.held(name, into: &memory)
+    }
+}
+
+extension [UInt8] {
+    /// `other`'s bytes appended, read in place (`+=` of an array takes a generic path, with a
+    /// retain and a release of it).
+    @inline(__always)
+    mutating func append(bytesOf other: [UInt8]) {
+        other.withUnsafeBufferPointer { append(contentsOf: $0) }
     }
 }
