@@ -365,6 +365,13 @@ struct SetTable {
 
     subscript(set: Int) -> ArraySlice<UInt32> { storage[start[set]..<start[set + 1]] }
 
+    /// `body` on set `set`'s states, read in place (a slice kept while the table grows would
+    /// copy its storage).
+    @inline(__always)
+    func withSet<Result>(_ set: Int, _ body: (UnsafeBufferPointer<UInt32>) throws -> Result) rethrows -> Result {
+        try storage.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[start[set]..<start[set + 1]])) }
+    }
+
     static func hash<C: Collection<UInt32>>(_ states: C) -> Int {
         Int(truncatingIfNeeded: states.reduce(0x9E37_79B9_7F4A_7C15 ^ UInt64(states.count)) { mixHash($0, UInt64($1)) })
     }
