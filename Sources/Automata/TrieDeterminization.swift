@@ -41,8 +41,7 @@ extension Construction {
         let nfa = nfa, edgeClasses = edgeClasses
         var states = TrieStates(nfaStates: nfa.stateCount, root: nfa.unanchoredRoot.rawValue)
         var rows = DFARows()
-        var live = LiveRows(capacity: classCount * 64)
-        defer { live.deallocate() }
+        defer { rows.deallocate() }
         // The start state's rest: the root's loop back to the start state.
         let loopRow = LiveRows(capacity: classCount)
         defer { loopRow.deallocate() }
@@ -62,7 +61,7 @@ extension Construction {
             let rest = states.restOf[current]
             // A row has at most a transition per class: room for it now, so that the rest's row
             // read below stays where it is while this one is written.
-            live.reserve(classCount)
+            rows.beginRow(classCount: classCount)
             states.heads.withSet(Int(states.headOf[current])) { head in
                 Self.appendAccepts(of: head, in: nfa, rest: rest, to: &rows)
                 Self.read(stepsOf: head, in: nfa, edgeClasses: edgeClasses, loop: loop, into: &steps)
@@ -71,7 +70,7 @@ extension Construction {
             var restLength = current == 0 ? loopLength : 0
             if rest != dead {
                 let from = Int(rows.rowStart[Int(rest)])
-                (restClasses, restTargets) = (UnsafePointer(live.classes + from), UnsafePointer(live.targets + from))
+                (restClasses, restTargets) = (UnsafePointer(rows.live.classes + from), UnsafePointer(rows.live.targets + from))
                 restLength = Int(rows.rowStart[Int(rest) + 1]) - from
             }
             // D's row: the rest's, with the classes H reads leading to (H's targets, the rest's).
@@ -83,7 +82,7 @@ extension Construction {
                 let byteClass = steps[step].byteClass
                 var past = copied
                 while past < restLength && Int(restClasses[past]) < byteClass { past += 1 }
-                live.append(restClasses + copied, restTargets + copied, count: past - copied)
+                rows.live.append(restClasses + copied, restTargets + copied, count: past - copied)
                 var target = dead
                 if past < restLength && Int(restClasses[past]) == byteClass {
                     target = restTargets[past]
@@ -98,13 +97,12 @@ extension Construction {
                     if isNew { try checkLimits(entries: states.entries, states: states.count) }
                     target = state
                 }
-                if target != dead { live.append(byteClass, target) }
+                if target != dead { rows.append(byteClass, target) }
             }
-            live.append(restClasses + copied, restTargets + copied, count: restLength - copied)
-            rows.rowStart.append(UInt32(live.count))
+            rows.live.append(restClasses + copied, restTargets + copied, count: restLength - copied)
+            rows.endRow()
             current += 1
         }
-        (rows.liveClasses, rows.liveTargets) = live.arrays()
         return rows.dfa(byteClasses)
     }
 
@@ -204,60 +202,6 @@ private struct TrieStates {
             entries += size
         }
         return (state, isNew)
-    }
-}
-
-/// The live transitions of the rows built so far (DFA.swift), in raw memory: most of a row is a
-/// run of an earlier row's, copied within the same buffers (an array's slice appended to that
-/// array would copy the whole array first), and a row's room is made once, not per transition.
-private struct LiveRows {
-    private(set) var classes: UnsafeMutablePointer<UInt8>
-    private(set) var targets: UnsafeMutablePointer<UInt32>
-    private(set) var count = 0
-    private var capacity: Int
-
-    init(capacity: Int) {
-        self.capacity = max(capacity, 1)
-        classes = .allocate(capacity: self.capacity)
-        targets = .allocate(capacity: self.capacity)
-    }
-
-    func deallocate() {
-        classes.deallocate()
-        targets.deallocate()
-    }
-
-    /// Room for `extra` more transitions (the appends below write without checking).
-    mutating func reserve(_ extra: Int) {
-        guard count + extra > capacity else { return }
-        capacity = max(2 * capacity, count + extra)
-        let (oldClasses, oldTargets) = (classes, targets)
-        classes = .allocate(capacity: capacity)
-        targets = .allocate(capacity: capacity)
-        classes.initialize(from: oldClasses, count: count)
-        targets.initialize(from: oldTargets, count: count)
-        oldClasses.deallocate()
-        oldTargets.deallocate()
-    }
-
-    @inline(__always)
-    mutating func append(_ byteClass: Int, _ target: UInt32) {
-        classes[count] = UInt8(byteClass)
-        targets[count] = target
-        count += 1
-    }
-
-    /// `length` transitions from `fromClasses` and `fromTargets` (an earlier row's, or outside).
-    @inline(__always)
-    mutating func append(_ fromClasses: UnsafePointer<UInt8>, _ fromTargets: UnsafePointer<UInt32>, count length: Int) {
-        guard length > 0 else { return }
-        (classes + count).update(from: fromClasses, count: length)
-        (targets + count).update(from: fromTargets, count: length)
-        count += length
-    }
-
-    func arrays() -> ([UInt8], [UInt32]) {
-        (Array(UnsafeBufferPointer(start: classes, count: count)), Array(UnsafeBufferPointer(start: targets, count: count)))
     }
 }
 
