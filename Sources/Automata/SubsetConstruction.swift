@@ -153,7 +153,10 @@ struct Construction {
         _ = sets.insert(scratch)
         var rows = DFARows()
         var buckets = ClassBuckets(classCount: byteClasses.count)
-        defer { buckets.deallocate() }
+        defer {
+            rows.deallocate()
+            buckets.deallocate()
+        }
         var set: [UInt32] = []
         // Every bucket closed so far, as read (before its closure), and the DFA state it led to:
         // most of a DFA's transitions on a class lead from many states to one bucket (in an
@@ -168,6 +171,7 @@ struct Construction {
             set.removeAll(keepingCapacity: true)
             set.append(contentsOf: sets[current])
             read(set, accepts: &rows, buckets: &buckets)
+            rows.beginRow(classCount: byteClasses.count)
             // Each class's bucket closed into the DFA state it leads to. (Neighbouring classes
             // often have the same bucket, a loop's target and little else: compared with the
             // previous one first, it is not looked up again.)
@@ -299,11 +303,10 @@ struct ClassBuckets {
 }
 
 /// A DFA as it is built, state by state: each state's accept list, then its row of live
-/// transitions (DFA.swift).
+/// transitions (DFA.swift). Its rows' memory is raw: `deallocate()` when done.
 struct DFARows {
     var rowStart: [UInt32] = [0]
-    var liveClasses: [UInt8] = []
-    var liveTargets: [UInt32] = []
+    var live = LiveRows(capacity: 1024)
     var acceptStart: [UInt32] = [0]
     var acceptedPatterns: [PatternID] = []
 
@@ -314,28 +317,80 @@ struct DFARows {
         acceptStart.append(UInt32(acceptedPatterns.count))
     }
 
-    @inline(__always)
-    mutating func append(_ byteClass: Int, _ target: UInt32) {
-        liveClasses.append(UInt8(byteClass))
-        liveTargets.append(target)
-    }
+    func deallocate() { live.deallocate() }
 
-    /// Transitions on `classes` (increasing, after those of the row so far) to `targets`.
+    /// Room for the row of the state under way: a row has at most a transition per class.
     @inline(__always)
-    mutating func append(_ classes: ArraySlice<UInt8>, _ targets: ArraySlice<UInt32>) {
-        guard !classes.isEmpty else { return }
-        liveClasses.append(contentsOf: classes)
-        liveTargets.append(contentsOf: targets)
-    }
+    mutating func beginRow(classCount: Int) { live.reserve(classCount) }
+
+    /// A transition of the row under way (begun by `beginRow`), after those so far.
+    @inline(__always)
+    mutating func append(_ byteClass: Int, _ target: UInt32) { live.append(byteClass, target) }
 
     /// Ends the row of the state under way.
     @inline(__always)
-    mutating func endRow() { rowStart.append(UInt32(liveClasses.count)) }
+    mutating func endRow() { rowStart.append(UInt32(live.count)) }
 
     func dfa(_ byteClasses: ByteClasses) -> DFA {
-        DFA(
+        let (liveClasses, liveTargets) = live.arrays()
+        return DFA(
             byteClasses: byteClasses, rowStart: rowStart, liveClasses: liveClasses, liveTargets: liveTargets, acceptStart: acceptStart,
             acceptedPatterns: acceptedPatterns)
+    }
+}
+
+/// The live transitions of the rows built so far (DFA.swift), in raw memory: a row's room is made
+/// once, not checked per transition as an array's append does, and the suffix-link construction
+/// copies runs of an earlier row within the same buffers (an array's slice appended to that array
+/// would copy the whole array first).
+struct LiveRows {
+    private(set) var classes: UnsafeMutablePointer<UInt8>
+    private(set) var targets: UnsafeMutablePointer<UInt32>
+    private(set) var count = 0
+    private var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 1)
+        classes = .allocate(capacity: self.capacity)
+        targets = .allocate(capacity: self.capacity)
+    }
+
+    func deallocate() {
+        classes.deallocate()
+        targets.deallocate()
+    }
+
+    /// Room for `extra` more transitions (the appends below write without checking).
+    mutating func reserve(_ extra: Int) {
+        guard count + extra > capacity else { return }
+        capacity = max(2 * capacity, count + extra)
+        let (oldClasses, oldTargets) = (classes, targets)
+        classes = .allocate(capacity: capacity)
+        targets = .allocate(capacity: capacity)
+        classes.initialize(from: oldClasses, count: count)
+        targets.initialize(from: oldTargets, count: count)
+        oldClasses.deallocate()
+        oldTargets.deallocate()
+    }
+
+    @inline(__always)
+    mutating func append(_ byteClass: Int, _ target: UInt32) {
+        classes[count] = UInt8(byteClass)
+        targets[count] = target
+        count += 1
+    }
+
+    /// `length` transitions from `fromClasses` and `fromTargets` (an earlier row's, or outside).
+    @inline(__always)
+    mutating func append(_ fromClasses: UnsafePointer<UInt8>, _ fromTargets: UnsafePointer<UInt32>, count length: Int) {
+        guard length > 0 else { return }
+        (classes + count).update(from: fromClasses, count: length)
+        (targets + count).update(from: fromTargets, count: length)
+        count += length
+    }
+
+    func arrays() -> ([UInt8], [UInt32]) {
+        (Array(UnsafeBufferPointer(start: classes, count: count)), Array(UnsafeBufferPointer(start: targets, count: count)))
     }
 }
 
@@ -364,6 +419,13 @@ struct SetTable {
     var entries: Int { storage.count }
 
     subscript(set: Int) -> ArraySlice<UInt32> { storage[start[set]..<start[set + 1]] }
+
+    /// `body` on set `set`'s states, read in place (a slice kept while the table grows would
+    /// copy its storage).
+    @inline(__always)
+    func withSet<Result>(_ set: Int, _ body: (UnsafeBufferPointer<UInt32>) throws -> Result) rethrows -> Result {
+        try storage.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[start[set]..<start[set + 1]])) }
+    }
 
     static func hash<C: Collection<UInt32>>(_ states: C) -> Int {
         Int(truncatingIfNeeded: states.reduce(0x9E37_79B9_7F4A_7C15 ^ UInt64(states.count)) { mixHash($0, UInt64($1)) })

@@ -27,6 +27,8 @@
 // before it, and epsilons only to accept states, which have no way out. Otherwise (a quantifier,
 // a group, an anchored pattern) the general construction runs.
 
+internal import URLFilterSyntax
+
 extension Construction {
     /// The DFA of a tree-shaped unanchored NFA (see above), or nil when the NFA is not one.
     mutating func determinizeTrie() throws(AutomataError) -> DFA? {
@@ -34,28 +36,43 @@ extension Construction {
         let classCount = byteClasses.count
         let dead = DFAStateID.dead.rawValue
         let loop = Int(nfa.edgeStart[Int(nfa.unanchoredRoot.rawValue)])
+        // (Read through locals in the closure below: through `self`, each call would copy the
+        // construction.)
+        let nfa = nfa, edgeClasses = edgeClasses
         var states = TrieStates(nfaStates: nfa.stateCount, root: nfa.unanchoredRoot.rawValue)
         var rows = DFARows()
-        rows.liveClasses.reserveCapacity(classCount * 64)
-        rows.liveTargets.reserveCapacity(classCount * 64)
+        defer { rows.deallocate() }
+        // The start state's rest: the root's loop back to the start state.
+        let loopRow = LiveRows(capacity: classCount)
+        defer { loopRow.deallocate() }
+        var loopLength = 0
+        forEachMember(edgeClasses[loop]) { byteClass in
+            loopRow.classes[loopLength] = UInt8(byteClass)
+            loopRow.targets[loopLength] = 0
+            loopLength += 1
+        }
 
-        // The rest's row (its live classes, increasing, and their targets), and H's targets as
-        // (class, target) pairs.
-        var restClasses: [UInt8] = []
-        var restTargets: [UInt32] = []
+        // H's targets as (class, target) pairs.
         var steps: [(byteClass: Int, target: UInt32)] = []
-        var targets: [UInt32] = []
         var scratch: [UInt32] = []
-        var head: [UInt32] = []
 
         var current = 0
         while current < states.count {
             let rest = states.restOf[current]
-            head.removeAll(keepingCapacity: true)
-            head.append(contentsOf: states.heads[Int(states.headOf[current])])
-            appendAccepts(of: head, rest: rest, to: &rows)
-            read(rowOf: rest, isStart: current == 0, loop: loop, rows: rows, classes: &restClasses, targets: &restTargets)
-            read(stepsOf: head, loop: loop, into: &steps)
+            // A row has at most a transition per class: room for it now, so that the rest's row
+            // read below stays where it is while this one is written.
+            rows.beginRow(classCount: classCount)
+            states.heads.withSet(Int(states.headOf[current])) { head in
+                Self.appendAccepts(of: head, in: nfa, rest: rest, to: &rows)
+                Self.read(stepsOf: head, in: nfa, edgeClasses: edgeClasses, loop: loop, into: &steps)
+            }
+            var restClasses = UnsafePointer(loopRow.classes), restTargets = UnsafePointer(loopRow.targets)
+            var restLength = current == 0 ? loopLength : 0
+            if rest != dead {
+                let from = Int(rows.rowStart[Int(rest)])
+                (restClasses, restTargets) = (UnsafePointer(rows.live.classes + from), UnsafePointer(rows.live.targets + from))
+                restLength = Int(rows.rowStart[Int(rest) + 1]) - from
+            }
             // D's row: the rest's, with the classes H reads leading to (H's targets, the rest's).
             // The rest's transitions on the classes between those are copied a run at a time (a
             // state reads a class or two of the dozens its rest's row holds).
@@ -64,20 +81,17 @@ extension Construction {
             while step < steps.count {
                 let byteClass = steps[step].byteClass
                 var past = copied
-                while past < restClasses.count && Int(restClasses[past]) < byteClass { past += 1 }
-                rows.append(restClasses[copied..<past], restTargets[copied..<past])
+                while past < restLength && Int(restClasses[past]) < byteClass { past += 1 }
+                rows.live.append(restClasses + copied, restTargets + copied, count: past - copied)
                 var target = dead
-                if past < restClasses.count && Int(restClasses[past]) == byteClass {
+                if past < restLength && Int(restClasses[past]) == byteClass {
                     target = restTargets[past]
                     past += 1
                 }
                 copied = past
-                targets.removeAll(keepingCapacity: true)
-                while step < steps.count && steps[step].byteClass == byteClass {
-                    targets.append(steps[step].target)
-                    step += 1
-                }
-                closure(targets, into: &scratch)
+                let first = step
+                while step < steps.count && steps[step].byteClass == byteClass { step += 1 }
+                closure(steps[first..<step].lazy.map(\.target), into: &scratch)
                 if !scratch.isEmpty {
                     let (state, isNew) = states.insert(head: scratch, rest: target)
                     if isNew { try checkLimits(entries: states.entries, states: states.count) }
@@ -85,7 +99,7 @@ extension Construction {
                 }
                 if target != dead { rows.append(byteClass, target) }
             }
-            rows.append(restClasses[copied...], restTargets[copied...])
+            rows.live.append(restClasses + copied, restTargets + copied, count: restLength - copied)
             rows.endRow()
             current += 1
         }
@@ -95,7 +109,7 @@ extension Construction {
     /// A state's accepts: H's patterns and the rest's (no pattern is in both: each has one accept
     /// state).
     @inline(__always)
-    private func appendAccepts(of head: [UInt32], rest: UInt32, to rows: inout DFARows) {
+    private static func appendAccepts(of head: UnsafeBufferPointer<UInt32>, in nfa: NFA, rest: UInt32, to rows: inout DFARows) {
         let acceptsBefore = rows.acceptedPatterns.count
         for state in head where nfa.acceptedPattern[Int(state)] != UInt32.max {
             rows.acceptedPatterns.append(PatternID(nfa.acceptedPattern[Int(state)]))
@@ -108,29 +122,12 @@ extension Construction {
         rows.endAccepts(from: acceptsBefore)
     }
 
-    /// The rest's row into `classes` and `targets`; for the start state, the root's loop back to
-    /// itself.
-    @inline(__always)
-    private func read(
-        rowOf rest: UInt32, isStart: Bool, loop: Int, rows: borrowing DFARows, classes: inout [UInt8], targets: inout [UInt32]
-    ) {
-        classes.removeAll(keepingCapacity: true)
-        targets.removeAll(keepingCapacity: true)
-        if rest != DFAStateID.dead.rawValue {
-            let row = Int(rows.rowStart[Int(rest)])..<Int(rows.rowStart[Int(rest) + 1])
-            classes.append(contentsOf: rows.liveClasses[row])
-            targets.append(contentsOf: rows.liveTargets[row])
-        } else if isStart {
-            forEachMember(edgeClasses[loop]) { byteClass in
-                classes.append(UInt8(byteClass))
-                targets.append(0)
-            }
-        }
-    }
-
     /// H's edges (but the root's loop) as (class, target) pairs, by class.
     @inline(__always)
-    private func read(stepsOf head: [UInt32], loop: Int, into steps: inout [(byteClass: Int, target: UInt32)]) {
+    private static func read(
+        stepsOf head: UnsafeBufferPointer<UInt32>, in nfa: NFA, edgeClasses: [ASCIISet], loop: Int,
+        into steps: inout [(byteClass: Int, target: UInt32)]
+    ) {
         steps.removeAll(keepingCapacity: true)
         for state in head {
             for edge in Int(nfa.edgeStart[Int(state)])..<Int(nfa.edgeStart[Int(state) + 1]) where edge != loop {
