@@ -375,6 +375,7 @@ struct LiveRows {
 
     @inline(__always)
     mutating func append(_ byteClass: Int, _ target: UInt32) {
+        assert(count < capacity, "a row's room is made by reserve(_:) first")
         classes[count] = UInt8(byteClass)
         targets[count] = target
         count += 1
@@ -384,6 +385,7 @@ struct LiveRows {
     @inline(__always)
     mutating func append(_ fromClasses: UnsafePointer<UInt8>, _ fromTargets: UnsafePointer<UInt32>, count length: Int) {
         guard length > 0 else { return }
+        assert(count + length <= capacity, "a row's room is made by reserve(_:) first")
         (classes + count).update(from: fromClasses, count: length)
         (targets + count).update(from: fromTargets, count: length)
         count += length
