@@ -106,13 +106,15 @@ public final class Evaluator {
     /// for the list's own (the budget it was read within; a list compiled here: the standard
     /// one). Another than the list's makes its programs' images anew: a list is best read within
     /// the budget it is to run in (`CompiledRuleList(validating:denseBudget:)`).
-    public convenience init(_ list: CompiledRuleList, pageCapacity: Int = 16, denseBudget: DenseBudget? = nil) {
-        self.init(list, pageTable: PageTable(capacity: pageCapacity), denseBudget: denseBudget)
+    /// `cachesHosts`: the url domain table's lookups of the last hosts are kept (`hostCache`;
+    /// false: each request looks its host up, the plain reading the tests hold the cache to).
+    public convenience init(_ list: CompiledRuleList, pageCapacity: Int = 16, denseBudget: DenseBudget? = nil, cachesHosts: Bool = true) {
+        self.init(list, pageTable: PageTable(capacity: pageCapacity), denseBudget: denseBudget, cachesHosts: cachesHosts)
     }
 
     /// An evaluator whose requests' pages `pageTable` finds (shared by several lists' evaluators:
     /// each request is then placed by the table once, before the lists are asked).
-    init(_ list: CompiledRuleList, pageTable: PageTable, denseBudget: DenseBudget? = nil) {
+    init(_ list: CompiledRuleList, pageTable: PageTable, denseBudget: DenseBudget? = nil, cachesHosts: Bool = true) {
         // (A list compiled here rather than read from a file has its programs' images made now;
         // the programs as read are let go, as a run reads their images alone, and so are the url
         // patterns' lists of rules and the rule records, which `rulesOfURLPattern` and `rules`
@@ -127,6 +129,7 @@ public final class Evaluator {
         (file.patternRuleStart, file.patternRules, file.rules) = ([], [], [])
         self.file = file
         self.pageTable = pageTable
+        hostCache = cachesHosts && !file.urlPrograms.domains.isEmpty ? DomainLookupCache() : nil
         work = Work(urlSeen: PatternMarks(count: file.urlPatternCount))
         topSeen = PatternMarks(count: file.topPatternCount)
         frameSeen = PatternMarks(count: file.framePatternCount)
@@ -183,7 +186,7 @@ public final class Evaluator {
 
     /// What the evaluator holds once made, by structure (Search/HeldMemory.swift): its file's
     /// structures, its rules (HeldRules.swift), its indexes of the rules, and the working memory it
-    /// sizes at load (pattern marks); not the pages it keeps nor the lists an answer grows as
+    /// sizes at load (pattern marks, the host cache); not the pages it keeps nor the lists an answer grows as
     /// requests come.
     public var heldMemory: HeldMemory {
         var memory = file.heldMemory()
@@ -201,6 +204,7 @@ public final class Evaluator {
         memory.add(working, array: topSeen.words)
         memory.add(working, array: frameSeen.words)
         memory.add(working, array: work.urlSeen.words)
+        if hostCache != nil { memory.add(working, DomainLookupCache.heldBytes) }
         // (The lists an answer fills start empty: they grow to what the requests asked need.)
         memory.add(working, array: work.applying)
         memory.add(working, array: work.locations)
@@ -553,6 +557,11 @@ public final class Evaluator {
     }
     private let editWork = EditWork()
 
+    /// The url domain table's lookups of the last hosts (`DomainLookupCache`; nil: each request
+    /// looks its host up). The url programs' alone: the top-url and frame-url programs run once
+    /// per page already (`markTop`, `markFrame`).
+    private let hostCache: DomainLookupCache?
+
     /// The condition programs' stage ends (working memory, as `Work.stageEnds` is the url programs').
     @exclusivity(unchecked) private var conditionEnds: [Int] = []
 
@@ -574,9 +583,12 @@ public final class Evaluator {
     @inline(__always)
     private func run(
         _ programs: ProgramSet, over url: UnsafeBufferPointer<UInt8>, hostReading: DomainTable.HostReading? = nil, wholeSteps: Int? = nil,
-        lookedUp: ProgramSet.LookedUp = [], seen: inout PatternMarks, into matched: inout [UInt32], ends: inout [Int]
+        lookedUp: ProgramSet.LookedUp = [], hostCache: Unmanaged<DomainLookupCache>? = nil, seen: inout PatternMarks, into matched: inout [UInt32],
+        ends: inout [Int]
     ) {
-        let (steps, runs) = programs.run(url, hostReading: hostReading, ends: &ends, wholeSteps: wholeSteps, lookedUp: lookedUp) { pattern in
+        let (steps, runs) = programs.run(
+            url, hostReading: hostReading, ends: &ends, wholeSteps: wholeSteps, lookedUp: lookedUp, hostCache: hostCache
+        ) { pattern in
             Self.mark(pattern, in: &seen, listing: &matched)
         }
         self.steps += steps
@@ -1216,8 +1228,8 @@ public final class Evaluator {
         // 1. The rules of the patterns the URL programs report (a few), in rule order; 2. those
         // that apply.
         run(
-            file.urlPrograms, over: url, hostReading: hostReading, wholeSteps: wholeSteps,
-            lookedUp: lookedUp, seen: &work.urlSeen, into: &work.matchedURLPatterns, ends: &work.stageEnds)
+            file.urlPrograms, over: url, hostReading: hostReading, wholeSteps: wholeSteps, lookedUp: lookedUp, hostCache: hostCache.map(Unmanaged.passUnretained),
+            seen: &work.urlSeen, into: &work.matchedURLPatterns, ends: &work.stageEnds)
         while !work.matchedRules.isEmpty { work.matchedRules.removeLast() }
         // (By index, here and below: a loop over a list's elements would retain and release it.)
         for index in work.matchedURLPatterns.indices {

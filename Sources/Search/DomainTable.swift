@@ -577,13 +577,17 @@ public struct DomainTable: Hashable, Sendable {
 
     /// The index's storage's shape and addresses (an indexed table's), read without a retain and
     /// a release of the storage, two atomic operations a lookup: the table holds it.
-    private var tables: Tables {
+    var tables: Tables {
         Unmanaged.passUnretained(index.storage!)._withUnsafeGuaranteedRef {
             Tables(
                 shape: $0.shape, presentBits: $0.presentBits, lines: $0.groups,
                 tails: $0.extra)
         }
     }
+
+    /// The index's storage (an indexed table's), which `tables` point into: held by what keeps
+    /// those addresses beyond a lookup (`DomainLookupCache`).
+    var indexStorage: AnyObject? { index.storage }
 
     /// Reports the entries of the candidate `url[candidate ..< end]` (A from a candidate to its end)
     /// whose hash is `hash`, its bytes folded to lower case when `folding`.
@@ -616,10 +620,29 @@ public struct DomainTable: Hashable, Sendable {
         ofDomainFrom start: Int, _ hash: UInt64, _ url: UnsafeBufferPointer<UInt8>, _ end: Int, _ tables: Tables, folding: Bool,
         report: (UInt32) -> Void
     ) {
-        guard let (entries, bytes) = DomainLines.find(
+        guard let (entries, bytes) = entries(ofDomainFrom: start, hash, url, end, tables, folding: folding) else { return }
+        reportEntries(entries, bytes: bytes, url, end, tables.tails, report: report)
+    }
+
+    /// The entries' bytes of the domain `url[start ..< end]`, whose hash is `hash`, in `tables`'
+    /// lines (nil when the table has no such domain).
+    @inline(__always)
+    static func entries(
+        ofDomainFrom start: Int, _ hash: UInt64, _ url: UnsafeBufferPointer<UInt8>, _ end: Int, _ tables: Tables, folding: Bool
+    ) -> (entries: UnsafeRawPointer, bytes: Int)? {
+        DomainLines.find(
             tables.lines, line: tables.shape.line(of: hash), hash: hash, lineCount: tables.shape.lines, linesPast: tables.shape.linesPast, url, start,
             end - start, folding: folding)
-        else { return }
+    }
+
+    /// Reports the entries `entries ..< entries + bytes` of a domain found at the host's end `end`
+    /// of `url` (its entries' bytes, as `DomainLines.find` gives them; T's encodings in `tails`):
+    /// those with no T, and those whose T matches from `end`.
+    @inline(__always)
+    static func reportEntries(
+        _ entries: UnsafeRawPointer, bytes: Int, _ url: UnsafeBufferPointer<UInt8>, _ end: Int, _ tails: UnsafeBufferPointer<UInt8>,
+        report: (UInt32) -> Void
+    ) {
         // The domain's entries: each reports unless its path does not match.
         var at = 0
         while at < bytes {
@@ -630,7 +653,7 @@ public struct DomainTable: Hashable, Sendable {
                 continue
             }
             let (tailStart, tailEnd) = (Int(DomainGroups.word(entries, at + 4)), Int(DomainGroups.word(entries, at + 8)))
-            if tailMatches(tables.tails[tailStart..<tailEnd], url, from: end) { report(word & ~DomainLines.hasPath) }
+            if tailMatches(tails[tailStart..<tailEnd], url, from: end) { report(word & ~DomainLines.hasPath) }
             at += 12
         }
     }
@@ -643,7 +666,7 @@ public struct DomainTable: Hashable, Sendable {
     /// its bytes in this word. (The URL's bytes up to A's end are ASCII and not NUL: the host
     /// labels were read so.)
     @inline(__always)
-    private static func forEachCandidate(
+    static func forEachCandidate(
         _ url: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, folding: Bool, _ body: (_ candidate: Int, _ hash: UInt64) -> Void
     ) {
         let ones: UInt64 = 0x0101_0101_0101_0101

@@ -872,13 +872,16 @@ public struct ProgramSet: Hashable, Sendable {
     /// (`WholeTogether`), taking these steps, and `ends` holds the gates they listed.
     /// `lookedUp`: the tables looked up already with other sets' (`DomainsTogether`,
     /// `HostContextsTogether`), `ends` holding the gates they listed.
+    /// `hostCache`: the domain table looked up through it (the caller's, kept for this set's
+    /// table: `DomainLookupCache`; lent, held by the caller, not retained at each run).
     @inlinable
     public func run(
         _ url: UnsafeBufferPointer<UInt8>, hostReading: DomainTable.HostReading? = nil, ends: inout [Int], wholeSteps: Int? = nil,
-        lookedUp: LookedUp = [], report: (UInt32) -> Void
+        lookedUp: LookedUp = [], hostCache: Unmanaged<DomainLookupCache>? = nil, report: (UInt32) -> Void
     ) -> (steps: Int, runs: Int) {
         guard contents.isPrepared else {
-            return prepared().run(url, hostReading: hostReading, ends: &ends, wholeSteps: wholeSteps, lookedUp: lookedUp, report: report)
+            return prepared().run(
+                url, hostReading: hostReading, ends: &ends, wholeSteps: wholeSteps, lookedUp: lookedUp, hostCache: hostCache, report: report)
         }
         let contents = contents
         var steps = wholeSteps ?? 0
@@ -909,7 +912,12 @@ public struct ProgramSet: Hashable, Sendable {
         // or with other sets' tables, `DomainsTogether`.)
         if let labels, !contents.domains.isEmpty {
             if wholeSteps == nil && !lookedUp.contains(.domains) {
-                contents.domains.lookUp(url, labels) { pattern in Self.domainFound(pattern, gateBase: gateBase, &ends, report) }
+                func domainFound(_ pattern: UInt32) { Self.domainFound(pattern, gateBase: gateBase, &ends, report) }
+                if let hostCache {
+                    hostCache._withUnsafeGuaranteedRef { $0.lookUp(contents.domains, url, labels, report: domainFound) }
+                } else {
+                    contents.domains.lookUp(url, labels, report: domainFound)
+                }
             }
             runs += 1
         }
