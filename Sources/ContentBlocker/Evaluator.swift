@@ -602,13 +602,20 @@ public final class Evaluator {
     /// host labels are `labels`) together (`together`, made for the two by `wholeTogether`), their
     /// patterns marked and listed and their gates listed as each one's answer would; returns the
     /// steps each answer is then given (`outcome(for:at:flags:url:hostReading:wholeSteps:)`).
+    /// `listed`: more than two lists, whose domain tables were looked up together before
+    /// (`lookUpDomains`): only the whole programs run here, and per list whether that lookup
+    /// listed its gates (its working gates are emptied here otherwise).
     static func runWhole(
         _ a: Evaluator, _ b: Evaluator, _ together: ProgramSet.WholeTogether, url: UnsafeBufferPointer<UInt8>,
-        labels: DomainTable.HostLabels?
+        labels: DomainTable.HostLabels?, listed: (Bool, Bool)? = nil
     ) -> (Int, Int) {
         let (workA, workB) = (a.work, b.work)
+        if let listed {
+            if !listed.0 { clear(&workA.stageEnds) }
+            if !listed.1 { clear(&workB.stageEnds) }
+        }
         return together.run(
-            url, labels: labels, endsA: &workA.stageEnds, endsB: &workB.stageEnds,
+            url, labels: labels, domainsLookedUp: listed != nil, endsA: &workA.stageEnds, endsB: &workB.stageEnds,
             reportA: { mark($0, in: &workA.urlSeen, listing: &workA.matchedURLPatterns) },
             reportB: { mark($0, in: &workB.urlSeen, listing: &workB.matchedURLPatterns) })
     }

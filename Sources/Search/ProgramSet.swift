@@ -1048,15 +1048,20 @@ public struct ProgramSet: Hashable, Sendable {
         /// `report`, its gates listed in its `ends` (emptied first), as its `run` would. The
         /// tables are looked up together (`DomainTable.lookUp(_:_:_:_:reportA:reportB:)`), each's
         /// misses waited for beside the other's. Returns each set's steps.
+        /// `domainsLookedUp`: the domain tables were looked up already with other sets'
+        /// (`DomainsTogether`, more than two lists): only the whole programs run here, their
+        /// gates listed after those in `ends`, which are not emptied.
         public func run(
-            _ url: UnsafeBufferPointer<UInt8>, labels: DomainTable.HostLabels?, endsA: inout [Int], endsB: inout [Int],
-            reportA: (UInt32) -> Void, reportB: (UInt32) -> Void
+            _ url: UnsafeBufferPointer<UInt8>, labels: DomainTable.HostLabels?, domainsLookedUp: Bool = false, endsA: inout [Int],
+            endsB: inout [Int], reportA: (UInt32) -> Void, reportB: (UInt32) -> Void
         ) -> (Int, Int) {
-            endsA.clear()
-            endsB.clear()
+            if !domainsLookedUp {
+                endsA.clear()
+                endsB.clear()
+            }
             let (countA, lanes) = (self.countA, views.count)
             let (gateA, gateB) = gateBases
-            if let labels {
+            if let labels, !domainsLookedUp {
                 switch domains {
                 case (let a?, let b?):
                     DomainTable.lookUp(

@@ -139,29 +139,33 @@ import PCRE2Oracle
             context(["other", "a\\\\.test[:/]ads"]), context(["a\\\\.test", "sock\\\\.test"]),
             context(["b\\\\.test"], more: #"{"trigger":{"url-filter":"^https?:/+([^/:]+\\.)?b\\.test[:/].*allow","url-filter-is-case-sensitive":true},"action":{"type":"block-cookies"}}"#),
         ]
-        for texts in [
-            [Self.json, other], [Self.json, other, domains], [domains, other, Self.json, domains],
-            [contexts[0], domains, contexts[1], contexts[2], contexts[0]],
+        // More lists: pairs of them whose whole programs run in one pass, after all domain
+        // tables were looked up together (`listed`: the gates a list's table listed are kept).
+        for (texts, pairs) in [
+            ([Self.json, other], [[0, 1]]), ([Self.json, other, domains], [[0, 1]]), ([domains, other, Self.json, domains], [[1, 2]]),
+            ([Self.json, other, other, Self.json, domains], [[0, 1], [2, 3]]),
+            ([contexts[0], domains, contexts[1], contexts[2], contexts[0]], []),
         ] {
-            try askTogether(texts, contextsTogether: texts.contains(contexts[0]))
+            try askTogether(texts, contextsTogether: texts.contains(contexts[0]), pairs: pairs)
         }
         // Two domain tables: the contexts (those of one L, and the one with open domains apart)
         // looked up with them, the host's candidates hashed once.
-        try askTogether([contexts[0], domains, contexts[1], startsOnly, contexts[2]], contextsTogether: false, contextsWithDomains: true)
-        try askTogether([other, startsOnly], contextsTogether: false, wholeTogether: false)
+        try askTogether([contexts[0], domains, contexts[1], startsOnly, contexts[2]], contextsTogether: false, contextsWithDomains: true, pairs: [])
+        try askTogether([other, startsOnly], contextsTogether: false, pairs: [])
+        try askTogether([other, startsOnly, Self.json, domains], contextsTogether: false, pairs: [[0, 2]])
     }
 
     /// `listsAskedTogetherAnswerEachAsAlone` for the lists `texts`.
     /// (`contextsTogether`: some lists' host contexts are looked up together; `contextsWithDomains`:
-    /// with the lists' domain tables; `wholeTogether`: two lists' whole programs run in one pass.)
-    private func askTogether(_ texts: [String], contextsTogether: Bool, contextsWithDomains: Bool = false, wholeTogether: Bool = true) throws {
+    /// with the lists' domain tables; `pairs`: the lists whose whole programs run in one pass.)
+    private func askTogether(_ texts: [String], contextsTogether: Bool, contextsWithDomains: Bool = false, pairs: [[Int]]) throws {
         let compiled = try texts.map { try CompiledRuleList(validating: try RuleListCompiler.compile(json: Array($0.utf8)).0.serialized()) }
         let oracles = try texts.map { ReferenceEvaluator(try ReferenceRuleList(try RuleListParser.parse($0).get())) }
         let requests = Self.requests()
         for capacity in [2, 16, 0] {
             let together = ContentBlockers(compiled, pageCapacity: capacity)
-            #expect(together.runsWholeProgramsTogether == (texts.count == 2 && wholeTogether), "the two lists' whole programs run in one pass")
-            if !together.runsWholeProgramsTogether {
+            #expect(together.wholeProgramPairs.map { [$0.0, $0.1] } == pairs, "pairs of lists whose whole programs run in one pass")
+            if texts.count > 2 || !together.runsWholeProgramsTogether {
                 #expect(together.looksUpDomainsTogether == (texts.count { $0.contains("[^:]+") } >= 2), "domain tables looked up together")
             }
             #expect(together.looksUpHostContextsTogether == contextsTogether, "the lists' host contexts looked up together")
