@@ -133,6 +133,13 @@ import PCRE2Oracle
               {"trigger":{"url-filter":"^[^:]+://+([^:/]+\\\\.)?x\\\\.a\\\\.test[/:]"},"action":{"type":"block-cookies"}}
             ]
             """
+        // The domains, one gating a group, and a whole program that searches: paired with another
+        // list, the gates its domain table listed before the pair's pass are kept by it.
+        let searchingDomains = String(domains.dropLast(2)) + """
+            ,
+              {"trigger":{"url-filter":"ban+er"},"action":{"type":"block"}}
+            ]
+            """
         let anchored = try RuleListCompiler.compile(json: Array(startsOnly.utf8)).0.file.urlPrograms
         #expect(!anchored.wholeRuns.isEmpty && !anchored.domains.isEmpty, "whole programs of its own, and a domain table")
         let contexts = [
@@ -153,6 +160,7 @@ import PCRE2Oracle
         try askTogether([contexts[0], domains, contexts[1], startsOnly, contexts[2]], contextsTogether: false, contextsWithDomains: true, pairs: [])
         try askTogether([other, startsOnly], contextsTogether: false, pairs: [])
         try askTogether([other, startsOnly, Self.json, domains], contextsTogether: false, pairs: [[0, 2]])
+        try askTogether([searchingDomains, startsOnly, other, Self.json], contextsTogether: false, pairs: [[0, 2]])
     }
 
     /// `listsAskedTogetherAnswerEachAsAlone` for the lists `texts`.
