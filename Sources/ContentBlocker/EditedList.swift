@@ -1,0 +1,193 @@
+// EditedList.swift — ContentBlocker
+//
+// A page's lists as edits of its flags' base list: the base's keys and values shared with every
+// page of those flags, less the offsets a page's conditions remove and with the keys they add,
+// so that a new page costs its edits, not a copy of thousands of rules and actions, and dropping
+// it frees its edits only. An outcome's list is the page's shared part with the request's own
+// insertions (`SharedInsertions`), written into the last outcome's storage when nothing holds it.
+// The evaluator keeps the edited lists in its pages (Evaluator.swift, `Kept`).
+
+internal import RequestContext
+
+/// An outcome's list as an `EditedList` makes it (`insertions(of:)`): the page's `shared`,
+/// unretained, and the insertions, one (no array) or an array; written into an outcome's list
+/// in place (`SharedList.reshare`).
+struct SharedInsertions<Value: Hashable & Sendable> {
+    let shared: Unmanaged<SharedList<Value>.Shared>
+    var lone: ListInsertion?
+    var spilled: [ListInsertion] = []
+
+    init(shared: Unmanaged<SharedList<Value>.Shared>, lone: ListInsertion) {
+        self.shared = shared
+        self.lone = lone
+    }
+
+    init(shared: Unmanaged<SharedList<Value>.Shared>, spilled: [ListInsertion]) {
+        self.shared = shared
+        self.spilled = spilled
+    }
+
+    /// `list` made this list.
+    @inline(__always)
+    consuming func write(into list: inout SharedList<Value>) {
+        if let lone { list.reshare(shared, inserting: lone) } else { list.reshare(shared, inserting: spilled) }
+    }
+
+    /// This list, made anew.
+    consuming func list() -> SharedList<Value> {
+        shared._withUnsafeGuaranteedRef { shared in
+            if let lone { SharedList(shared, inserting: lone) } else { SharedList(shared, inserting: spilled) }
+        }
+    }
+}
+
+/// Increasing keys with a value each, as a page keeps them: a base shared with other pages
+/// (`keys`, `values`), less the base's entries at offsets `removed` and with `added`, which the
+/// base lacks. A key's value is `pool[key]` (the engine's every action by location, or every
+/// rule's index by slot), so the edits are numbers, and `added` is an outcome's insertions as
+/// they are (an insertion's element is its key). The values, removals and pool are the
+/// outcomes' `SharedList.Shared`, one reference for each outcome to hold. A value, kept in
+/// its page's `Kept` (not an object of its own, allocated and released per page), and edited
+/// in place there (`edit(_:removing:adding:)`) so that a reused `Kept` keeps its insertions'
+/// storage.
+struct EditedList<Value: Hashable & Sendable> {
+    private(set) var keys: [UInt32]
+    private(set) var shared: SharedList<Value>.Shared
+    /// Increasing keys (`element`), each with the offset of `keys` it stands before.
+    private(set) var added: [ListInsertion]
+    /// The keys' values, in order.
+    var values: [Value] { shared.base }
+    var pool: [Value] { shared.pool }
+    /// Offsets of `keys`, increasing; empty for a base list (the list of most pages: their
+    /// conditions name no rule of it).
+    var removed: [Int] { shared.removals }
+
+    init(keys: [UInt32], pool: [Value]) {
+        self.keys = keys
+        shared = SharedList.Shared(base: keys.map { pool[Int($0)] }, pool: pool)
+        added = []
+    }
+
+    /// Whether the list is its base as it is.
+    var isBase: Bool { removed.isEmpty && added.isEmpty }
+
+    /// `list` made this (base) list less `removing` (increasing keys, all in it) and with
+    /// `adding` (increasing keys, none in it): the base itself when both are empty, sharing the
+    /// base's `shared` when nothing is removed. `list`'s insertions are emptied and refilled,
+    /// their storage kept when no outcome holds it still.
+    func edit(_ list: inout EditedList, removing: [UInt32], adding: [UInt32]) {
+        precondition(isBase, "a base list is edited once")
+        list.keys = keys
+        Evaluator.clear(&list.added)
+        guard !removing.isEmpty || !adding.isEmpty else {
+            list.shared = shared
+            return
+        }
+        // Each key's offset searched for from the previous one's: the keys are increasing.
+        var from = 0
+        if removing.isEmpty {
+            list.shared = shared
+        } else {
+            var removed: [Int] = []
+            removed.reserveCapacity(removing.count)
+            for key in removing {
+                from = Evaluator.lowerBound(key, in: keys, from: from)
+                precondition(from < keys.count && keys[from] == key, "a removed key is listed")
+                removed.append(from)
+            }
+            list.shared = SharedList.Shared(base: values, removing: removed, pool: pool)
+        }
+        from = 0
+        if !adding.isEmpty { list.added.reserveCapacity(adding.count) }
+        for key in adding {
+            from = Evaluator.lowerBound(key, in: keys, from: from)
+            list.added.append(ListInsertion(offset: UInt32(from), element: key))
+        }
+    }
+
+    /// The index of the first added key not below `key`.
+    func firstAdded(from key: UInt32) -> Int {
+        var low = 0
+        var high = added.count
+        while low < high {
+            let middle = (low + high) / 2
+            if added[middle].element < key { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    @inline(__always)
+    func contains(_ key: UInt32) -> Bool {
+        let offset = Evaluator.lowerBound(key, in: keys)
+        let inBase = offset < keys.count && keys[offset] == key
+        if isBase { return inBase }
+        if inBase {
+            let removal = Evaluator.lowerBound(offset, in: removed)
+            return removal == removed.count || removed[removal] != offset
+        }
+        let addition = firstAdded(from: key)
+        return addition < added.count && added[addition].element == key
+    }
+
+    /// The list as an outcome's, sharing the base and the edits.
+    var outcomeList: SharedList<Value> { SharedList(shared, inserting: added) }
+
+    /// The insertions of `extra` (increasing keys, none in the list) into this list's
+    /// `shared`, as an outcome's list holds them with it.
+    @inline(__always)
+    func insertions(of extra: some Collection<UInt32>) -> SharedInsertions<Value> {
+        // (`shared` unretained: the evaluator holds the page's lists for the whole answer.)
+        let shared = Unmanaged.passUnretained(shared)
+        var insertions: [ListInsertion] = []
+        guard !added.isEmpty else {
+            // (One key, most requests' own rules: held in the list itself, no array allocated.)
+            if extra.count == 1, let key = extra.first {
+                return SharedInsertions(shared: shared, lone: ListInsertion(offset: UInt32(Evaluator.lowerBound(key, in: keys)), element: key))
+            }
+            if !extra.isEmpty {
+                insertions.reserveCapacity(extra.count)
+                for key in extra { insertions.append(ListInsertion(offset: UInt32(Evaluator.lowerBound(key, in: keys)), element: key)) }
+            }
+            return SharedInsertions(shared: shared, spilled: insertions)
+        }
+        insertions.reserveCapacity(added.count + extra.count)
+        var next = 0
+        for key in extra {
+            while next < added.count && added[next].element < key {
+                insertions.append(added[next])
+                next += 1
+            }
+            insertions.append(ListInsertion(offset: UInt32(Evaluator.lowerBound(key, in: keys)), element: key))
+        }
+        insertions.append(contentsOf: added[next...])
+        return SharedInsertions(shared: shared, spilled: insertions)
+    }
+
+    /// Appends the list's keys above `low` (all without one) up to and including `high`, in order.
+    func appendKeys(above low: UInt32?, through high: UInt32, to list: inout [UInt32]) {
+        let first = low.map { $0 + 1 } ?? 0
+        let start = Evaluator.lowerBound(first, in: keys)
+        let end = high == .max ? keys.count : Evaluator.lowerBound(high + 1, in: keys)
+        if isBase {
+            if start < end { list.append(contentsOf: keys[start..<end]) }
+            return
+        }
+        var removal = Evaluator.lowerBound(start, in: removed)
+        var addition = firstAdded(from: first)
+        for offset in start..<max(start, end) {
+            while addition < added.count && added[addition].element < keys[offset] {
+                list.append(added[addition].element)
+                addition += 1
+            }
+            if removal < removed.count && removed[removal] == offset {
+                removal += 1
+            } else {
+                list.append(keys[offset])
+            }
+        }
+        while addition < added.count && added[addition].element <= high {
+            list.append(added[addition].element)
+            addition += 1
+        }
+    }
+}
