@@ -261,7 +261,7 @@ public struct DomainTable: Hashable, Sendable {
                     start: UInt32(littleEndian: entries.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self)),
                     end: UInt32(littleEndian: entries.loadUnaligned(fromByteOffset: at + 8, as: UInt32.self)))
                 body(domain, word & ~DomainLines.hasPath, path)
-                at += 12
+                at += DomainLines.entryBytes(pathed: true)
             }
         }
     }
@@ -661,7 +661,8 @@ public struct DomainTable: Hashable, Sendable {
             tables.lines, line: tables.shape.line(of: hash), hash: hash, lineCount: tables.shape.lines, linesPast: tables.shape.linesPast, url, start,
             end - start, folding: folding)
         else { return }
-        // The domain's entries: each reports unless its path does not match.
+        // The domain's entries: each reports unless its path does not match (read only where
+        // its filter admits the URL's bytes from `end`).
         var at = 0
         while at < bytes {
             let word = DomainGroups.word(entries, at)
@@ -670,9 +671,11 @@ public struct DomainTable: Hashable, Sendable {
                 at += 4
                 continue
             }
-            let (tailStart, tailEnd) = (Int(DomainGroups.word(entries, at + 4)), Int(DomainGroups.word(entries, at + 8)))
-            if tailMatches(tables.tails[tailStart..<tailEnd], url, from: end) { report(word & ~DomainLines.hasPath) }
-            at += 12
+            if PathFilter.admits(DomainGroups.word(entries, at + 12), url, from: end) {
+                let (tailStart, tailEnd) = (Int(DomainGroups.word(entries, at + 4)), Int(DomainGroups.word(entries, at + 8)))
+                if tailMatches(tables.tails[tailStart..<tailEnd], url, from: end) { report(word & ~DomainLines.hasPath) }
+            }
+            at += DomainLines.entryBytes(pathed: true)
         }
     }
 
