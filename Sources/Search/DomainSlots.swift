@@ -474,7 +474,8 @@ enum DomainGroups {
 ///     D's bytes, then its entries (below)
 ///
 /// An entry is its pattern, a 32-bit word (little-endian, unaligned) with bit 31 set when the
-/// entry has a path T, then T's start and end in the table's tails, two more words. (Most entries
+/// entry has a path T, then T's start and end in the table's tails and T's filter (the bytes its
+/// first sets need, PathFilter.swift), three more words. (Most entries
 /// have none: a record is then D and four bytes an entry, two or three to a line.) A record in the
 /// overflow is D's length and its entries' bytes (32-bit words), then D and its entries. The
 /// lines are at most `fill` full, so some line has room for a stub (`stubBytes`).
@@ -502,8 +503,11 @@ enum DomainLines {
     @inline(__always)
     static func passBit(_ hash: UInt64) -> UInt8 { 1 &<< UInt8(truncatingIfNeeded: (hash &* 0xC2B2_AE3D_27D4_EB4F) &>> 32 & 7) }
 
-    /// Bit 31 of an entry's pattern: its path's start and end follow.
+    /// Bit 31 of an entry's pattern: its path's start, end and filter follow.
     static let hasPath: UInt32 = 1 << 31
+    /// An entry's bytes: its pattern, with a path its path's three words too.
+    @inline(__always)
+    static func entryBytes(pathed: Bool) -> Int { pathed ? 16 : 4 }
 
     /// The index of the domain table's `count` entries, entry `e`'s domain `domains[starts[e] ..<
     /// starts[e + 1]]` (lower case), its hash `hashes[e]`, its pattern `patterns[e]` (below 2^31)
@@ -517,7 +521,8 @@ enum DomainLines {
         func domain(_ entry: Int) -> ArraySlice<UInt8> { domains[Int(starts[entry])..<Int(starts[entry + 1])] }
         let (index, building, next) = DomainSlots.index(hashes: hashes, slots: false, same: { domain($0) == domain($1) })
         guard count > 0 else { return index }
-        var layout = Layout(starts: starts, domains: domains, patterns: patterns, tailStarts: tailStarts, next: next, sparse: readForwards)
+        var layout = Layout(
+            starts: starts, domains: domains, patterns: patterns, tailStarts: tailStarts, tails: tails, next: next, sparse: readForwards)
         layout.placeAll(hashes)
         let lines = layout.lines + layout.overflow
         return lines.withUnsafeBytes {
@@ -542,8 +547,8 @@ enum DomainLines {
 
         /// Lines enough that the records fill `fill` of them (at least two), or half that for
         /// a small index, two thirds of it for a `sparse` one (`smallLines`).
-        init(starts: [UInt32], domains: [UInt8], patterns: [UInt32], tailStarts: [UInt32], next: [Int32], sparse: Bool) {
-            records = Records(starts: starts, domains: domains, patterns: patterns, tailStarts: tailStarts, next: next)
+        init(starts: [UInt32], domains: [UInt8], patterns: [UInt32], tailStarts: [UInt32], tails: [UInt8], next: [Int32], sparse: Bool) {
+            records = Records(starts: starts, domains: domains, patterns: patterns, tailStarts: tailStarts, tails: tails, next: next)
             let count = patterns.count
             var isFirst = [Bool](repeating: true, count: count)
             for entry in next where entry >= 0 { isFirst[Int(entry)] = false }
@@ -551,7 +556,7 @@ enum DomainLines {
             for first in 0..<count where isFirst[first] {
                 var entry = first
                 while entry >= 0 {
-                    entryBytes[first] += tailStarts[entry] != tailStarts[entry + 1] ? 12 : 4
+                    entryBytes[first] += DomainLines.entryBytes(pathed: tailStarts[entry] != tailStarts[entry + 1])
                     entry = Int(next[entry])
                 }
             }
@@ -666,6 +671,7 @@ enum DomainLines {
         let domains: [UInt8]
         let patterns: [UInt32]
         let tailStarts: [UInt32]
+        let tails: [UInt8]
         let next: [Int32]
 
         func pathed(_ entry: Int) -> Bool { tailStarts[entry] != tailStarts[entry + 1] }
@@ -687,8 +693,10 @@ enum DomainLines {
                     if pathed {
                         bytes.storeBytes(of: tailStarts[entry].littleEndian, toByteOffset: at + 4, as: UInt32.self)
                         bytes.storeBytes(of: tailStarts[entry + 1].littleEndian, toByteOffset: at + 8, as: UInt32.self)
+                        let filter = PathFilter.of(tails[Int(tailStarts[entry])..<Int(tailStarts[entry + 1])])
+                        bytes.storeBytes(of: filter.littleEndian, toByteOffset: at + 12, as: UInt32.self)
                     }
-                    at += pathed ? 12 : 4
+                    at += DomainLines.entryBytes(pathed: pathed)
                     entry = Int(next[entry])
                 }
             }

@@ -53,7 +53,7 @@ internal import Automata
 
 public struct DomainTable: Hashable, Sendable {
     /// Per entry: the pattern it reports (empty once compacted: the index's records hold them,
-    /// `patterns` reads them from there), and its domain's bytes in `bytes`.
+    /// `expanded()` reads them from there), and its domain's bytes in `bytes`.
     private var entryPatterns: [UInt32] = []
     /// The entries' count (kept apart from `entryPatterns`, which a compacted table lets go).
     public private(set) var count = 0
@@ -72,9 +72,9 @@ public struct DomainTable: Hashable, Sendable {
     /// handed keeps its layout.)
     private var entriesInIndex: Bool { starts.isEmpty }
 
-    /// Per entry, the pattern it reports, in increasing order (of a compacted table: read from
-    /// its index, every entry; a caller that reads them reads them once).
-    public var patterns: [UInt32] { entriesInIndex ? expanded().entryPatterns : entryPatterns }
+    /// Per entry, the pattern it reports, in increasing order. Of a compacted table, the whole
+    /// table is expanded to read them (`expanded()`): a caller that reads more reads that instead.
+    public func expandedPatterns() -> [UInt32] { entriesInIndex ? expanded().entryPatterns : entryPatterns }
 
     public static func == (lhs: DomainTable, rhs: DomainTable) -> Bool {
         guard lhs.count == rhs.count else { return false }
@@ -144,7 +144,8 @@ public struct DomainTable: Hashable, Sendable {
     /// This table with an entry for each gate a domain gates (`domains[g]`: gate `base + g`'s
     /// domain, nil for a gate built whole) that it lacks. Gates come after every pattern.
     public func includingGates(from base: UInt32, _ domains: [[UInt8]?]) -> DomainTable {
-        let patterns = patterns
+        let table = expanded()
+        let patterns = table.entryPatterns
         let missing = domains.enumerated().compactMap { group, domain -> (pattern: UInt32, domain: [UInt8], tail: [UInt8])? in
             guard let domain else { return nil }
             let gate = base + UInt32(group)
@@ -157,7 +158,6 @@ public struct DomainTable: Hashable, Sendable {
             return low < patterns.count && patterns[low] == gate ? nil : (gate, domain, [])
         }
         guard !missing.isEmpty else { return self }
-        let table = expanded()
         let entries = (0..<count).map { (pattern: table.entryPatterns[$0], domain: Array(table.domain($0)), tail: Array(table.tail($0))) } + missing
         return DomainTable(entries.sorted { $0.pattern < $1.pattern }, indexing: isIndexed)
     }
@@ -206,44 +206,23 @@ public struct DomainTable: Hashable, Sendable {
     }
 
     /// This table with its entries' patterns, domains and paths, read from its index when it was
-    /// compacted: the records of each line and of the overflow (`DomainLines.forEachRecord`), the
-    /// patterns sorted (the entries' order), each entry found by its pattern, which no other
-    /// entry has.
+    /// compacted: the index's entries (`forEachEntry`), the patterns sorted (the entries' order),
+    /// each entry found by its pattern, which no other entry has.
     public func expanded() -> DomainTable {
         guard entriesInIndex, let storage = index.storage else { return self }
         var patterns: [UInt32] = []
         patterns.reserveCapacity(count)
-        DomainLines.forEachRecord(storage.groups, lineCount: index.shape.lines) { _, entries in
-            var at = 0
-            while at < entries.count {
-                let word = UInt32(littleEndian: entries.loadUnaligned(fromByteOffset: at, as: UInt32.self))
-                patterns.append(word & ~DomainLines.hasPath)
-                at += word & DomainLines.hasPath != 0 ? 12 : 4
-            }
-        }
+        forEachEntry(storage) { _, pattern, _ in patterns.append(pattern) }
         patterns.sort()
         precondition(patterns.count == count, "an index that holds another count of entries than its table")
         var domains = [UnsafeRawBufferPointer](repeating: UnsafeRawBufferPointer(start: nil, count: 0), count: count)
         var paths = [(start: UInt32, end: UInt32)?](repeating: nil, count: count)
+        forEachEntry(storage) { domain, pattern, path in
+            let entry = Self.entry(ofPattern: pattern, in: patterns)
+            (domains[entry], paths[entry]) = (domain, path)
+        }
         var table = self
         table.entryPatterns = patterns
-        DomainLines.forEachRecord(storage.groups, lineCount: index.shape.lines) { domain, entries in
-            var at = 0
-            while at < entries.count {
-                let word = UInt32(littleEndian: entries.loadUnaligned(fromByteOffset: at, as: UInt32.self))
-                let entry = Self.entry(ofPattern: word & ~DomainLines.hasPath, in: patterns)
-                domains[entry] = domain
-                if word & DomainLines.hasPath != 0 {
-                    paths[entry] = (
-                        UInt32(littleEndian: entries.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self)),
-                        UInt32(littleEndian: entries.loadUnaligned(fromByteOffset: at + 8, as: UInt32.self))
-                    )
-                    at += 12
-                } else {
-                    at += 4
-                }
-            }
-        }
         table.tails = Array(storage.extra)
         (table.starts, table.tailStarts) = ([0], [0])
         table.starts.reserveCapacity(count + 1)
@@ -260,6 +239,31 @@ public struct DomainTable: Hashable, Sendable {
             }
         }
         return table
+    }
+
+    /// Tells `body` each entry the index's records (`storage`'s, `DomainLines.forEachRecord`)
+    /// hold, in the records' order: its domain's bytes, its pattern and its path's start and end
+    /// in `tails` (nil: none).
+    private func forEachEntry(
+        _ storage: DomainSlots.Storage,
+        _ body: (_ domain: UnsafeRawBufferPointer, _ pattern: UInt32, _ path: (start: UInt32, end: UInt32)?) -> Void
+    ) {
+        DomainLines.forEachRecord(storage.groups, lineCount: index.shape.lines) { domain, entries in
+            var at = 0
+            while at < entries.count {
+                let word = UInt32(littleEndian: entries.loadUnaligned(fromByteOffset: at, as: UInt32.self))
+                guard word & DomainLines.hasPath != 0 else {
+                    body(domain, word, nil)
+                    at += 4
+                    continue
+                }
+                let path = (
+                    start: UInt32(littleEndian: entries.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self)),
+                    end: UInt32(littleEndian: entries.loadUnaligned(fromByteOffset: at + 8, as: UInt32.self)))
+                body(domain, word & ~DomainLines.hasPath, path)
+                at += DomainLines.entryBytes(pathed: true)
+            }
+        }
     }
 
     // MARK: The shape
@@ -657,7 +661,8 @@ public struct DomainTable: Hashable, Sendable {
             tables.lines, line: tables.shape.line(of: hash), hash: hash, lineCount: tables.shape.lines, linesPast: tables.shape.linesPast, url, start,
             end - start, folding: folding)
         else { return }
-        // The domain's entries: each reports unless its path does not match.
+        // The domain's entries: each reports unless its path does not match (read only where
+        // its filter admits the URL's bytes from `end`).
         var at = 0
         while at < bytes {
             let word = DomainGroups.word(entries, at)
@@ -666,9 +671,11 @@ public struct DomainTable: Hashable, Sendable {
                 at += 4
                 continue
             }
-            let (tailStart, tailEnd) = (Int(DomainGroups.word(entries, at + 4)), Int(DomainGroups.word(entries, at + 8)))
-            if tailMatches(tables.tails[tailStart..<tailEnd], url, from: end) { report(word & ~DomainLines.hasPath) }
-            at += 12
+            if PathFilter.admits(DomainGroups.word(entries, at + 12), url, from: end) {
+                let (tailStart, tailEnd) = (Int(DomainGroups.word(entries, at + 4)), Int(DomainGroups.word(entries, at + 8)))
+                if tailMatches(tables.tails[tailStart..<tailEnd], url, from: end) { report(word & ~DomainLines.hasPath) }
+            }
+            at += DomainLines.entryBytes(pathed: true)
         }
     }
 

@@ -96,11 +96,15 @@ public struct HostContextTable: Hashable, Sendable {
     /// match, since T's first set ends D.
     private var forwardEntries: DomainTable {
         let whole = DomainTable.encode([splitting])
-        var entries = (0..<open.count).map { (pattern: open.patterns[$0], domain: Array(open.domain($0)), tail: [UInt8]()) }
+        // (Of compacted tables, each read whole once: an entry's pattern, domain or tail read
+        // from the table itself expands it again.)
+        let (open, table) = (open.expanded(), table.expanded())
+        let (openPatterns, patterns) = (open.expandedPatterns(), table.expandedPatterns())
+        var entries = (0..<open.count).map { (pattern: openPatterns[$0], domain: Array(open.domain($0)), tail: [UInt8]()) }
         for entry in 0..<table.count {
             let tail = table.tail(entry)
             let explicit = tail.first == DomainTable.splitCode ? whole + tail.dropFirst() : tail.isEmpty ? whole : Array(tail)
-            entries.append((table.patterns[entry], Array(table.domain(entry)), explicit))
+            entries.append((patterns[entry], Array(table.domain(entry)), explicit))
         }
         return DomainTable(entries.sorted { $0.pattern < $1.pattern }, indexing: false)
     }

@@ -1,0 +1,56 @@
+// PathFilter.swift — Search
+//
+// A domain table's entry with a path T (DomainTable.swift) keeps, beside T's place, a word that
+// tells which bytes T's first four sets need (`PathFilter.of`): byte k the one byte that set k
+// admits (a letter in both cases or alone: the letter), with bit 5 (0x20) set, so that a letter
+// and its other case are one; 0 where the set admits more than one byte (`[/:]`, a class, a host
+// context's splitting set) or T has fewer sets. A URL whose bytes from A's end, each with bit 5
+// set, differ from one of those bytes is refused by T (`admits`) without T's sets being read: an
+// entry's filter is in its domain's record, which the lookup has read already, and T's bytes
+// lie elsewhere. A host's paths mostly differ in their first bytes past the `/`, so that most
+// of a matched domain's paths are refused so. (Derived when the index is made, never written
+// to a file. Tests: DomainTableTests.)
+
+enum PathFilter {
+    /// The filter of T's encoding `tail` (DomainTable's file layout).
+    static func of(_ tail: ArraySlice<UInt8>) -> UInt32 {
+        var filter: UInt32 = 0
+        var at = tail.startIndex
+        var place: UInt32 = 0
+        while at < tail.endIndex && place < 4 {
+            let code = tail[at]
+            guard code != DomainTable.restCode else { break }
+            filter |= UInt32(byte(of: code)) << (8 * place)
+            at += code == 0 ? 17 : 1
+            place += 1
+        }
+        return filter
+    }
+
+    /// The one byte a set of code `code` admits (of a letter, either case) with bit 5 set; 0 when
+    /// it admits more.
+    private static func byte(of code: UInt8) -> UInt8 {
+        switch code {
+        case 0, 0x80, DomainTable.splitCode: 0
+        case 0x81...: code & 0x7F | 0x20
+        default: code | 0x20
+        }
+    }
+
+    /// Whether `url`'s bytes from `start` (NUL past its end), each with bit 5 set, equal each
+    /// byte of `filter` that is not 0 (those have bit 5 set): false only where T is sure not to
+    /// match there (a set of one byte or of a letter's two cases admits no byte that differs from
+    /// it in another bit; a byte from 128 on differs from every filter's byte in bit 7).
+    @inline(__always)
+    static func admits(_ filter: UInt32, _ url: UnsafeBufferPointer<UInt8>, from start: Int) -> Bool {
+        var word: UInt32 = 0
+        if start + 4 <= url.count {
+            word = UInt32(littleEndian: UnsafeRawPointer(url.baseAddress!).loadUnaligned(fromByteOffset: start, as: UInt32.self))
+        } else if start < url.count {
+            for place in start..<url.count { word |= UInt32(url[place]) << UInt32(8 * (place - start)) }
+        }
+        // (The filter's bytes that are not 0: those with bit 5 set.)
+        let cared = (filter >> 5 & 0x0101_0101) &* 0xFF
+        return ((word | 0x2020_2020) ^ filter) & cared == 0
+    }
+}
