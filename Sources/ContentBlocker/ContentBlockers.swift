@@ -95,7 +95,9 @@ public final class ContentBlockers {
         return memory
     }
 
-    /// Tells `each` every list's outcome for `request`, in the lists' order.
+    /// Tells `each` every list's outcome for `request`, in the lists' order, lent (`each` copies
+    /// one to keep it): a list's page outcome, most requests', is then not retained and released
+    /// per list and request (`Answer`).
     public func outcomes(for request: Request, _ each: (_ list: Int, _ outcome: MatchOutcome) -> Void) {
         guard request.url.isMatchable else {
             for list in evaluators.indices { each(list, .none) }
@@ -116,11 +118,10 @@ public final class ContentBlockers {
             }
             for list in lent.indices {
                 let steps = wholeSteps.map { list == 0 ? $0.0 : $0.1 }
-                let outcome = lent[list]._withUnsafeGuaranteedRef {
+                lent[list]._withUnsafeGuaranteedRef {
                     $0.outcome(
                         for: request, at: place, flags: flags, url: url, hostReading: hostReading, wholeSteps: steps, lookedUp: lookedUp[list])
-                }
-                each(list, outcome)
+                }.lend { each(list, $0) }
             }
         }
     }

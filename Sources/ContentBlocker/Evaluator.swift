@@ -262,7 +262,11 @@ public final class Evaluator {
         /// The outcome of a request on the page to which no rule of its own applies (most
         /// requests): the page's lists as they are, made once rather than per request.
         var plainOutcome: MatchOutcome { _read { yield storedOutcome } }
-        @exclusivity(unchecked) private var storedOutcome: MatchOutcome
+        @exclusivity(unchecked) private var storedOutcome: MatchOutcome {
+            didSet { lentOutcome = MatchOutcome.Unretained(storedOutcome) }
+        }
+        /// `storedOutcome` unretained, as an answer hands it out (`Answer.page`).
+        @exclusivity(unchecked) private(set) var lentOutcome: MatchOutcome.Unretained
         /// Made for one page (an edit of its flags' base), not a base's own: the page's alone,
         /// refilled by the next page of its place (`Page.spare`).
         let isPageOwn: Bool
@@ -270,7 +274,9 @@ public final class Evaluator {
         init(_ universal: UniversalsForPage, isPageOwn: Bool = false) {
             stored = universal
             self.isPageOwn = isPageOwn
-            storedOutcome = Self.plainOutcome(universal)
+            let outcome = Self.plainOutcome(universal)
+            storedOutcome = outcome
+            lentOutcome = MatchOutcome.Unretained(outcome)
         }
 
         /// This page's own `Kept` made another page's: `edit` writes its lists in place (the
@@ -984,7 +990,7 @@ public final class Evaluator {
         guard request.url.isMatchable else { return .none }
         let place = pageTable.place(of: request)
         let flags = Self.requestFlags(request, thirdParty: place.thirdParty, readsUpgradable: universalMakesHTTPS)
-        return Self.withBytes(request.url.string) { url in outcome(for: request, at: place, flags: flags, url: url, hostReading: nil) }
+        return Self.withBytes(request.url.string) { url in outcome(for: request, at: place, flags: flags, url: url, hostReading: nil).outcome }
     }
 
     /// The outcome for `request` (a matchable URL), whose page is at `place` in this evaluator's
@@ -999,15 +1005,21 @@ public final class Evaluator {
     func outcome(
         for request: Request, at place: PageTable.Place, flags: UInt64, url: UnsafeBufferPointer<UInt8>,
         hostReading: DomainTable.HostReading?, wholeSteps: Int? = nil, lookedUp: ProgramSet.LookedUp = []
-    ) -> MatchOutcome {
+    ) -> Answer {
         let thirdParty = place.thirdParty
         let key = flags & flagsMask
         guard place.slot >= 0 else {
-            // A page not kept: made for this answer alone, and held by it.
+            // A page not kept: made for this answer alone, and held by it (its outcome too: its
+            // lists go with the answer, so the outcome is not lent).
             let page = page(at: place)
-            return answer(
-                request, page, universal(request, page, key, thirdParty: thirdParty), thirdParty: thirdParty, url: url,
-                hostReading: hostReading, wholeSteps: wholeSteps, lookedUp: lookedUp)
+            let kept = universal(request, page, key, thirdParty: thirdParty)
+            return withExtendedLifetime(kept) {
+                .own(
+                    answer(
+                        request, page, kept, thirdParty: thirdParty, url: url, hostReading: hostReading, wholeSteps: wholeSteps,
+                        lookedUp: lookedUp
+                    ).outcome)
+            }
         }
         // A kept page and its lists are held by the evaluator (`pages`, the page's `universal`)
         // for the whole answer: lent to it, not retained and released, each an atomic operation.
@@ -1025,7 +1037,7 @@ public final class Evaluator {
     private func answer(
         _ request: Request, _ page: Page, _ kept: Kept, thirdParty: Bool, url: UnsafeBufferPointer<UInt8>,
         hostReading: DomainTable.HostReading?, wholeSteps: Int?, lookedUp: ProgramSet.LookedUp
-    ) -> MatchOutcome {
+    ) -> Answer {
         // The working memory: an object, so that its lists are used in place (a value moved out
         // and back would leave seven empty lists to release at each answer).
         let work = self.work
@@ -1047,7 +1059,7 @@ public final class Evaluator {
         // (the condition patterns a new page's edit marked unmarked).
         guard !work.matchedRules.isEmpty else {
             unmarkConditions()
-            return kept.plainOutcome
+            return .page(kept.lentOutcome)
         }
         // (Most requests report one pattern: a sort of one is skipped.)
         if work.matchedRules.count > 1 { work.matchedRules.sort { $0.slot < $1.slot } }
@@ -1071,9 +1083,9 @@ public final class Evaluator {
         }
         unmarkConditions()
         // No rule of the request's own applies: the page's outcome.
-        if work.extra.isEmpty { return kept.plainOutcome }
+        if work.extra.isEmpty { return .page(kept.lentOutcome) }
 
-        guard !extraIgnores else { return cutOutcome(kept, request, work) }
+        guard !extraIgnores else { return .own(cutOutcome(kept, request, work)) }
 
         // No ignore rule of the request's own: the page's list (its rules between its cuts, all
         // of them on most pages), plus this request's rules between those cuts: their locations
@@ -1090,12 +1102,13 @@ public final class Evaluator {
         // are then only read, and lent to the outcome's without being retained.)
         let actions = kept.universal.actions.insertions(of: work.locations[..<newLocations])
         let matching = matchingRules(kept, work)
-        return work.outcomes.outcome(appliesGlobalStyleSheet: kept.universal.low == nil) {
-            actions.write(into: &$0)
-            matching.write(into: &$1)
-        } made: {
-            (actions.list(), matching.list())
-        }
+        return .own(
+            work.outcomes.outcome(appliesGlobalStyleSheet: kept.universal.low == nil) {
+                actions.write(into: &$0)
+                matching.write(into: &$1)
+            } made: {
+                (actions.list(), matching.list())
+            })
     }
 
     /// Every applying rule: the page's, shared, with this request's (`work.extra`) inserted.
@@ -1155,6 +1168,34 @@ public final class Evaluator {
             if sorted[middle] < value { low = middle + 1 } else { high = middle }
         }
         return low
+    }
+}
+
+/// An evaluator's outcome for a request: the page's, which the evaluator holds (most requests'),
+/// unretained, or one of the request's own. A caller asking several lists tells each the page's
+/// lent (`lend`), where returning it would retain it and the caller release it, two atomic
+/// operations per list and request. The page's is valid until the evaluator answers again (a new
+/// page may refill the page's lists): read at once, or copied (`outcome`).
+enum Answer {
+    case page(MatchOutcome.Unretained)
+    case own(MatchOutcome)
+
+    /// The outcome, to keep.
+    @inline(__always)
+    var outcome: MatchOutcome {
+        switch self {
+        case .page(let page): page.lend { $0 }
+        case .own(let own): own
+        }
+    }
+
+    /// `body` told the outcome, borrowed.
+    @inline(__always)
+    func lend(_ body: (MatchOutcome) -> Void) {
+        switch self {
+        case .page(let page): page.lend(body)
+        case .own(let own): body(own)
+        }
     }
 }
 

@@ -127,6 +127,22 @@ public struct MatchOutcome: Hashable, Sendable {
         }
     }
 
+    /// An outcome held elsewhere, named without a reference count: its holder keeps it, unchanged,
+    /// for as long as it lends it (`lend`), so that an outcome told a caller per request (a page's,
+    /// which most of its requests get) costs no retain and release.
+    public struct Unretained {
+        @usableFromInline let storage: Unmanaged<Storage>
+
+        /// `outcome`, which its holder keeps while this is lent.
+        @inlinable public init(_ outcome: MatchOutcome) { storage = .passUnretained(outcome.storage) }
+
+        /// `body` told the outcome, borrowed (it copies it to keep it).
+        @inlinable @inline(__always)
+        public func lend<Result>(_ body: (MatchOutcome) -> Result) -> Result {
+            storage._withUnsafeGuaranteedRef { body(MatchOutcome($0)) }
+        }
+    }
+
     public init(actions: [Action], matchingRules: [RuleIndex], appliesGlobalStyleSheet: Bool) {
         self.init(actions: SharedList(actions), matchingRules: SharedList(matchingRules), appliesGlobalStyleSheet: appliesGlobalStyleSheet)
     }

@@ -216,6 +216,31 @@ import PCRE2Oracle
         }
     }
 
+    /// Lists asked together lend each list's page outcome to the caller, unretained
+    /// (`Answer.page`): a caller that keeps every outcome, while two pages kept are evicted and
+    /// their places refilled by others (`Kept.refill`, the page's outcome made anew), still holds
+    /// each request's answer, never an outcome a page had before; and with no page kept.
+    @Test func lentPageOutcomesAreThePagesOwn() throws {
+        let (list, _) = try RuleListCompiler.compile(json: Array(Self.json.utf8))
+        let compiled = try CompiledRuleList(validating: list.serialized())
+        let oracle = ReferenceEvaluator(try ReferenceRuleList(try RuleListParser.parse(Self.json).get()))
+        let requests = Self.requests()
+        // (No page kept: each answer's page and lists go with it, and its outcome is its own.)
+        for capacity in [2, 0] {
+            let together = ContentBlockers([compiled, compiled, compiled], pageCapacity: capacity)
+            var kept: [[MatchOutcome]] = []
+            for request in requests {
+                var outcomes: [MatchOutcome] = []
+                together.outcomes(for: request) { _, outcome in outcomes.append(outcome) }
+                kept.append(outcomes)
+            }
+            for (request, outcomes) in zip(requests, kept) {
+                let expected = try oracle.outcome(for: request)
+                #expect(outcomes == [expected, expected, expected], "\(capacity) pages: \(request.url.string) on \(request.mainDocumentURL.string)")
+            }
+        }
+    }
+
     /// The main document's registrable domain is kept per host, and the hosts kept are dropped
     /// together when there are 1,024 of them: third party answers like the oracle's over more
     /// sites than that, each visited twice (the second time after the drop).
