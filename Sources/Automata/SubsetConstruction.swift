@@ -36,9 +36,11 @@ struct Construction {
 
     /// Closure's working memory, as raw buffers: writes to an array held by a struct would check
     /// its uniqueness each time, a tenth of the construction. `stamp[s] == generation`
-    /// marks the states reached by the closure under way; `stack` holds at most every state once.
+    /// marks the states reached by the closure under way; `stack` holds at most every state once,
+    /// and `closed` the closure's result.
     private let stamp: UnsafeMutableBufferPointer<UInt32>
     private let stack: UnsafeMutableBufferPointer<UInt32>
+    private let closed: UnsafeMutableBufferPointer<UInt32>
     private var generation: UInt32 = 0
 
     init(nfa: NFA, limits: AutomataLimits) {
@@ -88,22 +90,25 @@ struct Construction {
         stamp = .allocate(capacity: nfa.stateCount)
         stamp.initialize(repeating: 0)
         stack = .allocate(capacity: nfa.stateCount)
+        closed = .allocate(capacity: nfa.stateCount)
     }
 
     func deallocate() {
         stamp.deallocate()
         stack.deallocate()
+        closed.deallocate()
     }
 
-    /// The important states reachable from `seeds` by epsilon transitions, sorted, into `result`.
-    mutating func closure<Seeds: Sequence<UInt32>>(_ seeds: Seeds, into result: inout [UInt32]) {
+    /// The important states reachable from `seeds` by epsilon transitions, sorted: valid until
+    /// the next closure.
+    mutating func closure<Seeds: Sequence<UInt32>>(_ seeds: Seeds) -> UnsafeBufferPointer<UInt32> {
         generation &+= 1
         if generation == 0 {
             // Wrapped around: old marks could look current.
             stamp.update(repeating: 0)
             generation = 1
         }
-        result.removeAll(keepingCapacity: true)
+        var count = 0
         var height = 0
         for seed in seeds where stamp[Int(seed)] != generation {
             stamp[Int(seed)] = generation
@@ -113,7 +118,10 @@ struct Construction {
         while height > 0 {
             height -= 1
             let state = stack[height]
-            if isImportant[Int(state)] { result.append(state) }
+            if isImportant[Int(state)] {
+                closed[count] = state
+                count += 1
+            }
             for edge in Int(nfa.epsilonStart[Int(state)])..<Int(nfa.epsilonStart[Int(state) + 1]) {
                 let target = nfa.epsilonTargets[edge]
                 if stamp[Int(target)] != generation {
@@ -123,7 +131,9 @@ struct Construction {
                 }
             }
         }
-        if result.count > 1 { result.sort() }
+        var result = UnsafeMutableBufferPointer(rebasing: closed[..<count])
+        if count > 1 { result.sort() }
+        return UnsafeBufferPointer(result)
     }
 
     /// The limits, checked after each new DFA state: the NFA states in all sets together, the
@@ -146,9 +156,7 @@ struct Construction {
         // open-addressing table of set numbers keyed by the sets' contents: no allocation per
         // DFA state.
         var sets = SetTable(nfaStates: nfa.stateCount)
-        var scratch: [UInt32] = []
-        closure(startSeeds(), into: &scratch)
-        _ = sets.insert(scratch)
+        _ = sets.insert(closure(startSeeds()))
         var rows = DFARows()
         var buckets = ClassBuckets(classCount: byteClasses.count)
         defer {
@@ -182,9 +190,9 @@ struct Construction {
                 if !isNew {
                     target = targetOfBucket[Int(number)]
                 } else {
-                    closure(buckets.targets(bucket), into: &scratch)
-                    if !scratch.isEmpty {
-                        let (id, isNew) = sets.insert(scratch)
+                    let reached = closure(buckets.targets(bucket))
+                    if !reached.isEmpty {
+                        let (id, isNew) = sets.insert(reached)
                         target = id
                         if isNew { try checkLimits(entries: sets.entries, states: sets.count) }
                     }
@@ -218,21 +226,18 @@ struct Construction {
     /// placed end to end (two passes over the edges, no array per class).
     @inline(__always)
     private func read(_ set: UnsafeBufferPointer<UInt32>, accepts rows: inout DFARows, buckets: inout ClassBuckets) {
-        buckets.touched.removeAll(keepingCapacity: true)
+        buckets.touched = ClassSet()
         let acceptsBefore = rows.acceptedPatterns.count
         let count = buckets.count
         for state in set {
             let pattern = nfa.acceptedPattern[Int(state)]
             if pattern != UInt32.max { rows.acceptedPatterns.append(PatternID(pattern)) }
             for edge in Int(nfa.edgeStart[Int(state)])..<Int(nfa.edgeStart[Int(state) + 1]) {
-                forEachMember(edgeClasses[edge]) { byteClass in
-                    if count[byteClass] == 0 { buckets.touched.append(byteClass) }
-                    count[byteClass] += 1
-                }
+                buckets.touched.formUnion(edgeClasses[edge])
+                forEachMember(edgeClasses[edge]) { count[$0] += 1 }
             }
         }
         rows.endAccepts(from: acceptsBefore)
-        buckets.touched.sort()
         let start = buckets.start
         var total = 0
         for byteClass in buckets.touched {
@@ -264,8 +269,8 @@ struct ClassBuckets {
     /// The buckets of the state under way; its room grows, never shrinks.
     private(set) var allTargets = UnsafeMutablePointer<UInt32>.allocate(capacity: 64)
     private var capacity = 64
-    /// The classes whose bucket is not empty, increasing.
-    var touched: [Int] = []
+    /// The classes whose bucket is not empty.
+    var touched = ClassSet()
 
     init(classCount: Int) {
         count = .allocate(capacity: max(classCount, 1))
@@ -497,6 +502,31 @@ struct SetTable {
             while slots[slot] >= 0 { slot = (slot + 1) & mask }
             slots[slot] = Int32(id)
         }
+    }
+}
+
+/// A set of byte classes (at most 128), read in increasing order.
+struct ClassSet: Sequence, IteratorProtocol {
+    private var low: UInt64 = 0
+    private var high: UInt64 = 0
+
+    /// The classes of `classes` (a set of class numbers) added.
+    @inline(__always)
+    mutating func formUnion(_ classes: ASCIISet) {
+        low |= classes.low
+        high |= classes.high
+    }
+
+    /// The smallest class, taken out.
+    @inline(__always)
+    mutating func next() -> Int? {
+        if low != 0 {
+            defer { low &= low - 1 }
+            return low.trailingZeroBitCount
+        }
+        guard high != 0 else { return nil }
+        defer { high &= high - 1 }
+        return 64 + high.trailingZeroBitCount
     }
 }
 
