@@ -16,6 +16,13 @@ public struct ByteClasses: Hashable, Sendable {
     /// The coarsest partition of 0...127 in which every set of `sets` is a union of classes.
     /// Classes are numbered by their smallest byte (so the order of `sets` does not matter).
     public init<S: Sequence>(refining sets: S) where S.Element == ASCIISet {
+        self.init(singling: ASCIISet(), refining: sets)
+    }
+
+    /// The same for `sets` and a set of one byte for each byte of `singles`: those bytes each
+    /// start in a class of their own (an automaton's edges are mostly single characters, each of
+    /// which would otherwise be a set read in turn).
+    init<S: Sequence>(singling singles: ASCIISet, refining sets: S) where S.Element == ASCIISet {
         // Each set splits every class it covers in part: its members there move to a new class.
         // Only the set's members are read (most of an automaton's sets are a character or two),
         // and the classes are renumbered by their smallest byte once, at the end.
@@ -23,6 +30,14 @@ public struct ByteClasses: Hashable, Sendable {
         var count = 1
         var size = [Int](repeating: 0, count: 129)
         size[0] = 128
+        // A single byte splits off class 0 (all the others so far), unless it is all that is left.
+        forEachMember(singles) { byte in
+            guard size[0] > 1 else { return }
+            classOf[byte] = UInt8(count)
+            size[count] = 1
+            size[0] -= 1
+            count += 1
+        }
         // Per class: the set's members in it, and the class they move to.
         var inSet = [Int](repeating: 0, count: 128)
         var movedTo = [UInt8](repeating: 0, count: 128)

@@ -89,16 +89,30 @@ public enum Minimizer {
 
     /// The classes of equivalent states by partition refinement.
     static func refinedClasses(_ dfa: DFA) -> (classOf: [Int32], count: Int) {
-        let n = dfa.stateCount, k = dfa.classCount
-        // The defined transitions: tail, label (class), head.
-        var tails: [Int32] = [], labels: [Int32] = [], heads: [Int32] = []
-        tails.reserveCapacity(n * 4); labels.reserveCapacity(n * 4); heads.reserveCapacity(n * 4)
-        for state in 0..<n {
-            for live in dfa.row(state) {
-                tails.append(Int32(state)); labels.append(Int32(dfa.liveClasses[live])); heads.append(Int32(dfa.liveTargets[live]))
-            }
+        dfa.liveClasses.withUnsafeBufferPointer { labels in
+            dfa.liveTargets.withUnsafeBufferPointer { heads in refinedClasses(dfa, labels: labels, heads: heads) }
         }
-        let m = tails.count
+    }
+
+    /// The same, the defined transitions read in place: transition t (a DFA's live transition,
+    /// row after row) leads from its row's state on class `labels[t]` to state `heads[t]`.
+    private static func refinedClasses(
+        _ dfa: DFA, labels: UnsafeBufferPointer<UInt8>, heads: UnsafeBufferPointer<UInt32>
+    ) -> (classOf: [Int32], count: Int) {
+        let n = dfa.stateCount, k = dfa.classCount, m = heads.count
+        // Scratch in raw memory (written once per transition each, where array writes would pay
+        // a uniqueness check apiece): the tails, then the transitions by label and by head.
+        let tails = UnsafeMutableBufferPointer<Int32>.allocate(capacity: max(m, 1))
+        let incoming = UnsafeMutableBufferPointer<Int32>.allocate(capacity: max(m, 1))
+        let incomingStart = UnsafeMutableBufferPointer<Int32>.allocate(capacity: n + 1)
+        defer {
+            tails.deallocate()
+            incoming.deallocate()
+            incomingStart.deallocate()
+        }
+        for state in 0..<n {
+            for t in dfa.row(state) { tails[t] = Int32(truncatingIfNeeded: state) }
+        }
 
         // Blocks of states, seeded by accept sets.
         let blocks = RefinablePartition(count: n)
@@ -119,24 +133,26 @@ public enum Minimizer {
             var labelStart = [Int](repeating: 0, count: k + 1)
             for t in 0..<m { labelStart[Int(labels[t]) + 1] += 1 }
             for label in 0..<k { labelStart[label + 1] += labelStart[label] }
-            var byLabel = [Int32](repeating: 0, count: m)
+            // (The incoming list's memory, free until the transitions by head are placed.)
             for t in 0..<m {
-                byLabel[labelStart[Int(labels[t])]] = Int32(t)
+                incoming[labelStart[Int(labels[t])]] = Int32(t)
                 labelStart[Int(labels[t])] += 1
             }
-            cords.setInitial(order: byLabel) { labels[$0] }
+            cords.setInitial(order: UnsafeBufferPointer(incoming)) { Int32(labels[$0]) }
         }
 
-        // Incoming transitions of each state.
-        var incomingStart = [Int32](repeating: 0, count: n + 1)
+        // Incoming transitions of each state: counted, then placed (a counting sort by head).
+        incomingStart.initialize(repeating: 0)
         for t in 0..<m { incomingStart[Int(heads[t]) + 1] += 1 }
         for s in 0..<n { incomingStart[s + 1] += incomingStart[s] }
-        var incoming = [Int32](repeating: 0, count: m)
-        var cursor = incomingStart
         for t in 0..<m {
-            incoming[Int(cursor[Int(heads[t])])] = Int32(t)
-            cursor[Int(heads[t])] += 1
+            let head = Int(heads[t])
+            incoming[Int(incomingStart[head])] = Int32(t)
+            incomingStart[head] += 1
         }
+        // Each start was moved to the next one's: shifted back.
+        for s in stride(from: n, to: 0, by: -1) { incomingStart[s] = incomingStart[s - 1] }
+        incomingStart[0] = 0
 
         var nextBlock = 1, nextCord = 0
         while nextCord < cords.setCount {
@@ -246,7 +262,7 @@ private final class RefinablePartition {
     var classes: [Int32] { Array(UnsafeBufferPointer(start: setOf, count: count)) }
 
     /// Replaces the single initial set by the runs of `order` with equal keys.
-    func setInitial(order: [Int32], key: (Int) -> Int32) {
+    func setInitial(order: UnsafeBufferPointer<Int32>, key: (Int) -> Int32) {
         setCount = 0
         var current: Int32? = nil
         for (position, element) in order.enumerated() {

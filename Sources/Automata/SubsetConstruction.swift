@@ -36,9 +36,11 @@ struct Construction {
 
     /// Closure's working memory, as raw buffers: writes to an array held by a struct would check
     /// its uniqueness each time, a tenth of the construction. `stamp[s] == generation`
-    /// marks the states reached by the closure under way; `stack` holds at most every state once.
+    /// marks the states reached by the closure under way; `stack` holds at most every state once,
+    /// and `closed` the closure's result.
     private let stamp: UnsafeMutableBufferPointer<UInt32>
     private let stack: UnsafeMutableBufferPointer<UInt32>
+    private let closed: UnsafeMutableBufferPointer<UInt32>
     private var generation: UInt32 = 0
 
     init(nfa: NFA, limits: AutomataLimits) {
@@ -48,7 +50,7 @@ struct Construction {
         // table with a cheap hash (hashing every edge's set with SipHash, twice, would be a tenth
         // of the construction); a set of one character (most of them) is its character's class.
         var sets: [ASCIISet] = []
-        var slots = [Int32](repeating: -1, count: 1024)
+        var slots = [Int32](repeating: -1, count: min(1024, hashTableSize(for: nfa.edgeSets.count)))
         var setOfEdge: [Int32] = []
         setOfEdge.reserveCapacity(nfa.edgeSets.count)
         var characters = ASCIISet()
@@ -76,9 +78,7 @@ struct Construction {
                 setOfEdge.append(slots[slot])
             }
         }
-        var singles: [ASCIISet] = [.nul]
-        forEachMember(characters) { singles.append(ASCIISet(UInt8($0))) }
-        let refined = ByteClasses(refining: singles + sets)
+        let refined = ByteClasses(singling: characters.union(.nul), refining: sets)
         byteClasses = refined
         let classesOfSet = sets.map { refined.classes(of: $0) }
         edgeClasses = zip(nfa.edgeSets, setOfEdge).map { set, number in
@@ -90,22 +90,25 @@ struct Construction {
         stamp = .allocate(capacity: nfa.stateCount)
         stamp.initialize(repeating: 0)
         stack = .allocate(capacity: nfa.stateCount)
+        closed = .allocate(capacity: nfa.stateCount)
     }
 
     func deallocate() {
         stamp.deallocate()
         stack.deallocate()
+        closed.deallocate()
     }
 
-    /// The important states reachable from `seeds` by epsilon transitions, sorted, into `result`.
-    mutating func closure<Seeds: Sequence<UInt32>>(_ seeds: Seeds, into result: inout [UInt32]) {
+    /// The important states reachable from `seeds` by epsilon transitions, sorted: valid until
+    /// the next closure.
+    mutating func closure<Seeds: Sequence<UInt32>>(_ seeds: Seeds) -> UnsafeBufferPointer<UInt32> {
         generation &+= 1
         if generation == 0 {
             // Wrapped around: old marks could look current.
             stamp.update(repeating: 0)
             generation = 1
         }
-        result.removeAll(keepingCapacity: true)
+        var count = 0
         var height = 0
         for seed in seeds where stamp[Int(seed)] != generation {
             stamp[Int(seed)] = generation
@@ -115,7 +118,10 @@ struct Construction {
         while height > 0 {
             height -= 1
             let state = stack[height]
-            if isImportant[Int(state)] { result.append(state) }
+            if isImportant[Int(state)] {
+                closed[count] = state
+                count += 1
+            }
             for edge in Int(nfa.epsilonStart[Int(state)])..<Int(nfa.epsilonStart[Int(state) + 1]) {
                 let target = nfa.epsilonTargets[edge]
                 if stamp[Int(target)] != generation {
@@ -125,7 +131,9 @@ struct Construction {
                 }
             }
         }
-        if result.count > 1 { result.sort() }
+        var result = UnsafeMutableBufferPointer(rebasing: closed[..<count])
+        if count > 1 { result.sort() }
+        return UnsafeBufferPointer(result)
     }
 
     /// The limits, checked after each new DFA state: the NFA states in all sets together, the
@@ -148,16 +156,13 @@ struct Construction {
         // open-addressing table of set numbers keyed by the sets' contents: no allocation per
         // DFA state.
         var sets = SetTable(nfaStates: nfa.stateCount)
-        var scratch: [UInt32] = []
-        closure(startSeeds(), into: &scratch)
-        _ = sets.insert(scratch)
+        _ = sets.insert(closure(startSeeds()))
         var rows = DFARows()
         var buckets = ClassBuckets(classCount: byteClasses.count)
         defer {
             rows.deallocate()
             buckets.deallocate()
         }
-        var set: [UInt32] = []
         // Every bucket closed so far, as read (before its closure), and the DFA state it led to:
         // most of a DFA's transitions on a class lead from many states to one bucket (in an
         // Aho-Corasick automaton, the unanchored root's child on that class), whose closure and
@@ -166,11 +171,8 @@ struct Construction {
         var targetOfBucket: [UInt32] = []
         var current = 0
         while current < sets.count {
-            // A copy (kept between states): a slice would share `sets`' storage, and each insert
-            // below would then copy all of it.
-            set.removeAll(keepingCapacity: true)
-            set.append(contentsOf: sets[current])
-            read(set, accepts: &rows, buckets: &buckets)
+            // Read in place: the set is done with before the inserts below.
+            sets.withSet(current) { read($0, accepts: &rows, buckets: &buckets) }
             rows.beginRow(classCount: byteClasses.count)
             // Each class's bucket closed into the DFA state it leads to. (Neighbouring classes
             // often have the same bucket, a loop's target and little else: compared with the
@@ -183,14 +185,14 @@ struct Construction {
                     if previousTarget != dead { rows.append(byteClass, previousTarget) }
                     continue
                 }
-                let (number, isNew) = buckets.targets.withUnsafeBufferPointer { closedBuckets.insert(UnsafeBufferPointer(rebasing: $0[bucket])) }
+                let (number, isNew) = closedBuckets.insert(buckets.targets(bucket))
                 var target = dead
                 if !isNew {
                     target = targetOfBucket[Int(number)]
                 } else {
-                    closure(buckets.targets[bucket], into: &scratch)
-                    if !scratch.isEmpty {
-                        let (id, isNew) = sets.insert(scratch)
+                    let reached = closure(buckets.targets(bucket))
+                    if !reached.isEmpty {
+                        let (id, isNew) = sets.insert(reached)
                         target = id
                         if isNew { try checkLimits(entries: sets.entries, states: sets.count) }
                     }
@@ -223,38 +225,33 @@ struct Construction {
     /// list, sorted), and their edges' targets into `buckets` by byte class, counted first, then
     /// placed end to end (two passes over the edges, no array per class).
     @inline(__always)
-    private func read(_ set: [UInt32], accepts rows: inout DFARows, buckets: inout ClassBuckets) {
-        buckets.touched.removeAll(keepingCapacity: true)
+    private func read(_ set: UnsafeBufferPointer<UInt32>, accepts rows: inout DFARows, buckets: inout ClassBuckets) {
+        buckets.touched = ClassSet()
         let acceptsBefore = rows.acceptedPatterns.count
         let count = buckets.count
         for state in set {
             let pattern = nfa.acceptedPattern[Int(state)]
             if pattern != UInt32.max { rows.acceptedPatterns.append(PatternID(pattern)) }
             for edge in Int(nfa.edgeStart[Int(state)])..<Int(nfa.edgeStart[Int(state) + 1]) {
-                forEachMember(edgeClasses[edge]) { byteClass in
-                    if count[byteClass] == 0 { buckets.touched.append(byteClass) }
-                    count[byteClass] += 1
-                }
+                buckets.touched.formUnion(edgeClasses[edge])
+                forEachMember(edgeClasses[edge]) { count[$0] += 1 }
             }
         }
         rows.endAccepts(from: acceptsBefore)
-        buckets.touched.sort()
         let start = buckets.start
         var total = 0
         for byteClass in buckets.touched {
             start[byteClass] = total
             total += count[byteClass]
         }
-        buckets.targets.removeAll(keepingCapacity: true)
-        buckets.targets.append(contentsOf: repeatElement(0, count: total))
-        buckets.targets.withUnsafeMutableBufferPointer { targets in
-            for state in set {
-                for edge in Int(nfa.edgeStart[Int(state)])..<Int(nfa.edgeStart[Int(state) + 1]) {
-                    let target = nfa.edgeTargets[edge]
-                    forEachMember(edgeClasses[edge]) { byteClass in
-                        targets[start[byteClass]] = target
-                        start[byteClass] += 1
-                    }
+        buckets.reserveTargets(total)
+        let targets = buckets.allTargets
+        for state in set {
+            for edge in Int(nfa.edgeStart[Int(state)])..<Int(nfa.edgeStart[Int(state) + 1]) {
+                let target = nfa.edgeTargets[edge]
+                forEachMember(edgeClasses[edge]) { byteClass in
+                    targets[start[byteClass]] = target
+                    start[byteClass] += 1
                 }
             }
         }
@@ -262,16 +259,18 @@ struct Construction {
 }
 
 /// Per DFA state, the NFA states each byte class leads to (a bucket per class), end to end in
-/// `targets`. (Raw memory for the counts and starts: written once per edge and class, where array
-/// writes would each pay a uniqueness check.)
+/// `allTargets`. (Raw memory: written once per edge and class, where array writes would each pay
+/// a uniqueness check.)
 struct ClassBuckets {
     /// Per class: its bucket's size (0 once taken), and where its next target goes (once
     /// placed: where its bucket ends).
     let count: UnsafeMutableBufferPointer<Int>
     let start: UnsafeMutableBufferPointer<Int>
-    var targets: [UInt32] = []
-    /// The classes whose bucket is not empty, increasing.
-    var touched: [Int] = []
+    /// The buckets of the state under way; its room grows, never shrinks.
+    private(set) var allTargets = UnsafeMutablePointer<UInt32>.allocate(capacity: 64)
+    private var capacity = 64
+    /// The classes whose bucket is not empty.
+    var touched = ClassSet()
 
     init(classCount: Int) {
         count = .allocate(capacity: max(classCount, 1))
@@ -283,13 +282,29 @@ struct ClassBuckets {
     func deallocate() {
         count.deallocate()
         start.deallocate()
+        allTargets.deallocate()
+    }
+
+    /// Room for `total` targets, the last state's let go.
+    @inline(__always)
+    mutating func reserveTargets(_ total: Int) {
+        guard total > capacity else { return }
+        allTargets.deallocate()
+        capacity = max(total, 2 * capacity)
+        allTargets = .allocate(capacity: capacity)
+    }
+
+    /// The targets of a bucket (`take`'s range).
+    @inline(__always)
+    func targets(_ bucket: Range<Int>) -> UnsafeBufferPointer<UInt32> {
+        UnsafeBufferPointer(start: allTargets + bucket.lowerBound, count: bucket.count)
     }
 
     /// Whether buckets `a` and `b` hold the same targets in the same order.
     @inline(__always)
     func holdSameTargets(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
         guard a.count == b.count, !a.isEmpty else { return false }
-        for offset in 0..<a.count where targets[a.lowerBound + offset] != targets[b.lowerBound + offset] { return false }
+        for offset in 0..<a.count where allTargets[a.lowerBound + offset] != allTargets[b.lowerBound + offset] { return false }
         return true
     }
 
@@ -406,7 +421,9 @@ struct SetTable {
     private var storage: [UInt32] = []
     private var start: [Int] = [0]
     private var hashes: [Int] = []
-    private var slots = [Int32](repeating: -1, count: 1024)
+    /// Sized to the NFA up to 1,024 slots (a small NFA's construction makes a few sets; a large
+    /// one's table grows).
+    private var slots: [Int32]
     /// By NFA state: the number of the set of that state alone, -1 before it is added.
     private var singletons: [Int32]
     /// Sets in the hash table (the others are singletons).
@@ -414,6 +431,7 @@ struct SetTable {
 
     init(nfaStates: Int) {
         singletons = [Int32](repeating: -1, count: nfaStates)
+        slots = [Int32](repeating: -1, count: min(1024, hashTableSize(for: nfaStates)))
     }
 
     var count: Int { start.count - 1 }
@@ -484,6 +502,31 @@ struct SetTable {
             while slots[slot] >= 0 { slot = (slot + 1) & mask }
             slots[slot] = Int32(id)
         }
+    }
+}
+
+/// A set of byte classes (at most 128), read in increasing order.
+struct ClassSet: Sequence, IteratorProtocol {
+    private var low: UInt64 = 0
+    private var high: UInt64 = 0
+
+    /// The classes of `classes` (a set of class numbers) added.
+    @inline(__always)
+    mutating func formUnion(_ classes: ASCIISet) {
+        low |= classes.low
+        high |= classes.high
+    }
+
+    /// The smallest class, taken out.
+    @inline(__always)
+    mutating func next() -> Int? {
+        if low != 0 {
+            defer { low &= low - 1 }
+            return low.trailingZeroBitCount
+        }
+        guard high != 0 else { return nil }
+        defer { high &= high - 1 }
+        return 64 + high.trailingZeroBitCount
     }
 }
 

@@ -54,7 +54,6 @@ extension Construction {
 
         // H's targets as (class, target) pairs.
         var steps: [(byteClass: Int, target: UInt32)] = []
-        var scratch: [UInt32] = []
 
         var current = 0
         while current < states.count {
@@ -91,9 +90,9 @@ extension Construction {
                 copied = past
                 let first = step
                 while step < steps.count && steps[step].byteClass == byteClass { step += 1 }
-                closure(steps[first..<step].lazy.map(\.target), into: &scratch)
-                if !scratch.isEmpty {
-                    let (state, isNew) = states.insert(head: scratch, rest: target)
+                let reached = closure(steps[first..<step].lazy.map(\.target))
+                if !reached.isEmpty {
+                    let (state, isNew) = states.insert(head: reached, rest: target)
                     if isNew { try checkLimits(entries: states.entries, states: states.count) }
                     target = state
                 }
@@ -191,7 +190,7 @@ private struct TrieStates {
 
     /// The state of (H, F) for H the states `head`, and whether it is new.
     @inline(__always)
-    mutating func insert(head: [UInt32], rest: UInt32) -> (UInt32, Bool) {
+    mutating func insert(head: UnsafeBufferPointer<UInt32>, rest: UInt32) -> (UInt32, Bool) {
         let (headNumber, _) = heads.insert(head)
         let (state, isNew) = pairs.insert(head: headNumber, rest: rest, next: UInt32(headOf.count))
         if isNew {

@@ -242,6 +242,24 @@ private func patterns(_ sources: [String]) -> [(id: PatternID, filter: URLFilter
             #expect(ByteClasses(refining: sets).count == number.count)
         }
     }
+
+    /// Bytes singled out first (the construction's single characters) against each as a set of
+    /// its own, through the general refinement; every byte singled out included.
+    @Test func singledBytesAreSetsOfOneByte() {
+        var random = SplitMix64(seed: 58)
+        for round in 0..<300 {
+            let bits = (random.next(), random.next() & random.next())
+            var singles = round == 0 ? ASCIISet(0...127) : ASCIISet((0..<128).filter { ($0 < 64 ? bits.0 >> $0 : bits.1 >> ($0 - 64)) & 1 == 1 }.map(UInt8.init))
+            if round == 1 { singles = ASCIISet() }
+            let sets = (0..<Int(random.next() % 6)).map { _ in
+                let low = UInt8(random.next() % 128)
+                return ASCIISet(low...min(127, low + UInt8(random.next() % 40)))
+            }
+            let general = ByteClasses(refining: singles.members.map { ASCIISet($0) } + sets)
+            let singled = ByteClasses(singling: singles, refining: sets)
+            #expect(singled == general, "\(singles) \(sets)")
+        }
+    }
 }
 
 /// Patterns from the subset's grammar over a small alphabet, with some text outside it.
