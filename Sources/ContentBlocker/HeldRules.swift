@@ -3,8 +3,12 @@
 // The rules as an evaluator holds them once loaded, in place of the file's records (`RuleRecord`,
 // 24 bytes in memory, let go):
 //
-//   records      per rule slot, what an answer reads of the rule in 8 bytes (`HeldRule`): its
-//                action location, its flags and its condition kind and role, packed
+//   records      what an answer reads of a rule in 8 bytes (`HeldRule`): its action location, its
+//                flags and its condition kind and role, packed; each distinct record once (a list
+//                of tens of thousands of rules has a few thousand: rules share their flags, and
+//                most share their action with many others)
+//   recordOf     per rule slot, its record's place among them: 2 bytes a slot while they number
+//                at most 2^16, 4 beyond (`RecordPlaces`)
 //   indices      per rule slot, its index in the source list: the one copy, the pool an
 //                outcome's list of rules reads (`SharedList`)
 //   conditions   the start and count of the condition list of each rule that has one (few: most
@@ -23,7 +27,7 @@ internal import Search
 
 /// What an answer reads of one rule: its action location, flags, condition kind and role (8 bytes;
 /// the condition's list, for the few rules with one, is in `ConditionLists`).
-struct HeldRule {
+struct HeldRule: Hashable {
     /// The index of its action in the file's actions, `RuleRecord.notListed` when not listed.
     let actionLocation: UInt32
     let resourceTypes: UInt16
@@ -42,6 +46,9 @@ struct HeldRule {
         kinds = record.role.rawValue | record.condition.rawValue << 3
     }
 
+    /// Its fields in one word (a key for finding equal records).
+    var bits: UInt64 { UInt64(actionLocation) | UInt64(resourceTypes) << 32 | UInt64(flags) << 48 | UInt64(kinds) << 56 }
+
     @inline(__always) var loadTypes: UInt8 { flags & 0b11 }
     @inline(__always) var loadContexts: UInt8 { flags >> 2 & 0b11 }
     /// 0: any method; otherwise `RequestMethod.allCases[method - 1]`.
@@ -53,37 +60,106 @@ struct HeldRule {
 
 /// The rules of a compiled file as an evaluator holds them (see above).
 struct HeldRules {
+    /// Each distinct record once, in order of first use.
     private let records: [HeldRule]
+    private let recordOf: RecordPlaces
     /// Each rule's index in its list, by slot.
     let indices: [RuleIndex]
     private let conditionLists: ConditionLists
 
     init(_ records: [RuleRecord]) {
-        self.records = records.map(HeldRule.init)
+        var distinct: [HeldRule] = []
+        var placeOf: [UInt64: UInt32] = [:]
+        var last: (rule: HeldRule, place: UInt32)?
+        let places = records.map { record in
+            let rule = HeldRule(record)
+            // (Neighbouring rules mostly share their record: the last one's is compared, not hashed.)
+            if let last, last.rule == rule { return last.place }
+            let place = placeOf[rule.bits] ?? UInt32(distinct.count)
+            if place == distinct.count {
+                placeOf[rule.bits] = place
+                distinct.append(rule)
+            }
+            last = (rule, place)
+            return place
+        }
+        self.records = distinct.fitted()
+        recordOf = RecordPlaces(places, distinct: distinct.count)
         indices = records.map { RuleIndex(Int($0.ruleIndex)) }
         conditionLists = ConditionLists(records)
     }
 
-    var count: Int { records.count }
+    var count: Int { indices.count }
+    /// How many distinct records the rules share.
+    var distinctRecords: Int { records.count }
+    /// Whether a slot's record place takes 4 bytes (more than 2^16 distinct records), not 2.
+    var placesAreWide: Bool { recordOf.isWide }
 
     @inline(__always)
-    subscript(slot: UInt32) -> HeldRule { records[Int(slot)] }
+    subscript(slot: UInt32) -> HeldRule { records[recordOf[Int(slot)]] }
 
     /// The entries of the file's conditions that the condition of the rule in `slot` lists (empty
     /// for a rule whose condition lists none).
     @inline(__always)
     func conditionEntries(of slot: UInt32) -> Range<Int> { conditionLists.entries(of: slot) }
 
-    /// The records read through a buffer (a loop over every rule of a page: no check per read).
-    func withRecords<Result>(_ body: (UnsafeBufferPointer<HeldRule>) -> Result) -> Result {
-        records.withUnsafeBufferPointer(body)
+    /// The records read through buffers (a loop over every rule of a page: no check per read).
+    func withRecords<Result>(_ body: (Reader) -> Result) -> Result {
+        records.withUnsafeBufferPointer { records in recordOf.withPlaces { body(Reader(records: records, places: $0)) } }
+    }
+
+    /// The records by slot, read unchecked (slots below the count).
+    struct Reader {
+        fileprivate let records: UnsafeBufferPointer<HeldRule>
+        fileprivate let places: RecordPlaces.Reader
+
+        @inline(__always)
+        subscript(slot: Int) -> HeldRule { records[places[slot]] }
     }
 
     /// Counts what it holds under `name`.
     func held(_ name: String, into memory: inout HeldMemory) {
         memory.add(name, array: records)
+        recordOf.held(name, into: &memory)
         memory.add(name, array: indices)
         conditionLists.held(name, into: &memory)
+    }
+}
+
+/// Per rule slot, the place of its record among the distinct ones: in 2 bytes while there are at
+/// most 2^16 of them (`narrow`), in 4 beyond (`wide`); the other list is empty.
+struct RecordPlaces {
+    private let narrow: [UInt16]
+    private let wide: [UInt32]
+
+    init(_ places: [UInt32], distinct: Int) {
+        let fitsNarrow = distinct <= 1 << 16
+        narrow = fitsNarrow ? places.map { UInt16($0) } : []
+        wide = fitsNarrow ? [] : places
+    }
+
+    @inline(__always)
+    subscript(slot: Int) -> Int { wide.isEmpty ? Int(narrow[slot]) : Int(wide[slot]) }
+
+    func withPlaces<Result>(_ body: (Reader) -> Result) -> Result {
+        narrow.withUnsafeBufferPointer { narrow in wide.withUnsafeBufferPointer { wide in body(Reader(narrow: narrow, wide: wide)) } }
+    }
+
+    /// The places read unchecked.
+    struct Reader {
+        fileprivate let narrow: UnsafeBufferPointer<UInt16>
+        fileprivate let wide: UnsafeBufferPointer<UInt32>
+
+        @inline(__always)
+        subscript(slot: Int) -> Int { wide.isEmpty ? Int(narrow[slot]) : Int(wide[slot]) }
+    }
+
+    /// Whether the places take 4 bytes a slot (more than 2^16 distinct records).
+    var isWide: Bool { !wide.isEmpty }
+
+    func held(_ name: String, into memory: inout HeldMemory) {
+        memory.add(name, array: narrow)
+        memory.add(name, array: wide)
     }
 }
 
