@@ -2,7 +2,7 @@
 // file's records say: each field of a packed record, read by slot and through a buffer, equal
 // records held once, places of 2 bytes and of 4 (past 2^16 distinct records), each rule's index,
 // each rule's condition list found by its rank (across the words of 64 slots), and each url
-// pattern's slots, one or several.
+// pattern's slots, one or several, in entries of 2 bytes and of 4.
 
 import Testing
 @testable import ContentBlocker
@@ -114,6 +114,26 @@ import TestSupport
         for (slot, record) in records.enumerated() {
             let start = Int(record.conditionStart)
             #expect(held.conditionEntries(of: UInt32(slot)) == start..<start + Int(record.conditionCount), "slot \(slot)")
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func patternsListTheirSlotsInNarrowOrWideEntries(farApart: Bool) {
+        // 200 patterns, every fifth of several rules (not sorted), slots ahead of the patterns'
+        // numbers; far apart, some slots further from them than 2 bytes count.
+        let lists: [[UInt32]] = (0..<200).map { pattern in
+            let slot = UInt32(pattern * 2) + (farApart && pattern >= 192 && pattern % 2 == 1 ? 100_000 : 0)
+            return pattern % 5 == 0 ? [slot + 1, slot, slot + 3] : [slot]
+        }
+        var start: [UInt32] = [0]
+        for list in lists { start.append(start.last! + UInt32(list.count)) }
+        let rules = URLPatternRules(start: start, slots: lists.flatMap { $0 })
+        let wide = rules.entriesAreWide
+        #expect(wide == farApart)
+        for (pattern, list) in lists.enumerated() {
+            var slots: [UInt32] = []
+            rules.forEachSlot(of: UInt32(pattern)) { slots.append($0) }
+            #expect(slots == list, "pattern \(pattern)")
         }
     }
 
