@@ -3,8 +3,12 @@
 // The rules as an evaluator holds them once loaded, in place of the file's records (`RuleRecord`,
 // 24 bytes in memory, let go):
 //
-//   records      per rule slot, what an answer reads of the rule in 8 bytes (`HeldRule`): its
-//                action location, its flags and its condition kind and role, packed
+//   records      what an answer reads of a rule in 8 bytes (`HeldRule`): its action location, its
+//                flags and its condition kind and role, packed; each distinct record once (a list
+//                of tens of thousands of rules has a few thousand: rules share their flags, and
+//                most share their action with many others)
+//   recordOf     per rule slot, its record's place among them: 2 bytes a slot while they number
+//                at most 2^16, 4 beyond (`NarrowedIntegers`)
 //   indices      per rule slot, its index in the source list: the one copy, the pool an
 //                outcome's list of rules reads (`SharedList`)
 //   conditions   the start and count of the condition list of each rule that has one (few: most
@@ -12,9 +16,9 @@
 //                rule's rank among them: a bit per slot and, per 64 slots, how many rules before
 //                them have a list (`ConditionLists`)
 //
-// and per url pattern the slots of its rules (`URLPatternRules`): most patterns' one slot in a
-// word, the others' count and slots listed apart. A pattern's report then reads its word and its
-// rule's record, the record's line shared by the neighbouring rules.
+// and per url pattern the slots of its rules (`URLPatternRules`): most patterns' one slot in an
+// entry of 2 bytes (its difference from the pattern's number), the others' count and slots listed
+// apart. A pattern's report then reads its entry and its rule's record.
 // Tested by ContentBlockerTests/HeldRulesTests.swift, and by every answer (EvaluatorTests,
 // PageCacheTests).
 
@@ -23,7 +27,7 @@ internal import Search
 
 /// What an answer reads of one rule: its action location, flags, condition kind and role (8 bytes;
 /// the condition's list, for the few rules with one, is in `ConditionLists`).
-struct HeldRule {
+struct HeldRule: Hashable {
     /// The index of its action in the file's actions, `RuleRecord.notListed` when not listed.
     let actionLocation: UInt32
     let resourceTypes: UInt16
@@ -42,6 +46,9 @@ struct HeldRule {
         kinds = record.role.rawValue | record.condition.rawValue << 3
     }
 
+    /// Its fields in one word (a key for finding equal records).
+    var bits: UInt64 { UInt64(actionLocation) | UInt64(resourceTypes) << 32 | UInt64(flags) << 48 | UInt64(kinds) << 56 }
+
     @inline(__always) var loadTypes: UInt8 { flags & 0b11 }
     @inline(__always) var loadContexts: UInt8 { flags >> 2 & 0b11 }
     /// 0: any method; otherwise `RequestMethod.allCases[method - 1]`.
@@ -53,37 +60,106 @@ struct HeldRule {
 
 /// The rules of a compiled file as an evaluator holds them (see above).
 struct HeldRules {
+    /// Each distinct record once, in order of first use.
     private let records: [HeldRule]
+    private let recordOf: NarrowedIntegers
     /// Each rule's index in its list, by slot.
     let indices: [RuleIndex]
     private let conditionLists: ConditionLists
 
     init(_ records: [RuleRecord]) {
-        self.records = records.map(HeldRule.init)
+        var distinct: [HeldRule] = []
+        var placeOf: [UInt64: UInt32] = [:]
+        var last: (rule: HeldRule, place: UInt32)?
+        let places = records.map { record in
+            let rule = HeldRule(record)
+            // (Neighbouring rules mostly share their record: the last one's is compared, not hashed.)
+            if let last, last.rule == rule { return last.place }
+            let place = placeOf[rule.bits] ?? UInt32(distinct.count)
+            if place == distinct.count {
+                placeOf[rule.bits] = place
+                distinct.append(rule)
+            }
+            last = (rule, place)
+            return place
+        }
+        self.records = distinct.fitted()
+        recordOf = NarrowedIntegers(places)
         indices = records.map { RuleIndex(Int($0.ruleIndex)) }
         conditionLists = ConditionLists(records)
     }
 
-    var count: Int { records.count }
+    var count: Int { indices.count }
+    /// How many distinct records the rules share.
+    var distinctRecords: Int { records.count }
+    /// Whether a slot's record place takes 4 bytes (more than 2^16 distinct records), not 2.
+    var placesAreWide: Bool { recordOf.isWide }
 
     @inline(__always)
-    subscript(slot: UInt32) -> HeldRule { records[Int(slot)] }
+    subscript(slot: UInt32) -> HeldRule { records[recordOf[Int(slot)]] }
 
     /// The entries of the file's conditions that the condition of the rule in `slot` lists (empty
     /// for a rule whose condition lists none).
     @inline(__always)
     func conditionEntries(of slot: UInt32) -> Range<Int> { conditionLists.entries(of: slot) }
 
-    /// The records read through a buffer (a loop over every rule of a page: no check per read).
-    func withRecords<Result>(_ body: (UnsafeBufferPointer<HeldRule>) -> Result) -> Result {
-        records.withUnsafeBufferPointer(body)
+    /// The records read through buffers (a loop over every rule of a page: no check per read).
+    func withRecords<Result>(_ body: (Reader) -> Result) -> Result {
+        records.withUnsafeBufferPointer { records in recordOf.withValues { body(Reader(records: records, places: $0)) } }
+    }
+
+    /// The records by slot, read unchecked (slots below the count).
+    struct Reader {
+        fileprivate let records: UnsafeBufferPointer<HeldRule>
+        fileprivate let places: NarrowedIntegers.Reader
+
+        @inline(__always)
+        subscript(slot: Int) -> HeldRule { records[places[slot]] }
     }
 
     /// Counts what it holds under `name`.
     func held(_ name: String, into memory: inout HeldMemory) {
         memory.add(name, array: records)
+        recordOf.held(name, into: &memory)
         memory.add(name, array: indices)
         conditionLists.held(name, into: &memory)
+    }
+}
+
+/// A list of integers below 2^32, held in 2 bytes each when all are below 2^16 (`narrow`), in 4
+/// otherwise (`wide`); the other list is empty. (Record places, pattern entries.)
+struct NarrowedIntegers {
+    private let narrow: [UInt16]
+    private let wide: [UInt32]
+
+    init(_ values: [UInt32]) {
+        let fitsNarrow = values.allSatisfy { $0 <= UInt16.max }
+        narrow = fitsNarrow ? values.map { UInt16($0) } : []
+        wide = fitsNarrow ? [] : values
+    }
+
+    @inline(__always)
+    subscript(index: Int) -> Int { wide.isEmpty ? Int(narrow[index]) : Int(wide[index]) }
+
+    func withValues<Result>(_ body: (Reader) -> Result) -> Result {
+        narrow.withUnsafeBufferPointer { narrow in wide.withUnsafeBufferPointer { wide in body(Reader(narrow: narrow, wide: wide)) } }
+    }
+
+    /// The values read unchecked.
+    struct Reader {
+        fileprivate let narrow: UnsafeBufferPointer<UInt16>
+        fileprivate let wide: UnsafeBufferPointer<UInt32>
+
+        @inline(__always)
+        subscript(index: Int) -> Int { wide.isEmpty ? Int(narrow[index]) : Int(wide[index]) }
+    }
+
+    /// Whether the values take 4 bytes each.
+    var isWide: Bool { !wide.isEmpty }
+
+    func held(_ name: String, into memory: inout HeldMemory) {
+        memory.add(name, array: narrow)
+        memory.add(name, array: wide)
     }
 }
 
@@ -134,47 +210,56 @@ struct ConditionLists {
     }
 }
 
-/// The rule slots of each url pattern: most patterns' one slot in a word of its own, the others'
-/// listed apart (their count, then their slots).
+/// The rule slots of each url pattern: most patterns' one slot in an entry of its own, the others'
+/// listed apart (their count, then their slots). A pattern's one slot is held as its difference
+/// from the pattern's number (patterns are numbered about as their rules are: the differences lie
+/// close together), so that entries mostly fit in 2 bytes (`NarrowedIntegers`).
 struct URLPatternRules {
-    /// Per pattern, its one rule's slot, or `severalBit` with where its list starts in `several`.
-    private let entries: [UInt32]
+    /// The least difference of a pattern of one rule's slot from its number.
+    private let lowest: Int
+    /// Per pattern: its one rule's slot less its number and `lowest`, shifted left by one; or,
+    /// with bit 0 set, where its list starts in `several`, shifted left by one.
+    private let entries: NarrowedIntegers
     private let several: [UInt32]
-    /// (Slots are below 2^29: the file's limit.)
-    private static let severalBit: UInt32 = 1 << 31
 
     /// The rules of url pattern `p`: `slots[start[p] ..< start[p + 1]]`.
     init(start: [UInt32], slots: [UInt32]) {
         let patternCount = max(start.count - 1, 0)
-        let singles = (0..<patternCount).count { start[$0 + 1] - start[$0] == 1 }
+        let ones = (0..<patternCount).filter { start[$0 + 1] - start[$0] == 1 }
+        let lowest = ones.lazy.map { Int(slots[Int(start[$0])]) - $0 }.min() ?? 0
         var several: [UInt32] = []
-        several.reserveCapacity(patternCount - singles + slots.count - singles)
-        entries = (0..<patternCount).map { pattern in
+        several.reserveCapacity(patternCount - ones.count + slots.count - ones.count)
+        let entries = (0..<patternCount).map { pattern in
             let (first, end) = (Int(start[pattern]), Int(start[pattern + 1]))
             guard end - first == 1 else {
-                precondition(several.count < Self.severalBit, "pattern rule lists beyond 2^31 entries")
-                let entry = Self.severalBit | UInt32(several.count)
+                precondition(several.count < 1 << 31, "pattern rule lists beyond 2^31 entries")
+                let entry = UInt32(several.count) << 1 | 1
                 several.append(UInt32(end - first))
                 several += slots[first..<end]
                 return entry
             }
-            precondition(slots[first] < Self.severalBit, "rule slots beyond 2^31")
-            return slots[first]
+            // (Slots and patterns are below 2^29, the file's limits: the difference fits 31 bits.)
+            return UInt32(Int(slots[first]) - pattern - lowest) << 1
         }
+        self.lowest = lowest
+        self.entries = NarrowedIntegers(entries)
         self.several = several
     }
+
+    /// Whether the entries take 4 bytes each (slots far from their patterns' numbers).
+    var entriesAreWide: Bool { entries.isWide }
 
     /// Calls `body` with each slot of `pattern`'s rules, in the file's order.
     @inline(__always)
     func forEachSlot(of pattern: UInt32, _ body: (UInt32) -> Void) {
         let entry = entries[Int(pattern)]
-        guard entry & Self.severalBit != 0 else { return body(entry) }
-        let start = Int(entry & ~Self.severalBit) + 1
+        guard entry & 1 != 0 else { return body(UInt32(truncatingIfNeeded: Int(pattern) + lowest + entry >> 1)) }
+        let start = entry >> 1 + 1
         for at in start..<start + Int(several[start - 1]) { body(several[at]) }
     }
 
     func held(_ name: String, into memory: inout HeldMemory) {
-        memory.add(name, array: entries)
+        entries.held(name, into: &memory)
         memory.add(name, array: several)
     }
 }

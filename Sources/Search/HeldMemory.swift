@@ -79,7 +79,7 @@ extension Array {
     /// eighth again (an array grown by appending, kept for as long as the list is loaded).
     /// (Copied element by element into new storage: an array made of a slice of all of another
     /// shares that one's storage.)
-    func fitted() -> [Element] {
+    package func fitted() -> [Element] {
         guard capacity - count > count / 8 else { return self }
         // (The empty list, not one made of no capacity: making that writes the count of the
         // storage every empty array shares, a race between threads loading lists.)

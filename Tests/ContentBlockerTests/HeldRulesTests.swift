@@ -1,6 +1,8 @@
 // HeldRulesTests.swift — the rules as an evaluator holds them (HeldRules.swift) say what the
-// file's records say: each field of a packed record, each rule's index, each rule's condition list
-// found by its rank (across the words of 64 slots), and each url pattern's slots, one or several.
+// file's records say: each field of a packed record, read by slot and through a buffer, equal
+// records held once, places of 2 bytes and of 4 (past 2^16 distinct records), each rule's index,
+// each rule's condition list found by its rank (across the words of 64 slots), and each url
+// pattern's slots, one or several, in entries of 2 bytes and of 4.
 
 import Testing
 @testable import ContentBlocker
@@ -34,6 +36,7 @@ import TestSupport
         let records = Self.records(count: count, seed: UInt64(count) + 1)
         let held = HeldRules(records)
         #expect(held.count == count)
+        Self.expectEachSlotReads(records, held)
         for (slot, record) in records.enumerated() {
             let rule = held[UInt32(slot)]
             #expect(rule.actionLocation == record.actionLocation)
@@ -49,6 +52,55 @@ import TestSupport
         }
     }
 
+    /// Each slot reads its own record's fields, by slot and through `withRecords` alike.
+    static func expectEachSlotReads(_ records: [RuleRecord], _ held: HeldRules) {
+        held.withRecords { reader in
+            for (slot, record) in records.enumerated() {
+                for rule in [held[UInt32(slot)], reader[slot]] {
+                    guard rule != HeldRule(record) else { continue }
+                    Issue.record("slot \(slot) reads \(rule), not \(HeldRule(record))")
+                    return
+                }
+            }
+        }
+    }
+
+    @Test func equalRecordsAreHeldOnce() {
+        // Three records over 1,000 slots, in runs and alone.
+        let kinds: [(types: UInt16, location: UInt32)] = [(1, 7), (2, 7), (1, 9)]
+        let records = (0..<1_000).map { (slot: Int) -> RuleRecord in
+            let kind = kinds[slot % 7 == 0 ? 2 : (slot / 100) % 2]
+            return RuleRecord(
+                ruleIndex: UInt32(slot), resourceTypes: kind.types, loadTypes: 0, loadContexts: 0, method: 0, condition: .none,
+                role: .listed, actionLocation: kind.location, conditionStart: 0, conditionCount: 0)
+        }
+        let held = HeldRules(records)
+        let (distinct, wide) = (held.distinctRecords, held.placesAreWide)
+        #expect(distinct == 3)
+        #expect(!wide)
+        Self.expectEachSlotReads(records, held)
+    }
+
+    @Test func placesPastTwoToTheSixteenTakeFourBytes() {
+        // One more distinct record than 2 bytes number: each slot still reads its own.
+        let count = (1 << 16) + 1
+        let records = (0..<count).map { slot in
+            RuleRecord(
+                ruleIndex: UInt32(slot), resourceTypes: UInt16(slot % 7), loadTypes: 0, loadContexts: 0, method: 0, condition: .none,
+                role: .listed, actionLocation: UInt32(slot), conditionStart: 0, conditionCount: 0)
+        }
+        let held = HeldRules(records)
+        let distinct = held.distinctRecords
+        #expect(distinct == count)
+        let fewer = Array(records[..<(1 << 16)])
+        let narrowest = HeldRules(fewer)
+        let (wide, narrowestWide) = (held.placesAreWide, narrowest.placesAreWide)
+        #expect(wide)
+        #expect(!narrowestWide)
+        Self.expectEachSlotReads(records, held)
+        Self.expectEachSlotReads(fewer, narrowest)
+    }
+
     @Test func everyConditionListIsFoundAcrossWords() {
         // Every slot of three words with a list, then none, then every other: ranks from each
         // word's count and the bits below the slot.
@@ -62,6 +114,26 @@ import TestSupport
         for (slot, record) in records.enumerated() {
             let start = Int(record.conditionStart)
             #expect(held.conditionEntries(of: UInt32(slot)) == start..<start + Int(record.conditionCount), "slot \(slot)")
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func patternsListTheirSlotsInNarrowOrWideEntries(farApart: Bool) {
+        // 200 patterns, every fifth of several rules (not sorted), slots ahead of the patterns'
+        // numbers; far apart, some slots further from them than 2 bytes count.
+        let lists: [[UInt32]] = (0..<200).map { pattern in
+            let slot = UInt32(pattern * 2) + (farApart && pattern >= 192 && pattern % 2 == 1 ? 100_000 : 0)
+            return pattern % 5 == 0 ? [slot + 1, slot, slot + 3] : [slot]
+        }
+        var start: [UInt32] = [0]
+        for list in lists { start.append(start.last! + UInt32(list.count)) }
+        let rules = URLPatternRules(start: start, slots: lists.flatMap { $0 })
+        let wide = rules.entriesAreWide
+        #expect(wide == farApart)
+        for (pattern, list) in lists.enumerated() {
+            var slots: [UInt32] = []
+            rules.forEachSlot(of: UInt32(pattern)) { slots.append($0) }
+            #expect(slots == list, "pattern \(pattern)")
         }
     }
 
