@@ -248,64 +248,73 @@ private struct Builder {
         let firstIgnore = list.rules.firstIndex { $0.action == .ignorePreviousRules || $0.action == .ignoreFollowingRules }
             ?? list.rules.count
         let numbering = timer.begin(.parse)
-        var allPatterns = PatternTableWithDomains(patterns ?? PatternTable(rules: list.rules))
+        let allPatterns = PatternTableWithDomains(patterns ?? PatternTable(rules: list.rules))
         timer.end(numbering)
         let parsing = timer.begin(.parse)
-        // (In a block of its own: the table, the texts and the readings left over are let go
-        // inside parsing's stretch, not after it.)
-        do {
-            records.reserveCapacity(list.rules.count)
-            urlPatternOfRule.reserveCapacity(list.rules.count)
-            urlIDs.reserveCapacity(list.rules.count)
-            let ruleTexts = Self.ruleTexts(list.rules, &allPatterns)
-            allPatterns.table.parseNewKeys()
-            var cursor = 0
-            // Whether a text matches everything, from the table's statuses: a pattern's parse is
-            // read (and copied) only for its first use, when it gets its id.
-            let statuses = allPatterns.table.statuses
-            func matchesEverything(_ text: Int32) -> Bool { statuses[Int(text)] == .matchesEverything }
-            // (The rules read in place, a field at a time: a rule copied out of the array retains and
-            // releases each of its strings and lists.)
-            let rules = list.rules
-            rules.withUnsafeBufferPointer { rules in
-                for slot in rules.indices {
-                    let urlText = ruleTexts[cursor]
-                    cursor += 1
-                    urlPatternOfRule.append(matchesEverything(urlText) ? nil : urlIDs.id(for: urlText, rule: rules[slot].index))
-                    let start = conditions.count
-                    var kind = ConditionKind.none
-                    if let condition = rules[slot].trigger.condition {
-                        kind = addCondition(
-                            condition, of: rules[slot].index, ruleTexts, &cursor, matchesEverything)
-                    }
-                    let role: RuleRole =
-                        switch rules[slot].action {
-                        case .ignorePreviousRules: .ignorePreviousRules
-                        case .ignoreFollowingRules: .ignoreFollowingRules
-                        case .makeHTTPS: .makeHTTPS
-                        case .cssDisplayNone
-                        where slot < firstIgnore && matchesEverything(urlText) && rules[slot].trigger.flags == .none && rules[slot].trigger.condition == nil:
-                            .globalStyleSheet
-                        default: .listed
-                        }
-                    let method = rules[slot].trigger.requestMethod.map { UInt8(RequestMethod.allCases.firstIndex(of: $0)! + 1) } ?? 0
-                    records.append(RuleRecord(
-                        ruleIndex: UInt32(rules[slot].index.rawValue), resourceTypes: rules[slot].trigger.resourceTypes.rawValue,
-                        loadTypes: rules[slot].trigger.loadTypes.rawValue, loadContexts: rules[slot].trigger.loadContexts.rawValue, method: method,
-                        condition: kind, role: role, actionLocation: RuleRecord.notListed,
-                        conditionStart: conditions.count == start ? 0 : UInt32(start),
-                        conditionCount: UInt32(conditions.count - start)))
-                }
-            }
-            // Each kind's patterns out of the table, each moved by the last kind that reads it.
-            var readings = allPatterns.table.takeResults()
-            let (top, frame) = (topIDs, frameIDs)
-            urlIDs.gatherPatterns(from: &readings) { top.hasID(ofText: $0) || frame.hasID(ofText: $0) }
-            topIDs.gatherPatterns(from: &readings) { frame.hasID(ofText: $0) }
-            frameIDs.gatherPatterns(from: &readings) { _ in false }
-            _ = consume allPatterns
-        }
+        recordRules(consume allPatterns, firstIgnore: firstIgnore)
         timer.end(parsing)
+    }
+
+    /// Each rule's record and pattern ids, then each kind's patterns. The table is consumed: it,
+    /// its texts and the readings left over are let go here, inside parsing's stretch.
+    private mutating func recordRules(_ allPatterns: consuming PatternTableWithDomains, firstIgnore: Int) {
+        records.reserveCapacity(list.rules.count)
+        urlPatternOfRule.reserveCapacity(list.rules.count)
+        urlIDs.reserveCapacity(list.rules.count)
+        let ruleTexts = Self.ruleTexts(list.rules, &allPatterns)
+        allPatterns.table.parseNewKeys()
+        recordEachRule(ruleTexts, statuses: allPatterns.table.statuses, firstIgnore: firstIgnore)
+        gatherPatterns(from: allPatterns.table.takeResults())
+    }
+
+    /// A record per rule, and the ids of its url pattern and its condition's patterns (its texts
+    /// `ruleTexts`, in rule order; `statuses` by text).
+    private mutating func recordEachRule(_ ruleTexts: [Int32], statuses: [URLFilterParseStatus], firstIgnore: Int) {
+        var cursor = 0
+        // Whether a text matches everything, from the table's statuses: a pattern's parse is
+        // read (and copied) only for its first use, when it gets its id.
+        func matchesEverything(_ text: Int32) -> Bool { statuses[Int(text)] == .matchesEverything }
+        // (The rules read in place, a field at a time: a rule copied out of the array retains and
+        // releases each of its strings and lists.)
+        let rules = list.rules
+        rules.withUnsafeBufferPointer { rules in
+            for slot in rules.indices {
+                let urlText = ruleTexts[cursor]
+                cursor += 1
+                urlPatternOfRule.append(matchesEverything(urlText) ? nil : urlIDs.id(for: urlText, rule: rules[slot].index))
+                let start = conditions.count
+                var kind = ConditionKind.none
+                if let condition = rules[slot].trigger.condition {
+                    kind = addCondition(
+                        condition, of: rules[slot].index, ruleTexts, &cursor, matchesEverything)
+                }
+                let role: RuleRole =
+                    switch rules[slot].action {
+                    case .ignorePreviousRules: .ignorePreviousRules
+                    case .ignoreFollowingRules: .ignoreFollowingRules
+                    case .makeHTTPS: .makeHTTPS
+                    case .cssDisplayNone
+                    where slot < firstIgnore && matchesEverything(urlText) && rules[slot].trigger.flags == .none && rules[slot].trigger.condition == nil:
+                        .globalStyleSheet
+                    default: .listed
+                    }
+                let method = rules[slot].trigger.requestMethod.map { UInt8(RequestMethod.allCases.firstIndex(of: $0)! + 1) } ?? 0
+                records.append(RuleRecord(
+                    ruleIndex: UInt32(rules[slot].index.rawValue), resourceTypes: rules[slot].trigger.resourceTypes.rawValue,
+                    loadTypes: rules[slot].trigger.loadTypes.rawValue, loadContexts: rules[slot].trigger.loadContexts.rawValue, method: method,
+                    condition: kind, role: role, actionLocation: RuleRecord.notListed,
+                    conditionStart: conditions.count == start ? 0 : UInt32(start),
+                    conditionCount: UInt32(conditions.count - start)))
+            }
+        }
+    }
+
+    /// Each kind's patterns out of the table's readings, each moved by the last kind that reads it.
+    private mutating func gatherPatterns(from readings: consuming [Result<AcceptedPattern, URLFilterParseError>]) {
+        let (top, frame) = (topIDs, frameIDs)
+        urlIDs.gatherPatterns(from: &readings) { top.hasID(ofText: $0) || frame.hasID(ofText: $0) }
+        topIDs.gatherPatterns(from: &readings) { frame.hasID(ofText: $0) }
+        frameIDs.gatherPatterns(from: &readings) { _ in false }
     }
 
     /// Each rule's pattern numbers in the order `collect` reads them: the table's, with those of

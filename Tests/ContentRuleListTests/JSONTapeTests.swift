@@ -58,4 +58,37 @@ import Testing
         }
         #expect(tape.entries.count == 2 && tape.arena.isEmpty)
     }
+
+    /// The lookups by name (`object[key]`, and `members(named:)`, names matched by their length
+    /// and first eight bytes as a word, then the rest) find the last member whose key's string is
+    /// the name: names of lengths from 1 to 17 and names that share a prefix or a
+    /// length, escaped, duplicated and missing.
+    @Test func lookupsByNameFindTheLastMemberOfTheName() throws {
+        let names: [StaticString] = [
+            "a", "ab", "type", "typf", "abcde", "action", "trigger", "selector", "selectors",
+            "url-filter", "url-filtex", "if-top-url", "notification", "load-context", "abcdefghijklmnop", "abcdefghijklmnopq",
+        ]
+        let lookedUp = JSONNames(names.map { "\($0)" })
+        let texts = [
+            #"{"a":1,"ab":2,"abc":3,"type":4,"typf":5,"abcde":6,"action":7,"trigger":8,"selector":9}"#,
+            #"{"selectorz":0,"selectors":1,"selectorx":8,"url-filter":2,"url-filtex":3,"if-top-url":4,"notification":5,"load-context":6}"#,
+            #"{"abcdefghijklmnop":1,"abcdefghijklmnopq":2,"abcdefghijklmnoq":3,"b":4,"ty":5,"typ":6,"types":7}"#,
+            #"{"\u0074ype":1,"type":2,"tr\u0069gger":3,"a\u0063tion":{"x":[1]},"action":4,"sel\nector":5}"#,
+            #"{"":1,"a":[{"type":2}],"tyPe":3,"Type":4,"aB":5}"#, #"{}"#, #"[{"type":1}]"#, #""type""#,
+        ]
+        for text in texts {
+            try withTape(text) { value in
+                func lastMember(_ name: StaticString) -> JSONValue? {
+                    value.members.reversed().first { $0.key.stringValue == "\(name)" }.map { JSONValue($0.value) }
+                }
+                let found = value.members(named: lookedUp)
+                for (number, name) in names.enumerated() {
+                    let expected = lastMember(name)
+                    #expect(value[name].map(JSONValue.init) == expected, "\(name) in \(text)")
+                    #expect(found[number].map(JSONValue.init) == expected, "\(name) in \(text)")
+                    #expect(found.contains(number) == (expected != nil), "\(name) in \(text)")
+                }
+            }
+        }
+    }
 }
