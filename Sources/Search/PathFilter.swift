@@ -9,7 +9,7 @@
 // entry's filter is in its domain's record, which the lookup has read already, and T's bytes
 // lie elsewhere. A host's paths mostly differ in their first bytes past the `/`, so that most
 // of a matched domain's paths are refused so. (Derived when the index is made, never written
-// to a file. Tests: DomainTableTests.)
+// to a file. Tests: PathFilterTests.)
 
 enum PathFilter {
     /// The filter of T's encoding `tail` (DomainTable's file layout).
