@@ -38,6 +38,9 @@ public final class ContentBlockers {
     /// Otherwise, two lists or more with a url domain table: their tables looked up together,
     /// with the lists' host contexts (nil when fewer have one: `Evaluator.domainsTogether`).
     private let domainsTogether: ProgramSet.DomainsTogether?
+    /// `domainsTogether`, which holds it, as lent to each request's lookup: not retained and
+    /// released per request.
+    private let lentDomainsTogether: Unmanaged<ProgramSet.DomainsTogether>?
     /// Otherwise, two lists or more with host contexts of one L: their contexts looked up together.
     private let hostContextsTogether: ProgramSet.HostContextsTogether?
     /// Per list, its tables looked up before its answer, and whether its working gates were
@@ -60,6 +63,7 @@ public final class ContentBlockers {
         let contextsLookedUp = domainsTogether?.looksUpContexts.contains(true) == true
         let hostContextsTogether = contextsLookedUp ? nil : Evaluator.hostContextsTogether(evaluators)
         (self.wholeTogether, self.domainsTogether, self.hostContextsTogether) = (wholeTogether, domainsTogether, hostContextsTogether)
+        lentDomainsTogether = domainsTogether.map(Unmanaged.passUnretained)
         lookedUp = evaluators.indices.map { list in
             var lookedUp: ProgramSet.LookedUp = []
             if domainsTogether?.looksUp[list] == true { lookedUp.insert(.domains) }
@@ -112,7 +116,9 @@ public final class ContentBlockers {
                     lent[1]._withUnsafeGuaranteedRef { b in Evaluator.runWhole(a, b, together, url: url, labels: hostReading.labels) }
                 }
             }
-            if let domainsTogether { Evaluator.lookUpDomains(lent, domainsTogether, url: url, labels: hostReading.labels) }
+            if let lentDomainsTogether {
+                lentDomainsTogether._withUnsafeGuaranteedRef { Evaluator.lookUpDomains(lent, $0, url: url, labels: hostReading.labels) }
+            }
             if let hostContextsTogether {
                 Evaluator.lookUpHostContexts(lent, hostContextsTogether, url: url, labels: hostReading.labels, listed: gatesListed)
             }

@@ -508,7 +508,8 @@ public struct ProgramSet: Hashable, Sendable {
         }
 
         /// Runs stage `stage` over `url`: the places where its prefix ends (read off the host labels
-        /// for the domain shape's prefix, found by the prefix's run otherwise), then at each the
+        /// for the domain shape's prefix as the stage goes, `HostLabelEnds`, found by the prefix's
+        /// run otherwise), then at each the
         /// suffixes its byte and the next one may start (`firstByteStart`, `secondBytes`).
         /// The every-position stage's ends are every place up to the URL's end or its first byte
         /// from 128 on: counted, not listed (an append per byte of every URL).
@@ -518,10 +519,9 @@ public struct ProgramSet: Hashable, Sendable {
             ends: inout [Int], steps: inout Int, runs: inout Int, report: (UInt32) -> Void
         ) {
             let everywhere = stageStartsEverywhere[stage]
-            if stageReadsHostLabels[stage] {
-                ends.clear()
-                labels?.appendEnds(url, to: &ends)
-            } else if !everywhere {
+            let readsLabels = stageReadsHostLabels[stage]
+            var labelEnds = HostLabelEnds(labels)
+            if !readsLabels && !everywhere {
                 ends.clear()
                 steps += buffers.execute(Int(stagePrefixes[stage]), url) { _, end in
                     // A prefix never reads the end-of-URL NUL (the planner keeps end markers out
@@ -541,6 +541,9 @@ public struct ProgramSet: Hashable, Sendable {
                     while next < url.count && url[next] < 128 && !startBytes.contains(url[next]) { next += 1 }
                     guard next <= url.count else { break }
                     end = next
+                } else if readsLabels {
+                    guard let place = labelEnds.next(url) else { break }
+                    end = place
                 } else {
                     guard next < ends.count else { break }
                     end = ends[next]
@@ -927,15 +930,16 @@ public struct ProgramSet: Hashable, Sendable {
             }
             runs += contents.hostLookups.count
         }
-        image.withBuffers { buffers in
-            // The whole programs, listing the groups whose gate occurs, each once (a gate may end at
-            // several places); then those groups' programs; then the stages.
-            let wholeRunCount = wholeSteps == nil ? image.wholeRunCount : 0
-            steps += Self.runWhole(buffers, count: wholeRunCount, url) { pattern, end in found(pattern, end) }
-            image.runGroups(buffers, url, labels: labels, listed: ends, steps: &steps, runs: &runs, report: report)
-            for stage in 0..<image.stageCount {
-                image.runStage(stage, buffers, url, labels: labels, ends: &ends, steps: &steps, runs: &runs, report: report)
-            }
+        // The whole programs, listing the groups whose gate occurs, each once (a gate may end at
+        // several places); then those groups' programs; then the stages.
+        // (In this function's frame, not a closure's given the buffers: a call per set and request
+        // with a dozen arguments on the stack and the buffers copied to it.)
+        let buffers = image.packed.buffers
+        let wholeRunCount = wholeSteps == nil ? image.wholeRunCount : 0
+        steps += Self.runWhole(buffers, count: wholeRunCount, url) { pattern, end in found(pattern, end) }
+        image.runGroups(buffers, url, labels: labels, listed: ends, steps: &steps, runs: &runs, report: report)
+        for stage in 0..<image.stageCount {
+            image.runStage(stage, buffers, url, labels: labels, ends: &ends, steps: &steps, runs: &runs, report: report)
         }
         return (steps, runs)
     }
@@ -1353,6 +1357,41 @@ public struct ProgramSet: Hashable, Sendable {
             lines.append("\(name) host context \(index): " + context.disassemble())
         }
         return lines.joined(separator: "\n")
+    }
+}
+
+/// The places where the domain shape's prefix (`ProgramSet.hostLabelPrefix`) ends in a URL whose
+/// host labels are `labels` (nil: none), in increasing order, as `DomainTable.HostLabels.appendEnds`
+/// lists them: from the slashes' end to the host's start, then after each `.` in the host. Told
+/// one at a time as a stage reaches them, not listed first: a list emptied and appended to per
+/// request and stage costs more than the host's bytes looked at once.
+@usableFromInline struct HostLabelEnds {
+    /// The next place told, up to the host's start; past it, where the next `.` is looked for.
+    @usableFromInline var place: Int
+    @usableFromInline let start: Int
+    @usableFromInline let end: Int
+
+    @inlinable @inline(__always)
+    init(_ labels: DomainTable.HostLabels?) {
+        if let labels {
+            (place, start, end) = (labels.slashesEnd, labels.start, labels.end)
+        } else {
+            (place, start, end) = (1, 0, 0)
+        }
+    }
+
+    /// The next place, nil past the last.
+    @inlinable @inline(__always)
+    mutating func next(_ url: UnsafeBufferPointer<UInt8>) -> Int? {
+        if place <= start {
+            place += 1
+            return place - 1
+        }
+        var at = place
+        while at < end && url[at] != UInt8(ascii: ".") { at += 1 }
+        guard at < end else { return nil }
+        place = at + 1
+        return place
     }
 }
 

@@ -148,4 +148,28 @@ import URLFilterSyntax
             #expect(found.sorted() == whole.matches(bytes).map(\.rawValue), "\(url)")
         }
     }
+
+    /// A stage with the domain shape's prefix reads its ends off the host labels as it goes
+    /// (`HostLabelEnds`): the same places, in the same order, as the labels list
+    /// (`DomainTable.HostLabels.appendEnds`), for hosts with and without labels, several slashes,
+    /// a port, user info, upper-case letters and URLs whose prefix cannot match (no labels).
+    @Test func hostLabelEndsAreTheListedEnds() {
+        let urls = [
+            "https://a.b.example.com/x.y", "http://example/", "https:///a..b./", "ws://x.y:8080/a.b", "https://u.v@h.i.j/",
+            "https://A.B.C/", "https://a.b", "https://", "https:/a.b/", "noscheme.a.b", "https://.a./", "h://.", "h://a.b?c.d#e.f",
+        ]
+        for url in urls {
+            let bytes = Array(url.utf8)
+            bytes.withUnsafeBufferPointer { url in
+                var steps = 0
+                let labels = DomainTable.hostLabels(url, steps: &steps)
+                var listed: [Int] = []
+                labels?.appendEnds(url, to: &listed)
+                var told: [Int] = []
+                var ends = HostLabelEnds(labels)
+                while let end = ends.next(url) { told.append(end) }
+                #expect(told == listed, "\(String(decoding: url, as: UTF8.self))")
+            }
+        }
+    }
 }
