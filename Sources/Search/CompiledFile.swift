@@ -365,7 +365,10 @@ public struct CompiledFile: Hashable, Sendable {
     /// The header and the directory, validated: where each section lies.
     private struct Sections {
         let bytes: [UInt8]
-        var ranges: [SectionKind: (start: Int, end: Int)] = [:]
+        /// Each section's bytes, in `SectionKind.allCases` order (an array, not a dictionary by
+        /// kind: a dictionary of a type not used before costs its first use's setup, a tenth of a
+        /// small list's load).
+        var ranges: [(start: Int, end: Int)] = []
 
         init(validating bytes: [UInt8]) throws(BytecodeError) {
             self.bytes = bytes
@@ -401,13 +404,13 @@ public struct CompiledFile: Hashable, Sendable {
                 guard offset == expectedOffset, size <= bytes.count - offset else {
                     throw .malformed(at: entry, "section \(kind) at \(offset)+\(size) out of place")
                 }
-                ranges[kind] = (offset, offset + size)
+                ranges.append((offset, offset + size))
                 expectedOffset = offset + size
             }
             guard expectedOffset == bytes.count else { throw .malformed(at: expectedOffset, "bytes after the last section") }
         }
 
-        func range(_ kind: SectionKind) -> (start: Int, end: Int) { ranges[kind]! }
+        func range(_ kind: SectionKind) -> (start: Int, end: Int) { ranges[SectionKind.allCases.firstIndex(of: kind)!] }
 
         func reader(_ kind: SectionKind) -> ByteReader { ByteReader(bytes, from: range(kind).start, to: range(kind).end) }
 
