@@ -19,35 +19,36 @@
 // and per url pattern the slots of its rules (`URLPatternRules`): most patterns' one slot in an
 // entry of 2 bytes (its difference from the pattern's number), the others' count and slots listed
 // apart. A pattern's report then reads its entry and its rule's record.
+// Equal records are found by their words (`RecordNumbering`), in one pass over the rules.
 // Tested by ContentBlockerTests/HeldRulesTests.swift, and by every answer (EvaluatorTests,
 // PageCacheTests).
 
 internal import ContentRuleList
 internal import Search
 
-/// What an answer reads of one rule: its action location, flags, condition kind and role (8 bytes;
-/// the condition's list, for the few rules with one, is in `ConditionLists`).
-struct HeldRule: Hashable {
-    /// The index of its action in the file's actions, `RuleRecord.notListed` when not listed.
-    let actionLocation: UInt32
-    let resourceTypes: UInt16
-    /// The load types (bits 0-1), load contexts (bits 2-3) and method (bits 4-7).
-    private let flags: UInt8
-    /// The role's raw value (bits 0-2) and the condition kind's (bits 3-5).
-    private let kinds: UInt8
+/// What an answer reads of one rule: its action location, flags, condition kind and role, packed
+/// in one word (8 bytes; the condition's list, for the few rules with one, is in
+/// `ConditionLists`). Two records are equal when their words are.
+struct HeldRule: Equatable {
+    /// Bits 0-31 the action location, 32-47 the resource types, 48-55 the flags (load types
+    /// bits 0-1, load contexts 2-3, method 4-7), 56-63 the kinds (role bits 0-2, condition kind
+    /// bits 3-5).
+    let bits: UInt64
 
     init(_ record: RuleRecord) {
         precondition(
-            record.loadTypes < 4 && record.loadContexts < 4 && record.method < 16 && record.role.rawValue < 8
-                && record.condition.rawValue < 8, "a rule's flags wider than their bits")
-        actionLocation = record.actionLocation
-        resourceTypes = record.resourceTypes
-        flags = record.loadTypes | record.loadContexts << 2 | record.method << 4
-        kinds = record.role.rawValue | record.condition.rawValue << 3
+            (record.loadTypes | record.loadContexts) < 4 && record.method < 16 && (record.role.rawValue | record.condition.rawValue) < 8,
+            "a rule's flags wider than their bits")
+        let flags = record.loadTypes | record.loadContexts << 2 | record.method << 4
+        let kinds = record.role.rawValue | record.condition.rawValue << 3
+        bits = UInt64(record.actionLocation) | UInt64(record.resourceTypes) << 32 | UInt64(flags) << 48 | UInt64(kinds) << 56
     }
 
-    /// Its fields in one word (a key for finding equal records).
-    var bits: UInt64 { UInt64(actionLocation) | UInt64(resourceTypes) << 32 | UInt64(flags) << 48 | UInt64(kinds) << 56 }
+    /// The index of its action in the file's actions, `RuleRecord.notListed` when not listed.
+    @inline(__always) var actionLocation: UInt32 { UInt32(truncatingIfNeeded: bits) }
+    @inline(__always) var resourceTypes: UInt16 { UInt16(truncatingIfNeeded: bits >> 32) }
+    @inline(__always) private var flags: UInt8 { UInt8(truncatingIfNeeded: bits >> 48) }
+    @inline(__always) private var kinds: UInt8 { UInt8(truncatingIfNeeded: bits >> 56) }
 
     @inline(__always) var loadTypes: UInt8 { flags & 0b11 }
     @inline(__always) var loadContexts: UInt8 { flags >> 2 & 0b11 }
@@ -68,23 +69,11 @@ struct HeldRules {
     private let conditionLists: ConditionLists
 
     init(_ records: [RuleRecord]) {
-        var distinct: [HeldRule] = []
-        var placeOf: [UInt64: UInt32] = [:]
-        var last: (rule: HeldRule, place: UInt32)?
-        let places = records.map { record in
-            let rule = HeldRule(record)
-            // (Neighbouring rules mostly share their record: the last one's is compared, not hashed.)
-            if let last, last.rule == rule { return last.place }
-            let place = placeOf[rule.bits] ?? UInt32(distinct.count)
-            if place == distinct.count {
-                placeOf[rule.bits] = place
-                distinct.append(rule)
-            }
-            last = (rule, place)
-            return place
+        var numbering = RecordNumbering(ruleCount: records.count)
+        recordOf = records.withUnsafeBufferPointer { records in
+            NarrowedIntegers(count: records.count) { numbering.place(of: HeldRule(records[$0])) }
         }
-        self.records = distinct.fitted()
-        recordOf = NarrowedIntegers(places)
+        self.records = numbering.distinct.fitted()
         indices = records.map { RuleIndex(Int($0.ruleIndex)) }
         conditionLists = ConditionLists(records)
     }
@@ -126,16 +115,102 @@ struct HeldRules {
     }
 }
 
+/// Numbers the distinct records of a list's rules in order of first use, by their words: a table
+/// open-addressed by a multiplicative hash of the word, sized to the list (twice the records it
+/// holds, from a few dozen entries: a small list's table is small), and the last record's number
+/// kept (a rule mostly shares its neighbour's record). Not a `[UInt64: UInt32]`: a dictionary of
+/// that type costs a process its first use's setup, more than a small list's whole numbering.
+struct RecordNumbering {
+    /// Each distinct record once, in order of first use: a record's number is its place here.
+    private(set) var distinct: [HeldRule] = []
+    /// Per entry, 0 when free, else the number of the record it holds plus 1.
+    private var table: [UInt32]
+    /// 64 less the bits of an entry's index (the table holds 2^(64 - shift) entries).
+    private var shift: UInt64
+    /// The last record numbered and its number (`UInt64.max`: no record's word, its kinds' bits
+    /// below 2^6).
+    private var last: (bits: UInt64, number: UInt32) = (.max, 0)
+
+    /// A numbering whose first table suits `ruleCount` rules (a list has several rules a record).
+    init(ruleCount: Int) {
+        let bits = max(6, min(14, Int.bitWidth - (ruleCount / 4).leadingZeroBitCount))
+        table = [UInt32](repeating: 0, count: 1 << bits)
+        shift = UInt64(64 - bits)
+    }
+
+    /// The number of `rule`'s record: the one an equal record was given, or the next one.
+    @inline(__always)
+    mutating func place(of rule: HeldRule) -> UInt32 {
+        if rule.bits == last.bits { return last.number }
+        let number = lookUp(rule)
+        last = (rule.bits, number)
+        return number
+    }
+
+    private mutating func lookUp(_ rule: HeldRule) -> UInt32 {
+        let mask = table.count - 1
+        var at = home(of: rule)
+        while table[at] != 0 {
+            if distinct[Int(table[at]) - 1] == rule { return table[at] - 1 }
+            at = (at + 1) & mask
+        }
+        let number = UInt32(distinct.count)
+        distinct.append(rule)
+        table[at] = number + 1
+        if distinct.count * 2 > table.count { grow() }
+        return number
+    }
+
+    /// The entry where a search for `rule` starts (the top bits of its word times 2^64 / phi).
+    @inline(__always)
+    private func home(of rule: HeldRule) -> Int { Int(truncatingIfNeeded: (rule.bits &* 0x9E37_79B9_7F4A_7C15) >> shift) }
+
+    /// Doubles the table, each record entered anew.
+    private mutating func grow() {
+        shift -= 1
+        table = [UInt32](repeating: 0, count: table.count * 2)
+        let mask = table.count - 1
+        for (number, rule) in distinct.enumerated() {
+            var at = home(of: rule)
+            while table[at] != 0 { at = (at + 1) & mask }
+            table[at] = UInt32(number) + 1
+        }
+    }
+}
+
 /// A list of integers below 2^32, held in 2 bytes each when all are below 2^16 (`narrow`), in 4
 /// otherwise (`wide`); the other list is empty. (Record places, pattern entries.)
 struct NarrowedIntegers {
     private let narrow: [UInt16]
     private let wide: [UInt32]
 
-    init(_ values: [UInt32]) {
-        let fitsNarrow = values.allSatisfy { $0 <= UInt16.max }
-        narrow = fitsNarrow ? values.map { UInt16($0) } : []
-        wide = fitsNarrow ? [] : values
+    /// The values `value(0)`, ..., `value(count - 1)`, each asked once, in order: written in 2
+    /// bytes until one is past 2^16 - 1, then all in 4.
+    init(count: Int, _ value: (Int) -> UInt32) {
+        var widening: (index: Int, value: UInt32)?
+        let narrow = [UInt16](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var end = count
+            for index in 0..<count {
+                let next = value(index)
+                guard next <= UInt16.max else {
+                    (widening, end) = ((index, next), index)
+                    break
+                }
+                buffer[index] = UInt16(truncatingIfNeeded: next)
+            }
+            initialized = end
+        }
+        guard let widening else {
+            (self.narrow, wide) = (narrow, [])
+            return
+        }
+        self.narrow = []
+        wide = [UInt32](unsafeUninitializedCapacity: count) { buffer, initialized in
+            for index in 0..<widening.index { buffer[index] = UInt32(narrow[index]) }
+            buffer[widening.index] = widening.value
+            for index in widening.index + 1..<count { buffer[index] = value(index) }
+            initialized = count
+        }
     }
 
     @inline(__always)
@@ -178,19 +253,21 @@ struct ConditionLists {
     private let lists: [(start: UInt32, count: UInt32)]
 
     init(_ records: [RuleRecord]) {
-        var words = [Word](repeating: Word(listed: 0, listedBefore: 0), count: (records.count + 63) / 64)
         var lists: [(start: UInt32, count: UInt32)] = []
         lists.reserveCapacity(records.count { $0.conditionCount > 0 })
-        for (slot, record) in records.enumerated() where record.conditionCount > 0 {
-            words[slot >> 6].listed |= 1 << UInt64(slot & 63)
-            lists.append((record.conditionStart, record.conditionCount))
+        words = records.withUnsafeBufferPointer { records in
+            [Word](unsafeUninitializedCapacity: (records.count + 63) / 64) { words, initialized in
+                for index in 0..<words.count {
+                    var word = Word(listed: 0, listedBefore: UInt64(lists.count))
+                    for slot in index * 64..<min(index * 64 + 64, records.count) where records[slot].conditionCount > 0 {
+                        word.listed |= 1 << UInt64(slot & 63)
+                        lists.append((records[slot].conditionStart, records[slot].conditionCount))
+                    }
+                    words[index] = word
+                }
+                initialized = words.count
+            }
         }
-        var before: UInt64 = 0
-        for index in words.indices {
-            words[index].listedBefore = before
-            before += UInt64(words[index].listed.nonzeroBitCount)
-        }
-        self.words = words
         self.lists = lists
     }
 
@@ -225,11 +302,15 @@ struct URLPatternRules {
     /// The rules of url pattern `p`: `slots[start[p] ..< start[p + 1]]`.
     init(start: [UInt32], slots: [UInt32]) {
         let patternCount = max(start.count - 1, 0)
-        let ones = (0..<patternCount).filter { start[$0 + 1] - start[$0] == 1 }
-        let lowest = ones.lazy.map { Int(slots[Int(start[$0])]) - $0 }.min() ?? 0
+        var (ones, lowest) = (0, Int.max)
+        for pattern in 0..<patternCount where start[pattern + 1] - start[pattern] == 1 {
+            ones += 1
+            lowest = min(lowest, Int(slots[Int(start[pattern])]) - pattern)
+        }
+        if ones == 0 { lowest = 0 }
         var several: [UInt32] = []
-        several.reserveCapacity(patternCount - ones.count + slots.count - ones.count)
-        let entries = (0..<patternCount).map { pattern in
+        several.reserveCapacity(patternCount - ones + slots.count - ones)
+        entries = NarrowedIntegers(count: patternCount) { pattern in
             let (first, end) = (Int(start[pattern]), Int(start[pattern + 1]))
             guard end - first == 1 else {
                 precondition(several.count < 1 << 31, "pattern rule lists beyond 2^31 entries")
@@ -242,7 +323,6 @@ struct URLPatternRules {
             return UInt32(Int(slots[first]) - pattern - lowest) << 1
         }
         self.lowest = lowest
-        self.entries = NarrowedIntegers(entries)
         self.several = several
     }
 

@@ -29,28 +29,33 @@ public struct ListInsertion: Sendable, Equatable {
     }
 }
 
-public struct SharedList<Element: Hashable & Sendable>: Sendable {
-    /// What the lists of one page share: the base, the offsets of it left out, and the elements
-    /// insertions read (`pool`). One reference: an outcome's list costs one retain of it and its
-    /// own insertions.
-    public final class Shared: Sendable {
-        public let base: [Element]
-        /// Increasing offsets of `base`.
-        public let removals: [Int]
-        public let pool: [Element]
+/// What the lists of one page share: the base, the offsets of it left out, and the elements
+/// insertions read (`pool`). One reference: an outcome's list costs one retain of it and its
+/// own insertions. (Not nested in `SharedList`, so that its elements need not be `Hashable`: a
+/// generic class whose parameter has a protocol requirement costs its first use in a process a
+/// runtime search of the binary's conformances.)
+public final class SharedListStorage<Element: Sendable>: Sendable {
+    public let base: [Element]
+    /// Increasing offsets of `base`.
+    public let removals: [Int]
+    public let pool: [Element]
 
-        @inlinable
-        public init(base: [Element], removing removals: [Int] = [], pool: [Element] = []) {
-            var previous = -1
-            for offset in removals {
-                precondition(offset > previous && offset < base.count, "removals out of order or outside the base")
-                previous = offset
-            }
-            self.base = base
-            self.removals = removals
-            self.pool = pool
+    @inlinable
+    public init(base: [Element], removing removals: [Int] = [], pool: [Element] = []) {
+        var previous = -1
+        for offset in removals {
+            precondition(offset > previous && offset < base.count, "removals out of order or outside the base")
+            previous = offset
         }
+        self.base = base
+        self.removals = removals
+        self.pool = pool
     }
+}
+
+public struct SharedList<Element: Hashable & Sendable>: Sendable {
+    /// What the lists of one page share (`SharedListStorage`).
+    public typealias Shared = SharedListStorage<Element>
 
     @usableFromInline var shared: Shared
     /// The insertions: offsets never decrease, and insertions at the same offset keep their

@@ -365,7 +365,10 @@ public struct CompiledFile: Hashable, Sendable {
     /// The header and the directory, validated: where each section lies.
     private struct Sections {
         let bytes: [UInt8]
-        var ranges: [SectionKind: (start: Int, end: Int)] = [:]
+        /// Each section's bytes, in `SectionKind.allCases` order (an array, not a dictionary by
+        /// kind: a dictionary of a type not used before costs its first use's setup, a tenth of a
+        /// small list's load).
+        var ranges: [(start: Int, end: Int)] = []
 
         init(validating bytes: [UInt8]) throws(BytecodeError) {
             self.bytes = bytes
@@ -401,13 +404,13 @@ public struct CompiledFile: Hashable, Sendable {
                 guard offset == expectedOffset, size <= bytes.count - offset else {
                     throw .malformed(at: entry, "section \(kind) at \(offset)+\(size) out of place")
                 }
-                ranges[kind] = (offset, offset + size)
+                ranges.append((offset, offset + size))
                 expectedOffset = offset + size
             }
             guard expectedOffset == bytes.count else { throw .malformed(at: expectedOffset, "bytes after the last section") }
         }
 
-        func range(_ kind: SectionKind) -> (start: Int, end: Int) { ranges[kind]! }
+        func range(_ kind: SectionKind) -> (start: Int, end: Int) { ranges[SectionKind.allCases.firstIndex(of: kind)!] }
 
         func reader(_ kind: SectionKind) -> ByteReader { ByteReader(bytes, from: range(kind).start, to: range(kind).end) }
 
@@ -532,48 +535,52 @@ public struct CompiledFile: Hashable, Sendable {
         _ = try ByteReader.checked(ruleCount, at: sectionStart, of: "rules", limit: reader.remaining)
         var rules: [RuleRecord] = []
         rules.reserveCapacity(ruleCount)
-        var previousLocation: Int64 = 0
-        for _ in 0..<ruleCount {
-            let at = reader.offset
-            let head = try reader.varint()
-            let profileNumber = Int(head >> 2)
-            let gap = head & 1 != 0 ? UInt64(try reader.varint()) : 0
-            let index = rules.last.map { UInt64($0.ruleIndex) + 1 + gap } ?? gap
-            guard index <= UInt64(UInt32.max), profileNumber < profileCount, head & 1 == 0 || gap > 0 else {
-                throw .malformed(at: at, "rule record out of range")
+        // (The profiles and conditions read through buffers, the previous rule's index and
+        // location kept apart: a rule's record is a few bytes read and checked.)
+        try profiles.withUnsafeBufferPointer { profiles throws(BytecodeError) in
+            try conditions.withUnsafeBufferPointer { conditions throws(BytecodeError) in
+                var nextIndex: UInt64 = 0
+                var previousLocation: Int64 = 0
+                for _ in 0..<ruleCount {
+                    let at = reader.offset
+                    let head = try reader.varint()
+                    let profileNumber = Int(head >> 2)
+                    let gap = head & 1 != 0 ? UInt64(try reader.varint()) : 0
+                    let index = nextIndex + gap
+                    guard index <= UInt64(UInt32.max), profileNumber < profileCount, head & 1 == 0 || gap > 0 else {
+                        throw .malformed(at: at, "rule record out of range")
+                    }
+                    nextIndex = index + 1
+                    let (types, flags, condition, role, method) = profiles[profileNumber]
+                    guard role.isListed || head & 2 == 0 else { throw .malformed(at: at, "a location difference for a rule that lists none") }
+                    var location = RuleRecord.notListed
+                    if role.isListed {
+                        let difference = head & 2 != 0 ? try reader.zigzag() : 0
+                        guard head & 2 == 0 || difference != 0 else { throw .malformed(at: at, "a location difference of 0 written") }
+                        let value = previousLocation + difference
+                        guard value >= 0, value < actionCount else { throw .malformed(at: at, "action location \(value) of \(actionCount)") }
+                        location = UInt32(value)
+                        previousLocation = value
+                    }
+                    var count: UInt32 = 0
+                    var conditionStart: UInt32 = 0
+                    if condition.hasList {
+                        count = try reader.varint()
+                        conditionStart = try reader.varint()
+                        guard UInt64(conditionStart) + UInt64(count) <= UInt64(conditions.count), count > 0 else {
+                            throw .malformed(at: at, "condition list out of range")
+                        }
+                        let limit = condition == .ifFrameURL || condition == .unlessFrameURL ? counts.frame : counts.top
+                        for entry in conditions[Int(conditionStart)..<Int(conditionStart + count)] where entry >= limit {
+                            throw .malformed(at: at, "condition pattern \(entry) of \(limit)")
+                        }
+                    }
+                    rules.append(RuleRecord(
+                        ruleIndex: UInt32(index), resourceTypes: UInt16(types), loadTypes: flags & 0b11, loadContexts: flags >> 2 & 0b11,
+                        method: method, condition: condition, role: role, actionLocation: location, conditionStart: conditionStart,
+                        conditionCount: count))
+                }
             }
-            let (types, flags, condition, role, method) = profiles[profileNumber]
-            guard role.isListed || head & 2 == 0 else { throw .malformed(at: at, "a location difference for a rule that lists none") }
-            let ruleIndex = UInt32(index)
-            var location = RuleRecord.notListed
-            if role.isListed {
-                let difference = head & 2 != 0 ? try reader.zigzag() : 0
-                guard head & 2 == 0 || difference != 0 else { throw .malformed(at: at, "a location difference of 0 written") }
-                let value = previousLocation + difference
-                guard value >= 0, value < actionCount else { throw .malformed(at: at, "action location \(value) of \(actionCount)") }
-                location = UInt32(value)
-                previousLocation = value
-            }
-            var count: UInt32 = 0
-            var conditionStart: UInt32 = 0
-            if condition.hasList {
-                count = try reader.varint()
-                conditionStart = try reader.varint()
-            }
-            guard UInt64(conditionStart) + UInt64(count) <= UInt64(conditions.count), condition.hasList == (count > 0) else {
-                throw .malformed(at: at, "condition list out of range")
-            }
-            let limit = condition == .ifFrameURL || condition == .unlessFrameURL ? counts.frame : counts.top
-            for entry in conditions[Int(conditionStart)..<Int(conditionStart + count)] where entry >= limit {
-                throw .malformed(at: at, "condition pattern \(entry) of \(limit)")
-            }
-            let loadTypes = flags & 0b11
-            let loadContexts = flags >> 2 & 0b11
-            let resourceTypes = UInt16(types)
-            rules.append(RuleRecord(
-                ruleIndex: ruleIndex, resourceTypes: resourceTypes, loadTypes: loadTypes, loadContexts: loadContexts,
-                method: method, condition: condition, role: role, actionLocation: location, conditionStart: conditionStart,
-                conditionCount: count))
         }
         return rules
     }

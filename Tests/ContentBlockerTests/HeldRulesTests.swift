@@ -81,6 +81,30 @@ import TestSupport
         Self.expectEachSlotReads(records, held)
     }
 
+    @Test(arguments: [10, 3_000])
+    func recordsInNoOrderAreNumberedOnce(distinctCount: Int) {
+        // Each of `distinctCount` records (their words differing in one field or another) used by
+        // 4 rules in random order: every rule's record found again past the first table's growth.
+        var random = SplitMix64(seed: UInt64(distinctCount))
+        let kinds = (0..<distinctCount).map { (kind: Int) -> RuleRecord in
+            let (types, loadTypes, location) = (UInt16(kind % 5), UInt8(kind % 3), UInt32(kind / 15))
+            return RuleRecord(
+                ruleIndex: 0, resourceTypes: types, loadTypes: loadTypes, loadContexts: 0, method: 0, condition: .none,
+                role: .listed, actionLocation: location, conditionStart: 0, conditionCount: 0)
+        }
+        var order = (0..<4 * distinctCount).map { $0 % distinctCount }
+        for index in order.indices.reversed() { order.swapAt(index, Int(random.next() % UInt64(index + 1))) }
+        let records = order.enumerated().map { (slot: Int, kind: Int) -> RuleRecord in
+            var record = kinds[kind]
+            record.ruleIndex = UInt32(slot)
+            return record
+        }
+        let held = HeldRules(records)
+        let distinct = held.distinctRecords
+        #expect(distinct == distinctCount)
+        Self.expectEachSlotReads(records, held)
+    }
+
     @Test func placesPastTwoToTheSixteenTakeFourBytes() {
         // One more distinct record than 2 bytes number: each slot still reads its own.
         let count = (1 << 16) + 1
