@@ -88,6 +88,9 @@ struct CompileFigures: Encodable {
     var bytes: Int
     var sectionBytes: [String: Int]
     var seconds: [String: Double]
+    /// The phases of the condition thread (`CompilationReport.conditionThread`), at the same time
+    /// as `seconds`' and not in them.
+    var conditionThreadSeconds: [String: Double]
     /// This process's peak resident memory (Linux: VmHWM), the compile included.
     var peakMemoryBytes: Int?
     /// Loading the file written: validating and reading it, then making an evaluator of it.
@@ -111,6 +114,7 @@ struct CompileFigures: Encodable {
         var phases = Dictionary(uniqueKeysWithValues: PhaseTimer.Phase.allCases.map { ($0.rawValue, report.timer.seconds($0)) })
         phases["total"] = seconds
         self.seconds = phases
+        conditionThreadSeconds = Dictionary(uniqueKeysWithValues: PhaseTimer.Phase.allCases.map { ($0.rawValue, report.conditionThread.seconds($0)) })
         peakMemoryBytes = PeakMemory.read()?.peak
     }
 
@@ -130,8 +134,11 @@ struct CompileFigures: Encodable {
         for kind in SectionKind.allCases {
             lines.append("    \("\(kind)".padding(toLength: 15, withPad: " ", startingAt: 0)) \((sectionBytes["\(kind)"] ?? 0).grouped.leftPadded(12))")
         }
-        let phases = PhaseTimer.Phase.allCases.map { String(format: "%@ %.3f", $0.rawValue, seconds[$0.rawValue] ?? 0) }
-        lines.append("  seconds   " + phases.joined(separator: ", ") + String(format: "; total %.3f", seconds["total"] ?? 0))
+        func phases(_ seconds: [String: Double]) -> String {
+            PhaseTimer.Phase.allCases.map { String(format: "%@ %.3f", $0.rawValue, seconds[$0.rawValue] ?? 0) }.joined(separator: ", ")
+        }
+        lines.append("  seconds   " + phases(seconds) + String(format: "; total %.3f", seconds["total"] ?? 0))
+        lines.append("  beside    " + phases(conditionThreadSeconds) + " (the condition programs' thread, at the same time)")
         if let loadSeconds { lines.append(String(format: "  load      %.2f ms (the file validated and read, an evaluator made)", loadSeconds * 1000)) }
         if let peakMemoryBytes { lines.append("  memory    \((peakMemoryBytes / 1024).grouped) KiB resident at the peak (this process)") }
         return lines.joined(separator: "\n") + "\n"

@@ -60,7 +60,14 @@ public struct CompilationReport: Sendable {
     public var url = Automata()
     public var topURL = Automata()
     public var frameURL = Automata()
+    /// The phases of the compile's own course: parsing, the url patterns' programs, emitting.
+    /// (A phase whose work is spread over the cores, as the automata's building is, counts each
+    /// core's time.)
     public var timer = PhaseTimer()
+    /// The phases of the thread that assigns the action locations and builds the top-url and
+    /// frame-url programs while the url patterns are planned: beside `timer`'s, at the same time,
+    /// so not added to it (the two together can sum past the compile's wall time).
+    public var conditionThread = PhaseTimer()
 }
 
 public enum RuleListCompiler {
@@ -285,28 +292,43 @@ private struct Builder {
                 let start = conditions.count
                 var kind = ConditionKind.none
                 if let condition = rules[slot].trigger.condition {
-                    kind = addCondition(
-                        condition, of: rules[slot].index, ruleTexts, &cursor, matchesEverything)
+                    kind = addCondition(condition, of: rules[slot].index, ruleTexts, &cursor, matchesEverything)
                 }
-                let role: RuleRole =
-                    switch rules[slot].action {
-                    case .ignorePreviousRules: .ignorePreviousRules
-                    case .ignoreFollowingRules: .ignoreFollowingRules
-                    case .makeHTTPS: .makeHTTPS
-                    case .cssDisplayNone
-                    where slot < firstIgnore && matchesEverything(urlText) && rules[slot].trigger.flags == .none && rules[slot].trigger.condition == nil:
-                        .globalStyleSheet
-                    default: .listed
-                    }
-                let method = rules[slot].trigger.requestMethod.map { UInt8(RequestMethod.allCases.firstIndex(of: $0)! + 1) } ?? 0
-                records.append(RuleRecord(
-                    ruleIndex: UInt32(rules[slot].index.rawValue), resourceTypes: rules[slot].trigger.resourceTypes.rawValue,
-                    loadTypes: rules[slot].trigger.loadTypes.rawValue, loadContexts: rules[slot].trigger.loadContexts.rawValue, method: method,
-                    condition: kind, role: role, actionLocation: RuleRecord.notListed,
-                    conditionStart: conditions.count == start ? 0 : UInt32(start),
-                    conditionCount: UInt32(conditions.count - start)))
+                let rule = rules.baseAddress! + slot
+                let role = Self.role(of: rule, matchesEveryURL: matchesEverything(urlText), isBeforeFirstIgnore: slot < firstIgnore)
+                records.append(Self.record(of: rule, condition: kind, role: role, conditionEntries: start..<conditions.count))
             }
         }
+    }
+
+    /// What a rule is to the file's outcomes (MatchOutcome.swift): an ignore rule or make-https as
+    /// its action says; a css-display-none rule without flags or condition whose url-filter
+    /// matches every URL, before the list's first ignore rule, is the global style sheet's; any
+    /// other is listed. (The rule read in place, as in `recordEachRule`.)
+    @inline(__always)
+    private static func role(of rule: UnsafePointer<Rule>, matchesEveryURL: Bool, isBeforeFirstIgnore: Bool) -> RuleRole {
+        switch rule.pointee.action {
+        case .ignorePreviousRules: .ignorePreviousRules
+        case .ignoreFollowingRules: .ignoreFollowingRules
+        case .makeHTTPS: .makeHTTPS
+        case .cssDisplayNone
+        where isBeforeFirstIgnore && matchesEveryURL && rule.pointee.trigger.flags == .none && rule.pointee.trigger.condition == nil:
+            .globalStyleSheet
+        default: .listed
+        }
+    }
+
+    /// A rule's record: its trigger's flags, its condition (its entries `conditions[conditionEntries]`)
+    /// and its role; its action not yet located (`assignActionLocations`). (The rule read in place.)
+    @inline(__always)
+    private static func record(of rule: UnsafePointer<Rule>, condition: ConditionKind, role: RuleRole, conditionEntries: Range<Int>) -> RuleRecord {
+        let method = rule.pointee.trigger.requestMethod.map { UInt8(RequestMethod.allCases.firstIndex(of: $0)! + 1) } ?? 0
+        return RuleRecord(
+            ruleIndex: UInt32(rule.pointee.index.rawValue), resourceTypes: rule.pointee.trigger.resourceTypes.rawValue,
+            loadTypes: rule.pointee.trigger.loadTypes.rawValue, loadContexts: rule.pointee.trigger.loadContexts.rawValue, method: method,
+            condition: condition, role: role, actionLocation: RuleRecord.notListed,
+            conditionStart: conditionEntries.isEmpty ? 0 : UInt32(conditionEntries.lowerBound),
+            conditionCount: UInt32(conditionEntries.count))
     }
 
     /// Each kind's patterns out of the table's readings, each moved by the last kind that reads it.
@@ -499,14 +521,14 @@ private struct Builder {
         }
         records = conditionPrograms.records
         actions = conditionPrograms.actions
-        timer.add(conditionPrograms.timer)
+        report.conditionThread.add(conditionPrograms.timer)
         let url = PartitionedPrograms(urlPlan.plan, timer: urlPlan.timer, limits: limits, minimizing: minimizing)
         // (The program sets and the patterns' rules put in the file's shape: emitting.)
         let emitting = timer.begin(.emit)
         defer { timer.end(emitting) }
-        let urlPrograms = try finish(url, \.urlIDs, into: \.url)
-        let topPrograms = try finish(conditionPrograms.top, \.topIDs, into: \.topURL)
-        let framePrograms = try finish(conditionPrograms.frame, \.frameIDs, into: \.frameURL)
+        let urlPrograms = try finish(url, \.urlIDs, into: \.url, timedIn: \.timer)
+        let topPrograms = try finish(conditionPrograms.top, \.topIDs, into: \.topURL, timedIn: \.report.conditionThread)
+        let framePrograms = try finish(conditionPrograms.frame, \.frameIDs, into: \.frameURL, timedIn: \.report.conditionThread)
         let (patternRuleStart, patternRules, universal) = Self.rulesOfPatterns(urlPatternOfRule, patternCount: urlIDs.count)
         report.urlPatterns = urlIDs.count
         report.universalRules = universal.count
@@ -539,11 +561,13 @@ private struct Builder {
         return (start, rules, universal)
     }
 
-    /// One kind's programs and figures, or its first failure.
+    /// One kind's programs and figures, or its first failure; its time added to `timeline`'s (the
+    /// thread's it was built on).
     mutating func finish(
-        _ built: PartitionedPrograms, _ ids: KeyPath<Builder, PatternIDs>, into figures: WritableKeyPath<CompilationReport, CompilationReport.Automata>
+        _ built: PartitionedPrograms, _ ids: KeyPath<Builder, PatternIDs>, into figures: WritableKeyPath<CompilationReport, CompilationReport.Automata>,
+        timedIn timeline: WritableKeyPath<Builder, PhaseTimer>
     ) throws(CompileError) -> ProgramSet {
-        timer.add(built.timer)
+        self[keyPath: timeline].add(built.timer)
         if let failure = built.partition.failures.first(where: \.patterns.isEmpty) {
             throw .listTooComplex(patterns: figures == \.url ? "url" : figures == \.topURL ? "top-url" : "frame-url", failure)
         }
