@@ -671,7 +671,7 @@ public struct DomainTable: Hashable, Sendable {
                 at += 4
                 continue
             }
-            if PathFilter.admits(DomainGroups.word(entries, at + 12), url, from: end) {
+            if PathFilter.admits(DomainGroups.word(entries, at + 12), url, pathFrom: end) {
                 let (tailStart, tailEnd) = (Int(DomainGroups.word(entries, at + 4)), Int(DomainGroups.word(entries, at + 8)))
                 if tailMatches(tables.tails[tailStart..<tailEnd], url, from: end) { report(word & ~DomainLines.hasPath) }
             }
