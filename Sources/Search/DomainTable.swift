@@ -75,6 +75,12 @@ public struct DomainTable: Hashable, Sendable {
     /// Per entry, the pattern it reports, in increasing order. Of a compacted table, the whole
     /// table is expanded to read them (`expanded()`): a caller that reads more reads that instead.
     public func expandedPatterns() -> [UInt32] { entriesInIndex ? expanded().entryPatterns : entryPatterns }
+    /// Per entry, the pattern it reports, of a table that holds its entries (not compacted, or
+    /// `expanded()`): read in place.
+    var patternsOfExpanded: [UInt32] {
+        precondition(!entriesInIndex, "a compacted table's patterns are read from expanded()")
+        return entryPatterns
+    }
 
     public static func == (lhs: DomainTable, rhs: DomainTable) -> Bool {
         guard lhs.count == rhs.count else { return false }
