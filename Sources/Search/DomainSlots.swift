@@ -474,8 +474,10 @@ enum DomainGroups {
 ///     D's bytes, then its entries (below)
 ///
 /// An entry is its pattern, a 32-bit word (little-endian, unaligned) with bit 31 set when the
-/// entry has a path T, then T's start and end in the table's tails and T's filter (the bytes its
-/// first sets need, PathFilter.swift), three more words. (Most entries
+/// entry has a path T and bit 30 when T's filter (the bytes its sets 2 to 5 need, PathFilter.swift)
+/// is not 0, then with a path T's start and end in the table's tails, two more words, and the
+/// filter, a third, when bit 30 is set (a filter of 0 refuses nothing: a host context's T mostly
+/// begins with its splitting set and then reads the rest of the URL). (Most entries
 /// have none: a record is then D and four bytes an entry, two or three to a line.) A record in the
 /// overflow is D's length and its entries' bytes (32-bit words), then D and its entries. The
 /// lines are at most `fill` full, so some line has room for a stub (`stubBytes`).
@@ -503,14 +505,21 @@ enum DomainLines {
     @inline(__always)
     static func passBit(_ hash: UInt64) -> UInt8 { 1 &<< UInt8(truncatingIfNeeded: (hash &* 0xC2B2_AE3D_27D4_EB4F) &>> 32 & 7) }
 
-    /// Bit 31 of an entry's pattern: its path's start, end and filter follow.
+    /// Bit 31 of an entry's pattern: its path's start and end follow.
     static let hasPath: UInt32 = 1 << 31
-    /// An entry's bytes: its pattern, with a path its path's three words too.
+    /// Bit 30 of an entry's pattern (with `hasPath`): its path's filter follows them.
+    static let hasFilter: UInt32 = 1 << 30
+    /// The pattern of an entry's first word (patterns are below 2^30).
+    static let patternBits: UInt32 = hasFilter - 1
+    /// An entry's bytes: its pattern, with a path its path's two words, with a filter one more.
     @inline(__always)
-    static func entryBytes(pathed: Bool) -> Int { pathed ? 16 : 4 }
+    static func entryBytes(pathed: Bool, filtered: Bool) -> Int { pathed ? filtered ? 16 : 12 : 4 }
+    /// The bytes of the entry whose first word is `word`.
+    @inline(__always)
+    static func entryBytes(_ word: UInt32) -> Int { entryBytes(pathed: word & hasPath != 0, filtered: word & hasFilter != 0) }
 
     /// The index of the domain table's `count` entries, entry `e`'s domain `domains[starts[e] ..<
-    /// starts[e + 1]]` (lower case), its hash `hashes[e]`, its pattern `patterns[e]` (below 2^31)
+    /// starts[e + 1]]` (lower case), its hash `hashes[e]`, its pattern `patterns[e]` (below 2^30)
     /// and its path `tailStarts[e] ..< tailStarts[e + 1]` in `tails` (empty: none), with `tails`
     /// after the lines in its storage.
     static func index(
@@ -556,7 +565,7 @@ enum DomainLines {
             for first in 0..<count where isFirst[first] {
                 var entry = first
                 while entry >= 0 {
-                    entryBytes[first] += DomainLines.entryBytes(pathed: tailStarts[entry] != tailStarts[entry + 1])
+                    entryBytes[first] += records.entryBytes(entry)
                     entry = Int(next[entry])
                 }
             }
@@ -675,6 +684,14 @@ enum DomainLines {
         let next: [Int32]
 
         func pathed(_ entry: Int) -> Bool { tailStarts[entry] != tailStarts[entry + 1] }
+        /// Entry `entry`'s path's filter (0: none, or no path).
+        func filter(_ entry: Int) -> UInt32 { PathFilter.of(tails[Int(tailStarts[entry])..<Int(tailStarts[entry + 1])]) }
+        /// Entry `entry`'s first word: its pattern and flags.
+        func word(_ entry: Int) -> UInt32 {
+            guard pathed(entry) else { return patterns[entry] }
+            return patterns[entry] | DomainLines.hasPath | (filter(entry) != 0 ? DomainLines.hasFilter : 0)
+        }
+        func entryBytes(_ entry: Int) -> Int { DomainLines.entryBytes(word(entry)) }
 
         /// Writes the domain's D and entries from `offset`, D's length and entries' bytes before
         /// them written by the caller.
@@ -688,15 +705,14 @@ enum DomainLines {
                 var at = offset + length
                 var entry = first
                 while entry >= 0 {
-                    let pathed = pathed(entry)
-                    bytes.storeBytes(of: (patterns[entry] | (pathed ? DomainLines.hasPath : 0)).littleEndian, toByteOffset: at, as: UInt32.self)
-                    if pathed {
+                    let word = word(entry)
+                    bytes.storeBytes(of: word.littleEndian, toByteOffset: at, as: UInt32.self)
+                    if word & DomainLines.hasPath != 0 {
                         bytes.storeBytes(of: tailStarts[entry].littleEndian, toByteOffset: at + 4, as: UInt32.self)
                         bytes.storeBytes(of: tailStarts[entry + 1].littleEndian, toByteOffset: at + 8, as: UInt32.self)
-                        let filter = PathFilter.of(tails[Int(tailStarts[entry])..<Int(tailStarts[entry + 1])])
-                        bytes.storeBytes(of: filter.littleEndian, toByteOffset: at + 12, as: UInt32.self)
                     }
-                    at += DomainLines.entryBytes(pathed: pathed)
+                    if word & DomainLines.hasFilter != 0 { bytes.storeBytes(of: filter(entry).littleEndian, toByteOffset: at + 12, as: UInt32.self) }
+                    at += DomainLines.entryBytes(word)
                     entry = Int(next[entry])
                 }
             }

@@ -75,6 +75,12 @@ public struct DomainTable: Hashable, Sendable {
     /// Per entry, the pattern it reports, in increasing order. Of a compacted table, the whole
     /// table is expanded to read them (`expanded()`): a caller that reads more reads that instead.
     public func expandedPatterns() -> [UInt32] { entriesInIndex ? expanded().entryPatterns : entryPatterns }
+    /// Per entry, the pattern it reports, of a table that holds its entries (not compacted, or
+    /// `expanded()`): read in place.
+    var patternsOfExpanded: [UInt32] {
+        precondition(!entriesInIndex, "a compacted table's patterns are read from expanded()")
+        return entryPatterns
+    }
 
     public static func == (lhs: DomainTable, rhs: DomainTable) -> Bool {
         guard lhs.count == rhs.count else { return false }
@@ -109,7 +115,7 @@ public struct DomainTable: Hashable, Sendable {
                 let pattern = entries[index].pattern
                 // (Domains and tails come from `split(_:)`, which checked them.)
                 precondition(patterns.last.map { $0 < pattern } ?? true)
-                precondition(pattern < DomainLines.hasPath, "patterns below 2^31")
+                precondition(pattern <= DomainLines.patternBits, "patterns below 2^30")
                 patterns.append(pattern)
                 bytes.append(bytesOf: entries[index].domain)
                 starts.append(UInt32(bytes.count))
@@ -260,8 +266,8 @@ public struct DomainTable: Hashable, Sendable {
                 let path = (
                     start: UInt32(littleEndian: entries.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self)),
                     end: UInt32(littleEndian: entries.loadUnaligned(fromByteOffset: at + 8, as: UInt32.self)))
-                body(domain, word & ~DomainLines.hasPath, path)
-                at += DomainLines.entryBytes(pathed: true)
+                body(domain, word & DomainLines.patternBits, path)
+                at += DomainLines.entryBytes(word)
             }
         }
     }
@@ -671,11 +677,12 @@ public struct DomainTable: Hashable, Sendable {
                 at += 4
                 continue
             }
-            if PathFilter.admits(DomainGroups.word(entries, at + 12), url, from: end) {
+            let filtered = word & DomainLines.hasFilter != 0
+            if !filtered || PathFilter.admits(DomainGroups.word(entries, at + 12), url, pathFrom: end) {
                 let (tailStart, tailEnd) = (Int(DomainGroups.word(entries, at + 4)), Int(DomainGroups.word(entries, at + 8)))
-                if tailMatches(tables.tails[tailStart..<tailEnd], url, from: end) { report(word & ~DomainLines.hasPath) }
+                if tailMatches(tables.tails[tailStart..<tailEnd], url, from: end) { report(word & DomainLines.patternBits) }
             }
-            at += DomainLines.entryBytes(pathed: true)
+            at += DomainLines.entryBytes(pathed: true, filtered: filtered)
         }
     }
 
@@ -1075,9 +1082,10 @@ public struct DomainTable: Hashable, Sendable {
         table.tailStarts.reserveCapacity(count + 1)
         var next = 0
         for _ in 0..<count {
-            // (Patterns below 2^31: the index flags an entry's path in bit 31, `DomainLines`.)
+            // (Patterns below 2^30: the index flags an entry's path and filter in bits 31 and 30,
+            // `DomainLines`.)
             let pattern = try reader.increasingPattern(
-                after: &next, below: min(patternCount, Int(DomainLines.hasPath)), table: "domain table")
+                after: &next, below: min(patternCount, Int(DomainLines.hasFilter)), table: "domain table")
             let lengthAt = reader.offset
             let word = try reader.varint()
             let length = Int(word >> 1)

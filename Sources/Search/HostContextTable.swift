@@ -99,7 +99,7 @@ public struct HostContextTable: Hashable, Sendable {
         // (Of compacted tables, each read whole once: an entry's pattern, domain or tail read
         // from the table itself expands it again.)
         let (open, table) = (open.expanded(), table.expanded())
-        let (openPatterns, patterns) = (open.expandedPatterns(), table.expandedPatterns())
+        let (openPatterns, patterns) = (open.patternsOfExpanded, table.patternsOfExpanded)
         var entries = (0..<open.count).map { (pattern: openPatterns[$0], domain: Array(open.domain($0)), tail: [UInt8]()) }
         for entry in 0..<table.count {
             let tail = table.tail(entry)

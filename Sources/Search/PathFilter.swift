@@ -1,28 +1,29 @@
 // PathFilter.swift — Search
 //
 // A domain table's entry with a path T (DomainTable.swift) keeps, beside T's place, a word that
-// tells which bytes T's first four sets need (`PathFilter.of`): byte k the one byte that set k
+// tells which bytes T's sets 2 to 5 need (`PathFilter.of`): byte k the one byte that set k + 2
 // admits (a letter in both cases or alone: the letter), with bit 5 (0x20) set, so that a letter
-// and its other case are one; 0 where the set admits more than one byte (`[/:]`, a class, a host
-// context's splitting set) or T has fewer sets. A URL whose bytes from A's end, each with bit 5
-// set, differ from one of those bytes is refused by T (`admits`) without T's sets being read: an
-// entry's filter is in its domain's record, which the lookup has read already, and T's bytes
-// lie elsewhere. A host's paths mostly differ in their first bytes past the `/`, so that most
-// of a matched domain's paths are refused so. (Derived when the index is made, never written
-// to a file. Tests: PathFilterTests.)
+// and its other case are one; 0 where the set admits more than one byte (`[/:]`, a class) or T
+// has fewer sets. (Not T's first set: in the domain table it admits only `/` and `:`, one of which
+// ends A already, and in a host context's it is mostly the splitting set, which ends D.) A URL
+// whose bytes from the one after A's end, each with bit 5 set, differ from one of those bytes is
+// refused by T (`admits`) without T's sets being read: an entry's filter is in its domain's
+// record, which the lookup has read already, and T's bytes lie elsewhere. A host's paths mostly
+// differ in their first bytes past the `/`, so that most of a matched domain's paths are refused
+// so. (Derived when the index is made, never written to a file. Tests: PathFilterTests.)
 
 enum PathFilter {
-    /// The filter of T's encoding `tail` (DomainTable's file layout).
+    /// The filter of T's encoding `tail` (DomainTable's file layout): of its sets 2 to 5.
     static func of(_ tail: ArraySlice<UInt8>) -> UInt32 {
         var filter: UInt32 = 0
         var at = tail.startIndex
-        var place: UInt32 = 0
-        while at < tail.endIndex && place < 4 {
+        var set = 0
+        while at < tail.endIndex && set < 5 {
             let code = tail[at]
             guard code != DomainTable.restCode else { break }
-            filter |= UInt32(byte(of: code)) << (8 * place)
+            if set > 0 { filter |= UInt32(byte(of: code)) << (8 * (set - 1)) }
             at += code == 0 ? 17 : 1
-            place += 1
+            set += 1
         }
         return filter
     }
@@ -37,12 +38,14 @@ enum PathFilter {
         }
     }
 
-    /// Whether `url`'s bytes from `start` (NUL past its end), each with bit 5 set, equal each
-    /// byte of `filter` that is not 0 (those have bit 5 set): false only where T is sure not to
-    /// match there (a set of one byte or of a letter's two cases admits no byte that differs from
-    /// it in another bit; a byte from 128 on differs from every filter's byte in bit 7).
+    /// Whether `url`'s bytes from the one after `path` (where T would start; NUL past the URL's
+    /// end), each with bit 5 set, equal each byte of `filter` that is not 0 (those have bit 5
+    /// set): false only where T is sure not to match from `path` (a set of one byte or of a
+    /// letter's two cases admits no byte that differs from it in another bit; a byte from 128 on
+    /// differs from every filter's byte in bit 7; a set past the URL's NUL matches nothing).
     @inline(__always)
-    static func admits(_ filter: UInt32, _ url: UnsafeBufferPointer<UInt8>, from start: Int) -> Bool {
+    static func admits(_ filter: UInt32, _ url: UnsafeBufferPointer<UInt8>, pathFrom path: Int) -> Bool {
+        let start = path + 1
         var word: UInt32 = 0
         if start + 4 <= url.count {
             word = UInt32(littleEndian: UnsafeRawPointer(url.baseAddress!).loadUnaligned(fromByteOffset: start, as: UInt32.self))

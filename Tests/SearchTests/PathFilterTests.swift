@@ -116,18 +116,19 @@ private func text(of tail: ArraySlice<UInt8>, _ random: inout SplitMix64) -> [UI
             [UInt8(ascii: "/"), UInt8(ascii: "a"), 0xC2, UInt8(ascii: "-")], [0x80, UInt8(ascii: "x")],
             [DomainTable.splitCode, UInt8(ascii: "z")], [UInt8(ascii: ":"), UInt8(ascii: "8"), DomainTable.restCode],
         ]
-        #expect(tails.map { PathFilter.of($0[...]) } == [0x2D62_612F, 0x7800, 0x7A00, 0x383A])
+        // (Of sets 2 to 5: the first, which ends A or D, is left to T.)
+        #expect(tails.map { PathFilter.of($0[...]) } == [0x2D_6261, 0x78, 0x7A, 0x38])
         let urls = ["/aB-", "/ab-", "/AB-", "/ab", "/aB", "/a", "", ":8", ":80", ":x", "/x", "xz", "/zz", "/ab-\u{0}"].map { Array($0.utf8) }
         for tail in tails {
             for url in urls {
                 url.withUnsafeBufferPointer { url in
                     let matches = DomainTable.tailMatches(tail[...], url, from: 0)
-                    let admitted = PathFilter.admits(PathFilter.of(tail[...]), url, from: 0)
+                    let admitted = PathFilter.admits(PathFilter.of(tail[...]), url, pathFrom: 0)
                     #expect(!matches || admitted, "\(tail) \(Array(url))")
                 }
             }
         }
-        #expect(![UInt8]("/aC-".utf8).withUnsafeBufferPointer { PathFilter.admits(PathFilter.of(tails[0][...]), $0, from: 0) })
+        #expect(![UInt8]("/aC-".utf8).withUnsafeBufferPointer { PathFilter.admits(PathFilter.of(tails[0][...]), $0, pathFrom: 0) })
     }
 
     /// On the shipped lists' host patterns: each domain with paths asked about each of its paths'
