@@ -434,16 +434,8 @@ public struct DomainTable: Hashable, Sendable {
         /// a host context's lookup may take its labels for candidates (HostLabelStarts.swift).
         public var isPlain: Bool
 
-        /// The places where the prefix ends, in increasing order: where a stage's suffixes start.
-        @inlinable
-        public func appendEnds(_ url: UnsafeBufferPointer<UInt8>, to ends: inout [Int]) {
-            for place in slashesEnd...start { ends.append(place) }
-            var at = start + 1
-            while at < end {
-                if url[at] == 0x2E { ends.append(at + 1) }
-                at += 1
-            }
-        }
+        // The places where the prefix ends, where a stage's suffixes start, are told one at a
+        // time by `HostLabelEnds` (ProgramSet.swift).
     }
 
     /// A URL's host labels as `hostLabels(_:steps:)` reads them, with the bytes it read: read

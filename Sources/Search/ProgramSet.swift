@@ -1361,8 +1361,8 @@ public struct ProgramSet: Hashable, Sendable {
 }
 
 /// The places where the domain shape's prefix (`ProgramSet.hostLabelPrefix`) ends in a URL whose
-/// host labels are `labels` (nil: none), in increasing order, as `DomainTable.HostLabels.appendEnds`
-/// lists them: from the slashes' end to the host's start, then after each `.` in the host. Told
+/// host labels are `labels` (nil: none), in increasing order: from the slashes' end to the host's
+/// start, then after each `.` of the host but its first byte. Told
 /// one at a time as a stage reaches them, not listed first: a list emptied and appended to per
 /// request and stage costs more than the host's bytes looked at once.
 @usableFromInline struct HostLabelEnds {

@@ -150,8 +150,8 @@ import URLFilterSyntax
     }
 
     /// A stage with the domain shape's prefix reads its ends off the host labels as it goes
-    /// (`HostLabelEnds`): the same places, in the same order, as the labels list
-    /// (`DomainTable.HostLabels.appendEnds`), for hosts with and without labels, several slashes,
+    /// (`HostLabelEnds`): the same places, in the same order, as the labels' definition lists
+    /// them (`listedEnds` below), for hosts with and without labels, several slashes,
     /// a port, user info, upper-case letters and URLs whose prefix cannot match (no labels).
     @Test func hostLabelEndsAreTheListedEnds() {
         let urls = [
@@ -164,12 +164,26 @@ import URLFilterSyntax
                 var steps = 0
                 let labels = DomainTable.hostLabels(url, steps: &steps)
                 var listed: [Int] = []
-                labels?.appendEnds(url, to: &listed)
+                labels?.listedEnds(url, to: &listed)
                 var told: [Int] = []
                 var ends = HostLabelEnds(labels)
                 while let end = ends.next(url) { told.append(end) }
                 #expect(told == listed, "\(String(decoding: url, as: UTF8.self))")
             }
+        }
+    }
+}
+
+extension DomainTable.HostLabels {
+    /// The places where the domain shape's prefix ends, listed as `HostLabels` defines them: after
+    /// each `/` from the second on (`slashesEnd ... start`), then after each `.` of the host but
+    /// its first byte.
+    func listedEnds(_ url: UnsafeBufferPointer<UInt8>, to ends: inout [Int]) {
+        for place in slashesEnd...start { ends.append(place) }
+        var at = start + 1
+        while at < end {
+            if url[at] == UInt8(ascii: ".") { ends.append(at + 1) }
+            at += 1
         }
     }
 }
