@@ -31,7 +31,7 @@ public struct ByteClasses: Hashable, Sendable {
         var size = [Int](repeating: 0, count: 129)
         size[0] = 128
         // A single byte splits off class 0 (all the others so far), unless it is all that is left.
-        forEachMember(singles) { byte in
+        singles.forEachMember { byte in
             guard size[0] > 1 else { return }
             classOf[byte] = UInt8(count)
             size[count] = 1
@@ -45,7 +45,7 @@ public struct ByteClasses: Hashable, Sendable {
         touched.reserveCapacity(128)
         for set in sets {
             touched.removeAll(keepingCapacity: true)
-            forEachMember(set) { byte in
+            set.forEachMember { byte in
                 let byteClass = Int(classOf[byte])
                 if inSet[byteClass] == 0 { touched.append(UInt8(byteClass)) }
                 inSet[byteClass] += 1
@@ -61,7 +61,7 @@ public struct ByteClasses: Hashable, Sendable {
                 }
                 inSet[byteClass] = 0
             }
-            forEachMember(set) { byte in classOf[byte] = movedTo[Int(classOf[byte])] }
+            set.forEachMember { byte in classOf[byte] = movedTo[Int(classOf[byte])] }
         }
         // Renumbered in the order of their smallest byte.
         var number = [Int16](repeating: -1, count: 128)
@@ -87,7 +87,7 @@ public struct ByteClasses: Hashable, Sendable {
     /// The classes `set` covers, as a set of class numbers.
     public func classes(of set: ASCIISet) -> ASCIISet {
         var result = ASCIISet()
-        forEachMember(set) { result.insert(classOfByte[$0]) }
+        set.forEachMember { result.insert(classOfByte[$0]) }
         return result
     }
 

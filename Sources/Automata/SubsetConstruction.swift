@@ -179,11 +179,12 @@ struct Construction {
             // previous one first, it is not looked up again.)
             var previous = 0..<0
             var previousTarget = dead
-            for byteClass in buckets.touched {
+            let touched = buckets.touched
+            try touched.forEachMember { (byteClass) throws(AutomataError) in
                 let bucket = buckets.take(byteClass)
                 if buckets.holdSameTargets(bucket, previous) {
                     if previousTarget != dead { rows.append(byteClass, previousTarget) }
-                    continue
+                    return
                 }
                 let (number, isNew) = closedBuckets.insert(buckets.targets(bucket))
                 var target = dead
@@ -226,7 +227,7 @@ struct Construction {
     /// placed end to end (two passes over the edges, no array per class).
     @inline(__always)
     private func read(_ set: UnsafeBufferPointer<UInt32>, accepts rows: inout DFARows, buckets: inout ClassBuckets) {
-        buckets.touched = ClassSet()
+        buckets.touched = ASCIISet()
         let acceptsBefore = rows.acceptedPatterns.count
         let count = buckets.count
         for state in set {
@@ -234,13 +235,13 @@ struct Construction {
             if pattern != UInt32.max { rows.acceptedPatterns.append(PatternID(pattern)) }
             for edge in Int(nfa.edgeStart[Int(state)])..<Int(nfa.edgeStart[Int(state) + 1]) {
                 buckets.touched.formUnion(edgeClasses[edge])
-                forEachMember(edgeClasses[edge]) { count[$0] += 1 }
+                edgeClasses[edge].forEachMember { count[$0] += 1 }
             }
         }
         rows.endAccepts(from: acceptsBefore)
         let start = buckets.start
         var total = 0
-        for byteClass in buckets.touched {
+        buckets.touched.forEachMember { byteClass in
             start[byteClass] = total
             total += count[byteClass]
         }
@@ -249,7 +250,7 @@ struct Construction {
         for state in set {
             for edge in Int(nfa.edgeStart[Int(state)])..<Int(nfa.edgeStart[Int(state) + 1]) {
                 let target = nfa.edgeTargets[edge]
-                forEachMember(edgeClasses[edge]) { byteClass in
+                edgeClasses[edge].forEachMember { byteClass in
                     targets[start[byteClass]] = target
                     start[byteClass] += 1
                 }
@@ -269,8 +270,8 @@ struct ClassBuckets {
     /// The buckets of the state under way; its room grows, never shrinks.
     private(set) var allTargets = UnsafeMutablePointer<UInt32>.allocate(capacity: 64)
     private var capacity = 64
-    /// The classes whose bucket is not empty.
-    var touched = ClassSet()
+    /// The classes whose bucket is not empty (a set of class numbers).
+    var touched = ASCIISet()
 
     init(classCount: Int) {
         count = .allocate(capacity: max(classCount, 1))
@@ -502,44 +503,5 @@ struct SetTable {
             while slots[slot] >= 0 { slot = (slot + 1) & mask }
             slots[slot] = Int32(id)
         }
-    }
-}
-
-/// A set of byte classes (at most 128), read in increasing order.
-struct ClassSet: Sequence, IteratorProtocol {
-    private var low: UInt64 = 0
-    private var high: UInt64 = 0
-
-    /// The classes of `classes` (a set of class numbers) added.
-    @inline(__always)
-    mutating func formUnion(_ classes: ASCIISet) {
-        low |= classes.low
-        high |= classes.high
-    }
-
-    /// The smallest class, taken out.
-    @inline(__always)
-    mutating func next() -> Int? {
-        if low != 0 {
-            defer { low &= low - 1 }
-            return low.trailingZeroBitCount
-        }
-        guard high != 0 else { return nil }
-        defer { high &= high - 1 }
-        return 64 + high.trailingZeroBitCount
-    }
-}
-
-@inline(__always)
-func forEachMember(_ set: ASCIISet, _ body: (Int) -> Void) {
-    var low = set.low
-    while low != 0 {
-        body(low.trailingZeroBitCount)
-        low &= low - 1
-    }
-    var high = set.high
-    while high != 0 {
-        body(64 + high.trailingZeroBitCount)
-        high &= high - 1
     }
 }

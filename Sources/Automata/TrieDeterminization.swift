@@ -46,7 +46,7 @@ extension Construction {
         let loopRow = LiveRows(capacity: classCount)
         defer { loopRow.deallocate() }
         var loopLength = 0
-        forEachMember(edgeClasses[loop]) { byteClass in
+        edgeClasses[loop].forEachMember { byteClass in
             loopRow.classes[loopLength] = UInt8(byteClass)
             loopRow.targets[loopLength] = 0
             loopLength += 1
@@ -131,7 +131,7 @@ extension Construction {
         for state in head {
             for edge in Int(nfa.edgeStart[Int(state)])..<Int(nfa.edgeStart[Int(state) + 1]) where edge != loop {
                 let target = nfa.edgeTargets[edge]
-                forEachMember(edgeClasses[edge]) { steps.append((byteClass: $0, target: target)) }
+                edgeClasses[edge].forEachMember { steps.append((byteClass: $0, target: target)) }
             }
         }
         if steps.count > 1 { steps.sort { $0.byteClass < $1.byteClass } }

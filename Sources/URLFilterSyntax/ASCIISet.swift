@@ -7,10 +7,12 @@
 
 /// A set of ASCII code units, 0 through 127.
 public struct ASCIISet: Hashable, Sendable {
-    /// Bits for code units 0...63 and 64...127.
-    public private(set) var low: UInt64
-    public private(set) var high: UInt64
+    /// Bits for code units 0...63 and 64...127 (any two words are a set: settable, so that the
+    /// inlinable members below can write them).
+    public var low: UInt64
+    public var high: UInt64
 
+    @inlinable
     public init() { low = 0; high = 0 }
 
     public init<S: Sequence>(_ units: S) where S.Element == UInt8 {
@@ -19,6 +21,7 @@ public struct ASCIISet: Hashable, Sendable {
     }
 
     /// The set of one unit.
+    @inlinable
     public init(_ unit: UInt8) {
         self.init()
         insert(unit)
@@ -38,7 +41,9 @@ public struct ASCIISet: Hashable, Sendable {
     /// What `.` matches: every ASCII character but NUL, which never occurs in a URL.
     public static let anyCharacter = ASCIISet(1...127)
 
+    @inlinable
     public var isEmpty: Bool { low == 0 && high == 0 }
+    @inlinable
     public var count: Int { low.nonzeroBitCount + high.nonzeroBitCount }
 
     @inlinable
@@ -47,6 +52,7 @@ public struct ASCIISet: Hashable, Sendable {
         return unit < 64 ? (low >> unit) & 1 == 1 : (high >> (unit - 64)) & 1 == 1
     }
 
+    @inlinable
     public mutating func insert(_ unit: UInt8) {
         precondition(unit < 128, "ASCIISet holds ASCII only")
         if unit < 64 { low |= 1 << unit } else { high |= 1 << (unit - 64) }
@@ -56,11 +62,17 @@ public struct ASCIISet: Hashable, Sendable {
         for unit in range { insert(unit) }
     }
 
+    @inlinable
     public func union(_ other: ASCIISet) -> ASCIISet {
         var result = self
-        result.low |= other.low
-        result.high |= other.high
+        result.formUnion(other)
         return result
+    }
+
+    @inlinable
+    public mutating func formUnion(_ other: ASCIISet) {
+        low |= other.low
+        high |= other.high
     }
 
     /// Whether no unit is in both sets.
@@ -89,16 +101,26 @@ public struct ASCIISet: Hashable, Sendable {
     public var members: [UInt8] {
         var result: [UInt8] = []
         result.reserveCapacity(count)
-        func append(_ word: UInt64, from base: UInt8) {
-            var bits = word
-            while bits != 0 {
-                result.append(base + UInt8(bits.trailingZeroBitCount))
-                bits &= bits &- 1
-            }
-        }
-        append(low, from: 0)
-        append(high, from: 64)
+        forEachMember { result.append(UInt8($0)) }
         return result
+    }
+
+    /// `body` on each member, in increasing order: the one walk over a set's bits, a loop a word
+    /// (the automata's inner loops read every edge's classes through it; an iterator's `next()`
+    /// would test both words for each member). A throw from `body` ends the walk; a `return` goes
+    /// on to the next member.
+    @inlinable @inline(__always)
+    public func forEachMember<Failure: Error>(_ body: (Int) throws(Failure) -> Void) throws(Failure) {
+        var word = low
+        while word != 0 {
+            try body(word.trailingZeroBitCount)
+            word &= word &- 1
+        }
+        word = high
+        while word != 0 {
+            try body(64 &+ word.trailingZeroBitCount)
+            word &= word &- 1
+        }
     }
 
     /// The smallest member; nil when the set is empty.

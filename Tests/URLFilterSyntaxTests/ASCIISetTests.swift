@@ -14,6 +14,19 @@ import URLFilterSyntax
         #expect(!set.contains(0) && !set.contains(UInt8(ascii: "a")) && set.contains(127))
     }
 
+    @Test func walksItsMembersInIncreasingOrder() {
+        let sets = [
+            ASCIISet(), ASCIISet(UInt8(0)), ASCIISet(UInt8(63)), ASCIISet(UInt8(64)), ASCIISet(UInt8(127)),
+            ASCIISet([0, 1, 62, 63, 64, 65, 126, 127]), ASCIISet.anyCharacter, ASCIISet(Array("aZ1@[`{".utf8)),
+        ]
+        for set in sets {
+            var walked: [Int] = []
+            set.forEachMember { walked.append($0) }
+            #expect(walked == (0..<128).filter { set.contains(UInt8($0)) })
+            #expect(set.members == walked.map(UInt8.init))
+        }
+    }
+
     @Test func describesRanges() {
         #expect(ASCIISet(UInt8(ascii: "a")...UInt8(ascii: "d")).description == "[a-d]")
         #expect(ASCIISet.anyCharacter.description == ".")
