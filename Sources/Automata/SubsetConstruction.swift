@@ -402,8 +402,9 @@ struct LiveRows {
     mutating func append(_ fromClasses: UnsafePointer<UInt8>, _ fromTargets: UnsafePointer<UInt32>, count length: Int) {
         guard length > 0 else { return }
         assert(count + length <= capacity, "a row's room is made by reserve(_:) first")
-        (classes + count).update(from: fromClasses, count: length)
-        (targets + count).update(from: fromTargets, count: length)
+        // As raw bytes, one memmove each: the typed update copies element by element.
+        UnsafeMutableRawPointer(classes + count).copyMemory(from: fromClasses, byteCount: length)
+        UnsafeMutableRawPointer(targets + count).copyMemory(from: fromTargets, byteCount: length * MemoryLayout<UInt32>.stride)
         count += length
     }
 

@@ -79,15 +79,14 @@ extension Construction {
             var step = 0
             while step < steps.count {
                 let byteClass = steps[step].byteClass
-                var past = copied
-                while past < restLength && Int(restClasses[past]) < byteClass { past += 1 }
+                let past = Self.firstClass(notBelow: byteClass, in: restClasses, from: copied, to: restLength)
                 rows.live.append(restClasses + copied, restTargets + copied, count: past - copied)
                 var target = dead
+                copied = past
                 if past < restLength && Int(restClasses[past]) == byteClass {
                     target = restTargets[past]
-                    past += 1
+                    copied += 1
                 }
-                copied = past
                 let first = step
                 while step < steps.count && steps[step].byteClass == byteClass { step += 1 }
                 let reached = closure(steps[first..<step].lazy.map(\.target))
@@ -103,6 +102,19 @@ extension Construction {
             current += 1
         }
         return rows.dfa(byteClasses)
+    }
+
+    /// The first index in `from..<to` of sorted `classes` whose class is `byteClass` or more
+    /// (`to` when none is), by halves: a row holds dozens of classes, of which a state reads one
+    /// or two.
+    @inline(__always)
+    private static func firstClass(notBelow byteClass: Int, in classes: UnsafePointer<UInt8>, from: Int, to: Int) -> Int {
+        var (low, high) = (from, to)
+        while low < high {
+            let middle = (low + high) / 2
+            if Int(classes[middle]) < byteClass { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     /// A state's accepts: H's patterns and the rest's (no pattern is in both: each has one accept
@@ -134,7 +146,20 @@ extension Construction {
                 edgeClasses[edge].forEachMember { steps.append((byteClass: $0, target: target)) }
             }
         }
-        if steps.count > 1 { steps.sort { $0.byteClass < $1.byteClass } }
+        // A state reads a class or two: sorted by insertion (a comparison sort's set-up would
+        // cost more), but for a state with many edges (the root).
+        guard steps.count <= 16 else { return steps.sort { $0.byteClass < $1.byteClass } }
+        var sorted = 1
+        while sorted < steps.count {
+            let step = steps[sorted]
+            var place = sorted
+            while place > 0 && steps[place - 1].byteClass > step.byteClass {
+                steps[place] = steps[place - 1]
+                place -= 1
+            }
+            steps[place] = step
+            sorted += 1
+        }
     }
 
     /// Whether the NFA is a tree under the unanchored root (the file's comment): read in one pass
