@@ -140,7 +140,14 @@ private func metrics(_ name: String, model: BenchmarkDefinition.Model, _ region:
     return GateMetrics.measure(outcome).filter { $0.value.kind == .instructions }
 }
 
-private func compare(_ old: [String: GateMetric], _ new: [String: GateMetric]) -> GateComparison {
+private func compare(_ old: [String: GateMetric], _ new: [String: GateMetric]) throws -> GateComparison {
+    var old = old
+    // The tolerances the shipped baseline gives the same metrics of the DDG list's compile (a
+    // small phase may carry its own absolute slack): the gate these fakes face is the one CI runs.
+    let shipped = try GateBaseline.load(repositoryRoot + "/Reports/baseline.json")
+    for name in old.keys where name.hasPrefix("c/") {
+        if let own = shipped.metrics["compile-ddg-tds-reference/" + name.dropFirst(2)]?.tolerance { old[name]!.tolerance = own }
+    }
     let meta = ReportMeta(
         date: "2026-11-25T00:00:00Z", revision: "test", command: "test", machine: "test", cores: 2, memoryGiB: 1, os: "test",
         toolchain: "test", pcre2: "test", webkit: "test")
@@ -162,8 +169,8 @@ final class CostChildTests: XCTestCase {
         let runs = try regions(role: "match")
         try #require(runs.count == 4)
         let (real, fake, again) = (metrics("m", model: .match, runs[1]), metrics("m", model: .match, runs[2]), metrics("m", model: .match, runs[3]))
-        #expect(compare(real, again).status == .pass)
-        let slower = compare(real, fake)
+        #expect(try compare(real, again).status == .pass)
+        let slower = try compare(real, fake)
         #expect(slower.status == .regression)
         #expect(failing(slower) == ["m/instructions per request", "m/instructions per request, first pass"])
         let growth = fake["m/instructions per request"]!.value / real["m/instructions per request"]!.value
@@ -174,20 +181,20 @@ final class CostChildTests: XCTestCase {
         let calibration = try regions(role: "compile")
         try #require(calibration.count == 3)
         let (real, unit, again) = (calibration[0], calibration[1], calibration[2])
-        let unchanged = compare(metrics("c", model: .compile, real), metrics("c", model: .compile, again))
+        let unchanged = try compare(metrics("c", model: .compile, real), metrics("c", model: .compile, again))
         #expect(unchanged.status == .pass, "\(unchanged.table())")
         let minimize = real["minimize"]!
         let times = Int((0.03 * minimize / unit["minimize"]!).rounded(.up))
         let runs = try regions(role: "compile:\(times)")
         try #require(runs.count == 3)
-        let slower = compare(metrics("c", model: .compile, runs[0]), metrics("c", model: .compile, runs[1]))
+        let slower = try compare(metrics("c", model: .compile, runs[0]), metrics("c", model: .compile, runs[1]))
         #expect(slower.status == .regression)
         #expect(failing(slower) == ["c/instructions.minimize"], "\(slower.table())")
         // (k rounds up: the phase grows by 3% and less than one more minimization.)
         let growth = runs[1]["minimize"]! / runs[0]["minimize"]!
         let oneMore = unit["minimize"]! / minimize
         #expect(growth > 1.02 && growth < 1.03 + oneMore * 1.1, "growth \(growth), one more \(oneMore)")
-        let again2 = compare(metrics("c", model: .compile, runs[0]), metrics("c", model: .compile, runs[2]))
+        let again2 = try compare(metrics("c", model: .compile, runs[0]), metrics("c", model: .compile, runs[2]))
         #expect(again2.status == .pass, "\(again2.table())")
     }
 
@@ -211,7 +218,7 @@ final class CostChildTests: XCTestCase {
         #expect(apart.answers != RequestAnswer.counts(each[1]))
     }
 
-    @Test func moreDataMissesPerRequestThanTheirToleranceFailTheGate() {
+    @Test func moreDataMissesPerRequestThanTheirToleranceFailTheGate() throws {
         func metrics(l1: Double = 100, l2: Double = 15, requests: Int = 8_276) -> [String: GateMetric] {
             var engine = EngineResult(engine: "blockbench", status: .ok)
             engine.dataMisses = [Figure("L1 data misses per request", l1), Figure("L2 data misses per request", l2)]
@@ -226,15 +233,15 @@ final class CostChildTests: XCTestCase {
         // Level 2: 3% and a quarter miss; over a dozen requests, 3% and eight misses in all. Level
         // 1, whose conflict misses move with the heap's layout: 15% and four misses; over a dozen
         // requests, 15% and 20.
-        #expect(compare(metrics(), metrics(l2: 15.6)).status == .pass)
-        #expect(failing(compare(metrics(), metrics(l2: 16))) == ["m/L2 data misses per request"])
-        #expect(compare(metrics(l2: 1.58, requests: 12), metrics(l2: 2.08, requests: 12)).status == .pass, "three builds of one tree")
-        #expect(failing(compare(metrics(l2: 1.58, requests: 12), metrics(l2: 2.4, requests: 12))) == ["m/L2 data misses per request"])
-        #expect(compare(metrics(), metrics(l1: 118.5)).status == .pass)
-        #expect(failing(compare(metrics(), metrics(l1: 119.5))) == ["m/L1 data misses per request"])
-        #expect(compare(metrics(l1: 9.18), metrics(l1: 11.8)).status == .pass, "KAblock's requests: 9.18 and 11.8 in two runs of one tree")
-        #expect(compare(metrics(l1: 7.83, requests: 12), metrics(l1: 24.6, requests: 12)).status == .pass, "a dozen requests' L1 misses")
-        #expect(failing(compare(metrics(l1: 7.83, requests: 12), metrics(l1: 30, requests: 12))) == ["m/L1 data misses per request"])
+        #expect(try compare(metrics(), metrics(l2: 15.6)).status == .pass)
+        #expect(failing(try compare(metrics(), metrics(l2: 16))) == ["m/L2 data misses per request"])
+        #expect(try compare(metrics(l2: 1.58, requests: 12), metrics(l2: 2.08, requests: 12)).status == .pass, "three builds of one tree")
+        #expect(failing(try compare(metrics(l2: 1.58, requests: 12), metrics(l2: 2.4, requests: 12))) == ["m/L2 data misses per request"])
+        #expect(try compare(metrics(), metrics(l1: 118.5)).status == .pass)
+        #expect(failing(try compare(metrics(), metrics(l1: 119.5))) == ["m/L1 data misses per request"])
+        #expect(try compare(metrics(l1: 9.18), metrics(l1: 11.8)).status == .pass, "KAblock's requests: 9.18 and 11.8 in two runs of one tree")
+        #expect(try compare(metrics(l1: 7.83, requests: 12), metrics(l1: 24.6, requests: 12)).status == .pass, "a dozen requests' L1 misses")
+        #expect(failing(try compare(metrics(l1: 7.83, requests: 12), metrics(l1: 30, requests: 12))) == ["m/L1 data misses per request"])
     }
 
     @Test func callgrindPartsAreReadInOrderWithTheirLabels() {
