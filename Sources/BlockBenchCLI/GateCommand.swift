@@ -11,7 +11,8 @@
 // the gate leaves `git status` clean unless --update-baseline rewrites the baseline.
 //
 // `--update-baseline` rewrites the baseline from this run (keeping the tolerances) and prints what
-// moved; it refuses while anything is incorrect.
+// moved; it refuses while anything is incorrect. With `--keep-timing` it keeps the baseline's time
+// ratios and resident memory: a run that shared the machine holds its counts, not its times.
 //
 // `--against REV` compares the instruction and heap counts with REV's instead of the baseline's:
 // REV is built (release, in a worktree) and counted on this machine in this run, which is valid
@@ -39,6 +40,9 @@ struct GateCommand: ParsableCommand {
     @Flag(help: "Rewrite the baseline from this run (refused while anything is incorrect) and print what moved.")
     var updateBaseline = false
 
+    @Flag(help: "With --update-baseline: keep the baseline's time ratios and resident memory (a run that shared the machine).")
+    var keepTiming = false
+
     @Flag(help: "Print only the rows that are not an unchanged pass.")
     var changedOnly = false
 
@@ -61,6 +65,7 @@ struct GateCommand: ParsableCommand {
             previous = nil
         }
         if against != nil && updateBaseline { throw ValidationError("--against compares with a revision; it does not update the baseline") }
+        if keepTiming && !updateBaseline { throw ValidationError("--keep-timing says what --update-baseline keeps") }
         // The revision's counts first: a build that fails fails before the job's minutes.
         let reference = try against.map { revision in
             guard let previous else { throw ValidationError("--against needs the baseline for every other metric: \(baseline)") }
@@ -128,7 +133,8 @@ struct GateCommand: ParsableCommand {
             print("baseline NOT updated: this run is not correct (\(incorrect.keys.sorted().joined(separator: ", ")))")
             throw ExitCode(GateComparison.Status.regression.rawValue)
         }
-        let new = GateBaseline(metrics: metrics, meta: meta, costFingerprint: outcome.costFingerprint, previous: previous)
+        var new = GateBaseline(metrics: metrics, meta: meta, costFingerprint: outcome.costFingerprint, previous: previous)
+        if keepTiming, let previous { new = new.keepingFiguresThatMoveWithLoad(of: previous) }
         try new.write(to: baseline)
         guard let comparison else {
             print("\n== baseline written: \(baseline), \(metrics.count) metrics (there was none)")

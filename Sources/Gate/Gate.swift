@@ -61,6 +61,17 @@ public struct GateBaseline: Codable, Sendable {
         self.metrics = kept
     }
 
+    /// This baseline with `previous`'s figures for the metrics that move with the machine's load
+    /// (`Kind.movesWithLoad`), where `previous` has them: an update from a run that shared the
+    /// machine, which holds its counts but not its times.
+    public func keepingFiguresThatMoveWithLoad(of previous: GateBaseline) -> GateBaseline {
+        var kept = self
+        for (name, metric) in metrics where metric.kind.movesWithLoad {
+            if let old = previous.metrics[name], old.kind == metric.kind { kept.metrics[name] = old }
+        }
+        return kept
+    }
+
     public static func load(_ path: String) throws -> GateBaseline {
         let data: Data
         do {

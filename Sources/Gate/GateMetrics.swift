@@ -62,6 +62,8 @@ public struct GateMetric: Codable, Hashable, Sendable {
 
         /// Counted under Valgrind: comparable only with the same cost fingerprint.
         public var isCost: Bool { self == .instructions || self == .dataMisses || self == .heap }
+        /// Measured on the wall clock or as resident pages: what a run beside other work moves.
+        public var movesWithLoad: Bool { self == .memory || self == .timeRatio || self == .timeRatioMean }
     }
 
     public var kind: Kind

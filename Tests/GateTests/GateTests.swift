@@ -209,4 +209,17 @@ private func failing(_ comparison: GateComparison) -> [String] { comparison.rows
         #expect(new.tolerance(of: "b") == GateTolerance(percent: 1))
         #expect(compare(["a": count(10)], ["a": count(10)]).table().contains("pass"))
     }
+
+    @Test func anUpdateKeepingTimingKeepsOnlyWhatMovesWithLoad() {
+        func metric(_ kind: GateMetric.Kind, _ value: Double) -> GateMetric { GateMetric(kind: kind, value: value, unit: "") }
+        let old = GateBaseline(
+            metrics: ["ratio": metric(.timeRatio, 2), "mean": metric(.timeRatioMean, 3), "resident": metric(.memory, 4), "steps": count(5)],
+            meta: meta, previous: nil)
+        let now: [String: GateMetric] = [
+            "ratio": metric(.timeRatio, 20), "mean": metric(.timeRatioMean, 30), "resident": metric(.memory, 40), "steps": count(50),
+            "new ratio": metric(.timeRatio, 60),
+        ]
+        let kept = GateBaseline(metrics: now, meta: meta, previous: old).keepingFiguresThatMoveWithLoad(of: old)
+        #expect(kept.metrics.mapValues(\.value) == ["ratio": 2, "mean": 3, "resident": 4, "steps": 50, "new ratio": 60])
+    }
 }
