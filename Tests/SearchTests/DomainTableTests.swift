@@ -4,7 +4,7 @@
 import Testing
 import Automata
 import Bytecode
-import Search
+@testable import Search
 import URLFilterSyntax
 import TestSupport
 
@@ -291,6 +291,31 @@ private func answers(_ table: DomainTable, _ url: [UInt8]) -> [UInt32] {
                 _ = url.withUnsafeBufferPointer { set.run($0, ends: &ends) { found.insert($0) } }
                 #expect(found.sorted() == nfa.matches(url).map(\.rawValue), "budget \(budget), url \(url)")
             }
+        }
+    }
+
+    /// An entry's pattern shares its index word with the path and filter flags (bits 31 and 30),
+    /// so a file whose pattern count allows 2^30 or more still has its table refused there.
+    @Test func aPatternAtTheIndexFlagsIsRefused() throws {
+        func table(pattern: UInt32) -> [UInt8] {
+            var writer = ByteWriter()
+            writer.varint(1)
+            writer.varint(pattern)
+            writer.varint(UInt32("a.com".utf8.count) << 1)
+            writer.append(contentsOf: Array("a.com".utf8))
+            return writer.bytes
+        }
+        var below = ByteReader(table(pattern: (1 << 30) - 1))
+        let read = try DomainTable.read(from: &below, patternCount: 1 << 31, indexing: false)
+        #expect(read.count == 1)
+        var at = ByteReader(table(pattern: 1 << 30))
+        do {
+            _ = try DomainTable.read(from: &at, patternCount: 1 << 31, indexing: false)
+            Issue.record("pattern 2^30 was read")
+        } catch .malformed(let offset, let reason) {
+            #expect(offset == 1 && reason == "domain table: pattern 1073741824 of 1073741824")
+        } catch {
+            Issue.record("\(error)")
         }
     }
 
