@@ -65,7 +65,7 @@ public final class Evaluator {
     /// condition kinds, each distinct once (`universalGroups`, with how many rules each has), and
     /// each rule's group, in the rules' order (`universalGroupOf`). A set of flags checks each
     /// group once, then lists the rules of the groups it accepts.
-    private let universalGroups: [UniversalGroup]
+    private let universalGroups: [HeldRule]
     private let universalGroupSizes: [Int]
     private let universalGroupOf: [UInt32]
     /// The rules by slot, as an answer reads them (HeldRules.swift): the file's records are let go.
@@ -133,29 +133,16 @@ public final class Evaluator {
         universalUsesLoadType = file.universalRules.contains { rules[$0].loadTypes != 0 }
         universalMakesHTTPS = file.universalRules.contains { rules[$0].role == .makeHTTPS }
         flagsMask = 0xFFFF_FFFF | (universalUsesLoadType ? 3 << 32 : 0) | (universalMakesHTTPS ? 1 << 34 : 0)
-        var groups: [UniversalGroup] = []
+        // (Numbered by their records less action and role, `RecordNumbering`: not a dictionary,
+        // whose first use of a key type costs every load the runtime's setup of it.)
+        var numbering = RecordNumbering(ruleCount: file.universalRules.count)
         var groupSizes: [Int] = []
-        var groupOfKind: [UniversalGroup: UInt32] = [:]
-        var last: (group: UniversalGroup, index: UInt32)?
         universalGroupOf = file.universalRules.map { slot in
-            let group = UniversalGroup(rules[slot])
-            // (Neighbouring rules mostly share their group: the last one's is compared, not hashed.)
-            if let last, last.group == group {
-                groupSizes[Int(last.index)] += 1
-                return last.index
-            }
-            if let known = groupOfKind[group] {
-                groupSizes[Int(known)] += 1
-                last = (group, known)
-                return known
-            }
-            groupOfKind[group] = UInt32(groups.count)
-            last = (group, UInt32(groups.count))
-            groups.append(group)
-            groupSizes.append(1)
-            return UInt32(groups.count - 1)
+            let group = numbering.place(of: rules[slot].flagsAndCondition)
+            if Int(group) == groupSizes.count { groupSizes.append(1) } else { groupSizes[Int(group)] += 1 }
+            return group
         }
-        universalGroups = groups
+        universalGroups = numbering.distinct
         universalGroupSizes = groupSizes
         (universalOfTopStart, universalOfTop) = Self.index(file, rules, patternCount: file.topPatternCount) {
             $0 == .ifTopURL || $0 == .unlessTopURL
@@ -698,20 +685,6 @@ public final class Evaluator {
             }
         }
         return universal(of: slots, upgradable: Self.isUpgradable(request))
-    }
-
-    /// What a set of flags reads of a rule that matches every URL: its flags and condition kind.
-    private struct UniversalGroup: Hashable {
-        var resourceTypes: UInt16
-        var loadTypes: UInt8
-        var loadContexts: UInt8
-        var method: UInt8
-        var condition: ConditionKind
-
-        init(_ rule: HeldRule) {
-            (resourceTypes, loadTypes, loadContexts, method, condition) =
-                (rule.resourceTypes, rule.loadTypes, rule.loadContexts, rule.method, rule.condition)
-        }
     }
 
     /// The universal rules whose flags accept `request` (`baseOnly`: those of them without an
