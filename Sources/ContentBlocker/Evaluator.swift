@@ -198,15 +198,24 @@ public final class Evaluator {
     private static func index(
         _ file: CompiledFile, _ rules: HeldRules, patternCount: Int, kind: (ConditionKind) -> Bool
     ) -> (start: [UInt32], slots: [UInt32]) {
+        // Each pattern's rules counted, then placed in the universal rules' order (increasing
+        // slots): each pattern's slots come out increasing, with no sort.
+        let naming = file.universalRules.filter { kind(rules[$0].condition) }
         var start = [UInt32](repeating: 0, count: patternCount + 1)
-        var pairs: [(pattern: UInt32, slot: UInt32)] = []
-        for slot in file.universalRules where kind(rules[slot].condition) {
-            for entry in rules.conditionEntries(of: slot) { pairs.append((file.conditions[entry], slot)) }
+        for slot in naming {
+            for entry in rules.conditionEntries(of: slot) { start[Int(file.conditions[entry]) + 1] += 1 }
         }
-        pairs.sort { ($0.pattern, $0.slot) < ($1.pattern, $1.slot) }
-        for pair in pairs { start[Int(pair.pattern) + 1] += 1 }
         for pattern in 0..<patternCount { start[pattern + 1] += start[pattern] }
-        return (start, pairs.map(\.slot))
+        var next = start
+        var slots = [UInt32](repeating: 0, count: Int(start[patternCount]))
+        for slot in naming {
+            for entry in rules.conditionEntries(of: slot) {
+                let pattern = Int(file.conditions[entry])
+                slots[Int(next[pattern])] = slot
+                next[pattern] += 1
+            }
+        }
+        return (start, slots)
     }
 
     /// What the evaluator knows of one page: its condition patterns, once run, and per flags
