@@ -97,15 +97,16 @@ public enum ActionCoding {
         let at = reader.offset
         let type = Int(try reader.u8())
         guard type < Action.typeNames.count else { throw .malformed(at: at, "action type \(type)") }
-        switch Action.typeNames[type] {
-        case "block": return .block
-        case "block-cookies": return .blockCookies
-        case "ignore-previous-rules": return .ignorePreviousRules
-        case "ignore-following-rules": return .ignoreFollowingRules
-        case "make-https": return .makeHTTPS
-        case "css-display-none": return .cssDisplayNone(selector: try reader.string())
-        case "notify": return .notify(notification: try reader.string())
-        case "redirect":
+        // (By its code, as `typeCode` writes it: not by its name, a string compared per case.)
+        switch type {
+        case 0: return .block
+        case 1: return .blockCookies
+        case 2: return .cssDisplayNone(selector: try reader.string())
+        case 3: return .ignorePreviousRules
+        case 4: return .ignoreFollowingRules
+        case 5: return .makeHTTPS
+        case 6: return .notify(notification: try reader.string())
+        case 7:
             let kindAt = reader.offset
             switch try reader.u8() {
             case 0: return .redirect(.extensionPath(try reader.string()))

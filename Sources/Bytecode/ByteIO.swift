@@ -185,10 +185,31 @@ public struct ByteReader: Sendable {
     public mutating func string() throws(BytecodeError) -> String {
         let length = Int(try varint())
         guard length <= remaining else { throw .truncated(at: offset) }
-        let slice = bytes[offset..<offset + length]
-        guard let text = String(validating: slice, as: UTF8.self) else { throw .malformed(at: offset, "string is not UTF-8") }
+        let text = bytes.withUnsafeBufferPointer { bytes in
+            let utf8 = UnsafeBufferPointer(rebasing: bytes[offset..<offset + length])
+            // (ASCII, most strings of a list, taken as it is: `String(validating:)` checks each
+            // byte through the generic decoder.)
+            return Self.isASCII(utf8) ? String(decoding: utf8, as: UTF8.self) : String(validating: utf8, as: UTF8.self)
+        }
+        guard let text else { throw .malformed(at: offset, "string is not UTF-8") }
         _offset += length
         return text
+    }
+
+    /// Whether every byte is below 0x80 (8 bytes at a time, then one by one).
+    static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let raw = UnsafeRawBufferPointer(bytes)
+        var high: UInt64 = 0
+        var at = 0
+        while at + 8 <= raw.count {
+            high |= raw.loadUnaligned(fromByteOffset: at, as: UInt64.self)
+            at += 8
+        }
+        while at < raw.count {
+            high |= UInt64(raw[at])
+            at += 1
+        }
+        return high & 0x8080_8080_8080_8080 == 0
     }
 
     /// A 4-byte count of `what`, each at least `itemBytes` bytes long: refused unless that many fit

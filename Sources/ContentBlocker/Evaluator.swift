@@ -65,7 +65,7 @@ public final class Evaluator {
     /// condition kinds, each distinct once (`universalGroups`, with how many rules each has), and
     /// each rule's group, in the rules' order (`universalGroupOf`). A set of flags checks each
     /// group once, then lists the rules of the groups it accepts.
-    private let universalGroups: [UniversalGroup]
+    private let universalGroups: [HeldRule]
     private let universalGroupSizes: [Int]
     private let universalGroupOf: [UInt32]
     /// The rules by slot, as an answer reads them (HeldRules.swift): the file's records are let go.
@@ -133,29 +133,16 @@ public final class Evaluator {
         universalUsesLoadType = file.universalRules.contains { rules[$0].loadTypes != 0 }
         universalMakesHTTPS = file.universalRules.contains { rules[$0].role == .makeHTTPS }
         flagsMask = 0xFFFF_FFFF | (universalUsesLoadType ? 3 << 32 : 0) | (universalMakesHTTPS ? 1 << 34 : 0)
-        var groups: [UniversalGroup] = []
+        // (Numbered by their records less action and role, `RecordNumbering`: not a dictionary,
+        // whose first use of a key type costs every load the runtime's setup of it.)
+        var numbering = RecordNumbering(ruleCount: file.universalRules.count)
         var groupSizes: [Int] = []
-        var groupOfKind: [UniversalGroup: UInt32] = [:]
-        var last: (group: UniversalGroup, index: UInt32)?
         universalGroupOf = file.universalRules.map { slot in
-            let group = UniversalGroup(rules[slot])
-            // (Neighbouring rules mostly share their group: the last one's is compared, not hashed.)
-            if let last, last.group == group {
-                groupSizes[Int(last.index)] += 1
-                return last.index
-            }
-            if let known = groupOfKind[group] {
-                groupSizes[Int(known)] += 1
-                last = (group, known)
-                return known
-            }
-            groupOfKind[group] = UInt32(groups.count)
-            last = (group, UInt32(groups.count))
-            groups.append(group)
-            groupSizes.append(1)
-            return UInt32(groups.count - 1)
+            let group = numbering.place(of: rules[slot].flagsAndCondition)
+            if Int(group) == groupSizes.count { groupSizes.append(1) } else { groupSizes[Int(group)] += 1 }
+            return group
         }
-        universalGroups = groups
+        universalGroups = numbering.distinct
         universalGroupSizes = groupSizes
         (universalOfTopStart, universalOfTop) = Self.index(file, rules, patternCount: file.topPatternCount) {
             $0 == .ifTopURL || $0 == .unlessTopURL
@@ -211,15 +198,24 @@ public final class Evaluator {
     private static func index(
         _ file: CompiledFile, _ rules: HeldRules, patternCount: Int, kind: (ConditionKind) -> Bool
     ) -> (start: [UInt32], slots: [UInt32]) {
+        // Each pattern's rules counted, then placed in the universal rules' order (increasing
+        // slots): each pattern's slots come out increasing, with no sort.
+        let naming = file.universalRules.filter { kind(rules[$0].condition) }
         var start = [UInt32](repeating: 0, count: patternCount + 1)
-        var pairs: [(pattern: UInt32, slot: UInt32)] = []
-        for slot in file.universalRules where kind(rules[slot].condition) {
-            for entry in rules.conditionEntries(of: slot) { pairs.append((file.conditions[entry], slot)) }
+        for slot in naming {
+            for entry in rules.conditionEntries(of: slot) { start[Int(file.conditions[entry]) + 1] += 1 }
         }
-        pairs.sort { ($0.pattern, $0.slot) < ($1.pattern, $1.slot) }
-        for pair in pairs { start[Int(pair.pattern) + 1] += 1 }
         for pattern in 0..<patternCount { start[pattern + 1] += start[pattern] }
-        return (start, pairs.map(\.slot))
+        var next = start
+        var slots = [UInt32](repeating: 0, count: Int(start[patternCount]))
+        for slot in naming {
+            for entry in rules.conditionEntries(of: slot) {
+                let pattern = Int(file.conditions[entry])
+                slots[Int(next[pattern])] = slot
+                next[pattern] += 1
+            }
+        }
+        return (start, slots)
     }
 
     /// What the evaluator knows of one page: its condition patterns, once run, and per flags
@@ -698,20 +694,6 @@ public final class Evaluator {
             }
         }
         return universal(of: slots, upgradable: Self.isUpgradable(request))
-    }
-
-    /// What a set of flags reads of a rule that matches every URL: its flags and condition kind.
-    private struct UniversalGroup: Hashable {
-        var resourceTypes: UInt16
-        var loadTypes: UInt8
-        var loadContexts: UInt8
-        var method: UInt8
-        var condition: ConditionKind
-
-        init(_ rule: HeldRule) {
-            (resourceTypes, loadTypes, loadContexts, method, condition) =
-                (rule.resourceTypes, rule.loadTypes, rule.loadContexts, rule.method, rule.condition)
-        }
     }
 
     /// The universal rules whose flags accept `request` (`baseOnly`: those of them without an

@@ -44,6 +44,12 @@ struct HeldRule: Equatable {
         bits = UInt64(record.actionLocation) | UInt64(record.resourceTypes) << 32 | UInt64(flags) << 48 | UInt64(kinds) << 56
     }
 
+    private init(bits: UInt64) { self.bits = bits }
+
+    /// The record less its action location and role: what a set of flags reads of a rule (its
+    /// resource types, flags and condition kind), equal for rules a set of flags treats alike.
+    var flagsAndCondition: HeldRule { HeldRule(bits: bits & 0x38FF_FFFF_0000_0000) }
+
     /// The index of its action in the file's actions, `RuleRecord.notListed` when not listed.
     @inline(__always) var actionLocation: UInt32 { UInt32(truncatingIfNeeded: bits) }
     @inline(__always) var resourceTypes: UInt16 { UInt16(truncatingIfNeeded: bits >> 32) }
@@ -115,7 +121,8 @@ struct HeldRules {
     }
 }
 
-/// Numbers the distinct records of a list's rules in order of first use, by their words: a table
+/// Numbers the distinct records of a list's rules (or of what a set of flags reads of them,
+/// `HeldRule.flagsAndCondition`) in order of first use, by their words: a table
 /// open-addressed by a multiplicative hash of the word, sized to the list (twice the records it
 /// holds, from a few dozen entries: a small list's table is small), and the last record's number
 /// kept (a rule mostly shares its neighbour's record). Not a `[UInt64: UInt32]`: a dictionary of

@@ -1,5 +1,5 @@
 // BytecodeTests.swift — the program encoding against the DFA it came from, its disassembly, and
-// the byte coding (CRC-32, the writer's integers and varints, actions). The compiled file's tests:
+// the byte coding (CRC-32, the writer's integers and varints, strings, actions). The compiled file's tests:
 // SearchTests/CompiledFileTests.swift.
 
 import Testing
@@ -154,6 +154,37 @@ private func bitwiseCRC32<C: Collection<UInt8>>(_ bytes: C, seed: UInt32 = 0) ->
         var reader = ByteReader(long.bytes)
         #expect(try (0..<10_000).map { _ in Int(try reader.varint()) } == Array(0..<10_000))
         #expect(reader.isAtEnd)
+    }
+
+    /// A string of `bytes` as the writer writes one: its length, then its bytes.
+    private static func stringRead(_ bytes: [UInt8]) throws(BytecodeError) -> String {
+        var writer = ByteWriter()
+        writer.varint(UInt32(bytes.count))
+        writer.append(contentsOf: bytes)
+        var reader = ByteReader(writer.bytes)
+        let text = try reader.string()
+        #expect(reader.isAtEnd)
+        return text
+    }
+
+    @Test func stringsReadAsWrittenAndOnlyValidUTF8() throws {
+        // ASCII and valid UTF-8 of every length past a word, the other byte at each place; a
+        // byte no UTF-8 holds at each place, and a 4-byte sequence cut to its first 3 (what a
+        // repairing decoder puts one 3-byte replacement for), refused.
+        for length in 0..<20 {
+            let ascii = (0..<length).map { UInt8(0x61 + $0 % 26) }
+            #expect(try Self.stringRead(ascii) == String(decoding: ascii, as: UTF8.self))
+            for place in 0..<length {
+                var accented = ascii
+                accented.replaceSubrange(place..<place + 1, with: Array("é".utf8))
+                #expect(try Self.stringRead(accented) == String(decoding: accented, as: UTF8.self))
+                for invalid in [[0xFF], [0xF0, 0x9F, 0x98]] as [[UInt8]] {
+                    var broken = ascii
+                    broken.replaceSubrange(place..<place + 1, with: invalid)
+                    #expect(throws: BytecodeError.self, "\(broken)") { try Self.stringRead(broken) }
+                }
+            }
+        }
     }
 
     @Test func everyActionTypeIsWrittenAsItsIndexAndReadBack() throws {

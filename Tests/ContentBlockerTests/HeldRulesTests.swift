@@ -105,6 +105,21 @@ import TestSupport
         Self.expectEachSlotReads(records, held)
     }
 
+    @Test func flagsAndConditionKeepWhatFlagsReadOnly() {
+        // Records of every field drawn at random: the action location and role left out, the
+        // resource types, load types, load contexts, method and condition kind kept as they are.
+        let records = Self.records(count: 500, seed: 72)
+        for record in records {
+            let group = HeldRule(record).flagsAndCondition
+            var bare = record
+            (bare.actionLocation, bare.role, bare.conditionStart, bare.conditionCount) = (0, .listed, 0, 0)
+            #expect(group == HeldRule(bare), "\(record)")
+            #expect(
+                (group.resourceTypes, group.loadTypes, group.loadContexts, group.method, group.condition)
+                    == (record.resourceTypes, record.loadTypes, record.loadContexts, record.method, record.condition))
+        }
+    }
+
     @Test func placesPastTwoToTheSixteenTakeFourBytes() {
         // One more distinct record than 2 bytes number: each slot still reads its own.
         let count = (1 << 16) + 1
