@@ -444,6 +444,18 @@ enum DomainGroups {
                 else { return false }
                 offset += 8
             }
+            // The bytes past the last whole word: in the word (or the four bytes) that ends D,
+            // some compared twice; fewer than four, one at a time.
+            guard offset < length else { return true }
+            if length >= 8 {
+                return domain.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self)
+                    == other.loadUnaligned(fromByteOffset: length - 8, as: UInt64.self)
+            }
+            if length >= 4 {
+                return domain.loadUnaligned(as: UInt32.self) == other.loadUnaligned(as: UInt32.self)
+                    && domain.loadUnaligned(fromByteOffset: length - 4, as: UInt32.self)
+                    == other.loadUnaligned(fromByteOffset: length - 4, as: UInt32.self)
+            }
             while offset < length {
                 guard domain.load(fromByteOffset: offset, as: UInt8.self) == other.load(fromByteOffset: offset, as: UInt8.self) else { return false }
                 offset += 1

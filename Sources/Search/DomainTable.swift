@@ -324,12 +324,25 @@ public struct DomainTable: Hashable, Sendable {
 
     /// Whether T's encoding `tail` matches `url` from `start` (the end-of-URL NUL after its last
     /// byte). Only for an encoding `encode` made or `read` checked.
-    static func tailMatches<Tail: Collection<UInt8>>(_ tail: Tail, _ url: UnsafeBufferPointer<UInt8>, from start: Int) -> Bool
-    where Tail.Index == Int {
-        var at = tail.startIndex
+    static func tailMatches(_ tail: ArraySlice<UInt8>, _ url: UnsafeBufferPointer<UInt8>, from start: Int) -> Bool {
+        tail.withUnsafeBufferPointer { tailMatches($0, 0..<$0.count, url, from: start) }
+    }
+
+    /// Whether T's encoding `tails[range]` matches `url` from `start` (`tailMatches(_:_:from:)`):
+    /// a run of one-byte codes of single bytes below 128 read up to eight at a time
+    /// (`literalStep`), the other codes one at a time.
+    static func tailMatches(_ tails: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ url: UnsafeBufferPointer<UInt8>, from start: Int) -> Bool {
+        var at = range.lowerBound
         var place = start
-        while at < tail.endIndex {
-            let code = tail[at]
+        while at < range.upperBound {
+            let read = literalStep(tails, at, range.upperBound, url, place)
+            if read < 0 { return false }
+            if read > 0 {
+                at += read
+                place += read
+                continue
+            }
+            let code = tails[at]
             // (The rest is nothing once a set has read the URL's end, or a NUL in it, which the
             // automata read as the end too.)
             if code == Self.restCode {
@@ -340,7 +353,7 @@ public struct DomainTable: Hashable, Sendable {
             let matches: Bool
             switch code {
             case 0:
-                matches = byte < 128 && tail[at + 1 + Int(byte >> 3)] >> (byte & 7) & 1 == 1
+                matches = byte < 128 && tails[at + 1 + Int(byte >> 3)] >> (byte & 7) & 1 == 1
                 at += 16
             case 0x80: matches = byte == 0x2F || byte == 0x3A
             case Self.splitCode: matches = true
@@ -352,6 +365,37 @@ public struct DomainTable: Hashable, Sendable {
             place += 1
         }
         return true
+    }
+
+    /// The codes of `tails` from `at` (before `end`) read at once against `url`'s bytes from
+    /// `place`: those of its first eight that lead with a code from 1 to 127 (one byte, or a
+    /// letter in both cases), their count when all match, -1 when one does not; 0 when none is
+    /// read so (the first code another, or eight bytes of `tails` or of a short URL not
+    /// loadable). A byte matches such a code when it equals it folded to lower case: the URL's
+    /// word is folded as `foldedWord` folds (a byte from 128 on keeps its high bit and matches
+    /// none, whatever its carry makes of the bytes after it, which the word then refuses too).
+    /// Codes that need bytes past the URL's end are refused (NUL, there, matches none).
+    @inline(__always)
+    static func literalStep(_ tails: UnsafeBufferPointer<UInt8>, _ at: Int, _ end: Int, _ url: UnsafeBufferPointer<UInt8>, _ place: Int) -> Int {
+        guard at + 8 <= tails.count, let codes = tails.baseAddress, let base = url.baseAddress, UInt64(1).littleEndian == 1 else { return 0 }
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        let word = DomainSlots.word(UnsafeRawPointer(codes), at: at)
+        // The first code that is 0 or from 128 on (the lowest flagged byte is exact).
+        let others = (word & highs) | ((word &- ones) & ~word & highs)
+        let count = min(others == 0 ? 8 : others.trailingZeroBitCount / 8, end - at)
+        guard count > 0 else { return 0 }
+        guard place + count <= url.count else { return -1 }
+        let bytes: UInt64
+        if place + 8 <= url.count {
+            bytes = DomainSlots.word(UnsafeRawPointer(base), at: place)
+        } else if url.count >= 8 {
+            bytes = DomainSlots.word(UnsafeRawPointer(base), at: url.count - 8) >> UInt64(8 * (place + 8 - url.count))
+        } else {
+            return 0
+        }
+        let folded = bytes | ((bytes &+ 0x3F &* ones) & ~(bytes &+ 0x25 &* ones) & highs) >> 2
+        let mask = count == 8 ? UInt64.max : (1 << UInt64(8 * count)) - 1
+        return (folded ^ word) & mask == 0 ? count : -1
     }
 
     /// T's last code when the rest of the URL must be ASCII (`.*$`).
@@ -672,7 +716,7 @@ public struct DomainTable: Hashable, Sendable {
             let filtered = word & DomainLines.hasFilter != 0
             if !filtered || PathFilter.admits(DomainGroups.word(entries, at + 12), url, pathFrom: end) {
                 let (tailStart, tailEnd) = (Int(DomainGroups.word(entries, at + 4)), Int(DomainGroups.word(entries, at + 8)))
-                if tailMatches(tables.tails[tailStart..<tailEnd], url, from: end) { report(word & DomainLines.patternBits) }
+                if tailMatches(tables.tails, tailStart..<tailEnd, url, from: end) { report(word & DomainLines.patternBits) }
             }
             at += DomainLines.entryBytes(pathed: true, filtered: filtered)
         }

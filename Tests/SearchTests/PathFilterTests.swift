@@ -49,7 +49,7 @@ private func table(_ filters: [URLFilter]) -> (DomainTable, [[UInt8]: [Int]], [U
 }
 
 /// A URL T's encoding `tail` may match, its letters' case and its classes' bytes chosen by `random`.
-private func text(of tail: ArraySlice<UInt8>, _ random: inout SplitMix64) -> [UInt8] {
+func text(of tail: ArraySlice<UInt8>, _ random: inout SplitMix64) -> [UInt8] {
     var bytes: [UInt8] = []
     var at = tail.startIndex
     while at < tail.endIndex {
