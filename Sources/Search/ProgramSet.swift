@@ -441,6 +441,19 @@ public struct ProgramSet: Hashable, Sendable {
                 return view(table)
             }
 
+            /// Whether entries `a` and `b` are parts of one dense table (`runWhole` runs them in one
+            /// pass). Read off the entries' words, before a view of either is made: most requests'
+            /// pairs are decided here, and views made first were stored to the stack and read back.
+            @inlinable @inline(__always)
+            func sharesTable(_ a: Int, _ b: Int) -> Bool {
+                let (first, second) = (entries[a], entries[b])
+                return first.isDense && second.isDense && first.words.0 == second.words.0
+            }
+
+            /// Entry `index`'s dense table (one that has one: `sharesTable`).
+            @inlinable @inline(__always)
+            func denseView(_ index: Int) -> DenseView { view(entries[index].dense.unsafelyUnwrapped) }
+
             @inlinable @inline(__always)
             func view(_ table: Dense) -> DenseView {
                 DenseView(
@@ -954,11 +967,10 @@ public struct ProgramSet: Hashable, Sendable {
         var steps = 0
         var index = 0
         while index < wholeRunCount {
-            if index + 1 < wholeRunCount, let first = buffers.dense(index), let second = buffers.dense(index + 1),
-                first.entries == second.entries
-            {
-                if index + 2 < wholeRunCount, let third = buffers.dense(index + 2), first.entries == third.entries {
-                    steps += DenseView.run(first, second, third, url, report: found)
+            if index + 1 < wholeRunCount, buffers.sharesTable(index, index + 1) {
+                let (first, second) = (buffers.denseView(index), buffers.denseView(index + 1))
+                if index + 2 < wholeRunCount, buffers.sharesTable(index, index + 2) {
+                    steps += DenseView.run(first, second, buffers.denseView(index + 2), url, report: found)
                     index += 3
                 } else {
                     steps += DenseView.run(first, second, url, report: found)

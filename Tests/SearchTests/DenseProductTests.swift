@@ -2,7 +2,7 @@
 // report, after the same bytes, on programs of every kind (tries, anchored patterns that stop
 // early, loops, end anchors) over URLs with NULs and bytes from 128 on; two Aho-Corasick
 // automata's product is about as large as both; and a set's whole programs are multiplied only
-// where both are search automata.
+// where both are search automata; a run pairs whole entries where their views share a table.
 
 import Testing
 import Automata
@@ -100,6 +100,36 @@ private func words(_ count: Int, _ random: inout SplitMix64) -> [String] {
             #expect(found == apart && !found.isEmpty, "\(url)")
         }
         #expect(set.denseProgramCount == 3)
+    }
+
+    @Test func wholeEntriesShareATableWhereTheirViewsDo() throws {
+        // `runWhole` pairs whole entries by their words (`Buffers.sharesTable`): the same answer
+        // as their views' tables, over sets with parts of one table and tables of their own.
+        var random = SplitMix64(seed: 11)
+        let search = try patternsProgram(["ads", "track", "banner"] + words(300, &random))
+        let anchored = try patternsProgram(["^https?://[^/]+/x", "^[^:]+://y"])
+        let other = try patternsProgram(["pixel", "beacon", "/ad/"] + words(300, &random))
+        let small = try patternsProgram(["/_ads/", "taboola"])
+        // Parts are joined up to three to a table: five anchored programs make two tables.
+        let hosts = try ["a", "b", "c", "d", "e"].map { host in try patternsProgram(["^https?://\(host)\\.example/", "^[^:]+://\(host)x"]) }
+        var (shared, apart) = (0, 0)
+        for programs in [[search, anchored, other], [search, other], [anchored, search, small, other], [small, anchored, search], hosts] {
+            let set = ProgramSet(programs: programs).prepared()
+            set.image.withBuffers { buffers in
+                for a in 0..<set.image.wholeRunCount {
+                    for b in a + 1..<set.image.wholeRunCount {
+                        guard let first = buffers.dense(a), let second = buffers.dense(b) else {
+                            #expect(!buffers.sharesTable(a, b))
+                            continue
+                        }
+                        let same = first.entries == second.entries
+                        #expect(buffers.sharesTable(a, b) == same, "\(a) \(b)")
+                        if same { shared += 1 } else { apart += 1 }
+                    }
+                }
+            }
+        }
+        #expect(shared > 0 && apart > 0, "\(shared) shared, \(apart) apart")
     }
 
     @Test func aSmallSearchTakesAnAnchoredProgramThatDiesEarly() throws {
