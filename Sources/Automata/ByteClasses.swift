@@ -23,37 +23,51 @@ public struct ByteClasses: Hashable, Sendable {
     /// start in a class of their own (an automaton's edges are mostly single characters, each of
     /// which would otherwise be a set read in turn).
     init<S: Sequence>(singling singles: ASCIISet, refining sets: S) where S.Element == ASCIISet {
+        // The working tables on the stack (bytes: a class, its size, its number are at most 128,
+        // and so small the allocation is not made on the heap): as arrays, each would be
+        // allocated through the standard library's unspecialized code and checked for uniqueness
+        // on every write, most of the partition's cost for a group's few sets.
+        (classOfByte, count) = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 6 * 128 + 1) { scratch in
+            scratch.initialize(repeating: 0)
+            return Self.partition(singling: singles, refining: sets, scratch: scratch.baseAddress!)
+        }
+    }
+
+    /// The partition of `init(singling:refining:)` in `scratch` (6 * 128 + 1 zeroed entries): the
+    /// class of each byte, numbered by its smallest byte, and how many classes.
+    private static func partition<S: Sequence>(
+        singling singles: ASCIISet, refining sets: S, scratch: UnsafeMutablePointer<UInt8>
+    ) -> ([UInt8], Int) where S.Element == ASCIISet {
         // Each set splits every class it covers in part: its members there move to a new class.
         // Only the set's members are read (most of an automaton's sets are a character or two),
         // and the classes are renumbered by their smallest byte once, at the end.
-        var classOf = [UInt8](repeating: 0, count: 128)
-        var count = 1
-        var size = [Int](repeating: 0, count: 129)
+        let classOf = scratch, inSet = scratch + 128, movedTo = scratch + 256, touched = scratch + 384
+        let number = scratch + 512, size = scratch + 640
+        var count: UInt8 = 1
         size[0] = 128
         // A single byte splits off class 0 (all the others so far), unless it is all that is left.
         singles.forEachMember { byte in
             guard size[0] > 1 else { return }
-            classOf[byte] = UInt8(count)
-            size[count] = 1
+            classOf[byte] = count
+            size[Int(count)] = 1
             size[0] -= 1
             count += 1
         }
         // Per class: the set's members in it, and the class they move to.
-        var inSet = [Int](repeating: 0, count: 128)
-        var movedTo = [UInt8](repeating: 0, count: 128)
-        var touched: [UInt8] = []
-        touched.reserveCapacity(128)
         for set in sets {
-            touched.removeAll(keepingCapacity: true)
+            var touchedCount = 0
             set.forEachMember { byte in
                 let byteClass = Int(classOf[byte])
-                if inSet[byteClass] == 0 { touched.append(UInt8(byteClass)) }
+                if inSet[byteClass] == 0 {
+                    touched[touchedCount] = UInt8(byteClass)
+                    touchedCount += 1
+                }
                 inSet[byteClass] += 1
             }
-            for byteClass in touched.lazy.map(Int.init) {
+            for byteClass in UnsafeBufferPointer(start: touched, count: touchedCount).lazy.map(Int.init) {
                 if inSet[byteClass] < size[byteClass] {
-                    movedTo[byteClass] = UInt8(count)
-                    size[count] = inSet[byteClass]
+                    movedTo[byteClass] = count
+                    size[Int(count)] = inSet[byteClass]
                     size[byteClass] -= inSet[byteClass]
                     count += 1
                 } else {
@@ -63,19 +77,19 @@ public struct ByteClasses: Hashable, Sendable {
             }
             set.forEachMember { byte in classOf[byte] = movedTo[Int(classOf[byte])] }
         }
-        // Renumbered in the order of their smallest byte.
-        var number = [Int16](repeating: -1, count: 128)
-        var next: Int16 = 0
+        // Renumbered in the order of their smallest byte (`number` holds a class's number + 1).
+        var next: UInt8 = 0
+        var classOfByte: [UInt8] = []
+        classOfByte.reserveCapacity(128)
         for byte in 0..<128 {
             let byteClass = Int(classOf[byte])
-            if number[byteClass] < 0 {
-                number[byteClass] = next
+            if number[byteClass] == 0 {
                 next += 1
+                number[byteClass] = next
             }
-            classOf[byte] = UInt8(number[byteClass])
+            classOfByte.append(number[byteClass] - 1)
         }
-        classOfByte = classOf
-        self.count = count
+        return (classOfByte, Int(count))
     }
 
     public init(classOfByte: [UInt8]) {

@@ -169,10 +169,13 @@ struct Construction {
         // set are then found once, not once per state.
         var closedBuckets = SetTable(nfaStates: nfa.stateCount)
         var targetOfBucket: [UInt32] = []
+        // (What `read` needs, held apart: the closure below, reading `self`, would copy the whole
+        // construction for each state.)
+        let nfa = nfa, edgeClasses = edgeClasses
         var current = 0
         while current < sets.count {
             // Read in place: the set is done with before the inserts below.
-            sets.withSet(current) { read($0, accepts: &rows, buckets: &buckets) }
+            sets.withSet(current) { Self.read($0, of: nfa, edgeClasses: edgeClasses, accepts: &rows, buckets: &buckets) }
             rows.beginRow(classCount: byteClasses.count)
             // Each class's bucket closed into the DFA state it leads to. (Neighbouring classes
             // often have the same bucket, a loop's target and little else: compared with the
@@ -226,7 +229,9 @@ struct Construction {
     /// list, sorted), and their edges' targets into `buckets` by byte class, counted first, then
     /// placed end to end (two passes over the edges, no array per class).
     @inline(__always)
-    private func read(_ set: UnsafeBufferPointer<UInt32>, accepts rows: inout DFARows, buckets: inout ClassBuckets) {
+    private static func read(
+        _ set: UnsafeBufferPointer<UInt32>, of nfa: NFA, edgeClasses: [ASCIISet], accepts rows: inout DFARows, buckets: inout ClassBuckets
+    ) {
         buckets.touched = ASCIISet()
         let acceptsBefore = rows.acceptedPatterns.count
         let count = buckets.count
