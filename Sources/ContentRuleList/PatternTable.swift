@@ -72,6 +72,18 @@ public struct PatternTable: Sendable {
         numbers.number(source, caseSensitive: caseSensitive)
     }
 
+    /// `number(_:caseSensitive:)` for a text whose reading is known (`reading`: what
+    /// `parseNewKeys` reads it as): a new text takes it when every text before it has its reading,
+    /// and is not read again. (Nil: the text is read as any other.)
+    public mutating func number(_ source: String, caseSensitive: Bool, reading: AcceptedPattern?) -> Int32 {
+        let number = numbers.number(source, caseSensitive: caseSensitive)
+        if let reading, Int(number) == results.count {
+            results.append(.success(reading))
+            statuses.append(reading.status)
+        }
+        return number
+    }
+
     /// Reads the keys numbered since the last call, on every core.
     public mutating func parseNewKeys() {
         guard results.count < numbers.count else { return }
