@@ -226,7 +226,10 @@ struct PatternTableWithDomains {
     mutating func number(ofDomain domain: String) -> Int32 {
         let number = Int(domains.number(domain, caseSensitive: false))
         if number == patternOfDomain.count {
-            patternOfDomain.append(table.number(DomainPattern.source(forDomain: domain), caseSensitive: false))
+            // (A plain domain's pattern is made with its parts: not read back from its text.)
+            let plain = DomainPattern(plainDomain: domain)
+            let source = plain?.source ?? DomainPattern.source(forDomain: domain)
+            patternOfDomain.append(table.number(source, caseSensitive: false, reading: plain.map(AcceptedPattern.domain)))
         }
         return patternOfDomain[number]
     }

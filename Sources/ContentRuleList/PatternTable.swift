@@ -72,9 +72,30 @@ public struct PatternTable: Sendable {
         numbers.number(source, caseSensitive: caseSensitive)
     }
 
+    /// `number(_:caseSensitive:)` for a text whose reading is known (`reading`: what
+    /// `parseNewKeys` reads it as): a new text takes it when every text before it has its reading,
+    /// and is not read again. (Nil: the text is read as any other.)
+    public mutating func number(_ source: String, caseSensitive: Bool, reading: AcceptedPattern?) -> Int32 {
+        let count = numbers.count
+        let number = numbers.number(source, caseSensitive: caseSensitive)
+        guard let reading, Int(number) == count else { return number }
+        if results.count == count {
+            results.append(.success(reading))
+            statuses.append(reading.status)
+        } else {
+            givenReadings.append((number, reading))
+        }
+        return number
+    }
+
+    /// Readings given with new texts numbered after a text still to be read, in number order:
+    /// `parseNewKeys` reads the texts between them.
+    private var givenReadings: [(number: Int32, reading: AcceptedPattern)] = []
+
     /// Reads the keys numbered since the last call, on every core.
     public mutating func parseNewKeys() {
         guard results.count < numbers.count else { return }
+        guard givenReadings.isEmpty else { return readNewKeysAroundGivenReadings() }
         let parsed = URLFilterParser.read(numbers.keys[results.count...].map { ($0.source, $0.isCaseSensitive) })
         statuses.reserveCapacity(numbers.count)
         // (Each result read in place: one taken out of the array is retained and released.)
@@ -83,6 +104,30 @@ public struct PatternTable: Sendable {
         }
         // (The first parse is most of a list's patterns: taken as it is, not copied.)
         if results.isEmpty { results = parsed } else { results += parsed }
+    }
+
+    /// `parseNewKeys` when some new texts were given their readings: the others read, then each
+    /// text's reading taken in number order.
+    private mutating func readNewKeysAroundGivenReadings() {
+        let given = givenReadings
+        givenReadings = []
+        var isGiven = [Bool](repeating: false, count: numbers.count - results.count)
+        for (number, _) in given { isGiven[Int(number) - results.count] = true }
+        let unread = isGiven.indices.filter { !isGiven[$0] }.map { numbers.keys[results.count + $0] }
+        let parsed = URLFilterParser.read(unread.map { ($0.source, $0.isCaseSensitive) })
+        var (nextGiven, nextParsed) = (0, 0)
+        for offset in isGiven.indices {
+            let result: Result<AcceptedPattern, URLFilterParseError>
+            if isGiven[offset] {
+                result = .success(given[nextGiven].reading)
+                nextGiven += 1
+            } else {
+                result = parsed[nextParsed]
+                nextParsed += 1
+            }
+            results.append(result)
+            statuses.append(Self.status(of: result))
+        }
     }
 
     private static func status(of result: Result<AcceptedPattern, URLFilterParseError>) -> URLFilterParseStatus {

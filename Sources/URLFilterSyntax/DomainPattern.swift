@@ -54,6 +54,30 @@ public struct DomainPattern: Hashable, Sendable {
         return domain.utf8.withContiguousStorageIfAvailable(source) ?? Array(domain.utf8).withUnsafeBufferPointer(source)
     }
 
+    /// The pattern of a condition's domain with its parts, when the domain (after its `*`) is
+    /// one or more lower-case letters, digits, `-`, `_` and `.`: the parts its text
+    /// (`source(forDomain:)`) is read as (`init?(source:isCaseSensitive:)`), taken from the domain
+    /// itself, so that a list's domains need not be read back. Nil for any other domain (its text
+    /// is read as any pattern's). Tested by DomainPatternTests.
+    public init?(plainDomain domain: String) {
+        // (The domain's bytes read in place: a list has a pattern per domain.)
+        func name(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+            let start = bytes.first == UInt8(ascii: "*") ? 1 : 0
+            guard start < bytes.count else { return nil }
+            for index in start..<bytes.count where !Self.isPlainDomainUnit(bytes[index]) { return nil }
+            return Array(UnsafeBufferPointer(rebasing: bytes[start...]))
+        }
+        guard let name = domain.utf8.withContiguousStorageIfAvailable(name) ?? Array(domain.utf8).withUnsafeBufferPointer(name)
+        else { return nil }
+        self.init(source: Self.source(forDomain: domain), domain: name, subdomains: name.count < domain.utf8.count)
+    }
+
+    /// A unit a plain domain is made of (`init?(plainDomain:)`).
+    private static func isPlainDomainUnit(_ unit: UInt8) -> Bool {
+        (unit >= UInt8(ascii: "a") && unit <= UInt8(ascii: "z")) || (unit >= UInt8(ascii: "0") && unit <= UInt8(ascii: "9"))
+            || unit == UInt8(ascii: "-") || unit == UInt8(ascii: "_") || unit == UInt8(ascii: ".")
+    }
+
     private static let terminatorBytes = Array("[:/]".utf8)
 
     /// The units a domain's pattern escapes.

@@ -119,6 +119,35 @@ import TestSupport
         #expect(table.results.count { if case .success(.shaped) = $0 { true } else { false } } > 500)
     }
 
+    /// A text numbered with its reading takes it, also after a text left to be read (which
+    /// `parseNewKeys` reads, the readings in number order); a known text keeps its own.
+    @Test func aTextNumberedWithItsReadingIsNotReadAgain() throws {
+        var table = PatternTable(rules: try rules(#"[{"trigger":{"url-filter":"ads"},"action":{"type":"block"}}]"#))
+        let plain = try #require(DomainPattern(plainDomain: "example.com"))
+        let other = try #require(DomainPattern(plainDomain: "*other.org"))
+        // Given a reading it is not the reader's (an empty domain), so that the test tells which was kept.
+        let marked = DomainPattern(source: plain.source, domain: [], subdomains: false)
+        #expect(table.number(plain.source, caseSensitive: false, reading: .domain(marked)) == 1)
+        #expect(table.results.count == 2)
+        // Known texts keep their number and reading.
+        #expect(table.number(plain.source, caseSensitive: false, reading: .domain(plain)) == 1)
+        #expect(table.number("ads", caseSensitive: false, reading: .domain(plain)) == 0)
+        // A text without a reading, then texts with and without: those without read by `parseNewKeys`.
+        #expect(table.number("a[b", caseSensitive: false, reading: nil) == 2)
+        #expect(table.number(other.source, caseSensitive: false, reading: .domain(marked)) == 3)
+        #expect(table.number("b", caseSensitive: false, reading: nil) == 4)
+        #expect(table.number(plain.source, caseSensitive: false, reading: .domain(other)) == 1)
+        #expect(table.number("c", caseSensitive: false, reading: .domain(plain)) == 5)
+        #expect(table.results.count == 2)
+        table.parseNewKeys()
+        #expect(table.pattern(1) == .domain(marked))
+        #expect(table.pattern(2) == nil && table.statuses[2] == URLFilterParser.status(of: "a[b"))
+        #expect(table.pattern(3) == .domain(marked))
+        #expect(table.pattern(4) == (try URLFilterParser.read("b").get()))
+        #expect(table.pattern(5) == .domain(plain))
+        #expect(table.statuses == [.ok, .ok, table.statuses[2], .ok, .ok, .ok])
+    }
+
     @Test func theParserHandsOverTheTableItReadVerdictsFrom() throws {
         let json = #"""
             [{"trigger":{"url-filter":"ads"},"action":{"type":"block"}},

@@ -25,6 +25,34 @@ private func bothReadings(_ source: String, caseSensitive: Bool = false) -> (tex
         }
     }
 
+    /// A plain domain's pattern, made with its parts, is the one its text reads as; any other
+    /// domain (empty, upper case, a special or non-ASCII unit, a `*` past the first) is left to
+    /// be read. On the shipped lists' domains and generated ones.
+    @Test func aPlainDomainsPatternIsTheOneItsTextReadsAs() throws {
+        var domains = Array(Set(try shippedConditionDomains()))
+        var random = SplitMix64(seed: 2718)
+        let pieces = ["a", "z", "Z", "0", "9", "-", "_", ".", "*", "/", "\\", "[", ":", "é", "xn--p1ai", "", " "]
+        for _ in 0..<4_000 {
+            var domain = ""
+            for _ in 0..<Int(random.next() % 6) { domain += pieces[Int(random.next() % UInt64(pieces.count))] }
+            domains.append(domain)
+        }
+        var plainCount = 0
+        for domain in domains {
+            let source = DomainPattern.source(forDomain: domain)
+            let name = domain.hasPrefix("*") ? domain.utf8.dropFirst() : domain.utf8[...]
+            let isPlain = !name.isEmpty && name.allSatisfy { "abcdefghijklmnopqrstuvwxyz0123456789-_.".utf8.contains($0) }
+            guard let plain = DomainPattern(plainDomain: domain) else {
+                #expect(!isPlain, "\(domain)")
+                continue
+            }
+            plainCount += 1
+            #expect(plain.source == source, "\(domain)")
+            #expect(try URLFilterParser.read(source).get() == .domain(plain), "\(domain)")
+        }
+        #expect(plainCount > 10_000)
+    }
+
     @Test func writesADomainsPatternAsSpelledOut() {
         // Every special unit escaped, the rest as it is, between the prefix and `[:/]`: the text
         // written byte by byte is the one spelled out here, on generated domains (special units,
