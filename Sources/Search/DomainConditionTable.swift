@@ -240,7 +240,7 @@ public struct DomainConditionTable: Hashable, Sendable {
             guard atStart || url[candidate - 1] == 0x2E else { continue }
             while hashed - candidate >= 8 {
                 hashed -= 8
-                hash = DomainSlots.wordStep(hash, Self.folded(DomainSlots.word(base, at: hashed)))
+                hash = DomainSlots.wordStep(hash, DomainSlots.folded(word: DomainSlots.word(base, at: hashed)))
             }
             let length = end - candidate
             let candidateHash = DomainSlots.lastWordStep(hash, Self.firstBytes(base, from: candidate, to: hashed), length: length)
@@ -265,19 +265,10 @@ public struct DomainConditionTable: Hashable, Sendable {
     private static func firstBytes(_ base: UnsafeRawPointer, from start: Int, to end: Int) -> UInt64 {
         let count = end - start
         guard count > 0 else { return 0 }
-        if end >= 8 { return folded(DomainSlots.word(base, at: end - 8)) >> UInt64(8 * (8 - count)) }
+        if end >= 8 { return DomainSlots.folded(word: DomainSlots.word(base, at: end - 8)) >> UInt64(8 * (8 - count)) }
         var word: UInt64 = 0
         for at in 0..<count { word |= UInt64(DomainSlots.folded(base.load(fromByteOffset: start + at, as: UInt8.self))) << UInt64(8 * at) }
         return word
-    }
-
-    /// `word`'s eight ASCII bytes with their upper-case letters folded to lower case
-    /// (`DomainSlots.folded` of each): a byte from `A` to `Z` is the one whose sum with 0x3F
-    /// reaches 0x80 and whose sum with 0x25 does not (no sum carries into the next byte).
-    @inline(__always)
-    static func folded(_ word: UInt64) -> UInt64 {
-        let upper = (word &+ 0x3F3F_3F3F_3F3F_3F3F) & ~(word &+ 0x2525_2525_2525_2525) & 0x8080_8080_8080_8080
-        return word | upper &>> 2
     }
 
     // MARK: The file

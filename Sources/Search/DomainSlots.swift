@@ -303,6 +303,16 @@ struct DomainSlots: Sendable {
     @inline(__always)
     static func folded(_ byte: UInt8) -> UInt8 { byte &- 0x41 < 26 ? byte | 0x20 : byte }
 
+    /// `word`'s bytes with their upper-case letters folded to lower case (`folded` of each byte
+    /// below 0x80): a byte from `A` to `Z` is the one whose sum with 0x3F reaches 0x80 and whose
+    /// sum with 0x25 does not; 0x20 is that bit shifted down. Only a byte from 0x80 on carries, into
+    /// the bytes after it.
+    @inline(__always)
+    static func folded(word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        return word | ((word &+ 0x3F &* ones) & ~(word &+ 0x25 &* ones) & (0x80 &* ones)) >> 2
+    }
+
     /// D as both tables read it: the bytes of `terms` from `start` on, lower-cased, while each is
     /// a host name's character (`URLFilterTerm.hostCharacter`) of `allowed`; and the position of
     /// the first term that is not.

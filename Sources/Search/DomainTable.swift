@@ -372,7 +372,7 @@ public struct DomainTable: Hashable, Sendable {
     /// letter in both cases), their count when all match, -1 when one does not; 0 when none is
     /// read so (the first code another, or eight bytes of `tails` or of a short URL not
     /// loadable). A byte matches such a code when it equals it folded to lower case: the URL's
-    /// word is folded as `foldedWord` folds (a byte from 128 on keeps its high bit and matches
+    /// word is folded as `DomainSlots.folded(word:)` folds (a byte from 128 on keeps its high bit and matches
     /// none, whatever its carry makes of the bytes after it, which the word then refuses too).
     /// Codes that need bytes past the URL's end are refused (NUL, there, matches none).
     @inline(__always)
@@ -393,7 +393,7 @@ public struct DomainTable: Hashable, Sendable {
         } else {
             return 0
         }
-        let folded = bytes | ((bytes &+ 0x3F &* ones) & ~(bytes &+ 0x25 &* ones) & highs) >> 2
+        let folded = DomainSlots.folded(word: bytes)
         let mask = count == 8 ? UInt64.max : (1 << UInt64(8 * count)) - 1
         return (folded ^ word) & mask == 0 ? count : -1
     }
@@ -1016,20 +1016,16 @@ public struct DomainTable: Hashable, Sendable {
     }
 
     /// The eight bytes of `url` before `wordEnd` as a word (the first lowest; NULs before the URL's
-    /// start), letters folded to lower case when `folding` (the bytes below 128: a byte's high bit
-    /// set by adding 0x3F when it is at least `A` and by adding 0x25 when it is past `Z`, shifted
-    /// down to 0x20).
+    /// start), letters folded to lower case when `folding` (`DomainSlots.folded(word:)`).
     @inline(__always)
     private static func foldedWord(_ url: UnsafeBufferPointer<UInt8>, endingAt wordEnd: Int, folding: Bool) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101
         var word: UInt64 = 0
         if wordEnd >= 8 {
             word = DomainSlots.word(UnsafeRawPointer(url.baseAddress!), at: wordEnd - 8)
         } else {
             for at in 0..<wordEnd { word |= UInt64(url[at]) << UInt64(8 * (8 - wordEnd + at)) }
         }
-        guard folding else { return word }
-        return word | ((word &+ 0x3F &* ones) & ~(word &+ 0x25 &* ones) & (0x80 &* ones)) >> 2
+        return folding ? DomainSlots.folded(word: word) : word
     }
 
     /// The first place from `start` whose byte (NUL past the URL's end) is in `splitting`, and

@@ -442,8 +442,8 @@ public struct ProgramSet: Hashable, Sendable {
             }
 
             /// Whether entries `a` and `b` are parts of one dense table (`runWhole` runs them in one
-            /// pass). Read off the entries' words, before a view of either is made: most requests'
-            /// pairs are decided here, and views made first were stored to the stack and read back.
+            /// pass). Read off the entries' words, so that no view is made (and kept on the stack)
+            /// for entries that are not such a pair.
             @inlinable @inline(__always)
             func sharesTable(_ a: Int, _ b: Int) -> Bool {
                 let (first, second) = (entries[a], entries[b])
