@@ -27,22 +27,31 @@ public struct ByteClasses: Hashable, Sendable {
         // and so small the allocation is not made on the heap): as arrays, each would be
         // allocated through the standard library's unspecialized code and checked for uniqueness
         // on every write, most of the partition's cost for a group's few sets.
-        (classOfByte, count) = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 6 * 128 + 1) { scratch in
+        (classOfByte, count) = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Scratch.entries) { scratch in
             scratch.initialize(repeating: 0)
             return Self.partition(singling: singles, refining: sets, scratch: scratch.baseAddress!)
         }
     }
 
-    /// The partition of `init(singling:refining:)` in `scratch` (6 * 128 + 1 zeroed entries): the
-    /// class of each byte, numbered by its smallest byte, and how many classes.
+    /// Where the partition's six tables lie in its scratch, one entry per byte or per class each
+    /// (there are at most 128 classes, numbered below 128, since every class holds a byte).
+    private enum Scratch {
+        static let table = 128
+        static let classOf = 0, inSet = classOf + table, movedTo = inSet + table, touched = movedTo + table
+        static let number = touched + table, size = number + table
+        static let entries = size + table
+    }
+
+    /// The partition of `init(singling:refining:)` in `scratch` (`Scratch.entries` zeroed entries):
+    /// the class of each byte, numbered by its smallest byte, and how many classes.
     private static func partition<S: Sequence>(
         singling singles: ASCIISet, refining sets: S, scratch: UnsafeMutablePointer<UInt8>
     ) -> ([UInt8], Int) where S.Element == ASCIISet {
         // Each set splits every class it covers in part: its members there move to a new class.
         // Only the set's members are read (most of an automaton's sets are a character or two),
         // and the classes are renumbered by their smallest byte once, at the end.
-        let classOf = scratch, inSet = scratch + 128, movedTo = scratch + 256, touched = scratch + 384
-        let number = scratch + 512, size = scratch + 640
+        let classOf = scratch + Scratch.classOf, inSet = scratch + Scratch.inSet, movedTo = scratch + Scratch.movedTo
+        let touched = scratch + Scratch.touched, number = scratch + Scratch.number, size = scratch + Scratch.size
         var count: UInt8 = 1
         size[0] = 128
         // A single byte splits off class 0 (all the others so far), unless it is all that is left.

@@ -152,7 +152,7 @@ struct Construction {
 
     mutating func run() throws(AutomataError) -> DFA {
         let dead = DFAStateID.dead.rawValue
-        // The DFA states' NFA-state sets, end to end in one array, found again through an
+        // The DFA states' NFA-state sets, end to end in one buffer, found again through an
         // open-addressing table of set numbers keyed by the sets' contents: no allocation per
         // DFA state.
         var sets = SetTable(nfaStates: nfa.stateCount)
@@ -162,12 +162,14 @@ struct Construction {
         defer {
             rows.deallocate()
             buckets.deallocate()
+            sets.deallocate()
         }
         // Every bucket closed so far, as read (before its closure), and the DFA state it led to:
         // most of a DFA's transitions on a class lead from many states to one bucket (in an
         // Aho-Corasick automaton, the unanchored root's child on that class), whose closure and
         // set are then found once, not once per state.
         var closedBuckets = SetTable(nfaStates: nfa.stateCount)
+        defer { closedBuckets.deallocate() }
         var targetOfBucket: [UInt32] = []
         // (What `read` needs, held apart: the closure below, reading `self`, would copy the whole
         // construction for each state.)
@@ -423,9 +425,13 @@ struct LiveRows {
 /// by that state instead, in an array: a suffix trie's NFA is nearly deterministic, so most of its
 /// DFA's states are one NFA state (a big list's suffix groups have nearly as many DFA states as
 /// NFA states), and each lookup through the hash table reads four arrays of cold memory, where the
-/// array is one read.
+/// array is one read. The sets' states are raw memory (`deallocate()` when done): every lookup
+/// hashes and compares a set, and through an array each read would be checked against its bounds.
 struct SetTable {
-    private var storage: [UInt32] = []
+    private var storage: UnsafeMutablePointer<UInt32>
+    private var capacity: Int
+    /// NFA states in all sets together.
+    private(set) var entries = 0
     private var start: [Int] = [0]
     private var hashes: [Int] = []
     /// Sized to the NFA up to 1,024 slots (a small NFA's construction makes a few sets; a large
@@ -439,35 +445,35 @@ struct SetTable {
     init(nfaStates: Int) {
         singletons = [Int32](repeating: -1, count: nfaStates)
         slots = [Int32](repeating: -1, count: min(1024, hashTableSize(for: nfaStates)))
+        capacity = 64
+        storage = .allocate(capacity: capacity)
     }
+
+    func deallocate() { storage.deallocate() }
 
     var count: Int { start.count - 1 }
-    /// NFA states in all sets together.
-    var entries: Int { storage.count }
 
-    subscript(set: Int) -> ArraySlice<UInt32> { storage[start[set]..<start[set + 1]] }
-
-    /// `body` on set `set`'s states, read in place (a slice kept while the table grows would
-    /// copy its storage).
+    /// `body` on set `set`'s states, read in place: valid until the next insert.
     @inline(__always)
     func withSet<Result>(_ set: Int, _ body: (UnsafeBufferPointer<UInt32>) throws -> Result) rethrows -> Result {
-        try storage.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[start[set]..<start[set + 1]])) }
+        try body(UnsafeBufferPointer(start: storage + start[set], count: start[set + 1] - start[set]))
     }
 
-    static func hash<C: Collection<UInt32>>(_ states: C) -> Int {
-        Int(truncatingIfNeeded: states.reduce(0x9E37_79B9_7F4A_7C15 ^ UInt64(states.count)) { mixHash($0, UInt64($1)) })
+    static func hash(_ states: UnsafeBufferPointer<UInt32>) -> Int {
+        var mixed = 0x9E37_79B9_7F4A_7C15 ^ UInt64(states.count)
+        for state in states { mixed = mixHash(mixed, UInt64(state)) }
+        return Int(truncatingIfNeeded: mixed)
     }
 
     /// The number of `states` (non-empty; sorted, for a set of NFA states), and whether it was
     /// added now.
-    mutating func insert<States: RandomAccessCollection<UInt32>>(_ states: States) -> (UInt32, Bool) where States.Index == Int {
+    mutating func insert(_ states: UnsafeBufferPointer<UInt32>) -> (UInt32, Bool) {
         let id = count
         if states.count == 1 {
-            let state = Int(states[states.startIndex])
+            let state = Int(states[0])
             if singletons[state] >= 0 { return (UInt32(singletons[state]), false) }
             singletons[state] = Int32(id)
-            storage.append(UInt32(state))
-            start.append(storage.count)
+            append(states)
             hashes.append(0)  // (never read: a singleton is not in the hash table)
             return (UInt32(id), true)
         }
@@ -480,24 +486,35 @@ struct SetTable {
             slot = (slot + 1) & mask
         }
         slots[slot] = Int32(id)
-        storage.append(contentsOf: states)
-        start.append(storage.count)
+        append(states)
         hashes.append(hash)
         hashed += 1
         if hashed * 2 > slots.count { grow() }
         return (UInt32(id), true)
     }
 
-    /// Whether set `candidate` is `states`, compared by index (a generic `elementsEqual` between
-    /// a slice and another collection type costs several times more per element, on every lookup).
-    private func holds<States: RandomAccessCollection<UInt32>>(_ candidate: Int, _ states: States) -> Bool where States.Index == Int {
+    /// `states` stored as the next set.
+    @inline(__always)
+    private mutating func append(_ states: UnsafeBufferPointer<UInt32>) {
+        if entries + states.count > capacity {
+            capacity = max(2 * capacity, entries + states.count)
+            let old = storage
+            storage = .allocate(capacity: capacity)
+            storage.initialize(from: old, count: entries)
+            old.deallocate()
+        }
+        (storage + entries).initialize(from: states.baseAddress!, count: states.count)
+        entries += states.count
+        start.append(entries)
+    }
+
+    /// Whether set `candidate` is `states`.
+    @inline(__always)
+    private func holds(_ candidate: Int, _ states: UnsafeBufferPointer<UInt32>) -> Bool {
         let from = start[candidate]
         guard start[candidate + 1] - from == states.count else { return false }
-        var offset = from
-        for state in states {
-            if storage[offset] != state { return false }
-            offset += 1
-        }
+        let stored = storage + from
+        for offset in 0..<states.count where stored[offset] != states[offset] { return false }
         return true
     }
 

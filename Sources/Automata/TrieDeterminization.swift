@@ -41,7 +41,10 @@ extension Construction {
         let nfa = nfa, edgeClasses = edgeClasses
         var states = TrieStates(nfaStates: nfa.stateCount, root: nfa.unanchoredRoot.rawValue)
         var rows = DFARows()
-        defer { rows.deallocate() }
+        defer {
+            rows.deallocate()
+            states.heads.deallocate()
+        }
         // The start state's rest: the root's loop back to the start state.
         let loopRow = LiveRows(capacity: classCount)
         defer { loopRow.deallocate() }
@@ -208,7 +211,7 @@ private struct TrieStates {
         // Sized for about a DFA state per NFA state, as a trie's DFA has (rehashing the table at
         // each doubling would cost more than its slots' memory).
         pairs = PairTable(capacity: nfaStates)
-        _ = heads.insert(CollectionOfOne(root))
+        _ = withUnsafePointer(to: root) { heads.insert(UnsafeBufferPointer(start: $0, count: 1)) }
     }
 
     var count: Int { headOf.count }
