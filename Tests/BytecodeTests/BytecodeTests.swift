@@ -262,5 +262,8 @@ private func bitwiseCRC32<C: Collection<UInt8>>(_ bytes: C, seed: UInt32 = 0) ->
             #expect(try ActionCoding.read(from: &reader) == action)
             #expect(reader.isAtEnd)
         }
+        // A type past the last is refused.
+        var reader = ByteReader([UInt8(Action.typeNames.count)])
+        #expect(throws: BytecodeError.self) { try ActionCoding.read(from: &reader) }
     }
 }
