@@ -22,7 +22,7 @@ public import ContentRuleList
 
 public enum ActionCoding {
     public static func write(_ action: Action, to writer: inout ByteWriter) {
-        writer.u8(typeCode(action))
+        writer.u8(TypeCode(action).rawValue)
         switch action {
         case .block, .blockCookies, .ignorePreviousRules, .ignoreFollowingRules, .makeHTTPS: break
         case .cssDisplayNone(let selector): writer.string(selector)
@@ -49,22 +49,27 @@ public enum ActionCoding {
         }
     }
 
-    /// The action's type: its index in `Action.typeNames`, named by case (not looked up by
-    /// name: a list has thousands of actions).
-    private static func typeCode(_ action: Action) -> UInt8 {
-        let code: UInt8 = switch action {
-        case .block: 0
-        case .blockCookies: 1
-        case .cssDisplayNone: 2
-        case .ignorePreviousRules: 3
-        case .ignoreFollowingRules: 4
-        case .makeHTTPS: 5
-        case .notify: 6
-        case .redirect: 7
-        case .modifyHeaders: 8
+    /// An action's type as the file writes it: its index in `Action.typeNames`, named by case
+    /// (not looked up by name: a list has thousands of actions). The writer and the reader both
+    /// go through it, so each code is said once.
+    enum TypeCode: UInt8, CaseIterable {
+        case block = 0, blockCookies, cssDisplayNone, ignorePreviousRules, ignoreFollowingRules, makeHTTPS, notify, redirect,
+            modifyHeaders
+
+        init(_ action: Action) {
+            self = switch action {
+            case .block: .block
+            case .blockCookies: .blockCookies
+            case .cssDisplayNone: .cssDisplayNone
+            case .ignorePreviousRules: .ignorePreviousRules
+            case .ignoreFollowingRules: .ignoreFollowingRules
+            case .makeHTTPS: .makeHTTPS
+            case .notify: .notify
+            case .redirect: .redirect
+            case .modifyHeaders: .modifyHeaders
+            }
+            assert(Action.typeNames[Int(rawValue)] == action.typeName, "type code \(rawValue) for \(action.typeName)")
         }
-        assert(Action.typeNames[Int(code)] == action.typeName, "type code \(code) for \(action.typeName)")
-        return code
     }
 
     private static func write(_ transform: URLTransform, to writer: inout ByteWriter) {
@@ -95,18 +100,17 @@ public enum ActionCoding {
 
     public static func read(from reader: inout ByteReader) throws(BytecodeError) -> Action {
         let at = reader.offset
-        let type = Int(try reader.u8())
-        guard type < Action.typeNames.count else { throw .malformed(at: at, "action type \(type)") }
-        // (By its code, as `typeCode` writes it: not by its name, a string compared per case.)
-        switch type {
-        case 0: return .block
-        case 1: return .blockCookies
-        case 2: return .cssDisplayNone(selector: try reader.string())
-        case 3: return .ignorePreviousRules
-        case 4: return .ignoreFollowingRules
-        case 5: return .makeHTTPS
-        case 6: return .notify(notification: try reader.string())
-        case 7:
+        let type = try reader.u8()
+        guard let code = TypeCode(rawValue: type) else { throw .malformed(at: at, "action type \(type)") }
+        switch code {
+        case .block: return .block
+        case .blockCookies: return .blockCookies
+        case .cssDisplayNone: return .cssDisplayNone(selector: try reader.string())
+        case .ignorePreviousRules: return .ignorePreviousRules
+        case .ignoreFollowingRules: return .ignoreFollowingRules
+        case .makeHTTPS: return .makeHTTPS
+        case .notify: return .notify(notification: try reader.string())
+        case .redirect:
             let kindAt = reader.offset
             switch try reader.u8() {
             case 0: return .redirect(.extensionPath(try reader.string()))
@@ -115,7 +119,7 @@ public enum ActionCoding {
             case 3: return .redirect(.url(try reader.string()))
             case let kind: throw .malformed(at: kindAt, "redirect kind \(kind)")
             }
-        default:
+        case .modifyHeaders:
             var lists: [[ModifyHeaders.Operation]] = []
             for _ in 0..<2 {
                 // An operation takes 2 bytes at least (its kind, its header's length).

@@ -153,15 +153,42 @@ public struct ByteReader: Sendable {
     @inlinable public mutating func u32() throws(BytecodeError) -> UInt32 { UInt32(try integer(width: 4)) }
     @inlinable public mutating func u64() throws(BytecodeError) -> UInt64 { try integer(width: 8) }
 
-    @inlinable public mutating func integer(width: Int) throws(BytecodeError) -> UInt64 {
+    /// The next `width` (at most 8) bytes as a little-endian integer. Where 8 bytes of the array
+    /// follow, they are loaded at once and the bytes past `width` masked off (the value of the bytes
+    /// one by one, `integerByBytes`, which the others take); `width` is checked against the reader's
+    /// end either way.
+    @inlinable @inline(__always) public mutating func integer(width: Int) throws(BytecodeError) -> UInt64 {
         guard width <= remaining else { throw .truncated(at: offset) }
+        guard _fastPath(width <= 8 && _offset &+ 8 <= bytes.count) else { return integerByBytes(width: width) }
+        let at = _offset
+        let word = bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
+        _offset &+= width
+        return width == 8 ? word : word & (1 &<< UInt64(8 &* width) &- 1)
+    }
+
+    /// `integer(width:)` read a byte at a time (near the array's end), its width already checked.
+    @usableFromInline mutating func integerByBytes(width: Int) -> UInt64 {
         var value: UInt64 = 0
         for index in 0..<width { value |= UInt64(bytes[offset + index]) << (8 * UInt64(index)) }
         _offset += width
         return value
     }
 
-    @inlinable public mutating func varint() throws(BytecodeError) -> UInt32 {
+    /// A varint: a byte below 0x80 (most varints of a file: small counts, gaps and differences)
+    /// taken here, inlined into its caller; a longer one read by `longVarint`.
+    @inlinable @inline(__always) public mutating func varint() throws(BytecodeError) -> UInt32 {
+        if _fastPath(_offset < end) {
+            let byte = bytes[_offset]
+            if _fastPath(byte < 0x80) {
+                _offset &+= 1
+                return UInt32(byte)
+            }
+        }
+        return try longVarint()
+    }
+
+    /// A varint read a byte at a time, checked: at most 5 bytes, at most 2^32 - 1.
+    @usableFromInline mutating func longVarint() throws(BytecodeError) -> UInt32 {
         let start = offset
         var value: UInt64 = 0
         var shift: UInt64 = 0
@@ -250,11 +277,18 @@ extension ByteWriter {
 extension ByteReader {
     /// The next entry's pattern; `next` is the previous one's + 1 (0 before the first). `table`
     /// names the table in the refusal of a pattern not below `patternCount`.
-    @inlinable package mutating func increasingPattern(after next: inout Int, below patternCount: Int, table: String) throws(BytecodeError) -> UInt32 {
+    @inlinable @inline(__always)
+    package mutating func increasingPattern(after next: inout Int, below patternCount: Int, table: String) throws(BytecodeError) -> UInt32 {
         let at = offset
         let pattern = next + Int(try varint())
-        guard pattern < patternCount else { throw .malformed(at: at, "\(table): pattern \(pattern) of \(patternCount)") }
+        guard pattern < patternCount else { throw Self.patternOutOfRange(at: at, pattern, of: patternCount, table: table) }
         next = pattern + 1
         return UInt32(pattern)
+    }
+
+    /// The refusal of `increasingPattern`'s pattern (made apart: its text is no part of the
+    /// inlined reading).
+    @usableFromInline static func patternOutOfRange(at: Int, _ pattern: Int, of patternCount: Int, table: String) -> BytecodeError {
+        .malformed(at: at, "\(table): pattern \(pattern) of \(patternCount)")
     }
 }

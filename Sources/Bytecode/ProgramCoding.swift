@@ -179,22 +179,25 @@ extension Program {
             }
         }
 
+        @inline(__always)
         mutating func readTarget() throws(BytecodeError) {
             let at = reader.offset
             targets.append((at, UInt32(try reader.integer(width: program.targetWidth))))
         }
 
         /// A class below `classCount`, and above `previous` when that is given.
+        /// (Inlined in the loop over a state's entries, its refusal made apart.)
+        @inline(__always)
         mutating func readClass(after previous: Int? = nil) throws(BytecodeError) -> Int {
             let byteClass = Int(try reader.u8())
-            if let previous {
-                guard byteClass > previous, byteClass < program.classCount else {
-                    throw fail(reader.offset - 1, "class \(byteClass) out of order or of \(program.classCount)")
-                }
-            } else {
-                guard byteClass < program.classCount else { throw fail(reader.offset - 1, "class \(byteClass) of \(program.classCount)") }
-            }
+            guard byteClass > (previous ?? -1), byteClass < program.classCount else { throw classRefused(byteClass, after: previous) }
             return byteClass
+        }
+
+        /// The refusal of a class read just before the reader's offset.
+        func classRefused(_ byteClass: Int, after previous: Int?) -> BytecodeError {
+            fail(reader.offset - 1, previous == nil ? "class \(byteClass) of \(program.classCount)"
+                : "class \(byteClass) out of order or of \(program.classCount)")
         }
 
         /// The state's transitions, in the form its header says.

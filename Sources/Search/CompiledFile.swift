@@ -68,6 +68,10 @@ internal import Parallelism
 
 public enum SectionKind: UInt32, CaseIterable, Sendable {
     case urlPrograms = 1, topURLPrograms, framePrograms, patterns, rules, conditions, actions
+
+    /// Its place in the file's directory and in `allCases`: the kinds are numbered from 1 in
+    /// that order.
+    public var place: Int { Int(rawValue) - 1 }
 }
 
 /// What a rule's condition looks at and how.
@@ -410,7 +414,7 @@ public struct CompiledFile: Hashable, Sendable {
             guard expectedOffset == bytes.count else { throw .malformed(at: expectedOffset, "bytes after the last section") }
         }
 
-        func range(_ kind: SectionKind) -> (start: Int, end: Int) { ranges[SectionKind.allCases.firstIndex(of: kind)!] }
+        func range(_ kind: SectionKind) -> (start: Int, end: Int) { ranges[kind.place] }
 
         func reader(_ kind: SectionKind) -> ByteReader { ByteReader(bytes, from: range(kind).start, to: range(kind).end) }
 

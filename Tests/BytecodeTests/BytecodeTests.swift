@@ -156,6 +156,59 @@ private func bitwiseCRC32<C: Collection<UInt8>>(_ bytes: C, seed: UInt32 = 0) ->
         #expect(reader.isAtEnd)
     }
 
+    /// A varint as LEB128 defines it, read a byte at a time from `bytes[at..<end]`: nil when cut
+    /// short, longer than 5 bytes or above 2^32 - 1.
+    private static func definedVarint(_ bytes: [UInt8], at start: Int, end: Int) -> (value: UInt32, next: Int)? {
+        var (value, at): (UInt64, Int) = (0, start)
+        while at < end, at - start < 5 {
+            value |= UInt64(bytes[at] & 0x7F) << (7 * UInt64(at - start))
+            at += 1
+            if bytes[at - 1] < 0x80 { return value <= UInt64(UInt32.max) ? (UInt32(value), at) : nil }
+        }
+        return nil
+    }
+
+    @Test func varintsReadAsDefinedOneByteOrLonger() {
+        // Every first byte, alone and before each kind of continuation; and at the reader's end
+        // (bytes past it in the array are not read), cut short, 6 bytes long and above 2^32.
+        var inputs: [[UInt8]] = (0...255).map { [UInt8($0)] }
+        for first in [0x00, 0x7F, 0x80, 0xFF] as [UInt8] {
+            inputs += [[first, 0x01], [first, 0x80, 0x01], [first, 0xFF, 0xFF, 0xFF, 0x0F], [first, 0xFF, 0xFF, 0xFF, 0x10],
+                       [first, 0x80, 0x80, 0x80, 0x80, 0x00], [first, 0x80]]
+        }
+        for input in inputs {
+            let bytes = [0x05] + input + [0x03]
+            for end in 1...bytes.count - 1 {
+                var reader = ByteReader(bytes, from: 1, to: end)
+                let read = try? reader.varint()
+                let defined = Self.definedVarint(bytes, at: 1, end: end)
+                #expect(read == defined?.value, "\(input) ending at \(end)")
+                if let defined { #expect(reader.offset == defined.next, "\(input) ending at \(end)") }
+            }
+        }
+    }
+
+    @Test func integersReadAsTheirBytesAtEveryPlaceAndWidth() {
+        // Far from the array's end (8 bytes loaded at once) and near it (a byte at a time), and
+        // past the reader's end (refused, whatever the array holds beyond it).
+        let bytes: [UInt8] = (0..<24).map { UInt8(truncatingIfNeeded: $0 &* 89 &+ 0xA7) }
+        for start in 0..<bytes.count {
+            for end in start...bytes.count {
+                for width in 0...8 {
+                    var reader = ByteReader(bytes, from: start, to: end)
+                    let read = try? reader.integer(width: width)
+                    guard width <= end - start else {
+                        #expect(read == nil, "width \(width) at \(start) of \(end)")
+                        continue
+                    }
+                    let defined = (0..<width).reduce(UInt64(0)) { $0 | UInt64(bytes[start + $1]) << (8 * UInt64($1)) }
+                    #expect(read == defined, "width \(width) at \(start) of \(end)")
+                    #expect(reader.offset == start + width)
+                }
+            }
+        }
+    }
+
     /// A string of `bytes` as the writer writes one: its length, then its bytes.
     private static func stringRead(_ bytes: [UInt8]) throws(BytecodeError) -> String {
         var writer = ByteWriter()
@@ -209,5 +262,8 @@ private func bitwiseCRC32<C: Collection<UInt8>>(_ bytes: C, seed: UInt32 = 0) ->
             #expect(try ActionCoding.read(from: &reader) == action)
             #expect(reader.isAtEnd)
         }
+        // A type past the last is refused.
+        var reader = ByteReader([UInt8(Action.typeNames.count)])
+        #expect(throws: BytecodeError.self) { try ActionCoding.read(from: &reader) }
     }
 }

@@ -66,6 +66,10 @@ private func sampleFile() throws -> CompiledFile {
 }
 
 @Suite struct CompiledFileTests {
+    @Test func aSectionsPlaceIsItsPlaceInTheDirectory() {
+        #expect(SectionKind.allCases.enumerated().allSatisfy { $0.element.place == $0.offset })
+    }
+
     @Test func writingThenReadingGivesTheSameFile() throws {
         // The corruption tests below run over files with chains and such states.
         #expect(try sampleFile().topURLPrograms.disassemble(name: "top-url").contains(": chain "))
