@@ -185,9 +185,9 @@ public final class Evaluator {
         memory.add(indexes, array: universalOfFrameStart)
         memory.add(indexes, array: universalOfFrame)
         let working = "evaluator: working memory"
-        memory.add(working, array: topSeen.words)
-        memory.add(working, array: frameSeen.words)
-        memory.add(working, array: work.urlSeen.words)
+        memory.add(working, topSeen.heldBytes)
+        memory.add(working, frameSeen.heldBytes)
+        memory.add(working, work.urlSeen.heldBytes)
         // (The lists an answer fills start empty: they grow to what the requests asked need.)
         memory.add(working, array: work.applying)
         memory.add(working, array: work.locations)
@@ -525,8 +525,8 @@ public final class Evaluator {
         // (The condition's patterns: found by the rule's slot, for the few candidates with one.)
         let entries = rules.conditionEntries(of: candidate.slot)
         return file.conditions.withUnsafeBufferPointer { conditions in
-            topSeen.words.withUnsafeBufferPointer { top in
-                frameSeen.words.withUnsafeBufferPointer { frame in
+            topSeen.withWords { top in
+                frameSeen.withWords { frame in
                     Self.holds(candidate.rule, entries: entries, conditions: conditions, top: top, frame: frame)
                 }
             }
@@ -677,8 +677,8 @@ public final class Evaluator {
         if readsFrame { markFrame(page, request) }
         rules.withRecords { records in
             file.conditions.withUnsafeBufferPointer { conditions in
-                topSeen.words.withUnsafeBufferPointer { top in
-                    frameSeen.words.withUnsafeBufferPointer { frame in
+                topSeen.withWords { top in
+                    frameSeen.withWords { frame in
                         var kept = 0
                         for index in slots.indices
                         where Self.holds(
@@ -1191,26 +1191,63 @@ struct CandidateRule {
 /// (An eighth of a flag's bytes each, so more of the marks stays in a core's cache: a flag per
 /// pattern, tens of kilobytes for a big list's url patterns, missed the cache at most reports.)
 struct PatternMarks {
-    private(set) var words: [UInt64]
+    /// The words, in an allocation of their own that `owner` frees: a mark or an unmark writes its
+    /// word in place, where an array's element written checked first that the array was not shared
+    /// (a call per pattern a request reports and per pattern its answer unmarks).
+    private let words: UnsafeMutableBufferPointer<UInt64>
+    private let owner: Words
 
-    init(count: Int) { words = [UInt64](repeating: 0, count: (count + 63) / 64) }
+    init(count: Int) {
+        owner = Words(count: (count + 63) / 64)
+        words = owner.words
+    }
 
     /// Marks `pattern`; false when it was marked already.
     @inline(__always)
     mutating func insert(_ pattern: UInt32) -> Bool {
+        let index = Self.index(pattern, words.count)
         let bit: UInt64 = 1 << (pattern & 63)
-        let word = words[Int(pattern >> 6)]
+        let word = words[index]
         guard word & bit == 0 else { return false }
-        words[Int(pattern >> 6)] = word | bit
+        words[index] = word | bit
         return true
     }
 
     @inline(__always)
-    mutating func remove(_ pattern: UInt32) { words[Int(pattern >> 6)] &= ~(1 << (pattern & 63)) }
+    mutating func remove(_ pattern: UInt32) { words[Self.index(pattern, words.count)] &= ~(1 << (pattern & 63)) }
+
+    /// `body` given the words, read in place (`contains`).
+    @inline(__always)
+    func withWords<Result>(_ body: (UnsafeBufferPointer<UInt64>) -> Result) -> Result {
+        withExtendedLifetime(owner) { body(UnsafeBufferPointer(words)) }
+    }
+
+    /// The bytes the words take, counted as an array of them would be (`HeldMemory.bytes(of:)`).
+    var heldBytes: Int { words.isEmpty ? 0 : HeldMemory.arrayHeader + words.count * MemoryLayout<UInt64>.stride }
 
     /// Whether `pattern` is marked in `words` (a set's words, read in place).
     @inline(__always)
     static func contains(_ words: UnsafeBufferPointer<UInt64>, _ pattern: UInt32) -> Bool {
-        words[Int(pattern >> 6)] >> (pattern & 63) & 1 != 0
+        words[index(pattern, words.count)] >> (pattern & 63) & 1 != 0
+    }
+
+    /// The word of `pattern`, one of the marks' patterns (their words are not read past).
+    @inline(__always)
+    private static func index(_ pattern: UInt32, _ count: Int) -> Int {
+        let index = Int(pattern >> 6)
+        precondition(index < count, "a pattern below the marks' count")
+        return index
+    }
+
+    /// The words' allocation, zeroed, freed with the marks.
+    private final class Words {
+        let words: UnsafeMutableBufferPointer<UInt64>
+
+        init(count: Int) {
+            words = .allocate(capacity: count)
+            words.initialize(repeating: 0)
+        }
+
+        deinit { words.deallocate() }
     }
 }
