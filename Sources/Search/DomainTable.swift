@@ -705,6 +705,8 @@ public struct DomainTable: Hashable, Sendable {
         else { return }
         // The domain's entries: each reports unless its path does not match (read only where
         // its filter admits the URL's bytes from `end`).
+        // (The URL's bytes the filters read, the same for every entry: read at the first filter.)
+        var pathBytes = PathFilter.unread
         var at = 0
         while at < bytes {
             let word = DomainGroups.word(entries, at)
@@ -714,7 +716,8 @@ public struct DomainTable: Hashable, Sendable {
                 continue
             }
             let filtered = word & DomainLines.hasFilter != 0
-            if !filtered || PathFilter.admits(DomainGroups.word(entries, at + 12), url, pathFrom: end) {
+            if filtered && pathBytes == PathFilter.unread { pathBytes = PathFilter.bytes(url, pathFrom: end) }
+            if !filtered || PathFilter.admits(DomainGroups.word(entries, at + 12), bytes: pathBytes) {
                 let (tailStart, tailEnd) = (Int(DomainGroups.word(entries, at + 4)), Int(DomainGroups.word(entries, at + 8)))
                 if tailMatches(tables.tails, tailStart..<tailEnd, url, from: end) { report(word & DomainLines.patternBits) }
             }
@@ -730,7 +733,7 @@ public struct DomainTable: Hashable, Sendable {
     /// its bytes in this word. (The URL's bytes up to A's end are ASCII and not NUL: the host
     /// labels were read so.)
     @inline(__always)
-    private static func forEachCandidate(
+    static func forEachCandidate(
         _ url: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, folding: Bool, _ body: (_ candidate: Int, _ hash: UInt64) -> Void
     ) {
         let ones: UInt64 = 0x0101_0101_0101_0101
@@ -740,29 +743,33 @@ public struct DomainTable: Hashable, Sendable {
         var wordEnd = end
         while true {
             let word = word(endingAt: wordEnd)
-            let lowest = wordEnd - 8
+            // (Places and shifts in wrapping arithmetic: a host's places are far from overflowing,
+            // and each shift is below 64, so that no test of either is made at each candidate.)
+            let lowest = wordEnd &- 8
             // Its `.`s (a byte b is `.` when b xor `.` is NUL: (x - 1) & ~x has its high bit set;
             // exact here, the bytes above a `.` being neither `.` nor `/`), those after A's first
             // byte, each followed by a candidate.
             let x = word ^ (0x2E &* ones)
             var dots = (x &- ones) & ~x & (0x80 &* ones)
-            let skipped = start + 1 - lowest
-            if skipped > 0 { dots = skipped >= 8 ? 0 : dots & (UInt64.max << UInt64(8 * skipped)) }
+            let skipped = start &+ 1 &- lowest
+            if skipped > 0 { dots = skipped >= 8 ? 0 : dots & (UInt64.max &<< UInt64(truncatingIfNeeded: 8 &* skipped)) }
             while dots != 0 {
-                let byte = (63 - dots.leadingZeroBitCount) / 8
-                dots &= ~(0x80 << UInt64(8 * byte))
-                let candidate = lowest + byte + 1
+                let byte = (63 &- dots.leadingZeroBitCount) &>> 3
+                dots &= ~(0x80 &<< UInt64(truncatingIfNeeded: 8 &* byte))
+                let candidate = lowest &+ byte &+ 1
                 guard candidate < end else { continue }
-                let first = wordEnd - candidate
+                // The candidate's bytes in this word, 0 to 7 of its top ones (none: 0, the word
+                // shifted down by a byte and then by 56).
+                let first = wordEnd &- candidate
                 body(candidate, DomainSlots.lastWordStep(
-                    wordsHash, first == 0 ? 0 : word >> UInt64(64 - 8 * first), length: end - candidate))
+                    wordsHash, (word &>> 8) &>> UInt64(truncatingIfNeeded: 56 &- 8 &* first), length: end &- candidate))
             }
             if lowest <= start {
                 // A's first byte is in this word: the last candidate.
-                let first = wordEnd - start
+                let first = wordEnd &- start
                 body(start, first == 8
-                    ? DomainSlots.lastWordStep(DomainSlots.wordStep(wordsHash, word), 0, length: end - start)
-                    : DomainSlots.lastWordStep(wordsHash, word >> UInt64(64 - 8 * first), length: end - start))
+                    ? DomainSlots.lastWordStep(DomainSlots.wordStep(wordsHash, word), 0, length: end &- start)
+                    : DomainSlots.lastWordStep(wordsHash, word &>> UInt64(truncatingIfNeeded: 64 &- 8 &* first), length: end &- start))
                 return
             }
             wordsHash = DomainSlots.wordStep(wordsHash, word)

@@ -49,7 +49,9 @@ struct LabelStartStates {
     /// adding to it sets its high bit for its low end and not for its high end. The lowest byte so
     /// flagged is exact: the bytes below it are plain, below 128, and carry into no other (a byte
     /// from 128 on is in no range and carries only into the bytes above it). The URL's last bytes
-    /// one at a time. (A host's labels are read so: `DomainTable.hostLabels`.)
+    /// past the last whole word in the word that ends the URL, shifted down so that NULs (not
+    /// plain) follow them; in a URL shorter than a word, one at a time. (A host's labels are read
+    /// so: `DomainTable.hostLabels`.)
     @inline(__always)
     static func plainHostEnd(_ url: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         var at = start
@@ -59,12 +61,18 @@ struct LabelStartStates {
             @inline(__always) func within(_ word: UInt64, _ low: UInt64, _ high: UInt64) -> UInt64 {
                 (word &+ (0x80 - low) &* ones) & ~(word &+ (0x7F - high) &* ones) & highs
             }
-            while at + 8 <= url.count {
-                let word = base.loadUnaligned(fromByteOffset: at, as: UInt64.self)
-                // (Not `a`...`z`, `0`...`9`, `-` or `.`.)
-                let other = ~(within(word, 0x61, 0x7A) | within(word, 0x30, 0x39) | within(word, 0x2D, 0x2E)) & highs
-                if other != 0 { return at + other.trailingZeroBitCount / 8 }
-                at += 8
+            // (Not `a`...`z`, `0`...`9`, `-` or `.`.)
+            @inline(__always) func others(_ word: UInt64) -> UInt64 {
+                ~(within(word, 0x61, 0x7A) | within(word, 0x30, 0x39) | within(word, 0x2D, 0x2E)) & highs
+            }
+            while at &+ 8 <= url.count {
+                let other = others(base.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+                if other != 0 { return at &+ other.trailingZeroBitCount &>> 3 }
+                at &+= 8
+            }
+            if at < url.count && url.count >= 8 {
+                let last = base.loadUnaligned(fromByteOffset: url.count &- 8, as: UInt64.self) &>> UInt64(truncatingIfNeeded: 8 &* (8 &- (url.count &- at)))
+                return at &+ others(last).trailingZeroBitCount &>> 3
             }
         }
         while at < url.count && url[at] < 128 && isPlainHostByte(url[at]) { at += 1 }

@@ -45,6 +45,13 @@ enum PathFilter {
     /// differs from every filter's byte in bit 7; a set past the URL's NUL matches nothing).
     @inline(__always)
     static func admits(_ filter: UInt32, _ url: UnsafeBufferPointer<UInt8>, pathFrom path: Int) -> Bool {
+        admits(filter, bytes: bytes(url, pathFrom: path))
+    }
+
+    /// `url`'s four bytes from the one after `path` (NUL past the URL's end), the first lowest,
+    /// each with bit 5 set: what `admits(_:bytes:)` reads, read once for all of a domain's filters.
+    @inline(__always)
+    static func bytes(_ url: UnsafeBufferPointer<UInt8>, pathFrom path: Int) -> UInt32 {
         let start = path + 1
         var word: UInt32 = 0
         if start + 4 <= url.count {
@@ -52,8 +59,17 @@ enum PathFilter {
         } else if start < url.count {
             for place in start..<url.count { word |= UInt32(url[place]) << UInt32(8 * (place - start)) }
         }
+        return word | 0x2020_2020
+    }
+
+    /// No URL's `bytes` (each of those has bit 5 set): the bytes not read yet.
+    static let unread: UInt32 = 0
+
+    /// Whether `filter` admits the URL's `bytes` (`bytes(_:pathFrom:)`; `admits(_:_:pathFrom:)`).
+    @inline(__always)
+    static func admits(_ filter: UInt32, bytes: UInt32) -> Bool {
         // (The filter's bytes that are not 0: those with bit 5 set.)
         let cared = (filter >> 5 & 0x0101_0101) &* 0xFF
-        return ((word | 0x2020_2020) ^ filter) & cared == 0
+        return (bytes ^ filter) & cared == 0
     }
 }

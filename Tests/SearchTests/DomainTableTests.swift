@@ -105,6 +105,60 @@ private func answers(_ table: DomainTable, _ url: [UInt8]) -> [UInt32] {
         return result
     }
 
+    /// A host's candidates as the lookup reads them, eight bytes at a time from the host's end
+    /// (`forEachCandidate`): its start and the byte after each `.` but its first byte, each with
+    /// the hash of its bytes to the host's end (`DomainSlots.wordHash`), on hosts of every length
+    /// up to three words with dots at every place (a word's first and last byte among them), cased
+    /// and folded, behind schemes that put the host at every offset of a word.
+    @Test func everyCandidateIsHashedAsItsDomain() {
+        var random = SplitMix64(seed: 731)
+        for length in 1...26 {
+            for _ in 0..<40 {
+                let host = (0..<length).map { _ -> UInt8 in
+                    let draw = random.next() % 9
+                    return draw < 3 ? UInt8(ascii: ".") : draw == 3 ? UInt8(ascii: "Q") : UInt8(ascii: "a") + UInt8(draw)
+                }
+                for scheme in ["h:", "http:", "https://x", "ab:"] {
+                    let url = Array(scheme.utf8) + host + Array("/p".utf8)
+                    let (start, end) = (scheme.utf8.count, scheme.utf8.count + length)
+                    var expected: [(Int, UInt64)] = []
+                    for candidate in start..<end where candidate == start || (candidate > start + 1 && url[candidate - 1] == UInt8(ascii: ".")) {
+                        expected.append((candidate, DomainSlots.wordHash(url[candidate..<end].map(DomainSlots.folded)[...])))
+                    }
+                    var told: [(Int, UInt64)] = []
+                    url.withUnsafeBufferPointer { url in
+                        DomainTable.forEachCandidate(url, start, end, folding: true) { told.append(($0, $1)) }
+                    }
+                    told.reverse()
+                    #expect(told.map(\.0) == expected.map(\.0), "\(String(decoding: url, as: UTF8.self))")
+                    #expect(told.map(\.1) == expected.map(\.1), "\(String(decoding: url, as: UTF8.self))")
+                }
+            }
+        }
+    }
+
+    /// Where a host's plain bytes end (`LabelStartStates.plainHostEnd`, a word at a time and the
+    /// URL's last bytes in the word that ends it) is where a byte at a time finds it, from every
+    /// place of URLs of every length up to three words.
+    @Test func aPlainHostEndsWhereItsBytesSay() {
+        var random = SplitMix64(seed: 732)
+        let alphabet = Array("az09-./:A_".utf8) + [0, 0x80, 0xFF]
+        for length in 0...24 {
+            for _ in 0..<60 {
+                let url = (0..<length).map { _ in
+                    random.next() % 4 == 0 ? alphabet[Int(random.next() % UInt64(alphabet.count))] : UInt8(ascii: "a") + UInt8(random.next() % 26)
+                }
+                url.withUnsafeBufferPointer { url in
+                    for start in 0...length {
+                        var end = start
+                        while end < length && url[end] < 128 && LabelStartStates.plainHost.contains(url[end]) { end += 1 }
+                        #expect(LabelStartStates.plainHostEnd(url, from: start) == end, "\(Array(url)) from \(start)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func answersLikeTheNFAOfItsPatterns() {
         let domains = [
             "example.com", "ads.example.com", "co.uk", "a", "x-y.z", ".dot", "a..b", "com.", "b", "a@b", "ab", "xxxxxxxx",

@@ -131,6 +131,35 @@ func text(of tail: ArraySlice<UInt8>, _ random: inout SplitMix64) -> [UInt8] {
         #expect(![UInt8]("/aC-".utf8).withUnsafeBufferPointer { PathFilter.admits(PathFilter.of(tails[0][...]), $0, pathFrom: 0) })
     }
 
+    /// The URL's bytes read once for all of a found domain's filters (`PathFilter.bytes`) and
+    /// tested against each (`admits(_:bytes:)`): the same answer as a byte at a time, at every
+    /// place of URLs short and long, for filters of one to four bytes and of gaps.
+    @Test func theBytesReadOnceAdmitAsEachByteTested() {
+        var random = SplitMix64(seed: 73)
+        let alphabet = Array("aAbB/:-.0zZ".utf8) + [0, 0x80, 0xC1]
+        for _ in 0..<4000 {
+            let url = (0..<Int(random.next() % 10)).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }
+            var filter: UInt32 = 0
+            for byte in 0..<4 where random.next() % 3 != 0 {
+                filter |= UInt32(alphabet[Int(random.next() % UInt64(alphabet.count))] | 0x20) << UInt32(8 * byte)
+            }
+            url.withUnsafeBufferPointer { url in
+                for path in -1..<url.count {
+                    // Each byte of the filter that is not 0 equals the URL's, bit 5 set (NUL past its end).
+                    let expected = (0..<4).allSatisfy { byte in
+                        let wanted = UInt8(truncatingIfNeeded: filter >> UInt32(8 * byte))
+                        let place = path + 1 + byte
+                        return wanted == 0 || wanted == (place < url.count ? url[place] : 0) | 0x20
+                    }
+                    let bytes = PathFilter.bytes(url, pathFrom: path)
+                    #expect(bytes != PathFilter.unread)
+                    #expect(PathFilter.admits(filter, bytes: bytes) == expected, "\(Array(url)) \(path) \(filter)")
+                    #expect(PathFilter.admits(filter, url, pathFrom: path) == expected)
+                }
+            }
+        }
+    }
+
     /// On the shipped lists' host patterns: each domain with paths asked about each of its paths'
     /// texts (so that every found domain's other paths are refused), with and without the filters.
     @Test func theShippedPathsAnswerAsReadWhole() throws {
