@@ -1193,7 +1193,8 @@ struct CandidateRule {
 struct PatternMarks {
     /// The words, in an allocation of their own that `owner` frees: a mark or an unmark writes its
     /// word in place, where an array's element written checked first that the array was not shared
-    /// (a call per pattern a request reports and per pattern its answer unmarks).
+    /// (a call per pattern a request reports and per pattern its answer unmarks). A copy of the
+    /// marks shares their words: each is held by the one evaluator (or its work) that marks it.
     private let words: UnsafeMutableBufferPointer<UInt64>
     private let owner: Words
 
