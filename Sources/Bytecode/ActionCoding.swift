@@ -52,7 +52,7 @@ public enum ActionCoding {
     /// An action's type as the file writes it: its index in `Action.typeNames`, named by case
     /// (not looked up by name: a list has thousands of actions). The writer and the reader both
     /// go through it, so each code is said once.
-    enum TypeCode: UInt8, CaseIterable {
+    enum TypeCode: UInt8 {
         case block = 0, blockCookies, cssDisplayNone, ignorePreviousRules, ignoreFollowingRules, makeHTTPS, notify, redirect,
             modifyHeaders
 

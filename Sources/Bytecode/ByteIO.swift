@@ -153,10 +153,9 @@ public struct ByteReader: Sendable {
     @inlinable public mutating func u32() throws(BytecodeError) -> UInt32 { UInt32(try integer(width: 4)) }
     @inlinable public mutating func u64() throws(BytecodeError) -> UInt64 { try integer(width: 8) }
 
-    /// The next `width` (at most 8) bytes as a little-endian integer. Where 8 bytes of the array
-    /// follow, they are loaded at once and the bytes past `width` masked off (the value of the bytes
-    /// one by one, `integerByBytes`, which the others take); `width` is checked against the reader's
-    /// end either way.
+    /// The next `width` (at most 8) bytes as a little-endian integer, `width` checked against the
+    /// reader's end: where 8 bytes of the array follow, loaded at once and the bytes past `width`
+    /// masked off; nearer the array's end, a byte at a time (`integerByBytes`).
     @inlinable @inline(__always) public mutating func integer(width: Int) throws(BytecodeError) -> UInt64 {
         guard width <= remaining else { throw .truncated(at: offset) }
         guard _fastPath(width <= 8 && _offset &+ 8 <= bytes.count) else { return integerByBytes(width: width) }

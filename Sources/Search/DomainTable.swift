@@ -372,8 +372,9 @@ public struct DomainTable: Hashable, Sendable {
     /// letter in both cases), their count when all match, -1 when one does not; 0 when none is
     /// read so (the first code another, or eight bytes of `tails` or of a short URL not
     /// loadable). A byte matches such a code when it equals it folded to lower case: the URL's
-    /// word is folded as `DomainSlots.folded(word:)` folds (a byte from 128 on keeps its high bit and matches
-    /// none, whatever its carry makes of the bytes after it, which the word then refuses too).
+    /// word is folded by `DomainSlots.folded(word:)` (a byte from 128 on keeps its high bit and
+    /// matches none, whatever its carry makes of the bytes after it, which the word then refuses
+    /// too).
     /// Codes that need bytes past the URL's end are refused (NUL, there, matches none).
     @inline(__always)
     static func literalStep(_ tails: UnsafeBufferPointer<UInt8>, _ at: Int, _ end: Int, _ url: UnsafeBufferPointer<UInt8>, _ place: Int) -> Int {

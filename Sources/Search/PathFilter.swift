@@ -38,18 +38,9 @@ enum PathFilter {
         }
     }
 
-    /// Whether `url`'s bytes from the one after `path` (where T would start; NUL past the URL's
-    /// end), each with bit 5 set, equal each byte of `filter` that is not 0 (those have bit 5
-    /// set): false only where T is sure not to match from `path` (a set of one byte or of a
-    /// letter's two cases admits no byte that differs from it in another bit; a byte from 128 on
-    /// differs from every filter's byte in bit 7; a set past the URL's NUL matches nothing).
-    @inline(__always)
-    static func admits(_ filter: UInt32, _ url: UnsafeBufferPointer<UInt8>, pathFrom path: Int) -> Bool {
-        admits(filter, bytes: bytes(url, pathFrom: path))
-    }
-
-    /// `url`'s four bytes from the one after `path` (NUL past the URL's end), the first lowest,
-    /// each with bit 5 set: what `admits(_:bytes:)` reads, read once for all of a domain's filters.
+    /// `url`'s four bytes from the one after `path` (where T would start; NUL past the URL's end),
+    /// the first lowest, each with bit 5 set: what `admits(_:bytes:)` reads, read once for all of
+    /// a domain's filters.
     @inline(__always)
     static func bytes(_ url: UnsafeBufferPointer<UInt8>, pathFrom path: Int) -> UInt32 {
         let start = path + 1
@@ -65,7 +56,11 @@ enum PathFilter {
     /// No URL's `bytes` (each of those has bit 5 set): the bytes not read yet.
     static let unread: UInt32 = 0
 
-    /// Whether `filter` admits the URL's `bytes` (`bytes(_:pathFrom:)`; `admits(_:_:pathFrom:)`).
+    /// Whether the URL's `bytes` (`bytes(_:pathFrom:)`) equal each byte of `filter` that is not 0
+    /// (those have bit 5 set): false only where T is sure not to match from the path's place (a
+    /// set of one byte or of a letter's two cases admits no byte that differs from it in another
+    /// bit; a byte from 128 on differs from every filter's byte in bit 7; a set past the URL's NUL
+    /// matches nothing).
     @inline(__always)
     static func admits(_ filter: UInt32, bytes: UInt32) -> Bool {
         // (The filter's bytes that are not 0: those with bit 5 set.)
