@@ -97,8 +97,10 @@ private func bitwiseCRC32<C: Collection<UInt8>>(_ bytes: C, seed: UInt32 = 0) ->
             && allNext.matches(Array("aad".utf8)) == [] && allNext.matches(Array("xb".utf8)) == [1])
     }
 
-    /// The CRC (zlib's) against the standard check value and the bit-by-bit definition: empty, at
-    /// every length up to 40 bytes from each of 8 starts, and over a seed (as the writer chains it).
+    /// The CRC (libdeflate's; combined by zlib's) against the standard check value and the
+    /// bit-by-bit definition: empty, at every length up to 40 bytes from each of 8 starts, and over
+    /// a seed (as the writer chains it); then at lengths past those its folding takes (which
+    /// reads blocks of 16 and 64 bytes and more, the rest apart), from starts of every alignment.
     @Test func crcMatchesTheBitwiseDefinition() {
         #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
         #expect(bitwiseCRC32(Array("123456789".utf8)) == 0xCBF4_3926)
@@ -118,6 +120,14 @@ private func bitwiseCRC32<C: Collection<UInt8>>(_ bytes: C, seed: UInt32 = 0) ->
             let combined = CRC32.combine(CRC32.checksum(bytes[..<cut]), CRC32.checksum(bytes[cut...]), secondLength: bytes.count - cut)
             #expect(combined == bitwiseCRC32(bytes), "cut at \(cut)")
         }
+        let long = (0..<70_000).map { UInt8(truncatingIfNeeded: ($0 &* 0x9E37_79B9) >> 11) }
+        for length in [41, 63, 64, 65, 127, 128, 129, 255, 256, 257, 511, 1_000, 4_096, 4_099, 65_537] {
+            for start in [0, 1, 7, 8, 15, 31] {
+                let slice = long[start..<start + length]
+                #expect(CRC32.checksum(slice) == bitwiseCRC32(slice), "\(length) bytes from \(start)")
+            }
+        }
+        #expect(CRC32.checksum(long, seed: 0x1234_5678) == bitwiseCRC32(long, seed: 0x1234_5678))
     }
 
     @Test func zigzagVarintsRoundTripEitherSign() throws {
