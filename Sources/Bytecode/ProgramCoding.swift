@@ -68,18 +68,21 @@ extension Program {
         if widthByte & Self.runsFlag != 0 {
             let runCount = Int(try reader.u8())
             guard (1...64).contains(runCount) else { throw .malformed(at: start + 2, "\(runCount) class runs") }
-            classOfByte = []
-            classOfByte.reserveCapacity(128)
+            // (The runs written over a map of 128 bytes: appending a repeated byte takes a generic
+            // path, a call per element.)
+            classOfByte = [UInt8](repeating: 0, count: 128)
+            var covered = 0
             for _ in 0..<runCount {
                 let at = reader.offset
                 let length = Int(try reader.u8())
                 let byteClass = try reader.u8()
-                guard length >= 1, classOfByte.count + length <= 128, Int(byteClass) < classCount else {
+                guard length >= 1, covered + length <= 128, Int(byteClass) < classCount else {
                     throw .malformed(at: at, "class run of \(length) bytes in class \(byteClass)")
                 }
-                classOfByte += repeatElement(byteClass, count: length)
+                for byte in covered..<covered + length { classOfByte[byte] = byteClass }
+                covered += length
             }
-            guard classOfByte.count == 128 else { throw .malformed(at: start + 2, "class runs cover \(classOfByte.count) bytes") }
+            guard covered == 128 else { throw .malformed(at: start + 2, "class runs cover \(covered) bytes") }
         } else {
             classOfByte = Array(try reader.take(128))
             if let bad = classOfByte.firstIndex(where: { Int($0) >= classCount }) {
@@ -131,6 +134,8 @@ extension Program {
             (self.program, self.patternCount, self.fileOffset) = (program, patternCount, fileOffset)
             reader = ByteReader(program.code)
             isState = [Bool](repeating: false, count: program.code.count)
+            // (About the targets a program has: most take a class byte and a target's bytes.)
+            targets.reserveCapacity(program.code.count / (1 + program.targetWidth))
         }
 
         func fail(_ at: Int, _ reason: String) -> BytecodeError { .malformed(at: fileOffset + at, reason) }
