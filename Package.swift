@@ -42,7 +42,8 @@
 //                      against the oracle, shrinking, exhaustive small worlds; its findings become
 //                      vector files (Corpus)
 //   CValgrind          the measured region's markers for Valgrind's callgrind (no-ops outside it)
-//   CZlib              system library (zlib): the compiled file's CRC-32, the gzip-compressed corpora
+//   CDeflate           system library (libdeflate): the compiled file's CRC-32
+//   CZlib              system library (zlib): parts' CRC-32 checksums combined, the gzip-compressed corpora
 //   CPCRE2             system library (libpcre2-8), oracle side only
 //   CLibPSL, CIDN2     system libraries (libpsl, libidn2): registrable domains and IDNA hosts
 //   BlockBenchCLI      the `blockbench` subcommands
@@ -81,7 +82,8 @@ let package = Package(
             dependencies: ["URLFilterSyntax", "CSSSelectorSyntax", "URLStandard", "Parallelism"],
             swiftSettings: swiftSettings),
         .target(name: "Automata", dependencies: ["URLFilterSyntax", "Parallelism"], swiftSettings: swiftSettings),
-        .target(name: "Bytecode", dependencies: ["Automata", "ContentRuleList", "URLFilterSyntax", "CZlib"], swiftSettings: swiftSettings),
+        .target(
+            name: "Bytecode", dependencies: ["Automata", "ContentRuleList", "URLFilterSyntax", "CDeflate", "CZlib"], swiftSettings: swiftSettings),
         .target(
             name: "Search", dependencies: ["Bytecode", "Automata", "ContentRuleList", "URLFilterSyntax", "Parallelism"],
             swiftSettings: swiftSettings),
@@ -161,6 +163,10 @@ let package = Package(
             name: "CZlib",
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(
+            name: "CDeflate",
+            pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev"])]),
         .systemLibrary(
             name: "CPCRE2",
             pkgConfig: "libpcre2-8",

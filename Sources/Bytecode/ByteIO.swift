@@ -257,6 +257,14 @@ public struct ByteReader: Sendable {
         return count
     }
 
+    /// Moves past the next `count` bytes and returns where they start: `take` without a slice,
+    /// for a caller that reads them through a pointer to `bytes` (a slice retains the array).
+    @inlinable public mutating func skip(_ count: Int) throws(BytecodeError) -> Int {
+        guard count >= 0, count <= remaining else { throw .truncated(at: offset) }
+        defer { _offset += count }
+        return offset
+    }
+
     @inlinable public mutating func take(_ count: Int) throws(BytecodeError) -> ArraySlice<UInt8> {
         guard count >= 0, count <= remaining else { throw .truncated(at: offset) }
         defer { _offset += count }

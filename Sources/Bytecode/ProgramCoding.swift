@@ -68,18 +68,21 @@ extension Program {
         if widthByte & Self.runsFlag != 0 {
             let runCount = Int(try reader.u8())
             guard (1...64).contains(runCount) else { throw .malformed(at: start + 2, "\(runCount) class runs") }
-            classOfByte = []
-            classOfByte.reserveCapacity(128)
+            // (The runs written over a map of 128 bytes: appending a repeated byte takes a generic
+            // path, a call per element.)
+            classOfByte = [UInt8](repeating: 0, count: 128)
+            var covered = 0
             for _ in 0..<runCount {
                 let at = reader.offset
                 let length = Int(try reader.u8())
                 let byteClass = try reader.u8()
-                guard length >= 1, classOfByte.count + length <= 128, Int(byteClass) < classCount else {
+                guard length >= 1, covered + length <= 128, Int(byteClass) < classCount else {
                     throw .malformed(at: at, "class run of \(length) bytes in class \(byteClass)")
                 }
-                classOfByte += repeatElement(byteClass, count: length)
+                for byte in covered..<covered + length { classOfByte[byte] = byteClass }
+                covered += length
             }
-            guard classOfByte.count == 128 else { throw .malformed(at: start + 2, "class runs cover \(classOfByte.count) bytes") }
+            guard covered == 128 else { throw .malformed(at: start + 2, "class runs cover \(covered) bytes") }
         } else {
             classOfByte = Array(try reader.take(128))
             if let bad = classOfByte.firstIndex(where: { Int($0) >= classCount }) {
@@ -106,7 +109,12 @@ extension Program {
     /// file offsets (`fileOffset` is where the code starts).
     public func validate(patternCount: Int, fileOffset: Int = 0) throws(BytecodeError) {
         guard !code.isEmpty else { throw .malformed(at: fileOffset, "empty program") }
-        var check = CodeCheck(self, patternCount: patternCount, fileOffset: fileOffset)
+        // (Room for as many targets as the code can hold: each takes two of its bytes at least,
+        // its own: a target's bytes, or a state's header and a class. Gathering one is then a
+        // store, where an array's append asks whether its storage is shared, a call per target.)
+        let targets = UnsafeMutableBufferPointer<(at: UInt32, target: UInt32)>.allocate(capacity: code.count / 2 + 1)
+        defer { targets.deallocate() }
+        var check = CodeCheck(self, patternCount: patternCount, fileOffset: fileOffset, targets: targets)
         do throws(BytecodeError) {
             while !check.reader.isAtEnd { try check.readState() }
         } catch .truncated(let at) {
@@ -123,14 +131,25 @@ extension Program {
         let fileOffset: Int
         var reader: ByteReader
         var isState: [Bool]
-        var targets: [(at: Int, target: UInt32)] = []
+        /// The targets gathered (the first `targetCount`), each with the offset it was read at
+        /// (code offsets: below 2^32, as the code's length is).
+        let targets: UnsafeMutableBufferPointer<(at: UInt32, target: UInt32)>
+        var targetCount = 0
         var states = 0
         var usesReference = false
 
-        init(_ program: Program, patternCount: Int, fileOffset: Int) {
-            (self.program, self.patternCount, self.fileOffset) = (program, patternCount, fileOffset)
+        init(_ program: Program, patternCount: Int, fileOffset: Int, targets: UnsafeMutableBufferPointer<(at: UInt32, target: UInt32)>) {
+            (self.program, self.patternCount, self.fileOffset, self.targets) = (program, patternCount, fileOffset, targets)
             reader = ByteReader(program.code)
             isState = [Bool](repeating: false, count: program.code.count)
+        }
+
+        /// Gathers `target`, read at `at`, to be checked once every state is known.
+        @inline(__always)
+        mutating func gather(_ at: Int, _ target: UInt32) {
+            precondition(targetCount < targets.count, "more targets than the code has room for")
+            targets[targetCount] = (UInt32(truncatingIfNeeded: at), target)
+            targetCount += 1
         }
 
         func fail(_ at: Int, _ reason: String) -> BytecodeError { .malformed(at: fileOffset + at, reason) }
@@ -182,7 +201,7 @@ extension Program {
         @inline(__always)
         mutating func readTarget() throws(BytecodeError) {
             let at = reader.offset
-            targets.append((at, UInt32(try reader.integer(width: program.targetWidth))))
+            gather(at, UInt32(try reader.integer(width: program.targetWidth)))
         }
 
         /// A class below `classCount`, and above `previous` when that is given.
@@ -209,7 +228,7 @@ extension Program {
                 for _ in 0..<length { _ = try readClass() }
                 states += length - 1
                 guard !reader.isAtEnd else { throw fail(state, "a chain as the last state") }
-                targets.append((state, UInt32(reader.offset)))
+                gather(state, UInt32(reader.offset))
             case .stop: break
             case .dense:
                 for _ in 0..<program.classCount { try readTarget() }
@@ -219,12 +238,12 @@ extension Program {
                 var previous = -1
                 for _ in 0..<count { previous = try readClass(after: previous) }
                 guard !reader.isAtEnd else { throw fail(state, "the next flag on the last state") }
-                targets.append((state, UInt32(reader.offset)))
+                gather(state, UInt32(reader.offset))
             case .sparse where header & Program.nextFlag != 0:
                 _ = try readClass()
                 // The target is the next instruction: there must be one.
                 guard !reader.isAtEnd else { throw fail(state, "the next flag on the last state") }
-                targets.append((reader.offset - 1, UInt32(reader.offset)))
+                gather(reader.offset - 1, UInt32(reader.offset))
             case .sparse, .fallback:
                 try readListed(header, state)
             }
@@ -245,7 +264,7 @@ extension Program {
                 // The next instruction, after the entries: there must be one.
                 let next = reader.offset + count * (1 + program.targetWidth)
                 guard next < program.code.count else { throw fail(state, "the first-next class on the last state") }
-                targets.append((reader.offset - 1, UInt32(next)))
+                gather(reader.offset - 1, UInt32(next))
             }
             var previous = -1
             for _ in 0..<count {
@@ -265,8 +284,8 @@ extension Program {
                     throw fail(0, "reference \(reference) is not a state without the delta form and not a chain")
                 }
             }
-            for (at, target) in targets where target != nowhere {
-                guard Int(target) < code.count, isState[Int(target)] else { throw fail(at, "jump to \(target), not a state") }
+            for (at, target) in targets[..<targetCount] where target != nowhere {
+                guard Int(target) < code.count, isState[Int(target)] else { throw fail(Int(at), "jump to \(target), not a state") }
             }
         }
     }

@@ -450,16 +450,54 @@ public struct DomainTable: Hashable, Sendable {
         }
     }
 
-    /// A domain the table can hold: not empty, ASCII 1...127 but `/`, `:` and upper-case letters.
-    static func isValid(_ domain: ArraySlice<UInt8>) -> Bool { DomainSlots.isDomain(domain, of: domainBytes) }
+    /// A domain the table can hold: not empty, its bytes in `domainBytes`. Read eight bytes a
+    /// step (`refusedBytes(word:)`; a domain shorter than a word filled out with `a`): a list's
+    /// domains are checked at each load, a megabyte and more for EasyList and EasyPrivacy. (Held
+    /// to `DomainSlots.isDomain(_:of: domainBytes)` by DomainTableTests.)
+    static func isValid(_ domain: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = domain.baseAddress, !domain.isEmpty else { return false }
+        let bytes = UnsafeRawPointer(base)
+        var refused: UInt64 = 0
+        var at = 0
+        while at + 8 <= domain.count {
+            refused |= refusedBytes(word: bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+            at += 8
+        }
+        if at < domain.count && domain.count >= 8 {
+            // (The last eight bytes, some read already.)
+            refused |= refusedBytes(word: bytes.loadUnaligned(fromByteOffset: domain.count - 8, as: UInt64.self))
+        } else if at < domain.count {
+            var last = UInt64(0x61) &* ones
+            withUnsafeMutableBytes(of: &last) { $0.baseAddress!.copyMemory(from: bytes, byteCount: domain.count) }
+            refused |= refusedBytes(word: last)
+        }
+        return refused == 0
+    }
 
-    private static let domainBytes = ASCIISet((1...127).filter { $0 != 0x2F && $0 != 0x3A && !(0x41...0x5A).contains($0) })
+    /// ASCII 1...127 but `/`, `:` and upper-case letters.
+    static let domainBytes = ASCIISet((1...127).filter { $0 != 0x2F && $0 != 0x3A && !(0x41...0x5A).contains($0) })
+
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+
+    /// Not 0 when some byte of `word` is not in `domainBytes`: from 128 on (its top bit), NUL, `/`
+    /// or `:` (a byte 0 of the word or of it xor that byte, each found exactly: a borrow starts
+    /// only at a zero byte), or `A` to `Z` (`DomainSlots.folded(word:)`'s test, exact when no byte
+    /// is from 128 on, which the first term tells).
+    @inline(__always)
+    static func refusedBytes(word: UInt64) -> UInt64 {
+        let highs = 0x80 &* ones
+        @inline(__always) func zeroByte(_ word: UInt64) -> UInt64 { (word &- ones) & ~word & highs }
+        return word & highs | zeroByte(word) | zeroByte(word ^ (0x2F &* ones)) | zeroByte(word ^ (0x3A &* ones))
+            | (word &+ 0x3F &* ones) & ~(word &+ 0x25 &* ones) & highs
+    }
 
     // MARK: The lookup
 
     private mutating func makeIndex(hashing hash: (ArraySlice<UInt8>) -> UInt64 = DomainSlots.wordHash, readForwards: Bool = false) {
+        // (Each domain sliced from the bytes here: `domain(_:)` asks first whether the table was compacted.)
+        let hashes = (0..<count).map { hash(bytes[Int(starts[$0])..<Int(starts[$0 + 1])]) }
         index = DomainLines.index(
-            starts: starts, domains: bytes, hashes: (0..<count).map { hash(domain($0)) }, patterns: entryPatterns,
+            starts: starts, domains: bytes, hashes: hashes, patterns: entryPatterns,
             tailStarts: tailStarts, tails: tails, readForwards: readForwards)
     }
 
@@ -1117,40 +1155,52 @@ public struct DomainTable: Hashable, Sendable {
     ) throws(BytecodeError) -> DomainTable {
         let count = try reader.varintCount(of: "domains", itemBytes: 2)
         var table = DomainTable()
-        table.entryPatterns.reserveCapacity(count)
-        table.starts.reserveCapacity(count + 1)
-        table.tailStarts.reserveCapacity(count + 1)
-        var next = 0
-        for _ in 0..<count {
-            // (Patterns below 2^30: the index flags an entry's path and filter in bits 31 and 30,
-            // `DomainLines`.)
-            let pattern = try reader.increasingPattern(
-                after: &next, below: min(patternCount, Int(DomainLines.hasFilter)), table: "domain table")
-            let lengthAt = reader.offset
-            let word = try reader.varint()
-            let length = Int(word >> 1)
-            if length == 0 {
-                guard table.count > 0 else { throw .malformed(at: lengthAt, "domain table: the first entry repeats a domain") }
-                // (Copied a byte at a time: a slice of the array would make appending copy it all.)
-                for index in Int(table.starts[table.count - 1])..<Int(table.starts[table.count]) { table.bytes.append(table.bytes[index]) }
-            } else {
-                let domain = try reader.take(length)
-                guard isValid(domain) else { throw .malformed(at: lengthAt, "domain table: a domain of \(length) bytes with a byte it cannot match") }
-                table.bytes += domain
+        // (Read into locals, not the table's arrays: each append there is an access to `table`.
+        // The domains checked and copied from the file's bytes through a pointer, into a writer:
+        // a slice of the file per domain would retain and release its array, and an array's
+        // append of them takes its generic path. They take at most the bytes left but for
+        // repeated domains: the writer's first capacity.)
+        var (patterns, starts, tailStarts, tails) = (table.entryPatterns, table.starts, table.tailStarts, table.tails)
+        patterns.reserveCapacity(count)
+        starts.reserveCapacity(count + 1)
+        tailStarts.reserveCapacity(count + 1)
+        let file = reader.bytes
+        table.bytes = try file.withUnsafeBufferPointer { file throws(BytecodeError) -> [UInt8] in
+            var bytes = ByteWriter(capacity: reader.remaining)
+            var next = 0
+            for _ in 0..<count {
+                // (Patterns below 2^30: the index flags an entry's path and filter in bits 31 and 30,
+                // `DomainLines`.)
+                let pattern = try reader.increasingPattern(
+                    after: &next, below: min(patternCount, Int(DomainLines.hasFilter)), table: "domain table")
+                let lengthAt = reader.offset
+                let word = try reader.varint()
+                let length = Int(word >> 1)
+                if length == 0 {
+                    guard !patterns.isEmpty else { throw .malformed(at: lengthAt, "domain table: the first entry repeats a domain") }
+                    // (Copied out first: appending may move the writer's bytes.)
+                    let previous = bytes.withUnsafeBytes { Array($0[Int(starts[starts.count - 2])..<Int(starts[starts.count - 1])]) }
+                    previous.withUnsafeBufferPointer { bytes.append(contentsOf: $0) }
+                } else {
+                    let start = try reader.skip(length)
+                    let domain = UnsafeBufferPointer(rebasing: file[start..<start + length])
+                    guard isValid(domain) else { throw .malformed(at: lengthAt, "domain table: a domain of \(length) bytes with a byte it cannot match") }
+                    bytes.append(contentsOf: domain)
+                }
+                if word & 1 == 1 {
+                    let tailAt = reader.offset
+                    let tail = try reader.take(Int(try reader.varint()))
+                    guard isValidTail(tail, splitting: splitting) else { throw .malformed(at: tailAt, "domain table: a path that is not a sequence of sets") }
+                    tails += tail
+                }
+                patterns.append(pattern)
+                starts.append(UInt32(bytes.count))
+                tailStarts.append(UInt32(tails.count))
             }
-            if word & 1 == 1 {
-                let tailAt = reader.offset
-                let tail = try reader.take(Int(try reader.varint()))
-                guard isValidTail(tail, splitting: splitting) else { throw .malformed(at: tailAt, "domain table: a path that is not a sequence of sets") }
-                table.tails += tail
-            }
-            table.entryPatterns.append(pattern)
-            table.count += 1
-            table.starts.append(UInt32(table.bytes.count))
-            table.tailStarts.append(UInt32(table.tails.count))
+            return bytes.bytes
         }
-        // (The domains' and paths' bytes grew by appending: kept in storage of their size.)
-        (table.bytes, table.tails) = (table.bytes.fitted(), table.tails.fitted())
+        (table.entryPatterns, table.starts, table.tailStarts, table.tails) = (patterns, starts, tailStarts, tails.fitted())
+        table.count = patterns.count
         if indexing { table.makeIndex() }
         return table
     }

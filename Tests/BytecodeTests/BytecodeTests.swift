@@ -97,8 +97,37 @@ private func bitwiseCRC32<C: Collection<UInt8>>(_ bytes: C, seed: UInt32 = 0) ->
             && allNext.matches(Array("aad".utf8)) == [] && allNext.matches(Array("xb".utf8)) == [1])
     }
 
-    /// The CRC (zlib's) against the standard check value and the bit-by-bit definition: empty, at
-    /// every length up to 40 bytes from each of 8 starts, and over a seed (as the writer chains it).
+    /// Validation gathers every target before checking them, in room for as many as a code can
+    /// hold (a target takes two of its bytes at least): a code of nothing but two-byte states
+    /// that each lead to the next, the most targets a byte, is read and checked whole.
+    @Test func theDensestTargetsAllFitTheirRoom() throws {
+        func file(states: Int, stopping: Bool) -> [UInt8] {
+            var writer = ByteWriter()
+            writer.u8(0)  // one class
+            writer.u8(2)  // two-byte targets, the class map whole
+            writer.append(contentsOf: [UInt8](repeating: 0, count: 128))
+            var code: [UInt8] = []
+            for _ in 0..<states { code += [TransitionForm.sparse.rawValue | Program.nextFlag, 0] }
+            if stopping { code.append(TransitionForm.stop.rawValue) }
+            writer.u32(UInt32(states + (stopping ? 1 : 0)))
+            writer.u32(.max)
+            writer.u32(UInt32(code.count))
+            writer.append(contentsOf: code)
+            return writer.bytes
+        }
+        for states in [1, 2, 3, 1_000] {
+            var reader = ByteReader(file(states: states, stopping: true))
+            let program = try Program.read(from: &reader, patternCount: 1)
+            #expect(program.stateCount == states + 1 && reader.isAtEnd)
+            var last = ByteReader(file(states: states, stopping: false))
+            #expect(throws: BytecodeError.self) { _ = try Program.read(from: &last, patternCount: 1) }
+        }
+    }
+
+    /// The CRC (libdeflate's; combined by zlib's) against the standard check value and the
+    /// bit-by-bit definition: empty, at every length up to 40 bytes from each of 8 starts, and over
+    /// a seed (as the writer chains it); then at lengths past those its folding takes (which
+    /// reads blocks of 16 and 64 bytes and more, the rest apart), from starts of every alignment.
     @Test func crcMatchesTheBitwiseDefinition() {
         #expect(CRC32.checksum(Array("123456789".utf8)) == 0xCBF4_3926)
         #expect(bitwiseCRC32(Array("123456789".utf8)) == 0xCBF4_3926)
@@ -118,6 +147,14 @@ private func bitwiseCRC32<C: Collection<UInt8>>(_ bytes: C, seed: UInt32 = 0) ->
             let combined = CRC32.combine(CRC32.checksum(bytes[..<cut]), CRC32.checksum(bytes[cut...]), secondLength: bytes.count - cut)
             #expect(combined == bitwiseCRC32(bytes), "cut at \(cut)")
         }
+        let long = (0..<70_000).map { UInt8(truncatingIfNeeded: ($0 &* 0x9E37_79B9) >> 11) }
+        for length in [41, 63, 64, 65, 127, 128, 129, 255, 256, 257, 511, 1_000, 4_096, 4_099, 65_537] {
+            for start in [0, 1, 7, 8, 15, 31] {
+                let slice = long[start..<start + length]
+                #expect(CRC32.checksum(slice) == bitwiseCRC32(slice), "\(length) bytes from \(start)")
+            }
+        }
+        #expect(CRC32.checksum(long, seed: 0x1234_5678) == bitwiseCRC32(long, seed: 0x1234_5678))
     }
 
     @Test func zigzagVarintsRoundTripEitherSign() throws {
