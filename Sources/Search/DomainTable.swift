@@ -66,6 +66,10 @@ public struct DomainTable: Hashable, Sendable {
     /// an entry's its pattern and, when it has a T, T's start and end in `tails`. Derived from the
     /// entries.
     private var index = DomainSlots()
+    /// What a lookup reads of `index`'s storage (`Tables`), taken once when the index is made
+    /// (nil: no index): a lookup reads it here, not from the storage object at each request.
+    /// Valid while the table is: the table holds the storage it points into.
+    private var lookup: Tables?
     /// The entries' domains and paths were let go (`compacted()`): the index holds them, and
     /// what reads them reads a table made of it (`expanded()`). (Told by `starts`, which has an
     /// element more than the entries otherwise: no field of its own, so the table a lookup is
@@ -461,6 +465,7 @@ public struct DomainTable: Hashable, Sendable {
         index = DomainLines.index(
             starts: starts, domains: bytes, hashes: (0..<count).map { hash(domain($0)) }, patterns: entryPatterns,
             tailStarts: tailStarts, tails: tails, readForwards: readForwards)
+        lookup = index.storage.map { Tables(shape: $0.shape, presentBits: $0.presentBits, lines: $0.groups, tails: $0.extra) }
     }
 
     /// Where the shape's prefix `^[^:]+:\/\/+([^:/]+\.)?` ends in a URL: after each `/` of the
@@ -567,19 +572,31 @@ public struct DomainTable: Hashable, Sendable {
     }
 
     /// Reports the pattern of every entry that matches `url`, whose labels are `labels`.
+    /// (The candidates read in this function's frame, `lookUpCandidates` inlined: a call per
+    /// request fewer than calling the static lookup with the tables.)
     public func lookUp(_ url: UnsafeBufferPointer<UInt8>, _ labels: HostLabels, report: (UInt32) -> Void) {
-        guard labels.terminated, labels.end > labels.start, !isEmpty else { return }
-        // (A table not prepared, looked up all the same: indexed for this lookup.)
-        guard isIndexed else { return indexed().lookUp(url, labels, report: report) }
-        Self.lookUp(tables, url, labels, report: report)
+        guard let lookup else {
+            // (An empty table finds nothing; a table not prepared, looked up all the same: indexed
+            // for this lookup.)
+            if !isEmpty && !isIndexed { indexed().lookUp(url, labels, report: report) }
+            return
+        }
+        Self.lookUpCandidates(lookup, url, labels, report: report)
     }
 
     /// What a lookup of this table reads (nil for an empty table or one not indexed), for lookups
     /// made apart from the table (`ProgramSet.WholeTogether`), which holds the table meanwhile.
-    var lookupTables: Tables? { isEmpty || !isIndexed ? nil : tables }
+    var lookupTables: Tables? { lookup }
 
     /// The lookup of `url`'s host in the table `tables` are of.
     static func lookUp(_ tables: Tables, _ url: UnsafeBufferPointer<UInt8>, _ labels: HostLabels, report: (UInt32) -> Void) {
+        lookUpCandidates(tables, url, labels, report: report)
+    }
+
+    /// The body of both lookups of one table, the table's own (`lookUp(_:_:report:)`) and the
+    /// static one given its tables.
+    @inline(__always)
+    private static func lookUpCandidates(_ tables: Tables, _ url: UnsafeBufferPointer<UInt8>, _ labels: HostLabels, report: (UInt32) -> Void) {
         let (start, end) = (labels.start, labels.end)
         guard labels.terminated, end > start else { return }
         // A canonical URL's host is lower case already: its bytes are then hashed and compared as
@@ -649,24 +666,15 @@ public struct DomainTable: Hashable, Sendable {
     }
 
     /// What a lookup reads: the index's storage's shape and addresses (plain values: a closure
-    /// that holds them retains nothing), valid while the table is.
-    struct Tables {
+    /// that holds them retains nothing), valid while the table is. (Sendable as the table is:
+    /// the storage they point into is immutable once made.)
+    struct Tables: @unchecked Sendable {
         let shape: DomainSlots.Shape
         let presentBits: UnsafeBufferPointer<UInt64>
         /// The lines (`DomainLines`, `shape.lines` of them), then the overflow.
         let lines: UnsafeRawPointer
         /// T's encodings (`tails`).
         let tails: UnsafeBufferPointer<UInt8>
-    }
-
-    /// The index's storage's shape and addresses (an indexed table's), read without a retain and
-    /// a release of the storage, two atomic operations a lookup: the table holds it.
-    private var tables: Tables {
-        Unmanaged.passUnretained(index.storage!)._withUnsafeGuaranteedRef {
-            Tables(
-                shape: $0.shape, presentBits: $0.presentBits, lines: $0.groups,
-                tails: $0.extra)
-        }
     }
 
     /// Reports the entries of the candidate `url[candidate ..< end]` (A from a candidate to its end)
@@ -702,27 +710,35 @@ public struct DomainTable: Hashable, Sendable {
     ) {
         guard let (entries, bytes) = DomainLines.find(
             tables.lines, line: tables.shape.line(of: hash), hash: hash, lineCount: tables.shape.lines, linesPast: tables.shape.linesPast, url, start,
-            end - start, folding: folding)
+            end &- start, folding: folding)
         else { return }
         // The domain's entries: each reports unless its path does not match (read only where
         // its filter admits the URL's bytes from `end`).
         // (The URL's bytes the filters read, the same for every entry: read at the first filter.)
         var pathBytes = PathFilter.unread
+        // The entry at `at`, with a path, reported when its path matches from `end`.
+        @inline(__always) func reportIfPathMatches(_ at: Int, _ word: UInt32) {
+            let (tailStart, tailEnd) = (Int(DomainGroups.word(entries, at &+ 4)), Int(DomainGroups.word(entries, at &+ 8)))
+            if tailMatches(tables.tails, tailStart..<tailEnd, url, from: end) { report(word & DomainLines.patternBits) }
+        }
+        // (An entry with a filter, both flags set, tested first: a domain of many paths, stepped over
+        // at most of its requests, has mostly those, and most refuse the URL. Places in wrapping
+        // arithmetic: a record's bytes are far from overflowing.)
+        let filtered = DomainLines.hasPath | DomainLines.hasFilter
         var at = 0
         while at < bytes {
             let word = DomainGroups.word(entries, at)
-            guard word & DomainLines.hasPath != 0 else {
+            if word >= filtered {
+                if pathBytes == PathFilter.unread { pathBytes = PathFilter.bytes(url, pathFrom: end) }
+                if PathFilter.admits(DomainGroups.word(entries, at &+ 12), bytes: pathBytes) { reportIfPathMatches(at, word) }
+                at &+= DomainLines.entryBytes(pathed: true, filtered: true)
+            } else if word >= DomainLines.hasPath {
+                reportIfPathMatches(at, word)
+                at &+= DomainLines.entryBytes(pathed: true, filtered: false)
+            } else {
                 report(word)
-                at += 4
-                continue
+                at &+= DomainLines.entryBytes(pathed: false, filtered: false)
             }
-            let filtered = word & DomainLines.hasFilter != 0
-            if filtered && pathBytes == PathFilter.unread { pathBytes = PathFilter.bytes(url, pathFrom: end) }
-            if !filtered || PathFilter.admits(DomainGroups.word(entries, at + 12), bytes: pathBytes) {
-                let (tailStart, tailEnd) = (Int(DomainGroups.word(entries, at + 4)), Int(DomainGroups.word(entries, at + 8)))
-                if tailMatches(tables.tails, tailStart..<tailEnd, url, from: end) { report(word & DomainLines.patternBits) }
-            }
-            at += DomainLines.entryBytes(pathed: true, filtered: filtered)
         }
     }
 
