@@ -507,18 +507,14 @@ public struct DomainTable: Hashable, Sendable {
     /// told the bytes read.
     public static func hostLabels(_ url: UnsafeBufferPointer<UInt8>, steps: inout Int) -> HostLabels? {
         let colon = 0x3A as UInt8, slash = 0x2F as UInt8
-        // `[^:]+:`: the scheme (past the words that hold no `:`, NUL or byte from 128 on).
-        var at = Self.firstStop(url, from: 0, atSlash: false)
-        while at < url.count && url[at] != colon {
-            guard url[at] != 0 && url[at] < 0x80 else {
-                steps += at + 1
-                return nil
-            }
-            at += 1
-        }
-        guard at > 0, at + 2 < url.count, url[at + 1] == slash, url[at + 2] == slash else {
-            steps += min(at + 3, url.count + 1)
-            return nil
+        // `[^:]+:\/\/`: the scheme and two `/` (`https://`, which most URLs begin with, as a word:
+        // its `:` is at 5, as `schemeColon` finds).
+        let at: Int
+        if url.count >= 8 && UnsafeRawPointer(url.baseAddress!).loadUnaligned(as: UInt64.self) == Self.httpsWord {
+            at = 5
+        } else {
+            guard let found = schemeColon(url, steps: &steps) else { return nil }
+            at = found
         }
         // `\/\/+`, then A: past its plain bytes (a canonical URL's host is all of them: it then has
         // no upper-case letter to look for, and a host context takes its labels without reading it
@@ -540,6 +536,30 @@ public struct DomainTable: Hashable, Sendable {
         return HostLabels(
             slashesEnd: at + 3, start: start, end: end, terminated: terminated,
             hasUpperCase: terminated && !isPlain && Self.hasUpperCase(url, from: start, to: end), isPlain: isPlain)
+    }
+
+    /// `https://` as a little-endian word (its first byte lowest).
+    static var httpsWord: UInt64 { 0x2F2F_3A73_7074_7468 }
+
+    /// The place of the `:` of `url`'s prefix `[^:]+:\/\/`, nil (`steps` told the bytes read) when
+    /// it has none: no `:`, an empty scheme, a NUL or a byte from 128 on before it, or fewer than
+    /// two `/` after it.
+    static func schemeColon(_ url: UnsafeBufferPointer<UInt8>, steps: inout Int) -> Int? {
+        let colon = 0x3A as UInt8, slash = 0x2F as UInt8
+        // `[^:]+:`: the scheme (past the words that hold no `:`, NUL or byte from 128 on).
+        var at = Self.firstStop(url, from: 0, atSlash: false)
+        while at < url.count && url[at] != colon {
+            guard url[at] != 0 && url[at] < 0x80 else {
+                steps += at + 1
+                return nil
+            }
+            at += 1
+        }
+        guard at > 0, at + 2 < url.count, url[at + 1] == slash, url[at + 2] == slash else {
+            steps += min(at + 3, url.count + 1)
+            return nil
+        }
+        return at
     }
 
     /// A place at or before the first byte of `url` from `start` on that is `/` (unless not
@@ -771,8 +791,10 @@ public struct DomainTable: Hashable, Sendable {
             let skipped = start &+ 1 &- lowest
             if skipped > 0 { dots = skipped >= 8 ? 0 : dots & (UInt64.max &<< UInt64(truncatingIfNeeded: 8 &* skipped)) }
             while dots != 0 {
-                let byte = (63 &- dots.leadingZeroBitCount) &>> 3
-                dots &= ~(0x80 &<< UInt64(truncatingIfNeeded: 8 &* byte))
+                // (The highest flag, bit 7 of its byte: that byte is the bit's place over 8.)
+                let bit = 63 &- dots.leadingZeroBitCount
+                dots &= ~(1 &<< UInt64(truncatingIfNeeded: bit))
+                let byte = bit &>> 3
                 let candidate = lowest &+ byte &+ 1
                 guard candidate < end else { continue }
                 // The candidate's bytes in this word, 0 to 7 of its top ones (none: 0, the word
@@ -910,7 +932,7 @@ public struct DomainTable: Hashable, Sendable {
         let (start, end) = (labels.start, labels.end)
         guard labels.terminated, labels.slashesEnd == start, end > start else { return .automaton }
         // (`https://`, as a word: its state read, not run.)
-        let state = start == 8 && UnsafeRawPointer(url.baseAddress!).loadUnaligned(as: UInt64.self) == 0x2F2F_3A73_7074_7468
+        let state = start == 8 && UnsafeRawPointer(url.baseAddress!).loadUnaligned(as: UInt64.self) == httpsWord
             ? context.pointee.httpsState
             : schemeState(context.pointee.next, context.pointee.ends, context.pointee.splitting, UnsafeBufferPointer(rebasing: url[..<start]))
         guard state >= 0 else { return state == schemeDies ? .nothing : .automaton }
