@@ -137,13 +137,13 @@ private func answers(_ table: DomainTable, _ url: [UInt8]) -> [UInt32] {
         }
     }
 
-    /// Where a host's plain bytes end (`LabelStartStates.plainHostEnd`, a word at a time and the
-    /// URL's last bytes in the word that ends it) is where a byte at a time finds it, from every
-    /// place of URLs of every length up to three words.
+    /// Where a host's plain bytes end (`LabelStartStates.plainHostEnd`, sixteen bytes and then a
+    /// word at a time, and the URL's last bytes in the word that ends it) is where a byte at a
+    /// time finds it, from every place of URLs of every length up to five words.
     @Test func aPlainHostEndsWhereItsBytesSay() {
         var random = SplitMix64(seed: 732)
-        let alphabet = Array("az09-./:A_".utf8) + [0, 0x80, 0xFF]
-        for length in 0...24 {
+        let alphabet = Array("az09-./:A_`{,".utf8) + [0, 0x80, 0xFF, 0xE1, 0xB0]
+        for length in 0...40 {
             for _ in 0..<60 {
                 let url = (0..<length).map { _ in
                     random.next() % 4 == 0 ? alphabet[Int(random.next() % UInt64(alphabet.count))] : UInt8(ascii: "a") + UInt8(random.next() % 26)
