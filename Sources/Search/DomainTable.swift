@@ -774,7 +774,13 @@ public struct DomainTable: Hashable, Sendable {
         _ url: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, folding: Bool, _ body: (_ candidate: Int, _ hash: UInt64) -> Void
     ) {
         let ones: UInt64 = 0x0101_0101_0101_0101
-        @inline(__always) func word(endingAt wordEnd: Int) -> UInt64 { foldedWord(url, endingAt: wordEnd, folding: folding) }
+        // (The URL's address read once: A is not empty.)
+        let base = UnsafeRawPointer(url.baseAddress!)
+        @inline(__always) func word(endingAt wordEnd: Int) -> UInt64 {
+            guard wordEnd >= 8 else { return foldedWord(url, endingAt: wordEnd, folding: folding) }
+            let word = DomainSlots.word(base, at: wordEnd &- 8)
+            return folding ? DomainSlots.folded(word: word) : word
+        }
         // The hash of the words after `wordEnd`, which every candidate before it covers whole.
         var wordsHash = DomainSlots.seed
         var wordEnd = end
