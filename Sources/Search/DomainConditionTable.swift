@@ -183,15 +183,20 @@ public struct DomainConditionTable: Hashable, Sendable {
                 at += 1
                 continue
             }
-            // H: from `start` up to `end`; D ends at one of its `:` or at its end before a `/`.
+            // H: from `start` up to `end`; D ends at one of its `:` (but one at its first byte) or
+            // at its end before a `/`. Both read in one pass, past the words that hold no `/`,
+            // `:` or NUL (`DomainTable.firstStop`; the URL is ASCII here).
             let start = at + 3
             var end = start
-            while end < url.count && url[end] != slash && url[end] != 0 { end += 1 }
-            steps += end - start
-            if end > start {
-                for place in start + 1..<end where url[place] == colon { steps += lookUp(url, start: start, end: place, report: report) }
-                if end < url.count && url[end] == slash { steps += lookUp(url, start: start, end: end, report: report) }
+            while true {
+                end = DomainTable.firstStop(url, from: end)
+                while end < url.count && url[end] != slash && url[end] != 0 && url[end] != colon { end += 1 }
+                guard end < url.count && url[end] == colon else { break }
+                if end > start { steps += lookUp(url, start: start, end: end, report: report) }
+                end += 1
             }
+            steps += end - start
+            if end > start && end < url.count && url[end] == slash { steps += lookUp(url, start: start, end: end, report: report) }
             // (The next `://` can begin at H's last byte at the earliest.)
             at = max(end - 1, at + 1)
         }

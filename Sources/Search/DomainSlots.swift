@@ -449,10 +449,11 @@ enum DomainGroups {
             // lookup needs.)
             let other = UnsafeRawPointer(url.baseAddress! + start)
             var offset = 0
-            while offset + 8 <= length {
+            // (Places in wrapping arithmetic: a domain's length is far from overflowing.)
+            while offset &+ 8 <= length {
                 guard domain.loadUnaligned(fromByteOffset: offset, as: UInt64.self) == other.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
                 else { return false }
-                offset += 8
+                offset &+= 8
             }
             // The bytes past the last whole word: in the word (or the four bytes) that ends D,
             // some compared twice; fewer than four, one at a time.
@@ -754,7 +755,7 @@ enum DomainLines {
         let lengthByte = min(length, 255)
         var line = first
         for _ in 0...linesPast {
-            let start = base + 64 * line
+            let start = base + 64 &* line
             var at = 0
             while at < recordBytes {
                 let recordLength = Int(start.load(fromByteOffset: at, as: UInt8.self))
@@ -779,7 +780,7 @@ enum DomainLines {
             }
             let passed = start.load(fromByteOffset: recordBytes, as: UInt8.self)
             guard passed != 0, passed & passBit(hash) != 0 else { return nil }
-            line = line + 1 == lineCount ? 0 : line + 1
+            line = line &+ 1 == lineCount ? 0 : line &+ 1
         }
         return nil
     }

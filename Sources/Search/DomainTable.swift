@@ -66,6 +66,10 @@ public struct DomainTable: Hashable, Sendable {
     /// an entry's its pattern and, when it has a T, T's start and end in `tails`. Derived from the
     /// entries.
     private var index = DomainSlots()
+    /// What a lookup reads of `index`'s storage (`Tables`), taken once when the index is made
+    /// (nil: no index): a lookup reads it here, not from the storage object at each request.
+    /// Valid while the table is: the table holds the storage it points into.
+    private var lookup: Tables?
     /// The entries' domains and paths were let go (`compacted()`): the index holds them, and
     /// what reads them reads a table made of it (`expanded()`). (Told by `starts`, which has an
     /// element more than the entries otherwise: no field of its own, so the table a lookup is
@@ -499,6 +503,7 @@ public struct DomainTable: Hashable, Sendable {
         index = DomainLines.index(
             starts: starts, domains: bytes, hashes: hashes, patterns: entryPatterns,
             tailStarts: tailStarts, tails: tails, readForwards: readForwards)
+        lookup = index.storage.map { Tables(shape: $0.shape, presentBits: $0.presentBits, lines: $0.groups, tails: $0.extra) }
     }
 
     /// Where the shape's prefix `^[^:]+:\/\/+([^:/]+\.)?` ends in a URL: after each `/` of the
@@ -540,18 +545,14 @@ public struct DomainTable: Hashable, Sendable {
     /// told the bytes read.
     public static func hostLabels(_ url: UnsafeBufferPointer<UInt8>, steps: inout Int) -> HostLabels? {
         let colon = 0x3A as UInt8, slash = 0x2F as UInt8
-        // `[^:]+:`: the scheme (past the words that hold no `:`, NUL or byte from 128 on).
-        var at = Self.firstStop(url, from: 0, atSlash: false)
-        while at < url.count && url[at] != colon {
-            guard url[at] != 0 && url[at] < 0x80 else {
-                steps += at + 1
-                return nil
-            }
-            at += 1
-        }
-        guard at > 0, at + 2 < url.count, url[at + 1] == slash, url[at + 2] == slash else {
-            steps += min(at + 3, url.count + 1)
-            return nil
+        // `[^:]+:\/\/`: the scheme and two `/` (`https://`, which most URLs begin with, as a word:
+        // its `:` is at 5, as `schemeColon` finds).
+        let at: Int
+        if url.count >= 8 && UnsafeRawPointer(url.baseAddress!).loadUnaligned(as: UInt64.self) == Self.httpsWord {
+            at = 5
+        } else {
+            guard let found = schemeColon(url, steps: &steps) else { return nil }
+            at = found
         }
         // `\/\/+`, then A: past its plain bytes (a canonical URL's host is all of them: it then has
         // no upper-case letter to look for, and a host context takes its labels without reading it
@@ -573,6 +574,30 @@ public struct DomainTable: Hashable, Sendable {
         return HostLabels(
             slashesEnd: at + 3, start: start, end: end, terminated: terminated,
             hasUpperCase: terminated && !isPlain && Self.hasUpperCase(url, from: start, to: end), isPlain: isPlain)
+    }
+
+    /// `https://` as a little-endian word (its first byte lowest).
+    static var httpsWord: UInt64 { 0x2F2F_3A73_7074_7468 }
+
+    /// The place of the `:` of `url`'s prefix `[^:]+:\/\/`, nil (`steps` told the bytes read) when
+    /// it has none: no `:`, an empty scheme, a NUL or a byte from 128 on before it, or fewer than
+    /// two `/` after it.
+    static func schemeColon(_ url: UnsafeBufferPointer<UInt8>, steps: inout Int) -> Int? {
+        let colon = 0x3A as UInt8, slash = 0x2F as UInt8
+        // `[^:]+:`: the scheme (past the words that hold no `:`, NUL or byte from 128 on).
+        var at = Self.firstStop(url, from: 0, atSlash: false)
+        while at < url.count && url[at] != colon {
+            guard url[at] != 0 && url[at] < 0x80 else {
+                steps += at + 1
+                return nil
+            }
+            at += 1
+        }
+        guard at > 0, at + 2 < url.count, url[at + 1] == slash, url[at + 2] == slash else {
+            steps += min(at + 3, url.count + 1)
+            return nil
+        }
+        return at
     }
 
     /// A place at or before the first byte of `url` from `start` on that is `/` (unless not
@@ -605,19 +630,31 @@ public struct DomainTable: Hashable, Sendable {
     }
 
     /// Reports the pattern of every entry that matches `url`, whose labels are `labels`.
+    /// (The candidates read in this function's frame, `lookUpCandidates` inlined: a call per
+    /// request fewer than calling the static lookup with the tables.)
     public func lookUp(_ url: UnsafeBufferPointer<UInt8>, _ labels: HostLabels, report: (UInt32) -> Void) {
-        guard labels.terminated, labels.end > labels.start, !isEmpty else { return }
-        // (A table not prepared, looked up all the same: indexed for this lookup.)
-        guard isIndexed else { return indexed().lookUp(url, labels, report: report) }
-        Self.lookUp(tables, url, labels, report: report)
+        guard let lookup else {
+            // (An empty table finds nothing; a table not prepared, looked up all the same: indexed
+            // for this lookup.)
+            if !isEmpty && !isIndexed { indexed().lookUp(url, labels, report: report) }
+            return
+        }
+        Self.lookUpCandidates(lookup, url, labels, report: report)
     }
 
     /// What a lookup of this table reads (nil for an empty table or one not indexed), for lookups
     /// made apart from the table (`ProgramSet.WholeTogether`), which holds the table meanwhile.
-    var lookupTables: Tables? { isEmpty || !isIndexed ? nil : tables }
+    var lookupTables: Tables? { lookup }
 
     /// The lookup of `url`'s host in the table `tables` are of.
     static func lookUp(_ tables: Tables, _ url: UnsafeBufferPointer<UInt8>, _ labels: HostLabels, report: (UInt32) -> Void) {
+        lookUpCandidates(tables, url, labels, report: report)
+    }
+
+    /// The body of both lookups of one table, the table's own (`lookUp(_:_:report:)`) and the
+    /// static one given its tables.
+    @inline(__always)
+    private static func lookUpCandidates(_ tables: Tables, _ url: UnsafeBufferPointer<UInt8>, _ labels: HostLabels, report: (UInt32) -> Void) {
         let (start, end) = (labels.start, labels.end)
         guard labels.terminated, end > start else { return }
         // A canonical URL's host is lower case already: its bytes are then hashed and compared as
@@ -687,24 +724,15 @@ public struct DomainTable: Hashable, Sendable {
     }
 
     /// What a lookup reads: the index's storage's shape and addresses (plain values: a closure
-    /// that holds them retains nothing), valid while the table is.
-    struct Tables {
+    /// that holds them retains nothing), valid while the table is. (Sendable as the table is:
+    /// the storage they point into is immutable once made.)
+    struct Tables: @unchecked Sendable {
         let shape: DomainSlots.Shape
         let presentBits: UnsafeBufferPointer<UInt64>
         /// The lines (`DomainLines`, `shape.lines` of them), then the overflow.
         let lines: UnsafeRawPointer
         /// T's encodings (`tails`).
         let tails: UnsafeBufferPointer<UInt8>
-    }
-
-    /// The index's storage's shape and addresses (an indexed table's), read without a retain and
-    /// a release of the storage, two atomic operations a lookup: the table holds it.
-    private var tables: Tables {
-        Unmanaged.passUnretained(index.storage!)._withUnsafeGuaranteedRef {
-            Tables(
-                shape: $0.shape, presentBits: $0.presentBits, lines: $0.groups,
-                tails: $0.extra)
-        }
     }
 
     /// Reports the entries of the candidate `url[candidate ..< end]` (A from a candidate to its end)
@@ -740,27 +768,35 @@ public struct DomainTable: Hashable, Sendable {
     ) {
         guard let (entries, bytes) = DomainLines.find(
             tables.lines, line: tables.shape.line(of: hash), hash: hash, lineCount: tables.shape.lines, linesPast: tables.shape.linesPast, url, start,
-            end - start, folding: folding)
+            end &- start, folding: folding)
         else { return }
         // The domain's entries: each reports unless its path does not match (read only where
         // its filter admits the URL's bytes from `end`).
         // (The URL's bytes the filters read, the same for every entry: read at the first filter.)
         var pathBytes = PathFilter.unread
+        // The entry at `at`, with a path, reported when its path matches from `end`.
+        @inline(__always) func reportIfPathMatches(_ at: Int, _ word: UInt32) {
+            let (tailStart, tailEnd) = (Int(DomainGroups.word(entries, at &+ 4)), Int(DomainGroups.word(entries, at &+ 8)))
+            if tailMatches(tables.tails, tailStart..<tailEnd, url, from: end) { report(word & DomainLines.patternBits) }
+        }
+        // (An entry with a filter, both flags set, tested first: a domain of many paths, stepped over
+        // at most of its requests, has mostly those, and most refuse the URL. Places in wrapping
+        // arithmetic: a record's bytes are far from overflowing.)
+        let filtered = DomainLines.hasPath | DomainLines.hasFilter
         var at = 0
         while at < bytes {
             let word = DomainGroups.word(entries, at)
-            guard word & DomainLines.hasPath != 0 else {
+            if word >= filtered {
+                if pathBytes == PathFilter.unread { pathBytes = PathFilter.bytes(url, pathFrom: end) }
+                if PathFilter.admits(DomainGroups.word(entries, at &+ 12), bytes: pathBytes) { reportIfPathMatches(at, word) }
+                at &+= DomainLines.entryBytes(pathed: true, filtered: true)
+            } else if word >= DomainLines.hasPath {
+                reportIfPathMatches(at, word)
+                at &+= DomainLines.entryBytes(pathed: true, filtered: false)
+            } else {
                 report(word)
-                at += 4
-                continue
+                at &+= DomainLines.entryBytes(pathed: false, filtered: false)
             }
-            let filtered = word & DomainLines.hasFilter != 0
-            if filtered && pathBytes == PathFilter.unread { pathBytes = PathFilter.bytes(url, pathFrom: end) }
-            if !filtered || PathFilter.admits(DomainGroups.word(entries, at + 12), bytes: pathBytes) {
-                let (tailStart, tailEnd) = (Int(DomainGroups.word(entries, at + 4)), Int(DomainGroups.word(entries, at + 8)))
-                if tailMatches(tables.tails, tailStart..<tailEnd, url, from: end) { report(word & DomainLines.patternBits) }
-            }
-            at += DomainLines.entryBytes(pathed: true, filtered: filtered)
         }
     }
 
@@ -776,7 +812,13 @@ public struct DomainTable: Hashable, Sendable {
         _ url: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, folding: Bool, _ body: (_ candidate: Int, _ hash: UInt64) -> Void
     ) {
         let ones: UInt64 = 0x0101_0101_0101_0101
-        @inline(__always) func word(endingAt wordEnd: Int) -> UInt64 { foldedWord(url, endingAt: wordEnd, folding: folding) }
+        // (The URL's address read once: A is not empty.)
+        let base = UnsafeRawPointer(url.baseAddress!)
+        @inline(__always) func word(endingAt wordEnd: Int) -> UInt64 {
+            guard wordEnd >= 8 else { return foldedWord(url, endingAt: wordEnd, folding: folding) }
+            let word = DomainSlots.word(base, at: wordEnd &- 8)
+            return folding ? DomainSlots.folded(word: word) : word
+        }
         // The hash of the words after `wordEnd`, which every candidate before it covers whole.
         var wordsHash = DomainSlots.seed
         var wordEnd = end
@@ -793,8 +835,10 @@ public struct DomainTable: Hashable, Sendable {
             let skipped = start &+ 1 &- lowest
             if skipped > 0 { dots = skipped >= 8 ? 0 : dots & (UInt64.max &<< UInt64(truncatingIfNeeded: 8 &* skipped)) }
             while dots != 0 {
-                let byte = (63 &- dots.leadingZeroBitCount) &>> 3
-                dots &= ~(0x80 &<< UInt64(truncatingIfNeeded: 8 &* byte))
+                // (The highest flag, bit 7 of its byte: that byte is the bit's place over 8.)
+                let bit = 63 &- dots.leadingZeroBitCount
+                dots &= ~(1 &<< UInt64(truncatingIfNeeded: bit))
+                let byte = bit &>> 3
                 let candidate = lowest &+ byte &+ 1
                 guard candidate < end else { continue }
                 // The candidate's bytes in this word, 0 to 7 of its top ones (none: 0, the word
@@ -932,7 +976,7 @@ public struct DomainTable: Hashable, Sendable {
         let (start, end) = (labels.start, labels.end)
         guard labels.terminated, labels.slashesEnd == start, end > start else { return .automaton }
         // (`https://`, as a word: its state read, not run.)
-        let state = start == 8 && UnsafeRawPointer(url.baseAddress!).loadUnaligned(as: UInt64.self) == 0x2F2F_3A73_7074_7468
+        let state = start == 8 && UnsafeRawPointer(url.baseAddress!).loadUnaligned(as: UInt64.self) == httpsWord
             ? context.pointee.httpsState
             : schemeState(context.pointee.next, context.pointee.ends, context.pointee.splitting, UnsafeBufferPointer(rebasing: url[..<start]))
         guard state >= 0 else { return state == schemeDies ? .nothing : .automaton }

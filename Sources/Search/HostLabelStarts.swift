@@ -45,10 +45,11 @@ struct LabelStartStates {
     }
 
     /// The first place of `url` from `start` on whose byte is not a plain host byte (`plainHost`;
-    /// a byte from 128 on is none), or the URL's end: eight bytes at a time, a byte in a range when
-    /// adding to it sets its high bit for its low end and not for its high end. The lowest byte so
-    /// flagged is exact: the bytes below it are plain, below 128, and carry into no other (a byte
-    /// from 128 on is in no range and carries only into the bytes above it). The URL's last bytes
+    /// a byte from 128 on is none), or the URL's end: sixteen bytes at a time in a URL that has
+    /// them, otherwise eight, a byte in a range when adding to it sets its high bit for its low end
+    /// and not for its high end. In a word, the lowest byte so flagged is exact: the bytes below it
+    /// are plain, below 128, and carry into no other (a byte from 128 on is in no range and carries
+    /// only into the bytes above it). The URL's last bytes
     /// past the last whole word in the word that ends the URL, shifted down so that NULs (not
     /// plain) follow them; in a URL shorter than a word, one at a time. (A host's labels are read
     /// so: `DomainTable.hostLabels`.)
@@ -64,6 +65,39 @@ struct LabelStartStates {
             // (Not `a`...`z`, `0`...`9`, `-` or `.`.)
             @inline(__always) func others(_ word: UInt64) -> UInt64 {
                 ~(within(word, 0x61, 0x7A) | within(word, 0x30, 0x39) | within(word, 0x2D, 0x2E)) & highs
+            }
+            // A URL of sixteen bytes or more: sixteen at a time, as a vector's lanes (each byte
+            // added to alone: no carry, so that every flagged lane is exact); its last bytes in
+            // the sixteen that end it, the lanes before them dropped.
+            @inline(__always) func within(_ bytes: SIMD16<UInt8>, _ low: UInt8, _ high: UInt8) -> SIMD16<UInt8> {
+                (bytes &+ SIMD16(repeating: 0x80 &- low)) & ~(bytes &+ SIMD16(repeating: 0x7F &- high))
+            }
+            // The lanes of the sixteen bytes at `offset` that are not plain, as two words (the
+            // first byte lowest).
+            @inline(__always) func others(at offset: Int) -> (first: UInt64, second: UInt64) {
+                let bytes = base.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)
+                let lanes = ~(within(bytes, 0x61, 0x7A) | within(bytes, 0x30, 0x39) | within(bytes, 0x2D, 0x2E)) & SIMD16(repeating: 0x80)
+                return unsafeBitCast(lanes, to: (UInt64, UInt64).self)
+            }
+            if url.count >= 16 && UInt64(1).littleEndian == 1 {
+                while at &+ 16 <= url.count {
+                    let (first, second) = others(at: at)
+                    if first != 0 { return at &+ first.trailingZeroBitCount &>> 3 }
+                    if second != 0 { return at &+ 8 &+ second.trailingZeroBitCount &>> 3 }
+                    at &+= 16
+                }
+                guard at < url.count else { return at }
+                let skipped = 16 &- (url.count &- at)
+                var (first, second) = others(at: url.count &- 16)
+                if skipped >= 8 {
+                    first = 0
+                    second &= UInt64.max &<< UInt64(truncatingIfNeeded: 8 &* (skipped &- 8))
+                } else {
+                    first &= UInt64.max &<< UInt64(truncatingIfNeeded: 8 &* skipped)
+                }
+                if first != 0 { return url.count &- 16 &+ first.trailingZeroBitCount &>> 3 }
+                if second != 0 { return url.count &- 8 &+ second.trailingZeroBitCount &>> 3 }
+                return url.count
             }
             while at &+ 8 <= url.count {
                 let other = others(base.loadUnaligned(fromByteOffset: at, as: UInt64.self))

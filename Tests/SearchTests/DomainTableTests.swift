@@ -137,13 +137,13 @@ private func answers(_ table: DomainTable, _ url: [UInt8]) -> [UInt32] {
         }
     }
 
-    /// Where a host's plain bytes end (`LabelStartStates.plainHostEnd`, a word at a time and the
-    /// URL's last bytes in the word that ends it) is where a byte at a time finds it, from every
-    /// place of URLs of every length up to three words.
+    /// Where a host's plain bytes end (`LabelStartStates.plainHostEnd`, sixteen bytes and then a
+    /// word at a time, and the URL's last bytes in the word that ends it) is where a byte at a
+    /// time finds it, from every place of URLs of every length up to five words.
     @Test func aPlainHostEndsWhereItsBytesSay() {
         var random = SplitMix64(seed: 732)
-        let alphabet = Array("az09-./:A_".utf8) + [0, 0x80, 0xFF]
-        for length in 0...24 {
+        let alphabet = Array("az09-./:A_`{,".utf8) + [0, 0x80, 0xFF, 0xE1, 0xB0]
+        for length in 0...40 {
             for _ in 0..<60 {
                 let url = (0..<length).map { _ in
                     random.next() % 4 == 0 ? alphabet[Int(random.next() % UInt64(alphabet.count))] : UInt8(ascii: "a") + UInt8(random.next() % 26)
@@ -157,6 +157,32 @@ private func answers(_ table: DomainTable, _ url: [UInt8]) -> [UInt32] {
                 }
             }
         }
+    }
+
+    /// A URL that begins with `https://` (its scheme read as a word) has the host labels, and
+    /// reads the bytes, that it has with another scheme of five bytes read a byte at a time
+    /// (`schemeColon`), whatever follows, down to nothing; a URL of `https:` and fewer `/`, or of
+    /// a scheme that is not a word's, is read a byte at a time.
+    @Test func theHTTPSWordReadsAsTheSchemeByteAtATime() {
+        var random = SplitMix64(seed: 5757)
+        let alphabet = Array("az09-./:A_?#".utf8) + [0, 0x80]
+        func reading(_ url: [UInt8]) -> [Int]? {
+            url.withUnsafeBufferPointer { url in
+                var steps = 0
+                guard let labels = DomainTable.hostLabels(url, steps: &steps) else { return [steps] }
+                return [steps, labels.slashesEnd, labels.start, labels.end, labels.terminated ? 1 : 0,
+                        labels.hasUpperCase ? 1 : 0, labels.isPlain ? 1 : 0]
+            }
+        }
+        for length in 0...20 {
+            for _ in 0..<40 {
+                let rest = (0..<length).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }
+                for (fast, slow) in [("https://", "hxxps://"), ("https:/", "httpx:/"), ("https:", "httpx:"), ("https:///", "HTTPS:///")] {
+                    #expect(reading(Array(fast.utf8) + rest) == reading(Array(slow.utf8) + rest), "\(fast) \(rest)")
+                }
+            }
+        }
+        #expect(reading(Array("https://a.b/".utf8)) == [12, 8, 8, 11, 1, 0, 1])
     }
 
     @Test func answersLikeTheNFAOfItsPatterns() {
