@@ -133,6 +133,9 @@ final class JSONTape {
         var members: Members { Members(firstKey: self.at(position + 1), count: kind == .object ? entry.start : 0) }
 
         /// The value of an object's last member named `key` (WebKit's reading of a duplicated key).
+        /// (Inlined where it is asked: the name is then a constant, and the compare of its few
+        /// bytes is made of loads and compares, not a call.)
+        @inline(__always)
         subscript(key: StaticString) -> Value? {
             guard kind == .object else { return nil }
             // Entries read directly, a key's bytes compared only when its length is the name's.
