@@ -19,6 +19,17 @@ private func expectSameCheck(_ text: [UInt8], _ comment: String) {
     }
 }
 
+/// `bytes` with a number in `changes` of them, at random places, made bytes that matter to the
+/// element scan or the reader.
+private func mutated(_ bytes: [UInt8], changes: ClosedRange<Int>, using generator: inout SystemRandomNumberGenerator) -> [UInt8] {
+    let structural = Array(#"[]{},:"\ 0a"#.utf8)
+    var mutated = bytes
+    for _ in 0..<Int.random(in: changes, using: &generator) where !mutated.isEmpty {
+        mutated[Int.random(in: 0..<mutated.count, using: &generator)] = structural.randomElement(using: &generator)!
+    }
+    return mutated
+}
+
 /// The element scan written plainly, the reference `JSONReader.topLevelElements` is held to:
 /// every byte looked at in turn; in a string, a backslash takes the byte after it along.
 private func elementsByteByByte(_ bytes: [UInt8]) -> [Range<Int>]? {
@@ -131,13 +142,9 @@ private func jsonTestTexts() throws -> [(name: String, bytes: [UInt8])] {
         let bytes = [UInt8](try Data(contentsOf: repositoryURL("Corpora/rules/ddg-tds-reference-rules.json")))
         for length in stride(from: 0, through: bytes.count, by: 13) { expectSameElements(Array(bytes[0..<length]), "cut at \(length)") }
         var generator = SystemRandomNumberGenerator()
-        let structural = Array(#"[]{},:"\ 0a"#.utf8)
         for round in 0..<500 {
-            var mutated = Array(bytes[0..<Int.random(in: 0...bytes.count, using: &generator)])
-            for _ in 0..<Int.random(in: 0...4, using: &generator) where !mutated.isEmpty {
-                mutated[Int.random(in: 0..<mutated.count, using: &generator)] = structural.randomElement(using: &generator)!
-            }
-            expectSameElements(mutated, "mutation \(round)")
+            let cut = Array(bytes[0..<Int.random(in: 0...bytes.count, using: &generator)])
+            expectSameElements(mutated(cut, changes: 0...4, using: &generator), "mutation \(round)")
         }
     }
 
@@ -234,13 +241,6 @@ private func jsonTestTexts() throws -> [(name: String, bytes: [UInt8])] {
         let bytes = [UInt8](try Data(contentsOf: repositoryURL("Corpora/rules/ddg-tds-reference-rules.json")))
         for length in stride(from: 0, to: bytes.count, by: 211) { expectSameCheck(Array(bytes[0..<length]), "truncated at \(length)") }
         var generator = SystemRandomNumberGenerator()
-        let structural = Array(#"[]{},:"\ 0a"#.utf8)
-        for round in 0..<300 {
-            var mutated = bytes
-            for _ in 0..<Int.random(in: 1...3, using: &generator) {
-                mutated[Int.random(in: 0..<mutated.count, using: &generator)] = structural.randomElement(using: &generator)!
-            }
-            expectSameCheck(mutated, "mutation \(round)")
-        }
+        for round in 0..<300 { expectSameCheck(mutated(bytes, changes: 1...3, using: &generator), "mutation \(round)") }
     }
 }
