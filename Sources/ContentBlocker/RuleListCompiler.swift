@@ -381,15 +381,17 @@ private struct Builder {
             defer { cursor += 1 }
             return ruleTexts[cursor]
         }
+        // (The ids appended to `conditions` as they come, and taken back off when a pattern
+        // matches everything: no list of them made per rule.)
+        let start = conditions.count
         let isFrame: Bool
-        var entries: [Int] = []
         var everything = false
         switch condition {
         case .ifDomain(let domains), .unlessDomain(let domains):
             isFrame = false
             for _ in domains {
                 let text = nextText()
-                entries.append(topIDs.id(for: text, rule: rule))
+                conditions.append(UInt32(topIDs.id(for: text, rule: rule)))
             }
         case .ifTopURL(let patterns), .unlessTopURL(let patterns), .ifFrameURL(let patterns), .unlessFrameURL(let patterns):
             isFrame = if case .ifFrameURL = condition { true } else if case .unlessFrameURL = condition { true } else { false }
@@ -398,14 +400,16 @@ private struct Builder {
                 if matchesEverything(text) {
                     everything = true
                 } else if isFrame {
-                    entries.append(frameIDs.id(for: text, rule: rule))
+                    conditions.append(UInt32(frameIDs.id(for: text, rule: rule)))
                 } else {
-                    entries.append(topIDs.id(for: text, rule: rule))
+                    conditions.append(UInt32(topIDs.id(for: text, rule: rule)))
                 }
             }
         }
-        if everything { return condition.isPositive ? .none : .never }
-        conditions += entries.map(UInt32.init)
+        if everything {
+            conditions.removeSubrange(start...)
+            return condition.isPositive ? .none : .never
+        }
         return switch (isFrame, condition.isPositive) {
         case (false, true): .ifTopURL
         case (false, false): .unlessTopURL

@@ -399,6 +399,8 @@ private struct TriggerKeys {
     /// triggers have none).
     var hasConditionKey: Bool { hasAny(.ifDomain ... .unlessFrameURL) }
 
+    /// (Inlined where it is asked: a trigger with any key besides its url-filter asks for seven.)
+    @inline(__always)
     subscript(key: TriggerKey) -> JSONTape.Value? {
         guard found.contains(key.rawValue), let value = found[key.rawValue] else { return nil }
         if let restricting = restrictingProfile, !restricting.profile.reads("\(key.name)") { return nil }

@@ -66,25 +66,37 @@ public struct TextNumbers: Sendable {
             let mixed = (hash ^ value) &* 0xBF58_476D_1CE4_E5B9
             return mixed ^ (mixed >> 31)
         }
+        // (Offsets and shifts in wrapping arithmetic, the bytes through one raw pointer: the
+        // checks of overflow and of shifts past the word are most of a short text's hash.)
         func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
-            var result = mix(0x9E37_79B9_7F4A_7C15, UInt64(bytes.count))
+            let count = bytes.count
+            let result = mix(0x9E37_79B9_7F4A_7C15, UInt64(count))
+            guard let base = bytes.baseAddress else { return mix(result, 0) }
+            return mix(words(UnsafeRawPointer(base), count, into: result), last(base, count))
+        }
+        /// `hash` mixed with each whole word of the text.
+        func words(_ text: UnsafeRawPointer, _ count: Int, into hash: UInt64) -> UInt64 {
+            var result = hash
             var offset = 0
-            while offset + 8 <= bytes.count {
-                result = mix(result, UnsafeRawPointer(bytes.baseAddress! + offset).loadUnaligned(as: UInt64.self))
-                offset += 8
+            while offset &+ 8 <= count {
+                result = mix(result, text.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                offset &+= 8
             }
-            var last: UInt64 = 0
-            if offset == bytes.count {
-                // (No bytes left: `last` is 0.)
-            } else if bytes.count >= 8 {
-                // The bytes left as the high end of the text's last eight, loaded at once: the
-                // same word as built a byte at a time.
-                let word = UnsafeRawPointer(bytes.baseAddress! + bytes.count - 8).loadUnaligned(as: UInt64.self)
-                last = UInt64(littleEndian: word) >> (8 * (8 - (bytes.count - offset)))
-            } else {
-                for index in offset..<bytes.count { last |= UInt64(bytes[index]) << (8 * (index - offset)) }
+            return result
+        }
+        /// The bytes after the last whole word, the first in the lowest byte (0 when none).
+        func last(_ text: UnsafePointer<UInt8>, _ count: Int) -> UInt64 {
+            let left = count & 7
+            if left == 0 { return 0 }
+            if count >= 8 {
+                // The high end of the text's last eight, loaded at once: the same word as built a
+                // byte at a time.
+                let word = UInt64(littleEndian: UnsafeRawPointer(text + (count &- 8)).loadUnaligned(as: UInt64.self))
+                return word &>> UInt64(8 &* (8 &- left))
             }
-            return mix(result, last)
+            var word: UInt64 = 0
+            for index in 0..<count { word |= UInt64(text[index]) &<< UInt64(8 &* index) }
+            return word
         }
         let text = source.utf8.withContiguousStorageIfAvailable(hash) ?? Array(source.utf8).withUnsafeBufferPointer(hash)
         return mix(text, caseSensitive ? 1 : 0)

@@ -25,30 +25,30 @@ public struct DomainPattern: Hashable, Sendable {
     /// The pattern of a condition's domain (lower case, ASCII: as the rule-list parser keeps
     /// domains), `*` first for its subdomains too.
     public static func source(forDomain domain: String) -> String {
-        // Written byte by byte into the string's own storage: a list has a pattern per domain.
+        // Written byte by byte to a buffer on the stack, then made a string at once: a list has a
+        // pattern per domain.
         func source(_ domain: UnsafeBufferPointer<UInt8>) -> String {
             let subdomains = domain.first == UInt8(ascii: "*")
             let name = UnsafeBufferPointer(rebasing: domain[(subdomains ? 1 : 0)...])
-            var escapes = 0
-            for unit in name where specialUnits.contains(unit) { escapes += 1 }
-            return (subdomains ? subdomainPrefixBytes : hostPrefixBytes).withUnsafeBufferPointer { prefix in
-                String(unsafeUninitializedCapacity: prefix.count + name.count + escapes + terminatorBytes.count) { pattern in
-                    var count = prefix.count
-                    _ = UnsafeMutableBufferPointer(rebasing: pattern[..<count]).initialize(from: prefix)
-                    for unit in name {
-                        if specialUnits.contains(unit) {
-                            pattern[count] = UInt8(ascii: "\\")
-                            count += 1
-                        }
-                        pattern[count] = unit
-                        count += 1
+            let prefix = subdomains ? subdomainPrefix : hostPrefix
+            let terminator: StaticString = "[:/]"
+            let special = specialUnits
+            let capacity = prefix.utf8CodeUnitCount + 2 * name.count + terminator.utf8CodeUnitCount
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { pattern in
+                let start = pattern.baseAddress!
+                start.initialize(from: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+                var end = start + prefix.utf8CodeUnitCount
+                for unit in name {
+                    if special.contains(unit) {
+                        end.initialize(to: UInt8(ascii: "\\"))
+                        end += 1
                     }
-                    for unit in terminatorBytes {
-                        pattern[count] = unit
-                        count += 1
-                    }
-                    return count
+                    end.initialize(to: unit)
+                    end += 1
                 }
+                end.initialize(from: terminator.utf8Start, count: terminator.utf8CodeUnitCount)
+                end += terminator.utf8CodeUnitCount
+                return String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self)
             }
         }
         return domain.utf8.withContiguousStorageIfAvailable(source) ?? Array(domain.utf8).withUnsafeBufferPointer(source)
@@ -78,15 +78,13 @@ public struct DomainPattern: Hashable, Sendable {
             || unit == UInt8(ascii: "-") || unit == UInt8(ascii: "_") || unit == UInt8(ascii: ".")
     }
 
-    private static let terminatorBytes = Array("[:/]".utf8)
-
     /// The units a domain's pattern escapes.
     private static let specialUnits = ASCIISet(".*+?^$()[]{}|\\/-".utf8)
-    private static let hostPrefix = #"[a-z][a-z+.-]*:\/\/"#
-    private static let subdomainPrefix = #"[a-z][a-z+.-]*:\/\/([^/]*\.)*"#
+    private static let hostPrefix: StaticString = #"[a-z][a-z+.-]*:\/\/"#
+    private static let subdomainPrefix: StaticString = #"[a-z][a-z+.-]*:\/\/([^/]*\.)*"#
     /// The terms before D, case-insensitive (a case-sensitive pattern never has the shape).
-    private static let hostTerms = terms(of: hostPrefix)
-    private static let subdomainTerms = terms(of: subdomainPrefix)
+    private static let hostTerms = terms(of: "\(hostPrefix)")
+    private static let subdomainTerms = terms(of: "\(subdomainPrefix)")
 
     private static func terms(of prefix: String) -> [URLFilterTerm] {
         guard case .success(let filter) = URLFilterParser.parse(prefix, isCaseSensitive: false) else { preconditionFailure(prefix) }
@@ -158,8 +156,8 @@ public struct DomainPattern: Hashable, Sendable {
         self.init(source: source, domain: domain, subdomains: subdomains)
     }
 
-    private static let hostPrefixBytes = Array(hostPrefix.utf8)
-    private static let subdomainPrefixBytes = Array(subdomainPrefix.utf8)
+    private static let hostPrefixBytes = Array("\(hostPrefix)".utf8)
+    private static let subdomainPrefixBytes = Array("\(subdomainPrefix)".utf8)
 
     public init(source: String, domain: [UInt8], subdomains: Bool) {
         self.source = source

@@ -121,6 +121,18 @@ private func list(_ rules: String...) -> String { "[" + rules.joined(separator: 
         #expect(compiled.actions(for: request("http://ads.test/", page: "https://shop.test/", frame: "https://w.test/widget")) == [.block, .makeHTTPS])
     }
 
+    /// A condition list with a pattern that matches everything lists none of its patterns,
+    /// whichever of them came first: it always holds (`if`) or never (`unless`).
+    @Test func aConditionMatchingEverythingListsNoPattern() throws {
+        let compiled = try compile(list(
+            rule("ads", "block", #","if-top-url":["^https://shop\\.",".*"]"#), rule("ads", "block-cookies", #","unless-frame-url":["widget",".*"]"#),
+            rule("ads", "make-https", #","if-top-url":["^https://other\\."]"#)))
+        #expect(compiled.file.conditions.count == 1)
+        #expect(compiled.file.rules.map(\.conditionCount) == [0, 0, 1])
+        #expect(compiled.actions(for: request("http://ads.test/", page: "https://other.test/")) == [.block, .makeHTTPS])
+        #expect(compiled.actions(for: request("http://ads.test/", page: "https://shop.test/")) == [.block])
+    }
+
     @Test func makeHTTPSOnlyForHTTPAndWSOnTheirDefaultPort() throws {
         let compiled = try compile(list(rule("ads", "make-https")))
         #expect(compiled.actions(for: request("http://ads.test/")) == [.makeHTTPS])

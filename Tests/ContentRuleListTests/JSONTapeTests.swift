@@ -73,6 +73,7 @@ import Testing
             #"{"a":1,"ab":2,"abc":3,"type":4,"typf":5,"abcde":6,"action":7,"trigger":8,"selector":9}"#,
             #"{"selectorz":0,"selectors":1,"selectorx":8,"url-filter":2,"url-filtex":3,"if-top-url":4,"notification":5,"load-context":6}"#,
             #"{"abcdefghijklmnop":1,"abcdefghijklmnopq":2,"abcdefghijklmnoq":3,"b":4,"ty":5,"typ":6,"types":7}"#,
+            #"{"load-coNtext":1,"notificaXion":2,"url-fXlter":3,"abcdefghiXklmnop":4,"selectorsX":5,"Xelector":6}"#,
             #"{"\u0074ype":1,"type":2,"tr\u0069gger":3,"a\u0063tion":{"x":[1]},"action":4,"sel\nector":5}"#,
             #"{"":1,"a":[{"type":2}],"tyPe":3,"Type":4,"aB":5}"#, #"{}"#, #"[{"type":1}]"#, #""type""#,
         ]

@@ -19,7 +19,135 @@ private func expectSameCheck(_ text: [UInt8], _ comment: String) {
     }
 }
 
+/// `bytes` with a number in `changes` of them, at random places, made bytes that matter to the
+/// element scan or the reader.
+private func mutated(_ bytes: [UInt8], changes: ClosedRange<Int>, using generator: inout SystemRandomNumberGenerator) -> [UInt8] {
+    let structural = Array(#"[]{},:"\ 0a"#.utf8)
+    var mutated = bytes
+    for _ in 0..<Int.random(in: changes, using: &generator) where !mutated.isEmpty {
+        mutated[Int.random(in: 0..<mutated.count, using: &generator)] = structural.randomElement(using: &generator)!
+    }
+    return mutated
+}
+
+/// The element scan written plainly, the reference `JSONReader.topLevelElements` is held to:
+/// every byte looked at in turn; in a string, a backslash takes the byte after it along.
+private func elementsByteByByte(_ bytes: [UInt8]) -> [Range<Int>]? {
+    func isWhitespace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 }
+    var at = 0
+    func skipWhitespace() { while at < bytes.count && isWhitespace(bytes[at]) { at += 1 } }
+    skipWhitespace()
+    guard at < bytes.count, bytes[at] == UInt8(ascii: "[") else { return nil }
+    at += 1
+    skipWhitespace()
+    var elements: [Range<Int>] = []
+    if at < bytes.count && bytes[at] == UInt8(ascii: "]") {
+        at += 1
+        skipWhitespace()
+        return at == bytes.count ? elements : nil
+    }
+    while true {
+        let start = at
+        var depth = 0
+        scan: while at < bytes.count {
+            switch bytes[at] {
+            case UInt8(ascii: "\""):
+                at += 1
+                while at < bytes.count && bytes[at] != UInt8(ascii: "\"") { at += bytes[at] == UInt8(ascii: "\\") ? 2 : 1 }
+                if at >= bytes.count { return nil }
+            case UInt8(ascii: "["), UInt8(ascii: "{"): depth += 1
+            case UInt8(ascii: "]"), UInt8(ascii: "}"):
+                if depth == 0 { break scan }
+                depth -= 1
+            case UInt8(ascii: ",") where depth == 0: break scan
+            default: break
+            }
+            at += 1
+        }
+        guard at < bytes.count else { return nil }
+        var last = at
+        while last > start && isWhitespace(bytes[last - 1]) { last -= 1 }
+        guard last > start else { return nil }
+        elements.append(start..<last)
+        let separator = bytes[at]
+        at += 1
+        skipWhitespace()
+        switch separator {
+        case UInt8(ascii: ","): continue
+        case UInt8(ascii: "]"): return at == bytes.count ? elements : nil
+        default: return nil
+        }
+    }
+}
+
+private func expectSameElements(_ bytes: [UInt8], _ comment: @autoclosure () -> String) {
+    let found = bytes.withUnsafeBufferPointer { JSONReader.topLevelElements($0) }
+    #expect(found == elementsByteByByte(bytes), "\(comment())")
+}
+
+/// Every JSON text of the repository's corpora and test fixtures, and every rule-list text the
+/// conformance vectors hold (the texts WebKit was asked about).
+private func jsonTestTexts() throws -> [(name: String, bytes: [UInt8])] {
+    var texts = try shippedListTexts().map { (name: $0.file, bytes: $0.bytes) }
+    for folder in ["Corpora", "Tests"] {
+        let root = repositoryURL(folder)
+        guard let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else { continue }
+        for case let file as URL in files where file.pathExtension == "json" {
+            let bytes = [UInt8](try Data(contentsOf: file))
+            texts.append((file.path, bytes))
+            // Rule-list texts held as strings (the conformance vectors' "rules").
+            var strings: [String] = []
+            func collect(_ value: Any) {
+                if let object = value as? [String: Any] {
+                    for (key, member) in object {
+                        if key == "rules" || key == "sameProgramAs", let text = member as? String { strings.append(text) } else { collect(member) }
+                    }
+                } else if let array = value as? [Any] {
+                    array.forEach(collect)
+                }
+            }
+            if let value = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed]) { collect(value) }
+            for (number, text) in strings.enumerated() { texts.append(("\(file.path) text \(number)", Array(text.utf8))) }
+        }
+    }
+    return texts
+}
+
 @Suite struct ReadingApartTests {
+    /// The scan passes a string at once, searching for its quotes alone and counting the
+    /// backslashes before one back from it: it finds what the byte-by-byte scan finds.
+    @Test func findsWhatTheByteByByteScanFindsInEveryJSONText() throws {
+        let texts = try jsonTestTexts()
+        #expect(texts.count > 1_000)
+        for (name, bytes) in texts { expectSameElements(bytes, name) }
+    }
+
+    /// Backslash runs of every length before a quote, at every offset from a word's and a
+    /// vector's edge, inside and outside nested brackets, whole and cut at every length.
+    @Test func findsWhatTheByteByByteScanFindsAroundEscapes() {
+        for padding in 0..<40 {
+            for run in 0..<6 {
+                let escaped = String(repeating: "a", count: padding) + String(repeating: "\\", count: run) + "\""
+                for shape in [#"["E",1]"#, #"[{"k":["E"]},"E"]"#, #"[["E"],{"E":"E\\"}]"#, #"[ "E" , [ "E ] ", { } ] ]"#] {
+                    let text = Array(shape.replacingOccurrences(of: "E", with: escaped).utf8)
+                    for length in 0...text.count { expectSameElements(Array(text[0..<length]), "\(padding) \(run) \(shape) cut at \(length)") }
+                }
+            }
+        }
+    }
+
+    /// Cut at many lengths (every offset from a word's edge), and with bytes that matter to the
+    /// scan put anywhere.
+    @Test func findsWhatTheByteByByteScanFindsInCutAndMutatedTexts() throws {
+        let bytes = [UInt8](try Data(contentsOf: repositoryURL("Corpora/rules/ddg-tds-reference-rules.json")))
+        for length in stride(from: 0, through: bytes.count, by: 13) { expectSameElements(Array(bytes[0..<length]), "cut at \(length)") }
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<500 {
+            let cut = Array(bytes[0..<Int.random(in: 0...bytes.count, using: &generator)])
+            expectSameElements(mutated(cut, changes: 0...4, using: &generator), "mutation \(round)")
+        }
+    }
+
     @Test(arguments: [
         ("[]", []),
         (" [ ] ", []),
@@ -113,13 +241,6 @@ private func expectSameCheck(_ text: [UInt8], _ comment: String) {
         let bytes = [UInt8](try Data(contentsOf: repositoryURL("Corpora/rules/ddg-tds-reference-rules.json")))
         for length in stride(from: 0, to: bytes.count, by: 211) { expectSameCheck(Array(bytes[0..<length]), "truncated at \(length)") }
         var generator = SystemRandomNumberGenerator()
-        let structural = Array(#"[]{},:"\ 0a"#.utf8)
-        for round in 0..<300 {
-            var mutated = bytes
-            for _ in 0..<Int.random(in: 1...3, using: &generator) {
-                mutated[Int.random(in: 0..<mutated.count, using: &generator)] = structural.randomElement(using: &generator)!
-            }
-            expectSameCheck(mutated, "mutation \(round)")
-        }
+        for round in 0..<300 { expectSameCheck(mutated(bytes, changes: 1...3, using: &generator), "mutation \(round)") }
     }
 }

@@ -54,6 +54,19 @@ public func shippedSelectors() throws -> [String] {
 
 /// The rules of a shipped list as JSON objects.
 private func shippedRules(_ file: String) throws -> [[String: Any]] {
+    guard let rules = try JSONSerialization.jsonObject(with: try shippedListData(file)) as? [[String: Any]] else {
+        throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: file])
+    }
+    return rules
+}
+
+/// The text of every shipped Safari list, in the order of `shippedPatterns`.
+public func shippedListTexts() throws -> [(file: String, bytes: [UInt8])] {
+    try shippedSafariLists.map { ($0, [UInt8](try shippedListData($0))) }
+}
+
+/// The text of the shipped list `file` (under Corpora/rules), unzipped.
+private func shippedListData(_ file: String) throws -> Data {
     let path = repositoryRoot + "/Corpora/rules/" + file
     let data: Data
     if file.hasSuffix(".gz") {
@@ -68,8 +81,5 @@ private func shippedRules(_ file: String) throws -> [[String: Any]] {
     } else {
         data = try Data(contentsOf: URL(fileURLWithPath: path))
     }
-    guard let rules = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] else {
-        throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: path])
-    }
-    return rules
+    return data
 }

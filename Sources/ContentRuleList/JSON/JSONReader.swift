@@ -94,31 +94,8 @@ public struct JSONReader {
         }
         while true {
             let start = at
-            var depth = 0
-            scan: while at < end {
-                switch at.pointee {
-                case UInt8(ascii: "\""):
-                    // Past the string: its closing quote is the first not escaped by a backslash.
-                    at += 1
-                    while true {
-                        at = Self.nextQuoteOrBackslash(from: at, to: end)
-                        guard at < end, at.pointee == UInt8(ascii: "\\") else { break }
-                        at += 2
-                    }
-                    if at >= end { return nil }
-                case UInt8(ascii: "["), UInt8(ascii: "{"):
-                    depth += 1
-                case UInt8(ascii: "]"), UInt8(ascii: "}"):
-                    if depth == 0 { break scan }
-                    depth -= 1
-                case UInt8(ascii: ",") where depth == 0:
-                    break scan
-                default:
-                    break
-                }
-                at += 1
-            }
-            guard at < end else { return nil }
+            guard let stop = elementEnd(from: at, to: end) else { return nil }
+            at = stop
             var last = at
             while last > start && isWhitespace((last - 1).pointee) { last -= 1 }
             guard last > start else { return nil }
@@ -182,18 +159,71 @@ public struct JSONReader {
         return (difference &- ones) & ~difference & highBits
     }
 
-    /// The first `"` or `\` from `start` on, or `end`.
+    /// Where the element that starts at `start` ends: at the first `,`, `]` or `}` outside its
+    /// strings and its own brackets and braces; nil when the text ends first. Only the bytes
+    /// between strings are looked at one by one (in a list, a few between each two strings);
+    /// a string is passed at once (`closingQuote`).
     @inline(__always)
-    private static func nextQuoteOrBackslash(from start: UnsafePointer<UInt8>, to end: UnsafePointer<UInt8>) -> UnsafePointer<UInt8> {
+    private static func elementEnd(from start: UnsafePointer<UInt8>, to end: UnsafePointer<UInt8>) -> UnsafePointer<UInt8>? {
         var at = start
-        while end - at >= 8 {
-            let word = word(at)
-            let found = bytes(word, equalTo: UInt8(ascii: "\"")) | bytes(word, equalTo: UInt8(ascii: "\\"))
-            if found != 0 { return at + found.trailingZeroBitCount >> 3 }
-            at += 8
+        var depth = 0
+        while at < end {
+            let byte = at.pointee
+            if byte == UInt8(ascii: "\"") {
+                guard let close = closingQuote(from: at + 1, to: end) else { return nil }
+                at = close + 1
+                continue
+            }
+            // (A `:`, the most common byte between strings, is passed first.) With bit 0x20 set,
+            // `[` and `{` (and no other byte) are `{`; `]` and `}` are `}`.
+            if byte != UInt8(ascii: ":") {
+                let folded = byte | 0x20
+                if folded == UInt8(ascii: "{") {
+                    depth += 1
+                } else if folded == UInt8(ascii: "}") {
+                    if depth == 0 { return at }
+                    depth -= 1
+                } else if byte == UInt8(ascii: ","), depth == 0 {
+                    return at
+                }
+            }
+            at += 1
         }
-        while at < end && at.pointee != UInt8(ascii: "\"") && at.pointee != UInt8(ascii: "\\") { at += 1 }
-        return at
+        return nil
+    }
+
+    /// The quote that closes the string whose text starts at `start` (after its opening quote),
+    /// or nil when the text ends first. A backslash escapes the byte after it (a backslash too),
+    /// so the closing quote is the first `"` after an even run of backslashes: only quotes are
+    /// searched for (`nextQuote`), and the backslashes before one counted back from it (back to
+    /// the opening quote at most, which is not one).
+    @inline(__always)
+    private static func closingQuote(from start: UnsafePointer<UInt8>, to end: UnsafePointer<UInt8>) -> UnsafePointer<UInt8>? {
+        var at = start
+        while true {
+            at = nextQuote(from: at, to: end)
+            guard at < end else { return nil }
+            var run = at
+            while (run - 1).pointee == UInt8(ascii: "\\") { run -= 1 }
+            if (at - run) & 1 == 0 { return at }
+            at += 1
+        }
+    }
+
+    /// The first `"` from `start` on, or `end`: the first sixteen bytes a word at a time (most
+    /// strings of a list end there), the rest with `memchr`.
+    @inline(__always)
+    private static func nextQuote(from start: UnsafePointer<UInt8>, to end: UnsafePointer<UInt8>) -> UnsafePointer<UInt8> {
+        var at = start
+        if end - at >= 16 {
+            let first = bytes(word(at), equalTo: UInt8(ascii: "\""))
+            if first != 0 { return at + first.trailingZeroBitCount >> 3 }
+            let second = bytes(word(at + 8), equalTo: UInt8(ascii: "\""))
+            if second != 0 { return at + 8 + second.trailingZeroBitCount >> 3 }
+            at += 16
+        }
+        guard let found = memchr(at, Int32(UInt8(ascii: "\"")), end - at) else { return end }
+        return UnsafePointer(found.assumingMemoryBound(to: UInt8.self))
     }
 
     /// The first `"`, `\` or byte of a multi-byte character (0x80 and above) from `start` on, or `end`.

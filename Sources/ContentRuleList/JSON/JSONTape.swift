@@ -133,6 +133,9 @@ final class JSONTape {
         var members: Members { Members(firstKey: self.at(position + 1), count: kind == .object ? entry.start : 0) }
 
         /// The value of an object's last member named `key` (WebKit's reading of a duplicated key).
+        /// (Inlined where it is asked: the name is then a constant, and the compare of its few
+        /// bytes is made of loads and compares, not a call.)
+        @inline(__always)
         subscript(key: StaticString) -> Value? {
             guard kind == .object else { return nil }
             // Entries read directly, a key's bytes compared only when its length is the name's.
@@ -213,7 +216,8 @@ final class JSONTape {
 }
 
 /// A fixed set of names (at most 16), matched as bytes: a name's length and its first eight
-/// bytes as one word, then the rest compared.
+/// bytes as one word, then its last eight as another when it has at most sixteen (the two words
+/// cover it), or the rest compared.
 struct JSONNames: Sendable {
     static let maximumCount = 16
 
@@ -222,6 +226,8 @@ struct JSONNames: Sendable {
     private let starts: [Int]
     private let lengths: [Int]
     private let prefixes: [UInt64]
+    /// The last eight bytes of each name of nine to sixteen, as a word (0 for the others).
+    private let suffixes: [UInt64]
 
     init(_ names: [String]) {
         precondition(names.count <= Self.maximumCount, "at most \(Self.maximumCount) names")
@@ -229,6 +235,10 @@ struct JSONNames: Sendable {
         starts = names.reduce(into: [0]) { $0.append($0.last! + $1.utf8.count) }
         lengths = names.map(\.utf8.count)
         prefixes = names.map { name in Array(name.utf8).withUnsafeBufferPointer(Self.prefix) }
+        suffixes = names.map { name in
+            let bytes = Array(name.utf8)
+            return (9...16).contains(bytes.count) ? Array(bytes.suffix(8)).withUnsafeBufferPointer(Self.prefix) : 0
+        }
     }
 
     /// The first eight bytes (fewer when shorter, zero-filled) as a little-endian word.
@@ -250,6 +260,12 @@ struct JSONNames: Sendable {
             lengths.withUnsafeBufferPointer { lengths in
                 for number in 0..<prefixes.count where prefixes[number] == prefix && lengths[number] == count {
                     if count <= 8 { return number }
+                    if count <= 16 {
+                        // The last eight bytes (overlapping the first eight) as one word.
+                        let suffix = UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress! + (count - 8)).loadUnaligned(as: UInt64.self))
+                        if suffixes.withUnsafeBufferPointer({ $0[number] }) == suffix { return number }
+                        continue
+                    }
                     let same = self.bytes.withUnsafeBufferPointer { names in
                         memcmp(bytes.baseAddress! + 8, names.baseAddress! + starts[number] + 8, count - 8) == 0
                     }
