@@ -51,7 +51,9 @@ struct SharedInsertions<Value: Hashable & Sendable> {
 /// in place there (`edit(_:removing:adding:)`) so that a reused `Kept` keeps its insertions'
 /// storage.
 struct EditedList<Value: Hashable & Sendable> {
-    private(set) var keys: [UInt32]
+    /// The base's keys, with where any key stands among them (`RankedKeys`), shared by its edits.
+    private(set) var ranked: RankedKeys
+    var keys: [UInt32] { ranked.keys }
     private(set) var shared: SharedList<Value>.Shared
     /// Increasing keys (`element`), each with the offset of `keys` it stands before.
     private(set) var added: [ListInsertion]
@@ -63,7 +65,7 @@ struct EditedList<Value: Hashable & Sendable> {
     var removed: [Int] { shared.removals }
 
     init(keys: [UInt32], pool: [Value]) {
-        self.keys = keys
+        ranked = RankedKeys(keys)
         shared = SharedList.Shared(base: keys.map { pool[Int($0)] }, pool: pool)
         added = []
     }
@@ -77,32 +79,25 @@ struct EditedList<Value: Hashable & Sendable> {
     /// their storage kept when no outcome holds it still.
     func edit(_ list: inout EditedList, removing: [UInt32], adding: [UInt32]) {
         precondition(isBase, "a base list is edited once")
-        list.keys = keys
+        list.ranked = ranked
         Evaluator.clear(&list.added)
         guard !removing.isEmpty || !adding.isEmpty else {
             list.shared = shared
             return
         }
-        // Each key's offset searched for from the previous one's: the keys are increasing.
-        var from = 0
         if removing.isEmpty {
             list.shared = shared
         } else {
             var removed: [Int] = []
             removed.reserveCapacity(removing.count)
             for key in removing {
-                from = Evaluator.lowerBound(key, in: keys, from: from)
-                precondition(from < keys.count && keys[from] == key, "a removed key is listed")
-                removed.append(from)
+                precondition(ranked.contains(key), "a removed key is listed")
+                removed.append(ranked.below(key))
             }
             list.shared = SharedList.Shared(base: values, removing: removed, pool: pool)
         }
-        from = 0
         if !adding.isEmpty { list.added.reserveCapacity(adding.count) }
-        for key in adding {
-            from = Evaluator.lowerBound(key, in: keys, from: from)
-            list.added.append(ListInsertion(offset: UInt32(from), element: key))
-        }
+        for key in adding { list.added.append(ListInsertion(offset: UInt32(ranked.below(key)), element: key)) }
     }
 
     /// The index of the first added key not below `key`.
@@ -118,10 +113,10 @@ struct EditedList<Value: Hashable & Sendable> {
 
     @inline(__always)
     func contains(_ key: UInt32) -> Bool {
-        let offset = Evaluator.lowerBound(key, in: keys)
-        let inBase = offset < keys.count && keys[offset] == key
+        let inBase = ranked.contains(key)
         if isBase { return inBase }
         if inBase {
+            let offset = ranked.below(key)
             let removal = Evaluator.lowerBound(offset, in: removed)
             return removal == removed.count || removed[removal] != offset
         }
@@ -142,11 +137,11 @@ struct EditedList<Value: Hashable & Sendable> {
         guard !added.isEmpty else {
             // (One key, most requests' own rules: held in the list itself, no array allocated.)
             if extra.count == 1, let key = extra.first {
-                return SharedInsertions(shared: shared, lone: ListInsertion(offset: UInt32(Evaluator.lowerBound(key, in: keys)), element: key))
+                return SharedInsertions(shared: shared, lone: ListInsertion(offset: UInt32(ranked.below(key)), element: key))
             }
             if !extra.isEmpty {
                 insertions.reserveCapacity(extra.count)
-                for key in extra { insertions.append(ListInsertion(offset: UInt32(Evaluator.lowerBound(key, in: keys)), element: key)) }
+                for key in extra { insertions.append(ListInsertion(offset: UInt32(ranked.below(key)), element: key)) }
             }
             return SharedInsertions(shared: shared, spilled: insertions)
         }
@@ -157,7 +152,7 @@ struct EditedList<Value: Hashable & Sendable> {
                 insertions.append(added[next])
                 next += 1
             }
-            insertions.append(ListInsertion(offset: UInt32(Evaluator.lowerBound(key, in: keys)), element: key))
+            insertions.append(ListInsertion(offset: UInt32(ranked.below(key)), element: key))
         }
         insertions.append(contentsOf: added[next...])
         return SharedInsertions(shared: shared, spilled: insertions)
@@ -166,8 +161,8 @@ struct EditedList<Value: Hashable & Sendable> {
     /// Appends the list's keys above `low` (all without one) up to and including `high`, in order.
     func appendKeys(above low: UInt32?, through high: UInt32, to list: inout [UInt32]) {
         let first = low.map { $0 + 1 } ?? 0
-        let start = Evaluator.lowerBound(first, in: keys)
-        let end = high == .max ? keys.count : Evaluator.lowerBound(high + 1, in: keys)
+        let start = ranked.below(first)
+        let end = high == .max ? keys.count : ranked.below(high + 1)
         if isBase {
             if start < end { list.append(contentsOf: keys[start..<end]) }
             return

@@ -774,7 +774,7 @@ public final class Evaluator {
         if !universal.hasIgnoreRule {
             for slot in slots {
                 guard let location = listedLocation(rules[slot], upgradable: upgradable) else { continue }
-                uses[Self.lowerBound(location, in: locations)] += 1
+                uses[universal.actions.ranked.below(location)] += 1
             }
         }
         let base = UniversalsForFlags(
@@ -894,7 +894,7 @@ public final class Evaluator {
                 change += changes[at].change
                 at += 1
             }
-            let offset = Self.lowerBound(location, in: locations)
+            let offset = old.actions.ranked.below(location)
             let listed = offset < locations.count && locations[offset] == location
             let before = listed ? base.locationUses[offset] : 0
             if listed && before + change == 0 { edit.removing.append(location) }
@@ -1141,9 +1141,9 @@ public final class Evaluator {
         }
     }
 
-    /// The first index of `sorted` (from `start` on) whose value is not below `value`.
-    static func lowerBound<Key: Comparable>(_ value: Key, in sorted: [Key], from start: Int = 0) -> Int {
-        var low = start
+    /// The first index of `sorted` whose value is not below `value`.
+    static func lowerBound<Key: Comparable>(_ value: Key, in sorted: [Key]) -> Int {
+        var low = 0
         var high = sorted.count
         while low < high {
             let middle = (low + high) / 2
