@@ -29,12 +29,12 @@ struct SharedInsertions<Value: Hashable & Sendable> {
 
     /// `list` made this list.
     @inline(__always)
-    consuming func write(into list: inout SharedList<Value>) {
+    func write(into list: inout SharedList<Value>) {
         if let lone { list.reshare(shared, inserting: lone) } else { list.reshare(shared, inserting: spilled) }
     }
 
     /// This list, made anew.
-    consuming func list() -> SharedList<Value> {
+    func list() -> SharedList<Value> {
         shared._withUnsafeGuaranteedRef { shared in
             if let lone { SharedList(shared, inserting: lone) } else { SharedList(shared, inserting: spilled) }
         }
