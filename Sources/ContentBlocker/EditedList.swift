@@ -9,34 +9,37 @@
 
 internal import RequestContext
 
-/// An outcome's list as an `EditedList` makes it (`insertions(of:)`): the page's `shared`,
-/// unretained, and the insertions, one (no array) or an array; written into an outcome's list
-/// in place (`SharedList.reshare`).
+/// An outcome's list as an `EditedList` makes it (`insertions(of:spilling:)`): the page's
+/// `shared`, unretained, and the insertions, one (no array) or several, read where the evaluator's
+/// working memory holds them (valid until its next answer); written into an outcome's list in
+/// place (`SharedList.reshare`). Plain values: made and dropped with no reference counted.
 struct SharedInsertions<Value: Hashable & Sendable> {
     let shared: Unmanaged<SharedList<Value>.Shared>
-    var lone: ListInsertion?
-    var spilled: [ListInsertion] = []
+    let lone: ListInsertion?
+    let spilled: UnsafeBufferPointer<ListInsertion>
 
     init(shared: Unmanaged<SharedList<Value>.Shared>, lone: ListInsertion) {
         self.shared = shared
         self.lone = lone
+        spilled = UnsafeBufferPointer(start: nil, count: 0)
     }
 
-    init(shared: Unmanaged<SharedList<Value>.Shared>, spilled: [ListInsertion]) {
+    init(shared: Unmanaged<SharedList<Value>.Shared>, spilled: WorkList<ListInsertion>) {
         self.shared = shared
-        self.spilled = spilled
+        lone = nil
+        self.spilled = UnsafeBufferPointer(spilled.buffer)
     }
 
     /// `list` made this list.
     @inline(__always)
     func write(into list: inout SharedList<Value>) {
-        if let lone { list.reshare(shared, inserting: lone) } else { list.reshare(shared, inserting: spilled) }
+        if let lone { list.reshare(shared, inserting: lone) } else { list.reshare(shared, inserting: Array(spilled)) }
     }
 
     /// This list, made anew.
     func list() -> SharedList<Value> {
         shared._withUnsafeGuaranteedRef { shared in
-            if let lone { SharedList(shared, inserting: lone) } else { SharedList(shared, inserting: spilled) }
+            if let lone { SharedList(shared, inserting: lone) } else { SharedList(shared, inserting: Array(spilled)) }
         }
     }
 }
@@ -128,34 +131,34 @@ struct EditedList<Value: Hashable & Sendable> {
     var outcomeList: SharedList<Value> { SharedList(shared, inserting: added) }
 
     /// The insertions of `extra` (increasing keys, none in the list) into this list's
-    /// `shared`, as an outcome's list holds them with it.
-    @inline(__always)
-    func insertions(of extra: some Collection<UInt32>) -> SharedInsertions<Value> {
+    /// `shared`, as an outcome's list holds them with it; several are written in `spilled`
+    /// (working memory, emptied first). (Transparent: called out of line, it had the page's list
+    /// copied to it, a retain and a release of each of its three references.)
+    @_transparent
+    func insertions(
+        of extra: UnsafeMutableBufferPointer<UInt32>, spilling spilled: inout WorkList<ListInsertion>
+    ) -> SharedInsertions<Value> {
         // (`shared` unretained: the evaluator holds the page's lists for the whole answer.)
         let shared = Unmanaged.passUnretained(shared)
-        var insertions: [ListInsertion] = []
+        spilled.removeAll()
         guard !added.isEmpty else {
-            // (One key, most requests' own rules: held in the list itself, no array allocated.)
-            if extra.count == 1, let key = extra.first {
-                return SharedInsertions(shared: shared, lone: ListInsertion(offset: UInt32(ranked.below(key)), element: key))
+            // (One key, most requests' own rules: held in the list itself, nothing spilled.)
+            if extra.count == 1 {
+                return SharedInsertions(shared: shared, lone: ListInsertion(offset: UInt32(ranked.below(extra[0])), element: extra[0]))
             }
-            if !extra.isEmpty {
-                insertions.reserveCapacity(extra.count)
-                for key in extra { insertions.append(ListInsertion(offset: UInt32(ranked.below(key)), element: key)) }
-            }
-            return SharedInsertions(shared: shared, spilled: insertions)
+            for key in extra { spilled.append(ListInsertion(offset: UInt32(ranked.below(key)), element: key)) }
+            return SharedInsertions(shared: shared, spilled: spilled)
         }
-        insertions.reserveCapacity(added.count + extra.count)
         var next = 0
         for key in extra {
             while next < added.count && added[next].element < key {
-                insertions.append(added[next])
+                spilled.append(added[next])
                 next += 1
             }
-            insertions.append(ListInsertion(offset: UInt32(ranked.below(key)), element: key))
+            spilled.append(ListInsertion(offset: UInt32(ranked.below(key)), element: key))
         }
-        insertions.append(contentsOf: added[next...])
-        return SharedInsertions(shared: shared, spilled: insertions)
+        for index in next..<added.count { spilled.append(added[index]) }
+        return SharedInsertions(shared: shared, spilled: spilled)
     }
 
     /// Appends the list's keys above `low` (all without one) up to and including `high`, in order.

@@ -350,6 +350,10 @@ public final class Evaluator {
         /// The acting rules' locations (`listLocations`), and the programs' stage ends.
         @exclusivity(unchecked) var locations = WorkList<UInt32>()
         @exclusivity(unchecked) var stageEnds: [Int] = []
+        /// The insertions of an outcome's actions and rules when more than one
+        /// (`EditedList.insertions(of:spilling:)`).
+        @exclusivity(unchecked) var actionInsertions = WorkList<ListInsertion>()
+        @exclusivity(unchecked) var ruleInsertions = WorkList<ListInsertion>()
         /// The outcomes of requests with rules of their own, each in the last one's storage once
         /// the caller dropped that one.
         @exclusivity(unchecked) var outcomes = MatchOutcome.Reusing()
@@ -1070,11 +1074,15 @@ public final class Evaluator {
         // No rule of the request's own applies: the page's outcome.
         if work.extra.isEmpty { return .page(kept.lentOutcome) }
 
-        guard !extraIgnores else { return .own(cutOutcome(kept, request, work)) }
+        return .own(extraIgnores ? cutOutcome(kept, request, work) : insertedOutcome(kept, work))
+    }
 
-        // No ignore rule of the request's own: the page's list (its rules between its cuts, all
-        // of them on most pages), plus this request's rules between those cuts: their locations
-        // that the page's list lacks.
+    /// The outcome when the request's own rules (`work.extra`, acting at `work.locations`) include
+    /// no ignore rule: the page's list (its rules between its cuts, all of them on most pages),
+    /// plus this request's rules between those cuts: their locations that the page's list lacks.
+    /// (Out of line: the answer it leaves is every request's, kept short.)
+    @inline(never)
+    private func insertedOutcome(_ kept: Kept, _ work: Work) -> MatchOutcome {
         Self.sortDistinct(&work.locations)
         var newLocations = 0
         for index in work.locations.indices where !kept.universal.actions.contains(work.locations[index]) {
@@ -1084,21 +1092,15 @@ public final class Evaluator {
         work.locations.removeLast(work.locations.count - newLocations)
         // (The lists' insertions made before the outcome's storage is written: the page's lists
         // are then only read, and lent to the outcome's without being retained.)
-        let actions = kept.universal.actions.insertions(of: work.locations.buffer)
-        let matching = matchingRules(kept, work)
-        return .own(
-            work.outcomes.outcome(appliesGlobalStyleSheet: kept.universal.low == nil) {
-                actions.write(into: &$0)
-                matching.write(into: &$1)
-            } made: {
-                (actions.list(), matching.list())
-            })
-    }
-
-    /// Every applying rule: the page's, shared, with this request's (`work.extra`) inserted.
-    @inline(__always)
-    private func matchingRules(_ kept: Kept, _ work: Work) -> SharedInsertions<RuleIndex> {
-        kept.universal.rules.insertions(of: work.extra.buffer)
+        let actions = kept.universal.actions.insertions(of: work.locations.buffer, spilling: &work.actionInsertions)
+        // Every applying rule: the page's, shared, with this request's (`work.extra`) inserted.
+        let matching = kept.universal.rules.insertions(of: work.extra.buffer, spilling: &work.ruleInsertions)
+        return work.outcomes.outcome(appliesGlobalStyleSheet: kept.universal.low == nil) {
+            actions.write(into: &$0)
+            matching.write(into: &$1)
+        } made: {
+            (actions.list(), matching.list())
+        }
     }
 
     /// Step 3 when the request's own rules include an ignore rule: the applying rules (the
@@ -1121,7 +1123,8 @@ public final class Evaluator {
         for slot in work.extra.buffer where slot <= high && low.map({ slot > $0 }) ?? true { work.applying.append(slot) }
         listLocations(work.applying[...], upgradable: Self.isUpgradable(request), into: &work.locations)
         let listed = SharedList(work.locations.buffer.map { file.actions[Int($0)] })
-        let matching = matchingRules(kept, work)
+        // Every applying rule: the page's, shared, with this request's (`work.extra`) inserted.
+        let matching = kept.universal.rules.insertions(of: work.extra.buffer, spilling: &work.ruleInsertions)
         return work.outcomes.outcome(appliesGlobalStyleSheet: low == nil) {
             $0 = listed
             matching.write(into: &$1)

@@ -7,11 +7,11 @@
 // lie in an allocation of the list's own, written in place: an append writes its element and the
 // count, an emptying the count.
 
-/// A list of plain values in storage of its own, for working memory kept by one evaluator (or one
-/// of its pages) and used in place there. A copy shares the storage (and a write through one is
-/// seen by the other until one grows): each list is held in one place and read through others
-/// only for as long as it is not written.
-struct WorkList<Element: BitwiseCopyable> {
+/// A list of plain values (no references: `_isPOD`, checked at its first growth) in storage of its
+/// own, for working memory kept by one evaluator (or one of its pages) and used in place there. A
+/// copy shares the storage (and a write through one is seen by the other until one grows): each
+/// list is held in one place and read through others only for as long as it is not written.
+struct WorkList<Element> {
     /// The elements' storage, `capacity` of them, freed with `owner` (nil: none yet).
     private var elements: UnsafeMutablePointer<Element>?
     private var capacity = 0
@@ -60,6 +60,7 @@ struct WorkList<Element: BitwiseCopyable> {
     /// Storage for twice the elements (16 at first), the elements moved there.
     @inline(never)
     private mutating func grow() {
+        precondition(_isPOD(Element.self), "plain values, dropped without being destroyed")
         let grown = Storage(capacity: Swift.max(16, capacity * 2))
         if let elements { grown.elements.moveInitialize(from: elements, count: count) }
         (elements, capacity, owner) = (grown.elements, grown.capacity, grown)
