@@ -378,9 +378,10 @@ public final class Evaluator {
     /// The condition programs' stage ends (working memory, as `Work.stageEnds` is the url programs').
     @exclusivity(unchecked) private var conditionEnds: [Int] = []
 
-    /// What a request's marks came from, to undo them (the page's lists, not written meanwhile).
-    @exclusivity(unchecked) private var markedTop: WorkList<UInt32>?
-    @exclusivity(unchecked) private var markedFrame: WorkList<UInt32>?
+    /// What a request's marks came from, to undo them: the page's lists, read in place (the page
+    /// is held, and its lists not written, until the answer unmarks them; no reference counted).
+    @exclusivity(unchecked) private var markedTop: UnsafeMutableBufferPointer<UInt32>?
+    @exclusivity(unchecked) private var markedFrame: UnsafeMutableBufferPointer<UInt32>?
 
     /// Runs `programs` over `url`, marking each reported pattern once in `seen` and listing it.
     private func run(
@@ -589,7 +590,7 @@ public final class Evaluator {
         } else {
             for index in page.topPatterns.indices { _ = topSeen.insert(page.topPatterns[index]) }
         }
-        markedTop = page.topPatterns
+        markedTop = page.topPatterns.buffer
     }
 
     /// Marks the page's frame-url patterns in `frameSeen`.
@@ -602,7 +603,7 @@ public final class Evaluator {
         } else {
             for index in page.framePatterns.indices { _ = frameSeen.insert(page.framePatterns[index]) }
         }
-        markedFrame = page.framePatterns
+        markedFrame = page.framePatterns.buffer
     }
 
     /// The bits of `request.loadContext` (`LoadContexts`), as literals: the options are another
@@ -805,13 +806,13 @@ public final class Evaluator {
         Self.clear(&edit.named)
         // (Most matched patterns name no such rule, only rules of their own url-filter.)
         if let marked = markedTop {
-            for pattern in marked.buffer {
+            for pattern in marked {
                 let (start, end) = (Int(universalOfTopStart[Int(pattern)]), Int(universalOfTopStart[Int(pattern) + 1]))
                 if start < end { edit.named += universalOfTop[start..<end] }
             }
         }
         if let marked = markedFrame {
-            for pattern in marked.buffer {
+            for pattern in marked {
                 let (start, end) = (Int(universalOfFrameStart[Int(pattern)]), Int(universalOfFrameStart[Int(pattern) + 1]))
                 if start < end { edit.named += universalOfFrame[start..<end] }
             }
@@ -939,11 +940,11 @@ public final class Evaluator {
     @inline(__always)
     private func unmarkConditions() {
         if let marked = markedTop {
-            for pattern in marked.buffer { topSeen.remove(pattern) }
+            for pattern in marked { topSeen.remove(pattern) }
             markedTop = nil
         }
         if let marked = markedFrame {
-            for pattern in marked.buffer { frameSeen.remove(pattern) }
+            for pattern in marked { frameSeen.remove(pattern) }
             markedFrame = nil
         }
     }
