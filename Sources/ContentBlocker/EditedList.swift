@@ -9,34 +9,37 @@
 
 internal import RequestContext
 
-/// An outcome's list as an `EditedList` makes it (`insertions(of:)`): the page's `shared`,
-/// unretained, and the insertions, one (no array) or an array; written into an outcome's list
-/// in place (`SharedList.reshare`).
+/// An outcome's list as an `EditedList` makes it (`insertions(of:spilling:)`): the page's
+/// `shared`, unretained, and the insertions, one (no array) or several, read where the evaluator's
+/// working memory holds them (valid until its next answer); written into an outcome's list in
+/// place (`SharedList.reshare`). Plain values: made and dropped with no reference counted.
 struct SharedInsertions<Value: Hashable & Sendable> {
     let shared: Unmanaged<SharedList<Value>.Shared>
-    var lone: ListInsertion?
-    var spilled: [ListInsertion] = []
+    let lone: ListInsertion?
+    let spilled: UnsafeBufferPointer<ListInsertion>
 
     init(shared: Unmanaged<SharedList<Value>.Shared>, lone: ListInsertion) {
         self.shared = shared
         self.lone = lone
+        spilled = UnsafeBufferPointer(start: nil, count: 0)
     }
 
-    init(shared: Unmanaged<SharedList<Value>.Shared>, spilled: [ListInsertion]) {
+    init(shared: Unmanaged<SharedList<Value>.Shared>, spilled: WorkList<ListInsertion>) {
         self.shared = shared
-        self.spilled = spilled
+        lone = nil
+        self.spilled = UnsafeBufferPointer(spilled.buffer)
     }
 
     /// `list` made this list.
     @inline(__always)
-    consuming func write(into list: inout SharedList<Value>) {
-        if let lone { list.reshare(shared, inserting: lone) } else { list.reshare(shared, inserting: spilled) }
+    func write(into list: inout SharedList<Value>) {
+        if let lone { list.reshare(shared, inserting: lone) } else { list.reshare(shared, inserting: Array(spilled)) }
     }
 
     /// This list, made anew.
-    consuming func list() -> SharedList<Value> {
+    func list() -> SharedList<Value> {
         shared._withUnsafeGuaranteedRef { shared in
-            if let lone { SharedList(shared, inserting: lone) } else { SharedList(shared, inserting: spilled) }
+            if let lone { SharedList(shared, inserting: lone) } else { SharedList(shared, inserting: Array(spilled)) }
         }
     }
 }
@@ -51,7 +54,9 @@ struct SharedInsertions<Value: Hashable & Sendable> {
 /// in place there (`edit(_:removing:adding:)`) so that a reused `Kept` keeps its insertions'
 /// storage.
 struct EditedList<Value: Hashable & Sendable> {
-    private(set) var keys: [UInt32]
+    /// The base's keys, with where any key stands among them (`RankedKeys`), shared by its edits.
+    private(set) var ranked: RankedKeys
+    var keys: [UInt32] { ranked.keys }
     private(set) var shared: SharedList<Value>.Shared
     /// Increasing keys (`element`), each with the offset of `keys` it stands before.
     private(set) var added: [ListInsertion]
@@ -63,7 +68,7 @@ struct EditedList<Value: Hashable & Sendable> {
     var removed: [Int] { shared.removals }
 
     init(keys: [UInt32], pool: [Value]) {
-        self.keys = keys
+        ranked = RankedKeys(keys)
         shared = SharedList.Shared(base: keys.map { pool[Int($0)] }, pool: pool)
         added = []
     }
@@ -77,32 +82,25 @@ struct EditedList<Value: Hashable & Sendable> {
     /// their storage kept when no outcome holds it still.
     func edit(_ list: inout EditedList, removing: [UInt32], adding: [UInt32]) {
         precondition(isBase, "a base list is edited once")
-        list.keys = keys
+        list.ranked = ranked
         Evaluator.clear(&list.added)
         guard !removing.isEmpty || !adding.isEmpty else {
             list.shared = shared
             return
         }
-        // Each key's offset searched for from the previous one's: the keys are increasing.
-        var from = 0
         if removing.isEmpty {
             list.shared = shared
         } else {
             var removed: [Int] = []
             removed.reserveCapacity(removing.count)
             for key in removing {
-                from = Evaluator.lowerBound(key, in: keys, from: from)
-                precondition(from < keys.count && keys[from] == key, "a removed key is listed")
-                removed.append(from)
+                precondition(ranked.contains(key), "a removed key is listed")
+                removed.append(ranked.below(key))
             }
             list.shared = SharedList.Shared(base: values, removing: removed, pool: pool)
         }
-        from = 0
         if !adding.isEmpty { list.added.reserveCapacity(adding.count) }
-        for key in adding {
-            from = Evaluator.lowerBound(key, in: keys, from: from)
-            list.added.append(ListInsertion(offset: UInt32(from), element: key))
-        }
+        for key in adding { list.added.append(ListInsertion(offset: UInt32(ranked.below(key)), element: key)) }
     }
 
     /// The index of the first added key not below `key`.
@@ -118,10 +116,10 @@ struct EditedList<Value: Hashable & Sendable> {
 
     @inline(__always)
     func contains(_ key: UInt32) -> Bool {
-        let offset = Evaluator.lowerBound(key, in: keys)
-        let inBase = offset < keys.count && keys[offset] == key
+        let inBase = ranked.contains(key)
         if isBase { return inBase }
         if inBase {
+            let offset = ranked.below(key)
             let removal = Evaluator.lowerBound(offset, in: removed)
             return removal == removed.count || removed[removal] != offset
         }
@@ -133,41 +131,41 @@ struct EditedList<Value: Hashable & Sendable> {
     var outcomeList: SharedList<Value> { SharedList(shared, inserting: added) }
 
     /// The insertions of `extra` (increasing keys, none in the list) into this list's
-    /// `shared`, as an outcome's list holds them with it.
-    @inline(__always)
-    func insertions(of extra: some Collection<UInt32>) -> SharedInsertions<Value> {
+    /// `shared`, as an outcome's list holds them with it; several are written in `spilled`
+    /// (working memory, emptied first). (Transparent: called out of line, it had the page's list
+    /// copied to it, a retain and a release of each of its three references.)
+    @_transparent
+    func insertions(
+        of extra: UnsafeMutableBufferPointer<UInt32>, spilling spilled: inout WorkList<ListInsertion>
+    ) -> SharedInsertions<Value> {
         // (`shared` unretained: the evaluator holds the page's lists for the whole answer.)
         let shared = Unmanaged.passUnretained(shared)
-        var insertions: [ListInsertion] = []
+        spilled.removeAll()
         guard !added.isEmpty else {
-            // (One key, most requests' own rules: held in the list itself, no array allocated.)
-            if extra.count == 1, let key = extra.first {
-                return SharedInsertions(shared: shared, lone: ListInsertion(offset: UInt32(Evaluator.lowerBound(key, in: keys)), element: key))
+            // (One key, most requests' own rules: held in the list itself, nothing spilled.)
+            if extra.count == 1 {
+                return SharedInsertions(shared: shared, lone: ListInsertion(offset: UInt32(ranked.below(extra[0])), element: extra[0]))
             }
-            if !extra.isEmpty {
-                insertions.reserveCapacity(extra.count)
-                for key in extra { insertions.append(ListInsertion(offset: UInt32(Evaluator.lowerBound(key, in: keys)), element: key)) }
-            }
-            return SharedInsertions(shared: shared, spilled: insertions)
+            for key in extra { spilled.append(ListInsertion(offset: UInt32(ranked.below(key)), element: key)) }
+            return SharedInsertions(shared: shared, spilled: spilled)
         }
-        insertions.reserveCapacity(added.count + extra.count)
         var next = 0
         for key in extra {
             while next < added.count && added[next].element < key {
-                insertions.append(added[next])
+                spilled.append(added[next])
                 next += 1
             }
-            insertions.append(ListInsertion(offset: UInt32(Evaluator.lowerBound(key, in: keys)), element: key))
+            spilled.append(ListInsertion(offset: UInt32(ranked.below(key)), element: key))
         }
-        insertions.append(contentsOf: added[next...])
-        return SharedInsertions(shared: shared, spilled: insertions)
+        for index in next..<added.count { spilled.append(added[index]) }
+        return SharedInsertions(shared: shared, spilled: spilled)
     }
 
     /// Appends the list's keys above `low` (all without one) up to and including `high`, in order.
     func appendKeys(above low: UInt32?, through high: UInt32, to list: inout [UInt32]) {
         let first = low.map { $0 + 1 } ?? 0
-        let start = Evaluator.lowerBound(first, in: keys)
-        let end = high == .max ? keys.count : Evaluator.lowerBound(high + 1, in: keys)
+        let start = ranked.below(first)
+        let end = high == .max ? keys.count : ranked.below(high + 1)
         if isBase {
             if start < end { list.append(contentsOf: keys[start..<end]) }
             return

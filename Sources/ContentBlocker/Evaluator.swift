@@ -190,7 +190,6 @@ public final class Evaluator {
         memory.add(working, work.urlSeen.heldBytes)
         // (The lists an answer fills start empty: they grow to what the requests asked need.)
         memory.add(working, array: work.applying)
-        memory.add(working, array: work.locations)
         return memory
     }
 
@@ -222,8 +221,8 @@ public final class Evaluator {
     /// the rules that match every URL and apply.
     private final class Page {
         /// The page's top-url (frame-url) patterns, meaningful once run (`topRun`, `frameRun`).
-        @exclusivity(unchecked) var topPatterns: [UInt32] = []
-        @exclusivity(unchecked) var framePatterns: [UInt32] = []
+        @exclusivity(unchecked) var topPatterns = WorkList<UInt32>()
+        @exclusivity(unchecked) var framePatterns = WorkList<UInt32>()
         @exclusivity(unchecked) var topRun = false
         @exclusivity(unchecked) var frameRun = false
         /// Per flags seen on the page, its list (a page sees a few flags: a scan, not a hash table).
@@ -343,14 +342,18 @@ public final class Evaluator {
     private final class Work {
         /// The url patterns reported so far (each listed once in `matchedURLPatterns`).
         @exclusivity(unchecked) var urlSeen: PatternMarks
-        @exclusivity(unchecked) var matchedURLPatterns: [UInt32] = []
+        @exclusivity(unchecked) var matchedURLPatterns = WorkList<UInt32>()
         /// The candidates, then the slots of those that apply (`extra`) and act (`applying`).
-        @exclusivity(unchecked) var matchedRules: [CandidateRule] = []
-        @exclusivity(unchecked) var extra: [UInt32] = []
+        @exclusivity(unchecked) var matchedRules = WorkList<CandidateRule>()
+        @exclusivity(unchecked) var extra = WorkList<UInt32>()
         @exclusivity(unchecked) var applying: [UInt32] = []
-        /// `listLocations`' list, and the programs' stage ends.
-        @exclusivity(unchecked) var locations: [UInt32] = []
+        /// The acting rules' locations (`listLocations`), and the programs' stage ends.
+        @exclusivity(unchecked) var locations = WorkList<UInt32>()
         @exclusivity(unchecked) var stageEnds: [Int] = []
+        /// The insertions of an outcome's actions and rules when more than one
+        /// (`EditedList.insertions(of:spilling:)`).
+        @exclusivity(unchecked) var actionInsertions = WorkList<ListInsertion>()
+        @exclusivity(unchecked) var ruleInsertions = WorkList<ListInsertion>()
         /// The outcomes of requests with rules of their own, each in the last one's storage once
         /// the caller dropped that one.
         @exclusivity(unchecked) var outcomes = MatchOutcome.Reusing()
@@ -375,13 +378,14 @@ public final class Evaluator {
     /// The condition programs' stage ends (working memory, as `Work.stageEnds` is the url programs').
     @exclusivity(unchecked) private var conditionEnds: [Int] = []
 
-    /// What a request's marks came from, to undo them.
-    @exclusivity(unchecked) private var markedTop: [UInt32]?
-    @exclusivity(unchecked) private var markedFrame: [UInt32]?
+    /// What a request's marks came from, to undo them: the page's lists, read in place (the page
+    /// is held, and its lists not written, until the answer unmarks them; no reference counted).
+    @exclusivity(unchecked) private var markedTop: UnsafeMutableBufferPointer<UInt32>?
+    @exclusivity(unchecked) private var markedFrame: UnsafeMutableBufferPointer<UInt32>?
 
     /// Runs `programs` over `url`, marking each reported pattern once in `seen` and listing it.
     private func run(
-        _ programs: ProgramSet, over url: String, seen: inout PatternMarks, into matched: inout [UInt32], ends: inout [Int]
+        _ programs: ProgramSet, over url: String, seen: inout PatternMarks, into matched: inout WorkList<UInt32>, ends: inout [Int]
     ) {
         Self.withBytes(url) { run(programs, over: $0, seen: &seen, into: &matched, ends: &ends) }
     }
@@ -393,7 +397,7 @@ public final class Evaluator {
     @inline(__always)
     private func run(
         _ programs: ProgramSet, over url: UnsafeBufferPointer<UInt8>, hostReading: DomainTable.HostReading? = nil, wholeSteps: Int? = nil,
-        lookedUp: ProgramSet.LookedUp = [], seen: inout PatternMarks, into matched: inout [UInt32], ends: inout [Int]
+        lookedUp: ProgramSet.LookedUp = [], seen: inout PatternMarks, into matched: inout WorkList<UInt32>, ends: inout [Int]
     ) {
         let (steps, runs) = programs.run(url, hostReading: hostReading, ends: &ends, wholeSteps: wholeSteps, lookedUp: lookedUp) { pattern in
             Self.mark(pattern, in: &seen, listing: &matched)
@@ -494,7 +498,7 @@ public final class Evaluator {
     /// and a step's code kept to the step alone is faster at every byte; inlined, it made every
     /// step of the single runs longer: docs/decisions/DECISIONS.md.)
     @inline(never)
-    private static func mark(_ pattern: UInt32, in seen: inout PatternMarks, listing matched: inout [UInt32]) {
+    private static func mark(_ pattern: UInt32, in seen: inout PatternMarks, listing matched: inout WorkList<UInt32>) {
         if seen.insert(pattern) { matched.append(pattern) }
     }
 
@@ -580,26 +584,26 @@ public final class Evaluator {
     private func markTop(_ page: Page, _ request: Request) {
         guard markedTop == nil else { return }
         if !page.topRun {
-            Self.clear(&page.topPatterns)
+            page.topPatterns.removeAll()
             run(file.topURLPrograms, over: request.mainDocumentURL.string, seen: &topSeen, into: &page.topPatterns, ends: &conditionEnds)
             page.topRun = true
         } else {
-            for pattern in page.topPatterns { _ = topSeen.insert(pattern) }
+            for index in page.topPatterns.indices { _ = topSeen.insert(page.topPatterns[index]) }
         }
-        markedTop = page.topPatterns
+        markedTop = page.topPatterns.buffer
     }
 
     /// Marks the page's frame-url patterns in `frameSeen`.
     private func markFrame(_ page: Page, _ request: Request) {
         guard markedFrame == nil else { return }
         if !page.frameRun {
-            Self.clear(&page.framePatterns)
+            page.framePatterns.removeAll()
             run(file.framePrograms, over: request.frameURL.string, seen: &frameSeen, into: &page.framePatterns, ends: &conditionEnds)
             page.frameRun = true
         } else {
-            for pattern in page.framePatterns { _ = frameSeen.insert(pattern) }
+            for index in page.framePatterns.indices { _ = frameSeen.insert(page.framePatterns[index]) }
         }
-        markedFrame = page.framePatterns
+        markedFrame = page.framePatterns.buffer
     }
 
     /// The bits of `request.loadContext` (`LoadContexts`), as literals: the options are another
@@ -758,9 +762,9 @@ public final class Evaluator {
         universal.low = universal.ignorePrevious.last { $0 < universal.high }
         var acting: [UInt32] = []
         universal.rules.appendKeys(above: universal.low, through: universal.high, to: &acting)
-        var locations: [UInt32] = []
+        var locations = WorkList<UInt32>()
         listLocations(acting[...], upgradable: upgradable, into: &locations)
-        universal.actions = EditedList(keys: locations, pool: file.actions)
+        universal.actions = EditedList(keys: Array(locations.buffer), pool: file.actions)
     }
 
     /// The flags' base list (made once per flags).
@@ -774,7 +778,7 @@ public final class Evaluator {
         if !universal.hasIgnoreRule {
             for slot in slots {
                 guard let location = listedLocation(rules[slot], upgradable: upgradable) else { continue }
-                uses[Self.lowerBound(location, in: locations)] += 1
+                uses[universal.actions.ranked.below(location)] += 1
             }
         }
         let base = UniversalsForFlags(
@@ -894,7 +898,7 @@ public final class Evaluator {
                 change += changes[at].change
                 at += 1
             }
-            let offset = Self.lowerBound(location, in: locations)
+            let offset = old.actions.ranked.below(location)
             let listed = offset < locations.count && locations[offset] == location
             let before = listed ? base.locationUses[offset] : 0
             if listed && before + change == 0 { edit.removing.append(location) }
@@ -947,8 +951,8 @@ public final class Evaluator {
 
     /// The sorted, distinct action locations `acting` lists (step 4), in `locations` (emptied first:
     /// the evaluator's working memory, so that listing allocates nothing).
-    private func listLocations(_ acting: ArraySlice<UInt32>, upgradable: Bool, into locations: inout [UInt32]) {
-        Self.clear(&locations)
+    private func listLocations(_ acting: ArraySlice<UInt32>, upgradable: Bool, into locations: inout WorkList<UInt32>) {
+        locations.removeAll()
         for slot in acting {
             if let location = listedLocation(rules[slot], upgradable: upgradable) { locations.append(location) }
         }
@@ -956,12 +960,13 @@ public final class Evaluator {
     }
 
     /// `locations` sorted, each once.
-    private static func sortDistinct(_ locations: inout [UInt32]) {
+    private static func sortDistinct(_ locations: inout WorkList<UInt32>) {
         guard locations.count > 1 else { return }
-        locations.sort()
+        var buffer = locations.buffer
+        buffer.sort()
         var kept = 1
-        for index in 1..<locations.count where locations[index] != locations[kept - 1] {
-            locations[kept] = locations[index]
+        for index in 1..<buffer.count where buffer[index] != buffer[kept - 1] {
+            buffer[kept] = buffer[index]
             kept += 1
         }
         locations.removeLast(locations.count - kept)
@@ -1029,14 +1034,14 @@ public final class Evaluator {
         run(
             file.urlPrograms, over: url, hostReading: hostReading, wholeSteps: wholeSteps,
             lookedUp: lookedUp, seen: &work.urlSeen, into: &work.matchedURLPatterns, ends: &work.stageEnds)
-        while !work.matchedRules.isEmpty { work.matchedRules.removeLast() }
-        // (By index, here and below: a loop over a list's elements would retain and release it.)
+        work.matchedRules.removeAll()
+        // (By index, here and below: the working lists are not sequences, and are read in place.)
         for index in work.matchedURLPatterns.indices {
             let pattern = work.matchedURLPatterns[index]
             work.urlSeen.remove(pattern)
             rulesOfURLPattern.forEachSlot(of: pattern) { slot in work.matchedRules.append(CandidateRule(slot: slot, rule: rules[slot])) }
         }
-        Self.clear(&work.matchedURLPatterns)
+        work.matchedURLPatterns.removeAll()
         // No candidate of the request's own (most requests of a big list): the page's outcome
         // (the condition patterns a new page's edit marked unmarked).
         guard !work.matchedRules.isEmpty else {
@@ -1044,12 +1049,15 @@ public final class Evaluator {
             return .page(kept.lentOutcome)
         }
         // (Most requests report one pattern: a sort of one is skipped.)
-        if work.matchedRules.count > 1 { work.matchedRules.sort { $0.slot < $1.slot } }
+        if work.matchedRules.count > 1 {
+            var candidates = work.matchedRules.buffer
+            candidates.sort { $0.slot < $1.slot }
+        }
         // The candidates that apply, and as they are read, whether one is an ignore rule and the
         // locations of those that act (step 3, the page's cuts aside from a request without an
         // ignore rule of its own): no rule's record read again.
-        Self.clear(&work.extra)
-        Self.clear(&work.locations)
+        work.extra.removeAll()
+        work.locations.removeAll()
         var extraIgnores = false
         for index in work.matchedRules.indices {
             let candidate = work.matchedRules[index]
@@ -1067,36 +1075,33 @@ public final class Evaluator {
         // No rule of the request's own applies: the page's outcome.
         if work.extra.isEmpty { return .page(kept.lentOutcome) }
 
-        guard !extraIgnores else { return .own(cutOutcome(kept, request, work)) }
+        return .own(extraIgnores ? cutOutcome(kept, request, work) : insertedOutcome(kept, work))
+    }
 
-        // No ignore rule of the request's own: the page's list (its rules between its cuts, all
-        // of them on most pages), plus this request's rules between those cuts: their locations
-        // that the page's list lacks.
+    /// The outcome when the request's own rules (`work.extra`, acting at `work.locations`) include
+    /// no ignore rule: the page's list (its rules between its cuts, all of them on most pages),
+    /// plus this request's rules between those cuts: their locations that the page's list lacks.
+    /// (Out of line: the answer it leaves is every request's, kept short.)
+    @inline(never)
+    private func insertedOutcome(_ kept: Kept, _ work: Work) -> MatchOutcome {
         Self.sortDistinct(&work.locations)
-        // (By index: a loop over the array's elements would hold its buffer, and the first write
-        // would copy it.)
         var newLocations = 0
         for index in work.locations.indices where !kept.universal.actions.contains(work.locations[index]) {
             work.locations[newLocations] = work.locations[index]
             newLocations += 1
         }
+        work.locations.removeLast(work.locations.count - newLocations)
         // (The lists' insertions made before the outcome's storage is written: the page's lists
         // are then only read, and lent to the outcome's without being retained.)
-        let actions = kept.universal.actions.insertions(of: work.locations[..<newLocations])
-        let matching = matchingRules(kept, work)
-        return .own(
-            work.outcomes.outcome(appliesGlobalStyleSheet: kept.universal.low == nil) {
-                actions.write(into: &$0)
-                matching.write(into: &$1)
-            } made: {
-                (actions.list(), matching.list())
-            })
-    }
-
-    /// Every applying rule: the page's, shared, with this request's (`work.extra`) inserted.
-    @inline(__always)
-    private func matchingRules(_ kept: Kept, _ work: Work) -> SharedInsertions<RuleIndex> {
-        kept.universal.rules.insertions(of: work.extra)
+        let actions = kept.universal.actions.insertions(of: work.locations.buffer, spilling: &work.actionInsertions)
+        // Every applying rule: the page's, shared, with this request's (`work.extra`) inserted.
+        let matching = kept.universal.rules.insertions(of: work.extra.buffer, spilling: &work.ruleInsertions)
+        return work.outcomes.outcome(appliesGlobalStyleSheet: kept.universal.low == nil) {
+            actions.write(into: &$0)
+            matching.write(into: &$1)
+        } made: {
+            (actions.list(), matching.list())
+        }
     }
 
     /// Step 3 when the request's own rules include an ignore rule: the applying rules (the
@@ -1109,17 +1114,18 @@ public final class Evaluator {
         // The acting slots: after `low` (the last ignore-previous-rules), up to and including
         // `high` (the first ignore-following-rules).
         var high = kept.universal.high
-        if let first = work.extra.first(where: { role($0) == .ignoreFollowingRules }) { high = min(high, first) }
+        if let first = work.extra.buffer.first(where: { role($0) == .ignoreFollowingRules }) { high = min(high, first) }
         let previousInPage = high == .max ? kept.universal.ignorePrevious[...]
             : kept.universal.ignorePrevious[..<Self.lowerBound(high + 1, in: kept.universal.ignorePrevious)]
         var low = previousInPage.last
-        if let last = work.extra.last(where: { role($0) == .ignorePreviousRules && $0 <= high }) { low = max(low ?? 0, last) }
+        if let last = work.extra.buffer.last(where: { role($0) == .ignorePreviousRules && $0 <= high }) { low = max(low ?? 0, last) }
         Self.clear(&work.applying)
         kept.universal.rules.appendKeys(above: low, through: high, to: &work.applying)
-        for slot in work.extra where slot <= high && low.map({ slot > $0 }) ?? true { work.applying.append(slot) }
+        for slot in work.extra.buffer where slot <= high && low.map({ slot > $0 }) ?? true { work.applying.append(slot) }
         listLocations(work.applying[...], upgradable: Self.isUpgradable(request), into: &work.locations)
-        let listed = SharedList(work.locations.map { file.actions[Int($0)] })
-        let matching = matchingRules(kept, work)
+        let listed = SharedList(work.locations.buffer.map { file.actions[Int($0)] })
+        // Every applying rule: the page's, shared, with this request's (`work.extra`) inserted.
+        let matching = kept.universal.rules.insertions(of: work.extra.buffer, spilling: &work.ruleInsertions)
         return work.outcomes.outcome(appliesGlobalStyleSheet: low == nil) {
             $0 = listed
             matching.write(into: &$1)
@@ -1141,9 +1147,9 @@ public final class Evaluator {
         }
     }
 
-    /// The first index of `sorted` (from `start` on) whose value is not below `value`.
-    static func lowerBound<Key: Comparable>(_ value: Key, in sorted: [Key], from start: Int = 0) -> Int {
-        var low = start
+    /// The first index of `sorted` whose value is not below `value`.
+    static func lowerBound<Key: Comparable>(_ value: Key, in sorted: [Key]) -> Int {
+        var low = 0
         var high = sorted.count
         while low < high {
             let middle = (low + high) / 2
