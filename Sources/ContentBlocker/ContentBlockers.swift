@@ -15,7 +15,11 @@
 // and in the tables of the lists' host contexts (other converters' `||` rules) whose candidates
 // are the host's labels. Where the domain tables are not looked up so, lists' host contexts of one
 // L are looked up together (`ProgramSet.HostContextsTogether`): L's automaton run and its
-// candidates hashed once.
+// candidates hashed once. And then the lists' whole url programs that search the URL (unanchored
+// patterns' automata, the largest of a big list's) run as one product made at load
+// (`ProgramSet.SearchesTogether`): a read a byte for every list multiplied in, each reported
+// pattern told to its own list; the product runs with each covered list's other whole programs,
+// and each such list's answer is given their steps, as after `WholeTogether`.
 //
 // Threads. Like an `Evaluator`, a ContentBlockers serves one thread at a time (its evaluators and
 // page table are its working memory); threads share the compiled lists, each with a
@@ -43,6 +47,15 @@ public final class ContentBlockers {
     private let lentDomainsTogether: Unmanaged<ProgramSet.DomainsTogether>?
     /// Otherwise, two lists or more with host contexts of one L: their contexts looked up together.
     private let hostContextsTogether: ProgramSet.HostContextsTogether?
+    /// Where `wholeTogether` is not made, the lists' url searches run as one product (nil when
+    /// fewer than two lists have one multiplied in: `Evaluator.searchesTogether`), and per list
+    /// the steps of its whole programs so run, for its answer (working memory: a request's).
+    private let searchesTogether: ProgramSet.SearchesTogether?
+    private let searchesCover: [Bool]
+    private let searchSteps: UnsafeMutableBufferPointer<Int>
+    /// Per list, whether its working gates were emptied by the lookup of domain tables before
+    /// `searchesTogether`'s run.
+    private let gatesListedByDomains: [Bool]
     /// Per list, its tables looked up before its answer, and whether its working gates were
     /// emptied by the lookup that comes first (`WholeTogether` or `DomainsTogether`).
     private let lookedUp: [ProgramSet.LookedUp]
@@ -64,21 +77,32 @@ public final class ContentBlockers {
         let hostContextsTogether = contextsLookedUp ? nil : Evaluator.hostContextsTogether(evaluators)
         (self.wholeTogether, self.domainsTogether, self.hostContextsTogether) = (wholeTogether, domainsTogether, hostContextsTogether)
         lentDomainsTogether = domainsTogether.map(Unmanaged.passUnretained)
+        let listedByDomains = evaluators.indices.map { list in domainsTogether.map { $0.looksUp[list] || $0.looksUpContexts[list] } == true }
+        let searchesTogether = wholeTogether == nil
+            ? Evaluator.searchesTogether(evaluators, domainsLookedUp: evaluators.indices.map { domainsTogether?.looksUp[$0] == true }) : nil
+        let searchesCover = evaluators.indices.map { list in searchesTogether.map { $0.covered[list] != 0 } == true }
+        (self.searchesTogether, self.searchesCover, gatesListedByDomains) = (searchesTogether, searchesCover, listedByDomains)
+        searchSteps = .allocate(capacity: evaluators.count)
+        searchSteps.initialize(repeating: 0)
         lookedUp = evaluators.indices.map { list in
             var lookedUp: ProgramSet.LookedUp = []
             if domainsTogether?.looksUp[list] == true { lookedUp.insert(.domains) }
             if domainsTogether?.looksUpContexts[list] == true || hostContextsTogether?.looksUp[list] == true { lookedUp.insert(.hostContexts) }
             return lookedUp
         }
-        gatesListed = evaluators.indices.map { list in
-            wholeTogether != nil || domainsTogether.map { $0.looksUp[list] || $0.looksUpContexts[list] } == true
-        }
+        gatesListed = evaluators.indices.map { list in wholeTogether != nil || listedByDomains[list] || searchesCover[list] }
     }
+
+    deinit { searchSteps.deallocate() }
 
     /// Whether the lists' whole url programs run in one pass (two lists whose whole programs are
     /// dense tables, four at most, each list with one that searches the URL rather than ends at
     /// its start: `ProgramSet.WholeTogether`).
     public var runsWholeProgramsTogether: Bool { wholeTogether != nil }
+
+    /// Whether some lists' url searches run as one product (`ProgramSet.SearchesTogether`: where
+    /// their whole programs do not run in one pass, two lists or more with a search multiplied in).
+    public var runsSearchesTogether: Bool { searchesTogether != nil }
 
     /// Whether the lists' url domain tables are looked up together (otherwise: two lists or more
     /// with one).
@@ -92,10 +116,12 @@ public final class ContentBlockers {
     /// candidates are a plain host's labels probed with the host's candidates hashed once).
     public var looksUpHostContextsWithDomains: Bool { domainsTogether?.looksUpContexts.contains(true) == true }
 
-    /// What the lists' evaluators hold, by structure (`Evaluator.heldMemory`), added up.
+    /// What the lists' evaluators hold, by structure (`Evaluator.heldMemory`), added up, and the
+    /// product of their searches (`ProgramSet.SearchesTogether`).
     public var heldMemory: HeldMemory {
         var memory = HeldMemory()
         for evaluator in evaluators { memory.add(evaluator.heldMemory) }
+        searchesTogether?.held(into: &memory)
         return memory
     }
 
@@ -119,11 +145,15 @@ public final class ContentBlockers {
             if let lentDomainsTogether {
                 lentDomainsTogether._withUnsafeGuaranteedRef { Evaluator.lookUpDomains(lent, $0, url: url, labels: hostReading.labels) }
             }
+            if let searchesTogether {
+                Evaluator.runSearches(
+                    lent, searchesTogether, url: url, labels: hostReading.labels, listed: gatesListedByDomains, steps: searchSteps.baseAddress!)
+            }
             if let hostContextsTogether {
                 Evaluator.lookUpHostContexts(lent, hostContextsTogether, url: url, labels: hostReading.labels, listed: gatesListed)
             }
             for list in lent.indices {
-                let steps = wholeSteps.map { list == 0 ? $0.0 : $0.1 }
+                let steps = wholeSteps.map { list == 0 ? $0.0 : $0.1 } ?? (searchesCover[list] ? searchSteps[list] : nil)
                 lent[list]._withUnsafeGuaranteedRef {
                     $0.outcome(
                         for: request, at: place, flags: flags, url: url, hostReading: hostReading, wholeSteps: steps, lookedUp: lookedUp[list])

@@ -489,6 +489,42 @@ public final class Evaluator {
         }
     }
 
+    /// The product of `lists`' url searches (several lists asked about each request;
+    /// `runSearches`), nil when fewer than two lists' searches are multiplied in. `domainsLookedUp`:
+    /// per list, whether its url domain table is looked up with others' (`lookUpDomains`).
+    static func searchesTogether(_ lists: [Evaluator], domainsLookedUp: [Bool]) -> ProgramSet.SearchesTogether? {
+        ProgramSet.SearchesTogether(lists.map(\.file.urlPrograms), domainsLookedUp: domainsLookedUp)
+    }
+
+    /// Runs the product of `lists`' url searches (`together`, made for them by `searchesTogether`)
+    /// and the covered lists' other whole url programs over `url`'s bytes, whose host labels are
+    /// `labels`, their patterns marked and listed and their gates listed as each one's answer
+    /// would, after the gates of the lookups before (`listed`: a list whose working gates were
+    /// emptied by them); each covered list's answer is then given its `steps` as `wholeSteps`.
+    static func runSearches(
+        _ lists: [Unmanaged<Evaluator>], _ together: ProgramSet.SearchesTogether, url: UnsafeBufferPointer<UInt8>,
+        labels: DomainTable.HostLabels?, listed: [Bool], steps: UnsafeMutablePointer<Int>
+    ) {
+        for (list, covered) in together.covered.enumerated() where covered != 0 && !listed[list] {
+            lists[list]._withUnsafeGuaranteedRef { clear(&$0.work.stageEnds) }
+        }
+        together.run(url, labels: labels, steps: steps) { list, pattern, end, gateBase in
+            lists[list]._withUnsafeGuaranteedRef { evaluator in
+                let work = evaluator.work
+                ProgramSet.found(pattern, end, gateBase: gateBase, &work.stageEnds) {
+                    mark($0, in: &work.urlSeen, listing: &work.matchedURLPatterns)
+                }
+            }
+        } domainFound: { list, pattern, gateBase in
+            lists[list]._withUnsafeGuaranteedRef { evaluator in
+                let work = evaluator.work
+                ProgramSet.domainFound(pattern, gateBase: gateBase, &work.stageEnds) {
+                    mark($0, in: &work.urlSeen, listing: &work.matchedURLPatterns)
+                }
+            }
+        }
+    }
+
     /// Marks `pattern` in `seen` and lists it in `matched` unless it was marked. (Out of line: the
     /// programs' loops call it where they report, rarely (most requests report few patterns),
     /// and a step's code kept to the step alone is faster at every byte; inlined, it made every

@@ -28,17 +28,19 @@ extension DenseTable {
     /// The product of `a` and `b` (with class maps `classMapA` and `classMapB`): its start is the
     /// pair of their starts; it leads on a byte to the pair of their next states and stops when
     /// both stop; a pair reports `a`'s patterns, then `b`'s. Nil when its table would have more
-    /// than `maximumEntries` entries (or more than `DenseTable.maximumStates` states). Returns the
-    /// product and its class map (a class per pair of classes some byte has, numbered as bytes
-    /// 0...127 first meet them).
+    /// than `maximumEntries` entries (or more than `maximumStates`, or `DenseTable.maximumStates`,
+    /// states). Returns the product and its class map (a class per pair of classes some byte has,
+    /// numbered as bytes 0...127 first meet them).
     /// `differencesA` and `differencesB`: `a`'s and `b`'s (`Decoded.differencesFromStart()`).
     static func product(
         _ a: Decoded, _ classMapA: [UInt8], _ differencesA: Decoded.Differences, _ b: Decoded, _ classMapB: [UInt8],
-        _ differencesB: Decoded.Differences, maximumEntries: Int
+        _ differencesB: Decoded.Differences, maximumEntries: Int, maximumStates: Int = DenseTable.maximumStates
     ) -> (product: Decoded, classMap: [UInt8])? {
         let (classOf, classA, classB) = productClassMap(classMapA, a.classCount, classMapB, b.classCount)
         let classCount = classA.count
-        let maximumStates = min(maximumEntries / rowEntries(classCount: classCount), DenseTable.maximumStates)
+        let maximumStates = min(maximumEntries / rowEntries(classCount: classCount), maximumStates, DenseTable.maximumStates)
+        // (Each factor's states, all met from its start, are each in some pair: no fewer pairs.)
+        guard max(a.stateCount, b.stateCount) <= maximumStates else { return nil }
         var walk = PairWalk(a, differencesA, classA, b, differencesB, classB, classCount: classCount, maximumStates: maximumStates)
         defer { walk.deallocate() }
         guard walk.run() else { return nil }

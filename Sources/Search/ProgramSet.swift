@@ -829,7 +829,7 @@ public struct ProgramSet: Hashable, Sendable {
     @usableFromInline final class DenseEntries: @unchecked Sendable {
         static let alignment = 64
         @usableFromInline let base: UnsafeMutablePointer<UInt16>
-        fileprivate let memory: TableMemory
+        let memory: TableMemory
         let count: Int
         /// Where each table starts.
         let starts: [Int]
@@ -957,19 +957,27 @@ public struct ProgramSet: Hashable, Sendable {
         return (steps, runs)
     }
 
-    /// Runs the whole programs `0 ..< count` over `url`, telling `found` each pattern and where it
-    /// ends; returns the steps. Three or two at a time where they are parts of one dense table:
+    /// Runs the whole programs `0 ..< count` over `url` but those `skipping` holds (a bit per run,
+    /// run 0 the lowest: run elsewhere, `SearchesTogether`), telling `found` each pattern and where
+    /// it ends; returns the steps. Three or two at a time where they are parts of one dense table:
     /// one pass, each step's wait filled by the others' (DenseView.run).
     @usableFromInline @_transparent
     static func runWhole(
-        _ buffers: Image.Buffers, count wholeRunCount: Int, _ url: UnsafeBufferPointer<UInt8>, _ found: (UInt32, Int) -> Void
+        _ buffers: Image.Buffers, count wholeRunCount: Int, skipping: UInt64 = 0, _ url: UnsafeBufferPointer<UInt8>,
+        _ found: (UInt32, Int) -> Void
     ) -> Int {
         var steps = 0
         var index = 0
+        // (Whether run `run` is one to run here; the mask is a constant 0 in a set's own `run`.)
+        @inline(__always) func runs(_ run: Int) -> Bool { run < wholeRunCount && (skipping >> run) & 1 == 0 }
         while index < wholeRunCount {
-            if index + 1 < wholeRunCount, buffers.sharesTable(index, index + 1) {
+            guard runs(index) else {
+                index += 1
+                continue
+            }
+            if runs(index + 1), buffers.sharesTable(index, index + 1) {
                 let (first, second) = (buffers.denseView(index), buffers.denseView(index + 1))
-                if index + 2 < wholeRunCount, buffers.sharesTable(index, index + 2) {
+                if runs(index + 2), buffers.sharesTable(index, index + 2) {
                     steps += DenseView.run(first, second, buffers.denseView(index + 2), url, report: found)
                     index += 3
                 } else {

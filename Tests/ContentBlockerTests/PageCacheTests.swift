@@ -186,6 +186,49 @@ import PCRE2Oracle
         }
     }
 
+    /// Three lists or more whose url searches run as one product (`ProgramSet.SearchesTogether`):
+    /// each pattern the product reports is told to its own list, none lost, so that each list's
+    /// outcome is its evaluator's alone and the oracle's (a report told to another list, or none,
+    /// acts on a request that list alone does not act on, or leaves one it acts on), and each
+    /// list counts the steps it takes alone; a list with no search, and one with a domain table,
+    /// asked with them.
+    @Test func searchesOfListsRunAsOneProduct() throws {
+        func list(_ rules: [(filter: String, action: String)]) -> String {
+            "[" + rules.map { #"{"trigger":{"url-filter":""# + $0.filter + #""},"action":"# + $0.action + "}" }.joined(separator: ",") + "]"
+        }
+        let block = #"{"type":"block"}"#
+        let cookies = #"{"type":"block-cookies"}"#
+        let texts = [
+            list([("banner", block), ("ads/", cookies), ("^[^:]+://+([^:/]+\\\\.)?shop\\\\.test[/:]", block)]),
+            list([("tracker", cookies), ("pixel", block)]),
+            list([("^https?://", #"{"type":"css-display-none","selector":".s"}"#)]),
+            list([("pixel\\\\.gif", cookies), ("banner", #"{"type":"css-display-none","selector":".b"}"#), ("ads", block)]),
+        ]
+        let compiled = try texts.map { try CompiledRuleList(validating: try RuleListCompiler.compile(json: Array($0.utf8)).0.serialized()) }
+        let oracles = try texts.map { ReferenceEvaluator(try ReferenceRuleList(try RuleListParser.parse($0).get())) }
+        let together = ContentBlockers(compiled)
+        #expect(together.runsSearchesTogether, "the lists' searches run as one product")
+        let alone = compiled.map { Evaluator($0) }
+        let page = CanonicalURL("https://site.test/")
+        let urls = [
+            "https://x.test/banner.png", "https://x.test/tracker.js", "http://cdn.test/pixel.gif", "https://x.test/ads/banner/tracker",
+            "https://shop.test/ads", "https://none.test/", "https://x.test/pixel?ads=1", "ftp://x.test/banner\u{E9}tracker",
+        ]
+        var answered = [Int](repeating: 0, count: texts.count)
+        for url in urls {
+            let request = Request(url: CanonicalURL(url), mainDocumentURL: page, frameURL: page, resourceType: .image)
+            let outcomes = together.outcomes(for: request)
+            for list in outcomes.indices {
+                let expected = try oracles[list].outcome(for: request)
+                #expect(outcomes[list] == expected, "list \(list): \(url)")
+                #expect(alone[list].outcome(for: request) == expected, "list \(list) alone: \(url)")
+                if !expected.actions.isEmpty { answered[list] += 1 }
+            }
+        }
+        #expect(answered.allSatisfy { $0 > 0 }, "every list acts on some requests")
+        for list in alone.indices { #expect(together.evaluators[list].steps == alone[list].steps, "list \(list)'s steps") }
+    }
+
     /// Outcomes are made in the storage of the last one once the caller dropped it
     /// (`MatchOutcome.Reusing`): outcomes held while later requests are answered keep their
     /// answers, and those read and dropped at once answer theirs, for a list alone and for lists
