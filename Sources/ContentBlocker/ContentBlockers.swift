@@ -48,10 +48,10 @@ public final class ContentBlockers {
     /// Otherwise, two lists or more with host contexts of one L: their contexts looked up together.
     private let hostContextsTogether: ProgramSet.HostContextsTogether?
     /// Where `wholeTogether` is not made, the lists' url searches run as one product (nil when
-    /// fewer than two lists have one multiplied in: `Evaluator.searchesTogether`), and per list
-    /// the steps of its whole programs so run, for its answer (working memory: a request's).
+    /// fewer than two lists have one multiplied in: `Evaluator.searchesTogether`).
     private let searchesTogether: ProgramSet.SearchesTogether?
-    private let searchesCover: [Bool]
+    /// Per list, the steps of its whole programs run by `searchesTogether`, for its answer
+    /// (working memory: a request's), -1 for a list whose whole programs it does not run.
     private let searchSteps: UnsafeMutableBufferPointer<Int>
     /// Per list, whether its working gates were emptied by the lookup of domain tables before
     /// `searchesTogether`'s run.
@@ -81,9 +81,10 @@ public final class ContentBlockers {
         let searchesTogether = wholeTogether == nil
             ? Evaluator.searchesTogether(evaluators, domainsLookedUp: evaluators.indices.map { domainsTogether?.looksUp[$0] == true }) : nil
         let searchesCover = evaluators.indices.map { list in searchesTogether.map { $0.covered[list] != 0 } == true }
-        (self.searchesTogether, self.searchesCover, gatesListedByDomains) = (searchesTogether, searchesCover, listedByDomains)
+        (self.searchesTogether, gatesListedByDomains) = (searchesTogether, listedByDomains)
         searchSteps = .allocate(capacity: evaluators.count)
-        searchSteps.initialize(repeating: 0)
+        searchSteps.initialize(repeating: -1)
+        for list in searchesCover.indices where searchesCover[list] { searchSteps[list] = 0 }
         lookedUp = evaluators.indices.map { list in
             var lookedUp: ProgramSet.LookedUp = []
             if domainsTogether?.looksUp[list] == true { lookedUp.insert(.domains) }
@@ -152,12 +153,18 @@ public final class ContentBlockers {
             if let hostContextsTogether {
                 Evaluator.lookUpHostContexts(lent, hostContextsTogether, url: url, labels: hostReading.labels, listed: gatesListed)
             }
-            for list in lent.indices {
-                let steps = wholeSteps.map { list == 0 ? $0.0 : $0.1 } ?? (searchesCover[list] ? searchSteps[list] : nil)
+            // List `list`'s answer, its whole programs run already when `steps` is given.
+            @inline(__always) func answer(_ list: Int, wholeSteps steps: Int?) {
                 lent[list]._withUnsafeGuaranteedRef {
                     $0.outcome(
                         for: request, at: place, flags: flags, url: url, hostReading: hostReading, wholeSteps: steps, lookedUp: lookedUp[list])
                 }.lend { each(list, $0) }
+            }
+            if let wholeSteps {
+                answer(0, wholeSteps: wholeSteps.0)
+                answer(1, wholeSteps: wholeSteps.1)
+            } else {
+                for list in lent.indices { answer(list, wholeSteps: searchSteps[list] < 0 ? nil : searchSteps[list]) }
             }
         }
     }

@@ -949,7 +949,7 @@ public struct ProgramSet: Hashable, Sendable {
         // with a dozen arguments on the stack and the buffers copied to it.)
         let buffers = image.packed.buffers
         let wholeRunCount = wholeSteps == nil ? image.wholeRunCount : 0
-        steps += Self.runWhole(buffers, count: wholeRunCount, url) { pattern, end in found(pattern, end) }
+        steps += Self.runWhole(buffers, to: wholeRunCount, url) { pattern, end in found(pattern, end) }
         image.runGroups(buffers, url, labels: labels, listed: ends, steps: &steps, runs: &runs, report: report)
         for stage in 0..<image.stageCount {
             image.runStage(stage, buffers, url, labels: labels, ends: &ends, steps: &steps, runs: &runs, report: report)
@@ -957,27 +957,21 @@ public struct ProgramSet: Hashable, Sendable {
         return (steps, runs)
     }
 
-    /// Runs the whole programs `0 ..< count` over `url` but those `skipping` holds (a bit per run,
-    /// run 0 the lowest: run elsewhere, `SearchesTogether`), telling `found` each pattern and where
-    /// it ends; returns the steps. Three or two at a time where they are parts of one dense table:
-    /// one pass, each step's wait filled by the others' (DenseView.run).
+    /// Runs the whole programs `first ..< end` over `url` (all: from 0 to the whole runs' count;
+    /// a product of several lists' searches leaves others, `SearchesTogether`), telling `found`
+    /// each pattern and where it ends; returns the steps. Three or two at a time where they are parts of one dense
+    /// table: one pass, each step's wait filled by the others' (DenseView.run).
     @usableFromInline @_transparent
     static func runWhole(
-        _ buffers: Image.Buffers, count wholeRunCount: Int, skipping: UInt64 = 0, _ url: UnsafeBufferPointer<UInt8>,
+        _ buffers: Image.Buffers, from first: Int = 0, to wholeRunCount: Int, _ url: UnsafeBufferPointer<UInt8>,
         _ found: (UInt32, Int) -> Void
     ) -> Int {
         var steps = 0
-        var index = 0
-        // (Whether run `run` is one to run here; the mask is a constant 0 in a set's own `run`.)
-        @inline(__always) func runs(_ run: Int) -> Bool { run < wholeRunCount && (skipping >> run) & 1 == 0 }
+        var index = first
         while index < wholeRunCount {
-            guard runs(index) else {
-                index += 1
-                continue
-            }
-            if runs(index + 1), buffers.sharesTable(index, index + 1) {
+            if index + 1 < wholeRunCount, buffers.sharesTable(index, index + 1) {
                 let (first, second) = (buffers.denseView(index), buffers.denseView(index + 1))
-                if runs(index + 2), buffers.sharesTable(index, index + 2) {
+                if index + 2 < wholeRunCount, buffers.sharesTable(index, index + 2) {
                     steps += DenseView.run(first, second, buffers.denseView(index + 2), url, report: found)
                     index += 3
                 } else {

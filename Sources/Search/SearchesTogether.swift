@@ -17,8 +17,8 @@
 // factors are the lists' whole runs as their images hold them (dense parts, a list's searches
 // already multiplied: `DenseTable.together`), read back from their tables (`DenseView.decoded`):
 // a list read from a file holds its tables, not its programs' decoding.
-// Tested by ContentBlockerTests/PageCacheTests.swift (searchesOfListsRunAsOneProduct,
-// listsAskedTogetherAnswerEachAsAlone).
+// Tested by SearchTests/SearchesTogetherTests.swift and ContentBlockerTests/PageCacheTests.swift
+// (searchesOfListsRunAsOneProduct, listsAskedTogetherAnswerEachAsAlone).
 
 extension ProgramSet {
     /// The whole url programs that search the URL, of several sets (several lists asked about one
@@ -32,21 +32,22 @@ extension ProgramSet {
         /// Per set (in `sets`' order), the whole runs the product runs (a bit per run, run 0 the
         /// lowest; 0: none).
         public let covered: [UInt64]
-        /// The sets the product runs searches of, as a run reads them (`Covered`), and per set its
-        /// first gate (`Image.gateBase`): read where they lie, no reference counted per request.
+        /// The sets the product runs searches of, as a run reads them (`Covered`), the stretches of
+        /// their whole runs it leaves, and per set its first gate (`Image.gateBase`): read where
+        /// they lie, no reference counted per request.
         private let coveredSets: UnsafeMutableBufferPointer<Covered>
+        private let rest: UnsafeMutableBufferPointer<(first: Int, end: Int)>
         private let gateBases: UnsafeMutableBufferPointer<UInt32>
         /// The covered sets whose domain tables are looked up here (not looked up with other sets').
         private let domainSets: [Int]
 
-        /// A set the product runs searches of: its index, its image's buffers and whole runs' count
-        /// (read here, not copied from its image per request), and its runs the product runs (a bit
-        /// per run) and their count.
+        /// A set the product runs searches of: its index, its image's buffers (read here, not
+        /// copied from its image per request), where the stretches of its whole runs the product
+        /// leaves lie in `rest`, and how many runs the product runs.
         private struct Covered {
             let set: Int
             let buffers: Image.Buffers
-            let wholeRunCount: Int
-            let runs: UInt64
+            let rest: Range<Int>
             let count: Int
         }
 
@@ -70,13 +71,16 @@ extension ProgramSet {
             self.sets = sets
             self.product = product
             self.covered = covered
+            var rest: [(first: Int, end: Int)] = []
             let coveredSets = covered.indices.filter { covered[$0] != 0 }.map { set in
-                Covered(
-                    set: set, buffers: sets[set].image.packed.buffers, wholeRunCount: sets[set].image.wholeRunCount, runs: covered[set],
-                    count: covered[set].nonzeroBitCount)
+                let first = rest.count
+                rest += Self.stretches(leftBy: covered[set], of: sets[set].image.wholeRunCount)
+                return Covered(set: set, buffers: sets[set].image.packed.buffers, rest: first..<rest.count, count: covered[set].nonzeroBitCount)
             }
             self.coveredSets = .allocate(capacity: coveredSets.count)
             _ = self.coveredSets.initialize(from: coveredSets)
+            self.rest = .allocate(capacity: max(rest.count, 1))
+            _ = self.rest.initialize(from: rest)
             gateBases = .allocate(capacity: sets.count)
             _ = gateBases.initialize(from: sets.map(\.image.gateBase))
             domainSets = covered.indices.filter { covered[$0] != 0 && !domainsLookedUp[$0] && !sets[$0].contents.domains.isEmpty }
@@ -84,7 +88,19 @@ extension ProgramSet {
 
         deinit {
             coveredSets.deallocate()
+            rest.deallocate()
             gateBases.deallocate()
+        }
+
+        /// The stretches of runs `0 ..< count` that `runs` (a bit per run) does not hold.
+        private static func stretches(leftBy runs: UInt64, of count: Int) -> [(first: Int, end: Int)] {
+            var stretches: [(first: Int, end: Int)] = []
+            var first = 0
+            for run in 0...count where run == count || (runs >> run) & 1 != 0 {
+                if first < run { stretches.append((first, run)) }
+                first = run + 1
+            }
+            return stretches
         }
 
         /// Runs the product over `url`, whose host labels are `labels` (as `DomainTable.HostReading`
@@ -107,14 +123,17 @@ extension ProgramSet {
                 let set = Int(tagged >> Self.listShift)
                 found(set, tagged & Self.patternMask, end, gateBases[set])
             }
-            let coveredSets = UnsafePointer(self.coveredSets.baseAddress!)
+            let (coveredSets, rest) = (UnsafePointer(self.coveredSets.baseAddress!), UnsafePointer(self.rest.baseAddress!))
             for index in 0..<self.coveredSets.count {
                 let covered = coveredSets + index
                 let set = covered.pointee.set
-                let rest = ProgramSet.runWhole(covered.pointee.buffers, count: covered.pointee.wholeRunCount, skipping: covered.pointee.runs, url) {
-                    found(set, $0, $1, gateBases[set])
+                var setSteps = productSteps * covered.pointee.count
+                for stretch in covered.pointee.rest {
+                    setSteps += ProgramSet.runWhole(covered.pointee.buffers, from: rest[stretch].first, to: rest[stretch].end, url) {
+                        found(set, $0, $1, gateBases[set])
+                    }
                 }
-                steps[set] = productSteps * covered.pointee.count + rest
+                steps[set] = setSteps
             }
         }
 
