@@ -251,31 +251,36 @@ extension DenseView {
                 places.append(place)
             }
         }
-        // Per table state, its number here (-1: not met yet); per state here, the table's.
+        // Per table state, its number here (-1: not met yet); per state here, the table's; the
+        // rows, written in place (at most a row per table state).
         let number = UnsafeMutableBufferPointer<Int32>.allocate(capacity: DenseTable.maximumStates)
-        defer { number.deallocate() }
+        let rows = UnsafeMutablePointer<Int32>.allocate(capacity: DenseTable.maximumStates * places.count)
+        defer {
+            number.deallocate()
+            rows.deallocate()
+        }
         number.initialize(repeating: -1)
         var states = [start]
         number[start] = 0
-        var next: [Int32] = []
         var acceptStart: [Int32] = [0]
         var accepts: [UInt32] = []
         var at = 0
         while at < states.count {
             let state = states[at]
-            let row = entries + (state << shift)
-            for place in places {
+            let (row, to) = (entries + (state << shift), rows + at * places.count)
+            for (column, place) in places.enumerated() {
                 let target = Int(row[place])
                 if target != Int(DenseTable.dead) && number[target] < 0 {
                     number[target] = Int32(states.count)
                     states.append(target)
                 }
-                next.append(target == Int(DenseTable.dead) ? -1 : number[target])
+                to[column] = target == Int(DenseTable.dead) ? -1 : number[target]
             }
             if state >= reportStart { reportState(state, 0) { pattern, _ in accepts.append(pattern) } }
             acceptStart.append(Int32(accepts.count))
             at += 1
         }
+        let next = Array(UnsafeBufferPointer(start: rows, count: states.count * places.count))
         return (DenseTable.Decoded(next: next, classCount: places.count, acceptStart: acceptStart, accepts: accepts), classMap)
     }
 }
@@ -288,17 +293,19 @@ extension DenseTable.Decoded {
     /// start's loop). (A state the NUL alone leads to reads nothing after it.)
     func searchesEverywhere(_ classMap: [UInt8]) -> Bool {
         let nulClass = classMap[1...].contains(classMap[0]) ? -1 : Int(classMap[0])
-        var read = [Bool](repeating: false, count: stateCount)
+        let read = UnsafeMutableBufferPointer<Bool>.allocate(capacity: stateCount)
+        defer { read.deallocate() }
+        read.initialize(repeating: false)
         read[0] = true
         return next.withUnsafeBufferPointer { next in
+            let (first, classCount) = (next.baseAddress!, self.classCount)
             for state in 0..<stateCount {
-                for byteClass in 0..<classCount where byteClass != nulClass {
-                    let target = Int(next[state * classCount + byteClass])
-                    if target >= 0 { read[target] = true }
-                }
+                let row = first + state * classCount
+                for byteClass in 0..<classCount where byteClass != nulClass && row[byteClass] >= 0 { read[Int(row[byteClass])] = true }
             }
             return (0..<stateCount).allSatisfy { state in
-                !read[state] || (0..<classCount).allSatisfy { $0 == nulClass || next[state * classCount + $0] >= 0 }
+                let row = first + state * classCount
+                return !read[state] || (0..<classCount).allSatisfy { $0 == nulClass || row[$0] >= 0 }
             }
         }
     }
