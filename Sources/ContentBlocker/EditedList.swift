@@ -132,8 +132,8 @@ struct EditedList<Value: Hashable & Sendable> {
 
     /// The insertions of `extra` (increasing keys, none in the list) into this list's
     /// `shared`, as an outcome's list holds them with it; several are written in `spilled`
-    /// (working memory, emptied first). (Transparent: called out of line, it had the page's list
-    /// copied to it, a retain and a release of each of its three references.)
+    /// (working memory, emptied first). (Transparent: a call out of line copies the page's list
+    /// to it, a retain and a release of each of its three references.)
     @_transparent
     func insertions(
         of extra: UnsafeMutableBufferPointer<UInt32>, spilling spilled: inout WorkList<ListInsertion>

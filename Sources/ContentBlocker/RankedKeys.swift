@@ -4,7 +4,7 @@
 // among them: how many keys lie below it, and whether it is one. A request with rules of its own
 // asks this of each of them (an outcome's insertions stand at their rules' ranks, and an acting
 // rule's location is listed unless the page lists it), and a big list's page has thousands of
-// keys: a binary search of them was a dozen steps, each a read far from the last. Here, beside the
+// keys: a binary search of them would be a dozen steps, each a read far from the last. Beside the
 // keys, a bit per possible key between the least and the greatest and, per 64 of them, how many
 // keys lie below those 64: a rank is one word read and the bits below the key counted.
 

@@ -2,10 +2,10 @@
 //
 // An answer's working lists (the patterns its URL reported, their rules, the slots and locations
 // of those that apply, a page's condition patterns): emptied at every answer and refilled with a
-// few elements. As arrays, each append and each removal checked first that the array was not
-// shared (a call per element), and an emptying removed the elements one by one; here the elements
-// lie in an allocation of the list's own, written in place: an append writes its element and the
-// count, an emptying the count.
+// few elements. An array's append and removal check first that the array is not shared (a call
+// per element), and its emptying removes the elements one by one; here the elements lie in an
+// allocation of the list's own, written in place: an append writes its element and the count, an
+// emptying the count.
 
 /// A list of plain values (no references: `_isPOD`, checked at its first growth) in storage of its
 /// own, for working memory kept by one evaluator (or one of its pages) and used in place there. A
