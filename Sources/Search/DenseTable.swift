@@ -367,7 +367,9 @@ public struct DenseTable: Hashable, Sendable {
         }
         // Each part's classes placed in its rows by how often URLs hold their bytes (`columns`).
         let columns = parts.indices.map { Self.columns(classMap: classMaps[$0], classCount: parts[$0].classCount) }
-        var entries = [UInt16](repeating: Self.dead, count: kinds.count * stride)
+        // (Uninitialized: each state's row is written whole below, its columns past its part's
+        // classes `dead`, so the table is not filled first.)
+        var entries = [UInt16](unsafeUninitializedCapacity: kinds.count * stride) { _, initialized in initialized = kinds.count * stride }
         // A column's place from a row's start (`entries`).
         let width = min(stride, Self.planeWidth)
         let place = (0..<stride).map { $0 / width * kinds.count * width + $0 % width }
@@ -390,6 +392,7 @@ public struct DenseTable: Hashable, Sendable {
                                 let number = numbered[first[index] + state]
                                 let (row, to) = (next + state * classCount, entries + number * width)
                                 for byteClass in 0..<classCount { to[placeOfClass[byteClass]] = entry[Int(row[byteClass])] }
+                                for column in classCount..<stride { to[place[column]] = Self.dead }
                                 if part.acceptStart[state] != part.acceptStart[state + 1] {
                                     acceptStart.append(Int32(accepts.count))
                                     accepts += part.accepts[Int(part.acceptStart[state])..<Int(part.acceptStart[state + 1])]
