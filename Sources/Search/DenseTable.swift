@@ -279,45 +279,50 @@ public struct DenseTable: Hashable, Sendable {
             guard stateCount <= maximumStates else { return nil }
             // Only the compact states (numbered first) report; a chain's later members never do.
             let acceptStart = acceptStart + [Int32](repeating: Int32(accepts.count), count: stateCount - pending.count + 1)
-            var next = [Int32](repeating: -1, count: stateCount * classCount)
-            fillCompactRows(&next, referenceRow: referenceRow)
-            for (state, item) in rows.enumerated() where item.chainLength > 0 {
-                // Member k leads on its class to member k + 1; the last to the next instruction. Only
-                // the first member may report.
-                for k in 0..<item.chainLength {
-                    let member = k == 0 ? state : memberBase[state] + k - 1
-                    let target = k + 1 < item.chainLength ? Int32(memberBase[state] + k) : number[item.chainEnd]
-                    next[member * classCount + Int(program.code[item.chainStart + k])] = target
+            // (Each row written whole, once: the compact states' by `fillCompactRows`, the chains'
+            // members' here, so the rows are not filled with nowhere first.)
+            let next = [Int32](unsafeUninitializedCapacity: stateCount * classCount) { next, initialized in
+                fillCompactRows(next, referenceRow: referenceRow)
+                for (state, item) in rows.enumerated() where item.chainLength > 0 {
+                    // Member k leads on its class to member k + 1, nowhere on the others; the last
+                    // to the next instruction. Only the first member may report.
+                    for k in 0..<item.chainLength {
+                        let member = k == 0 ? state : memberBase[state] + k - 1
+                        let target = k + 1 < item.chainLength ? Int32(memberBase[state] + k) : number[item.chainEnd]
+                        let row = next.baseAddress! + member * classCount
+                        row.update(repeating: -1, count: classCount)
+                        row[Int(program.code[item.chainStart + k])] = target
+                    }
                 }
+                initialized = stateCount * classCount
             }
             return Decoded(next: next, classCount: classCount, acceptStart: acceptStart, accepts: accepts)
         }
 
-        /// Each compact state's row of `next`: its targets by the numbers given (-1: nowhere).
-        private func fillCompactRows(_ next: inout [Int32], referenceRow: [UInt32]) {
+        /// Each compact state's row of `next` (a chain's aside), every class written: its targets
+        /// by the numbers given (-1: nowhere).
+        private func fillCompactRows(_ next: UnsafeMutableBufferPointer<Int32>, referenceRow: [UInt32]) {
             func state(_ target: Int) -> Int32 { target >= 0 ? number[target] : -1 }
             // (Read only when some row was kept as differences: the reference was then met, and its
             // targets numbered. In a valid program from elsewhere it may be a state never met.)
             let referenceStates =
                 rows.contains { $0.exceptionStart >= 0 }
                 ? referenceRow.map { $0 == program.nowhere ? -1 : Int($0) }.map(state) : []
-            next.withUnsafeMutableBufferPointer { next in
-                targets.withUnsafeBufferPointer { targets in
-                    number.withUnsafeBufferPointer { number in
-                        for state in rows.indices where rows[state].chainLength == 0 {
-                            let row = state * classCount
-                            let item = rows[state]
-                            if item.exceptionStart >= 0 {
-                                for byteClass in 0..<classCount { next[row + byteClass] = referenceStates[byteClass] }
-                                for exception in exceptions[item.exceptionStart..<item.exceptionEnd] {
-                                    next[row + exception.byteClass] = exception.target >= 0 ? number[exception.target] : -1
-                                }
-                                continue
+            targets.withUnsafeBufferPointer { targets in
+                number.withUnsafeBufferPointer { number in
+                    for state in rows.indices where rows[state].chainLength == 0 {
+                        let row = state * classCount
+                        let item = rows[state]
+                        if item.exceptionStart >= 0 {
+                            for byteClass in 0..<classCount { next[row + byteClass] = referenceStates[byteClass] }
+                            for exception in exceptions[item.exceptionStart..<item.exceptionEnd] {
+                                next[row + exception.byteClass] = exception.target >= 0 ? number[exception.target] : -1
                             }
-                            for byteClass in 0..<classCount {
-                                let target = targets[item.targetsStart + byteClass]
-                                if target >= 0 { next[row + byteClass] = number[target] }
-                            }
+                            continue
+                        }
+                        for byteClass in 0..<classCount {
+                            let target = targets[item.targetsStart + byteClass]
+                            next[row + byteClass] = target >= 0 ? number[target] : -1
                         }
                     }
                 }
@@ -362,7 +367,9 @@ public struct DenseTable: Hashable, Sendable {
         }
         // Each part's classes placed in its rows by how often URLs hold their bytes (`columns`).
         let columns = parts.indices.map { Self.columns(classMap: classMaps[$0], classCount: parts[$0].classCount) }
-        var entries = [UInt16](repeating: Self.dead, count: kinds.count * stride)
+        // (Uninitialized: each state's row is written whole below, its columns past its part's
+        // classes `dead`, so the table is not filled first.)
+        var entries = [UInt16](unsafeUninitializedCapacity: kinds.count * stride) { _, initialized in initialized = kinds.count * stride }
         // A column's place from a row's start (`entries`).
         let width = min(stride, Self.planeWidth)
         let place = (0..<stride).map { $0 / width * kinds.count * width + $0 % width }
@@ -385,6 +392,7 @@ public struct DenseTable: Hashable, Sendable {
                                 let number = numbered[first[index] + state]
                                 let (row, to) = (next + state * classCount, entries + number * width)
                                 for byteClass in 0..<classCount { to[placeOfClass[byteClass]] = entry[Int(row[byteClass])] }
+                                for column in classCount..<stride { to[place[column]] = Self.dead }
                                 if part.acceptStart[state] != part.acceptStart[state + 1] {
                                     acceptStart.append(Int32(accepts.count))
                                     accepts += part.accepts[Int(part.acceptStart[state])..<Int(part.acceptStart[state + 1])]
