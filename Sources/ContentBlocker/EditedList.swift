@@ -33,7 +33,7 @@ struct SharedInsertions<Value: Hashable & Sendable> {
     /// `list` made this list.
     @inline(__always)
     func write(into list: inout SharedList<Value>) {
-        if let lone { list.reshare(shared, inserting: lone) } else { list.reshare(shared, inserting: Array(spilled)) }
+        if let lone { list.reshare(shared, inserting: lone) } else { list.reshare(shared, copying: spilled) }
     }
 
     /// This list, made anew.

@@ -139,20 +139,35 @@ public struct SharedList<Element: Hashable & Sendable>: Sendable {
         lone = Self.noInsertion
     }
 
+    /// This list made `SharedList(shared, inserting: Array(insertions))` in place, the insertions
+    /// copied into the list's own array: its storage, kept from the lists made before when nothing
+    /// else holds it, serves again, so that a list remade with several insertions (an evaluator's
+    /// outcome with several rules of its own) allocates none.
+    @inlinable
+    public mutating func reshare(_ shared: Unmanaged<Shared>, copying insertions: UnsafeBufferPointer<ListInsertion>) {
+        shared._withUnsafeGuaranteedRef { shared in
+            Self.check(insertions, within: shared)
+            if self.shared !== shared { self.shared = shared }
+        }
+        if !(spilled.isEmpty && insertions.isEmpty) { spilled.replaceSubrange(spilled.startIndex..<spilled.endIndex, with: insertions) }
+        lone = Self.noInsertion
+    }
+
     /// This list made `SharedList(shared, inserting: insertion)` in place, as
-    /// `reshare(_:inserting:)` makes it.
+    /// `reshare(_:inserting:)` makes it (the spilled array emptied with its storage kept, for the
+    /// next list with several).
     @inlinable
     public mutating func reshare(_ shared: Unmanaged<Shared>, inserting insertion: ListInsertion) {
         shared._withUnsafeGuaranteedRef { shared in
             Self.check(insertion, within: shared)
             if self.shared !== shared { self.shared = shared }
         }
-        if !spilled.isEmpty { spilled = [] }
+        if !spilled.isEmpty { spilled.removeAll(keepingCapacity: true) }
         lone = insertion
     }
 
     @inlinable
-    static func check(_ insertions: [ListInsertion], within shared: Shared) {
+    static func check<Insertions: Sequence<ListInsertion>>(_ insertions: Insertions, within shared: Shared) {
         var previous: UInt32 = 0
         for insertion in insertions {
             precondition(

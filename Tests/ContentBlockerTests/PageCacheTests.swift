@@ -375,7 +375,8 @@ import PCRE2Oracle
 
     /// A list made again in place (`reshare`, as an evaluator writes its outcomes' lists in reused
     /// storage) over the same shared lists or others, with one insertion, several or none, is the
-    /// list `init(_:inserting:)` makes of the same, and a copy taken before keeps its elements.
+    /// list `init(_:inserting:)` makes of the same, and a copy taken before keeps its elements;
+    /// so is one whose several insertions are copied into its own array (`reshare(_:copying:)`).
     @Test func aListMadeAgainInPlaceIsTheListMadeAnew() {
         let first = SharedList<String>.Shared(base: ["x", "y", "z"], removing: [1], pool: ["a", "b"])
         let second = SharedList<String>.Shared(base: ["p", "q"], pool: ["c", "d", "e"])
@@ -385,19 +386,26 @@ import PCRE2Oracle
             (second, [insert(1, 2)]), (second, [insert(0, 0), insert(0, 1), insert(2, 2)]), (first, [insert(1, 0)]), (second, []),
         ]
         var list = SharedList<String>()
+        var copied = SharedList<String>()
         var copies: [(SharedList<String>, [String])] = []
-        for (shared, insertions) in steps {
+        for (step, (shared, insertions)) in steps.enumerated() {
             let before = list
             copies.append((before, Array(before)))
+            // (Every other step, the copied list's last state is held too: its array then shared.)
+            if step % 2 == 0 { copies.append((copied, Array(copied))) }
             if insertions.count == 1 {
                 list.reshare(Unmanaged.passUnretained(shared), inserting: insertions[0])
                 #expect(list == SharedList(shared, inserting: insertions[0]))
+                copied.reshare(Unmanaged.passUnretained(shared), inserting: insertions[0])
             } else {
                 list.reshare(Unmanaged.passUnretained(shared), inserting: insertions)
+                insertions.withUnsafeBufferPointer { copied.reshare(Unmanaged.passUnretained(shared), copying: $0) }
             }
             let anew = SharedList(shared, inserting: insertions)
-            #expect(Array(list) == Array(anew) && list.count == anew.count, "\(insertions)")
-            #expect(list.indices.map { list[$0] } == Array(anew) && list.hashValue == anew.hashValue)
+            for made in [list, copied] {
+                #expect(Array(made) == Array(anew) && made.count == anew.count, "\(insertions)")
+                #expect(made.indices.map { made[$0] } == Array(anew) && made.hashValue == anew.hashValue)
+            }
         }
         for (copy, elements) in copies { #expect(Array(copy) == elements) }
     }
