@@ -149,7 +149,23 @@ public struct DomainConditionTable: Hashable, Sendable {
     /// A domain the table can hold: not empty, ASCII 1...127 but `/` and upper-case letters.
     static func isValid(_ domain: ArraySlice<UInt8>) -> Bool { DomainSlots.isDomain(domain, of: domainBytes) }
 
-    private static let domainBytes = ASCIISet((1...127).filter { $0 != 0x2F && !(0x41...0x5A).contains($0) })
+    /// `isValid(_:)` of a file's domain, read eight bytes a step (`refusedBytes(word:)`: a list's
+    /// domain conditions are checked at each load). (Held to `isValid(_:)` by
+    /// DomainConditionTableTests.)
+    static func isValid(_ domain: UnsafeBufferPointer<UInt8>) -> Bool { DomainSlots.isDomain(domain, refusing: refusedBytes(word:)) }
+
+    /// Not 0 when some byte of `word` is not in `domainBytes`: from 128 on (its top bit), NUL or
+    /// `/` (a byte 0 of the word or of it xor `/`, each found exactly: a borrow starts only at a
+    /// zero byte), or `A` to `Z` (`DomainSlots.folded(word:)`'s test, exact when no byte is from
+    /// 128 on, which the first term tells).
+    @inline(__always)
+    static func refusedBytes(word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func zeroByte(_ word: UInt64) -> UInt64 { (word &- ones) & ~word & highs }
+        return word & highs | zeroByte(word) | zeroByte(word ^ (0x2F &* ones)) | (word &+ 0x3F &* ones) & ~(word &+ 0x25 &* ones) & highs
+    }
+
+    static let domainBytes = ASCIISet((1...127).filter { $0 != 0x2F && !(0x41...0x5A).contains($0) })
 
     // MARK: The lookup
 
@@ -304,19 +320,26 @@ public struct DomainConditionTable: Hashable, Sendable {
         table.patterns.reserveCapacity(count)
         table.subdomains.reserveCapacity(count)
         table.starts.reserveCapacity(count + 1)
-        var next = 0
-        for _ in 0..<count {
-            let pattern = try reader.increasingPattern(after: &next, below: patternCount, table: "domain condition table")
-            let lengthAt = reader.offset
-            let word = try reader.varint()
-            let domain = try reader.take(Int(word >> 1))
-            guard isValid(domain) else {
-                throw .malformed(at: lengthAt, "domain condition table: a domain of \(word >> 1) bytes with a byte it cannot match")
+        // (The domains checked and copied from the file's bytes through a pointer, a word at a
+        // time: a slice of the file per domain would be checked a byte at a time and appended by
+        // the array's generic path.)
+        let file = reader.bytes
+        try file.withUnsafeBufferPointer { file throws(BytecodeError) in
+            var next = 0
+            for _ in 0..<count {
+                let pattern = try reader.increasingPattern(after: &next, below: patternCount, table: "domain condition table")
+                let lengthAt = reader.offset
+                let word = try reader.varint()
+                let start = try reader.skip(Int(word >> 1))
+                let domain = UnsafeBufferPointer(rebasing: file[start..<start + Int(word >> 1)])
+                guard isValid(domain) else {
+                    throw .malformed(at: lengthAt, "domain condition table: a domain of \(word >> 1) bytes with a byte it cannot match")
+                }
+                table.patterns.append(pattern)
+                table.subdomains.append(word & 1 == 1)
+                table.bytes.append(contentsOf: domain)
+                table.starts.append(UInt32(table.bytes.count))
             }
-            table.patterns.append(pattern)
-            table.subdomains.append(word & 1 == 1)
-            table.bytes += domain
-            table.starts.append(UInt32(table.bytes.count))
         }
         table.bytes = table.bytes.fitted()
         table.makeIndex()

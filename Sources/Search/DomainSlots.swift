@@ -299,6 +299,31 @@ struct DomainSlots: Sendable {
         }
     }
 
+    /// Whether `domain` is not empty and `refused` finds no byte of it that a table refuses: read
+    /// eight bytes a step (`refused(word)`, not 0 when a byte of `word` is refused; a domain
+    /// shorter than a word filled out with `a`, which no table refuses). A list's domains are
+    /// checked so at each load.
+    @inline(__always)
+    static func isDomain(_ domain: UnsafeBufferPointer<UInt8>, refusing refused: (UInt64) -> UInt64) -> Bool {
+        guard let base = domain.baseAddress, !domain.isEmpty else { return false }
+        let bytes = UnsafeRawPointer(base)
+        var refusals: UInt64 = 0
+        var at = 0
+        while at + 8 <= domain.count {
+            refusals |= refused(bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self))
+            at += 8
+        }
+        if at < domain.count && domain.count >= 8 {
+            // (The last eight bytes, some read already.)
+            refusals |= refused(bytes.loadUnaligned(fromByteOffset: domain.count - 8, as: UInt64.self))
+        } else if at < domain.count {
+            var last = UInt64(0x61) &* 0x0101_0101_0101_0101
+            withUnsafeMutableBytes(of: &last) { $0.baseAddress!.copyMemory(from: bytes, byteCount: domain.count) }
+            refusals |= refused(last)
+        }
+        return refusals == 0
+    }
+
     /// A byte with an upper-case letter folded to lower case.
     @inline(__always)
     static func folded(_ byte: UInt8) -> UInt8 { byte &- 0x41 < 26 ? byte | 0x20 : byte }
@@ -555,15 +580,16 @@ enum DomainLines {
         guard count > 0 else { return index }
         var layout = Layout(
             starts: starts, domains: domains, patterns: patterns, tailStarts: tailStarts, tails: tails, next: next, sparse: readForwards)
+        defer { layout.deallocate() }
         layout.placeAll(hashes)
-        let lines = layout.lines + layout.overflow
-        return lines.withUnsafeBytes {
-            index.placingLines(building, lineCount: layout.lineCount, linesPast: layout.linesPast, lines: $0, extra: tails)
-        }
+        return layout.withGroups { index.placingLines(building, lineCount: layout.lineCount, linesPast: layout.linesPast, lines: $0, extra: tails) }
     }
 
     /// `index`'s lines as records are placed in them, a domain at a time (its first entry's), and
-    /// the overflow. Entry `e`'s next of the same domain is `next[e]` (-1: none).
+    /// the overflow. Entry `e`'s next of the same domain is `next[e]` (-1: none). (The lines and
+    /// their bytes used are written through their addresses, allocated for the layout and let go
+    /// by `deallocate()`: a record is placed for every domain of a list at each load, and an
+    /// array's element written through a stored property is a uniqueness check and a bounds check.)
     private struct Layout {
         let records: Records
         /// Per entry, whether it is its domain's first.
@@ -571,10 +597,12 @@ enum DomainLines {
         /// Per domain (its first entry), its entries' bytes.
         let entryBytes: [Int]
         let lineCount: Int
-        var lines: [UInt8]
+        /// The lines' bytes (`64 * lineCount`, zero where no record is), the overflow after them
+        /// once placed (`withGroups`).
+        let lines: UnsafeMutableRawPointer
         var overflow: [UInt8] = []
         /// Per line, its bytes used.
-        var used: [Int]
+        let used: UnsafeMutablePointer<Int>
         var linesPast = 0
 
         /// Lines enough that the records fill `fill` of them (at least two), or half that for
@@ -601,8 +629,26 @@ enum DomainLines {
             let filled = max(2, (total * fill.denominator + recordBytes * fill.numerator - 1) / (recordBytes * fill.numerator))
             let lineCount = 2 * filled <= smallLines ? 2 * filled : sparse ? filled * 3 / 2 : filled
             self.lineCount = lineCount
-            lines = [UInt8](repeating: 0, count: 64 * lineCount)
-            used = [Int](repeating: 0, count: lineCount)
+            lines = UnsafeMutableRawPointer.allocate(byteCount: 64 * lineCount, alignment: 64)
+            lines.initializeMemory(as: UInt8.self, repeating: 0, count: 64 * lineCount)
+            used = UnsafeMutablePointer<Int>.allocate(capacity: lineCount)
+            used.initialize(repeating: 0, count: lineCount)
+        }
+
+        /// Lets go of the lines and their bytes used.
+        func deallocate() {
+            lines.deallocate()
+            used.deallocate()
+        }
+
+        /// `body` given the lines, then the overflow, as one run of bytes.
+        func withGroups<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+            let size = 64 * lineCount
+            let groups = UnsafeMutableRawBufferPointer.allocate(byteCount: size + overflow.count, alignment: 64)
+            defer { groups.deallocate() }
+            groups.baseAddress!.copyMemory(from: lines, byteCount: size)
+            overflow.withUnsafeBytes { if let base = $0.baseAddress { (groups.baseAddress! + size).copyMemory(from: base, byteCount: $0.count) } }
+            return body(UnsafeRawBufferPointer(groups))
         }
 
         /// The domains' first entries in the order their records are placed: by their own lines,
@@ -638,7 +684,7 @@ enum DomainLines {
         /// `hash`): the first line from its own with room for it within `reach`, or else the first
         /// with room for a stub (its record in the overflow); the lines passed flagged.
         mutating func choose(_ first: Int, hash: UInt64) -> (line: Int, inline: Bool) {
-            let length = Int(records.starts[first + 1] - records.starts[first])
+            let length = records.length(first)
             let home = DomainSlots.Shape.line(of: hash, lines: lineCount)
             let inline = Self.inlineSize(length: length, entryBytes: entryBytes[first])
             let found = inline.flatMap { room($0, from: home, within: reach) }
@@ -646,30 +692,37 @@ enum DomainLines {
             let line = found ?? room(stubBytes, from: home, within: lineCount)!
             var passed = home
             while passed != line {
-                lines[64 * passed + recordBytes] |= DomainLines.passBit(hash)
+                lines.storeBytes(of: lines.load(fromByteOffset: 64 * passed + recordBytes, as: UInt8.self) | DomainLines.passBit(hash),
+                                 toByteOffset: 64 * passed + recordBytes, as: UInt8.self)
                 passed = passed + 1 == lineCount ? 0 : passed + 1
             }
-            linesPast = max(linesPast, (line - home + lineCount) % lineCount)
+            // (Both lines below `lineCount`: no remainder taken.)
+            linesPast = max(linesPast, line >= home ? line - home : line - home + lineCount)
             return (line, found != nil)
         }
 
         /// Writes the record of the domain whose first entry is `first` after the records written
         /// in `line`: inline, or in the overflow with a stub in the line.
         mutating func write(_ first: Int, line: Int, inline: Bool) {
-            let length = Int(records.starts[first + 1] - records.starts[first])
-            let at = 64 * line + used[line]
+            let length = records.length(first)
+            let record = lines + 64 * line + used[line]
             if inline {
-                (lines[at], lines[at + 1]) = (UInt8(length), UInt8(entryBytes[first]))
-                records.write(first, at: at + 2, in: &lines)
+                record.storeBytes(of: UInt8(length), as: UInt8.self)
+                record.storeBytes(of: UInt8(entryBytes[first]), toByteOffset: 1, as: UInt8.self)
+                records.write(first, at: record + 2)
                 used[line] += 2 + length + entryBytes[first]
             } else {
-                let record = overflow.count
+                let place = overflow.count
                 overflow += repeatElement(0, count: 8 + length + entryBytes[first])
-                Self.store(UInt32(length), at: record, in: &overflow)
-                Self.store(UInt32(entryBytes[first]), at: record + 4, in: &overflow)
-                records.write(first, at: record + 8, in: &overflow)
-                (lines[at], lines[at + 1]) = (UInt8(min(length, 255)), 0)
-                Self.store(UInt32(64 * lineCount + record), at: at + 2, in: &lines)
+                overflow.withUnsafeMutableBytes { overflow in
+                    let start = overflow.baseAddress! + place
+                    start.storeBytes(of: UInt32(length).littleEndian, as: UInt32.self)
+                    start.storeBytes(of: UInt32(entryBytes[first]).littleEndian, toByteOffset: 4, as: UInt32.self)
+                    records.write(first, at: start + 8)
+                }
+                record.storeBytes(of: UInt8(min(length, 255)), as: UInt8.self)
+                record.storeBytes(of: 0 as UInt8, toByteOffset: 1, as: UInt8.self)
+                record.storeBytes(of: UInt32(64 * lineCount + place).littleEndian, toByteOffset: 2, as: UInt32.self)
                 used[line] += stubBytes
             }
         }
@@ -691,53 +744,54 @@ enum DomainLines {
             }
             return nil
         }
-
-        static func store(_ value: UInt32, at offset: Int, in bytes: inout [UInt8]) {
-            bytes.withUnsafeMutableBytes { $0.storeBytes(of: value.littleEndian, toByteOffset: offset, as: UInt32.self) }
-        }
     }
 
     /// The domain table's entries, as `index` places their records.
     private struct Records {
         let starts: [UInt32]
         let domains: [UInt8]
-        let patterns: [UInt32]
         let tailStarts: [UInt32]
-        let tails: [UInt8]
         let next: [Int32]
+        /// Per entry, its first word: its pattern and flags.
+        let words: [UInt32]
+        /// Per entry, its path's filter (0: none, or no path).
+        let filters: [UInt32]
 
-        func pathed(_ entry: Int) -> Bool { tailStarts[entry] != tailStarts[entry + 1] }
-        /// Entry `entry`'s path's filter (0: none, or no path).
-        func filter(_ entry: Int) -> UInt32 { PathFilter.of(tails[Int(tailStarts[entry])..<Int(tailStarts[entry + 1])]) }
-        /// Entry `entry`'s first word: its pattern and flags.
-        func word(_ entry: Int) -> UInt32 {
-            guard pathed(entry) else { return patterns[entry] }
-            return patterns[entry] | DomainLines.hasPath | (filter(entry) != 0 ? DomainLines.hasFilter : 0)
+        /// Each entry's word and filter read once (a record reads them again as it is sized and written).
+        init(starts: [UInt32], domains: [UInt8], patterns: [UInt32], tailStarts: [UInt32], tails: [UInt8], next: [Int32]) {
+            (self.starts, self.domains, self.tailStarts, self.next) = (starts, domains, tailStarts, next)
+            var words = patterns
+            var filters = [UInt32](repeating: 0, count: patterns.count)
+            for entry in patterns.indices where tailStarts[entry] != tailStarts[entry + 1] {
+                let filter = PathFilter.of(tails[Int(tailStarts[entry])..<Int(tailStarts[entry + 1])])
+                filters[entry] = filter
+                words[entry] |= DomainLines.hasPath | (filter != 0 ? DomainLines.hasFilter : 0)
+            }
+            (self.words, self.filters) = (words, filters)
         }
-        func entryBytes(_ entry: Int) -> Int { DomainLines.entryBytes(word(entry)) }
 
-        /// Writes the domain's D and entries from `offset`, D's length and entries' bytes before
+        /// Entry `entry`'s domain's length.
+        func length(_ entry: Int) -> Int { Int(starts[entry + 1] - starts[entry]) }
+        func entryBytes(_ entry: Int) -> Int { DomainLines.entryBytes(words[entry]) }
+
+        /// Writes the domain's D and entries from `record`, D's length and entries' bytes before
         /// them written by the caller.
-        func write(_ first: Int, at offset: Int, in bytes: inout [UInt8]) {
+        func write(_ first: Int, at record: UnsafeMutableRawPointer) {
             let start = Int(starts[first])
             let length = Int(starts[first + 1]) - start
-            bytes.withUnsafeMutableBytes { bytes in
-                domains.withUnsafeBytes { domains in
-                    (bytes.baseAddress! + offset).copyMemory(from: domains.baseAddress! + start, byteCount: length)
+            domains.withUnsafeBytes { record.copyMemory(from: $0.baseAddress! + start, byteCount: length) }
+            var at = length
+            var entry = first
+            while entry >= 0 {
+                let word = words[entry]
+                record.storeBytes(of: word.littleEndian, toByteOffset: at, as: UInt32.self)
+                if word & DomainLines.hasPath != 0 {
+                    record.storeBytes(of: tailStarts[entry].littleEndian, toByteOffset: at + 4, as: UInt32.self)
+                    record.storeBytes(of: tailStarts[entry + 1].littleEndian, toByteOffset: at + 8, as: UInt32.self)
                 }
-                var at = offset + length
-                var entry = first
-                while entry >= 0 {
-                    let word = word(entry)
-                    bytes.storeBytes(of: word.littleEndian, toByteOffset: at, as: UInt32.self)
-                    if word & DomainLines.hasPath != 0 {
-                        bytes.storeBytes(of: tailStarts[entry].littleEndian, toByteOffset: at + 4, as: UInt32.self)
-                        bytes.storeBytes(of: tailStarts[entry + 1].littleEndian, toByteOffset: at + 8, as: UInt32.self)
-                    }
-                    if word & DomainLines.hasFilter != 0 { bytes.storeBytes(of: filter(entry).littleEndian, toByteOffset: at + 12, as: UInt32.self) }
-                    at += DomainLines.entryBytes(word)
-                    entry = Int(next[entry])
-                }
+                if word & DomainLines.hasFilter != 0 { record.storeBytes(of: filters[entry].littleEndian, toByteOffset: at + 12, as: UInt32.self) }
+                at += DomainLines.entryBytes(word)
+                entry = Int(next[entry])
             }
         }
     }

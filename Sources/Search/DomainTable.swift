@@ -458,25 +458,7 @@ public struct DomainTable: Hashable, Sendable {
     /// step (`refusedBytes(word:)`; a domain shorter than a word filled out with `a`): a list's
     /// domains are checked at each load, a megabyte and more for EasyList and EasyPrivacy. (Held
     /// to `DomainSlots.isDomain(_:of: domainBytes)` by DomainTableTests.)
-    static func isValid(_ domain: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let base = domain.baseAddress, !domain.isEmpty else { return false }
-        let bytes = UnsafeRawPointer(base)
-        var refused: UInt64 = 0
-        var at = 0
-        while at + 8 <= domain.count {
-            refused |= refusedBytes(word: bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self))
-            at += 8
-        }
-        if at < domain.count && domain.count >= 8 {
-            // (The last eight bytes, some read already.)
-            refused |= refusedBytes(word: bytes.loadUnaligned(fromByteOffset: domain.count - 8, as: UInt64.self))
-        } else if at < domain.count {
-            var last = UInt64(0x61) &* ones
-            withUnsafeMutableBytes(of: &last) { $0.baseAddress!.copyMemory(from: bytes, byteCount: domain.count) }
-            refused |= refusedBytes(word: last)
-        }
-        return refused == 0
-    }
+    static func isValid(_ domain: UnsafeBufferPointer<UInt8>) -> Bool { DomainSlots.isDomain(domain, refusing: refusedBytes(word:)) }
 
     /// ASCII 1...127 but `/`, `:` and upper-case letters.
     static let domainBytes = ASCIISet((1...127).filter { $0 != 0x2F && $0 != 0x3A && !(0x41...0x5A).contains($0) })
