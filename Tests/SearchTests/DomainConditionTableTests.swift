@@ -156,37 +156,7 @@ private func answers(_ table: DomainConditionTable, _ url: [UInt8]) -> [UInt32] 
     /// each byte against the table's domain bytes refuses, whatever the byte, its place and the
     /// domain's length (shorter than a word, a word, more, with a last word in part).
     @Test func aFilesDomainIsCheckedAsItsBytesAreOneByOne() {
-        func agrees(_ domain: [UInt8]) -> Bool {
-            domain.withUnsafeBufferPointer { DomainConditionTable.isValid($0) } == DomainConditionTable.isValid(domain[...])
-        }
-        #expect(agrees([]))
-        for length in 1...19 {
-            let plain = [UInt8](repeating: UInt8(ascii: "a"), count: length)
-            #expect(agrees(plain) && plain.withUnsafeBufferPointer { DomainConditionTable.isValid($0) })
-            for place in 0..<length {
-                for byte in UInt8.min...UInt8.max {
-                    var domain = plain
-                    domain[place] = byte
-                    guard agrees(domain) else {
-                        Issue.record("byte \(byte) at \(place) of \(length)")
-                        return
-                    }
-                }
-            }
-        }
-        // Several refused bytes together, and bytes next to a refused one (a borrow or a carry
-        // that crosses into its neighbour).
-        var random = SplitMix64(seed: 75)
-        let near: [UInt8] = [0, 1, 0x2E, 0x2F, 0x30, 0x39, 0x3A, 0x3B, 0x40, 0x41, 0x5A, 0x5B, 0x60, 0x61, 0x7F, 0x80, 0xFF]
-        for _ in 0..<20_000 {
-            let domain = (0..<Int(random.next() % 24) + 1).map { _ in
-                random.next() % 2 == 0 ? near[Int(random.next() % UInt64(near.count))] : UInt8(truncatingIfNeeded: random.next())
-            }
-            guard agrees(domain) else {
-                Issue.record("\(domain)")
-                return
-            }
-        }
+        expectWordCheckAgrees(DomainConditionTable.isValid, with: DomainConditionTable.isValid, seed: 75)
     }
 
     @Test func aProgramSetReportsItsTableAndListsIt() throws {
