@@ -465,16 +465,13 @@ public struct DomainTable: Hashable, Sendable {
 
     private static let ones: UInt64 = 0x0101_0101_0101_0101
 
-    /// Not 0 when some byte of `word` is not in `domainBytes`: from 128 on (its top bit), NUL, `/`
-    /// or `:` (a byte 0 of the word or of it xor that byte, each found exactly: a borrow starts
-    /// only at a zero byte), or `A` to `Z` (`DomainSlots.folded(word:)`'s test, exact when no byte
-    /// is from 128 on, which the first term tells).
+    /// Not 0 when some byte of `word` is not in `domainBytes`: a byte a condition table refuses
+    /// (`DomainConditionTable.refusedBytes(word:)`), or `:` (a byte 0 of the word xor `:`, found
+    /// exactly: a borrow starts only at a zero byte).
     @inline(__always)
     static func refusedBytes(word: UInt64) -> UInt64 {
-        let highs = 0x80 &* ones
-        @inline(__always) func zeroByte(_ word: UInt64) -> UInt64 { (word &- ones) & ~word & highs }
-        return word & highs | zeroByte(word) | zeroByte(word ^ (0x2F &* ones)) | zeroByte(word ^ (0x3A &* ones))
-            | (word &+ 0x3F &* ones) & ~(word &+ 0x25 &* ones) & highs
+        let colons = word ^ (0x3A &* ones)
+        return DomainConditionTable.refusedBytes(word: word) | (colons &- ones) & ~colons & (0x80 &* ones)
     }
 
     // MARK: The lookup
