@@ -41,6 +41,8 @@ public final class ContentBlockers {
     /// `domainsTogether`, which holds it, as lent to each request's lookup: not retained and
     /// released per request.
     private let lentDomainsTogether: Unmanaged<ProgramSet.DomainsTogether>?
+    /// The lists whose tables `domainsTogether` looks up, lent (`Evaluator.domainsLookedUp`).
+    private let lentDomainsLookedUp: [Unmanaged<Evaluator>]
     /// Otherwise, two lists or more with host contexts of one L: their contexts looked up together.
     private let hostContextsTogether: ProgramSet.HostContextsTogether?
     /// Per list, its tables looked up before its answer, and whether its working gates were
@@ -56,7 +58,8 @@ public final class ContentBlockers {
         let pageTable = PageTable(capacity: pageCapacity)
         self.pageTable = pageTable
         evaluators = lists.map { Evaluator($0, pageTable: pageTable, denseBudget: denseBudget) }
-        lent = evaluators.map(Unmanaged.passUnretained)
+        let lent = evaluators.map(Unmanaged.passUnretained)
+        self.lent = lent
         readsUpgradable = evaluators.contains(where: \.universalMakesHTTPS)
         let wholeTogether = evaluators.count == 2 ? Evaluator.wholeTogether(evaluators[0], evaluators[1]) : nil
         let domainsTogether = wholeTogether == nil ? Evaluator.domainsTogether(evaluators) : nil
@@ -64,6 +67,7 @@ public final class ContentBlockers {
         let hostContextsTogether = contextsLookedUp ? nil : Evaluator.hostContextsTogether(evaluators)
         (self.wholeTogether, self.domainsTogether, self.hostContextsTogether) = (wholeTogether, domainsTogether, hostContextsTogether)
         lentDomainsTogether = domainsTogether.map(Unmanaged.passUnretained)
+        lentDomainsLookedUp = domainsTogether.map { Evaluator.domainsLookedUp(lent, by: $0) } ?? []
         lookedUp = evaluators.indices.map { list in
             var lookedUp: ProgramSet.LookedUp = []
             if domainsTogether?.looksUp[list] == true { lookedUp.insert(.domains) }
@@ -116,9 +120,7 @@ public final class ContentBlockers {
                     lent[1]._withUnsafeGuaranteedRef { b in Evaluator.runWhole(a, b, together, url: url, labels: hostReading.labels) }
                 }
             }
-            if let lentDomainsTogether {
-                lentDomainsTogether._withUnsafeGuaranteedRef { Evaluator.lookUpDomains(lent, $0, url: url, labels: hostReading.labels) }
-            }
+            if lentDomainsTogether != nil { lookUpDomains(url, labels: hostReading.labels) }
             if let hostContextsTogether {
                 Evaluator.lookUpHostContexts(lent, hostContextsTogether, url: url, labels: hostReading.labels, listed: gatesListed)
             }
@@ -129,6 +131,15 @@ public final class ContentBlockers {
                         for: request, at: place, flags: flags, url: url, hostReading: hostReading, wholeSteps: steps, lookedUp: lookedUp[list])
                 }.lend { each(list, $0) }
             }
+        }
+    }
+
+    /// The lists' domain tables looked up together over `url` (`Evaluator.lookUpDomains`). (Out of
+    /// line: the answer's loop over the lists, every request's, is kept to its own values.)
+    @inline(never)
+    private func lookUpDomains(_ url: UnsafeBufferPointer<UInt8>, labels: DomainTable.HostLabels?) {
+        lentDomainsTogether?._withUnsafeGuaranteedRef {
+            Evaluator.lookUpDomains(lent, emptying: lentDomainsLookedUp, $0, url: url, labels: labels)
         }
     }
 

@@ -402,8 +402,10 @@ public final class Evaluator {
         let (steps, runs) = programs.run(url, hostReading: hostReading, ends: &ends, wholeSteps: wholeSteps, lookedUp: lookedUp) { pattern in
             Self.mark(pattern, in: &seen, listing: &matched)
         }
-        self.steps += steps
-        programRuns += runs
+        // (Wrapping adds: counts of a machine's lifetime of requests, never near Int's limit, and
+        // an overflow check per run is two instructions on every list's every answer.)
+        self.steps &+= steps
+        programRuns &+= runs
     }
 
     /// `body` over `string`'s UTF-8 bytes: where they lie when the string is native (a copy for
@@ -442,18 +444,23 @@ public final class Evaluator {
         ProgramSet.DomainsTogether(lists.map(\.file.urlPrograms))
     }
 
+    /// Those of `lists` whose tables `together` looks up (`lookUpDomains`' `emptied`): found once,
+    /// not by reading `together`'s two flags per list at every request.
+    static func domainsLookedUp(_ lists: [Unmanaged<Evaluator>], by together: ProgramSet.DomainsTogether) -> [Unmanaged<Evaluator>] {
+        lists.indices.filter { together.looksUp[$0] || together.looksUpContexts[$0] }.map { lists[$0] }
+    }
+
     /// Looks up the url domain tables and host contexts of `lists` (those `together` looks up,
     /// made for them by `domainsTogether`) over `url`'s bytes, whose host labels are `labels`,
     /// their patterns marked and listed and their gates listed as each one's answer would; each
     /// such list's answer is then given `.domains` (`.hostContexts`) looked up
-    /// (`outcome(for:at:flags:url:hostReading:wholeSteps:lookedUp:)`).
+    /// (`outcome(for:at:flags:url:hostReading:wholeSteps:lookedUp:)`). `emptied`: those of `lists`
+    /// that `together` looks up, whose working gates are emptied first (`domainsLookedUp`).
     static func lookUpDomains(
-        _ lists: [Unmanaged<Evaluator>], _ together: ProgramSet.DomainsTogether, url: UnsafeBufferPointer<UInt8>,
-        labels: DomainTable.HostLabels?
+        _ lists: [Unmanaged<Evaluator>], emptying emptied: [Unmanaged<Evaluator>], _ together: ProgramSet.DomainsTogether,
+        url: UnsafeBufferPointer<UInt8>, labels: DomainTable.HostLabels?
     ) {
-        for list in lists.indices where together.looksUp[list] || together.looksUpContexts[list] {
-            lists[list]._withUnsafeGuaranteedRef { clear(&$0.work.stageEnds) }
-        }
+        for list in emptied.indices { emptied[list]._withUnsafeGuaranteedRef { clear(&$0.work.stageEnds) } }
         together.lookUp(url, labels: labels) { list, pattern, gateBase, byContext in
             lists[list]._withUnsafeGuaranteedRef { evaluator in
                 let work = evaluator.work
@@ -767,9 +774,10 @@ public final class Evaluator {
         universal.actions = EditedList(keys: Array(locations.buffer), pool: file.actions)
     }
 
-    /// The flags' base list (made once per flags).
-    private func base(_ request: Request, _ key: UInt64, thirdParty: Bool) -> UniversalsForFlags {
-        if let known = baseFlags.firstIndex(of: key) { return baseLists[known] }
+    /// The flags' base list (made once per flags), lent: `baseLists` holds it until a later base
+    /// is made (a page change reads it, where returning it would retain and release it).
+    private func base(_ request: Request, _ key: UInt64, thirdParty: Bool) -> Unmanaged<UniversalsForFlags> {
+        if let known = baseFlags.firstIndex(of: key) { return Unmanaged.passUnretained(baseLists[known]) }
         let (slots, readsTop, readsFrame) = acceptedByFlags(request, thirdParty: thirdParty, baseOnly: true)
         let upgradable = Self.isUpgradable(request)
         let universal = universal(of: slots, upgradable: upgradable)
@@ -789,14 +797,18 @@ public final class Evaluator {
         }
         baseFlags.append(key)
         baseLists.append(base)
-        return base
+        return Unmanaged.passUnretained(base)
     }
 
     /// The page's list: the flags' base, without the unless- rules and with the if- rules that
     /// the page's matched condition patterns name. The base's own `Kept` when they change nothing
     /// (most pages): shared by those pages, not made and freed with each.
     private func editedBase(_ request: Request, _ page: Page, _ key: UInt64, thirdParty: Bool) -> Kept {
-        let base = base(request, key, thirdParty: thirdParty)
+        base(request, key, thirdParty: thirdParty)._withUnsafeGuaranteedRef { edited($0, request, page, thirdParty: thirdParty) }
+    }
+
+    /// `editedBase` of the flags' base `base`.
+    private func edited(_ base: UniversalsForFlags, _ request: Request, _ page: Page, thirdParty: Bool) -> Kept {
         if base.readsTop { markTop(page, request) }
         if base.readsFrame { markFrame(page, request) }
         // The working lists, used in place, each emptied where it is first used (most pages' edits
