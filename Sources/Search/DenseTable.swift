@@ -204,6 +204,10 @@ public struct DenseTable: Hashable, Sendable {
             classCount = program.classCount
             number = [Int32](repeating: -1, count: program.code.count + 1)
             number[0] = 0
+            // (A row and a start of patterns per compact state: the arrays not grown by copies.)
+            pending.reserveCapacity(program.stateCount)
+            rows.reserveCapacity(program.stateCount)
+            acceptStart.reserveCapacity(program.stateCount + 1)
         }
 
         /// Numbers the state at `offset` if it is met for the first time.
