@@ -208,6 +208,8 @@ public struct DenseTable: Hashable, Sendable {
             pending.reserveCapacity(program.stateCount)
             rows.reserveCapacity(program.stateCount)
             acceptStart.reserveCapacity(program.stateCount + 1)
+            // (Most delta states list a class or two.)
+            exceptions.reserveCapacity(2 * program.stateCount)
         }
 
         /// Numbers the state at `offset` if it is met for the first time.
@@ -357,6 +359,7 @@ public struct DenseTable: Hashable, Sendable {
         // Per part, its first state's index among all (`first[p] + s`).
         var first: [Int] = []
         var kinds: [Kind] = []
+        kinds.reserveCapacity(parts.reduce(0) { $0 + $1.stateCount })
         for part in parts {
             first.append(kinds.count)
             let classCount = part.classCount
