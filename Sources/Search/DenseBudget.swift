@@ -11,7 +11,8 @@
 // Tested by ConformanceTests/DenseBudgetTests.swift.
 
 /// At most how many dense table entries a list loads (`CompiledRuleList(validating:denseBudget:)`,
-/// `Evaluator`, `ContentBlockers`), two bytes each.
+/// `Evaluator`, `ContentBlockers`), two bytes each (a narrow table's entries, one byte each,
+/// `DenseTable.narrow`, count two to one).
 public struct DenseBudget: Hashable, Sendable, CustomStringConvertible {
     /// The entries (states x row width) its tables may hold in all.
     public let entries: Int

@@ -10,7 +10,9 @@
 // reference is kept as the classes it lists, and its row made from the reference's, already
 // mapped: most of an unanchored DFA's states list a class or two of 50-odd.
 //
-// An entry is the next state's number in 16 bits, `dead` (0xFFFF) where the run stops; a row is
+// An entry is the next state's number in 16 bits, `dead` (0xFFFF) where the run stops (in 8 bits,
+// `narrowDead`, in a table of one program of at most `narrowStates` states: most of a list's
+// prefixes and suffixes, half their memory, the run's loop the same with a byte read); a row is
 // `stride` entries, the class count rounded up to a power of two, in planes of 32 columns (a
 // cache line) when it is wider: each plane holds every state's row of its columns, so that a
 // state's row in a plane is its number shifted, and the columns are placed by how often URLs hold
@@ -68,8 +70,16 @@ public struct DenseTable: Hashable, Sendable {
     /// The rows in planes of `planeWidth` columns (a cache line), each plane every state's row
     /// of those columns: state `s`'s entry in column `c` is `entries[(c / w) * stateCount * w + s *
     /// w + c % w]`, w = min(stride, planeWidth) (`entry(_:column:)`): the next state's number, or
-    /// `dead`. (A state's columns are its part's.)
+    /// `dead`. (A state's columns are its part's.) In a `narrow` table each entry is one byte
+    /// (`narrowDead` for `dead`), two to an element, in the order of their places in memory
+    /// (`entry(_:column:)` reads one).
     public let entries: [UInt16]
+    /// Whether `entries` are one byte each: a table of one program of at most `narrowStates` states.
+    public let narrow: Bool
+    /// At most this many states in a narrow table: every byte but `narrowDead`.
+    public static let narrowStates = Int(narrowDead)
+    /// A narrow table's entry of a class on which the run stops.
+    public static let narrowDead = UInt8.max
     /// Each part's place of each byte 0...127's entry from a row's start in `entries` (the plane
     /// of its column, and the column in it), one part's after another's: a run reads a byte's
     /// entry at `(state << shift) + columns[byte]`, and a pass of several parts reads their
@@ -85,7 +95,7 @@ public struct DenseTable: Hashable, Sendable {
     public let acceptStart: [Int32]
     public let accepts: [UInt32]
 
-    public var stateCount: Int { entries.count / stride }
+    public let stateCount: Int
     /// At most this many columns in a plane: 32 entries, a cache line.
     public static let planeWidth = 32
     /// Entries a row of a plane.
@@ -93,7 +103,10 @@ public struct DenseTable: Hashable, Sendable {
 
     /// State `state`'s entry in column `column`.
     public func entry(_ state: Int, column: Int) -> UInt16 {
-        entries[column / rowWidth * stateCount * rowWidth + state * rowWidth + column % rowWidth]
+        let place = column / rowWidth * stateCount * rowWidth + state * rowWidth + column % rowWidth
+        guard narrow else { return entries[place] }
+        let byte = entries.withUnsafeBytes { $0[place] }
+        return byte == Self.narrowDead ? Self.dead : UInt16(byte)
     }
     /// The first part's (a table of one program's) classes, class map and start.
     public var classCount: Int { parts[0].classCount }
@@ -122,7 +135,7 @@ public struct DenseTable: Hashable, Sendable {
             maximumStates -= part.stateCount
             decoded.append(part)
         }
-        self.init(decoded, classMaps: programs.map(\.classOfByte), stride: stride)
+        self.init(decoded, classMaps: programs.map(\.classOfByte), stride: stride, narrowing: programs.count == 1)
     }
 
     /// The stride of a table whose parts have at most `classCount` classes: a power of two.
@@ -191,6 +204,12 @@ public struct DenseTable: Hashable, Sendable {
             classCount = program.classCount
             number = [Int32](repeating: -1, count: program.code.count + 1)
             number[0] = 0
+            // (A row and a start of patterns per compact state: the arrays not grown by copies.)
+            pending.reserveCapacity(program.stateCount)
+            rows.reserveCapacity(program.stateCount)
+            acceptStart.reserveCapacity(program.stateCount + 1)
+            // (Most delta states list a class or two.)
+            exceptions.reserveCapacity(2 * program.stateCount)
         }
 
         /// Numbers the state at `offset` if it is met for the first time.
@@ -332,12 +351,15 @@ public struct DenseTable: Hashable, Sendable {
 
     /// The table of `parts`' states, numbered by kind over all of them (plain, read on in,
     /// reporting; each kind in the order of the parts and of their states), so that one
-    /// comparison tells a step's kind whichever part it is in.
-    init(_ parts: [Decoded], classMaps: [[UInt8]], stride: Int) {
+    /// comparison tells a step's kind whichever part it is in. `narrowing`: its entries one byte
+    /// each if it has at most `narrowStates` states (only for a table of one part: parts are
+    /// run in one pass, `DenseView.run(_:_:_:report:)`, which reads entries of two bytes).
+    init(_ parts: [Decoded], classMaps: [[UInt8]], stride: Int, narrowing: Bool = false) {
         enum Kind { case plain, readOn, reporting }
         // Per part, its first state's index among all (`first[p] + s`).
         var first: [Int] = []
         var kinds: [Kind] = []
+        kinds.reserveCapacity(parts.reduce(0) { $0 + $1.stateCount })
         for part in parts {
             first.append(kinds.count)
             let classCount = part.classCount
@@ -408,7 +430,9 @@ public struct DenseTable: Hashable, Sendable {
         self.classMaps = parts.indices.flatMap { part in classMaps[part].map { UInt8(columns[part][Int($0)]) } }
         self.columns = self.classMaps.map { UInt32(place[Int($0)]) }
         self.stride = stride
-        self.entries = entries
+        self.stateCount = kinds.count
+        self.narrow = narrowing && kinds.count <= Self.narrowStates
+        self.entries = narrow ? Self.narrowed(entries) : entries
         self.loopStart = kinds.count { $0 == .plain }
         self.reportStart = kinds.count - (acceptStart.count - 1)
         self.acceptStart = acceptStart
@@ -417,6 +441,22 @@ public struct DenseTable: Hashable, Sendable {
 }
 
 extension DenseTable {
+    /// `entries` of two bytes as one byte each (`narrowDead` for `dead`), two to an element; an
+    /// odd count's last byte `narrowDead`. Only for entries below `narrowDead` but `dead`.
+    static func narrowed(_ entries: [UInt16]) -> [UInt16] {
+        [UInt16](unsafeUninitializedCapacity: (entries.count + 1) / 2) { storage, initialized in
+            let bytes = UnsafeMutableRawPointer(storage.baseAddress!)
+            entries.withUnsafeBufferPointer { entries in
+                // (`dead`'s low byte is `narrowDead`, the other entries' their number.)
+                for place in entries.indices {
+                    bytes.storeBytes(of: UInt8(truncatingIfNeeded: entries[place]), toByteOffset: place, as: UInt8.self)
+                }
+            }
+            if entries.count % 2 == 1 { bytes.storeBytes(of: narrowDead, toByteOffset: entries.count, as: UInt8.self) }
+            initialized = storage.count
+        }
+    }
+
     /// The column of each of a program's classes: the classes in decreasing order of
     /// `urlByteWeight` over their bytes (ties by number). A row of 33 to 64 classes is two planes
     /// (`entries`); with the classes of the bytes most URLs are made of in the first, a run over
@@ -452,9 +492,11 @@ extension DenseTable {
 /// A part of a dense table as the interpreter reads it: addresses into a program set's image (or
 /// a table's own arrays), and the part's class map and start.
 @usableFromInline struct DenseView {
-    /// The table's first entry (state 0's row).
+    /// The table's first entry (state 0's row), of two bytes, or of one in a narrow table
+    /// (`DenseTable.narrow`: `shift` has `narrowFlag`).
     @usableFromInline let entries: UnsafePointer<UInt16>
-    /// log2 of the table's rows' width in a plane (`DenseTable.rowWidth`).
+    /// log2 of the table's rows' width in a plane (`DenseTable.rowWidth`), plus `narrowFlag` for
+    /// a narrow table. (A shift by it, `&<<`, takes its low six bits: the flag is left out.)
     @usableFromInline let shift: Int
     @usableFromInline let start: Int
     @usableFromInline let loopStart: Int
@@ -481,6 +523,11 @@ extension DenseTable {
 
     @inlinable var startReports: Bool { start >= reportStart }
 
+    /// Added to a narrow table's `shift`: above every shift of a row, and masked off by `&<<`.
+    @usableFromInline static let narrowFlag = 64
+
+    @inlinable var narrow: Bool { shift >= Self.narrowFlag }
+
     /// Reports the patterns of `state` (one that reports), reached after `index` bytes.
     @inlinable @inline(__always)
     func reportState(_ state: Int, _ index: Int, _ report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) {
@@ -500,25 +547,33 @@ extension DenseTable {
     @inlinable @inline(__always)
     func run(_ url: UnsafeBufferPointer<UInt8>, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) -> Int {
         if startReports { reportState(start, 0, report) }
-        return steps(url, from: start, at: 0, report: report)
+        if narrow { return steps(UInt8.self, url, from: start, at: 0, report: report) }
+        return steps(UInt16.self, url, from: start, at: 0, report: report)
     }
 
     /// The run from `state` after `index` bytes (its reports told) to its end; returns the steps
     /// of the whole run (`index` and those taken here). (Where a pass of several tables leaves
     /// one to go on alone.)
+    /// (Only a table of two-byte entries: those of several parts.)
     @inlinable
     func run(_ url: UnsafeBufferPointer<UInt8>, from state: Int, at index: Int, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) -> Int {
-        steps(url, from: state, at: index, report: report)
+        assert(!narrow, "a run in a pass of several parts reads two-byte entries")
+        return steps(UInt16.self, url, from: state, at: index, report: report)
     }
 
-    /// `run(_:from:at:report:)`'s body.
+    /// `run(_:from:at:report:)`'s body, over entries of type `Entry` (`UInt16`, or `UInt8` in a
+    /// narrow table: `Entry.max` is `dead`).
     @inlinable @inline(__always)
-    func steps(_ url: UnsafeBufferPointer<UInt8>, from state: Int, at index: Int, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) -> Int {
+    func steps<Entry: FixedWidthInteger & UnsignedInteger>(
+        _: Entry.Type, _ url: UnsafeBufferPointer<UInt8>, from state: Int, at index: Int,
+        report: (_ pattern: UInt32, _ bytesRead: Int) -> Void
+    ) -> Int {
         var state = state
         var index = index
         // (The view's fields held in locals: read through the view, they are loaded again at
         // every byte.)
-        let (entries, columns, shift, loopStart) = (self.entries, self.columns, self.shift, self.loopStart)
+        let (entries, columns, shift, loopStart) = (UnsafeRawPointer(self.entries).assumingMemoryBound(to: Entry.self), self.columns, self.shift, self.loopStart)
+        let dead = Int(Entry.max)
         let count = url.count
         // The URL's bytes. A state below `loopStart` is a plain step: one comparison after the
         // table's read.
@@ -532,7 +587,7 @@ extension DenseTable {
                     state = next
                     continue
                 }
-                guard next != Int(DenseTable.dead) else { return index }
+                guard next != dead else { return index }
                 state = next
                 if next >= reportStart {
                     reportState(next, index, report)
@@ -549,14 +604,24 @@ extension DenseTable {
                 }
             }
         }
-        return finish(state, count, report)
+        return finish(Entry.self, state, count, report)
     }
 
-    /// The end-of-URL NUL read from `state` after `count` bytes; returns the steps.
+    /// The end-of-URL NUL read from `state` after `count` bytes; returns the steps. (A table of
+    /// two-byte entries.)
     @inlinable @inline(__always)
     func finish(_ state: Int, _ count: Int, _ report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) -> Int {
+        finish(UInt16.self, state, count, report)
+    }
+
+    /// `finish(_:_:_:)` over entries of type `Entry` (`steps`).
+    @inlinable @inline(__always)
+    func finish<Entry: FixedWidthInteger & UnsignedInteger>(
+        _: Entry.Type, _ state: Int, _ count: Int, _ report: (_ pattern: UInt32, _ bytesRead: Int) -> Void
+    ) -> Int {
+        let entries = UnsafeRawPointer(self.entries).assumingMemoryBound(to: Entry.self)
         let next = Int(entries[(state &<< shift) &+ Int(columns[0])])
-        if next != Int(DenseTable.dead) && next >= reportStart { reportState(next, count + 1, report) }
+        if next != Int(Entry.max) && next >= reportStart { reportState(next, count + 1, report) }
         return count + 1
     }
 
@@ -725,6 +790,7 @@ struct JointPass {
         var state: Int
 
         init(_ view: DenseView) {
+            assert(!view.narrow, "a joint pass reads two-byte entries (a whole program's table)")
             (entries, shift, columns, quiet, state) = (view.entries, view.shift, view.columns, view.reportStart, view.start)
         }
     }
@@ -844,8 +910,9 @@ struct JointPass {
 }
 
 extension DenseTable {
-    /// log2 of `rowWidth`.
-    var shift: Int { rowWidth.trailingZeroBitCount }
+    /// log2 of `rowWidth`, `DenseView.narrowFlag` added for a narrow table: the shift word of its
+    /// views.
+    var shift: Int { rowWidth.trailingZeroBitCount | (narrow ? DenseView.narrowFlag : 0) }
 
     /// Runs a part (the first: a table of one program's) over `url` like `Program.run(_:report:)`,
     /// telling `report` each pattern and after how many bytes it was reached; returns the steps

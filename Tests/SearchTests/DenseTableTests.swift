@@ -142,7 +142,7 @@ func randomProgram(_ atoms: [String], _ random: inout SplitMix64) throws -> Prog
         let words = (UInt8(ascii: "a")...UInt8(ascii: "z")).map { String(UnicodeScalar($0)) + "q" }
             + (0...9).map { "\($0)x" } + ["\\/", "\\.", "-", "_", "=", ";"]
         let table = try #require(DenseTable(try patternsProgram(words)))
-        #expect(table.classCount > 32 && table.stride == 64 && table.rowWidth == 32 && table.shift == 5)
+        #expect(table.classCount > 32 && table.stride == 64 && table.rowWidth == 32 && table.shift & (DenseView.narrowFlag - 1) == 5)
         let first = Array(UInt8(ascii: "a")...UInt8(ascii: "z")) + [UInt8(ascii: "/"), UInt8(ascii: ".")]
         #expect(first.allSatisfy { table.columns[Int($0)] < 32 })
         #expect(table.columns[Int(UInt8(ascii: "7"))] >= UInt32(32 * table.stateCount))
@@ -150,7 +150,7 @@ func randomProgram(_ atoms: [String], _ random: inout SplitMix64) throws -> Prog
             for byte in 0..<128 {
                 let column = Int(table.classMaps[byte])
                 // A byte's entry: the state's row in its column's plane, at the byte's place.
-                #expect(table.entries[state << table.shift + Int(table.columns[byte])] == table.entry(state, column: column))
+                #expect(placedEntry(table, state &<< table.shift + Int(table.columns[byte])) == table.entry(state, column: column))
                 #expect(Int(table.columns[byte]) == column / 32 * 32 * table.stateCount + column % 32)
             }
         }
@@ -166,6 +166,49 @@ func randomProgram(_ atoms: [String], _ random: inout SplitMix64) throws -> Prog
             }
             #expect(fromTable == fromProgram && !fromTable.isEmpty, "\(url)")
         }
+    }
+
+    /// The entry at `place` in `table.entries` (a byte's in a narrow table, `narrowDead` read as
+    /// `dead`).
+    func placedEntry(_ table: DenseTable, _ place: Int) -> UInt16 {
+        guard table.narrow else { return table.entries[place] }
+        let byte = table.entries.withUnsafeBytes { $0[place] }
+        return byte == DenseTable.narrowDead ? DenseTable.dead : UInt16(byte)
+    }
+
+    @Test func tablesOfAtMost255StatesHaveEntriesOfOneByte() throws {
+        // An anchored word of n letters: a chain of about n states. Its table's entries are one
+        // byte each (255: the run stops) up to 255 states, two from 256 on; either way it runs
+        // as its program does, its last state (numbered last, as it reports) reached.
+        var narrowCounts = Set<Int>()
+        var wideCounts = Set<Int>()
+        for length in 250...260 {
+            let word = String((0..<length).map { $0 % 3 == 0 ? "a" : $0 % 3 == 1 ? "b" : "c" })
+            let program = try patternsProgram(["^" + word, "^" + word.prefix(100) + "x"])
+            let table = try #require(DenseTable(program))
+            #expect(table.narrow == (table.stateCount <= 255), "\(table.stateCount) states")
+            if table.narrow { narrowCounts.insert(table.stateCount) } else { wideCounts.insert(table.stateCount) }
+            let entryBytes = table.entries.count * MemoryLayout<UInt16>.size
+            #expect(table.narrow ? entryBytes <= table.stateCount * table.stride + 1 : entryBytes == 2 * table.stateCount * table.stride)
+            for url in [word, word + "/z", String(word.dropLast()), word.prefix(100) + "x", "x" + word, word.prefix(120) + "\u{80}"] {
+                var compact: [String] = []
+                var dense: [String] = []
+                Array(url.utf8).withUnsafeBufferPointer { bytes in
+                    var patterns: [UInt32] = []
+                    var ends: [Int] = []
+                    let steps = program.run(bytes) { patterns.append($0) }
+                    program.runReportingEnds(bytes) { ends.append($0) }
+                    compact = zip(patterns, ends).map { "p\($0.0)@\($0.1)" } + ["\(steps) steps"]
+                    let denseSteps = table.run(bytes) { dense.append("p\($0)@\($1)") }
+                    dense.append("\(denseSteps) steps")
+                }
+                #expect(dense == compact, "\(table.stateCount) states on \(url.count) bytes")
+            }
+        }
+        #expect(narrowCounts.contains(255) && wideCounts.contains(256), "\(narrowCounts.sorted()) \(wideCounts.sorted())")
+        // Parts run in one pass keep two-byte entries, however few their states.
+        let parts = try DenseTable(joining: [patternsProgram(["^ab"]), patternsProgram(["cd"])])
+        #expect(parts?.narrow == false)
     }
 
     @Test func aDeltaStateListingItsFirstNextClassTwiceIsExpanded() throws {
