@@ -113,23 +113,40 @@ public struct DomainTable: Hashable, Sendable {
             patterns.reserveCapacity(entries.count)
             starts.reserveCapacity(entries.count + 1)
             tailStarts.reserveCapacity(entries.count + 1)
-            bytes.reserveCapacity(entries.reduce(0) { $0 + $1.domain.count })
-            tails.reserveCapacity(entries.reduce(0) { $0 + $1.tail.count })
             for index in entries.indices {
                 let pattern = entries[index].pattern
                 // (Domains and tails come from `split(_:)`, which checked them.)
                 precondition(patterns.last.map { $0 < pattern } ?? true)
                 precondition(pattern <= DomainLines.patternBits, "patterns below 2^30")
                 patterns.append(pattern)
-                bytes.append(bytesOf: entries[index].domain)
-                starts.append(UInt32(bytes.count))
-                tails.append(bytesOf: entries[index].tail)
-                tailStarts.append(UInt32(tails.count))
+                starts.append(starts.last! + UInt32(entries[index].domain.count))
+                tailStarts.append(tailStarts.last! + UInt32(entries[index].tail.count))
             }
+            bytes = Self.joined(entries, size: Int(starts.last!)) { $0.domain }
+            tails = Self.joined(entries, size: Int(tailStarts.last!)) { $0.tail }
         }
         (self.entryPatterns, self.starts, self.bytes, self.tailStarts, self.tails) = (patterns, starts, bytes, tailStarts, tails)
         count = patterns.count
         if indexing { makeIndex() }
+    }
+
+    /// Each entry's `part` (`size` bytes in all) one after another, copied in place: an append
+    /// per entry would check the array's room and uniqueness each time.
+    private static func joined(
+        _ entries: UnsafeBufferPointer<(pattern: UInt32, domain: [UInt8], tail: [UInt8])>, size: Int,
+        _ part: (borrowing (pattern: UInt32, domain: [UInt8], tail: [UInt8])) -> [UInt8]
+    ) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            for index in entries.indices {
+                part(entries[index]).withUnsafeBufferPointer { bytes in
+                    guard let source = bytes.baseAddress else { return }
+                    precondition(count + bytes.count <= size, "entries longer than their size")
+                    (buffer.baseAddress! + count).initialize(from: source, count: bytes.count)
+                    count += bytes.count
+                }
+            }
+            precondition(count == size, "entries shorter than their size")
+        }
     }
 
     /// Whether the lookup's index is made (an empty table needs none).
@@ -286,7 +303,9 @@ public struct DomainTable: Hashable, Sendable {
 
     /// T's sets as the file holds them (empty: `[/:]`).
     public static func encode(_ tail: [ASCIISet]) -> [UInt8] {
+        guard !tail.isEmpty else { return [] }
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(17 * tail.count)  // (room for the longest: one allocation, no growth)
         for set in tail { encode(set, into: &bytes) }
         return bytes
     }
@@ -304,24 +323,23 @@ public struct DomainTable: Hashable, Sendable {
             tail.append(code)
             return
         }
+        // (Bit b of byte i is code unit 8i + b: the set's two words, little-endian.)
         tail.append(0)
-        for index in 0..<16 {
-            var byte: UInt8 = 0
-            for bit in 0..<8 where set.contains(UInt8(index * 8 + bit)) { byte |= 1 << bit }
-            tail.append(byte)
-        }
+        withUnsafeBytes(of: set.low.littleEndian) { tail.append(contentsOf: $0) }
+        withUnsafeBytes(of: set.high.littleEndian) { tail.append(contentsOf: $0) }
     }
 
     /// The one-byte code of `set`, when it has one: `/` and `:`; a letter in both cases (lower
     /// case); another byte but NUL alone (itself); a letter alone (with 0x80).
+    /// (The set's members taken lowest first, not counted: a count is two population counts,
+    /// done in software by this build, for each of a path's characters.)
     private static func shortCode(_ set: ASCIISet) -> UInt8? {
         if set == HostPattern.terminator { return 0x80 }
         guard let lowest = set.lowest else { return nil }
-        switch set.count {
-        case 1: return lowest == 0 ? nil : isLetter(lowest) ? lowest | 0x80 : lowest
-        case 2: return (0x41...0x5A).contains(lowest) && set.contains(lowest + 0x20) ? lowest + 0x20 : nil
-        default: return nil
-        }
+        let others = set.withoutLowest
+        guard let second = others.lowest else { return lowest == 0 ? nil : isLetter(lowest) ? lowest | 0x80 : lowest }
+        guard others.withoutLowest.isEmpty else { return nil }
+        return (0x41...0x5A).contains(lowest) && second == lowest + 0x20 ? lowest + 0x20 : nil
     }
 
     private static func isLetter(_ byte: UInt8) -> Bool { (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) }
@@ -1262,6 +1280,15 @@ extension DomainTable {
         memory.add(entries, array: bytes)
         memory.add(entries, array: tails)
         index.held(name, into: &memory)
+    }
+}
+
+extension ASCIISet {
+    /// The set without its lowest member (empty stays empty).
+    fileprivate var withoutLowest: ASCIISet {
+        var rest = self
+        if low != 0 { rest.low &= low &- 1 } else { rest.high &= high &- 1 }
+        return rest
     }
 }
 
