@@ -1396,14 +1396,39 @@ public struct ProgramSet: Hashable, Sendable {
     @inlinable @inline(__always)
     mutating func next(_ url: UnsafeBufferPointer<UInt8>) -> Int? {
         if place <= start {
-            place += 1
-            return place - 1
+            place &+= 1
+            return place &- 1
         }
-        var at = place
-        while at < end && url[at] != UInt8(ascii: ".") { at += 1 }
-        guard at < end else { return nil }
-        place = at + 1
+        guard let at = Self.firstDot(url, from: place, before: end) else { return nil }
+        place = at &+ 1
         return place
+    }
+
+    /// The first `.` of `url[from ..< end]` (`end` at most the URL's count), nil if none: eight
+    /// bytes at a time while eight lie in the URL (a dot found at `end` or after it is none).
+    @inlinable @inline(__always)
+    static func firstDot(_ url: UnsafeBufferPointer<UInt8>, from: Int, before end: Int) -> Int? {
+        guard from < end, let base = url.baseAddress else { return nil }
+        let (dots, ones, highs) = (0x2E2E_2E2E_2E2E_2E2E as UInt64, 0x0101_0101_0101_0101 as UInt64, 0x8080_8080_8080_8080 as UInt64)
+        let count = url.count
+        var at = from
+        while at &+ 8 <= count {
+            // A byte of `word` is 0 where the URL's is a dot; the lowest such byte's high bit is
+            // the lowest bit set of `zeros` (higher ones may be false).
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + at).loadUnaligned(as: UInt64.self)) ^ dots
+            let zeros = (word &- ones) & ~word & highs
+            if zeros != 0 {
+                at &+= zeros.trailingZeroBitCount &>> 3
+                return at < end ? at : nil
+            }
+            at &+= 8
+            guard at < end else { return nil }
+        }
+        while at < end {
+            if base[at] == UInt8(ascii: ".") { return at }
+            at &+= 1
+        }
+        return nil
     }
 }
 
