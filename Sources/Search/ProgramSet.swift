@@ -454,19 +454,27 @@ public struct ProgramSet: Hashable, Sendable {
             @inlinable @inline(__always)
             func denseView(_ index: Int) -> DenseView { view(entries[index].dense.unsafelyUnwrapped) }
 
+            /// `view`'s run over `url`, in a function of its own: its loop keeps its state, place and
+            /// addresses in registers, which a run inlined into a set's run, with that run's
+            /// values live around it, does not.
+            @usableFromInline @inline(never)
+            static func runAlone(_ view: DenseView, _ url: UnsafeBufferPointer<UInt8>, report: (UInt32, Int) -> Void) -> Int {
+                view.run(url, report: report)
+            }
+
             @inlinable @inline(__always)
             func view(_ table: Dense) -> DenseView {
                 DenseView(
                     entries: denseEntries + table.start, shift: table.shift, start: table.startState, loopStart: table.loopStart,
-                    reportStart: table.reportStart, acceptStart: denseAcceptStart.baseAddress! + table.acceptStartStart,
-                    accepts: denseAccepts, columns: denseColumns.baseAddress! + table.columnStart)
+                    reportStart: table.reportStart, acceptStart: denseAcceptStart.baseAddress.unsafelyUnwrapped + table.acceptStartStart,
+                    accepts: denseAccepts, columns: denseColumns.baseAddress.unsafelyUnwrapped + table.columnStart)
             }
 
             /// Runs entry `index` over `url`, by its dense table when it has one; returns the steps.
             @inlinable @inline(__always)
             func execute(_ index: Int, _ url: UnsafeBufferPointer<UInt8>, _ report: (UInt32, Int) -> Void) -> Int {
                 let entry = entries[index]
-                if let table = entry.dense { return view(table).run(url, report: report) }
+                if let table = entry.dense { return Self.runAlone(view(table), url, report: report) }
                 let program = entry.compact
                 let (classStart, rowStart) = (program.classStart, program.referenceRowStart)
                 return Program.execute(
@@ -514,8 +522,8 @@ public struct ProgramSet: Hashable, Sendable {
                 }
                 let rest = UnsafeBufferPointer(rebasing: url[from...])
                 for entry in Int(groupStart[group])..<Int(groupStart[group + 1]) {
-                    steps += buffers.execute(entry, rest) { pattern, _ in report(pattern) }
-                    runs += 1
+                    steps &+= buffers.execute(entry, rest) { pattern, _ in report(pattern) }
+                    runs &+= 1
                 }
             }
         }
@@ -536,12 +544,12 @@ public struct ProgramSet: Hashable, Sendable {
             var labelEnds = HostLabelEnds(labels)
             if !readsLabels && !everywhere {
                 ends.clear()
-                steps += buffers.execute(Int(stagePrefixes[stage]), url) { _, end in
+                steps &+= buffers.execute(Int(stagePrefixes[stage]), url) { _, end in
                     // A prefix never reads the end-of-URL NUL (the planner keeps end markers out
                     // of prefixes); the bound also holds for a valid file built otherwise.
                     if end <= url.count && ends.last != end { ends.append(end) }
                 }
-                runs += 1
+                runs &+= 1
             }
             let slots = stage * 130
             let startBytes = stageStartBytes[stage]
@@ -906,7 +914,7 @@ public struct ProgramSet: Hashable, Sendable {
         let labels: DomainTable.HostLabels?
         if image.readsHostLabels || !contents.domains.isEmpty {
             if let hostReading {
-                steps += hostReading.steps
+                steps &+= hostReading.steps
                 labels = hostReading.labels
             } else {
                 labels = DomainTable.hostLabels(url, steps: &steps)
@@ -927,11 +935,11 @@ public struct ProgramSet: Hashable, Sendable {
             if wholeSteps == nil && !lookedUp.contains(.domains) {
                 contents.domains.lookUp(url, labels) { pattern in Self.domainFound(pattern, gateBase: gateBase, &ends, report) }
             }
-            runs += 1
+            runs &+= 1
         }
         if !contents.domainConditions.isEmpty {
-            steps += contents.domainConditions.run(url, report: report)
-            runs += 1
+            steps &+= contents.domainConditions.run(url, report: report)
+            runs &+= 1
         }
         // The host contexts report patterns, and the gates of their `||` groups with a loop: those
         // run from the URL's start, once.
@@ -941,7 +949,7 @@ public struct ProgramSet: Hashable, Sendable {
             if !lookedUp.contains(.hostContexts) {
                 contents.hostLookups.lookUp(url, labels: labels ?? hostReading?.labels) { pattern in found(pattern, 0) }
             }
-            runs += contents.hostLookups.count
+            runs &+= contents.hostLookups.count
         }
         // The whole programs, listing the groups whose gate occurs, each once (a gate may end at
         // several places); then those groups' programs; then the stages.
@@ -949,7 +957,7 @@ public struct ProgramSet: Hashable, Sendable {
         // with a dozen arguments on the stack and the buffers copied to it.)
         let buffers = image.packed.buffers
         let wholeRunCount = wholeSteps == nil ? image.wholeRunCount : 0
-        steps += Self.runWhole(buffers, count: wholeRunCount, url) { pattern, end in found(pattern, end) }
+        steps &+= Self.runWhole(buffers, count: wholeRunCount, url) { pattern, end in found(pattern, end) }
         image.runGroups(buffers, url, labels: labels, listed: ends, steps: &steps, runs: &runs, report: report)
         for stage in 0..<image.stageCount {
             image.runStage(stage, buffers, url, labels: labels, ends: &ends, steps: &steps, runs: &runs, report: report)
@@ -964,21 +972,22 @@ public struct ProgramSet: Hashable, Sendable {
     static func runWhole(
         _ buffers: Image.Buffers, count wholeRunCount: Int, _ url: UnsafeBufferPointer<UInt8>, _ found: (UInt32, Int) -> Void
     ) -> Int {
+        // (Steps are counted in bytes of URLs, entries in an image's: wrapping arithmetic.)
         var steps = 0
         var index = 0
         while index < wholeRunCount {
-            if index + 1 < wholeRunCount, buffers.sharesTable(index, index + 1) {
-                let (first, second) = (buffers.denseView(index), buffers.denseView(index + 1))
-                if index + 2 < wholeRunCount, buffers.sharesTable(index, index + 2) {
-                    steps += DenseView.run(first, second, buffers.denseView(index + 2), url, report: found)
-                    index += 3
+            if index &+ 1 < wholeRunCount, buffers.sharesTable(index, index &+ 1) {
+                let (first, second) = (buffers.denseView(index), buffers.denseView(index &+ 1))
+                if index &+ 2 < wholeRunCount, buffers.sharesTable(index, index &+ 2) {
+                    steps &+= DenseView.run(first, second, buffers.denseView(index &+ 2), url, report: found)
+                    index &+= 3
                 } else {
-                    steps += DenseView.run(first, second, url, report: found)
-                    index += 2
+                    steps &+= DenseView.run(first, second, url, report: found)
+                    index &+= 2
                 }
             } else {
-                steps += buffers.execute(index, url, found)
-                index += 1
+                steps &+= buffers.execute(index, url, found)
+                index &+= 1
             }
         }
         return steps
@@ -1396,14 +1405,39 @@ public struct ProgramSet: Hashable, Sendable {
     @inlinable @inline(__always)
     mutating func next(_ url: UnsafeBufferPointer<UInt8>) -> Int? {
         if place <= start {
-            place += 1
-            return place - 1
+            place &+= 1
+            return place &- 1
         }
-        var at = place
-        while at < end && url[at] != UInt8(ascii: ".") { at += 1 }
-        guard at < end else { return nil }
-        place = at + 1
+        guard let at = Self.firstDot(url, from: place, before: end) else { return nil }
+        place = at &+ 1
         return place
+    }
+
+    /// The first `.` of `url[from ..< end]` (`end` at most the URL's count), nil if none: eight
+    /// bytes at a time while eight lie in the URL (a dot found at `end` or after it is none).
+    @inlinable @inline(__always)
+    static func firstDot(_ url: UnsafeBufferPointer<UInt8>, from: Int, before end: Int) -> Int? {
+        guard from < end, let base = url.baseAddress else { return nil }
+        let (dots, ones, highs) = (0x2E2E_2E2E_2E2E_2E2E as UInt64, 0x0101_0101_0101_0101 as UInt64, 0x8080_8080_8080_8080 as UInt64)
+        let count = url.count
+        var at = from
+        while at &+ 8 <= count {
+            // A byte of `word` is 0 where the URL's is a dot; the lowest such byte's high bit is
+            // the lowest bit set of `zeros` (higher ones may be false).
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + at).loadUnaligned(as: UInt64.self)) ^ dots
+            let zeros = (word &- ones) & ~word & highs
+            if zeros != 0 {
+                at &+= zeros.trailingZeroBitCount &>> 3
+                return at < end ? at : nil
+            }
+            at &+= 8
+            guard at < end else { return nil }
+        }
+        while at < end {
+            if base[at] == UInt8(ascii: ".") { return at }
+            at &+= 1
+        }
+        return nil
     }
 }
 

@@ -157,6 +157,11 @@ import URLFilterSyntax
         let urls = [
             "https://a.b.example.com/x.y", "http://example/", "https:///a..b./", "ws://x.y:8080/a.b", "https://u.v@h.i.j/",
             "https://A.B.C/", "https://a.b", "https://", "https:/a.b/", "noscheme.a.b", "https://.a./", "h://.", "h://a.b?c.d#e.f",
+            // (Hosts and labels of eight bytes and more, dots just past the host's end.)
+            "https://averyverylonglabel.anotherlonglabel.example-domain.com/path.with.dots/and.more.dots.here",
+            "https://abcdefg.ijklmnop.qrstuvwx/abc.def.ghi.jkl", "https://abcdefghijklmnop/........", "https://abcdefgh.j/x",
+            "https://abcdefghijklmno.x", "https://abcdefghijklmnop", "https://www.example.co.uk:443/a.b.c.d.e.f.g.h",
+            "https://a.bc/d.efghijkl", "https://host.example.org/x.y.z/more/path",
         ]
         for url in urls {
             let bytes = Array(url.utf8)
