@@ -220,6 +220,33 @@ private func answers(_ table: DomainTable, _ url: [UInt8]) -> [UInt32] {
         for source in refused { #expect(path(source) == nil, "\(source)") }
     }
 
+    @Test func aPathsSetIsReadAsItsMembersInEitherForm() {
+        // Sets of every size and shape the encoder tells apart: one byte (NUL, a letter, another),
+        // a letter in both cases, two bytes that are no such pair, `[/:]`, members either side of
+        // code unit 64 and at 63, 64 and 127, and random sets.
+        var sets: [ASCIISet] = [
+            ASCIISet([0]), ASCIISet([0x41]), ASCIISet([0x7A]), ASCIISet([0x2F]), ASCIISet([0x41, 0x61]),
+            ASCIISet([0x41, 0x62]), ASCIISet([0x61, 0x7A]), HostPattern.terminator, ASCIISet([63, 64]),
+            ASCIISet([1, 127]), ASCIISet([0x5A, 0x7A, 0x30]), ASCIISet(0...127), ASCIISet(1...63), ASCIISet(64...127),
+        ]
+        var random = SplitMix64(seed: 0x5e7)
+        for _ in 0..<2_000 {
+            var set = ASCIISet()
+            set.low = random.next() & random.next()
+            set.high = random.next() & random.next() & (random.next() | random.next())
+            if !set.isEmpty { sets.append(set) }
+        }
+        for set in sets {
+            let tail = DomainTable.encode([set])
+            #expect(DomainTable.isValidTail(tail[...]), "set \(set.low) \(set.high): its one form")
+            for byte in UInt8(1)...127 {
+                let url = [byte]
+                let matches = url.withUnsafeBufferPointer { DomainTable.tailMatches(tail[...], $0, from: 0) }
+                #expect(matches == set.contains(byte), "set \(set.low) \(set.high), byte \(byte)")
+            }
+        }
+    }
+
     @Test func pathsAnswerLikeTheNFAOfTheirPatterns() {
         // Paths after several domains, several paths after one domain, a domain with and without
         // a path, classes, `.`, case-sensitive letters and the URL's end.
