@@ -30,6 +30,23 @@ func randomProgram(_ atoms: [String], _ random: inout SplitMix64) throws -> Prog
     return try patternsProgram(sources)
 }
 
+/// Each pattern `program` reports on `url` and where it ends, then its steps: as the compact
+/// program runs (`compact`) and as `table`'s first part does (`dense`).
+private func reportsAndSteps(of program: Program, _ table: DenseTable, on url: String) -> (compact: [String], dense: [String]) {
+    var compact: [String] = []
+    var dense: [String] = []
+    Array(url.utf8).withUnsafeBufferPointer { bytes in
+        var patterns: [UInt32] = []
+        var ends: [Int] = []
+        let steps = program.run(bytes) { patterns.append($0) }
+        program.runReportingEnds(bytes) { ends.append($0) }
+        compact = zip(patterns, ends).map { "p\($0.0)@\($0.1)" } + ["\(steps) steps"]
+        let denseSteps = table.run(bytes) { dense.append("p\($0)@\($1)") }
+        dense.append("\(denseSteps) steps")
+    }
+    return (compact, dense)
+}
+
 @Suite struct DenseTableTests {
     @Test func differencesFromTheReferenceGiveTheExpandedTable() throws {
         let atoms = ["a", "b", "c", "/", "\\.", ".", "[ab]", "[^a]", "x", "y", "z", "\\0"]
@@ -191,17 +208,7 @@ func randomProgram(_ atoms: [String], _ random: inout SplitMix64) throws -> Prog
             let entryBytes = table.entries.count * MemoryLayout<UInt16>.size
             #expect(table.narrow ? entryBytes <= table.stateCount * table.stride + 1 : entryBytes == 2 * table.stateCount * table.stride)
             for url in [word, word + "/z", String(word.dropLast()), word.prefix(100) + "x", "x" + word, word.prefix(120) + "\u{80}"] {
-                var compact: [String] = []
-                var dense: [String] = []
-                Array(url.utf8).withUnsafeBufferPointer { bytes in
-                    var patterns: [UInt32] = []
-                    var ends: [Int] = []
-                    let steps = program.run(bytes) { patterns.append($0) }
-                    program.runReportingEnds(bytes) { ends.append($0) }
-                    compact = zip(patterns, ends).map { "p\($0.0)@\($0.1)" } + ["\(steps) steps"]
-                    let denseSteps = table.run(bytes) { dense.append("p\($0)@\($1)") }
-                    dense.append("\(denseSteps) steps")
-                }
+                let (compact, dense) = reportsAndSteps(of: program, table, on: url)
                 #expect(dense == compact, "\(table.stateCount) states on \(url.count) bytes")
             }
         }
@@ -291,17 +298,7 @@ func randomProgram(_ atoms: [String], _ random: inout SplitMix64) throws -> Prog
         let bigTable = try #require(DenseTable(big), "a program of thousands of states has a table")
         for index in stride(from: 0, to: 3000, by: 7) {
             for url in ["w\(index)x\(index * 7)y", "zzw\(index)x\(index * 7)", "w\(index)x\(index * 7)yw1x7y"] {
-                var compact: [String] = []
-                var dense: [String] = []
-                Array(url.utf8).withUnsafeBufferPointer { bytes in
-                    var patterns: [UInt32] = []
-                    var ends: [Int] = []
-                    let steps = big.run(bytes) { patterns.append($0) }
-                    big.runReportingEnds(bytes) { ends.append($0) }
-                    compact = zip(patterns, ends).map { "p\($0.0)@\($0.1)" } + ["\(steps) steps"]
-                    let denseSteps = bigTable.run(bytes) { dense.append("p\($0)@\($1)") }
-                    dense.append("\(denseSteps) steps")
-                }
+                let (compact, dense) = reportsAndSteps(of: big, bigTable, on: url)
                 #expect(dense == compact, "\(url)")
             }
         }
