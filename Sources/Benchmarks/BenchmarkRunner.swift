@@ -32,6 +32,11 @@
 // process (`EngineResult.residentAfterLoad`): BlockBench's through `blockbench load` (when
 // `ownProcessCompiler` names the executable), a peer's through its own child.
 //
+// BlockBench's exact counts (`costCounter`: instructions, data misses, heap peaks under Valgrind)
+// are asked for as each benchmark runs and taken by `takeCounts` once the timed work is over, as
+// many at a time as there are cores (CostQueue.swift); each must find what the measured run found
+// (the same bytes, the oracle's answers).
+//
 // Runs repeat until `runs` are done or `maxSeconds` of measured time is spent (at least one run).
 // The oracle (ReferenceEvaluator with its prefilter, on both cores) answers each list × request
 // set once per runner; its answers are kept for every engine and sample.
@@ -59,8 +64,11 @@ public final class BenchmarkRunner {
     /// on its list once in a process of its own and records that process's peak memory.
     public var ownProcessCompiler: String?
     /// When set, BlockBench's compile and match benchmarks also get their exact cost (instructions
-    /// and heap peak, under Valgrind); a count that fails makes the result an error.
+    /// and heap peak, under Valgrind), asked for as they run and taken by `takeCounts` once the
+    /// timed work is done; a count that fails makes the result an error.
     public var costCounter: CostCounter?
+    /// The counts asked for and not yet taken.
+    private let counts = CostQueue()
     /// Where drawn lists are written and kept (nil: a scratch folder, removed with the runner).
     public var drawnFolder: String?
     private var scratchDrawnFolder: String?
@@ -414,7 +422,7 @@ public final class BenchmarkRunner {
         result.memoryGrowthBytes = medianRun.growth ?? medianRun.run.ownMemoryGrowthBytes
         result.heapGrowthBytes = medianRun.run.ownHeapGrowthBytes
         guard engine.name == "blockbench", let path = list.path else { return result }
-        return addingOwnProcessFigures(to: result, list: list, path: path, engine: engine)
+        return addingOwnProcessFigures(to: result, list: list, path: path, engine: engine, benchmark: definition.name)
     }
 
     /// Compiles each of `parts` once, reading the process's peak memory around it (none when the
@@ -435,10 +443,10 @@ public final class BenchmarkRunner {
     }
 
     /// Adds to BlockBench's compile `result` the peak memory of `blockbench compile` in a process of
-    /// its own and the exact cost of a serial compile, when the runner is set to measure them; a
-    /// failure, or a counted compile with other bytes, makes the result an error or wrong.
+    /// its own, and asks for the exact cost of a serial compile, when the runner is set to measure
+    /// them; a failure makes the result wrong.
     private func addingOwnProcessFigures(
-        to result: EngineResult, list: BenchList, path: String, engine: any BenchEngine
+        to result: EngineResult, list: BenchList, path: String, engine: any BenchEngine, benchmark: String
     ) -> EngineResult {
         var result = result
         if let compiler = ownProcessCompiler {
@@ -449,19 +457,8 @@ public final class BenchmarkRunner {
             }
             result.ownProcessPeakMemoryBytes = peak
         }
-        if let counter = costCounter {
-            progress?("\(list.name): instructions and heap peak of a serial compile, under Valgrind")
-            let cost: CompileCost
-            do { cost = try counter.compile(rules: path) } catch {
-                return EngineResult(engine: engine.name, status: .error, message: "\(error)")
-            }
-            guard cost.bytes == result.bytes else {
-                return EngineResult(
-                    engine: engine.name, status: .wrong,
-                    message: "its counted compile made \(cost.bytes) bytes, not \(result.bytes ?? 0)")
-            }
-            result.instructions = cost.recorded
-            result.heapPeakBytes = cost.heapPeakBytes
+        if costCounter != nil {
+            counts.ask(PendingCount(benchmark: benchmark, engine: engine.name, work: .compile(rules: path, bytes: result.bytes)))
         }
         return result
     }
@@ -505,21 +502,41 @@ public final class BenchmarkRunner {
         return try body(files)
     }
 
-    /// BlockBench's instructions per request on the whole set, counted by answering it from the
-    /// lists' compiled files (one, or each list of `parts` asked apart) in a process of its own;
-    /// its answers must be the oracle's.
-    private func countMatch(_ parts: [BenchList], requestSet: String, engine: any BenchEngine, oracle: [RequestAnswer]) throws -> MatchCost? {
-        guard engine.name == "blockbench", let counter = costCounter, let engine = engine as? any CompiledListEngine else { return nil }
-        guard let cost = try withCompiledFiles(
-            parts, of: engine, saying: "\(parts.map(\.name).joined(separator: " + ")) × \(requestSet): instructions per request, under Valgrind",
-            { try counter.match(files: $0, corpora: manifest.root, requests: requestSet, denseBudgetBytes: parts[0].denseBudgetBytes) })
-        else { return nil }
-        let expected = RequestAnswer.counts(oracle)
-        guard cost.answers == expected else {
-            throw BenchmarkRunnerError.counted("its counted answers differ from the oracle's (counted: \(cost.answers.text); oracle: \(expected.text))")
+    /// Asks for BlockBench's instructions per request on the whole set, counted by answering it
+    /// from the lists' compiled files (one, or each list of `parts` asked apart) in a process of
+    /// its own; its answers must be the oracle's.
+    private func askMatchCount(
+        _ parts: [BenchList], requestSet: String, engine: any BenchEngine, oracle: [RequestAnswer], benchmark: String
+    ) throws {
+        guard engine.name == "blockbench", costCounter != nil, let engine = engine as? any CompiledListEngine else { return }
+        let lists = parts.compactMap { engine.compiledList(named: $0.name) }
+        guard lists.count == parts.count else { return }
+        let folder = try counts.keptFolder()
+        var files: [String] = []
+        for (part, compiled) in zip(parts, lists) {
+            files.append(folder + "/\(part.name).bbc")
+            try Data(compiled.serialized()).write(to: URL(fileURLWithPath: files.last!))
         }
-        return cost
+        counts.ask(
+            PendingCount(
+                benchmark: benchmark, engine: engine.name,
+                work: .match(
+                    files: files, requests: requestSet, denseBudgetBytes: parts[0].denseBudgetBytes, expected: RequestAnswer.counts(oracle))))
     }
+
+    /// Takes the counts the benchmarks run so far asked for (every core's worth at a time) and
+    /// gives each result its figures; a line for each count that failed, its result now an error
+    /// or wrong. Call it when nothing is being timed.
+    public func takeCounts(into results: inout [BenchmarkResult]) -> [String] {
+        guard let costCounter, !counts.pending.isEmpty else { return [] }
+        progress?("\(counts.pending.count) exact counts under Valgrind")
+        defer { progress?("") }
+        let corpora = manifest.root
+        return counts.take(into: &results) { try CostQueue.count($0, with: costCounter, corpora: corpora) }
+    }
+
+    /// How many counts are asked for and not yet taken.
+    public var pendingCounts: Int { counts.pending.count }
 
     /// A match engine ready to be timed: its answers checked, its counters read, and one run of
     /// its requests (`run`: the run's seconds as the engine's result counts them, its requests'
@@ -636,7 +653,8 @@ public final class BenchmarkRunner {
             for (index, answer) in zip(indices, pass.answers) { blockBenchBlocks[index] = answer.blocks }
         }
         if let untimed = try check(
-            pass.answers, at: indices, of: engine, parts: parts, requestSet: requestSet, requests: requests, counting: !alone, into: &result)
+            pass.answers, at: indices, of: engine, parts: parts, requestSet: requestSet, requests: requests,
+            countedAs: alone ? nil : definition.name, into: &result)
         {
             return untimed
         }
@@ -695,12 +713,13 @@ public final class BenchmarkRunner {
         }
     }
 
-    /// A conformed engine's answers against the oracle's (and its exact cost, when counted); a
-    /// peer's block verdicts beside BlockBench's. Returns the untimed result when the answers are
-    /// wrong or counting them failed, nil when the engine goes on to be timed.
+    /// A conformed engine's answers against the oracle's (and its exact cost asked for, as
+    /// `benchmark`'s, when counted); a peer's block verdicts beside BlockBench's. Returns the
+    /// untimed result when the answers are wrong or its count could not be asked for, nil when
+    /// the engine goes on to be timed.
     private func check(
         _ answers: [RequestAnswer], at indices: [Int], of engine: any BenchEngine, parts: [BenchList], requestSet: String,
-        requests: [Request], counting: Bool, into result: inout EngineResult
+        requests: [Request], countedAs benchmark: String?, into result: inout EngineResult
     ) throws -> TimedMatch? {
         guard engine.conformed else {
             result.agreement = try agreement(of: answers, at: indices, parts: parts, requestSet: requestSet, requests: requests)
@@ -717,13 +736,11 @@ public final class BenchmarkRunner {
                 + (first.map { "; first at request \($0.0)" } ?? "")
             return Self.untimed(result)
         }
-        guard counting else { return nil }
+        guard let benchmark else { return nil }
         do {
-            let cost = try countMatch(parts, requestSet: requestSet, engine: engine, oracle: oracle)
-            result.instructions = cost?.recorded
-            result.dataMisses = cost?.recordedMisses
+            try askMatchCount(parts, requestSet: requestSet, engine: engine, oracle: oracle, benchmark: benchmark)
         } catch {
-            return Self.untimed(EngineResult(engine: engine.name, status: error is BenchmarkRunnerError ? .wrong : .error, message: "\(error)"))
+            return Self.untimed(EngineResult(engine: engine.name, status: .error, message: "\(error)"))
         }
         return nil
     }

@@ -9,7 +9,11 @@
 //  2. read every compiled file back (validated; the same bytes must come out) and conform it
 //     against the PCRE2 oracle on every shipped request set;
 //  3. run the match benchmarks (every engine's answers checked against the oracle first);
-//  4. run WebKit's vectors through the engine and the oracle.
+//  4. run WebKit's vectors through the engine and the oracle;
+//  5. take the exact counts the benchmarks asked for (BlockBench's instructions, data misses and
+//     heap peaks under Valgrind, when counted): each in a process of its own, as many at a time
+//     as there are cores, once nothing is being timed (their figures do not depend on what runs
+//     beside them).
 //
 // Everything it finds goes into a FullRunOutcome (FullRunOutcome.swift); every failure is also a
 // line of its `failures`.
@@ -103,6 +107,7 @@ public struct FullRun {
         try runBenchmarks(.match, runner, into: &outcome)
 
         try runVectors(into: &outcome)
+        takeCounts(runner, into: &outcome)
         for result in outcome.results {
             for engine in result.engines where engine.status == .wrong || engine.status == .error {
                 outcome.failures.append("\(result.name): \(engine.engine) is \(engine.status.rawValue): \(engine.message ?? "")")
@@ -192,6 +197,16 @@ public struct FullRun {
             outcome.vectorsFailed += vectors.failed
         }
         if outcome.vectorsFailed > 0 { outcome.failures.append("\(outcome.vectorsFailed) vectors fail") }
+    }
+
+    /// Stage 5: the exact counts the benchmarks asked for; a count that fails makes its result
+    /// an error or wrong (a failure of the run below).
+    func takeCounts(_ runner: BenchmarkRunner, into outcome: inout FullRunOutcome) {
+        guard runner.pendingCounts > 0 else { return }
+        output("\n== counts: \(runner.pendingCounts) exact counts under Valgrind, \(ProcessInfo.processInfo.activeProcessorCount) at a time")
+        let failed = runner.takeCounts(into: &outcome.results)
+        failed.forEach { output("FAIL: " + $0) }
+        if failed.isEmpty { output("every count taken") }
     }
 
     /// The list table, the conformance total and the benchmark summary.

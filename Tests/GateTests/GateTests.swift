@@ -73,8 +73,12 @@ private func failing(_ comparison: GateComparison) -> [String] { comparison.rows
         #expect((baseline.metrics["compile-kablock/bytes.urlPrograms"]?.value ?? 0) > 0)
         #expect((baseline.metrics["match-kablock-requests/interpreter steps per request"]?.value ?? 0) > 0)
         #expect(baseline.metrics["match-kablock-requests/time ratio to pcre2-jit"]?.kind == .timeRatio)
+        // Time ratios and memory move with the machine's load (other tests run beside this one):
+        // their tolerances are for CI's gate, which has the machine to itself.
+        var steady = baseline
+        steady.metrics = baseline.metrics.filter { !$0.value.kind.movesWithLoad }
         for _ in 0..<2 {
-            let comparison = GateComparison(baseline: baseline, now: measure(try smallRun()))
+            let comparison = GateComparison(baseline: steady, now: measure(try smallRun()).filter { !$0.value.kind.movesWithLoad })
             #expect(comparison.status == .pass, "\(comparison.table(changedOnly: true))")
         }
     }

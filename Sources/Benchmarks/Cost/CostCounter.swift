@@ -24,6 +24,7 @@
 
 import Foundation
 internal import CValgrind
+internal import Synchronization
 public import Conformance
 public import Engines
 
@@ -128,6 +129,7 @@ public enum CostCounterError: Error, CustomStringConvertible {
 }
 
 /// Runs measured regions of a `blockbench` executable under Valgrind and reads their counts.
+/// Several counts may run at once, each in a process of its own (CostQueue).
 public final class CostCounter: @unchecked Sendable {
     /// The `blockbench` executable whose regions are counted.
     public let executable: String
@@ -137,7 +139,8 @@ public final class CostCounter: @unchecked Sendable {
     /// A measured process that runs longer is stopped and the count fails.
     public var timeoutSeconds: Double = 1_800
     /// The fingerprint of the counts taken so far (all must agree).
-    public private(set) var fingerprint: CostFingerprint?
+    public var fingerprint: CostFingerprint? { seenFingerprint.withLock { $0 } }
+    private let seenFingerprint = Mutex<CostFingerprint?>(nil)
     private let toolchain: String
 
     /// `toolchain` is the fingerprint's first part (ReportMeta's).
@@ -290,11 +293,14 @@ public final class CostCounter: @unchecked Sendable {
         let seen = CostFingerprint(
             toolchain: toolchain, libc: Self.libcVersion, valgrind: Self.valgrindVersion(valgrindLog, fallback: valgrind),
             cpu: figures.cpuFeatures)
-        if let fingerprint, fingerprint != seen {
-            throw CostCounterError.failed(
-                command: command(arguments), reason: "counted on another fingerprint than the runs before: \(seen.differences(from: fingerprint))")
+        let earlier = seenFingerprint.withLock { known in
+            if known == nil { known = seen }
+            return known!
         }
-        fingerprint = seen
+        if earlier != seen {
+            throw CostCounterError.failed(
+                command: command(arguments), reason: "counted on another fingerprint than the runs before: \(seen.differences(from: earlier))")
+        }
         return figures
     }
 
