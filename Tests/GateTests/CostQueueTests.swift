@@ -6,6 +6,7 @@ import Synchronization
 import Testing
 @testable import Benchmarks
 @testable import Conformance
+import Engines
 
 private func answers(_ requests: Int, actions: Int) -> AnswerCounts {
     var counts = AnswerCounts()
