@@ -700,20 +700,22 @@ public struct DomainTable: Hashable, Sendable {
         _ url: UnsafeBufferPointer<UInt8>, _ labels: HostLabels, report: (_ table: Int, _ pattern: UInt32) -> Void
     ) {
         let (start, end) = (labels.start, labels.end)
-        guard labels.terminated, end > start else { return }
+        guard labels.terminated, end > start, let first = tables.baseAddress else { return }
+        // (Each table probed where it lies, `first + table`: an element of `tables` handed as a
+        // value is copied to the stack at every probe of every candidate.)
         if labels.hasUpperCase {
             forEachCandidate(url, start, end, folding: true) { candidate, hash in
-                for table in 0..<domainCount { probe(candidate, hash, url, end, tables[table], folding: true) { report(table, $0) } }
+                for table in 0..<domainCount { probe(candidate, hash, url, end, at: first + table, folding: true) { report(table, $0) } }
             }
         } else {
             forEachCandidate(url, start, end, folding: false) { candidate, hash in
-                for table in 0..<domainCount { probe(candidate, hash, url, end, tables[table], folding: false) { report(table, $0) } }
+                for table in 0..<domainCount { probe(candidate, hash, url, end, at: first + table, folding: false) { report(table, $0) } }
                 var groups = reading
                 while groups != 0 {
                     let group = groups.trailingZeroBitCount
                     groups &= groups - 1
                     for table in (group == 0 ? domainCount : groupEnds[group - 1])..<groupEnds[group] {
-                        probe(candidate, hash, url, end, tables[table], folding: false) { report(table, $0) }
+                        probe(candidate, hash, url, end, at: first + table, folding: false) { report(table, $0) }
                     }
                 }
             }
@@ -741,6 +743,25 @@ public struct DomainTable: Hashable, Sendable {
     ) {
         guard tables.shape.mayHold(hash, tables.presentBits) else { return }
         probeLine(candidate, hash, url, end, tables, folding: folding, report: report)
+    }
+
+    /// `probe` of the tables at `tables`, read where they lie (a loop over several tables').
+    @inline(__always)
+    private static func probe(
+        _ candidate: Int, _ hash: UInt64, _ url: UnsafeBufferPointer<UInt8>, _ end: Int, at tables: UnsafePointer<Tables>, folding: Bool,
+        report: (UInt32) -> Void
+    ) {
+        guard tables.pointee.shape.mayHold(hash, tables.pointee.presentBits) else { return }
+        probeLine(candidate, hash, url, end, at: tables, folding: folding, report: report)
+    }
+
+    /// `probeLine` of the tables at `tables`.
+    @inline(never)
+    private static func probeLine(
+        _ candidate: Int, _ hash: UInt64, _ url: UnsafeBufferPointer<UInt8>, _ end: Int, at tables: UnsafePointer<Tables>, folding: Bool,
+        report: (UInt32) -> Void
+    ) {
+        reportEntries(ofDomainFrom: candidate, hash, url, end, tables.pointee, folding: folding, report: report)
     }
 
     /// `probe`'s reads past the presence bits (a few candidates pass them): out of line, so that
