@@ -453,7 +453,7 @@ extension DenseTable {
             guard states * stride <= maximumEntries, used + states * stride <= budget else { break }
             used += states * stride
             tables.append(Joined(
-                table: DenseTable(group.map(\.decoded), classMaps: group.map(\.classMap), stride: stride),
+                table: DenseTable(group.map(\.decoded), classMaps: group.map(\.classMap), stride: stride, narrowing: false),
                 members: group.map(\.members), states: group.map(\.decoded.stateCount)))
             first = end
         }

@@ -352,9 +352,10 @@ public struct DenseTable: Hashable, Sendable {
     /// The table of `parts`' states, numbered by kind over all of them (plain, read on in,
     /// reporting; each kind in the order of the parts and of their states), so that one
     /// comparison tells a step's kind whichever part it is in. `narrowing`: its entries one byte
-    /// each if it has at most `narrowStates` states (only for a table of one part: parts are
-    /// run in one pass, `DenseView.run(_:_:_:report:)`, which reads entries of two bytes).
-    init(_ parts: [Decoded], classMaps: [[UInt8]], stride: Int, narrowing: Bool = false) {
+    /// each if it has at most `narrowStates` states and one part (parts are run in one pass,
+    /// `DenseView.run(_:_:_:report:)`, which reads entries of two bytes: a table of several parts
+    /// is never narrow).
+    init(_ parts: [Decoded], classMaps: [[UInt8]], stride: Int, narrowing: Bool) {
         enum Kind { case plain, readOn, reporting }
         // Per part, its first state's index among all (`first[p] + s`).
         var first: [Int] = []
@@ -431,7 +432,7 @@ public struct DenseTable: Hashable, Sendable {
         self.columns = self.classMaps.map { UInt32(place[Int($0)]) }
         self.stride = stride
         self.stateCount = kinds.count
-        self.narrow = narrowing && kinds.count <= Self.narrowStates
+        self.narrow = narrowing && parts.count == 1 && kinds.count <= Self.narrowStates
         self.entries = narrow ? Self.narrowed(entries) : entries
         self.loopStart = kinds.count { $0 == .plain }
         self.reportStart = kinds.count - (acceptStart.count - 1)
@@ -554,7 +555,8 @@ extension DenseTable {
     /// The run from `state` after `index` bytes (its reports told) to its end; returns the steps
     /// of the whole run (`index` and those taken here). (Where a pass of several tables leaves
     /// one to go on alone.)
-    /// (Only a table of two-byte entries: those of several parts.)
+    /// (Only a table of two-byte entries: a part of a table of several, never narrow, or a view
+    /// `ProgramSet.WholeTogether` admitted.)
     @inlinable
     func run(_ url: UnsafeBufferPointer<UInt8>, from state: Int, at index: Int, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void) -> Int {
         assert(!narrow, "a run in a pass of several parts reads two-byte entries")
@@ -781,7 +783,8 @@ extension DenseTable {
 struct JointPass {
     /// One run: its table's rows and their log2 width, its columns' places, the number its table's
     /// reporting states start at (a step to it or past it, `dead` included, leaves the silent
-    /// loop), and its state.
+    /// loop), and its state. (Its table's entries two bytes each: `ProgramSet.WholeTogether`
+    /// admits no narrow table.)
     struct Lane {
         var entries: UnsafePointer<UInt16>
         var shift: Int

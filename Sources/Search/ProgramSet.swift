@@ -817,6 +817,8 @@ public struct ProgramSet: Hashable, Sendable {
         private mutating func placeDenseTables(_ admitted: [(parts: [Int], table: DenseTable)]) {
             denseEntries = DenseEntries(tables: admitted.map(\.table.entries))
             for ((parts, table), start) in zip(admitted, denseEntries.starts) {
+                // (Parts of one table run in one pass, which reads two-byte entries.)
+                precondition(parts.count == 1 || !table.narrow, "a table of several parts has two-byte entries")
                 for (part, index) in parts.enumerated() {
                     entries[index] = Entry(Dense(
                         start: start, shift: table.shift, startState: table.parts[part].start, loopStart: table.loopStart,
@@ -1032,19 +1034,19 @@ public struct ProgramSet: Hashable, Sendable {
         private let domains: (DomainTable.Tables?, DomainTable.Tables?)
 
         /// The pass of `a`'s and `b`'s whole programs; nil unless both are prepared, their whole
-        /// programs are dense tables, four in all at most, and each set has one that searches the
-        /// URL (`searches`).
+        /// programs are dense tables of two-byte entries (not `DenseTable.narrow`: the pass reads
+        /// two), four in all at most, and each set has one that searches the URL (`searches`).
         public init?(_ a: ProgramSet, _ b: ProgramSet) {
             let (countA, countB) = (a.image.wholeRunCount, b.image.wholeRunCount)
             guard a.contents.isPrepared, b.contents.isPrepared, countA > 0, countB > 0, countA + countB <= 4 else { return nil }
+            let views = (a.image.withBuffers { buffers in (0..<countA).compactMap { buffers.dense($0) } })
+                + (b.image.withBuffers { buffers in (0..<countB).compactMap { buffers.dense($0) } })
+            guard views.count == countA + countB, !views.contains(where: \.narrow) else { return nil }
             // The pass steps both sets' runs in one loop: it pays where both go on over the URL.
             // A set whose whole programs are all anchored at the URL's start leaves the pass at
             // once, most often, and the other's pass alone (a table's parts in one walk,
             // `DenseView.run`) costs less than the joint pass left to it.
-            guard Self.searches(a), Self.searches(b) else { return nil }
-            let views = (a.image.withBuffers { buffers in (0..<countA).compactMap { buffers.dense($0) } })
-                + (b.image.withBuffers { buffers in (0..<countB).compactMap { buffers.dense($0) } })
-            guard views.count == countA + countB else { return nil }
+            guard Self.searches(views[..<countA]), Self.searches(views[countA...]) else { return nil }
             sets = (a, b)
             self.views = views
             self.countA = countA
@@ -1052,19 +1054,13 @@ public struct ProgramSet: Hashable, Sendable {
             domains = (a.contents.domains.lookupTables, b.contents.domains.lookupTables)
         }
 
-        /// Whether one of `set`'s whole programs searches the URL: its start state is kept alive
-        /// (not `DenseTable.dead`) by most bytes, as a pattern's with no `^` is, where one
-        /// anchored at the URL's start ends at its first byte that differs.
-        private static func searches(_ set: ProgramSet) -> Bool {
-            let image = set.image
-            return image.withBuffers { buffers in
-                (0..<image.wholeRunCount).contains { run in
-                    guard let view = buffers.dense(run) else { return false }
-                    let alive = (1..<128).count { byte in
-                        Int(view.entries[(view.start << view.shift) + Int(view.columns[byte])]) != Int(DenseTable.dead)
-                    }
-                    return alive > 64
-                }
+        /// Whether one of a set's whole programs (`views`, of two-byte entries) searches the URL:
+        /// its start state is kept alive (not `DenseTable.dead`) by most bytes, as a pattern's
+        /// with no `^` is, where one anchored at the URL's start ends at its first byte that
+        /// differs.
+        private static func searches(_ views: ArraySlice<DenseView>) -> Bool {
+            views.contains { view in
+                (1..<128).count { byte in Int(view.entries[(view.start &<< view.shift) &+ Int(view.columns[byte])]) != Int(DenseTable.dead) } > 64
             }
         }
 

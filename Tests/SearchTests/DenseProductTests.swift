@@ -20,7 +20,7 @@ private func productTable(_ a: Program, _ b: Program) throws -> (table: DenseTab
     let (x, y) = (try decoded(a), try decoded(b))
     let (product, classMap) = try #require(DenseTable.product(
         x, a.classOfByte, x.differencesFromStart(), y, b.classOfByte, y.differencesFromStart(), maximumEntries: DenseTable.maximumEntries))
-    return (DenseTable([product], classMaps: [classMap], stride: DenseTable.rowEntries(classCount: product.classCount)), product.stateCount)
+    return (DenseTable([product], classMaps: [classMap], stride: DenseTable.rowEntries(classCount: product.classCount), narrowing: false), product.stateCount)
 }
 
 /// `count` words of 3 to 8 characters of URLs, as unanchored literals.

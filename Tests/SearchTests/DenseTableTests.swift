@@ -218,6 +218,19 @@ private func reportsAndSteps(of program: Program, _ table: DenseTable, on url: S
         #expect(parts?.narrow == false)
     }
 
+    @Test func aTableOfSeveralPartsIsNeverNarrow() throws {
+        // Parts are run in one pass (`DenseView.run(_:_:_:report:)`), which reads entries of two
+        // bytes: a table of several stays wide even when narrowing is asked, one of one part not.
+        let programs = [try patternsProgram(["^ab"]), try patternsProgram(["cd"])]
+        let decoded = try programs.map {
+            try #require(DenseTable.decode($0, maximumStates: DenseTable.maximumStates, readingExceptions: true))
+        }
+        let stride = DenseTable.rowEntries(classCount: programs.map(\.classCount).max()!)
+        let several = DenseTable(decoded, classMaps: programs.map(\.classOfByte), stride: stride, narrowing: true)
+        let one = DenseTable([decoded[0]], classMaps: [programs[0].classOfByte], stride: stride, narrowing: true)
+        #expect(!several.narrow && one.narrow)
+    }
+
     @Test func aDeltaStateListingItsFirstNextClassTwiceIsExpanded() throws {
         // A valid program the compiler never writes: B, a delta state, lists class 0 first (to the
         // next instruction, C) and again (to A); the later listing wins, as the interpreter reads

@@ -40,7 +40,7 @@ private func withViews(_ tables: ArraySlice<DenseTable>, _ views: [DenseView] = 
             let tables = [0..<split, split..<runs].map { range in
                 let stride = random.next() % 2 == 0 ? 64 : DenseTable.rowEntries(classCount: programs[range].map(\.classCount).max()!)
                 strides.insert(stride)
-                return DenseTable(Array(decoded[range]), classMaps: programs[range].map(\.classOfByte), stride: stride)
+                return DenseTable(Array(decoded[range]), classMaps: programs[range].map(\.classOfByte), stride: stride, narrowing: false)
             }
             withViews(tables[...]) { views in
                 for _ in 0..<16 {
