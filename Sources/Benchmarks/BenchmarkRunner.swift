@@ -489,17 +489,24 @@ public final class BenchmarkRunner {
     private func withCompiledFiles<Value>(
         _ parts: [BenchList], of engine: any CompiledListEngine, saying: String, _ body: ([String]) throws -> Value
     ) throws -> Value? {
-        let lists = parts.compactMap { engine.compiledList(named: $0.name) }
-        guard lists.count == parts.count else { return nil }
+        guard parts.allSatisfy({ engine.compiledList(named: $0.name) != nil }) else { return nil }
         progress?(saying)
         let folder = try CostCounter.scratchFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
+        return try writeCompiledFiles(parts, of: engine, into: folder).map(body)
+    }
+
+    /// The files of `parts` as `engine` compiled them, written into `folder`; nil when the engine
+    /// has not compiled them all.
+    private func writeCompiledFiles(_ parts: [BenchList], of engine: any CompiledListEngine, into folder: String) throws -> [String]? {
+        let lists = parts.compactMap { engine.compiledList(named: $0.name) }
+        guard lists.count == parts.count else { return nil }
         var files: [String] = []
         for (part, compiled) in zip(parts, lists) {
             files.append(folder + "/\(part.name).bbc")
             try Data(compiled.serialized()).write(to: URL(fileURLWithPath: files.last!))
         }
-        return try body(files)
+        return files
     }
 
     /// Asks for BlockBench's instructions per request on the whole set, counted by answering it
@@ -508,15 +515,10 @@ public final class BenchmarkRunner {
     private func askMatchCount(
         _ parts: [BenchList], requestSet: String, engine: any BenchEngine, oracle: [RequestAnswer], benchmark: String
     ) throws {
-        guard engine.name == "blockbench", costCounter != nil, let engine = engine as? any CompiledListEngine else { return }
-        let lists = parts.compactMap { engine.compiledList(named: $0.name) }
-        guard lists.count == parts.count else { return }
-        let folder = try counts.keptFolder()
-        var files: [String] = []
-        for (part, compiled) in zip(parts, lists) {
-            files.append(folder + "/\(part.name).bbc")
-            try Data(compiled.serialized()).write(to: URL(fileURLWithPath: files.last!))
-        }
+        guard engine.name == "blockbench", costCounter != nil, let engine = engine as? any CompiledListEngine,
+            parts.allSatisfy({ engine.compiledList(named: $0.name) != nil }),
+            let files = try writeCompiledFiles(parts, of: engine, into: try counts.keptFolder())
+        else { return }
         counts.ask(
             PendingCount(
                 benchmark: benchmark, engine: engine.name,
@@ -870,11 +872,9 @@ public final class BenchmarkRunner {
 
 public enum BenchmarkRunnerError: Error, CustomStringConvertible {
     case oracle(String)
-    /// A counted run (CostCounter) answered or made something else than the measured one.
-    case counted(String)
     public var description: String {
         switch self {
-        case .oracle(let message), .counted(let message): message
+        case .oracle(let message): message
         }
     }
 }

@@ -102,9 +102,9 @@ final class CostQueue {
             result.heapPeakBytes = cost.heapPeakBytes
         case (.match(let cost), .match(_, _, _, let expected)):
             guard cost.answers == expected else {
-                let message = BenchmarkRunnerError.counted(
-                    "its counted answers differ from the oracle's (counted: \(cost.answers.text); oracle: \(expected.text))")
-                result = EngineResult(engine: result.engine, status: .wrong, message: "\(message)")
+                result = EngineResult(
+                    engine: result.engine, status: .wrong,
+                    message: "its counted answers differ from the oracle's (counted: \(cost.answers.text); oracle: \(expected.text))")
                 return
             }
             result.instructions = cost.recorded
