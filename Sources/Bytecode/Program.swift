@@ -207,7 +207,9 @@ public struct Program: Hashable, Sendable {
         /// Writes `state`'s row as a dense one (a target per class) into `dense`.
         @inline(__always)
         func write(row state: Int, into dense: UnsafeMutableBufferPointer<UInt32>) {
-            dense.update(repeating: DFAStateID.dead.rawValue)
+            // (`DFAStateID.dead` as the constant it is, all ones: the other module's global,
+            // read through its addressor, leaves the fill a loop of stores.)
+            dense.update(repeating: UInt32.max)
             for live in live(state) { dense[Int(classes[live])] = targets[live] }
         }
     }
