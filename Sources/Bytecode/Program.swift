@@ -207,7 +207,9 @@ public struct Program: Hashable, Sendable {
         /// Writes `state`'s row as a dense one (a target per class) into `dense`.
         @inline(__always)
         func write(row state: Int, into dense: UnsafeMutableBufferPointer<UInt32>) {
-            dense.update(repeating: DFAStateID.dead.rawValue)
+            // (`DFAStateID.dead` as the constant it is, all ones: the other module's global,
+            // read through its addressor, leaves the fill a loop of stores.)
+            dense.update(repeating: UInt32.max)
             for live in live(state) { dense[Int(classes[live])] = targets[live] }
         }
     }
@@ -638,26 +640,31 @@ public struct Program: Hashable, Sendable {
 
     /// Where a state's row differs from a reference row, counted over the state's live
     /// transitions: those leading elsewhere than the reference's, then the reference's live
-    /// classes dead in the state (its live classes less those the state shares).
+    /// classes dead in the state (its live classes less those the state shares: the state's
+    /// live classes but those dead in the reference, each of which leads elsewhere, as a live
+    /// transition never leads nowhere). Counted in the branch of a differing class only: most
+    /// classes of an unanchored pattern's state lead where the reference's do.
     struct Differences {
         private var differing = 0
-        private var shared = 0
+        private var deadInReference = 0
         private var last = DFAStateID.dead.rawValue
 
         /// A live transition of the state to `target`, where the reference leads to `referenceTarget`.
         @inline(__always)
         mutating func add(_ target: UInt32, reference referenceTarget: UInt32) {
-            if referenceTarget != DFAStateID.dead.rawValue { shared += 1 }
             if target != referenceTarget {
                 differing += 1
                 last = target
+                if referenceTarget == DFAStateID.dead.rawValue { deadInReference += 1 }
             }
         }
 
-        /// The classes that differ, and where the only one leads in the state when one does (a
-        /// class dead here but live in the reference leads nowhere).
-        func result(_ reference: ReferenceRow) -> (count: Int, only: UInt32) {
-            shared < reference.live ? (differing + reference.live - shared, DFAStateID.dead.rawValue) : (differing, last)
+        /// The classes that differ, given the state's `live` transitions, and where the only one
+        /// leads in the state when one does (a class dead here but live in the reference leads
+        /// nowhere).
+        func result(_ reference: ReferenceRow, live: Int) -> (count: Int, only: UInt32) {
+            let shared = live - deadInReference
+            return shared < reference.live ? (differing + reference.live - shared, DFAStateID.dead.rawValue) : (differing, last)
         }
     }
 
@@ -686,7 +693,7 @@ public struct Program: Hashable, Sendable {
         var differences = Differences()
         for transition in transitions {
             let target = rows.targets[transition]
-            let count = counts[Int(target)] + 1
+            let count = counts[Int(target)] &+ 1
             counts[Int(target)] = count
             if count > commonCount || (count == commonCount && target < common) {
                 common = target
@@ -713,7 +720,7 @@ public struct Program: Hashable, Sendable {
             plan = StatePlan(form: .fallback, fallback: common, exceptionCount: listed, cost: header + 4 + listed * 4)
         }
         if state == reference.state { return (plan, plan) }
-        return (plan, deltaPlan(differences.result(reference), acceptBytes: acceptBytes, next: next, over: plan))
+        return (plan, deltaPlan(differences.result(reference, live: live), acceptBytes: acceptBytes, next: next, over: plan))
     }
 
     /// `plan` (`state`'s plan without a reference) or the delta form against `reference`,
@@ -725,10 +732,11 @@ public struct Program: Hashable, Sendable {
     ) -> StatePlan {
         guard state != reference.state && plan.form != .stop && !plan.isNext else { return plan }
         var differences = Differences()
-        for transition in rows.live(state) {
+        let transitions = rows.live(state)
+        for transition in transitions {
             differences.add(rows.targets[transition], reference: reference.targets[Int(rows.classes[transition])])
         }
-        return deltaPlan(differences.result(reference), acceptBytes: acceptBytes, next: next, over: plan)
+        return deltaPlan(differences.result(reference, live: transitions.count), acceptBytes: acceptBytes, next: next, over: plan)
     }
 
     /// `plan` or the delta form listing `differences`' classes, whichever is shorter.
