@@ -631,22 +631,27 @@ extension DenseTable {
     /// for its previous step's read, and the other's step, independent of it, fills that wait.
     /// The same reports after the same bytes as `a.run` and `b.run`, the reports of one step in
     /// the order a, b; returns the steps of both runs. Once one run ends, the other goes on alone.
+    /// (The views lent where they lie, as the pass's below: an image's, made once.)
     @inlinable
     static func run(
-        _ a: DenseView, _ b: DenseView, _ url: UnsafeBufferPointer<UInt8>, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void
+        _ a: UnsafePointer<DenseView>, _ b: UnsafePointer<DenseView>, _ url: UnsafeBufferPointer<UInt8>,
+        report: (_ pattern: UInt32, _ bytesRead: Int) -> Void
     ) -> Int {
+        let (viewA, viewB) = (a, b)
+        let (a, b) = (a.pointee, b.pointee)
         if a.startReports { a.reportState(a.start, 0, report) }
         if b.startReports { b.reportState(b.start, 0, report) }
-        return run(a, b, url, from: a.start, b.start, at: 0, report: report)
+        return run(viewA, viewB, url, from: a.start, b.start, at: 0, report: report)
     }
 
     /// The pass of `a` and `b` (parts of one table) from `stateA` and `stateB` after `index` bytes
     /// (their reports told); returns the steps of both whole runs.
     @inlinable
     static func run(
-        _ a: DenseView, _ b: DenseView, _ url: UnsafeBufferPointer<UInt8>, from stateA: Int, _ stateB: Int, at index: Int,
-        report: (_ pattern: UInt32, _ bytesRead: Int) -> Void
+        _ a: UnsafePointer<DenseView>, _ b: UnsafePointer<DenseView>, _ url: UnsafeBufferPointer<UInt8>, from stateA: Int, _ stateB: Int,
+        at index: Int, report: (_ pattern: UInt32, _ bytesRead: Int) -> Void
     ) -> Int {
+        let (a, b) = (a.pointee, b.pointee)
         assert(a.entries == b.entries && a.reportStart == b.reportStart && b.columns > a.columns, "tables run in one pass are parts of one")
         // (An empty URL may have no address: only its NUL is read.)
         guard let bytes = url.baseAddress else { return a.finish(stateA, 0, report) &+ b.finish(stateB, 0, report) }
@@ -673,9 +678,11 @@ extension DenseTable {
     /// run ends, the other two go on as a pair.
     @inlinable
     static func run(
-        _ a: DenseView, _ b: DenseView, _ c: DenseView, _ url: UnsafeBufferPointer<UInt8>,
+        _ a: UnsafePointer<DenseView>, _ b: UnsafePointer<DenseView>, _ c: UnsafePointer<DenseView>, _ url: UnsafeBufferPointer<UInt8>,
         report: (_ pattern: UInt32, _ bytesRead: Int) -> Void
     ) -> Int {
+        let (viewA, viewB, viewC) = (a, b, c)
+        let (a, b, c) = (a.pointee, b.pointee, c.pointee)
         if a.startReports { a.reportState(a.start, 0, report) }
         if b.startReports { b.reportState(b.start, 0, report) }
         if c.startReports { c.reportState(c.start, 0, report) }
@@ -696,9 +703,9 @@ extension DenseTable {
             if liveC { c.reportIfAny(stateC, index, report) }
             switch (liveA, liveB, liveC) {
             case (true, true, true): continue
-            case (false, true, true): return index &+ run(b, c, url, from: stateB, stateC, at: index, report: report)
-            case (true, false, true): return index &+ run(a, c, url, from: stateA, stateC, at: index, report: report)
-            case (true, true, false): return index &+ run(a, b, url, from: stateA, stateB, at: index, report: report)
+            case (false, true, true): return index &+ run(viewB, viewC, url, from: stateB, stateC, at: index, report: report)
+            case (true, false, true): return index &+ run(viewA, viewC, url, from: stateA, stateC, at: index, report: report)
+            case (true, true, false): return index &+ run(viewA, viewB, url, from: stateA, stateB, at: index, report: report)
             case (true, false, false): return 2 &* index &+ a.run(url, from: stateA, at: index, report: report)
             case (false, true, false): return 2 &* index &+ b.run(url, from: stateB, at: index, report: report)
             case (false, false, true): return 2 &* index &+ c.run(url, from: stateC, at: index, report: report)
@@ -930,7 +937,12 @@ extension DenseTable {
         precondition(parts.count == 2 || parts.count == 3, "two or three parts run together")
         return withView(part: 0) { a in
             withView(part: 1) { b in
-                parts.count == 2 ? DenseView.run(a, b, url, report: report) : withView(part: 2) { c in DenseView.run(a, b, c, url, report: report) }
+                withUnsafePointer(to: a) { a in
+                    withUnsafePointer(to: b) { b in
+                        guard parts.count == 3 else { return DenseView.run(a, b, url, report: report) }
+                        return withView(part: 2) { c in withUnsafePointer(to: c) { c in DenseView.run(a, b, c, url, report: report) } }
+                    }
+                }
             }
         }
     }

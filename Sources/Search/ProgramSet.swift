@@ -418,11 +418,16 @@ public struct ProgramSet: Hashable, Sendable {
             @usableFromInline let denseAccepts: UnsafeBufferPointer<UInt32>
             @usableFromInline let denseColumns: UnsafeBufferPointer<UInt32>
             @usableFromInline let entries: UnsafeBufferPointer<Entry>
+            /// Per entry, its dense table's view (`view`), made once: a run is lent it where it
+            /// lies, not given one made from the entry's words at each run. (A compact entry's is
+            /// read by nothing.)
+            @usableFromInline let views: UnsafePointer<DenseView>
 
             @inlinable init(
                 code: UnsafeBufferPointer<UInt8>, classes: UnsafeBufferPointer<UInt8>, referenceRows: UnsafeBufferPointer<UInt32>,
                 denseEntries: UnsafePointer<UInt16>, denseAcceptStart: UnsafeBufferPointer<Int32>,
-                denseAccepts: UnsafeBufferPointer<UInt32>, denseColumns: UnsafeBufferPointer<UInt32>, entries: UnsafeBufferPointer<Entry>
+                denseAccepts: UnsafeBufferPointer<UInt32>, denseColumns: UnsafeBufferPointer<UInt32>, entries: UnsafeBufferPointer<Entry>,
+                views: UnsafePointer<DenseView>
             ) {
                 self.code = code
                 self.classes = classes
@@ -432,6 +437,7 @@ public struct ProgramSet: Hashable, Sendable {
                 self.denseAccepts = denseAccepts
                 self.denseColumns = denseColumns
                 self.entries = entries
+                self.views = views
             }
 
             /// Entry `index`'s dense table, if it has one.
@@ -450,16 +456,16 @@ public struct ProgramSet: Hashable, Sendable {
                 return first.isDense && second.isDense && first.words.0 == second.words.0
             }
 
-            /// Entry `index`'s dense table (one that has one: `sharesTable`).
+            /// Entry `index`'s dense table (one that has one: `sharesTable`), where its view lies.
             @inlinable @inline(__always)
-            func denseView(_ index: Int) -> DenseView { view(entries[index].dense.unsafelyUnwrapped) }
+            func denseView(_ index: Int) -> UnsafePointer<DenseView> { views + index }
 
             /// `view`'s run over `url`, in a function of its own: its loop keeps its state, place and
             /// addresses in registers, which a run inlined into a set's run, with that run's
             /// values live around it, does not.
             @usableFromInline @inline(never)
-            static func runAlone(_ view: DenseView, _ url: UnsafeBufferPointer<UInt8>, report: (UInt32, Int) -> Void) -> Int {
-                view.run(url, report: report)
+            static func runAlone(_ view: UnsafePointer<DenseView>, _ url: UnsafeBufferPointer<UInt8>, report: (UInt32, Int) -> Void) -> Int {
+                view.pointee.run(url, report: report)
             }
 
             @inlinable @inline(__always)
@@ -474,7 +480,7 @@ public struct ProgramSet: Hashable, Sendable {
             @inlinable @inline(__always)
             func execute(_ index: Int, _ url: UnsafeBufferPointer<UInt8>, _ report: (UInt32, Int) -> Void) -> Int {
                 let entry = entries[index]
-                if let table = entry.dense { return Self.runAlone(view(table), url, report: report) }
+                if entry.isDense { return Self.runAlone(views + index, url, report: report) }
                 let program = entry.compact
                 let (classStart, rowStart) = (program.classStart, program.referenceRowStart)
                 return Program.execute(
@@ -602,8 +608,9 @@ public struct ProgramSet: Hashable, Sendable {
                 // Each array from a 16-byte boundary, the entries first, from a line's start: an
                 // entry then lies on one line.
                 func size<T>(_ array: [T]) -> Int { (array.count * MemoryLayout<T>.stride + 15) / 16 * 16 }
+                let viewsSize = (entries.count * MemoryLayout<DenseView>.stride + 15) / 16 * 16
                 let total = size(code) + size(classes) + size(referenceRows) + size(denseAcceptStart) + size(denseAccepts)
-                    + size(denseColumns) + size(entries)
+                    + size(denseColumns) + size(entries) + viewsSize
                 let memory = TableMemory(byteCount: max(total, 16), alignment: 64)
                 var offset = 0
                 func place<T>(_ array: [T]) -> UnsafeBufferPointer<T> {
@@ -613,10 +620,15 @@ public struct ProgramSet: Hashable, Sendable {
                     return UnsafeBufferPointer(start: start, count: array.count)
                 }
                 let placedEntries = place(entries)
-                buffers = Buffers(
+                let views = (memory.base + offset).bindMemory(to: DenseView.self, capacity: entries.count)
+                offset += viewsSize
+                let placed = Buffers(
                     code: place(code), classes: place(classes), referenceRows: place(referenceRows),
                     denseEntries: UnsafePointer(denseEntries.base), denseAcceptStart: place(denseAcceptStart),
-                    denseAccepts: place(denseAccepts), denseColumns: place(denseColumns), entries: placedEntries)
+                    denseAccepts: place(denseAccepts), denseColumns: place(denseColumns), entries: placedEntries, views: views)
+                // (A compact entry's view: the empty table's, read by nothing.)
+                for (index, entry) in entries.enumerated() { (views + index).initialize(to: placed.view(entry.dense ?? Dense())) }
+                buffers = placed
                 self.memory = memory
                 self.denseEntries = denseEntries
             }
