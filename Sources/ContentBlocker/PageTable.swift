@@ -55,6 +55,9 @@ final class PageTable {
 
     /// The places, `count` of them in use (filled in order), `capacity` allocated.
     private let entries: UnsafeMutablePointer<Entry>
+    /// Per place, its URLs' lengths in one word (`lengths`), side by side: a request's page is
+    /// looked for among them, a word a place, before a place's entry is read.
+    private let keys: UnsafeMutablePointer<Int>
     @exclusivity(unchecked) private var count = 0
     /// Requests placed since the table was made: the pages' clock.
     @exclusivity(unchecked) private var answers = 0
@@ -73,6 +76,7 @@ final class PageTable {
     init(capacity: Int) {
         self.capacity = max(0, capacity)
         entries = .allocate(capacity: self.capacity)
+        keys = .allocate(capacity: self.capacity)
     }
 
     deinit {
@@ -81,6 +85,7 @@ final class PageTable {
             entries[slot].domain.deallocate()
         }
         entries.deallocate()
+        keys.deallocate()
     }
 
     /// The place of `request`'s page, the page made there (and the least recently used one
@@ -107,11 +112,12 @@ final class PageTable {
     }
 
     private func slot(_ main: UnsafeBufferPointer<UInt8>, _ frame: UnsafeBufferPointer<UInt8>) -> (Int, Bool) {
-        if lastPage < count && names(entries[lastPage], main, frame) {
+        let key = Self.lengths(main, frame)
+        if lastPage < count && keys[lastPage] == key && names(entries[lastPage], main, frame) {
             entries[lastPage].lastUse = answers
             return (lastPage, false)
         }
-        for slot in 0..<count where slot != lastPage && names(entries[slot], main, frame) {
+        for slot in 0..<count where keys[slot] == key && slot != lastPage && names(entries[slot], main, frame) {
             lastPage = slot
             entries[slot].lastUse = answers
             return (slot, false)
@@ -121,6 +127,7 @@ final class PageTable {
             (entries + count).initialize(to: Entry(
                 bytes: .allocate(capacity: 1), byteCapacity: 1, mainCount: 0, frameCount: 0, frameStart: 0, domain: .allocate(capacity: Self.domainBytes),
                 domainCount: -1, lastUse: 0))
+            (keys + count).initialize(to: 0)
             lastPage = count
             count += 1
         } else {
@@ -129,6 +136,13 @@ final class PageTable {
         }
         write(main, frame, at: lastPage)
         return (lastPage, true)
+    }
+
+    /// The lengths of a page's URLs `main` and `frame` in one word (a place's key: equal for the
+    /// same page; pages of other lengths may share one, and are told apart by `names`).
+    @inline(__always)
+    private static func lengths(_ main: UnsafeBufferPointer<UInt8>, _ frame: UnsafeBufferPointer<UInt8>) -> Int {
+        main.count &<< 32 ^ frame.count
     }
 
     /// Whether `entry` is the page of the URLs `main` and `frame`.
@@ -164,6 +178,7 @@ final class PageTable {
         if !frameIsMain, let start = frame.baseAddress { (bytes + main.count).update(from: start, count: frame.count) }
         entries[slot].mainCount = main.count
         entries[slot].frameCount = frame.count
+        keys[slot] = Self.lengths(main, frame)
         entries[slot].domainCount = -1
         entries[slot].lastUse = answers
     }
