@@ -364,8 +364,9 @@ public struct ProgramSet: Hashable, Sendable {
         /// programs. (An entry with a dense table has no code, class map or reference row: a run
         /// reads its table alone.)
         @usableFromInline var entries: [Entry] = []
-        /// `code`, `classes`, `referenceRows`, `denseAcceptStart`, `denseAccepts`, `denseColumns` and
-        /// `entries` as a run reads them; they are emptied once copied there.
+        /// `code`, `classes`, `referenceRows`, `denseAcceptStart`, `denseAccepts`, `denseColumns`,
+        /// `entries`, `firstByteStart`, `startingSuffixes` and `secondBytes` as a run reads them;
+        /// they are emptied once copied there.
         @usableFromInline var packed = Packed.empty
         /// Per stage: its prefix's entry, and where its 130 first-byte slots start in `firstByteStart`.
         @usableFromInline var stagePrefixes: [Int32] = []
@@ -422,12 +423,18 @@ public struct ProgramSet: Hashable, Sendable {
             /// lies, not given one made from the entry's words at each run. (A compact entry's is
             /// read by nothing.)
             @usableFromInline let views: UnsafePointer<DenseView>
+            /// The stages' suffixes by first byte (`Image.firstByteStart`, `startingSuffixes`,
+            /// `secondBytes`), read at every place where a prefix ends.
+            @usableFromInline let firstByteStart: UnsafePointer<Int32>
+            @usableFromInline let startingSuffixes: UnsafePointer<Int32>
+            @usableFromInline let secondBytes: UnsafePointer<ASCIISet>
 
             @inlinable init(
                 code: UnsafeBufferPointer<UInt8>, classes: UnsafeBufferPointer<UInt8>, referenceRows: UnsafeBufferPointer<UInt32>,
                 denseEntries: UnsafePointer<UInt16>, denseAcceptStart: UnsafeBufferPointer<Int32>,
                 denseAccepts: UnsafeBufferPointer<UInt32>, denseColumns: UnsafeBufferPointer<UInt32>, entries: UnsafeBufferPointer<Entry>,
-                views: UnsafePointer<DenseView>
+                views: UnsafePointer<DenseView>, firstByteStart: UnsafePointer<Int32>, startingSuffixes: UnsafePointer<Int32>,
+                secondBytes: UnsafePointer<ASCIISet>
             ) {
                 self.code = code
                 self.classes = classes
@@ -438,6 +445,9 @@ public struct ProgramSet: Hashable, Sendable {
                 self.denseColumns = denseColumns
                 self.entries = entries
                 self.views = views
+                self.firstByteStart = firstByteStart
+                self.startingSuffixes = startingSuffixes
+                self.secondBytes = secondBytes
             }
 
             /// Entry `index`'s dense table, if it has one.
@@ -557,7 +567,7 @@ public struct ProgramSet: Hashable, Sendable {
                 }
                 runs &+= 1
             }
-            let slots = stage * 130
+            let slots = stage &* 130
             let startBytes = stageStartBytes[stage]
             var next = 0
             while true {
@@ -580,11 +590,12 @@ public struct ProgramSet: Hashable, Sendable {
                 // The input after it: the URL's next byte, the end-of-URL NUL, or none
                 // (128 also stands for bytes from 128 on: the run stops there).
                 let second = end + 1 < url.count ? min(url[end + 1], 128) : end + 1 == url.count ? 0 : 128
-                for at in Int(firstByteStart[slots + byte])..<Int(firstByteStart[slots + byte + 1]) {
-                    let goesOn = secondBytes[at]
+                // (Read where the image packed them: the places and slots it made, unchecked.)
+                for at in Int(buffers.firstByteStart[slots &+ byte])..<Int(buffers.firstByteStart[slots &+ byte &+ 1]) {
+                    let goesOn = buffers.secondBytes[at]
                     guard second < 128 ? goesOn.contains(second) : goesOn == Program.everyByte else { continue }
                     let rest = UnsafeBufferPointer(rebasing: url[end...])
-                    steps += buffers.execute(Int(startingSuffixes[at]), rest) { pattern, _ in report(pattern) }
+                    steps += buffers.execute(Int(buffers.startingSuffixes[at]), rest) { pattern, _ in report(pattern) }
                     runs += 1
                 }
                 // (A byte from 128 on stops every run: no place after it counts.)
@@ -603,14 +614,15 @@ public struct ProgramSet: Hashable, Sendable {
 
             init(
                 code: [UInt8], classes: [UInt8], referenceRows: [UInt32], denseEntries: DenseEntries, denseAcceptStart: [Int32],
-                denseAccepts: [UInt32], denseColumns: [UInt32], entries: [Entry]
+                denseAccepts: [UInt32], denseColumns: [UInt32], entries: [Entry], firstByteStart: [Int32] = [],
+                startingSuffixes: [Int32] = [], secondBytes: [ASCIISet] = []
             ) {
                 // Each array from a 16-byte boundary, the entries first, from a line's start: an
                 // entry then lies on one line.
                 func size<T>(_ array: [T]) -> Int { (array.count * MemoryLayout<T>.stride + 15) / 16 * 16 }
                 let viewsSize = (entries.count * MemoryLayout<DenseView>.stride + 15) / 16 * 16
                 let total = size(code) + size(classes) + size(referenceRows) + size(denseAcceptStart) + size(denseAccepts)
-                    + size(denseColumns) + size(entries) + viewsSize
+                    + size(denseColumns) + size(entries) + viewsSize + size(firstByteStart) + size(startingSuffixes) + size(secondBytes)
                 let memory = TableMemory(byteCount: max(total, 16), alignment: 64)
                 var offset = 0
                 func place<T>(_ array: [T]) -> UnsafeBufferPointer<T> {
@@ -625,7 +637,9 @@ public struct ProgramSet: Hashable, Sendable {
                 let placed = Buffers(
                     code: place(code), classes: place(classes), referenceRows: place(referenceRows),
                     denseEntries: UnsafePointer(denseEntries.base), denseAcceptStart: place(denseAcceptStart),
-                    denseAccepts: place(denseAccepts), denseColumns: place(denseColumns), entries: placedEntries, views: views)
+                    denseAccepts: place(denseAccepts), denseColumns: place(denseColumns), entries: placedEntries, views: views,
+                    firstByteStart: place(firstByteStart).baseAddress!, startingSuffixes: place(startingSuffixes).baseAddress!,
+                    secondBytes: place(secondBytes).baseAddress!)
                 // (A compact entry's view: the empty table's, read by nothing.)
                 for (index, entry) in entries.enumerated() { (views + index).initialize(to: placed.view(entry.dense ?? Dense())) }
                 buffers = placed
@@ -654,8 +668,10 @@ public struct ProgramSet: Hashable, Sendable {
             stageCount = stagePrefixes.count
             packed = Packed(
                 code: code, classes: classes, referenceRows: referenceRows, denseEntries: denseEntries,
-                denseAcceptStart: denseAcceptStart, denseAccepts: denseAccepts, denseColumns: denseColumns, entries: entries)
+                denseAcceptStart: denseAcceptStart, denseAccepts: denseAccepts, denseColumns: denseColumns, entries: entries,
+                firstByteStart: firstByteStart, startingSuffixes: startingSuffixes, secondBytes: secondBytes)
             (code, classes, referenceRows, denseAcceptStart, denseAccepts, denseColumns, entries) = ([], [], [], [], [], [], [])
+            (firstByteStart, startingSuffixes, secondBytes) = ([], [], [])
         }
 
         /// Appends `program`'s entry (its code, class map and reference row placed by `placeCode`).
@@ -1538,9 +1554,6 @@ extension ProgramSet.Image {
         memory.add(indexes, array: stageStartsEverywhere)
         memory.add(indexes, array: stageReadsHostLabels)
         memory.add(indexes, array: stageStartBytes)
-        memory.add(indexes, array: firstByteStart)
-        memory.add(indexes, array: startingSuffixes)
-        memory.add(indexes, array: secondBytes)
         memory.add(indexes, array: wholeRunPrograms)
         for programs in wholeRunPrograms { memory.add(indexes, array: programs) }
         memory.add(indexes, array: wholeRunStates)
