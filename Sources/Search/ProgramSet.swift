@@ -478,6 +478,14 @@ public struct ProgramSet: Hashable, Sendable {
                 view.pointee.run(url, report: report)
             }
 
+            /// The pass of the parts whose views lie at `views` and the next one (`DenseView.run`),
+            /// in a function of its own as `runAlone` is: a set's run hands it one address, the
+            /// views' start states read there.
+            @usableFromInline @inline(never)
+            static func runPair(_ views: UnsafePointer<DenseView>, _ url: UnsafeBufferPointer<UInt8>, report: (UInt32, Int) -> Void) -> Int {
+                DenseView.run(views, views + 1, url, report: report)
+            }
+
             @inlinable @inline(__always)
             func view(_ table: Dense) -> DenseView {
                 DenseView(
@@ -1012,7 +1020,7 @@ public struct ProgramSet: Hashable, Sendable {
                     steps &+= DenseView.run(first, second, buffers.denseView(index &+ 2), url, report: found)
                     index &+= 3
                 } else {
-                    steps &+= DenseView.run(first, second, url, report: found)
+                    steps &+= Image.Buffers.runPair(first, url, report: found)
                     index &+= 2
                 }
             } else {
