@@ -501,51 +501,21 @@ public struct Program: Hashable, Sendable {
                 }
                 return
             }
-            // (The first class, written already, is skipped: it leads where unlisted classes do.)
+            // (The first class, written already, is made to lead where unlisted classes do.)
+            rows.write(row: state, into: rowBuffer)
             if plan.isDelta {
-                writeDifferences(live, from: rows.live(reference!), skipping: first, targets: !plan.isNext, into: &code)
-            } else {
-                writeExceptions(live, to: plan.fallback, skipping: first, into: &code)
-            }
-        }
-
-        /// The classes where the live transitions `live` (a state's) and `referenceLive` (the
-        /// reference's) differ, but `skipped`, each with the state's target when `targets`: the
-        /// two lists merged by class (both increasing), a class missing from one leading nowhere
-        /// there.
-        private func writeDifferences(
-            _ live: Range<Int>, from referenceLive: Range<Int>, skipping skipped: Int, targets: Bool, into code: inout CodeBuffer
-        ) {
-            let dead = DFAStateID.dead.rawValue
-            var (own, other) = (live.lowerBound, referenceLive.lowerBound)
-            while own < live.upperBound || other < referenceLive.upperBound {
-                let ownClass = own < live.upperBound ? Int(rows.classes[own]) : Int.max
-                let otherClass = other < referenceLive.upperBound ? Int(rows.classes[other]) : Int.max
-                let byteClass = min(ownClass, otherClass)
-                let target = ownClass == byteClass ? rows.targets[own] : dead
-                let referenceTarget = otherClass == byteClass ? rows.targets[other] : dead
-                if ownClass == byteClass { own += 1 }
-                if otherClass == byteClass { other += 1 }
-                guard target != referenceTarget && byteClass != skipped else { continue }
-                code.u8(UInt8(byteClass))
-                if targets { code.target(target) }
-            }
-        }
-
-        /// Every class whose target (nowhere when it is not in `live`) is not `fallback`, but
-        /// `skipped`, with its target: the classes in order, the live list read alongside.
-        private func writeExceptions(_ live: Range<Int>, to fallback: UInt32, skipping skipped: Int, into code: inout CodeBuffer) {
-            let dead = DFAStateID.dead.rawValue
-            var next = live.lowerBound
-            for byteClass in 0..<classCount {
-                var target = dead
-                if next < live.upperBound && Int(rows.classes[next]) == byteClass {
-                    target = rows.targets[next]
-                    next += 1
+                let reference = referenceRow!
+                if first >= 0 { rowBuffer[first] = reference[first] }
+                for byteClass in 0..<classCount where rowBuffer[byteClass] != reference[byteClass] {
+                    code.u8(UInt8(byteClass))
+                    if !plan.isNext { code.target(rowBuffer[byteClass]) }
                 }
-                guard target != fallback && byteClass != skipped else { continue }
-                code.u8(UInt8(byteClass))
-                code.target(target)
+            } else {
+                if first >= 0 { rowBuffer[first] = plan.fallback }
+                for byteClass in 0..<classCount where rowBuffer[byteClass] != plan.fallback {
+                    code.u8(UInt8(byteClass))
+                    code.target(rowBuffer[byteClass])
+                }
             }
         }
     }
