@@ -23,14 +23,17 @@ public struct NFAStateID: Hashable, Comparable, Sendable, CustomStringConvertibl
 }
 
 /// A state of a `DFA`.
+@frozen
 public struct DFAStateID: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var rawValue: UInt32
-    public init(_ rawValue: UInt32) { self.rawValue = rawValue }
+    @inlinable public init(_ rawValue: UInt32) { self.rawValue = rawValue }
     public init(_ rawValue: Int) { self.rawValue = UInt32(rawValue) }
     public static func < (lhs: DFAStateID, rhs: DFAStateID) -> Bool { lhs.rawValue < rhs.rawValue }
     public var description: String { "d\(rawValue)" }
-    /// The absent transition: the automaton stops (no pattern can match any more).
-    public static let dead = DFAStateID(UInt32.max)
+    /// The absent transition: the automaton stops (no pattern can match any more). A constant
+    /// other modules see (not a stored global read through its addressor), so that the loops
+    /// that compare or fill with it fold it.
+    @inlinable public static var dead: DFAStateID { DFAStateID(UInt32.max) }
     public var isDead: Bool { rawValue == UInt32.max }
 }
 
