@@ -146,4 +146,36 @@ private func oracleMatches(_ filter: String, _ subject: String, caseSensitive: B
         #expect(matched == urls.count - 3, "all but `acd`, `other.com/track` and `y.gif?z`")
         #expect(fast.skippedByPrefilter > 0 && full.skippedByPrefilter == 0)
     }
+
+    /// Rules without a url-filter literal but with a positive condition are looked at only on
+    /// pages holding one of the condition's literals: none of them is dropped where it could
+    /// apply (literals in either case, of a case-sensitive top URL, of a frame URL, several domains).
+    @Test func theConditionPrefilterDropsNoApplyingRule() throws {
+        let rules = try list([
+            #""url-filter":".*","if-domain":["example.com","*shop.org"]"#,
+            #""url-filter":".*","if-top-url":["Sport/NEWS\\.txt"],"top-url-filter-is-case-sensitive":true"#,
+            #""url-filter":".*","if-top-url":["video"]"#, #""url-filter":"a","if-frame-url":["widget"]"#,
+            #""url-filter":".*","unless-domain":["example.com"]"#, #""url-filter":".*","if-top-url":["ab","cdef"]"#,
+        ])
+        let prepared = try ReferenceRuleList(rules, jit: false)
+        let fast = ReferenceEvaluator(prepared, usesPrefilter: true, matcher: .interpreter, samplesInterpreter: false)
+        let full = ReferenceEvaluator(prepared, usesPrefilter: false, matcher: .interpreter, samplesInterpreter: false)
+        let pages = [
+            "https://EXAMPLE.com/", "http://a.b.shop.org/x", "https://news.com/sport/news.txt", "https://news.com/Sport/NEWS.txt",
+            "https://www.VIDEO.net/", "https://other.com/widget", "https://other.com/ab",
+        ]
+        var applying = Set<RuleIndex>()
+        for page in pages {
+            for frame in [page, "https://cdn.net/WIDGET/"] {
+                let request = Request(
+                    url: CanonicalURL("https://cdn.net/a.js"), mainDocumentURL: CanonicalURL(page), frameURL: CanonicalURL(frame),
+                    resourceType: .script)
+                let expected = try full.outcome(for: request)
+                #expect(try fast.outcome(for: request) == expected, "\(page) in \(frame)")
+                applying.formUnion(expected.matchingRules)
+            }
+        }
+        #expect(applying.count == 6, "every rule applies somewhere")
+        #expect(fast.skippedByPrefilter > 0)
+    }
 }
