@@ -7,8 +7,9 @@
 //
 // The one shortcut: a rule whose url-filter requires a literal (URLFilterTranslation) is not
 // tried on a URL that does not contain it, and a condition pattern (if-domain, if-top-url, ...)
-// that requires one is not asked of PCRE2 when the page or frame URL lacks it. Which rules to look at is found through the first
-// three bytes of each literal. A rule without such a url-filter literal but with a positive
+// that requires one is not asked of PCRE2 when the page or frame URL lacks it. Which rules to look at is found through one
+// three-byte piece of each literal, the one fewest rules' literals hold (any piece of a literal
+// the URL lacks rules the literal out; a rare one names few rules). A rule without such a url-filter literal but with a positive
 // condition (if-domain, if-top-url, if-frame-url) whose every pattern requires one is looked at
 // only on pages whose main document (or frame) URL holds one of those literals' first three bytes:
 // the condition cannot hold otherwise. `usesPrefilter = false` tries every rule, and a test shows
@@ -71,7 +72,7 @@ public final class ReferenceRuleList: Sendable {
     let listings: [Listing?]
     /// Rules without a literal of three bytes or more, in url-filter or condition: tried on every URL.
     let alwaysTried: [Int32]
-    /// Rules by the first three bytes of their literal.
+    /// Rules by the three bytes of their literal that the fewest literals hold.
     let byTrigram: [UInt32: [Int32]]
     /// Rules in neither of the above, by the first three bytes of each of their condition
     /// patterns' literals: those over the main document URL, and those over the frame URL.
@@ -215,18 +216,21 @@ public final class ReferenceRuleList: Sendable {
     }
 
     /// The prefilter's index: per rule its url-filter's required literal, and the rules by the
-    /// literal's first three bytes; failing that, by their condition patterns' literals; failing
+    /// literal's rarest three bytes; failing that, by their condition patterns' literals; failing
     /// both, tried on every URL.
     private static func prefilter(
         _ facts: [RuleFacts], _ patterns: [OraclePattern], _ conditionPatternIDs: [Int32]
     ) -> PrefilterIndex {
         var index = PrefilterIndex()
-        for (slot, fact) in facts.enumerated() {
+        index.literals = facts.map { fact in
             let filter = patterns[Int(fact.urlPattern)]
-            let literal = filter.matchesEverything ? [] : filter.translation.requiredLiteral
-            index.literals.append(literal)
+            return filter.matchesEverything ? [] : filter.translation.requiredLiteral
+        }
+        let frequency = trigramFrequency(index.literals)
+        for (slot, fact) in facts.enumerated() {
+            let literal = index.literals[slot]
             if literal.count >= 3 {
-                index.byTrigram[Self.trigram(literal[0], literal[1], literal[2]), default: []].append(Int32(slot))
+                index.byTrigram[rarestTrigram(literal, frequency), default: []].append(Int32(slot))
             } else if let keys = conditionKeys(fact, patterns, conditionPatternIDs) {
                 for key in keys {
                     if fact.conditionSubject == .frame {
@@ -240,6 +244,26 @@ public final class ReferenceRuleList: Sendable {
             }
         }
         return index
+    }
+
+    /// How many of `literals` hold each trigram.
+    private static func trigramFrequency(_ literals: [[UInt8]]) -> [UInt32: Int] {
+        var frequency: [UInt32: Int] = [:]
+        for literal in literals where literal.count >= 3 {
+            Set((0...(literal.count - 3)).map { trigram(literal[$0], literal[$0 + 1], literal[$0 + 2]) }).forEach { frequency[$0, default: 0] += 1 }
+        }
+        return frequency
+    }
+
+    /// The trigram of `literal` (three bytes or more) that the fewest literals hold; the first
+    /// such on a tie.
+    private static func rarestTrigram(_ literal: [UInt8], _ frequency: [UInt32: Int]) -> UInt32 {
+        var best = trigram(literal[0], literal[1], literal[2])
+        for start in 0...(literal.count - 3) {
+            let key = trigram(literal[start], literal[start + 1], literal[start + 2])
+            if frequency[key, default: 0] < frequency[best, default: 0] { best = key }
+        }
+        return best
     }
 
     /// The first three bytes of each literal of a positive condition's patterns, when every
@@ -526,7 +550,7 @@ public final class ReferenceEvaluator {
     }
 
     /// The rules to look at, in rule order: every rule without the prefilter; otherwise the rules
-    /// without a literal, those whose literal's first three bytes occur in the URL, and the page's
+    /// without a literal, those whose literal's indexed three bytes occur in the URL, and the page's
     /// (`pageCandidates`).
     private func collectCandidates(_ url: UnsafeBufferPointer<UInt8>, _ lowered: UnsafeBufferPointer<UInt8>) {
         candidates.removeAll(keepingCapacity: true)
