@@ -7,9 +7,13 @@
 //
 // The one shortcut: a rule whose url-filter requires a literal (URLFilterTranslation) is not
 // tried on a URL that does not contain it, and a condition pattern (if-domain, if-top-url, ...)
-// that requires one is not asked of PCRE2 when the page or frame URL lacks it. Which rules to look at is found through the first
-// three bytes of each literal; `usesPrefilter = false` tries every rule, and a test shows the
-// two give the same answers on the corpora.
+// that requires one is not asked of PCRE2 when the page or frame URL lacks it. Which rules to look at is found through one
+// three-byte piece of each literal, the one fewest rules' literals hold (any piece of a literal
+// the URL lacks rules the literal out; a rare one names few rules). A rule without such a url-filter literal but with a positive
+// condition (if-domain, if-top-url, if-frame-url) whose every pattern requires one is looked at
+// only on pages whose main document (or frame) URL holds one of those literals' first three bytes:
+// the condition cannot hold otherwise. `usesPrefilter = false` tries every rule, and a test shows
+// the two give the same answers on the corpora.
 // Tested by PCRE2OracleTests (WebKit's request vectors; ReferenceRuleListTests: patterns compiled
 // once, the prefilter changes no answer) and ConformanceTests/ConformanceTests.swift.
 
@@ -66,10 +70,14 @@ public final class ReferenceRuleList: Sendable {
     let conditionPatternIDs: [Int32]
     /// Per rule: where its action is listed (nil: ignore rules and the global style sheet).
     let listings: [Listing?]
-    /// Rules without a literal of three bytes or more: tried on every URL.
+    /// Rules without a literal of three bytes or more, in url-filter or condition: tried on every URL.
     let alwaysTried: [Int32]
-    /// Rules by the first three bytes of their literal.
+    /// Rules by the three bytes of their literal that the fewest literals hold.
     let byTrigram: [UInt32: [Int32]]
+    /// Rules in neither of the above, by the first three bytes of each of their condition
+    /// patterns' literals: those over the main document URL, and those over the frame URL.
+    let byMainDocumentTrigram: [UInt32: [Int32]]
+    let byFrameTrigram: [UInt32: [Int32]]
     /// Per rule: its literal, lower-case when the filter is case-insensitive (empty: none).
     let literals: [[UInt8]]
 
@@ -127,7 +135,9 @@ public final class ReferenceRuleList: Sendable {
         self.facts = facts
         self.conditionPatternIDs = conditionPatternIDs
         listings = Self.listings(list.rules, matchesEverything: facts.map { patterns[Int($0.urlPattern)].matchesEverything })
-        (alwaysTried, byTrigram, literals) = Self.prefilter(facts, patterns)
+        let index = Self.prefilter(facts, patterns, conditionPatternIDs)
+        (alwaysTried, byTrigram, literals) = (index.alwaysTried, index.byTrigram, index.literals)
+        (byMainDocumentTrigram, byFrameTrigram) = (index.byMainDocumentTrigram, index.byFrameTrigram)
     }
 
     /// Every distinct pattern compiled once, numbered in the order first asked for.
@@ -196,25 +206,79 @@ public final class ReferenceRuleList: Sendable {
             conditionEnd: Int32(conditionPatternIDs.count), action: action)
     }
 
-    /// The prefilter's index: per rule its url-filter's required literal, and the rules by the
-    /// literal's first three bytes (those with a shorter literal tried on every URL).
-    private static func prefilter(
-        _ facts: [RuleFacts], _ patterns: [OraclePattern]
-    ) -> (alwaysTried: [Int32], byTrigram: [UInt32: [Int32]], literals: [[UInt8]]) {
+    /// The prefilter's index (see the properties of the same names).
+    private struct PrefilterIndex {
         var alwaysTried: [Int32] = []
         var byTrigram: [UInt32: [Int32]] = [:]
+        var byMainDocumentTrigram: [UInt32: [Int32]] = [:]
+        var byFrameTrigram: [UInt32: [Int32]] = [:]
         var literals: [[UInt8]] = []
-        for (slot, fact) in facts.enumerated() {
+    }
+
+    /// The prefilter's index: per rule its url-filter's required literal, and the rules by the
+    /// literal's rarest three bytes; failing that, by their condition patterns' literals; failing
+    /// both, tried on every URL.
+    private static func prefilter(
+        _ facts: [RuleFacts], _ patterns: [OraclePattern], _ conditionPatternIDs: [Int32]
+    ) -> PrefilterIndex {
+        var index = PrefilterIndex()
+        index.literals = facts.map { fact in
             let filter = patterns[Int(fact.urlPattern)]
-            let literal = filter.matchesEverything ? [] : filter.translation.requiredLiteral
-            literals.append(literal)
+            return filter.matchesEverything ? [] : filter.translation.requiredLiteral
+        }
+        let frequency = trigramFrequency(index.literals)
+        for (slot, fact) in facts.enumerated() {
+            let literal = index.literals[slot]
             if literal.count >= 3 {
-                byTrigram[Self.trigram(literal[0], literal[1], literal[2]), default: []].append(Int32(slot))
+                index.byTrigram[rarestTrigram(literal, frequency), default: []].append(Int32(slot))
+            } else if let keys = conditionKeys(fact, patterns, conditionPatternIDs) {
+                for key in keys {
+                    if fact.conditionSubject == .frame {
+                        index.byFrameTrigram[key, default: []].append(Int32(slot))
+                    } else {
+                        index.byMainDocumentTrigram[key, default: []].append(Int32(slot))
+                    }
+                }
             } else {
-                alwaysTried.append(Int32(slot))
+                index.alwaysTried.append(Int32(slot))
             }
         }
-        return (alwaysTried, byTrigram, literals)
+        return index
+    }
+
+    /// How many of `literals` hold each trigram.
+    private static func trigramFrequency(_ literals: [[UInt8]]) -> [UInt32: Int] {
+        var frequency: [UInt32: Int] = [:]
+        for literal in literals where literal.count >= 3 {
+            Set((0...(literal.count - 3)).map { trigram(literal[$0], literal[$0 + 1], literal[$0 + 2]) }).forEach { frequency[$0, default: 0] += 1 }
+        }
+        return frequency
+    }
+
+    /// The trigram of `literal` (three bytes or more) that the fewest literals hold; the first
+    /// such on a tie.
+    private static func rarestTrigram(_ literal: [UInt8], _ frequency: [UInt32: Int]) -> UInt32 {
+        var best = trigram(literal[0], literal[1], literal[2])
+        for start in 0...(literal.count - 3) {
+            let key = trigram(literal[start], literal[start + 1], literal[start + 2])
+            if frequency[key, default: 0] < frequency[best, default: 0] { best = key }
+        }
+        return best
+    }
+
+    /// The first three bytes of each literal of a positive condition's patterns, when every
+    /// pattern requires one of three bytes or more: the condition holds only on a subject holding
+    /// one of them. nil for any other rule.
+    private static func conditionKeys(_ fact: RuleFacts, _ patterns: [OraclePattern], _ conditionPatternIDs: [Int32]) -> Set<UInt32>? {
+        guard fact.conditionSubject != .none, fact.conditionIsPositive else { return nil }
+        var keys = Set<UInt32>()
+        for id in conditionPatternIDs[Int(fact.conditionStart)..<Int(fact.conditionEnd)] {
+            let pattern = patterns[Int(id)]
+            let literal = pattern.matchesEverything ? [] : pattern.translation.requiredLiteral
+            guard literal.count >= 3 else { return nil }
+            keys.insert(Self.trigram(literal[0], literal[1], literal[2]))
+        }
+        return keys
     }
 
     static func trigram(_ a: UInt8, _ b: UInt8, _ c: UInt8) -> UInt32 { UInt32(a) << 16 | UInt32(b) << 8 | UInt32(c) }
@@ -314,6 +378,9 @@ public final class ReferenceEvaluator {
     private var marks: [UInt32]
     private var generation: UInt32 = 0
     private var candidates: [Int32] = []
+    /// The rules indexed by condition literals that the memoised main document and frame URLs
+    /// hold, in rule order.
+    private var pageCandidates: [Int32] = []
     /// Condition answers per pattern for `memoMainDocument` / `memoFrame`: 0 unknown, 1 no, 2 yes.
     private var mainDocumentMemo: [UInt8]
     private var frameMemo: [UInt8]
@@ -341,16 +408,20 @@ public final class ReferenceEvaluator {
         var lowered = String(decoding: url.utf8.map(ReferenceEvaluator.lowercased), as: UTF8.self)
         var mainDocument = request.mainDocumentURL.string + "\u{0}"
         var frame = request.frameURL.string + "\u{0}"
+        var pageChanged = false
         if memoMainDocument != mainDocument {
             memoMainDocument = mainDocument
             mainDocumentLowered = mainDocument.utf8.map(ReferenceEvaluator.lowercased)
             for index in mainDocumentMemo.indices { mainDocumentMemo[index] = 0 }
+            pageChanged = true
         }
         if memoFrame != frame {
             memoFrame = frame
             frameLowered = frame.utf8.map(ReferenceEvaluator.lowercased)
             for index in frameMemo.indices { frameMemo[index] = 0 }
+            pageChanged = true
         }
+        if pageChanged { collectPageCandidates(Array(mainDocument.utf8), Array(frame.utf8)) }
         var context = RequestFacts(request: request)
 
         // 2. The applying rules, in rule order.
@@ -479,7 +550,8 @@ public final class ReferenceEvaluator {
     }
 
     /// The rules to look at, in rule order: every rule without the prefilter; otherwise the rules
-    /// without a literal and those whose literal's first three bytes occur in the URL.
+    /// without a literal, those whose literal's indexed three bytes occur in the URL, and the page's
+    /// (`pageCandidates`).
     private func collectCandidates(_ url: UnsafeBufferPointer<UInt8>, _ lowered: UnsafeBufferPointer<UInt8>) {
         candidates.removeAll(keepingCapacity: true)
         guard usesPrefilter else {
@@ -492,21 +564,46 @@ public final class ReferenceEvaluator {
             generation = 1
         }
         candidates.append(contentsOf: list.alwaysTried)
-        if url.count >= 3 {
-            for start in 0...(url.count - 3) {
-                let exact = ReferenceRuleList.trigram(url[start], url[start + 1], url[start + 2])
-                let folded = ReferenceRuleList.trigram(lowered[start], lowered[start + 1], lowered[start + 2])
-                for key in exact == folded ? [exact] : [exact, folded] {
-                    guard let slots = list.byTrigram[key] else { continue }
-                    for slot in slots where marks[Int(slot)] != generation {
-                        marks[Int(slot)] = generation
-                        candidates.append(slot)
-                    }
-                }
+        candidates.append(contentsOf: pageCandidates)
+        Self.forEachTrigram(url, lowered) { key in
+            guard let slots = list.byTrigram[key] else { return }
+            for slot in slots where marks[Int(slot)] != generation {
+                marks[Int(slot)] = generation
+                candidates.append(slot)
             }
         }
         candidates.sort()
         skippedByPrefilter += list.rules.count - candidates.count
+    }
+
+    /// The rules whose condition literals' first three bytes occur in the main document or
+    /// frame URL (each URL given as its bytes, NUL included), in rule order.
+    private func collectPageCandidates(_ mainDocument: [UInt8], _ frame: [UInt8]) {
+        var found = Set<Int32>()
+        for (exact, lowered, index) in [
+            (mainDocument, mainDocumentLowered, list.byMainDocumentTrigram), (frame, frameLowered, list.byFrameTrigram),
+        ] where !index.isEmpty {
+            exact.withUnsafeBufferPointer { exact in
+                lowered.withUnsafeBufferPointer { lowered in
+                    Self.forEachTrigram(exact, lowered) { key in found.formUnion(index[key] ?? []) }
+                }
+            }
+        }
+        pageCandidates = found.sorted()
+    }
+
+    /// Calls `body` with every trigram of `exact` and, where it differs, of `lowered` (the same
+    /// bytes lower-cased) at the same place.
+    private static func forEachTrigram(
+        _ exact: UnsafeBufferPointer<UInt8>, _ lowered: UnsafeBufferPointer<UInt8>, _ body: (UInt32) -> Void
+    ) {
+        guard exact.count >= 3 else { return }
+        for start in 0...(exact.count - 3) {
+            let key = ReferenceRuleList.trigram(exact[start], exact[start + 1], exact[start + 2])
+            let folded = ReferenceRuleList.trigram(lowered[start], lowered[start + 1], lowered[start + 2])
+            body(key)
+            if folded != key { body(folded) }
+        }
     }
 
     static func lowercased(_ byte: UInt8) -> UInt8 { (65...90).contains(byte) ? byte + 32 : byte }

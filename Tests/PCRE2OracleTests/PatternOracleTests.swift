@@ -146,4 +146,62 @@ private func oracleMatches(_ filter: String, _ subject: String, caseSensitive: B
         #expect(matched == urls.count - 3, "all but `acd`, `other.com/track` and `y.gif?z`")
         #expect(fast.skippedByPrefilter > 0 && full.skippedByPrefilter == 0)
     }
+
+    /// Rules are indexed by the rarest three bytes of their literal, wherever they are in it:
+    /// here the shared `ban` and `ner` leave the last three bytes, or the middle ones, and every
+    /// rule is still found (in either case, and case-sensitive).
+    @Test func theRarestTrigramIndexDropsNoApplyingRule() throws {
+        let rules = try list([
+            #""url-filter":"banner_top""#, #""url-filter":"banner_zq9""#, #""url-filter":"banner""#, #""url-filter":"ban-qx-ner""#,
+            #""url-filter":"BANNER_W7K","url-filter-is-case-sensitive":true"#, #""url-filter":"top_banner""#,
+        ])
+        let prepared = try ReferenceRuleList(rules, jit: false)
+        let fast = ReferenceEvaluator(prepared, usesPrefilter: true, matcher: .interpreter, samplesInterpreter: false)
+        let full = ReferenceEvaluator(prepared, usesPrefilter: false, matcher: .interpreter, samplesInterpreter: false)
+        let urls = [
+            "http://a.com/banner_top", "http://a.com/BANNER_ZQ9", "http://a.com/x/ban-QX-ner", "http://a.com/BANNER_W7K",
+            "http://a.com/banner_w7k", "http://a.com/top_banner", "http://a.com/bann",
+        ]
+        var applying = Set<RuleIndex>()
+        for url in urls {
+            let request = Request(url: CanonicalURL(url), mainDocumentURL: CanonicalURL(url), frameURL: CanonicalURL(url), resourceType: .image)
+            let expected = try full.outcome(for: request)
+            #expect(try fast.outcome(for: request) == expected, "\(url)")
+            applying.formUnion(expected.matchingRules)
+        }
+        #expect(applying.count == 6, "every rule applies somewhere")
+        #expect(fast.skippedByPrefilter > 0)
+    }
+
+    /// Rules without a url-filter literal but with a positive condition are looked at only on
+    /// pages holding one of the condition's literals: none of them is dropped where it could
+    /// apply (literals in either case, of a case-sensitive top URL, of a frame URL, several domains).
+    @Test func theConditionPrefilterDropsNoApplyingRule() throws {
+        let rules = try list([
+            #""url-filter":".*","if-domain":["example.com","*shop.org"]"#,
+            #""url-filter":".*","if-top-url":["Sport/NEWS\\.txt"],"top-url-filter-is-case-sensitive":true"#,
+            #""url-filter":".*","if-top-url":["video"]"#, #""url-filter":"a","if-frame-url":["widget"]"#,
+            #""url-filter":".*","unless-domain":["example.com"]"#, #""url-filter":".*","if-top-url":["ab","cdef"]"#,
+        ])
+        let prepared = try ReferenceRuleList(rules, jit: false)
+        let fast = ReferenceEvaluator(prepared, usesPrefilter: true, matcher: .interpreter, samplesInterpreter: false)
+        let full = ReferenceEvaluator(prepared, usesPrefilter: false, matcher: .interpreter, samplesInterpreter: false)
+        let pages = [
+            "https://EXAMPLE.com/", "http://a.b.shop.org/x", "https://news.com/sport/news.txt", "https://news.com/Sport/NEWS.txt",
+            "https://www.VIDEO.net/", "https://other.com/widget", "https://other.com/ab",
+        ]
+        var applying = Set<RuleIndex>()
+        for page in pages {
+            for frame in [page, "https://cdn.net/WIDGET/"] {
+                let request = Request(
+                    url: CanonicalURL("https://cdn.net/a.js"), mainDocumentURL: CanonicalURL(page), frameURL: CanonicalURL(frame),
+                    resourceType: .script)
+                let expected = try full.outcome(for: request)
+                #expect(try fast.outcome(for: request) == expected, "\(page) in \(frame)")
+                applying.formUnion(expected.matchingRules)
+            }
+        }
+        #expect(applying.count == 6, "every rule applies somewhere")
+        #expect(fast.skippedByPrefilter > 0)
+    }
 }
