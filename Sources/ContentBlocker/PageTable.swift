@@ -60,14 +60,12 @@ final class PageTable {
     @exclusivity(unchecked) private var answers = 0
     /// The place of the last request's page: a page's requests mostly come together.
     @exclusivity(unchecked) private var lastPage = 0
-    /// Registrable domains by host (`hostNumber(_:)`): the hosts numbered as a list's pattern
-    /// texts are (`TextNumbers`, a word-at-a-time hash; a Dictionary of strings would hash each
-    /// with SipHash), each number's domain as bytes of `domainBytes` (`domainOfHost`: where they
-    /// start and how many; -1: none), which a new page's place copies as they lie, no string
-    /// made or read; all emptied at `domainCapacity`.
+    /// Registrable domains by host (`mainDocumentDomain(_:)`): the hosts numbered as a list's
+    /// pattern texts are (`TextNumbers`, a word-at-a-time hash; a Dictionary of strings would hash
+    /// each with SipHash), each number's domain in `domainOfHost` (empty: none, as no registrable
+    /// domain is); both emptied at `domainCapacity`.
     @exclusivity(unchecked) private var hostNumbers = TextNumbers()
-    @exclusivity(unchecked) private var domainOfHost: [(start: Int, count: Int)] = []
-    @exclusivity(unchecked) private var domainBytes: [UInt8] = []
+    @exclusivity(unchecked) private var domainOfHost: [String] = []
     private static let domainCapacity = 1024
     /// The bytes a place keeps for its domain: a host name's longest.
     private static let domainBytes = 256
@@ -93,9 +91,9 @@ final class PageTable {
         answers += 1
         let (slot, isNew) = slot(request.mainDocumentURL.string, request.frameURL.string)
         if isNew {
-            let host = hostNumber(request.mainDocumentURL)
-            guard slot >= 0 else { return Place(slot: -1, isNew: true, thirdParty: request.isThirdParty(mainDocumentDomain: domain(host))) }
-            keep(host, at: slot)
+            let domain = mainDocumentDomain(request.mainDocumentURL)
+            guard slot >= 0 else { return Place(slot: -1, isNew: true, thirdParty: request.isThirdParty(mainDocumentDomain: domain)) }
+            keep(domain, at: slot)
         }
         return Place(slot: slot, isNew: isNew, thirdParty: isThirdParty(request, slot))
     }
@@ -170,24 +168,17 @@ final class PageTable {
         entries[slot].lastUse = answers
     }
 
-    /// The registrable domain of the host numbered `host` (`hostNumber(_:)`), the main
-    /// document's, kept by the page at `slot` (-1: none; -2: longer than a host name, which no
-    /// canonical host is, and answered from its string).
-    private func keep(_ host: Int, at slot: Int) {
-        let (start, count) = domainOfHost[host]
-        guard count >= 0 else {
-            entries[slot].domainCount = -1
-            return
-        }
-        guard count <= Self.domainBytes else {
-            entries[slot].domainCount = -2
-            return
-        }
+    /// `domain`, the main document's registrable domain, kept by the page at `slot` (-1: none; -2:
+    /// longer than a host name, which no canonical host is, and answered from its string).
+    private func keep(_ domain: String?, at slot: Int) {
         let target = entries[slot].domain
-        domainBytes.withUnsafeBufferPointer { bytes in
-            if let base = bytes.baseAddress { target.update(from: base + start, count: count) }
-        }
-        entries[slot].domainCount = count
+        entries[slot].domainCount = domain.map { domain in
+            withBytes(domain) { bytes in
+                guard bytes.count <= Self.domainBytes else { return -2 }
+                if let start = bytes.baseAddress { target.update(from: start, count: bytes.count) }
+                return bytes.count
+            }
+        } ?? -1
     }
 
     /// Whether `request` is third party on the page at `slot`.
@@ -195,39 +186,22 @@ final class PageTable {
     private func isThirdParty(_ request: Request, _ slot: Int) -> Bool {
         let entry = entries[slot]
         guard entry.domainCount >= 0 else {
-            return entry.domainCount == -1 ? true : request.isThirdParty(mainDocumentDomain: domain(hostNumber(request.mainDocumentURL)))
+            return entry.domainCount == -1 ? true : request.isThirdParty(mainDocumentDomain: mainDocumentDomain(request.mainDocumentURL))
         }
         return withBytes(request.url.host) {
             Request.isThirdParty(host: $0, domain: UnsafeBufferPointer(start: entry.domain, count: entry.domainCount))
         }
     }
 
-    /// The number of a page's URL's host, its registrable domain looked up in the public suffix
-    /// list once per host (`domainOfHost`): the lookup is most of a new page's own work, and the
-    /// pages of one site share it.
-    private func hostNumber(_ url: CanonicalURL) -> Int {
-        if hostNumbers.count >= Self.domainCapacity { (hostNumbers, domainOfHost, domainBytes) = (TextNumbers(), [], []) }
+    /// The registrable domain of a page's URL, looked up in the public suffix list once per host:
+    /// the lookup is most of a new page's own work, and the pages of one site share it.
+    private func mainDocumentDomain(_ url: CanonicalURL) -> String? {
+        if hostNumbers.count >= Self.domainCapacity { (hostNumbers, domainOfHost) = (TextNumbers(), []) }
         let number = Int(hostNumbers.number(url.host, caseSensitive: true))
-        if number < domainOfHost.count { return number }
-        // (An empty domain is none, as no registrable domain is.)
-        if let domain = url.registrableDomain, !domain.isEmpty {
-            let start = domainBytes.count
-            // (Appended from where the string's bytes lie: a string's UTF-8 view appended as a
-            // sequence goes a byte at a time.)
-            withBytes(domain) { domainBytes.append(contentsOf: $0) }
-            domainOfHost.append((start, domainBytes.count - start))
-        } else {
-            domainOfHost.append((0, -1))
-        }
-        return number
-    }
-
-    /// The registrable domain of the host numbered `host`, as a string (a page not kept, or one
-    /// whose domain its place could not keep).
-    private func domain(_ host: Int) -> String? {
-        let (start, count) = domainOfHost[host]
-        guard count >= 0 else { return nil }
-        return String(decoding: domainBytes[start..<start + count], as: UTF8.self)
+        if number < domainOfHost.count { return domainOfHost[number].isEmpty ? nil : domainOfHost[number] }
+        let domain = url.registrableDomain
+        domainOfHost.append(domain ?? "")
+        return domain
     }
 
     /// `body` over `string`'s UTF-8 bytes, where they lie when the string is native.
