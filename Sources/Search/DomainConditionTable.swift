@@ -245,20 +245,33 @@ public struct DomainConditionTable: Hashable, Sendable {
     /// returns the bytes read back. Each candidate (H's start, or a byte after a `.`) is hashed as
     /// the domain table hashes a domain (`DomainSlots.wordHash`), letters folded: the words after
     /// it, each read and hashed once for every candidate before it, then its first bytes as one
-    /// more word. (Hashed a byte at a time, a byte would cost about what a whole word does.)
+    /// more word. (Hashed a byte at a time, a byte would cost about what a whole word does.) The
+    /// candidates are found from the last back by their dots, eight bytes a step (`lastDot`): a
+    /// new page's host is looked up so, and most of its bytes are no candidate's.
     private func lookUp(_ url: UnsafeBufferPointer<UInt8>, start: Int, end: Int, report: (UInt32) -> Void) -> Int {
         let lowest = max(start, end - longest)
+        guard end > lowest else { return 0 }
         // (An indexed table has its storage: every table is indexed when made or read.)
         let groups = index.storage!.groups
         let base = UnsafeRawPointer(url.baseAddress!)
         // The words from `hashed` to `end`, hashed.
         var hash = DomainSlots.seed
         var hashed = end
-        var candidate = end
-        while candidate > lowest {
-            candidate -= 1
+        // The candidates below `above` are left: a byte after a `.` (the dot at `start` or later),
+        // then H's start when no more than the longest D before `end`.
+        let firstDot = max(lowest, start + 1) - 1
+        var above = end
+        while true {
+            let candidate: Int
+            if let dot = Self.lastDot(base, from: firstDot, to: above - 1) {
+                candidate = dot + 1
+            } else if lowest == start && above > start {
+                candidate = start
+            } else {
+                break
+            }
+            above = candidate
             let atStart = candidate == start
-            guard atStart || url[candidate - 1] == 0x2E else { continue }
             while hashed - candidate >= 8 {
                 hashed -= 8
                 hash = DomainSlots.wordStep(hash, DomainSlots.folded(word: DomainSlots.word(base, at: hashed)))
@@ -277,7 +290,36 @@ public struct DomainConditionTable: Hashable, Sendable {
                 member += 8
             }
         }
-        return end - candidate
+        return end - lowest
+    }
+
+    /// The place of the last `.` among the bytes from `low` up to `high` (exclusive), nil when none
+    /// is: eight bytes a word, each `.` a zero byte of the word less dots (a zero found exactly,
+    /// with no carry between bytes), the last eight read together where fewer are left.
+    @inline(__always)
+    private static func lastDot(_ base: UnsafeRawPointer, from low: Int, to high: Int) -> Int? {
+        @inline(__always) func dots(_ word: UInt64) -> UInt64 {
+            let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+            let x = word ^ 0x2E2E_2E2E_2E2E_2E2E
+            return ~(((x & low7) &+ low7) | x) & 0x8080_8080_8080_8080
+        }
+        var high = high
+        while high - low >= 8 {
+            let found = dots(DomainSlots.word(base, at: high - 8))
+            if found != 0 { return high - 8 + (63 - found.leadingZeroBitCount) / 8 }
+            high -= 8
+        }
+        guard high > low else { return nil }
+        if high >= 8 {
+            // (The word ending at `high`, its bytes before `low` left out: one to seven are wanted.)
+            let found = dots(DomainSlots.word(base, at: high - 8)) & (~0 << UInt64(8 * (low - high + 8)))
+            return found != 0 ? high - 8 + (63 - found.leadingZeroBitCount) / 8 : nil
+        }
+        while high > low {
+            high -= 1
+            if base.load(fromByteOffset: high, as: UInt8.self) == 0x2E { return high }
+        }
+        return nil
     }
 
     /// The bytes from `start` up to `end` (fewer than eight) as a word, the first lowest, letters
