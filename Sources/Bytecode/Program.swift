@@ -144,20 +144,13 @@ public struct Program: Hashable, Sendable {
         // written into a buffer from its live transitions: one buffer for the state at hand, one
         // for the reference state's row. Planning counts transitions per target in a third (all
         // zero between uses).
-        // (The two rows' memory padded to whole groups of `Encoding.lanes` classes, the padding
-        // alike in both and never written: the rows are compared a group at a time.)
-        let paddedCount = (classCount + Encoding.lanes - 1) / Encoding.lanes * Encoding.lanes
-        let rowMemory = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: paddedCount)
-        let referenceMemory = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: paddedCount)
-        rowMemory.initialize(repeating: UInt32.max)
-        referenceMemory.initialize(repeating: UInt32.max)
-        let rowBuffer = UnsafeMutableBufferPointer(rebasing: rowMemory[..<classCount])
-        let referenceBuffer = UnsafeMutableBufferPointer(rebasing: referenceMemory[..<classCount])
+        let rowBuffer = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: classCount)
+        let referenceBuffer = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: classCount)
         let targetCounts = UnsafeMutableBufferPointer<Int32>.allocate(capacity: rows.stateCount)
         targetCounts.initialize(repeating: 0)
         defer {
-            rowMemory.deallocate()
-            referenceMemory.deallocate()
+            rowBuffer.deallocate()
+            referenceBuffer.deallocate()
             targetCounts.deallocate()
         }
         var encoding = Encoding(
@@ -227,8 +220,6 @@ public struct Program: Hashable, Sendable {
     /// planned from each state's live transitions, not its dense row: in an unanchored pattern's
     /// DFA a state has a live transition on most classes, but a trie's states have one or two.
     private struct Encoding {
-        /// Classes compared at a time in a delta row (a `SIMD8`).
-        static let lanes = 8
         let rows: Rows
         let classCount: Int
         let rowBuffer: UnsafeMutableBufferPointer<UInt32>
@@ -515,23 +506,9 @@ public struct Program: Hashable, Sendable {
             if plan.isDelta {
                 let reference = referenceRow!
                 if first >= 0 { rowBuffer[first] = reference[first] }
-                // (A group of classes at a time, most of them alike, then the classes of a group
-                // that differs; the padding after the last class is alike in both rows.)
-                let row = UnsafeRawPointer(rowBuffer.baseAddress!)
-                let referenced = UnsafeRawPointer(reference.baseAddress!)
-                var group = 0
-                while group < classCount {
-                    let targets = row.loadUnaligned(fromByteOffset: group &* 4, as: SIMD8<UInt32>.self)
-                    let referenceTargets = referenced.loadUnaligned(fromByteOffset: group &* 4, as: SIMD8<UInt32>.self)
-                    let differing = targets ^ referenceTargets
-                    let folded = differing.lowHalf | differing.highHalf
-                    if folded[0] | folded[1] | folded[2] | folded[3] != 0 {
-                        for lane in 0..<Encoding.lanes where targets[lane] != referenceTargets[lane] {
-                            code.u8(UInt8(group &+ lane))
-                            if !plan.isNext { code.target(targets[lane]) }
-                        }
-                    }
-                    group &+= Encoding.lanes
+                for byteClass in 0..<classCount where rowBuffer[byteClass] != reference[byteClass] {
+                    code.u8(UInt8(byteClass))
+                    if !plan.isNext { code.target(rowBuffer[byteClass]) }
                 }
             } else {
                 if first >= 0 { rowBuffer[first] = plan.fallback }
