@@ -142,8 +142,8 @@ public struct Program: Hashable, Sendable {
     private static func encode(_ rows: Rows, classCount: Int) -> (code: [UInt8], width: Int, stateCount: Int, reference: UInt32) {
         // A state's row is read dense where its form lists dead classes (fallback, dense, delta),
         // written into a buffer from its live transitions: one buffer for the state at hand, one
-        // for the reference state's row. Planning counts transitions per target in a third (each
-        // count at most the base of the state planned next: zero for it).
+        // for the reference state's row. Planning counts transitions per target in a third (all
+        // zero between uses).
         let rowBuffer = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: classCount)
         let referenceBuffer = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: classCount)
         let targetCounts = UnsafeMutableBufferPointer<Int32>.allocate(capacity: rows.stateCount)
@@ -309,13 +309,10 @@ public struct Program: Hashable, Sendable {
             let start = ReferenceRow(state: 0, targets: referenceRowOf(0), live: rows.live(0).count)
             plans.reserveCapacity(order.count)
             startPlans.reserveCapacity(order.count)
-            // (The counts' base grows by each state's live transitions: at most all of the DFA's.)
-            precondition(rows.targets.count < Int(Int32.max), "more transitions than the target counts hold")
-            var countBase: Int32 = 0
             for index in order.indices {
                 let (plain, delta) = Program.plan(
                     rows, order[index], acceptBytes: acceptBytes[index], next: nextState[index], classCount: classCount,
-                    counts: targetCounts, countBase: &countBase, reference: start)
+                    counts: targetCounts, reference: start)
                 plans.append(plain)
                 startPlans.append(delta)
             }
@@ -671,12 +668,11 @@ public struct Program: Hashable, Sendable {
 
     /// The shortest form for `state` without a reference, and with `reference`; `next` is the
     /// state laid out after it. Read from its live transitions (classes increasing): the dense
-    /// row's other classes are dead, which no form but the dense one writes. `counts` has a value
-    /// per state, none above `countBase` (each a count of zero), and is left so: `countBase` is
-    /// moved past the counts made here, so that they need no clearing.
+    /// row's other classes are dead, which no form but the dense one writes. `counts` has a zero
+    /// per state, left so.
     static func plan(
         _ rows: Rows, _ state: Int, acceptBytes: Int, next: UInt32, classCount: Int, counts: UnsafeMutableBufferPointer<Int32>,
-        countBase: inout Int32, reference: ReferenceRow
+        reference: ReferenceRow
     ) -> (plain: StatePlan, delta: StatePlan) {
         let dead = DFAStateID.dead.rawValue
         let header = 1 + acceptBytes
@@ -689,24 +685,21 @@ public struct Program: Hashable, Sendable {
         // One pass for the most common live target (the smallest of equally common ones), counted
         // per target (not by sorting the targets nor hashing them: hashing every transition would
         // cost a tenth of KaBlock's compile), and the differences from the reference. Every live
-        // class leads to `next` when `next` is the common target of them all. A target's count is
-        // its value less `base` (a value at most `base` counts zero), compared as the value.
-        let base = countBase
+        // class leads to `next` when `next` is the common target of them all.
         var common = dead
-        var commonValue = base
+        var commonCount: Int32 = 0
         var differences = Differences()
         for transition in transitions {
             let target = rows.targets[transition]
-            let value = max(counts[Int(target)], base) &+ 1
-            counts[Int(target)] = value
-            if value > commonValue || (value == commonValue && target < common) {
+            let count = counts[Int(target)] &+ 1
+            counts[Int(target)] = count
+            if count > commonCount || (count == commonCount && target < common) {
                 common = target
-                commonValue = value
+                commonCount = count
             }
             differences.add(target, reference: reference.targets[Int(rows.classes[transition])])
         }
-        countBase = base &+ Int32(truncatingIfNeeded: live)
-        let commonCount = commonValue &- base
+        for transition in transitions { counts[Int(rows.targets[transition])] = 0 }
         let allToNext = next != dead && common == next && Int(commonCount) == live
         var plan = StatePlan(form: .dense, cost: header + classCount * 3)
         if live <= 255, header + 1 + live * 4 <= plan.cost {
