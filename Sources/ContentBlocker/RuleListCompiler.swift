@@ -128,11 +128,7 @@ struct PatternIDs {
     private var texts: [Int32] = []
     /// The patterns as read, from `gatherPatterns` until their programs are built (`takePatterns`).
     private var patterns: [AcceptedPattern] = []
-    /// Each id's source text (read only to name a pattern in an error): their UTF-8 bytes one
-    /// after another, and where each ends. (Not the strings: holding them, the texts would be let
-    /// go one by one with the compiler's state.)
-    private var sourceBytes: [UInt8] = []
-    private var sourceEnds: [UInt32] = []
+    private(set) var sources: [String] = []
     /// Each id's last rule, and every (id, rule) use in rule order: flat, not a list per id (a
     /// big list has tens of thousands of ids; the uses are read only to name a pattern's rules in
     /// an error).
@@ -140,13 +136,7 @@ struct PatternIDs {
     private var uses: [(id: Int32, rule: RuleIndex)] = []
 
     /// The number of ids (once the patterns are gathered).
-    var count: Int { sourceEnds.count }
-
-    /// The source text of pattern `id`.
-    func source(of id: Int) -> String {
-        let start = id == 0 ? 0 : Int(sourceEnds[id - 1])
-        return String(decoding: sourceBytes[start..<Int(sourceEnds[id])], as: UTF8.self)
-    }
+    var count: Int { sources.count }
 
     /// Room for `count` ids and as many uses (a list's url-filters: one a rule).
     mutating func reserveCapacity(_ count: Int) {
@@ -187,7 +177,7 @@ struct PatternIDs {
         from readings: inout [Result<AcceptedPattern, URLFilterParseError>], usedLater: (Int32) -> Bool
     ) {
         patterns.reserveCapacity(texts.count)
-        sourceEnds.reserveCapacity(texts.count)
+        sources.reserveCapacity(texts.count)
         // The rule-list parser accepted every pattern of the list, and domain patterns are valid.
         let placeholder = Result<AcceptedPattern, URLFilterParseError>.success(
             .host(HostPattern(source: "", isCaseSensitive: false, domain: [], tail: [])))
@@ -203,11 +193,7 @@ struct PatternIDs {
                     reading.initialize(to: placeholder)
                     pattern = read
                 }
-                let utf8 = pattern.source.utf8
-                if utf8.withContiguousStorageIfAvailable({ sourceBytes.append(contentsOf: $0) }) == nil {
-                    sourceBytes.append(contentsOf: utf8)
-                }
-                sourceEnds.append(UInt32(sourceBytes.count))
+                sources.append(pattern.source)
                 patterns.append(consume pattern)
             }
         }
@@ -594,7 +580,7 @@ private struct Builder {
         }
         if let failure = built.partition.failures.first {
             let id = Int(failure.patterns[0].rawValue)
-            throw .patternTooComplex(pattern: self[keyPath: ids].source(of: id), rules: self[keyPath: ids].users(of: id), failure)
+            throw .patternTooComplex(pattern: self[keyPath: ids].sources[id], rules: self[keyPath: ids].users(of: id), failure)
         }
         let partition = built.partition
         report[keyPath: figures].dfas = partition.all.count
