@@ -159,10 +159,10 @@ public struct Program: Hashable, Sendable {
         encoding.chooseReference()
         encoding.planChains()
         encoding.planBranches()
-        let (width, offsets, size) = encoding.narrowestWidth()
-        let code = encoding.write(width: width, offsets: offsets, size: size)
+        let (width, stateOffsets, size) = encoding.narrowestWidth()
+        let code = encoding.write(width: width, stateOffsets: stateOffsets, size: size)
         let nowhere: UInt32 = width == 4 ? UInt32.max : (UInt32(1) << (8 * UInt32(width))) - 1
-        let reference = encoding.reference.map { UInt32(offsets[encoding.position[$0]]) } ?? nowhere
+        let reference = encoding.reference.map { stateOffsets[$0] } ?? nowhere
         return (code, width, encoding.order.count, reference)
     }
 
@@ -397,10 +397,12 @@ public struct Program: Hashable, Sendable {
             }
         }
 
-        /// The narrowest target width (2, 3 or 4 bytes) whose offsets all fit, with each planned
-        /// instruction's offset at that width and the code's size. An instruction's size is some
-        /// bytes and some targets: the code's size at each width follows from the sums of both.
-        func narrowestWidth() -> (width: Int, offsets: [Int], size: Int) {
+        /// The narrowest target width (2, 3 or 4 bytes) whose offsets all fit, with each state's
+        /// instruction offset at that width (by state: what a target to it is written as) and the
+        /// code's size. An instruction's size is some bytes and some targets: the code's size at
+        /// each width follows from the sums of both, and so does each offset, from the sums before
+        /// it (kept per state as one word, so that no plan's size is worked out twice).
+        func narrowestWidth() -> (width: Int, stateOffsets: [UInt32], size: Int) {
             func size(_ plan: StatePlan, acceptBytes: Int) -> (bytes: Int, targets: Int) {
                 if plan.isChainMember { return (0, 0) }
                 if plan.chainLength > 0 { return (1 + acceptBytes + 1 + plan.chainLength, 0) }
@@ -412,32 +414,28 @@ public struct Program: Hashable, Sendable {
                 }
                 return (1 + acceptBytes + bytes, plan.firstNextClass != nil ? targets - 1 : targets)
             }
+            // Per state, the bytes (low half) and targets (high half) of the instructions before it:
+            // each below 2^32, as the code's size at any width must be for its offsets.
+            var before = [UInt64](repeating: 0, count: rows.stateCount)
             var bytes = 0
             var targets = 0
-            for (plan, acceptBytes) in zip(plans, acceptBytes) {
+            for (index, (plan, acceptBytes)) in zip(plans, acceptBytes).enumerated() {
+                before[order[index]] = UInt64(truncatingIfNeeded: targets) << 32 | UInt64(truncatingIfNeeded: bytes)
                 let (planBytes, planTargets) = size(plan, acceptBytes: acceptBytes)
                 bytes += planBytes
                 targets += planTargets
             }
             var width = 2
             while width < 4 && bytes + targets * width >= (1 << (8 * width)) - 1 { width += 1 }
-            var offsets: [Int] = []
-            offsets.reserveCapacity(plans.count)
-            var total = 0
-            for (plan, acceptBytes) in zip(plans, acceptBytes) {
-                offsets.append(total)
-                let (planBytes, planTargets) = size(plan, acceptBytes: acceptBytes)
-                total += planBytes + planTargets * width
-            }
-            return (width, offsets, total)
+            let stateWidth = UInt64(width)
+            let stateOffsets = before.map { UInt32(truncatingIfNeeded: ($0 & 0xFFFF_FFFF) &+ ($0 >> 32) &* stateWidth) }
+            return (width, stateOffsets, bytes + targets * width)
         }
 
-        /// The code: each planned instruction, its targets `width` bytes wide, into `size` bytes.
-        func write(width: Int, offsets: [Int], size: Int) -> [UInt8] {
-            // Each state's instruction offset, by state: what a target to it is written as.
-            var stateOffsets = [UInt32](repeating: 0, count: rows.stateCount)
-            for (index, state) in order.enumerated() { stateOffsets[state] = UInt32(offsets[index]) }
-            return stateOffsets.withUnsafeBufferPointer { stateOffsets in
+        /// The code: each planned instruction, its targets `width` bytes wide (to `stateOffsets`,
+        /// by state), into `size` bytes.
+        func write(width: Int, stateOffsets: [UInt32], size: Int) -> [UInt8] {
+            stateOffsets.withUnsafeBufferPointer { stateOffsets in
                 // (Three bytes to spare: a target is stored four bytes wide, then `width` kept.)
                 [UInt8](unsafeUninitializedCapacity: size + 3) { buffer, count in
                     var code = CodeBuffer(buffer, end: size, width: width, stateOffsets: stateOffsets)
