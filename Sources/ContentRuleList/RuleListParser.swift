@@ -100,18 +100,30 @@ public enum RuleListParser {
             statuses.reserveCapacity(rules.count)
             // Read from the table's flat numbers and statuses: a rule itself only when one of its
             // patterns is in error (for the error's key path).
-            for index in rules.indices {
-                let start = Int(patterns.ruleStarts[index]), end = Int(patterns.ruleStarts[index + 1])
-                statuses.append(patterns.statuses[Int(patterns.numbersOfRules[start])])
-                let domainErrors = PatternChecker.hasDomainWithNUL(rules[index].trigger.condition)
-                    ? PatternChecker.domainErrors(of: rules[index].trigger) : []
-                guard !domainErrors.isEmpty || (start..<end).contains(where: { !patterns.statuses[Int(patterns.numbersOfRules[$0])].isAccepted })
-                else { continue }
-                for var error in PatternChecker.errors(of: rules[index].trigger, in: patterns, numbers: start..<end) + domainErrors {
-                    error.ruleIndex = rules[index].index.rawValue
-                    errors.append(error)
+            // (The rules and the table's arrays read in place: a rule's condition copied out of the
+            // array is retained and released.)
+            let table = patterns
+            rules.withUnsafeBufferPointer { rules in
+                table.ruleStarts.withUnsafeBufferPointer { ruleStarts in
+                    table.numbersOfRules.withUnsafeBufferPointer { numbers in
+                        table.statuses.withUnsafeBufferPointer { patternStatuses in
+                            for index in rules.indices {
+                                let start = Int(ruleStarts[index]), end = Int(ruleStarts[index + 1])
+                                statuses.append(patternStatuses[Int(numbers[start])])
+                                let hasDomainWithNUL = PatternChecker.hasDomainWithNUL(rules[index].trigger.condition)
+                                let hasPatternInError = (start..<end).contains { !patternStatuses[Int(numbers[$0])].isAccepted }
+                                guard hasDomainWithNUL || hasPatternInError else { continue }
+                                let domainErrors = hasDomainWithNUL ? PatternChecker.domainErrors(of: rules[index].trigger) : []
+                                guard !domainErrors.isEmpty || hasPatternInError else { continue }
+                                for var error in PatternChecker.errors(of: rules[index].trigger, in: table, numbers: start..<end) + domainErrors {
+                                    error.ruleIndex = rules[index].index.rawValue
+                                    errors.append(error)
+                                }
+                                if !collectingEveryError { break }
+                            }
+                        }
+                    }
                 }
-                if !collectingEveryError { break }
             }
         }
         let list = RuleList(rules: rules, droppedRules: dropped)
