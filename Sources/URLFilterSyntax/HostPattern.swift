@@ -54,26 +54,34 @@ public struct HostPattern: Hashable, Sendable {
             // (Written to a buffer on the stack, then D made of it at once: an append per byte
             // is most of the work otherwise. No byte of D is more than one of the pattern's.)
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count - index) { domain in
-                let base = bytes.baseAddress!
                 var count = 0
                 // A unit's value in `domainUnits` less one is below `limit` less one when D takes it
                 // (0, not one of D's units, wraps to 255; a letter's is at least `a`).
                 let limit: UInt8 = isCaseSensitive ? UInt8(ascii: "a") : 0x80
-                Self.domainUnits.withUnsafeBufferPointer { units in
-                    while index < bytes.count {
-                        let byte = base[index]
-                        let unit = byte < 0x80 ? units[Int(byte)] : 0
-                        if unit &- 1 < limit &- 1 {
-                            domain[count] = unit
-                            count += 1
-                            index += 1
-                        } else if byte == UInt8(ascii: "\\") && index + 1 < bytes.count && base[index + 1] == UInt8(ascii: ".") {
-                            domain[count] = UInt8(ascii: ".")
-                            count += 1
-                            index += 2
-                        } else {
-                            break
+                // (Through pointers, without overflow checks: no byte of D is more than one of the
+                // pattern's, and the room is the pattern's bytes after the prefix.)
+                if let first = domain.baseAddress, let base = bytes.baseAddress {
+                    Self.domainUnits.withUnsafeBufferPointer { units in
+                        let table = units.baseAddress!
+                        let end = base + bytes.count
+                        var at = base + index
+                        var to = first
+                        while at < end {
+                            let unit = table[Int(at.pointee)]
+                            if unit &- 1 < limit &- 1 {
+                                to.pointee = unit
+                                to += 1
+                                at += 1
+                            } else if at.pointee == UInt8(ascii: "\\") && at + 1 < end && at[1] == UInt8(ascii: ".") {
+                                to.pointee = UInt8(ascii: ".")
+                                to += 1
+                                at += 2
+                            } else {
+                                break
+                            }
                         }
+                        count = to - first
+                        index = at - base
                     }
                 }
                 parts.domain = Array(UnsafeBufferPointer(start: domain.baseAddress, count: count))
@@ -95,10 +103,11 @@ public struct HostPattern: Hashable, Sendable {
         self.init(source: source, isCaseSensitive: isCaseSensitive, domain: domain, tail: tail)
     }
 
-    /// Each ASCII unit as D takes it straight from a pattern's text, 0 when it is none of them: a
+    /// Each byte as D takes it straight from a pattern's text, 0 when it is none of them: a
     /// letter lower case (a case-sensitive pattern's letters are not taken: their terms match
     /// one case only), a digit, `-` or `_` as it is.
-    private static let domainUnits: [UInt8] = (0..<0x80).map { unit -> UInt8 in
+    private static let domainUnits: [UInt8] = (0..<0x100).map { unit -> UInt8 in
+        guard unit < 0x80 else { return 0 }
         let lower = UInt8(unit) | 0x20
         if lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z") { return lower }
         let isOther = (UInt8(unit) >= UInt8(ascii: "0") && UInt8(unit) <= UInt8(ascii: "9")) || unit == 0x2D || unit == 0x5F
