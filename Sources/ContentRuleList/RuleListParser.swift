@@ -100,18 +100,30 @@ public enum RuleListParser {
             statuses.reserveCapacity(rules.count)
             // Read from the table's flat numbers and statuses: a rule itself only when one of its
             // patterns is in error (for the error's key path).
-            for index in rules.indices {
-                let start = Int(patterns.ruleStarts[index]), end = Int(patterns.ruleStarts[index + 1])
-                statuses.append(patterns.statuses[Int(patterns.numbersOfRules[start])])
-                let domainErrors = PatternChecker.hasDomainWithNUL(rules[index].trigger.condition)
-                    ? PatternChecker.domainErrors(of: rules[index].trigger) : []
-                guard !domainErrors.isEmpty || (start..<end).contains(where: { !patterns.statuses[Int(patterns.numbersOfRules[$0])].isAccepted })
-                else { continue }
-                for var error in PatternChecker.errors(of: rules[index].trigger, in: patterns, numbers: start..<end) + domainErrors {
-                    error.ruleIndex = rules[index].index.rawValue
-                    errors.append(error)
+            // (The rules and the table's arrays read in place: a rule's condition copied out of the
+            // array is retained and released.)
+            let table = patterns
+            rules.withUnsafeBufferPointer { rules in
+                table.ruleStarts.withUnsafeBufferPointer { ruleStarts in
+                    table.numbersOfRules.withUnsafeBufferPointer { numbers in
+                        table.statuses.withUnsafeBufferPointer { patternStatuses in
+                            for index in rules.indices {
+                                let start = Int(ruleStarts[index]), end = Int(ruleStarts[index + 1])
+                                statuses.append(patternStatuses[Int(numbers[start])])
+                                let hasDomainWithNUL = PatternChecker.hasDomainWithNUL(rules[index].trigger.condition)
+                                let hasPatternInError = (start..<end).contains { !patternStatuses[Int(numbers[$0])].isAccepted }
+                                guard hasDomainWithNUL || hasPatternInError else { continue }
+                                let domainErrors = hasDomainWithNUL ? PatternChecker.domainErrors(of: rules[index].trigger) : []
+                                guard !domainErrors.isEmpty || hasPatternInError else { continue }
+                                for var error in PatternChecker.errors(of: rules[index].trigger, in: table, numbers: start..<end) + domainErrors {
+                                    error.ruleIndex = rules[index].index.rawValue
+                                    errors.append(error)
+                                }
+                                if !collectingEveryError { break }
+                            }
+                        }
+                    }
                 }
-                if !collectingEveryError { break }
             }
         }
         let list = RuleList(rules: rules, droppedRules: dropped)
@@ -173,20 +185,30 @@ private struct ReadRules {
 
     /// Reads element `position` of the list's array; false when it is in error.
     mutating func read(_ element: JSONTape.Value, at position: Int) -> Bool {
+        var isInError = false
+        if let rule = keptRule(element, at: position, isInError: &isInError) { rules.append(rule) }
+        return !isInError
+    }
+
+    /// Reads element `position` of the list's array: its rule when it is kept, for the caller to
+    /// keep (not in `rules`); nil when it is dropped or in error, which is recorded here.
+    @inline(__always)
+    mutating func keptRule(_ element: JSONTape.Value, at position: Int, isInError: inout Bool) -> Rule? {
         do throws(ContentRuleListError) {
             guard element.kind == .object else {
                 throw ContentRuleListError(.jsonInvalidRule, detail: "found \(element.kindDescription)")
             }
             switch try RuleReader.read(element, index: RuleIndex(position), profile: restrictingProfile) {
-            case .kept(let rule): rules.append(rule)
+            case .kept(let rule): return rule
             case .dropped(let rule): dropped.append(rule)
             }
-            return true
+            return nil
         } catch {
             var error = error
             error.ruleIndex = position
             errors.append(error)
-            return false
+            isInError = true
+            return nil
         }
     }
 }
@@ -202,6 +224,10 @@ extension RuleListParser {
         struct Chunk {
             var read: ReadRules
             var isJSON = true
+            /// The chunk's kept rules, in order (its own room, one place an element): moved out
+            /// into the list's rules, not copied.
+            var kept: UnsafeMutablePointer<Rule>?
+            var keptCount = 0
         }
         return bytes.withUnsafeBufferPointer { buffer -> (rules: [Rule], dropped: [DroppedRule], errors: [ContentRuleListError])? in
             guard let elements = readingJSON(jsonMarker, { JSONReader.topLevelElements(buffer) }), elements.count <= profile.maximumRuleCount else {
@@ -215,6 +241,11 @@ extension RuleListParser {
             let chunks = UnsafeMutableBufferPointer<Chunk>.allocate(capacity: chunkCount)
             chunks.initialize(repeating: Chunk(read: ReadRules(profile: profile)))
             defer {
+                for chunk in chunks {
+                    guard let kept = chunk.kept else { continue }
+                    kept.deinitialize(count: chunk.keptCount)
+                    kept.deallocate()
+                }
                 chunks.deinitialize()
                 chunks.deallocate()
             }
@@ -229,6 +260,8 @@ extension RuleListParser {
                 // error anywhere decides the verdict before any rule does.
                 var stopped = false
                 let positions = chunkIndex * size..<min(chunkIndex * size + size, elements.count)
+                let kept = UnsafeMutablePointer<Rule>.allocate(capacity: positions.count)
+                chunk.kept = kept
                 for batchStart in stride(from: positions.lowerBound, to: positions.upperBound, by: batchSize) {
                     let batch = batchStart..<min(batchStart + batchSize, positions.upperBound)
                     do throws(JSONSyntaxError) {
@@ -238,24 +271,37 @@ extension RuleListParser {
                         break
                     }
                     if stopped { continue }
-                    for (position, root) in zip(batch, roots) where !tape.withValue(at: root, in: text, { chunk.read.read($0, at: position) }) {
-                        stopped = !collectingEveryError
-                        if stopped { break }
+                    for (position, root) in zip(batch, roots) {
+                        var isInError = false
+                        if let rule = tape.withValue(at: root, in: text, { chunk.read.keptRule($0, at: position, isInError: &isInError) }) {
+                            (kept + chunk.keptCount).initialize(to: rule)
+                            chunk.keptCount += 1
+                        }
+                        if isInError {
+                            stopped = !collectingEveryError
+                            if stopped { break }
+                        }
                     }
                 }
                 results[chunkIndex] = chunk
             }
             guard chunks.allSatisfy(\.isJSON) else { return nil }
+            // Not collecting every error, the rules end with the first error, as `readRules`'s do.
+            var taken = chunkCount
+            if !collectingEveryError, let first = chunks.firstIndex(where: { !$0.read.errors.isEmpty }) { taken = first + 1 }
             var read = ReadRules(profile: profile)
-            read.rules.reserveCapacity(elements.count)
-            for chunk in chunks {
-                read.rules += chunk.read.rules
+            let rules = [Rule](unsafeUninitializedCapacity: chunks[..<taken].reduce(0) { $0 + $1.keptCount }) { rules, count in
+                for index in 0..<taken where chunks[index].keptCount > 0 {
+                    (rules.baseAddress! + count).moveInitialize(from: chunks[index].kept!, count: chunks[index].keptCount)
+                    count += chunks[index].keptCount
+                    chunks[index].keptCount = 0
+                }
+            }
+            for chunk in chunks[..<taken] {
                 read.dropped += chunk.read.dropped
                 read.errors += chunk.read.errors
-                // Not collecting every error, the rules end with the first error, as `readRules`'s do.
-                if !collectingEveryError && !read.errors.isEmpty { break }
             }
-            return (read.rules, read.dropped, read.errors)
+            return (rules, read.dropped, read.errors)
         }
     }
 }

@@ -60,19 +60,42 @@ public struct DomainPattern: Hashable, Sendable {
     /// itself, so that a list's domains need not be read back. Nil for any other domain (its text
     /// is read as any pattern's). Tested by DomainPatternTests.
     public init?(plainDomain domain: String) {
-        // (The domain's bytes read in place: a list has a pattern per domain.)
-        func name(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        // (The domain's bytes read in place and once: its text written on the stack as
+        // `source(forDomain:)` writes it, while its units are checked. A list has a pattern per domain.)
+        func parts(_ bytes: UnsafeBufferPointer<UInt8>) -> (source: String, name: [UInt8])? {
             let start = bytes.first == UInt8(ascii: "*") ? 1 : 0
             guard start < bytes.count else { return nil }
-            for index in start..<bytes.count where !Self.isPlainDomainUnit(bytes[index]) { return nil }
-            return Array(UnsafeBufferPointer(rebasing: bytes[start...]))
+            let prefix = start == 1 ? Self.subdomainPrefix : Self.hostPrefix
+            let terminator: StaticString = "[:/]"
+            let capacity = prefix.utf8CodeUnitCount + 2 * (bytes.count - start) + terminator.utf8CodeUnitCount
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { pattern -> (source: String, name: [UInt8])? in
+                let first = pattern.baseAddress!
+                first.initialize(from: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+                var end = first + prefix.utf8CodeUnitCount
+                for index in start..<bytes.count {
+                    let unit = bytes[index]
+                    guard Self.isPlainDomainUnit(unit) else { return nil }
+                    // Of the plain units, `.` and `-` are special units (`specialUnits`): escaped.
+                    if unit == UInt8(ascii: ".") || unit == UInt8(ascii: "-") {
+                        end.initialize(to: UInt8(ascii: "\\"))
+                        end += 1
+                    }
+                    end.initialize(to: unit)
+                    end += 1
+                }
+                end.initialize(from: terminator.utf8Start, count: terminator.utf8CodeUnitCount)
+                end += terminator.utf8CodeUnitCount
+                let name = Array(UnsafeBufferPointer(rebasing: bytes[start...]))
+                return (String(decoding: UnsafeBufferPointer(start: first, count: end - first), as: UTF8.self), name)
+            }
         }
-        guard let name = domain.utf8.withContiguousStorageIfAvailable(name) ?? Array(domain.utf8).withUnsafeBufferPointer(name)
+        guard let (source, name) = domain.utf8.withContiguousStorageIfAvailable(parts) ?? Array(domain.utf8).withUnsafeBufferPointer(parts)
         else { return nil }
-        self.init(source: Self.source(forDomain: domain), domain: name, subdomains: name.count < domain.utf8.count)
+        self.init(source: source, domain: name, subdomains: name.count < domain.utf8.count)
     }
 
     /// A unit a plain domain is made of (`init?(plainDomain:)`).
+    @inline(__always)
     private static func isPlainDomainUnit(_ unit: UInt8) -> Bool {
         (unit >= UInt8(ascii: "a") && unit <= UInt8(ascii: "z")) || (unit >= UInt8(ascii: "0") && unit <= UInt8(ascii: "9"))
             || unit == UInt8(ascii: "-") || unit == UInt8(ascii: "_") || unit == UInt8(ascii: ".")

@@ -55,22 +55,34 @@ public struct HostPattern: Hashable, Sendable {
             // is most of the work otherwise. No byte of D is more than one of the pattern's.)
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count - index) { domain in
                 var count = 0
-                while index < bytes.count {
-                    let byte = bytes[index]
-                    if byte == UInt8(ascii: "\\") && index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: ".") {
-                        domain[count] = UInt8(ascii: ".")
-                        count += 1
-                        index += 2
-                        continue
+                // A unit's value in `domainUnits` less one is below `limit` less one when D takes it
+                // (0, not one of D's units, wraps to 255; a letter's is at least `a`).
+                let limit: UInt8 = isCaseSensitive ? UInt8(ascii: "a") : 0x80
+                // (Through pointers, without overflow checks: no byte of D is more than one of the
+                // pattern's, and the room is the pattern's bytes after the prefix.)
+                if let first = domain.baseAddress, let base = bytes.baseAddress {
+                    Self.domainUnits.withUnsafeBufferPointer { units in
+                        let table = units.baseAddress!
+                        let end = base + bytes.count
+                        var at = base + index
+                        var to = first
+                        while at < end {
+                            let unit = table[Int(at.pointee)]
+                            if unit &- 1 < limit &- 1 {
+                                to.pointee = unit
+                                to += 1
+                                at += 1
+                            } else if at.pointee == UInt8(ascii: "\\") && at + 1 < end && at[1] == UInt8(ascii: ".") {
+                                to.pointee = UInt8(ascii: ".")
+                                to += 1
+                                at += 2
+                            } else {
+                                break
+                            }
+                        }
+                        count = to - first
+                        index = at - base
                     }
-                    let lower = byte | 0x20
-                    let isLetter = lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z")
-                    guard (isLetter && !isCaseSensitive) || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
-                        || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-                    else { break }
-                    domain[count] = isLetter ? lower : byte
-                    count += 1
-                    index += 1
                 }
                 parts.domain = Array(UnsafeBufferPointer(start: domain.baseAddress, count: count))
             }
@@ -89,6 +101,17 @@ public struct HostPattern: Hashable, Sendable {
         guard let (domain, tail) = source.utf8.withContiguousStorageIfAvailable(read) ?? Array(source.utf8).withUnsafeBufferPointer(read)
         else { return nil }
         self.init(source: source, isCaseSensitive: isCaseSensitive, domain: domain, tail: tail)
+    }
+
+    /// Each byte as D takes it straight from a pattern's text, 0 when it is none of them: a
+    /// letter lower case (a case-sensitive pattern's letters are not taken: their terms match
+    /// one case only), a digit, `-` or `_` as it is.
+    private static let domainUnits: [UInt8] = (0..<0x100).map { unit -> UInt8 in
+        guard unit < 0x80 else { return 0 }
+        let lower = UInt8(unit) | 0x20
+        if lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z") { return lower }
+        let isOther = (UInt8(unit) >= UInt8(ascii: "0") && UInt8(unit) <= UInt8(ascii: "9")) || unit == 0x2D || unit == 0x5F
+        return isOther ? UInt8(unit) : 0
     }
 
     public init(source: String, isCaseSensitive: Bool, domain: [UInt8], tail: [ASCIISet]) {
