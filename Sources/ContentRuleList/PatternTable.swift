@@ -74,12 +74,11 @@ public struct PatternTable: Sendable {
 
     /// `number(_:caseSensitive:)` for a text whose reading is known (`reading`: what
     /// `parseNewKeys` reads it as): a new text takes it when every text before it has its reading,
-    /// and is not read again. (Nil: the text is read as any other.) The reading is consumed: moved
-    /// into the table, not copied (a list has one a domain).
-    public mutating func number(_ source: String, caseSensitive: Bool, reading: consuming AcceptedPattern?) -> Int32 {
+    /// and is not read again. (Nil: the text is read as any other.)
+    public mutating func number(_ source: String, caseSensitive: Bool, reading: AcceptedPattern?) -> Int32 {
         let count = numbers.count
         let number = numbers.number(source, caseSensitive: caseSensitive)
-        guard Int(number) == count, let reading = consume reading else { return number }
+        guard let reading, Int(number) == count else { return number }
         if results.count == count {
             results.append(.success(reading))
             statuses.append(reading.status)
