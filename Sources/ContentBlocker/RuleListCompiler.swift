@@ -145,17 +145,22 @@ struct PatternIDs {
         uses.reserveCapacity(count)
     }
 
-    /// The id of text number `text`, first used by `rule`.
+    /// Room for the text numbers below `textCount` (the table's count), none with an id yet:
+    /// `id(for:rule:)` takes only those.
+    mutating func reserveTexts(_ textCount: Int) {
+        idOfText = [Int32](repeating: -1, count: textCount)
+    }
+
+    /// The id of text number `text` (below the count given to `reserveTexts`), first used by `rule`.
     mutating func id(for text: Int32, rule: RuleIndex) -> Int {
         let text = Int(text)
-        if text < idOfText.count, case let id = Int(idOfText[text]), id >= 0 {
+        if case let id = Int(idOfText[text]), id >= 0 {
             if lastUser[id] != rule {
                 lastUser[id] = rule
                 uses.append((Int32(id), rule))
             }
             return id
         }
-        if text >= idOfText.count { idOfText += repeatElement(-1, count: max(text + 1 - idOfText.count, idOfText.count)) }
         let id = texts.count
         idOfText[text] = Int32(id)
         texts.append(Int32(text))
@@ -273,6 +278,9 @@ private struct Builder {
         urlIDs.reserveCapacity(list.rules.count)
         let ruleTexts = Self.ruleTexts(list.rules, &allPatterns)
         allPatterns.table.parseNewKeys()
+        urlIDs.reserveTexts(allPatterns.table.count)
+        topIDs.reserveTexts(allPatterns.table.count)
+        frameIDs.reserveTexts(allPatterns.table.count)
         recordEachRule(ruleTexts, statuses: allPatterns.table.statuses, firstIgnore: firstIgnore)
         gatherPatterns(from: allPatterns.table.takeResults())
     }
