@@ -29,27 +29,9 @@ public struct DomainPattern: Hashable, Sendable {
         // pattern per domain.
         func source(_ domain: UnsafeBufferPointer<UInt8>) -> String {
             let subdomains = domain.first == UInt8(ascii: "*")
-            let name = UnsafeBufferPointer(rebasing: domain[(subdomains ? 1 : 0)...])
-            let prefix = subdomains ? subdomainPrefix : hostPrefix
-            let terminator: StaticString = "[:/]"
             let special = specialUnits
-            let capacity = prefix.utf8CodeUnitCount + 2 * name.count + terminator.utf8CodeUnitCount
-            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { pattern in
-                let start = pattern.baseAddress!
-                start.initialize(from: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
-                var end = start + prefix.utf8CodeUnitCount
-                for unit in name {
-                    if special.contains(unit) {
-                        end.initialize(to: UInt8(ascii: "\\"))
-                        end += 1
-                    }
-                    end.initialize(to: unit)
-                    end += 1
-                }
-                end.initialize(from: terminator.utf8Start, count: terminator.utf8CodeUnitCount)
-                end += terminator.utf8CodeUnitCount
-                return String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self)
-            }
+            return text(prefix: subdomains ? subdomainPrefix : hostPrefix, name: UnsafeBufferPointer(rebasing: domain[(subdomains ? 1 : 0)...]),
+                        accepts: { _ in true }, escapes: special.contains)!
         }
         return domain.utf8.withContiguousStorageIfAvailable(source) ?? Array(domain.utf8).withUnsafeBufferPointer(source)
     }
@@ -65,33 +47,43 @@ public struct DomainPattern: Hashable, Sendable {
         func parts(_ bytes: UnsafeBufferPointer<UInt8>) -> (source: String, name: [UInt8])? {
             let start = bytes.first == UInt8(ascii: "*") ? 1 : 0
             guard start < bytes.count else { return nil }
-            let prefix = start == 1 ? Self.subdomainPrefix : Self.hostPrefix
-            let terminator: StaticString = "[:/]"
-            let capacity = prefix.utf8CodeUnitCount + 2 * (bytes.count - start) + terminator.utf8CodeUnitCount
-            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { pattern -> (source: String, name: [UInt8])? in
-                let first = pattern.baseAddress!
-                first.initialize(from: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
-                var end = first + prefix.utf8CodeUnitCount
-                for index in start..<bytes.count {
-                    let unit = bytes[index]
-                    guard Self.isPlainDomainUnit(unit) else { return nil }
-                    // Of the plain units, `.` and `-` are special units (`specialUnits`): escaped.
-                    if unit == UInt8(ascii: ".") || unit == UInt8(ascii: "-") {
-                        end.initialize(to: UInt8(ascii: "\\"))
-                        end += 1
-                    }
-                    end.initialize(to: unit)
-                    end += 1
-                }
-                end.initialize(from: terminator.utf8Start, count: terminator.utf8CodeUnitCount)
-                end += terminator.utf8CodeUnitCount
-                let name = Array(UnsafeBufferPointer(rebasing: bytes[start...]))
-                return (String(decoding: UnsafeBufferPointer(start: first, count: end - first), as: UTF8.self), name)
-            }
+            let name = UnsafeBufferPointer(rebasing: bytes[start...])
+            // Of the plain units, `.` and `-` are special units (`specialUnits`): escaped.
+            guard let source = Self.text(prefix: start == 1 ? Self.subdomainPrefix : Self.hostPrefix, name: name,
+                                         accepts: Self.isPlainDomainUnit,
+                                         escapes: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") })
+            else { return nil }
+            return (source, Array(name))
         }
         guard let (source, name) = domain.utf8.withContiguousStorageIfAvailable(parts) ?? Array(domain.utf8).withUnsafeBufferPointer(parts)
         else { return nil }
         self.init(source: source, domain: name, subdomains: name.count < domain.utf8.count)
+    }
+
+    /// A domain's pattern text: `prefix`, D's units (a backslash before each that `escapes` names), then
+    /// `[:/]`, written on the stack and made a string at once; nil when `accepts` refuses a unit.
+    @inline(__always)
+    private static func text(prefix: StaticString, name: UnsafeBufferPointer<UInt8>,
+                             accepts: (UInt8) -> Bool, escapes: (UInt8) -> Bool) -> String? {
+        let terminator: StaticString = "[:/]"
+        let capacity = prefix.utf8CodeUnitCount + 2 * name.count + terminator.utf8CodeUnitCount
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { pattern -> String? in
+            let first = pattern.baseAddress!
+            first.initialize(from: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+            var end = first + prefix.utf8CodeUnitCount
+            for unit in name {
+                guard accepts(unit) else { return nil }
+                if escapes(unit) {
+                    end.initialize(to: UInt8(ascii: "\\"))
+                    end += 1
+                }
+                end.initialize(to: unit)
+                end += 1
+            }
+            end.initialize(from: terminator.utf8Start, count: terminator.utf8CodeUnitCount)
+            end += terminator.utf8CodeUnitCount
+            return String(decoding: UnsafeBufferPointer(start: first, count: end - first), as: UTF8.self)
+        }
     }
 
     /// A unit a plain domain is made of (`init?(plainDomain:)`).
